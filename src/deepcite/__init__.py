@@ -1,0 +1,26 @@
+"""deepcite: deep research with citations you can check.
+
+The public API: :func:`quick_summary`, :class:`Researcher`, :class:`Settings` and the
+result types. Everything else lives in subpackages named for what they do.
+"""
+
+from deepcite.api import build_researcher, quick_summary
+from deepcite.config import Settings, load_settings
+from deepcite.errors import DeepciteError
+from deepcite.research import Researcher
+from deepcite.types import ResearchResult, SearchResult, Source
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DeepciteError",
+    "ResearchResult",
+    "Researcher",
+    "SearchResult",
+    "Settings",
+    "Source",
+    "__version__",
+    "build_researcher",
+    "load_settings",
+    "quick_summary",
+]

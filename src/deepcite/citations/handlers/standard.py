@@ -1,0 +1,144 @@
+"""The standard citation handler: a thorough answer that cites ``[n]`` for each claim.
+
+Its reply goes through the same checks whatever model wrote it: unknown markers are
+removed, uncited sentences copied from a source are attributed to it, and a reply that
+is empty, echoes the question or regurgitates the prompt is replaced by the most
+relevant passages, quoted and cited, so the user still gets something checkable.
+"""
+
+from __future__ import annotations
+
+from deepcite.citations.attribution import attribute_sentences
+from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.citations.markers import cited_numbers, clean_markers
+from deepcite.citations.text import best_excerpt, content_words, split_sentences
+from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.types import Source
+
+SYSTEM_PROMPT = (
+    "You are a careful research assistant. Answer the question using only the numbered "
+    "sources. After each sentence, cite the numbers of the sources it comes from in square "
+    "brackets, like [1] or [2][3]. Do not cite numbers that are not listed. If the sources "
+    "do not answer the question, say so. " + UNTRUSTED_NOTICE
+)
+
+MIN_CHARS_PER_SOURCE = 200
+EVIDENCE_PASSAGES = 3
+
+
+def build_prompt(question: str, sources: list[Source], budget_chars: int,
+                 prior_knowledge: str = "") -> str:
+    """The user prompt: fenced sources cut to the budget, then the question."""
+    overhead = len(SYSTEM_PROMPT) + len(question) + len(prior_knowledge) + 200
+    per_source = max(MIN_CHARS_PER_SOURCE, (budget_chars - overhead) // max(1, len(sources)))
+    blocks = []
+    for source in sources:
+        text = " ".join(source.text.split())
+        if len(text) > per_source:
+            text = text[:per_source].rsplit(" ", 1)[0] + " [truncated]"
+        blocks.append(fence(text, number=source.number, title=source.title))
+    parts = ["Sources:", *blocks]
+    if prior_knowledge:
+        parts += ["What is already known (with its citations):", prior_knowledge]
+    parts += [f"Question: {question}", "Answer, citing sources like [1]:"]
+    return "\n\n".join(parts)
+
+
+class StandardCitationHandler:
+    """Writes a cited answer from numbered sources; never calls the model without any."""
+
+    name = "standard"
+
+    def __init__(self, client: Completer) -> None:
+        self._client = client
+
+    def answer(self, question: str, sources: list[Source], *,
+               prior_knowledge: str = "") -> CitedAnswer:
+        """Answer ``question`` from ``sources``; every marker in the result resolves."""
+        if not sources and not prior_knowledge.strip():
+            return CitedAnswer(text=NO_SOURCES_ANSWER, model_called=False)
+        user = build_prompt(question, sources, self._client.prompt_budget_chars,
+                            prior_knowledge)
+        reply = self._client.complete("synthesis", SYSTEM_PROMPT, user)
+        return finalise_reply(question, reply, sources)
+
+
+def finalise_reply(question: str, reply: str, sources: list[Source]) -> CitedAnswer:
+    """Check a model reply against the sources and make every citation valid."""
+    reply = collapse_repeats(reply)
+    problem = _unusable(question, reply)
+    if problem is not None:
+        return CitedAnswer(
+            text=evidence_answer(question, sources, intro=_FALLBACK_INTRO),
+            model_called=True,
+            fallback=problem,
+        )
+    text, removed = clean_markers(reply, {s.number for s in sources})
+    text, attributed = attribute_sentences(text, sources)
+    notes = []
+    if not cited_numbers(text):
+        notes.append("uncited")
+        text = (
+            f"{text.strip()}\n\n_The model cited no source for this answer; "
+            f"check it against these passages:_\n\n{evidence_list(question, sources)}"
+        )
+    return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
+                       attributed=attributed, notes=notes)
+
+
+_FALLBACK_INTRO = (
+    "The model did not produce a usable answer, so here are the most relevant passages "
+    "found:"
+)
+
+
+def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES) -> str:
+    """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited."""
+    lines = [
+        f"- {source.title}: \u201c{best_excerpt(source.text, question)}\u201d [{source.number}]"
+        for source in sources[:limit]
+    ]
+    return "\n".join(lines)
+
+
+def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:
+    """An answer made only of quoted, cited passages; used when the model cannot help."""
+    if not sources:
+        return NO_SOURCES_ANSWER
+    return f"{intro}\n\n{evidence_list(question, sources)}"
+
+
+def collapse_repeats(reply: str) -> str:
+    """Drop lines and sentences a looping model already wrote; keep the first of each."""
+    seen: set[str] = set()
+    lines = []
+    for line in reply.splitlines():
+        kept = []
+        for sentence in split_sentences(line) if line.strip() else []:
+            key = " ".join(sentence.lower().split())
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(sentence)
+        if kept or not line.strip():
+            lines.append(" ".join(kept))
+    return "\n".join(lines).strip()
+
+
+# Words that say nothing about the subject: "The answer to your question is:".
+_FILLER = frozenset({"answer", "question", "following", "here", "summary", "sources", "source"})
+
+
+def _unusable(question: str, reply: str) -> str | None:
+    """Why ``reply`` cannot be used as an answer, or ``None`` when it can."""
+    if not reply.strip():
+        return "empty reply"
+    lowered = reply.lower()
+    if "<source" in lowered or "</source>" in lowered or "answer, citing sources" in lowered:
+        return "reply repeats the prompt"
+    new_words = content_words(reply) - content_words(question) - _FILLER
+    if not new_words:
+        return "reply only repeats the question"
+    if len(new_words) < 2:
+        return "reply too short"
+    return None

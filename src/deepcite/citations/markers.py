@@ -1,0 +1,60 @@
+"""Finding and cleaning ``[n]`` citation markers in model text.
+
+Models write citations in several shapes: ``[1]``, ``[1, 2]``, ``[1][2]``, ``[1-3]``
+and the full-width ``【1】``. Everything here reads them all, and :func:`clean_markers`
+guarantees that every marker left in the text resolves to a known source: markers that
+resolve to nothing are dropped and counted, never passed on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# A bracket group holding only numbers, separated by commas, spaces or ranges.
+_MARKER = re.compile(r"(?:\[|【)\s*(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\s*(?:\]|】)")
+_MAX_RANGE = 50
+
+
+def _numbers(group: str) -> list[int]:
+    numbers: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", group.strip()):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
+            low, high = int(bounds[0]), int(bounds[1])
+            if low <= high and high - low <= _MAX_RANGE:
+                numbers.extend(range(low, high + 1))
+                continue
+        numbers.extend(int(b) for b in bounds if b.isdigit())
+    return numbers
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Numbers cited in ``text``, each once, in order of first appearance."""
+    seen: dict[int, None] = {}
+    for match in _MARKER.finditer(text):
+        for number in _numbers(match.group(1)):
+            seen.setdefault(number, None)
+    return list(seen)
+
+
+def clean_markers(text: str, valid: Iterable[int]) -> tuple[str, int]:
+    """Rewrite markers to canonical ``[n]`` form, dropping numbers not in ``valid``.
+
+    Returns the new text and how many citation numbers were removed. A marker whose
+    numbers are all invalid disappears together with the space before it.
+    """
+    allowed = set(valid)
+    removed = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal removed
+        numbers = _numbers(match.group(1))
+        kept = [n for n in dict.fromkeys(numbers) if n in allowed]
+        removed += len(numbers) - len(kept)
+        return "".join(f"[{n}]" for n in kept)
+
+    cleaned = _MARKER.sub(replace, text)
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
+    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned)
+    return cleaned, removed

@@ -1,0 +1,65 @@
+"""Small text tools shared by citation handling: words, sentences, overlap.
+
+Deliberately simple and deterministic: they decide cheap questions (does this sentence
+come from that passage? which sentence of a passage answers the question?) without a
+model call, so answers stay checkable even when the model is tiny.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few
+    for from further had has have having he her here hers him his how i if in into is it its
+    itself just me more most my no nor not now of off on once only or other our ours out over
+    own same she should so some such than that the their theirs them then there these they
+    this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours use used using one two may might must shall
+    """.split()  # noqa: SIM905 - a word block reads better than a 150-item literal
+)
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n{2,}")
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of three or more letters that carry meaning."""
+    return {
+        w for w in (m.group(0).lower() for m in _WORD.finditer(text))
+        if len(w) >= 3 and w not in STOPWORDS
+    }
+
+
+def normalised_words(text: str) -> list[str]:
+    """All lower-cased words, for echo detection."""
+    return [m.group(0).lower() for m in _WORD.finditer(text)]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences (and paragraphs); keeps each sentence's own text."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def overlap(words: set[str], text_words: set[str]) -> float:
+    """Share of ``words`` found in ``text_words`` (0 when ``words`` is empty)."""
+    if not words:
+        return 0.0
+    return len(words & text_words) / len(words)
+
+
+def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
+    """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``."""
+    query_words = content_words(query)
+    sentences = [" ".join(s.split()) for s in split_sentences(text)]
+    sentences = [s for s in sentences if len(s) >= 20] or [" ".join(text.split())]
+    best = max(range(len(sentences)), key=lambda i: (overlap(query_words, content_words(
+        sentences[i])), -i))
+    excerpt = sentences[best]
+    if len(excerpt) < max_chars // 2 and best + 1 < len(sentences):
+        excerpt = f"{excerpt} {sentences[best + 1]}"
+    if len(excerpt) > max_chars:
+        cut = excerpt[:max_chars].rsplit(" ", 1)[0]
+        excerpt = cut.rstrip(",;:") + " …"
+    return excerpt

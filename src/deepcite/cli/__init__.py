@@ -1,0 +1,31 @@
+"""The ``deepcite`` command.
+
+Front end only: it turns options into settings overrides, calls the API, shows events
+as a rich progress display on stderr and writes results to stdout, so that
+``deepcite ask ... --json | jq`` works. Errors are one line on stderr with exit code 1
+(2 for bad settings or input).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from deepcite.cli.ask import ask
+from deepcite.cli.collection import collection_app
+from deepcite.cli.info import config_app, models
+
+app = typer.Typer(
+    help="deepcite: research questions with answers whose every [n] points at a real source.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command(help="Research a question and print a cited answer.")(ask)
+app.command(help="Which LLM providers are usable here, and why not.")(models)
+app.add_typer(collection_app, name="collection", help="Index and search local documents.")
+app.add_typer(config_app, name="config", help="Inspect settings.")
+
+
+def main() -> None:
+    """Entry point of the ``deepcite`` script."""
+    app()

@@ -1,0 +1,105 @@
+"""``deepcite ask``: research a question, with live progress and clean Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deepcite.api import DEMO_COLLECTION, build_researcher
+from deepcite.cli.common import err, fail, out, settings_from, user_errors
+from deepcite.cli.progress import RunProgress
+from deepcite.collections import ensure_demo_collection
+from deepcite.errors import DeepciteError
+from deepcite.report import to_json_dict, to_markdown
+from deepcite.research import Researcher
+from deepcite.types import ResearchResult
+
+EXIT_CANCELLED = 130
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to research.")],
+    collection: Annotated[list[str] | None, typer.Option(
+        "--collection", "-c", help="Collection to search (repeatable); 'demo' is bundled.")] = None,
+    iterations: Annotated[int | None, typer.Option(
+        "--iterations", "-i", help="Search iterations.")] = None,
+    questions: Annotated[int | None, typer.Option(
+        "--questions", help="Generated sub-queries in iteration 1.")] = None,
+    max_sources: Annotated[int | None, typer.Option(help="Sources given to synthesis.")] = None,
+    provider: Annotated[str | None, typer.Option(
+        help="LLM provider: auto, local, ollama, openai, anthropic.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for the provider.")] = None,
+    gguf: Annotated[Path | None, typer.Option(help="GGUF file for the local provider.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Also write the Markdown answer to this file.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Research QUESTION and print the cited answer with its Sources block."""
+    with user_errors():
+        settings = settings_from({
+            "search.collections": collection, "research.iterations": iterations,
+            "research.questions_per_iteration": questions, "research.max_sources": max_sources,
+            "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
+        })
+        if not question.strip():
+            fail("The question is empty - ask something, e.g. "
+                 "deepcite ask \"How do I parse command line arguments?\" -c demo", 2)
+        if not settings.search.collections:
+            fail("Nothing to search - pass --collection NAME (try --collection demo) "
+                 "or index a folder with `deepcite collection add FOLDER --name NAME`", 2)
+        if DEMO_COLLECTION in settings.search.collections:
+            with err.status("Preparing the demo collection (built once, offline)..."):
+                ensure_demo_collection(settings)
+        with RunProgress(settings.research.iterations, enabled=not quiet) as progress:
+            researcher = build_researcher(settings, progress)
+            result = _run_interruptibly(researcher, question, progress)
+
+    markdown = to_markdown(result)
+    if as_json:
+        out.print_json(json.dumps(to_json_dict(result)))
+    else:
+        out.print(markdown, markup=False)
+    if output is not None:
+        try:
+            output.write_text(markdown, encoding="utf-8")
+        except OSError as exc:
+            fail(f"Cannot write {output} ({exc.strerror}); choose another path with -o")
+    if result.cancelled:
+        raise typer.Exit(EXIT_CANCELLED)
+
+
+def _run_interruptibly(researcher: Researcher, question: str,
+                       progress: RunProgress) -> ResearchResult:
+    """Run in a worker thread so Ctrl-C cancels cleanly and keeps what was found."""
+    box: dict[str, ResearchResult | DeepciteError] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = researcher.run(question)
+        except DeepciteError as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="deepcite-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        researcher.cancel()
+        progress.status("Cancelling - keeping what was found (Ctrl-C again to quit now)")
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            raise typer.Exit(EXIT_CANCELLED) from None
+    found = box.get("result") or box.get("error")
+    if isinstance(found, DeepciteError):
+        raise found
+    if found is None:
+        fail("The run ended without a result; see the log above")
+    return found

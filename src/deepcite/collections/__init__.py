@@ -1,0 +1,29 @@
+"""Local document collections, indexed into SQLite FTS5 and searched with BM25.
+
+A collection is a folder's worth of Markdown, text, reStructuredText, HTML and PDF files,
+split into chunks that keep page numbers and character offsets so every citation can be
+traced to its exact source text. :class:`LocalSearchEngine` makes collections one more
+search engine for research runs; :func:`ensure_demo_collection` builds an offline demo
+from Python's own documentation.
+"""
+
+from deepcite.collections.collection import (
+    Collection,
+    CollectionInfo,
+    list_collections,
+    remove_collection,
+)
+from deepcite.collections.demo import ensure_demo_collection
+from deepcite.collections.engine import LocalSearchEngine
+from deepcite.collections.indexer import AddProgress, IndexReport
+
+__all__ = [
+    "AddProgress",
+    "Collection",
+    "CollectionInfo",
+    "IndexReport",
+    "LocalSearchEngine",
+    "ensure_demo_collection",
+    "list_collections",
+    "remove_collection",
+]

@@ -1,0 +1,66 @@
+"""The ``local`` search engine: BM25 search over one or more document collections.
+
+It adapts :class:`~deepcite.collections.Collection` to the
+:class:`~deepcite.search.base.SearchEngine` protocol, so the research layer treats local
+documents like any web engine: failures become :class:`~deepcite.errors.SearchError`
+(one engine's failure, never the run's).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from deepcite.collections.collection import ENGINE_NAME, Collection
+from deepcite.config import Settings
+from deepcite.errors import CollectionError, SearchError
+from deepcite.types import SearchResult
+
+
+class LocalSearchEngine:
+    """Searches every given collection and merges the hits by BM25 score, best first.
+
+    BM25 scores from different collections are not strictly comparable (they depend on
+    each collection's term statistics), but they are close enough to interleave
+    sensibly, and far better than concatenating one collection's hits after another's.
+    """
+
+    def __init__(self, collections: Collection | Sequence[Collection]) -> None:
+        found = [collections] if isinstance(collections, Collection) else list(collections)
+        if not found:
+            raise CollectionError("LocalSearchEngine needs at least one collection")
+        self.collections: tuple[Collection, ...] = tuple(found)
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, names: Sequence[str] | None = None
+    ) -> LocalSearchEngine:
+        """An engine over ``names`` (default: ``settings.search.collections``)."""
+        wanted = list(settings.search.collections if names is None else names)
+        if not wanted:
+            raise CollectionError(
+                "No collections to search - set search.collections or pass collection names"
+            )
+        return cls([Collection.open(name, settings=settings) for name in wanted])
+
+    @property
+    def name(self) -> str:
+        """Always ``local``."""
+        return ENGINE_NAME
+
+    def search(self, query: str, *, max_results: int) -> list[SearchResult]:
+        """Up to ``max_results`` chunks from all collections, highest score first."""
+        if max_results <= 0:
+            return []
+        merged: list[SearchResult] = []
+        for collection in self.collections:
+            try:
+                merged.extend(collection.search(query, k=max_results))
+            except (CollectionError, sqlite3.Error) as exc:
+                raise SearchError(f"local search in {collection.name!r} failed: {exc}") from exc
+        merged.sort(key=lambda result: float(result.metadata.get("score", 0.0)), reverse=True)
+        return merged[:max_results]
+
+    def __repr__(self) -> str:
+        names = ", ".join(c.name for c in self.collections)
+        return f"LocalSearchEngine([{names}])"

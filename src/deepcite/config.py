@@ -1,0 +1,339 @@
+"""Settings: typed, layered, frozen.
+
+Values come from four layers, each overriding the one before:
+
+1. defaults (the field defaults below);
+2. ``deepcite.toml`` files: the user config dir (platformdirs), then the project dir
+   (the current directory), so a project file wins over the user's;
+3. ``DEEPCITE_*`` environment variables, one per setting: ``research.iterations`` is
+   ``DEEPCITE_RESEARCH_ITERATIONS``;
+4. arguments from the CLI or the Python API.
+
+The layers are merged here rather than by pydantic-settings' own sources because
+``deepcite config show`` must say where each effective value came from, and because an
+unknown ``DEEPCITE_*`` variable or TOML key must fail loudly instead of being ignored.
+The result is a frozen :class:`Settings`; every component of a run gets the same
+snapshot, so a setting cannot change half-way through a run.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from deepcite.errors import ConfigError
+
+CONFIG_FILE_NAME = "deepcite.toml"
+ENV_PREFIX = "DEEPCITE_"
+
+Provider = Literal["auto", "local", "ollama", "openai", "anthropic"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class LLMSettings(_Section):
+    """Which chat model answers, and how it is called."""
+
+    provider: Provider = "auto"
+    model: str | None = Field(
+        default=None, description="model name for ollama/openai/anthropic (e.g. llama3.2)"
+    )
+    gguf_path: Path | None = Field(
+        default=None, description="GGUF file for the local provider; default: bundled SmolLM2"
+    )
+    base_url: str | None = Field(
+        default=None, description="OpenAI-compatible server URL (vLLM, LM Studio, llama.cpp)"
+    )
+    ollama_url: str = "http://localhost:11434"
+    api_key: SecretStr | None = Field(
+        default=None, description="key for openai/anthropic; else OPENAI_API_KEY/ANTHROPIC_API_KEY"
+    )
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=400, ge=16, le=65536, description="reply length limit")
+    context_size: int = Field(
+        default=4096, ge=512, le=2_000_000, description="model context window in tokens"
+    )
+    threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
+    timeout_seconds: float = Field(default=120.0, gt=0)
+
+
+class SearchSettings(_Section):
+    """Where research looks."""
+
+    collections: tuple[str, ...] = Field(default=(), description="collections to search")
+    max_results: int = Field(default=5, ge=1, le=100, description="results per query")
+    concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
+
+
+class ResearchSettings(_Section):
+    """How a run iterates."""
+
+    strategy: str = "source-based"
+    iterations: int = Field(default=2, ge=1, le=50)
+    questions_per_iteration: int = Field(default=3, ge=0, le=20)
+    followups_per_iteration: int = Field(default=2, ge=0, le=20)
+    search_original_query: bool = True
+    max_query_chars: int = Field(
+        default=300, ge=1, description="longer questions are not searched verbatim"
+    )
+    question_context_limit: int = Field(
+        default=30, ge=1, description="recent results shown when generating follow-ups"
+    )
+    max_sources: int = Field(default=10, ge=1, le=200, description="sources given to synthesis")
+
+
+class Settings(BaseSettings):
+    """The effective settings of one run; frozen, hand the same object to every part."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="forbid")
+
+    llm: LLMSettings = LLMSettings()
+    search: SearchSettings = SearchSettings()
+    research: ResearchSettings = ResearchSettings()
+    data_dir: Path = Field(
+        default_factory=lambda: platformdirs.user_data_path("deepcite"),
+        description="where collections and run data live",
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Layers are merged by load_settings() so that provenance can be reported.
+        return (init_settings,)
+
+
+@dataclass(frozen=True)
+class SettingValue:
+    """One effective setting for ``deepcite config show``."""
+
+    key: str
+    value: Any
+    origin: str
+
+
+# ----------------------------------------------------------------------------- keys
+
+
+def _leaf_keys(model: type[BaseModel], prefix: str = "") -> Iterator[str]:
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            yield from _leaf_keys(ann, f"{prefix}{name}.")
+        else:
+            yield f"{prefix}{name}"
+
+
+KNOWN_KEYS: tuple[str, ...] = tuple(_leaf_keys(Settings))
+SECTIONS: tuple[str, ...] = tuple(
+    name
+    for name, f in Settings.model_fields.items()
+    if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)
+)
+
+
+def env_name(key: str) -> str:
+    """``research.iterations`` -> ``DEEPCITE_RESEARCH_ITERATIONS``."""
+    return ENV_PREFIX + key.replace(".", "_").upper()
+
+
+_ENV_TO_KEY = {env_name(k): k for k in KNOWN_KEYS}
+
+
+def resolve_key(name: str) -> str:
+    """Turn a dotted key or a unique leaf name (``iterations``) into a dotted key."""
+    if name in KNOWN_KEYS:
+        return name
+    matches = [k for k in KNOWN_KEYS if k.rsplit(".", 1)[-1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise ConfigError(
+        f"Unknown setting {name!r}; known settings: {', '.join(KNOWN_KEYS)}"
+    )
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def default_config_files(cwd: Path | None = None) -> list[Path]:
+    """Config files in increasing priority: user config dir, then the project dir."""
+    user = platformdirs.user_config_path("deepcite") / CONFIG_FILE_NAME
+    project = (cwd or Path.cwd()) / CONFIG_FILE_NAME
+    files = [user]
+    if project.resolve() != user.resolve():
+        files.append(project)
+    return files
+
+
+def _flatten(data: Mapping[str, Any], origin: str, prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in data.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping) and name in SECTIONS and not prefix:
+            flat.update(_flatten(value, origin, f"{key}."))
+        elif key in KNOWN_KEYS:
+            flat[key] = value
+        else:
+            raise ConfigError(_unknown_key_message(key, origin))
+    return flat
+
+
+def _unknown_key_message(key: str, origin: str) -> str:
+    section = key.rsplit(".", 1)[0] if "." in key else ""
+    siblings = [k for k in KNOWN_KEYS if section and k.startswith(section + ".")]
+    known = ", ".join(siblings or KNOWN_KEYS)
+    return f"Unknown setting {key!r} in {origin}; known settings: {known}"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file") from exc
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path} ({exc.strerror}); check its permissions") from exc
+    return _flatten(data, str(path))
+
+
+def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        key = _ENV_TO_KEY.get(name)
+        if key is None:
+            known = ", ".join(sorted(_ENV_TO_KEY))
+            raise ConfigError(f"Unknown environment variable {name}; known ones: {known}")
+        flat[key] = _parse_env_value(key, raw)
+    return flat
+
+
+def _parse_env_value(key: str, raw: str) -> Any:
+    if key in ("search.collections",):
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return raw
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for key, value in flat.items():
+        if "." in key:
+            section, leaf = key.split(".", 1)
+            nested.setdefault(section, {})[leaf] = value
+        else:
+            nested[key] = value
+    return nested
+
+
+@dataclass(frozen=True)
+class _Layers:
+    values: dict[str, Any]
+    origins: dict[str, str]
+
+
+def _collect(
+    overrides: Mapping[str, Any] | None,
+    config_files: list[Path] | None,
+    environ: Mapping[str, str] | None,
+) -> _Layers:
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    files = default_config_files() if config_files is None else config_files
+    layers: list[tuple[str, dict[str, Any]]] = [
+        (str(path), _read_toml(path)) for path in files if path.is_file()
+    ]
+    layers.append(("environment", _read_env(os.environ if environ is None else environ)))
+    layers.append(("argument", _normalise_overrides(overrides or {})))
+    for origin, flat in layers:
+        for key, value in flat.items():
+            values[key] = value
+            origins[key] = f"env {env_name(key)}" if origin == "environment" else origin
+    return _Layers(values, origins)
+
+
+def _normalise_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        if name in SECTIONS and isinstance(value, Mapping):
+            flat.update(_flatten({name: value}, "arguments"))
+        else:
+            flat[resolve_key(name)] = value
+    return flat
+
+
+def load_settings(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    config_files: list[Path] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the frozen settings snapshot from all layers.
+
+    ``overrides`` takes dotted keys (``"llm.provider"``), unique leaf names
+    (``"iterations"``) or section mappings (``{"llm": {...}}``); ``None`` values are
+    ignored so CLI options left unset do not override lower layers.
+    Raises :class:`ConfigError` with a one-line message on any bad key or value.
+    """
+    return _validate(_collect(overrides, config_files, environ))
+
+
+def explain_settings(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    config_files: list[Path] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[SettingValue]:
+    """Every effective setting with the layer it came from (secrets masked)."""
+    layers = _collect(overrides, config_files, environ)
+    settings = _validate(layers)
+    rows = []
+    for key in KNOWN_KEYS:
+        value = get_value(settings, key)
+        if isinstance(value, SecretStr):
+            value = "********"
+        rows.append(SettingValue(key, value, layers.origins.get(key, "default")))
+    return rows
+
+
+def get_value(settings: Settings, key: str) -> Any:
+    """Read a dotted key from a settings object."""
+    obj: Any = settings
+    for part in key.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _validate(layers: _Layers) -> Settings:
+    try:
+        return Settings(**_nest(layers.values))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, layers)) from None
+
+
+def _describe(exc: ValidationError, layers: _Layers) -> str:
+    err = exc.errors()[0]
+    loc = [str(part) for part in err["loc"] if not isinstance(part, int)]
+    key = ".".join(loc[:2]) if loc and loc[0] in SECTIONS else (loc[0] if loc else "?")
+    origin = layers.origins.get(key, "default")
+    if err["type"] == "extra_forbidden":
+        return _unknown_key_message(key, origin)
+    value = layers.values.get(key, err.get("input"))
+    return f"Bad value {value!r} for setting {key!r} (from {origin}): {err['msg']}"

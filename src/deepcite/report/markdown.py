@@ -1,0 +1,49 @@
+"""The quick report: the answer, then the Sources block, assembled on output.
+
+The result's ``answer`` never holds a sources block; it is rendered here from the
+structured sources so that body text, block and exports read the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deepcite.citations.render import render_sources
+from deepcite.types import ResearchResult
+
+
+def to_markdown(result: ResearchResult) -> str:
+    """The answer followed by ``## Sources`` (omitted when there are none)."""
+    parts = [result.answer.strip()]
+    if result.cancelled:
+        parts.append("_This run was cancelled; the answer covers what was found until then._")
+    block = render_sources(result.sources)
+    if block:
+        parts.append(f"## Sources\n\n{block}")
+    return "\n\n".join(parts) + "\n"
+
+
+def to_json_dict(result: ResearchResult) -> dict[str, Any]:
+    """The structured result as plain JSON types."""
+    return {
+        "question": result.question,
+        "answer": result.answer,
+        "sources": [
+            {
+                "number": s.number,
+                "title": s.title,
+                "url": s.url,
+                "canonical_url": s.canonical_url,
+                "engine": s.engine,
+                "snippet": s.snippet,
+                "published": s.published,
+                "metadata": s.metadata,
+            }
+            for s in result.sources
+        ],
+        "questions_by_iteration": {str(k): v for k, v in result.questions_by_iteration.items()},
+        "metrics": result.metrics.model_dump(),
+        "warnings": result.warnings,
+        "cancelled": result.cancelled,
+        "error": result.error,
+    }

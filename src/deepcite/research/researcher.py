@@ -1,0 +1,106 @@
+"""The Researcher: coordinates one research run.
+
+It owns the SourceRegistry, picks the strategy through the factory, hands every part
+the same frozen settings snapshot, and reports progress only as typed events through
+one callback, so the CLI, the web app and other front ends never reach into the engine.
+Whatever goes wrong after sources were found, the result keeps them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from langchain_core.language_models import BaseChatModel
+
+from deepcite.citations.handlers.standard import evidence_answer
+from deepcite.citations.markers import clean_markers
+from deepcite.citations.registry import SourceRegistry
+from deepcite.config import Settings
+from deepcite.errors import DeepciteError, InputError
+from deepcite.llm import ChatClient
+from deepcite.research.cancel import CancelToken
+from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.strategies import create_strategy
+from deepcite.search.base import SearchEngine
+from deepcite.types import Event, Finished, ResearchResult, RunMetrics
+
+logger = logging.getLogger(__name__)
+
+ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
+
+
+class Researcher:
+    """Runs research for questions with one model, one set of engines and one registry."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        llm: BaseChatModel,
+        engines: Sequence[SearchEngine],
+        on_event: Callable[[Event], None] | None = None,
+        *,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        self.settings = settings
+        self.registry = SourceRegistry()
+        self.cancel_token = cancel or CancelToken()
+        self._on_event = on_event
+        self._engines = list(engines)
+        self.client = ChatClient(
+            llm, context_size=settings.llm.context_size, max_tokens=settings.llm.max_tokens,
+            on_call=self._emit,
+        )
+
+    def cancel(self) -> None:
+        """Stop the run at its next check; ``run`` then returns what it has."""
+        self.cancel_token.cancel()
+
+    def run(self, question: str) -> ResearchResult:
+        """Research ``question``; returns a result whose every ``[n]`` resolves."""
+        question = " ".join(question.split())
+        if not question:
+            raise InputError("The question is empty - ask something, e.g. "
+                             "`deepcite ask \"How do I parse command line arguments?\"`")
+        started = time.perf_counter()
+        context = RunContext(self.settings, self.client, self._engines, self.registry,
+                             self.cancel_token, self._emit)
+        if not self._engines:
+            context.warn("no_engines", "No search engine or collection to search")
+        strategy = create_strategy(self.settings.research.strategy, context,
+                                   lambda m: context.warn("strategy", m))
+        error: str | None = None
+        try:
+            outcome = strategy.run(question)
+        except DeepciteError as exc:
+            logger.warning("run failed: %s", exc)
+            error = str(exc)
+            context.warn("run_failed", error)
+            sources = self.registry.sources()
+            outcome = StrategyOutcome(evidence_answer(question, sources, intro=ERROR_INTRO),
+                                      sources, {}, [])
+        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        usage = self.client.usage
+        metrics = RunMetrics(
+            model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
+            search_seconds=context.search_seconds, searches=context.searches,
+            wall_seconds=time.perf_counter() - started,
+        )
+        cancelled = outcome.cancelled or self.cancel_token.cancelled
+        self._emit(Finished(cancelled=cancelled, error=error))
+        return ResearchResult(
+            question=question, answer=answer, sources=outcome.sources,
+            questions_by_iteration=outcome.questions_by_iteration,
+            findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
+            cancelled=cancelled, error=error,
+        )
+
+    def _emit(self, event: Event) -> None:
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(event)
+        except Exception:  # a broken progress display must not kill a run
+            logger.exception("event callback failed for %s", type(event).__name__)

@@ -1,0 +1,109 @@
+"""The default strategy: iterate searches, then write one answer citing the registry.
+
+Iteration 1 searches the question verbatim (unless it is too long to be a good query)
+plus generated sub-queries; later iterations ask for follow-ups built from the most
+recent results of *all* earlier iterations, so one empty iteration does not starve the
+next. Searches of an iteration run concurrently. At the end the best passages enter the
+registry and the citation handler writes the answer citing their numbers.
+"""
+
+from __future__ import annotations
+
+from deepcite.citations.handlers import get_handler
+from deepcite.citations.handlers.standard import evidence_answer
+from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.parallel import run_searches
+from deepcite.research.questions import QuestionGenerator
+from deepcite.research.ranking import fuse
+from deepcite.types import Finding, PhaseStarted, QuestionsGenerated, SearchResult, SourcesAdded
+
+CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
+
+
+class SourceBasedStrategy:
+    """Iterative search with a single cited synthesis at the end."""
+
+    name = "source-based"
+    description = "Iterative search, then one answer citing every claim (default)."
+
+    def __init__(self, context: RunContext) -> None:
+        self._ctx = context
+        self._questions = QuestionGenerator(context.client)
+
+    def run(self, question: str) -> StrategyOutcome:
+        ctx = self._ctx
+        cfg = ctx.settings.research
+        by_iteration: dict[int, list[str]] = {}
+        result_lists: list[list[SearchResult]] = []
+        accumulated: list[SearchResult] = []
+        asked: list[str] = []
+        for iteration in range(1, cfg.iterations + 1):
+            if ctx.cancel.cancelled:
+                break
+            ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
+            queries = self._queries(question, iteration, accumulated, asked)
+            if not queries:
+                continue
+            by_iteration[iteration] = queries
+            asked.extend(queries)
+            ctx.emit(QuestionsGenerated(iteration=iteration, questions=queries))
+            ctx.emit(PhaseStarted(phase="search", iteration=iteration))
+            outcomes = run_searches(
+                queries, ctx.engines, max_results=ctx.settings.search.max_results,
+                concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
+            )
+            ctx.record_searches(iteration, outcomes)
+            for outcome in outcomes:
+                if outcome.results:
+                    result_lists.append(outcome.results)
+                    accumulated.extend(outcome.results)
+
+        best = fuse(result_lists, cfg.max_sources)
+        sources = ctx.registry.add_many(best)
+        if sources:
+            ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
+        findings = [Finding(phase=f"iteration {i}", question=question,
+                            content="\n".join(qs)) for i, qs in by_iteration.items()]
+
+        if ctx.cancel.cancelled:
+            answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+            return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
+
+        ctx.emit(PhaseStarted(phase="synthesis"))
+        handler = get_handler("standard", ctx.client, lambda m: ctx.warn("handler", m))
+        cited = handler.answer(question, sources)
+        if cited.fallback:
+            ctx.warn("synthesis_fallback",
+                     f"Model reply not usable ({cited.fallback}); answered with quoted passages")
+        if cited.removed_markers:
+            ctx.warn("invalid_citations",
+                     f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
+        if "uncited" in cited.notes:
+            ctx.warn("uncited_answer", "The model cited no source; passages were appended")
+        findings.append(Finding(phase="synthesis", question=question, content=cited.text))
+        return StrategyOutcome(cited.text, sources, by_iteration, findings)
+
+    def _queries(self, question: str, iteration: int, accumulated: list[SearchResult],
+                 asked: list[str]) -> list[str]:
+        ctx = self._ctx
+        cfg = ctx.settings.research
+        if iteration == 1:
+            verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
+            generated = self._questions.initial(question, cfg.questions_per_iteration)
+            if cfg.questions_per_iteration and not generated:
+                ctx.warn("questions_unusable",
+                         "Could not use the model's sub-queries; searching the question only")
+            queries = ([question] if verbatim else []) + generated
+            if not queries:
+                queries = [question[: cfg.max_query_chars]]
+            return queries
+        if not accumulated:
+            # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
+            return self._questions.initial(question, cfg.followups_per_iteration, asked)
+        recent = accumulated[-cfg.question_context_limit:]
+        followups = self._questions.followups(question, recent, asked,
+                                              cfg.followups_per_iteration)
+        if cfg.followups_per_iteration and not followups:
+            ctx.warn("followups_unusable",
+                     f"Could not use the model's follow-up queries in iteration {iteration}")
+        return followups

@@ -1,0 +1,129 @@
+"""The deepcite command as a user drives it, with the model faked at its boundary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import deepcite.api
+from deepcite.citations import cited_numbers
+from deepcite.cli import app
+from tests.fakes import ScriptedChatModel
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "cache.md").write_text(
+        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
+        "because the database was overloaded.\n", encoding="utf-8")
+    (folder / "team.txt").write_text("The team meets on Tuesdays to plan the sprint.\n",
+                                     encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
+    model = ScriptedChatModel(script={
+        "questions": ["cache expiry decision"],
+        "followups": ["redis cache"],
+        "synthesis": ["We keep the cache in Redis with a one hour expiry [1]. Also [42]."],
+    })
+    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    return model
+
+
+def _add(folder: Path) -> Any:
+    return runner.invoke(app, ["collection", "add", str(folder), "--name", "notes"])
+
+
+def test_add_then_ask_prints_cited_answer_and_sources(notes: Path,
+                                                      fake_model: ScriptedChatModel) -> None:
+    added = _add(notes)
+    assert added.exit_code == 0, added.output
+    assert "2 added" in added.output
+    result = runner.invoke(app, ["ask", "What did we decide about the cache?",
+                                 "--collection", "notes", "--iterations", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    answer, _, sources = result.stdout.partition("## Sources")
+    assert "Redis" in answer and "[42]" not in answer
+    for number in cited_numbers(answer):
+        assert f"[{number}]" in sources or f"[{number}," in sources
+    assert "cache.md" in sources and "Collection: notes" in sources
+
+
+def test_second_add_is_incremental(notes: Path) -> None:
+    assert _add(notes).exit_code == 0
+    again = _add(notes)
+    assert again.exit_code == 0 and "0 added" in again.output and "2 unchanged" in again.output
+
+
+def test_json_output_has_the_documented_shape(notes: Path, fake_model: ScriptedChatModel,
+                                              tmp_path: Path) -> None:
+    _add(notes)
+    target = tmp_path / "answer.md"
+    result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "--json", "-q",
+                                 "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {"answer", "sources", "questions_by_iteration", "metrics"} <= set(data)
+    assert {"model_calls", "prompt_tokens", "completion_tokens", "model_seconds",
+            "search_seconds", "wall_seconds"} <= set(data["metrics"])
+    assert data["sources"][0]["number"] == 1 and data["sources"][0]["url"].startswith("file://")
+    assert target.read_text(encoding="utf-8").count("## Sources") == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["ask", "  ", "-c", "notes"], "question is empty"),
+    (["ask", "What?"], "--collection"),
+    (["ask", "What?", "-c", "nope"], "No collection named 'nope'"),
+    (["ask", "What?", "-c", "notes", "--provider", "gpt"], "llm.provider"),
+    (["collection", "add", "/no/such/folder", "--name", "x"], "Folder not found"),
+])
+def test_bad_input_is_one_line_error_with_nonzero_exit(notes: Path, args: list[str],
+                                                       message: str) -> None:
+    _add(notes)
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_gguf_is_a_clear_error(notes: Path) -> None:
+    _add(notes)
+    result = runner.invoke(app, ["ask", "cache?", "-c", "notes", "--provider", "local",
+                                 "--gguf", "/no/model.gguf", "-q"])
+    assert result.exit_code == 1
+    assert "/no/model.gguf" in result.output and "Traceback" not in result.output
+
+
+def test_config_show_names_origins(notes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPCITE_RESEARCH_ITERATIONS", "3")
+    result = runner.invoke(app, ["config", "show", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["key"]: row for row in json.loads(result.stdout)}
+    assert rows["research.iterations"] == {"key": "research.iterations", "value": 3,
+                                           "origin": "env DEEPCITE_RESEARCH_ITERATIONS"}
+    assert rows["llm.provider"]["origin"] == "default"
+
+
+def test_models_lists_every_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    result = runner.invoke(app, ["models", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    names = {p["name"] for p in data["providers"]}
+    assert {"local", "ollama", "openai", "anthropic"} <= names
+    openai = next(p for p in data["providers"] if p["name"] == "openai")
+    assert not openai["usable"]
+    assert "OPENAI_API_KEY" in openai["detail"] or "deepcite[openai]" in openai["detail"]
+    assert data["auto_picks"] == "local"

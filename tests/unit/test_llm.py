@@ -1,0 +1,503 @@
+"""Unit tests for deepcite.llm: parsing, ChatClient accounting, the provider registry."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+from deepcite.config import LLMSettings, Settings
+from deepcite.errors import ConfigError, ModelError
+from deepcite.llm import (
+    PROVIDERS,
+    ChatClient,
+    LlamaCppChatModel,
+    Usage,
+    describe_providers,
+    get_chat_model,
+    get_provider,
+    parse_json_lenient,
+    parse_list,
+    prompt_budget_chars,
+    resolve_provider,
+    strip_thinking,
+)
+from deepcite.llm import local as local_module
+from deepcite.types import ModelCall
+
+OLLAMA_TAGS = "http://localhost:11434/api/tags"
+
+
+def llm_settings(**llm: Any) -> Settings:
+    return Settings(llm=LLMSettings(**llm))
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+class TestStripThinking:
+    def test_removes_closed_block(self) -> None:
+        assert strip_thinking("<think>plan the answer</think>\nParis.") == "Paris."
+
+    def test_removes_several_blocks_case_insensitive(self) -> None:
+        assert strip_thinking("<THINK>a</THINK>one <think>b</think>two") == "one two"
+
+    def test_unclosed_leading_think_gives_empty(self) -> None:
+        assert strip_thinking("<think>still reasoning when the tokens ran out") == ""
+
+    def test_stray_closing_tag_keeps_text_after(self) -> None:
+        assert strip_thinking("reasoning whose tag was in the template</think>Answer") == "Answer"
+
+    def test_plain_text_untouched_but_stripped(self) -> None:
+        assert strip_thinking("  just text \n") == "just text"
+        assert strip_thinking("") == ""
+
+
+class TestParseJsonLenient:
+    def test_fenced_json(self) -> None:
+        assert parse_json_lenient('```json\n{"queries": ["a", "b"]}\n```') == {
+            "queries": ["a", "b"]
+        }
+
+    def test_broken_json_is_repaired(self) -> None:
+        assert parse_json_lenient('["a", "b",') == ["a", "b"]
+        assert parse_json_lenient('{"k": "v",}') == {"k": "v"}
+
+    def test_after_think_block(self) -> None:
+        assert parse_json_lenient('<think>{"no": 1}</think>{"yes": 2}') == {"yes": 2}
+
+    @pytest.mark.parametrize("text", ["", "   ", "no json here at all", "<think>x</think>"])
+    def test_nothing_readable_gives_none(self, text: str) -> None:
+        assert parse_json_lenient(text) is None
+
+
+class TestParseList:
+    def test_json_array(self) -> None:
+        assert parse_list('["alpha", "beta"]', limit=5) == ["alpha", "beta"]
+
+    def test_json_object_with_list_in_fence_after_preamble(self) -> None:
+        text = 'Here you go:\n```json\n{"queries": ["q one", "q two", "q three"]}\n```'
+        assert parse_list(text, limit=2) == ["q one", "q two"]
+
+    def test_broken_json_array(self) -> None:
+        assert parse_list('["first query", "second query', limit=5) == [
+            "first query",
+            "second query",
+        ]
+
+    def test_json_array_of_objects(self) -> None:
+        assert parse_list('[{"query": "a b"}, {"query": "c d"}]', limit=5) == ["a b", "c d"]
+
+    def test_numbered_and_bulleted_lines_with_preamble(self) -> None:
+        text = (
+            "Here are the search queries:\n"
+            "1. **History of the printing press**\n"
+            '2) "Gutenberg movable type",\n'
+            "- Q: printing press impact on literacy\n"
+            "* Query: Gutenberg Bible date.\n"
+        )
+        assert parse_list(text, limit=10) == [
+            "History of the printing press",
+            "Gutenberg movable type",
+            "printing press impact on literacy",
+            "Gutenberg Bible date.",
+        ]
+
+    def test_prose_preamble_without_colon_dropped_when_items_are_marked(self) -> None:
+        text = "Sure, these should help.\nQuery 1: alpha\nQuery 2: beta\nHope that helps"
+        assert parse_list(text, limit=5) == ["alpha", "beta"]
+
+    def test_inner_quotes_kept(self) -> None:
+        assert parse_list("- reviews of the 'Matrix'\n- \"quoted\",", limit=5) == [
+            "reviews of the 'Matrix'",
+            "quoted",
+        ]
+
+    def test_inline_json_after_colon(self) -> None:
+        assert parse_list('Queries: ["a b", "c d"]', limit=5) == ["a b", "c d"]
+
+    def test_brackets_inside_list_items_are_not_json(self) -> None:
+        assert parse_list('- a ["quoted"] thing\n- b', limit=5) == ['a ["quoted"] thing', "b"]
+
+    def test_bracket_numbered_lines_are_not_json(self) -> None:
+        assert parse_list("[1] first thing\n[2] second thing", limit=5) == [
+            "first thing",
+            "second thing",
+        ]
+
+    def test_dedupes_case_insensitively_keeping_first(self) -> None:
+        assert parse_list("- Solar power\n- solar POWER\n- Wind", limit=5) == [
+            "Solar power",
+            "Wind",
+        ]
+
+    def test_drops_overlong_and_empty_lines(self) -> None:
+        text = "- " + "x" * 301 + "\n-   \n- fine"
+        assert parse_list(text, limit=5) == ["fine"]
+
+    def test_think_block_ignored(self) -> None:
+        assert parse_list("<think>- not this</think>\n- this", limit=5) == ["this"]
+
+    @pytest.mark.parametrize("text", ["", "   \n  ", "<think>unfinished", "```\n```", "[]", "{}"])
+    def test_garbage_gives_empty_list(self, text: str) -> None:
+        assert parse_list(text, limit=5) == []
+
+    def test_limit_zero(self) -> None:
+        assert parse_list("- a\n- b", limit=0) == []
+
+    def test_never_raises_on_odd_input(self) -> None:
+        for text in ['{"a": [1, {"b": null}]', "[[[[", "```json", "\x00\x01", ": : :", "}{"]:
+            assert isinstance(parse_list(text, limit=3), list)
+
+
+# ------------------------------------------------------------------------- ChatClient
+
+
+class PurposeFake(BaseChatModel):
+    """Answers by the ``deepcite:<purpose>`` tag, as the research tests' fakes do."""
+
+    replies: dict[str, Any]
+    usage: dict[str, int] | None = None
+    seen_tags: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "purpose-fake"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        tags = run_manager.tags if run_manager else []
+        self.seen_tags.extend(tags)
+        purpose = next(t.split(":", 1)[1] for t in tags if t.startswith("deepcite:"))
+        reply = self.replies[purpose]
+        if isinstance(reply, Exception):
+            raise reply
+        message = AIMessage(content=reply)
+        if self.usage is not None:
+            message = AIMessage(
+                content=reply,
+                usage_metadata={
+                    "input_tokens": self.usage["in"],
+                    "output_tokens": self.usage["out"],
+                    "total_tokens": self.usage["in"] + self.usage["out"],
+                },
+            )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def make_client(model: BaseChatModel, **kw: Any) -> ChatClient:
+    return ChatClient(model, context_size=4096, max_tokens=400, **kw)
+
+
+class TestChatClient:
+    def test_reply_by_purpose_tag_with_reported_usage(self) -> None:
+        events: list[ModelCall] = []
+        model = PurposeFake(
+            replies={"questions": "  <think>hm</think> - a\n- b  "},
+            usage={"in": 120, "out": 7},
+            seen_tags=[],
+        )
+        client = make_client(model, on_call=events.append)
+        assert client.complete("questions", "sys", "user") == "- a\n- b"
+        assert "deepcite:questions" in model.seen_tags
+        assert client.usage.calls == 1
+        assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (120, 7)
+        assert len(events) == 1
+        assert events[0].purpose == "questions"
+        assert (events[0].prompt_tokens, events[0].completion_tokens) == (120, 7)
+        assert events[0].seconds >= 0
+
+    def test_estimates_tokens_without_usage_metadata(self) -> None:
+        model = GenericFakeChatModel(messages=iter(["x" * 40]))
+        client = make_client(model)
+        client.complete("synthesis", "s" * 8, "u" * 12)  # 20 prompt characters
+        assert client.usage == Usage(
+            calls=1, prompt_tokens=5, completion_tokens=10, seconds=client.usage.seconds
+        )
+        assert client.usage.total_tokens == 15
+
+    def test_usage_accumulates_across_calls_and_threads(self) -> None:
+        model = PurposeFake(replies={"p": "ok"}, usage={"in": 3, "out": 2}, seen_tags=[])
+        client = make_client(model)
+        threads = [
+            threading.Thread(target=lambda: [client.complete("p", "", "hi") for _ in range(5)])
+            for _ in range(4)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert client.usage.calls == 20
+        assert client.usage.prompt_tokens == 60
+        assert client.usage.completion_tokens == 40
+
+    def test_list_content_blocks_are_joined(self) -> None:
+        blocks = [
+            {"type": "thinking", "thinking": "hidden"},
+            {"type": "text", "text": "Hello "},
+            {"type": "text", "text": "world"},
+        ]
+        model = GenericFakeChatModel(messages=iter([AIMessage(content=blocks)]))  # type: ignore[arg-type]
+        assert make_client(model).complete("answer", "s", "u") == "Hello world"
+
+    def test_provider_error_becomes_model_error_with_cause(self) -> None:
+        boom = ConnectionError("server went away\nwith a second line")
+        model = PurposeFake(replies={"synthesis": boom}, seen_tags=[])
+        client = make_client(model)
+        with pytest.raises(ModelError) as info:
+            client.complete("synthesis", "s", "u")
+        message = str(info.value)
+        assert "PurposeFake" in message
+        assert "ConnectionError" in message
+        assert "server went away with a second line" in message
+        assert "\n" not in message
+        assert info.value.__cause__ is boom
+        assert client.usage.calls == 0
+
+    def test_prompt_budget(self) -> None:
+        assert prompt_budget_chars(4096, 400) == (4096 - 400 - 64) * 3
+        assert prompt_budget_chars(512, 500) == 0
+        client = make_client(GenericFakeChatModel(messages=iter([])))
+        assert client.prompt_budget_chars == (4096 - 400 - 64) * 3
+        text = "word " * 10_000
+        cut = client.fit_prompt_budget(text, reserved_chars=1000)
+        assert len(cut) <= client.prompt_budget_chars - 1000
+        assert cut.endswith("word")
+        assert client.fit_prompt_budget("short") == "short"
+
+
+# ----------------------------------------------------------------------- local model
+
+
+class FakeLlama:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls.append(kwargs)
+        return {
+            "choices": [
+                {"message": {"role": "assistant", "content": "Paris"}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 21, "completion_tokens": 2, "total_tokens": 23},
+        }
+
+
+def test_llama_chat_model_maps_roles_and_sets_usage(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = Path("/nowhere/fake.gguf")
+    fake = FakeLlama()
+    key = (str(path.resolve()), 2048, 2)
+    monkeypatch.setitem(local_module._CACHE, key, local_module._Loaded(fake))
+    model = LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2, max_tokens=32)
+    client = make_client(model)
+    assert client.complete("answer", "Be brief.", "Capital of France?") == "Paris"
+    assert fake.calls[0]["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Capital of France?"},
+    ]
+    assert fake.calls[0]["max_tokens"] == 32
+    assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (21, 2)
+
+
+def test_local_missing_gguf_path_names_the_path(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.gguf"
+    settings = llm_settings(provider="local", gguf_path=missing)
+    with pytest.raises(ModelError, match="GGUF model file not found") as info:
+        get_chat_model(settings)
+    assert str(missing) in str(info.value)
+    assert "llm.gguf_path" in str(info.value)
+    status = get_provider("local").check(settings)
+    assert not status.usable
+    assert str(missing) in status.detail
+
+
+def test_local_bad_gguf_file_is_model_error(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp")
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"this is not a gguf file")
+    with pytest.raises(ModelError, match="Cannot load GGUF model"):
+        get_chat_model(llm_settings(provider="local", gguf_path=bad))
+
+
+# -------------------------------------------------------------------------- registry
+
+
+def fake_sdk(monkeypatch: pytest.MonkeyPatch, module: str, cls: str) -> list[dict[str, Any]]:
+    """Install a stand-in SDK module whose chat class records its constructor kwargs."""
+    created: list[dict[str, Any]] = []
+
+    def factory(**kwargs: Any) -> GenericFakeChatModel:
+        created.append(kwargs)
+        return GenericFakeChatModel(messages=iter(["ok"]))
+
+    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{cls: factory}))
+    return created
+
+
+def test_registry_is_a_mapping_of_specs() -> None:
+    assert set(PROVIDERS) == {"local", "ollama", "openai", "anthropic"}
+    for name, spec in PROVIDERS.items():
+        assert spec.name == name
+
+
+def test_unknown_provider_lists_known_ones() -> None:
+    with pytest.raises(ConfigError) as info:
+        get_provider("bogus")
+    for name in ("auto", "local", "ollama", "openai", "anthropic"):
+        assert name in str(info.value)
+
+
+def test_configured_provider_is_used_as_is() -> None:
+    assert resolve_provider(llm_settings(provider="anthropic")) == "anthropic"
+
+
+def test_openai_without_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake_sdk(monkeypatch, "langchain_openai", "ChatOpenAI")
+    settings = llm_settings(provider="openai", model="gpt-4o-mini")
+    status = get_provider("openai").check(settings)
+    assert not status.usable
+    assert "OPENAI_API_KEY" in status.detail
+    with pytest.raises(ModelError, match="OPENAI_API_KEY"):
+        get_chat_model(settings)
+
+
+def test_openai_key_from_env_and_local_server_placeholder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    created = fake_sdk(monkeypatch, "langchain_openai", "ChatOpenAI")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    get_chat_model(llm_settings(provider="openai", model="gpt-4o-mini"))
+    assert created[-1]["api_key"].get_secret_value() == "sk-env"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    get_chat_model(
+        llm_settings(provider="openai", model="local", base_url="http://127.0.0.1:8000/v1")
+    )
+    assert created[-1]["api_key"].get_secret_value() == "not-needed"
+    assert created[-1]["base_url"] == "http://127.0.0.1:8000/v1"
+
+
+def test_openai_needs_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_sdk(monkeypatch, "langchain_openai", "ChatOpenAI")
+    with pytest.raises(ModelError, match=r"llm\.model"):
+        get_chat_model(llm_settings(provider="openai", api_key="sk-x"))
+
+
+def test_anthropic_extra_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_anthropic", None)
+    settings = llm_settings(provider="anthropic", api_key="sk-ant")
+    with pytest.raises(ModelError) as info:
+        get_chat_model(settings)
+    assert "pip install deepcite[anthropic]" in str(info.value)
+    assert "langchain-anthropic" in str(info.value)
+    status = get_provider("anthropic").check(settings)
+    assert not status.usable
+    assert "deepcite[anthropic]" in status.detail
+
+
+def test_anthropic_default_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    created = fake_sdk(monkeypatch, "langchain_anthropic", "ChatAnthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
+    get_chat_model(llm_settings(provider="anthropic"))
+    assert created[-1]["model"] == "claude-sonnet-4-5"
+
+
+@respx.mock
+def test_auto_picks_local_when_ollama_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    route = respx.get(OLLAMA_TAGS).mock(side_effect=httpx.ConnectError("refused"))
+    settings = llm_settings()
+    assert resolve_provider(settings) == "local"
+    assert route.called
+    status = get_provider("ollama").check(settings)
+    assert not status.usable
+    assert "Ollama not reachable at http://localhost:11434" in status.detail
+    assert "ollama serve" in status.detail
+
+
+@pytest.mark.filterwarnings("ignore:A test tried to use socket:UserWarning")
+def test_auto_picks_local_when_sockets_are_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No respx here: pytest-socket raises SocketBlockedError (a RuntimeError).
+    fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    assert resolve_provider(llm_settings()) == "local"
+
+
+def test_auto_picks_local_when_ollama_extra_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_ollama", None)
+    assert resolve_provider(llm_settings()) == "local"
+    status = get_provider("ollama").check(llm_settings())
+    assert "pip install deepcite[ollama]" in status.detail
+
+
+@respx.mock
+def test_auto_picks_ollama_with_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    created = fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    respx.get(OLLAMA_TAGS).mock(
+        return_value=httpx.Response(200, json={"models": [{"name": "llama3.2:latest"}]})
+    )
+    settings = llm_settings()
+    status = get_provider("ollama").check(settings)
+    assert status.usable, status.detail
+    assert resolve_provider(settings) == "ollama"
+    get_chat_model(settings)
+    assert created[-1]["model"] == "llama3.2:latest"
+    assert created[-1]["base_url"] == "http://localhost:11434"
+
+
+@respx.mock
+def test_ollama_without_models_is_not_usable(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    respx.get(OLLAMA_TAGS).mock(return_value=httpx.Response(200, json={"models": []}))
+    status = get_provider("ollama").check(llm_settings())
+    assert not status.usable
+    assert "ollama pull" in status.detail
+    assert resolve_provider(llm_settings()) == "local"
+
+
+@respx.mock
+def test_ollama_configured_model_must_be_pulled(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    respx.get(OLLAMA_TAGS).mock(
+        return_value=httpx.Response(200, json={"models": [{"name": "llama3.2:latest"}]})
+    )
+    assert get_provider("ollama").check(llm_settings(model="llama3.2")).usable
+    status = get_provider("ollama").check(llm_settings(model="qwen3"))
+    assert not status.usable
+    assert "ollama pull qwen3" in status.detail
+
+
+def test_describe_providers_one_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setitem(sys.modules, "langchain_ollama", None)
+    statuses = describe_providers(llm_settings())
+    assert [s.name for s in statuses] == list(PROVIDERS)
+    assert all(s.detail for s in statuses)
+
+
+def test_auto_without_any_usable_model_explains_both(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_ollama", None)
+    settings = llm_settings(gguf_path=tmp_path / "missing.gguf")
+    with pytest.raises(ModelError) as info:
+        get_chat_model(settings)
+    message = str(info.value)
+    assert "missing.gguf" in message
+    assert "deepcite[ollama]" in message

@@ -1,0 +1,142 @@
+"""The source-based research loop, driven by a scripted model and an in-memory engine."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from deepcite.citations import cited_numbers
+from deepcite.citations.handlers import NO_SOURCES_ANSWER
+from deepcite.errors import InputError
+from deepcite.research import Researcher
+from deepcite.types import Event, Finished, ModelCall, QuestionsGenerated, SearchDone
+from tests.fakes import MemoryEngine, ScriptedChatModel, passage
+
+QUESTION = "How do I parse command line arguments?"
+PASSAGES = [
+    passage("argparse", "The argparse module parses command line arguments and options."),
+    passage("getopt", "getopt is a C-style parser for command line options."),
+    passage("shlex", "shlex splits strings using shell-like syntax, useful for arguments."),
+    passage("sys.argv", "sys.argv is the list of command line arguments passed to a script."),
+    passage("logging", "The logging module records events while software runs."),
+]
+
+
+def _researcher(make_settings: Any, model: ScriptedChatModel, engine: MemoryEngine,
+                events: list[Event] | None = None, **overrides: Any) -> Researcher:
+    sink = events.append if events is not None else None
+    return Researcher(make_settings(**overrides), model, [engine], sink)
+
+
+def test_two_iterations_use_at_most_four_model_calls(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={
+        "questions": ["argparse tutorial\ngetopt options\nsys.argv list"],
+        "followups": ["shlex split arguments\nargparse subcommands"],
+        "synthesis": ["Use argparse to parse command line arguments [1]."],
+    })
+    engine = MemoryEngine(PASSAGES)
+    events: list[Event] = []
+    result = _researcher(make_settings, model, engine, events, iterations=2).run(QUESTION)
+
+    assert model.purposes() == ["questions", "followups", "synthesis"]
+    assert result.metrics.model_calls == 3
+    assert result.questions_by_iteration[1] == [
+        QUESTION, "argparse tutorial", "getopt options", "sys.argv list"]
+    assert result.questions_by_iteration[2] == ["shlex split arguments", "argparse subcommands"]
+    assert engine.queries[0] == QUESTION or QUESTION in engine.queries
+    assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
+    assert [s.number for s in result.sources] == list(range(1, len(result.sources) + 1))
+    assert result.metrics.searches == 6 and result.metrics.prompt_tokens > 0
+    assert isinstance(events[-1], Finished)
+    assert sum(isinstance(e, ModelCall) for e in events) == 3
+    assert sum(isinstance(e, SearchDone) for e in events) == 6
+    assert [e.iteration for e in events if isinstance(e, QuestionsGenerated)] == [1, 2]
+
+
+def test_followups_are_built_from_accumulated_results(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse"], "followups": ["shlex"],
+                                      "synthesis": ["ok answer here [1]."]})
+    _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=3).run(QUESTION)
+    followup_prompts = [user for purpose, user in model.calls if purpose == "followups"]
+    assert len(followup_prompts) == 2
+    assert "The argparse module parses command line arguments" in followup_prompts[0]
+    # Iteration 3 still sees iteration 1's results, not just iteration 2's.
+    assert "The argparse module parses command line arguments" in followup_prompts[1]
+    assert "<source" in followup_prompts[0]
+
+
+def test_long_question_is_not_searched_verbatim(make_settings: Any) -> None:
+    long_question = "command line arguments " * 20
+    model = ScriptedChatModel(script={"questions": ["argparse usage"],
+                                      "synthesis": ["Answer [1]."]})
+    engine = MemoryEngine(PASSAGES)
+    _researcher(make_settings, model, engine, iterations=1).run(long_question)
+    assert engine.queries == ["argparse usage"]
+
+
+def test_malformed_question_reply_degrades_to_searching_the_question(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={
+        "questions": [f"{QUESTION}\n\n\n"], "followups": ["Write search queries:"],
+        "synthesis": ["argparse parses command line arguments [1]."]})
+    engine = MemoryEngine(PASSAGES)
+    result = _researcher(make_settings, model, engine, iterations=2).run(QUESTION)
+    assert engine.queries == [QUESTION]
+    assert result.sources and "argparse" in result.answer
+    assert any("question only" in w for w in result.warnings)
+
+
+def test_nothing_found_skips_synthesis_and_says_so(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["quantum gravity"],
+                                      "followups": ["loop quantum"]},
+                              default="Made up [1].")
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=2).run(
+        "Tell me about quantum gravity")
+    assert result.answer == NO_SOURCES_ANSWER
+    assert "synthesis" not in model.purposes()
+    assert result.sources == []
+
+
+def test_failing_engine_is_a_warning_not_a_crash(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": ["Answer [1]."]})
+    broken = MemoryEngine([], name="broken", fail_with="HTTP 503 from upstream")
+    settings = make_settings(iterations=1)
+    result = Researcher(settings, model, [broken, MemoryEngine(PASSAGES)]).run(QUESTION)
+    assert result.error is None and result.sources
+    assert any("broken failed" in w and "503" in w for w in result.warnings)
+
+
+def test_empty_question_is_a_clear_error(make_settings: Any) -> None:
+    with pytest.raises(InputError, match="empty"):
+        _researcher(make_settings, ScriptedChatModel(), MemoryEngine(PASSAGES)).run("   ")
+
+
+def test_cancel_returns_what_was_found_without_synthesis(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse"], "synthesis": ["x [1]."]})
+    engine = MemoryEngine(PASSAGES)
+    researcher = _researcher(make_settings, model, engine, iterations=3)
+    original = engine.search
+    cancelled = threading.Event()
+
+    def search_then_cancel(query: str, *, max_results: int) -> Any:
+        hits = original(query, max_results=max_results)
+        researcher.cancel()
+        cancelled.set()
+        return hits
+
+    engine.search = search_then_cancel  # type: ignore[method-assign]
+    result = researcher.run(QUESTION)
+    assert cancelled.is_set() and result.cancelled
+    assert "synthesis" not in model.purposes()
+    assert result.sources and "cancelled" in result.answer
+    assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
+
+
+def test_sources_are_capped_and_numbered_by_rank(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["command line"],
+                                      "synthesis": ["Answer [1] [3]."]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1,
+                         max_sources=2).run(QUESTION)
+    assert [s.number for s in result.sources] == [1, 2]
+    assert "[3]" not in result.answer
