@@ -60,6 +60,23 @@ def test_markers_in_every_shape_are_read_and_invalid_ones_removed() -> None:
     assert set(cited_numbers(cleaned)) <= {1, 2, 3}
 
 
+def test_brackets_in_code_are_not_citations() -> None:
+    text = "Index with `xs[1]` as shown [1].\n```python\nfirst = argv[2]\n```\nDone [9] now."
+    assert cited_numbers(text) == [1, 9]
+    cleaned, removed = clean_markers(text, {1})
+    assert cleaned == ("Index with `xs[1]` as shown [1].\n```python\nfirst = argv[2]\n```\n"
+                       "Done now.")
+    assert removed == 1
+
+
+def test_code_lines_are_never_attributed() -> None:
+    sources = SourceRegistry().add_many([ARGPARSE])
+    reply = "parser = argparse.ArgumentParser(description='command-line interfaces')"
+    model = ScriptedChatModel(script={"synthesis": [f"```\n{reply}\n```\nSee above."]})
+    answer = StandardCitationHandler(_client(model)).answer("argparse interfaces", sources)
+    assert f"{reply}\n```" in answer.text and answer.attributed == 0
+
+
 def test_no_sources_means_no_model_call() -> None:
     model = ScriptedChatModel(default="Invented answer [1].")
     answer = StandardCitationHandler(_client(model)).answer("What is X?", [])
@@ -91,7 +108,8 @@ def test_uncited_sentence_copied_from_a_source_gets_that_source() -> None:
 def test_unusable_replies_degrade_to_quoted_passages() -> None:
     sources = SourceRegistry().add_many([ARGPARSE, GETOPT])
     question = "How do I parse command line arguments?"
-    for reply in ["", "   ", question, "<source id=\"1\">The argparse module", "Yes."]:
+    looping = "The answer to your question is:\n\n" * 12 + "The answer to your"
+    for reply in ["", "   ", question, "<source id=\"1\">The argparse module", "Yes.", looping]:
         model = ScriptedChatModel(script={"synthesis": [reply]})
         answer = StandardCitationHandler(_client(model)).answer(question, sources)
         assert answer.fallback is not None, reply

@@ -24,8 +24,12 @@ def attribute_sentences(text: str, sources: list[Source]) -> tuple[str, int]:
     source_words = [(s.number, content_words(s.text)) for s in sources]
     added = 0
     out: list[str] = []
+    in_fence = False
     for paragraph in text.split("\n"):
-        sentences = split_sentences(paragraph) if paragraph.strip() else []
+        if paragraph.lstrip().startswith("```"):
+            in_fence = not in_fence
+        prose = not in_fence and _looks_like_prose(paragraph)
+        sentences = split_sentences(paragraph) if prose else []
         if not sentences:
             out.append(paragraph)
             continue
@@ -42,6 +46,15 @@ def attribute_sentences(text: str, sources: list[Source]) -> tuple[str, int]:
             new_sentences.append(sentence)
         out.append(" ".join(new_sentences))
     return "\n".join(out), added
+
+
+def _looks_like_prose(line: str) -> bool:
+    """Words and spaces, not code: at least 85% letters, digits, spaces or punctuation."""
+    stripped = line.strip()
+    if not stripped or "`" in stripped:
+        return False
+    plain = sum(ch.isalnum() or ch.isspace() or ch in ".,;:'!?-" for ch in stripped)
+    return plain / len(stripped) >= 0.85
 
 
 def _best_marker(sentence: str, source_words: list[tuple[int, set[str]]]) -> int | None:

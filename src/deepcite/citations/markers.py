@@ -9,11 +9,30 @@ resolve to nothing are dropped and counted, never passed on.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # A bracket group holding only numbers, separated by commas, spaces or ranges.
 _MARKER = re.compile(r"(?:\[|【)\s*(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\s*(?:\]|】)")
 _MAX_RANGE = 50
+# Code is not prose: `xs[1]` inside a code span or fenced block is an index, not a citation.
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+
+
+def _sub_outside_code(pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
+                      text: str) -> str:
+    parts: list[str] = []
+    last = 0
+    for code in _CODE.finditer(text):
+        parts.append(pattern.sub(repl, text[last:code.start()]))
+        parts.append(code.group(0))
+        last = code.end()
+    parts.append(pattern.sub(repl, text[last:]))
+    return "".join(parts)
+
+
+def prose_only(text: str) -> str:
+    """``text`` with code spans and fenced blocks blanked out."""
+    return _CODE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _numbers(group: str) -> list[int]:
@@ -32,7 +51,7 @@ def _numbers(group: str) -> list[int]:
 def cited_numbers(text: str) -> list[int]:
     """Numbers cited in ``text``, each once, in order of first appearance."""
     seen: dict[int, None] = {}
-    for match in _MARKER.finditer(text):
+    for match in _MARKER.finditer(prose_only(text)):
         for number in _numbers(match.group(1)):
             seen.setdefault(number, None)
     return list(seen)
@@ -54,7 +73,8 @@ def clean_markers(text: str, valid: Iterable[int]) -> tuple[str, int]:
         removed += len(numbers) - len(kept)
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _MARKER.sub(replace, text)
-    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
-    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned)
+    cleaned = _sub_outside_code(_MARKER, replace, text)
+    cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]+(?=[.,;:!?](?:\s|$))"),
+                                lambda m: "", cleaned)
+    cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]{2,}(?=\S)"), lambda m: " ", cleaned)
     return cleaned, removed

@@ -8,6 +8,8 @@ relevant passages, quoted and cited, so the user still gets something checkable.
 
 from __future__ import annotations
 
+import re
+
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.citations.markers import cited_numbers, clean_markers
@@ -109,20 +111,31 @@ def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:
 
 
 def collapse_repeats(reply: str) -> str:
-    """Drop lines and sentences a looping model already wrote; keep the first of each."""
+    """Drop sentences a looping model already wrote; keep the first of each.
+
+    Code blocks are left alone (code legitimately repeats lines), and so are sentences
+    of fewer than three words, which repeat naturally.
+    """
     seen: set[str] = set()
     lines = []
+    in_fence = False
     for line in reply.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if in_fence or line.lstrip().startswith("```") or not line.strip():
+            lines.append(line)
+            continue
         kept = []
-        for sentence in split_sentences(line) if line.strip() else []:
+        for sentence in split_sentences(line):
             key = " ".join(sentence.lower().split())
             if key in seen:
                 continue
-            seen.add(key)
+            if len(key.split()) >= 3:
+                seen.add(key)
             kept.append(sentence)
-        if kept or not line.strip():
+        if kept:
             lines.append(" ".join(kept))
-    return "\n".join(lines).strip()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 # Words that say nothing about the subject: "The answer to your question is:".

@@ -1,0 +1,5 @@
+"""``python -m deepcite`` runs the CLI."""
+
+from deepcite.cli import main
+
+main()
