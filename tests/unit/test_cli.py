@@ -127,3 +127,35 @@ def test_models_lists_every_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not openai["usable"]
     assert "OPENAI_API_KEY" in openai["detail"] or "deepcite[openai]" in openai["detail"]
     assert data["auto_picks"] == "local"
+
+
+def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
+    """Ctrl-C during a search: the run stops and the passages found so far are cited."""
+    import _thread
+    import sys
+    import threading
+
+    from deepcite.cli.progress import RunProgress
+    from deepcite.research import Researcher
+    from tests.fakes import MemoryEngine, passage
+
+    ask_module = sys.modules["deepcite.cli.ask"]
+    engine = MemoryEngine([passage("cache", "We keep the cache in Redis for an hour.")])
+    model = ScriptedChatModel(script={"questions": ["redis cache"]})
+    researcher = Researcher(make_settings(iterations=3), model, [engine])
+    original = engine.search
+    searching = threading.Event()
+
+    def slow_search(query: str, *, max_results: int) -> Any:
+        hits = original(query, max_results=max_results)
+        searching.set()
+        researcher.cancel_token.wait(10)  # blocks like a slow engine until Ctrl-C
+        return hits
+
+    engine.search = slow_search  # type: ignore[method-assign]
+    threading.Thread(target=lambda: (searching.wait(10), _thread.interrupt_main())).start()
+    with RunProgress(3, enabled=False) as progress:
+        result = ask_module._run_interruptibly(researcher, "cache?", progress)
+    assert result.cancelled
+    assert "[1]" in result.answer and result.sources[0].title == "cache"
+    assert "synthesis" not in model.purposes()

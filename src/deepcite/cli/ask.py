@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -75,26 +76,30 @@ def ask(
 
 def _run_interruptibly(researcher: Researcher, question: str,
                        progress: RunProgress) -> ResearchResult:
-    """Run in a worker thread so Ctrl-C cancels cleanly and keeps what was found."""
+    """Run in a worker thread so Ctrl-C cancels cleanly and keeps what was found.
+
+    The main thread only sleeps and polls an Event: a KeyboardInterrupt landing inside
+    ``Thread.join`` can leave the thread looking finished while it still runs.
+    """
     box: dict[str, ResearchResult | DeepciteError] = {}
+    done = threading.Event()
 
     def work() -> None:
         try:
             box["result"] = researcher.run(question)
         except DeepciteError as exc:
             box["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, name="deepcite-run", daemon=True)
-    worker.start()
+    threading.Thread(target=work, name="deepcite-run", daemon=True).start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        _wait(done)
     except KeyboardInterrupt:
         researcher.cancel()
         progress.status("Cancelling - keeping what was found (Ctrl-C again to quit now)")
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            _wait(done)
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_CANCELLED) from None
     found = box.get("result") or box.get("error")
@@ -103,3 +108,8 @@ def _run_interruptibly(researcher: Researcher, question: str,
     if found is None:
         fail("The run ended without a result; see the log above")
     return found
+
+
+def _wait(done: threading.Event) -> None:
+    while not done.is_set():
+        time.sleep(0.05)

@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from deepcite.cli.common import out, user_errors
@@ -32,7 +33,7 @@ def models(
         return
     table = Table("provider", "usable", "detail")
     for status in statuses:
-        table.add_row(status.name, "yes" if status.usable else "no", status.detail)
+        table.add_row(status.name, "yes" if status.usable else "no", escape(status.detail))
     out.print(table)
     out.print(f"auto picks: {chosen}")
 
@@ -50,7 +51,7 @@ def show(
         return
     table = Table("setting", "value", "from")
     for row in rows:
-        table.add_row(row.key, str(_plain(row.value)), row.origin)
+        table.add_row(row.key, escape(str(_plain(row.value))), escape(row.origin))
     out.print(table)
 
 

@@ -15,6 +15,7 @@ thread safe while the research layer searches and asks in parallel threads.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import threading
@@ -131,9 +132,20 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
 
 
 def clear_model_cache() -> None:
-    """Forget all loaded models (tests, or to free memory in a long-lived process)."""
+    """Close and forget all loaded models (tests, or to free memory in a long process).
+
+    Also registered with ``atexit``: llama.cpp objects left to the garbage collector at
+    interpreter shutdown raise noisy ``TypeError``s from ``__del__`` once their module
+    globals are gone, so they are closed while everything still exists.
+    """
     with _CACHE_LOCK:
+        for loaded in _CACHE.values():
+            with loaded.lock:
+                loaded.llama.close()
         _CACHE.clear()
+
+
+atexit.register(clear_model_cache)
 
 
 class LlamaCppChatModel(BaseChatModel):

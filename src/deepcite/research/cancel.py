@@ -19,3 +19,10 @@ class CancelToken:
     def cancelled(self) -> bool:
         """Whether cancellation was asked for."""
         return self._event.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to ``timeout`` seconds, waking early on cancel; True if cancelled.
+
+        For back-off pauses and slow polls that must not delay cancellation.
+        """
+        return self._event.wait(timeout)
