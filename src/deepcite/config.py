@@ -60,8 +60,9 @@ class LLMSettings(_Section):
     )
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
     max_tokens: int = Field(default=400, ge=16, le=65536, description="reply length limit")
-    context_size: int = Field(
-        default=4096, ge=512, le=2_000_000, description="model context window in tokens"
+    context_size: int | None = Field(
+        default=None, ge=512, le=2_000_000,
+        description="context window in tokens; default 2048 for local, 8192 for others",
     )
     threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
     timeout_seconds: float = Field(default=120.0, gt=0)

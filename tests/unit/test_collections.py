@@ -23,20 +23,7 @@ from deepcite.collections.query import build_match_query
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError, SearchError
 from deepcite.search.base import SearchEngine
-
-
-def make_pdf(path: Path, pages: list[str], title: str | None = None) -> Path:
-    """A real PDF with one text line per page (an empty string makes a blank page)."""
-    canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
-    pdf = canvas_mod.Canvas(str(path))
-    if title:
-        pdf.setTitle(title)
-    for text in pages:
-        if text:
-            pdf.drawString(72, 720, text)
-        pdf.showPage()
-    pdf.save()
-    return path
+from tests.factories import make_pdf
 
 
 @pytest.fixture

@@ -19,21 +19,7 @@ from deepcite.collections.loaders import (
     load_document,
 )
 from deepcite.errors import CollectionError
-
-
-def make_pdf(path: Path, pages: list[str], title: str | None = None) -> Path:
-    """A real PDF with one text line per page (an empty string makes a blank page)."""
-    canvas_mod = pytest.importorskip("reportlab.pdfgen.canvas")
-    pdf = canvas_mod.Canvas(str(path))
-    if title:
-        pdf.setTitle(title)
-    for text in pages:
-        if text:
-            pdf.drawString(72, 720, text)
-        pdf.showPage()
-    pdf.save()
-    return path
-
+from tests.factories import make_pdf
 
 # ------------------------------------------------------------------------ loaders
 

@@ -48,13 +48,21 @@ def attribute_sentences(text: str, sources: list[Source]) -> tuple[str, int]:
     return "\n".join(out), added
 
 
+_CODE_START = re.compile(
+    r"^\s*(?:import|from|def|class|return|if|elif|else|for|while|with|try|except|print)\b"
+    r"|^\s*[#>]|[{};]\s*$"
+)
+_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z'’-]*[.,;:!?]?$")
+
+
 def _looks_like_prose(line: str) -> bool:
-    """Words and spaces, not code: at least 85% letters, digits, spaces or punctuation."""
+    """Sentences, not code: mostly plain words and no statement-like start."""
     stripped = line.strip()
-    if not stripped or "`" in stripped:
+    if not stripped or "`" in stripped or _CODE_START.search(stripped):
         return False
-    plain = sum(ch.isalnum() or ch.isspace() or ch in ".,;:'!?-" for ch in stripped)
-    return plain / len(stripped) >= 0.85
+    tokens = stripped.split()
+    plain = sum(bool(_PLAIN_WORD.match(token)) for token in tokens)
+    return plain / len(tokens) >= 0.7
 
 
 def _best_marker(sentence: str, source_words: list[tuple[int, set[str]]]) -> int | None:

@@ -92,14 +92,15 @@ def _run_interruptibly(researcher: Researcher, question: str,
         finally:
             done.set()
 
-    threading.Thread(target=work, name="deepcite-run", daemon=True).start()
+    worker = threading.Thread(target=work, name="deepcite-run", daemon=True)
     try:
-        _wait(done)
+        worker.start()  # inside the try: Ctrl-C can land while start() waits
+        _wait(done, worker)
     except KeyboardInterrupt:
         researcher.cancel()
         progress.status("Cancelling - keeping what was found (Ctrl-C again to quit now)")
         try:
-            _wait(done)
+            _wait(done, worker)
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_CANCELLED) from None
     found = box.get("result") or box.get("error")
@@ -110,6 +111,8 @@ def _run_interruptibly(researcher: Researcher, question: str,
     return found
 
 
-def _wait(done: threading.Event) -> None:
+def _wait(done: threading.Event, worker: threading.Thread) -> None:
     while not done.is_set():
+        if worker.ident is None:  # interrupted before the thread ever started
+            return
         time.sleep(0.05)

@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepcite.config import Settings
-from deepcite.llm.client import ChatClient, Usage, prompt_budget_chars
+from deepcite.llm.client import (
+    ChatClient,
+    Usage,
+    context_size_for,
+    model_context_size,
+    prompt_budget_chars,
+)
 from deepcite.llm.local import LlamaCppChatModel, bundled_model_path
 from deepcite.llm.parsing import content_text, parse_json_lenient, parse_list, strip_thinking
 from deepcite.llm.providers import (
@@ -35,10 +41,12 @@ __all__ = [
     "Usage",
     "bundled_model_path",
     "content_text",
+    "context_size_for",
     "create_client",
     "describe_providers",
     "get_chat_model",
     "get_provider",
+    "model_context_size",
     "parse_json_lenient",
     "parse_list",
     "prompt_budget_chars",
@@ -51,9 +59,10 @@ def create_client(
     settings: Settings, *, on_call: Callable[[ModelCall], None] | None = None
 ) -> ChatClient:
     """A :class:`ChatClient` over the model the settings choose, sized by their limits."""
+    model = get_chat_model(settings)
     return ChatClient(
-        get_chat_model(settings),
-        context_size=settings.llm.context_size,
+        model,
+        context_size=model_context_size(model, settings.llm.context_size),
         max_tokens=settings.llm.max_tokens,
         on_call=on_call,
     )

@@ -33,6 +33,7 @@ from pydantic import SecretStr
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, ModelError
+from deepcite.llm.client import context_size_for
 from deepcite.llm.local import (
     LLAMA_CPP_MISSING,
     LlamaCppChatModel,
@@ -181,7 +182,7 @@ def _build_ollama(settings: Settings) -> BaseChatModel:
         base_url=url,
         temperature=settings.llm.temperature,
         num_predict=settings.llm.max_tokens,
-        num_ctx=settings.llm.context_size,
+        num_ctx=context_size_for("ollama", settings.llm.context_size),
         client_kwargs={"timeout": settings.llm.timeout_seconds},
     )
     return built
@@ -295,7 +296,7 @@ def _build_local(settings: Settings) -> BaseChatModel:
         raise ModelError(LLAMA_CPP_MISSING)
     model = LlamaCppChatModel(
         model_path=path,
-        n_ctx=settings.llm.context_size,
+        n_ctx=context_size_for("local", settings.llm.context_size),
         n_threads=settings.llm.threads,
         max_tokens=settings.llm.max_tokens,
         temperature=settings.llm.temperature,

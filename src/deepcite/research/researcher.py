@@ -19,7 +19,7 @@ from deepcite.citations.markers import clean_markers
 from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
-from deepcite.llm import ChatClient
+from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.cancel import CancelToken
 from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.strategies import create_strategy
@@ -49,7 +49,8 @@ class Researcher:
         self._on_event = on_event
         self._engines = list(engines)
         self.client = ChatClient(
-            llm, context_size=settings.llm.context_size, max_tokens=settings.llm.max_tokens,
+            llm, context_size=model_context_size(llm, settings.llm.context_size),
+            max_tokens=settings.llm.max_tokens,
             on_call=self._emit,
         )
 

@@ -19,9 +19,10 @@ from deepcite.types import Source
 
 SYSTEM_PROMPT = (
     "You are a careful research assistant. Answer the question using only the numbered "
-    "sources. After each sentence, cite the numbers of the sources it comes from in square "
-    "brackets, like [1] or [2][3]. Do not cite numbers that are not listed. If the sources "
-    "do not answer the question, say so. " + UNTRUSTED_NOTICE
+    "sources, in one or two short paragraphs of plain prose. End every sentence with the "
+    "numbers of the sources it comes from in square brackets, like [1] or [2][3]. Do not "
+    "cite numbers that are not listed. If the sources do not answer the question, say so. "
+    + UNTRUSTED_NOTICE
 )
 
 MIN_CHARS_PER_SOURCE = 200
@@ -111,12 +112,13 @@ def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:
 
 
 def collapse_repeats(reply: str) -> str:
-    """Drop sentences a looping model already wrote; keep the first of each.
+    """Drop what a looping model already wrote; keep the first of each.
 
-    Code blocks are left alone (code legitimately repeats lines), and so are sentences
-    of fewer than three words, which repeat naturally.
+    Sentences of three or more words are kept once. Shorter lines (``def main():``)
+    repeat naturally, so only a third sighting marks a loop. Code blocks are left alone.
     """
     seen: set[str] = set()
+    short_lines: dict[str, int] = {}
     lines = []
     in_fence = False
     for line in reply.splitlines():
@@ -128,11 +130,13 @@ def collapse_repeats(reply: str) -> str:
         kept = []
         for sentence in split_sentences(line):
             key = " ".join(sentence.lower().split())
-            if key in seen:
-                continue
-            if len(key.split()) >= 3:
+            if len(key.split()) < 3:
+                short_lines[key] = short_lines.get(key, 0) + 1
+                if short_lines[key] < 3:
+                    kept.append(sentence)
+            elif key not in seen:
                 seen.add(key)
-            kept.append(sentence)
+                kept.append(sentence)
         if kept:
             lines.append(" ".join(kept))
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
