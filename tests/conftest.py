@@ -22,6 +22,32 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory,
             monkeypatch.delenv(var)
 
 
+FAKE_DNS = {
+    "localhost": ["127.0.0.1", "::1"],
+    "metadata.google.internal": ["169.254.169.254"],
+    "searx.lan": ["192.168.1.20"],
+    "rebind.example": ["10.0.0.5"],
+}
+PUBLIC_IP = "93.184.216.34"
+
+
+@pytest.fixture(autouse=True)
+def _fake_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """No real DNS in tests: names resolve from FAKE_DNS, anything else to a public IP."""
+    table = dict(FAKE_DNS)
+    monkeypatch.setattr("deepcite.security.egress.resolve_host",
+                        lambda host: table.get(host.lower(), [PUBLIC_IP]))
+    return table
+
+
+@pytest.fixture(autouse=True)
+def _instant_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Retries and rate limits do not sleep in tests; the pauses are recorded."""
+    pauses: list[float] = []
+    monkeypatch.setattr("deepcite.search.http._sleep", pauses.append)
+    return pauses
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Any:
     """Settings with a tmp data dir and no config files; overrides as keyword args."""

@@ -10,7 +10,7 @@ from deepcite.errors import DeepciteError
 from deepcite.research import Researcher
 from deepcite.types import ResearchResult, SearchResult, Source
 
-__version__ = "0.1.0"
+from deepcite._version import __version__
 
 __all__ = [
     "DeepciteError",

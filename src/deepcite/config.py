@@ -22,6 +22,7 @@ import os
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,11 +70,75 @@ class LLMSettings(_Section):
 
 
 class SearchSettings(_Section):
-    """Where research looks."""
+    """Where research looks, and which results count."""
 
+    engines: tuple[str, ...] = Field(
+        default=(),
+        description="search engines; default: duckduckgo, or none when collections are given",
+    )
     collections: tuple[str, ...] = Field(default=(), description="collections to search")
+    include_domains: tuple[str, ...] = Field(
+        default=(), description="only results from these domains (and their subdomains)"
+    )
+    exclude_domains: tuple[str, ...] = Field(default=(), description="never these domains")
+    since: date | None = Field(default=None, description="only results published on/after")
+    until: date | None = Field(default=None, description="only results published on/before")
+    fetch_full_text: bool = Field(
+        default=False, description="download result pages for full text (web engines)"
+    )
+    max_tokens_per_source: int = Field(
+        default=800, ge=50, description="full text kept per source in prompts"
+    )
     max_results: int = Field(default=5, ge=1, le=100, description="results per query")
     concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
+
+
+class EngineSettings(_Section):
+    """Options of the built-in search engines; keys also come from their usual env vars."""
+
+    timeout_seconds: float = Field(default=10.0, gt=0, description="per request")
+    max_retries: int = Field(default=2, ge=0, le=10, description="retries on 429/5xx/timeout")
+    rate_per_second: dict[str, float] = Field(
+        default_factory=dict, description="requests per second by engine name"
+    )
+    circuit_failures: int = Field(
+        default=3, ge=1, description="failures after which an engine is skipped for the run"
+    )
+    searxng_url: str | None = Field(default=None, description="SearXNG instance (SEARXNG_URL)")
+    tavily_api_key: SecretStr | None = Field(default=None, description="or TAVILY_API_KEY")
+    perplexity_api_key: SecretStr | None = Field(default=None, description="or PERPLEXITY_API_KEY")
+    perplexity_model: str = "sonar"
+    brave_api_key: SecretStr | None = Field(default=None, description="or BRAVE_API_KEY")
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None, description="optional; or SEMANTIC_SCHOLAR_API_KEY"
+    )
+    pubmed_api_key: SecretStr | None = Field(default=None, description="optional; or NCBI_API_KEY")
+    openalex_email: str | None = Field(default=None, description="polite pool e-mail")
+    wikipedia_language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[a-z]+)?$")
+    elasticsearch_url: str | None = Field(default=None, description="or ELASTICSEARCH_URL")
+    elasticsearch_index: str = "documents"
+    elasticsearch_api_key: SecretStr | None = Field(
+        default=None, description="or ELASTICSEARCH_API_KEY"
+    )
+    elasticsearch_title_field: str = "title"
+    elasticsearch_text_field: str = "content"
+    elasticsearch_url_field: str = "url"
+    elasticsearch_date_field: str | None = None
+
+
+class SecuritySettings(_Section):
+    """The egress policy: where deepcite may connect."""
+
+    offline: bool = Field(
+        default=False, description="refuse all outbound requests but configured local services"
+    )
+    allow_private_networks: bool = Field(
+        default=False, description="allow every private/loopback address (not recommended)"
+    )
+    allow_private_hosts: tuple[str, ...] = Field(
+        default=(), description="hosts, IPs or CIDRs allowed although private (a LAN SearXNG)"
+    )
+    max_download_bytes: int = Field(default=5_000_000, ge=1024, description="page fetch cap")
 
 
 class ResearchSettings(_Section):
@@ -100,7 +165,9 @@ class Settings(BaseSettings):
 
     llm: LLMSettings = LLMSettings()
     search: SearchSettings = SearchSettings()
+    engines: EngineSettings = EngineSettings()
     research: ResearchSettings = ResearchSettings()
+    security: SecuritySettings = SecuritySettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -226,9 +293,25 @@ def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _parse_env_value(key: str, raw: str) -> Any:
-    if key in ("search.collections",):
+    field = _field_of(key)
+    if field is not None and "tuple" in str(field.annotation):
         return tuple(part.strip() for part in raw.split(",") if part.strip())
+    if field is not None and "dict" in str(field.annotation):
+        # "brave=1,arxiv=0.3" for mappings such as engines.rate_per_second
+        pairs = (part.split("=", 1) for part in raw.split(",") if "=" in part)
+        return {name.strip(): value.strip() for name, value in pairs}
     return raw
+
+
+def _field_of(key: str) -> Any:
+    model: type[BaseModel] = Settings
+    *sections, leaf = key.split(".")
+    for section in sections:
+        annotation = model.model_fields[section].annotation
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return model.model_fields.get(leaf)
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:

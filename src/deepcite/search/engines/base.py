@@ -1,0 +1,84 @@
+"""The base of the built-in web and academic engines.
+
+A subclass sets its class attributes and implements :meth:`WebEngine._search`; the
+base gives it the shared HTTP client (egress, timeout, retries, rate limit), the
+user's filters, API-key lookup (setting first, then the engine's usual environment
+variable) and the availability check that ``deepcite engines`` shows.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import ClassVar
+
+from pydantic import SecretStr
+
+from deepcite.config import Settings
+from deepcite.errors import ConfigError
+from deepcite.search.filters import SearchFilters, apply_filters
+from deepcite.search.http import EngineHTTP
+from deepcite.types import SearchResult
+
+
+class WebEngine:
+    """An engine that reaches a service over HTTP."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    #: What the engine needs from the user, for ``deepcite engines``.
+    needs: ClassVar[str] = "nothing"
+    #: Works with ``--offline`` (only services on the user's own network do).
+    offline_capable: ClassVar[bool] = False
+    #: Requests per second unless ``engines.rate_per_second`` says otherwise.
+    default_rate: ClassVar[float | None] = None
+    #: EngineSettings field holding the API key, and its usual environment variables.
+    key_setting: ClassVar[str | None] = None
+    key_env: ClassVar[tuple[str, ...]] = ()
+    #: Whether the key is required (Semantic Scholar and PubMed work without one).
+    key_required: ClassVar[bool] = True
+
+    def __init__(self, settings: Settings) -> None:
+        reason = self.unavailable_reason(settings)
+        if reason:
+            raise ConfigError(reason)
+        self.settings = settings
+        self.filters = SearchFilters.from_settings(settings)
+        self.http = EngineHTTP(self.name, settings, default_rate=self.default_rate)
+
+    @classmethod
+    def api_key(cls, settings: Settings) -> str | None:
+        """The key from settings, else from the first of the engine's env vars set."""
+        if cls.key_setting:
+            value = getattr(settings.engines, cls.key_setting, None)
+            if isinstance(value, SecretStr) and value.get_secret_value():
+                return value.get_secret_value()
+        for var in cls.key_env:
+            if os.environ.get(var):
+                return os.environ[var]
+        return None
+
+    @classmethod
+    def unavailable_reason(cls, settings: Settings) -> str | None:
+        """Why the engine cannot run with these settings, or ``None`` when it can."""
+        if cls.key_setting and cls.key_required and not cls.api_key(settings):
+            env = " or ".join(cls.key_env) or "its environment variable"
+            return (f"{cls.name} needs an API key - set engines.{cls.key_setting} "
+                    f"or {env}")
+        return None
+
+    @property
+    def engine_name(self) -> str:
+        """Same as ``name``; the protocol asks for a property-like attribute."""
+        return self.name
+
+    def search(self, query: str, *, max_results: int) -> list[SearchResult]:
+        """Search, then apply the user's filters; SearchError on failure."""
+        results = self._search(query, max_results)
+        return apply_filters(results, self.filters)[:max_results]
+
+    def _search(self, query: str, max_results: int) -> list[SearchResult]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release network resources."""
+        self.http.close()
