@@ -16,9 +16,13 @@ from typing import Any
 
 from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_collection
 from deepcite.config import Settings, load_settings
-from deepcite.llm import get_chat_model
+from deepcite.errors import ConfigError, ModelError
+from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.research import Researcher
 from deepcite.search.base import SearchEngine
+from deepcite.search.guard import GuardedEngine
+from deepcite.search.registry import get_engine, normalise, unavailable_reason
+from deepcite.security import check_url
 from deepcite.types import Event, ResearchResult
 
 DEMO_COLLECTION = "demo"
@@ -35,18 +39,66 @@ def open_collections(settings: Settings, names: Sequence[str]) -> list[Collectio
     return opened
 
 
-def build_engines(settings: Settings) -> list[SearchEngine]:
-    """The search engines a run uses, from the settings."""
+DEFAULT_WEB_ENGINE = "duckduckgo"
+
+
+def engine_names_for(settings: Settings) -> list[str]:
+    """Engines a run uses: the configured ones, else the web default unless collections
+    were given (then the run stays on the user's documents)."""
+    names = [normalise(n) for n in settings.search.engines]
+    if not names and not settings.search.collections:
+        names = [DEFAULT_WEB_ENGINE]
+    return list(dict.fromkeys(n for n in names if n != "local"))
+
+
+def build_engines(settings: Settings) -> tuple[list[SearchEngine], list[str]]:
+    """The engines of a run and notices about the ones skipped (offline).
+
+    Each engine is wrapped in a circuit breaker. An engine the user named that cannot
+    run (missing key, unknown name) is a ConfigError, except offline, where skipping
+    web engines is the point and the run says which it skipped.
+    """
+    if "local" in (normalise(n) for n in settings.search.engines) and \
+            not settings.search.collections:
+        raise ConfigError("The local engine searches collections - pass --collection NAME")
+    engines: list[SearchEngine] = []
+    notices: list[str] = []
     collections = open_collections(settings, settings.search.collections)
-    return [LocalSearchEngine(collections)] if collections else []
+    if collections:
+        engines.append(LocalSearchEngine(collections))
+    for name in engine_names_for(settings):
+        reason = unavailable_reason(name, settings)
+        if reason and settings.security.offline:
+            notices.append(f"Skipped engine {name}: {reason}")
+            continue
+        engines.append(get_engine(name, settings))
+    failures = settings.engines.circuit_failures
+    return [GuardedEngine(engine, failures) for engine in engines], notices
+
+
+def check_model_egress(settings: Settings) -> None:
+    """Offline runs may only use a model on this machine or the user's network."""
+    if not settings.security.offline:
+        return
+    provider = resolve_provider(settings)
+    urls = {"ollama": settings.llm.ollama_url, "openai": settings.llm.base_url,
+            "anthropic": None}
+    if provider not in urls:
+        return
+    url = urls[provider]
+    if url is None:
+        raise ModelError(f"The {provider} provider needs the internet and the run is offline "
+                         "- use --provider local or a local server (llm.base_url)")
+    check_url(url, settings)
 
 
 def build_researcher(
     settings: Settings, on_event: Callable[[Event], None] | None = None
 ) -> Researcher:
     """A Researcher wired from settings: chat model, engines, event callback."""
-    engines = build_engines(settings)
-    return Researcher(settings, get_chat_model(settings), engines, on_event)
+    engines, notices = build_engines(settings)
+    check_model_egress(settings)
+    return Researcher(settings, get_chat_model(settings), engines, on_event, notices=notices)
 
 
 def quick_summary(

@@ -35,7 +35,15 @@ class ModelError(DeepciteError):
 
 
 class SearchError(DeepciteError):
-    """A search engine failed; callers treat this as one engine's failure, not the run's."""
+    """A search engine failed; callers treat this as one engine's failure, not the run's.
+
+    ``status`` is the HTTP status when the failure was an HTTP error reply, so engines
+    can explain well-known ones (a 404 index, a 403 format) without parsing messages.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class CollectionError(DeepciteError):

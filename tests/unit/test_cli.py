@@ -83,7 +83,10 @@ def test_json_output_has_the_documented_shape(notes: Path, fake_model: ScriptedC
 
 @pytest.mark.parametrize(("args", "message"), [
     (["ask", "  ", "-c", "notes"], "question is empty"),
-    (["ask", "What?"], "--collection"),
+    (["ask", "What?", "--engine", "nope"], "Unknown search engine 'nope'"),
+    (["ask", "What?", "--engine", "brave"], "BRAVE_API_KEY"),
+    (["ask", "What?", "--since", "last year"], "search.since"),
+    (["ask", "What?", "--engine", "local"], "--collection"),
     (["ask", "What?", "-c", "nope"], "No collection named 'nope'"),
     (["ask", "What?", "-c", "notes", "--provider", "gpt"], "llm.provider"),
     (["collection", "add", "/no/such/folder", "--name", "x"], "Folder not found"),

@@ -12,7 +12,7 @@ import typer
 
 from deepcite.cli.ask import ask
 from deepcite.cli.collection import collection_app
-from deepcite.cli.info import config_app, models
+from deepcite.cli.info import config_app, engines, models
 
 app = typer.Typer(
     help="deepcite: research questions with answers whose every [n] points at a real source.",
@@ -22,6 +22,7 @@ app = typer.Typer(
 )
 app.command(help="Research a question and print a cited answer.")(ask)
 app.command(help="Which LLM providers are usable here, and why not.")(models)
+app.command(help="Which search engines are usable here, and why not.")(engines)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 

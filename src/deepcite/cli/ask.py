@@ -26,6 +26,20 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question to research.")],
     collection: Annotated[list[str] | None, typer.Option(
         "--collection", "-c", help="Collection to search (repeatable); 'demo' is bundled.")] = None,
+    engine: Annotated[list[str] | None, typer.Option(
+        "--engine", "-e", help="Search engine (repeatable); see `deepcite engines`.")] = None,
+    since: Annotated[str | None, typer.Option(help="Only results published on/after "
+                                                   "YYYY-MM-DD.")] = None,
+    until: Annotated[str | None, typer.Option(help="Only results published on/before "
+                                                   "YYYY-MM-DD.")] = None,
+    include_domain: Annotated[list[str] | None, typer.Option(
+        help="Only results from this domain (repeatable).")] = None,
+    exclude_domain: Annotated[list[str] | None, typer.Option(
+        help="Never results from this domain (repeatable).")] = None,
+    fetch: Annotated[bool | None, typer.Option(
+        "--fetch/--no-fetch", help="Download web pages for their full text.")] = None,
+    offline: Annotated[bool | None, typer.Option(
+        "--offline", help="No internet: only local collections and local services.")] = None,
     iterations: Annotated[int | None, typer.Option(
         "--iterations", "-i", help="Search iterations.")] = None,
     questions: Annotated[int | None, typer.Option(
@@ -43,16 +57,17 @@ def ask(
     """Research QUESTION and print the cited answer with its Sources block."""
     with user_errors():
         settings = settings_from({
-            "search.collections": collection, "research.iterations": iterations,
+            "search.collections": collection, "search.engines": engine,
+            "search.since": since, "search.until": until,
+            "search.include_domains": include_domain, "search.exclude_domains": exclude_domain,
+            "search.fetch_full_text": fetch, "security.offline": offline,
+            "research.iterations": iterations,
             "research.questions_per_iteration": questions, "research.max_sources": max_sources,
             "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
         })
         if not question.strip():
             fail("The question is empty - ask something, e.g. "
                  "deepcite ask \"How do I parse command line arguments?\" -c demo", 2)
-        if not settings.search.collections:
-            fail("Nothing to search - pass --collection NAME (try --collection demo) "
-                 "or index a folder with `deepcite collection add FOLDER --name NAME`", 2)
         if DEMO_COLLECTION in settings.search.collections:
             with err.status("Preparing the demo collection (built once, offline)..."):
                 ensure_demo_collection(settings)

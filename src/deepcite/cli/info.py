@@ -12,6 +12,7 @@ from rich.table import Table
 from deepcite.cli.common import out, user_errors
 from deepcite.config import explain_settings, load_settings
 from deepcite.llm import describe_providers, resolve_provider
+from deepcite.search import describe_engines
 
 config_app = typer.Typer(no_args_is_help=True)
 
@@ -61,3 +62,20 @@ def _plain(value: object) -> object:
     if value is None or isinstance(value, bool | int | float | str | list):
         return value
     return str(value)
+
+
+def engines(
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List search engines, whether each is usable now, and why not."""
+    with user_errors():
+        rows = describe_engines(load_settings())
+    if as_json:
+        out.print_json(json.dumps([
+            {"name": r.name, "usable": r.usable, "detail": r.detail, "needs": r.needs,
+             "description": r.description} for r in rows]))
+        return
+    table = Table("engine", "usable", "needs", "detail")
+    for r in rows:
+        table.add_row(r.name, "yes" if r.usable else "no", escape(r.needs), escape(r.detail))
+    out.print(table)

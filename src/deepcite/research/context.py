@@ -28,6 +28,7 @@ class RunContext:
     warnings: list[str] = field(default_factory=list)
     search_seconds: float = 0.0
     searches: int = 0
+    _reported_open: set[str] = field(default_factory=set, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def warn(self, code: str, message: str) -> None:
@@ -39,6 +40,11 @@ class RunContext:
     def record_searches(self, iteration: int, outcomes: Sequence[SearchOutcome]) -> None:
         """Count searches and their time, and emit one event per finished search."""
         for outcome in outcomes:
+            if outcome.circuit_open:
+                if outcome.engine not in self._reported_open:
+                    self._reported_open.add(outcome.engine)
+                    self.warn("engine_skipped", outcome.error or outcome.engine)
+                continue
             if outcome.skipped:
                 continue
             with self._lock:

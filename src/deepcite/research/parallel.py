@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from deepcite.errors import SearchError
 from deepcite.research.cancel import CancelToken
 from deepcite.search.base import SearchEngine
+from deepcite.search.guard import CircuitOpen
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,7 @@ class SearchOutcome:
     seconds: float
     error: str | None = None
     skipped: bool = False
+    circuit_open: bool = False
 
 
 def run_searches(
@@ -53,6 +55,8 @@ def run_searches(
         start = time.perf_counter()
         try:
             results = engine.search(query, max_results=max_results)
+        except CircuitOpen as exc:
+            return SearchOutcome(query, engine.name, [], 0.0, str(exc), circuit_open=True)
         except SearchError as exc:
             logger.warning("engine %s failed for %r: %s", engine.name, query, exc)
             return SearchOutcome(query, engine.name, [], time.perf_counter() - start, str(exc))

@@ -42,12 +42,14 @@ class Researcher:
         on_event: Callable[[Event], None] | None = None,
         *,
         cancel: CancelToken | None = None,
+        notices: Sequence[str] = (),
     ) -> None:
         self.settings = settings
         self.registry = SourceRegistry()
         self.cancel_token = cancel or CancelToken()
         self._on_event = on_event
         self._engines = list(engines)
+        self._notices = list(notices)
         self.client = ChatClient(
             llm, context_size=model_context_size(llm, settings.llm.context_size),
             max_tokens=settings.llm.max_tokens,
@@ -67,6 +69,8 @@ class Researcher:
         started = time.perf_counter()
         context = RunContext(self.settings, self.client, self._engines, self.registry,
                              self.cancel_token, self._emit)
+        for notice in self._notices:
+            context.warn("engine_skipped", notice)
         if not self._engines:
             context.warn("no_engines", "No search engine or collection to search")
         strategy = create_strategy(self.settings.research.strategy, context,

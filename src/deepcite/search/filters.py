@@ -78,3 +78,14 @@ def _domain(text: str) -> str:
 def _matches(host: str, domains: tuple[str, ...]) -> bool:
     host = host.removeprefix("www.")
     return any(host == d or host.endswith("." + d) for d in domains)
+
+
+def site_query(query: str, filters: SearchFilters) -> str:
+    """``query site:domain`` when exactly one domain is included, else ``query``.
+
+    With several include domains an OR of ``site:`` terms is unreliable on web engines,
+    so the filters applied after the search do that work alone.
+    """
+    if len(filters.include_domains) == 1:
+        return f"{query} site:{filters.include_domains[0]}"
+    return query

@@ -39,9 +39,11 @@ def _sleep(seconds: float) -> None:
 class _Retryable(Exception):
     """A failure worth another attempt (429, 5xx, timeout, connection error)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None,
+                 status: int | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.status = status
 
 
 class RateLimiter:
@@ -128,7 +130,8 @@ class EngineHTTP:
                     return self._once(method, url, params, json_body, headers)
         except _Retryable as exc:
             raise SearchError(f"{self.engine}: {exc} from {host} after {attempts} "
-                              f"attempt{'s' if attempts > 1 else ''}") from exc
+                              f"attempt{'s' if attempts > 1 else ''}",
+                              status=exc.status) from exc
         raise SearchError(f"{self.engine}: no attempt was made")  # pragma: no cover
 
     def _once(self, method: str, url: str, params: Mapping[str, Any] | None,
@@ -146,11 +149,11 @@ class EngineHTTP:
         status = response.status_code
         if status == 429 or status >= 500:
             raise _Retryable(f"HTTP {status} {response.reason_phrase}",
-                             _retry_after(response))
+                             _retry_after(response), status)
         if status >= 400:
             hint = " - check the API key" if status in (401, 403) else ""
             raise SearchError(f"{self.engine}: HTTP {status} {response.reason_phrase} from "
-                              f"{response.url.host}{hint}")
+                              f"{response.url.host}{hint}", status=status)
         return response
 
 

@@ -24,8 +24,14 @@ def _is_tracking(name: str) -> bool:
 
 
 def canonical_url(url: str) -> str:
-    """Return the canonical form of ``url`` used to group and dedupe sources."""
+    """Return the canonical form of ``url`` used to group and dedupe sources.
+
+    Anything that is not a URL with a scheme and a host comes back stripped and
+    otherwise unchanged (``file:`` URLs of local documents included).
+    """
     parts = urlsplit(url.strip())
+    if not parts.scheme or not parts.netloc:
+        return url.strip()
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     port = parts.port if parts.port and _DEFAULT_PORTS.get(scheme) != parts.port else None

@@ -20,6 +20,7 @@ redirect hop through :func:`request_hook`.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import socket
 from collections.abc import Callable, Iterable
@@ -91,7 +92,8 @@ class EgressPolicy:
             return cls()
         hosts, networks = _split_allow_list(settings.security.allow_private_hosts)
         services = [settings.engines.searxng_url, settings.engines.elasticsearch_url,
-                    settings.llm.ollama_url, settings.llm.base_url]
+                    settings.llm.ollama_url, settings.llm.base_url,
+                    os.environ.get("SEARXNG_URL"), os.environ.get("ELASTICSEARCH_URL")]
         service_hosts = {(urlsplit(u).hostname or "").lower() for u in services if u}
         return cls(
             offline=settings.security.offline,
@@ -178,6 +180,10 @@ def _split_allow_list(
 
 
 def _short(url: str) -> str:
+    """The URL for a message: credentials removed, long ones shortened."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        url = url.replace(parts.netloc, parts.netloc.rsplit("@", 1)[-1], 1)
     return url if len(url) <= 80 else url[:77] + "..."
 
 

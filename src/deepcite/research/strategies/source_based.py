@@ -12,6 +12,7 @@ from __future__ import annotations
 from deepcite.citations.handlers import get_handler
 from deepcite.citations.handlers.standard import evidence_answer
 from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
@@ -53,10 +54,9 @@ class SourceBasedStrategy:
                 concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
             )
             ctx.record_searches(iteration, outcomes)
-            for outcome in outcomes:
-                if outcome.results:
-                    result_lists.append(outcome.results)
-                    accumulated.extend(outcome.results)
+            for found in add_full_text(ctx, [o.results for o in outcomes if o.results]):
+                result_lists.append(found)
+                accumulated.extend(found)
 
         best = fuse(result_lists, cfg.max_sources)
         sources = ctx.registry.add_many(best)

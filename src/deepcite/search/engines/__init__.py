@@ -1,0 +1,1 @@
+"""Built-in search engines; each is loaded lazily through deepcite.search.registry."""
