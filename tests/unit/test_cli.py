@@ -162,3 +162,80 @@ def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
     assert result.cancelled
     assert "[1]" in result.answer and result.sources[0].title == "cache"
     assert "synthesis" not in model.purposes()
+
+
+def _wiki_search(request: Any) -> Any:
+    import httpx
+
+    if request.url.params.get("list") == "search":
+        return httpx.Response(200, json={"query": {"search": [
+            {"ns": 0, "title": "Cache (computing)", "pageid": 7,
+             "snippet": "A cache stores data so that future requests are served faster.",
+             "timestamp": "2024-05-01T12:00:00Z"}]}})
+    return httpx.Response(200, json={"query": {"pages": [
+        {"pageid": 7, "title": "Cache (computing)",
+         "extract": "In computing, a cache stores data so future requests are faster."}]}})
+
+
+def test_hybrid_run_cites_web_and_local_sources(notes: Path, fake_model: ScriptedChatModel
+                                                ) -> None:
+    import respx
+
+    _add(notes)
+    with respx.mock:
+        wiki = respx.get("https://en.wikipedia.org/w/api.php").mock(side_effect=_wiki_search)
+        result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-e", "wikipedia",
+                                     "--iterations", "1", "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    engines = {s["engine"] for s in data["sources"]}
+    assert engines == {"local", "wikipedia"} and wiki.called
+    wiki_source = next(s for s in data["sources"] if s["engine"] == "wikipedia")
+    assert wiki_source["url"] == "https://en.wikipedia.org/wiki/Cache_(computing)"
+
+
+def test_failing_web_engine_leaves_local_results(notes: Path, fake_model: ScriptedChatModel,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+    import respx
+
+    _add(notes)
+    monkeypatch.setenv("DEEPCITE_ENGINES_CIRCUIT_FAILURES", "1")
+    with respx.mock:
+        respx.get("https://en.wikipedia.org/w/api.php").mock(return_value=httpx.Response(503))
+        result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-e", "wikipedia",
+                                     "--iterations", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["sources"] and all(s["engine"] == "local" for s in data["sources"])
+    assert any("wikipedia failed" in w and "503" in w for w in data["warnings"])
+    assert any("skipped for the rest of the run" in w for w in data["warnings"])
+
+
+def test_offline_skips_web_engines_and_says_so(notes: Path, fake_model: ScriptedChatModel
+                                               ) -> None:
+    _add(notes)
+    result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-e", "wikipedia",
+                                 "-e", "duckduckgo", "--offline", "--provider", "local",
+                                 "--iterations", "1", "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    skipped = [w for w in data["warnings"] if w.startswith("Skipped engine")]
+    assert len(skipped) == 2 and "offline" in skipped[0]
+    assert data["sources"]
+
+
+def test_offline_refuses_cloud_models(notes: Path) -> None:
+    _add(notes)
+    result = runner.invoke(app, ["ask", "cache?", "-c", "notes", "--offline",
+                                 "--provider", "anthropic", "-q"])
+    assert result.exit_code == 1 and "offline" in result.output
+
+
+def test_engines_command_lists_usability(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    result = runner.invoke(app, ["engines", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["wikipedia"]["usable"] and not rows["tavily"]["usable"]
+    assert "TAVILY_API_KEY" in rows["tavily"]["detail"]

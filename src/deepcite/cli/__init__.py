@@ -8,6 +8,9 @@ as a rich progress display on stderr and writes results to stdout, so that
 
 from __future__ import annotations
 
+import logging
+from typing import Annotated
+
 import typer
 
 from deepcite.cli.ask import ask
@@ -25,6 +28,17 @@ app.command(help="Which LLM providers are usable here, and why not.")(models)
 app.command(help="Which search engines are usable here, and why not.")(engines)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
+
+
+@app.callback()
+def _options(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v",
+                                          help="Show library log messages.")] = False,
+) -> None:
+    """deepcite: research questions with answers whose every [n] points at a real source."""
+    # Warnings reach users as run events; raw library logs only with --verbose.
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
+                        format="%(levelname)s %(name)s: %(message)s", force=True)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import ClassVar
 
 from deepcite.collections.collection import ENGINE_NAME, Collection
 from deepcite.config import Settings
@@ -24,6 +25,17 @@ class LocalSearchEngine:
     each collection's term statistics), but they are close enough to interleave
     sensibly, and far better than concatenating one collection's hits after another's.
     """
+
+    description: ClassVar[str] = "your document collections (SQLite FTS5, BM25)"
+    needs: ClassVar[str] = "a collection (--collection NAME)"
+    offline_capable: ClassVar[bool] = True
+
+    @classmethod
+    def unavailable_reason(cls, settings: Settings) -> str | None:
+        """Usable when the settings name at least one collection."""
+        if settings.search.collections:
+            return None
+        return "local searches collections - pass --collection NAME"
 
     def __init__(self, collections: Collection | Sequence[Collection]) -> None:
         found = [collections] if isinstance(collections, Collection) else list(collections)

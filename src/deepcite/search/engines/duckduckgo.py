@@ -101,5 +101,6 @@ def ddg_timelimit(since: date | None, today: date | None = None) -> str | None:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    """ddgs errors carry the whole Rust error chain; its first clause says enough."""
+    text = " ".join(str(exc).split()).split(" > ", 1)[0]
     return (text[:200] + "...") if len(text) > 200 else (text or type(exc).__name__)
