@@ -45,10 +45,13 @@ def test_two_passages_of_one_document_share_one_sources_entry() -> None:
 
 def test_local_sources_show_collection_and_page() -> None:
     result = SearchResult(title="Paper", url="file:///data/paper.pdf#page=3", snippet="text",
-                          engine="local", metadata={"collection": "papers", "page": 3})
-    block = render_sources(SourceRegistry().add_many([result]))
-    assert "   URL: file:///data/paper.pdf#page=3" in block
-    assert "   Collection: papers, p. 3" in block
+                          engine="local", metadata={"collection": "papers", "page": 3,
+                                                    "path": "/data/paper.pdf"})
+    page5 = result.model_copy(update={"url": "file:///data/paper.pdf#page=5", "snippet": "t2",
+                                      "metadata": {**result.metadata, "page": 5}})
+    block = render_sources(SourceRegistry().add_many([result, page5]))
+    assert block == ("[1, 2] Paper (source nr: 1, 2)\n   URL: file:///data/paper.pdf#page=3\n"
+                     "   Collection: papers · paper.pdf, pp. 3, 5")
 
 
 def test_markers_in_every_shape_are_read_and_invalid_ones_removed() -> None:

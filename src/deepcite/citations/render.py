@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from deepcite.types import Source
 
@@ -21,6 +22,7 @@ class _Entry:
     url: str
     numbers: list[int] = field(default_factory=list)
     collection: str | None = None
+    file_name: str | None = None
     pages: list[int] = field(default_factory=list)
 
 
@@ -36,6 +38,8 @@ def render_sources(sources: Iterable[Source]) -> str:
             entry = entries[key] = _Entry(title=source.title, url=_document_url(source))
             collection = source.metadata.get("collection")
             entry.collection = str(collection) if collection else None
+            path = source.metadata.get("path")
+            entry.file_name = PurePath(str(path)).name if path else None
         if source.number not in entry.numbers:
             entry.numbers.append(source.number)
         page = source.metadata.get("page")
@@ -58,6 +62,8 @@ def _format(entry: _Entry) -> str:
     lines = [f"[{numbers}] {entry.title} (source nr: {numbers})", f"   URL: {entry.url}"]
     if entry.collection:
         where = f"   Collection: {entry.collection}"
+        if entry.file_name:
+            where += f" · {entry.file_name}"
         if entry.pages:
             label = "p." if len(entry.pages) == 1 else "pp."
             where += f", {label} {', '.join(str(p) for p in sorted(entry.pages))}"
