@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || \
 	  { echo "Cannot create $(VENV); on Debian/Ubuntu run: sudo apt-get install python3-venv"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[local,dev]'
+	# CPU torch first, so the embeddings extra does not pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
+	$(BIN)/python -m pip install --quiet -e '.[local,docx,embeddings,dev]'
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -37,7 +39,10 @@ test: lint typecheck
 	$(BIN)/pytest
 
 bench: setup
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/bench_quick_summary.py
+	$(BIN)/python bench/bench_search.py
+	$(BIN)/python bench/bench_collections.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -101,8 +101,11 @@ def test_search_ranks_the_relevant_document_first(filled: Collection) -> None:
     assert bread.title == "Baking bread"
     assert bread.url == (filled.path.parent.parent.parent / "docs" / "sub" /
                          "bread.txt").resolve().as_uri()
-    assert set(bread.metadata) == {"collection", "path", "page", "heading", "start", "end",
-                                   "score", "chunk_id", "document_title"}
+    assert set(bread.metadata) == {"collection", "path", "page", "heading", "heading_path",
+                                   "kind", "start", "end", "score", "chunk_id",
+                                   "document_title"}
+    assert bread.metadata["heading_path"] == ["Baking bread"]
+    assert bread.metadata["kind"] == "text"
     assert bread.metadata["collection"] == "notes"
     assert bread.metadata["score"] > 0
     assert bread.metadata["page"] is None

@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 import trafilatura
 
-from deepcite.collections.chunking import Chunk, chunk_document, chunk_text
-from deepcite.collections.headings import find_headings, leading_title
+from deepcite.collections.chunking import (
+    OVERLAP_TOKENS,
+    TARGET_TOKENS,
+    Chunk,
+    TokenCounter,
+    chunk_document,
+    chunk_text,
+)
+from deepcite.collections.headings import find_headings, heading_paths, leading_title
 from deepcite.collections.loaders import (
     LOADERS,
     LoadedDocument,
@@ -133,9 +140,9 @@ def test_corrupt_pdf_raises_one_line_collection_error(tmp_path: Path) -> None:
 
 
 def test_unsupported_suffix(tmp_path: Path) -> None:
-    path = tmp_path / "data.docx"
+    path = tmp_path / "data.xyz"
     path.write_bytes(b"x")
-    with pytest.raises(LoadError, match=r"unsupported file type \.docx; supported: .*\.md"):
+    with pytest.raises(LoadError, match=r"unsupported file type \.xyz; supported: .*\.md"):
         load_document(path)
 
 
@@ -145,13 +152,13 @@ def test_unreadable_file_is_a_load_error(tmp_path: Path) -> None:
 
 
 def test_registry_accepts_new_loaders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def load_csv(path: Path) -> LoadedDocument:
-        return LoadedDocument(path, "table", "csv", [PageText(None, path.read_text())])
+    def load_odt(path: Path) -> LoadedDocument:
+        return LoadedDocument(path, "doc", "odt", [PageText(None, path.read_text())])
 
-    monkeypatch.setitem(LOADERS, ".csv", load_csv)
-    path = tmp_path / "t.CSV"
+    monkeypatch.setitem(LOADERS, ".odt", load_odt)
+    path = tmp_path / "t.ODT"
     path.write_text("a,b\n1,2\n")
-    assert load_document(path).kind == "csv"
+    assert load_document(path).kind == "odt"
 
 
 # ---------------------------------------------------------------------- headings
@@ -191,11 +198,12 @@ def _random_text(rng: random.Random) -> str:
     return rng.choice(["", "  ", "\n"]) + text
 
 
-def _check_chunks(text: str, chunks: list[Chunk], target: int = 1000) -> None:
+def _check_chunks(text: str, chunks: list[Chunk], target: int = TARGET_TOKENS) -> None:
+    count = TokenCounter(text)
     for chunk in chunks:
         assert text[chunk.start:chunk.end] == chunk.text
         assert chunk.text and chunk.text == chunk.text.strip()
-        assert len(chunk.text) <= target + 20
+        assert count.tokens(chunk.start, chunk.end) <= target + 5
         # Chunks start at a word boundary unless an overlong word was cut.
         if chunk.start > 0 and not text[chunk.start - 1].isspace():
             assert text[chunk.start - 1] == "x"
@@ -223,14 +231,14 @@ def test_chunks_overlap_by_a_word_aligned_tail() -> None:
     assert len(chunks) > 3
     for first, second in itertools.pairwise(chunks):
         overlap = first.end - second.start
-        assert 0 < overlap <= 150
+        assert 0 < overlap <= OVERLAP_TOKENS * 4
         assert text[second.start - 1].isspace()
 
 
 def test_paragraphs_are_not_split_when_they_fit() -> None:
     paragraphs = ["A" * 10 + " " + "b " * 300, "C" * 10 + " " + "d " * 300]
     text = "\n\n".join(p.strip() for p in paragraphs)
-    chunks = chunk_text(text, overlap=0)
+    chunks = chunk_text(text, overlap_tokens=0)
     assert [c.text for c in chunks] == [p.strip() for p in paragraphs]
 
 
@@ -252,3 +260,50 @@ def test_chunk_document_keeps_page_numbers() -> None:
     doc = LoadedDocument(Path("x.pdf"), "x", "pdf",
                          [PageText(1, "first page"), PageText(2, ""), PageText(3, "third")])
     assert [(c.page, c.text) for c in chunk_document(doc)] == [(1, "first page"), (3, "third")]
+
+
+# ------------------------------------------------------------------ heading paths
+
+
+def test_heading_paths_nest_by_level() -> None:
+    text = ("# Guide\n\n## Installation\n\n### On Linux\n\napt\n\n### On macOS\n\nbrew\n\n"
+            "## Usage\n\nrun\n\n# Appendix\n\n#### Deep\n\nx\n")
+    assert [p for p in heading_paths(find_headings(text))] == [
+        ("Guide",), ("Guide", "Installation"), ("Guide", "Installation", "On Linux"),
+        ("Guide", "Installation", "On macOS"), ("Guide", "Usage"), ("Appendix",),
+        ("Appendix", "Deep"),
+    ]
+
+
+def test_rst_levels_follow_the_order_adornments_appear() -> None:
+    text = ("=====\nBook\n=====\n\nPart\n----\n\nChapter\n~~~~~~~\n\ntext\n\n"
+            "Second part\n-----------\n\nmore\n")
+    headings = find_headings(text)
+    assert [(h.text, h.level) for h in headings] == [
+        ("Book", 1), ("Part", 2), ("Chapter", 3), ("Second part", 2)]
+    assert heading_paths(headings)[-1] == ("Book", "Second part")
+
+
+def test_every_chunk_lies_in_one_section_with_its_path() -> None:
+    text = ("# Guide\n\n## Installation\n\n### On Linux\n\nUse apt.\n\n### On macOS\n\n"
+            "Use brew.\n\nIntro words. " + "More words here. " * 80)
+    chunks = chunk_text(text)
+    assert [(c.heading_path, c.text.split("\n")[0]) for c in chunks[:2]] == [
+        (("Guide", "Installation", "On Linux"), "# Guide"),  # leading headings stay
+        (("Guide", "Installation", "On macOS"), "### On macOS"),
+    ]
+    assert chunks[0].heading == "On Linux"
+    assert chunks[1].start == text.index("### On macOS")  # no overlap into a section
+    assert all(c.heading_path == ("Guide", "Installation", "On macOS") for c in chunks[1:])
+    assert len(chunks) > 2
+
+
+def test_token_targets_are_configurable() -> None:
+    text = " ".join(f"w{i:03d}" for i in range(2000))  # 5 characters per word
+    small = chunk_text(text, target_tokens=50, overlap_tokens=0)
+    large = chunk_text(text)
+    assert all(len(c.text) <= 50 * 4 for c in small)
+    assert all(len(c.text) <= TARGET_TOKENS * 4 for c in large)
+    assert len(small) > 3 * len(large)
+    with pytest.raises(ValueError):
+        chunk_text(text, target_tokens=0)

@@ -1,8 +1,9 @@
 """Local document collections, indexed into SQLite FTS5 and searched with BM25.
 
-A collection is a folder's worth of Markdown, text, reStructuredText, HTML and PDF files,
-split into chunks that keep page numbers and character offsets so every citation can be
-traced to its exact source text. :class:`LocalSearchEngine` makes collections one more
+A collection is a folder's worth of Markdown, text, reStructuredText, HTML, PDF, DOCX,
+CSV and EPUB files (more through ``deepcite.loaders`` plugins), split into chunks that
+keep page numbers, heading paths and character offsets so every citation can be traced
+to its exact source text. :class:`LocalSearchEngine` makes collections one more
 search engine for research runs; :func:`ensure_demo_collection` builds an offline demo
 from Python's own documentation.
 """

@@ -158,6 +158,8 @@ class Collection:
                 "path": hit.path,
                 "page": hit.page,
                 "heading": hit.heading,
+                "heading_path": list(hit.heading_path),
+                "kind": hit.kind,
                 "start": hit.start,
                 "end": hit.end,
                 "score": hit.score,

@@ -2,9 +2,27 @@
 
 One file per collection keeps collections portable and independent. The FTS5 table is
 an external-content index over ``chunks`` (kept in sync by triggers), so chunk text is
-stored once. WAL mode lets searches read while an ``add`` writes, and every file is
-written in its own transaction, so an interrupted ``add`` leaves a usable index with
-the files done so far.
+stored once. WAL mode lets searches read while an ``add`` writes. An ``add`` commits
+in batches (see :meth:`Index.batch`), each file inside its own savepoint, so an
+interrupted ``add`` (a crash, Ctrl-C) leaves a usable index: Ctrl-C keeps every file
+completed so far, a crash loses at most the last uncommitted second of work, and the
+next ``add`` finishes the job.
+
+Chinese, Japanese and Korean: FTS5's ``unicode61`` tokenizer does not segment CJK text
+(a run of CJK characters becomes one token), so a word inside a sentence cannot be
+found. Each chunk therefore also stores its CJK runs as overlapping character pairs
+("bigrams": 自然语言 -> 自然 然语 语言) in an extra FTS column, and a question's CJK
+runs are searched as the same pairs (see :mod:`deepcite.collections.cjk`). We chose
+bigrams over a second FTS5 table with the ``trigram`` tokenizer because most Chinese
+and many Japanese words are two characters long, and trigram matching cannot find
+anything shorter than three; bigrams also cost nothing for text without CJK, while a
+trigram index would roughly triple the index size of every collection. BM25 over
+pairs is the classic approach to CJK retrieval without a dictionary (Lucene's
+CJKAnalyzer), and needs no extra dependency or tokenizer extension.
+
+Searching, and how it stays fast on large collections, is in
+:mod:`deepcite.collections.retrieval`. Files written by an older format are upgraded
+in place when opened (see :mod:`deepcite.collections.schema`), in one transaction.
 
 Connections are never shared: each operation opens its own and closes it, because
 searches run from several threads at once and a ``sqlite3.Connection`` must not be
@@ -20,70 +38,27 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from deepcite.collections import retrieval, schema, writes
 from deepcite.collections.chunking import Chunk
-from deepcite.collections.query import build_match_query
+from deepcite.collections.cjk import bigram_text, has_cjk
+from deepcite.collections.retrieval import HEADING_SEPARATOR, Hit, split_heading_path
 from deepcite.errors import CollectionError
 
-SCHEMA_VERSION = "1"
-TITLE_WEIGHT = 2.0
-"""BM25 weight of the title column relative to the chunk text (1.0)."""
+__all__ = ["INDEXER_VERSION", "DocumentRecord", "Hit", "Index", "StoredDocument",
+           "split_heading_path"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents(
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    mtime REAL NOT NULL,
-    chunks INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS chunks(
-    id INTEGER PRIMARY KEY,
-    doc_id INTEGER NOT NULL REFERENCES documents(id),
-    ord INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    title TEXT NOT NULL,
-    start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL,
-    page INTEGER,
-    heading TEXT
-);
-CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, title, content='chunks', content_rowid='id', tokenize='porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, text, title) VALUES (new.id, new.text, new.title);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text, title)
-    VALUES ('delete', old.id, old.text, old.title);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, text, title)
-    VALUES ('delete', old.id, old.text, old.title);
-    INSERT INTO chunks_fts(rowid, text, title) VALUES (new.id, new.text, new.title);
-END;
-"""
-
-_SEARCH_SQL = f"""
-SELECT c.id, c.text, c.start, c."end", c.page, c.heading,
-       d.title, d.path, d.kind, bm25(chunks_fts, 1.0, {TITLE_WEIGHT}) AS rank
-FROM chunks_fts
-JOIN chunks AS c ON c.id = chunks_fts.rowid
-JOIN documents AS d ON d.id = c.doc_id
-WHERE chunks_fts MATCH ?
-ORDER BY rank
-LIMIT ?
-"""
+SCHEMA_VERSION = schema.SCHEMA_VERSION
+TITLE_WEIGHT = schema.TITLE_WEIGHT
+INDEXER_VERSION = 2
+"""Version of what loaders and chunker make of a file; older documents are re-indexed."""
 
 
 @dataclass(frozen=True)
 class DocumentRecord:
-    """What the index stores about one file (``path`` is absolute and resolved)."""
+    """What the index stores about one file (``path`` is absolute and resolved).
+
+    ``mtime_ns`` 0 means "do not trust the stat data": the file is hashed next time.
+    """
 
     path: str
     title: str
@@ -91,6 +66,7 @@ class DocumentRecord:
     sha256: str
     size: int
     mtime: float
+    mtime_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,22 +77,9 @@ class StoredDocument:
     path: str
     sha256: str
     chunks: int
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One matching chunk; ``score`` is the negated BM25 rank, higher is better."""
-
-    chunk_id: int
-    text: str
-    start: int
-    end: int
-    page: int | None
-    heading: str | None
-    title: str
-    path: str
-    kind: str
-    score: float
+    size: int = -1
+    mtime_ns: int = 0
+    indexer: int = INDEXER_VERSION
 
 
 class Index:
@@ -135,31 +98,52 @@ class Index:
         try:
             with closing(index._raw_connect(create=True)) as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
-                now = str(time.time())
-                for key, value in (("schema_version", SCHEMA_VERSION), ("name", name),
-                                   ("created", now), ("updated", now)):
-                    conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value)
-                    )
+                with cls.transaction(conn):
+                    schema.create(conn)
+                    now = str(time.time())
+                    for key, value in (("schema_version", SCHEMA_VERSION), ("name", name),
+                                       ("created", now), ("updated", now)):
+                        conn.execute(
+                            "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value)
+                        )
         except sqlite3.Error as exc:
             raise CollectionError(f"{path}: cannot create collection ({exc})") from exc
         index.check()
         return index
 
     def check(self) -> None:
-        """Raise :class:`CollectionError` unless the file is a deepcite collection."""
+        """Raise :class:`CollectionError` unless the file is a deepcite collection.
+
+        A file in an older format is upgraded first; one that cannot be upgraded gets a
+        one-line message saying how to rebuild it.
+        """
         if not self.path.is_file():
             raise CollectionError(f"No collection file at {self.path}")
         try:
             version = self.get_meta("schema_version")
         except sqlite3.Error as exc:
             raise CollectionError(f"{self.path}: not a deepcite collection ({exc})") from exc
-        if version != SCHEMA_VERSION:
+        if version in schema.UPGRADABLE:
+            self._upgrade()
+        elif version != SCHEMA_VERSION:
             raise CollectionError(
                 f"{self.path}: unsupported collection format {version!r}; "
                 f"re-create it with `deepcite collection add`"
             )
+
+    def _upgrade(self) -> None:
+        try:
+            with self.connect() as conn, self.transaction(conn):
+                row = conn.execute(
+                    "SELECT value FROM meta WHERE key = 'schema_version'"
+                ).fetchone()
+                if row is not None and row[0] in schema.UPGRADABLE:  # not done meanwhile
+                    schema.upgrade(conn, row[0])
+        except sqlite3.Error as exc:
+            raise CollectionError(
+                f"{self.path}: cannot upgrade this collection to format {SCHEMA_VERSION} "
+                f"({exc}); delete it and re-add its folders with `deepcite collection add`"
+            ) from exc
 
     def _raw_connect(self, *, create: bool = False) -> sqlite3.Connection:
         mode = "rwc" if create else "rw"
@@ -171,6 +155,9 @@ class Index:
             check_same_thread=True,
         )
         conn.execute("PRAGMA foreign_keys=ON")
+        # WAL + NORMAL: a commit is atomic and crash-safe but not fsync'ed; at worst the
+        # last few files are re-indexed after a power cut. Per-file commits stay cheap.
+        conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
     @contextmanager
@@ -182,17 +169,10 @@ class Index:
         finally:
             conn.close()
 
-    @staticmethod
-    @contextmanager
-    def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error or interrupt."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    transaction = staticmethod(writes.transaction)
+    batch = staticmethod(writes.batch)
+    checkpoint = staticmethod(writes.checkpoint)
+    _unit = staticmethod(writes.unit)
 
     # --------------------------------------------------------------------- meta
 
@@ -216,8 +196,10 @@ class Index:
     def documents(self) -> dict[str, StoredDocument]:
         """Every indexed document by path."""
         with self.connect() as conn:
-            rows = conn.execute("SELECT id, path, sha256, chunks FROM documents").fetchall()
-        return {row[1]: StoredDocument(row[0], row[1], row[2], row[3]) for row in rows}
+            rows = conn.execute(
+                "SELECT id, path, sha256, chunks, size, mtime_ns, indexer FROM documents"
+            ).fetchall()
+        return {row[1]: StoredDocument(*row) for row in rows}
 
     def counts(self) -> tuple[int, int]:
         """``(documents, chunks)``."""
@@ -229,31 +211,45 @@ class Index:
     def put_document(
         self, conn: sqlite3.Connection, record: DocumentRecord, chunks: Sequence[Chunk]
     ) -> None:
-        """Insert or replace one document and its chunks in a single transaction."""
-        with self.transaction(conn):
+        """Insert or replace one document and its chunks, all or nothing."""
+        cjk_title = has_cjk(record.title)
+        rows = [
+            (n, c.text, record.title, c.start, c.end, c.page, c.heading,
+             HEADING_SEPARATOR.join(c.heading_path) or None,
+             bigram_text(record.title, c.text) if cjk_title or has_cjk(c.text) else None)
+            for n, c in enumerate(chunks)
+        ]
+        with self._unit(conn):
             self._delete_chunks(conn, record.path)
-            conn.execute(
-                "INSERT INTO documents(path, title, kind, sha256, size, mtime, chunks) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
-                "title = excluded.title, kind = excluded.kind, sha256 = excluded.sha256, "
-                "size = excluded.size, mtime = excluded.mtime, chunks = excluded.chunks",
-                (record.path, record.title, record.kind, record.sha256, record.size,
-                 record.mtime, len(chunks)),
-            )
             doc_id = conn.execute(
-                "SELECT id FROM documents WHERE path = ?", (record.path,)
+                "INSERT INTO documents(path, title, kind, sha256, size, mtime, chunks, "
+                "mtime_ns, indexer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET title = excluded.title, "
+                "kind = excluded.kind, sha256 = excluded.sha256, size = excluded.size, "
+                "mtime = excluded.mtime, chunks = excluded.chunks, "
+                "mtime_ns = excluded.mtime_ns, indexer = excluded.indexer RETURNING id",
+                (record.path, record.title, record.kind, record.sha256, record.size,
+                 record.mtime, len(chunks), record.mtime_ns, INDEXER_VERSION),
             ).fetchone()[0]
             conn.executemany(
-                'INSERT INTO chunks(doc_id, ord, text, title, start, "end", page, heading) '
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(doc_id, n, c.text, record.title, c.start, c.end, c.page, c.heading)
-                 for n, c in enumerate(chunks)],
+                'INSERT INTO chunks(doc_id, ord, text, title, start, "end", page, heading, '
+                "heading_path, cjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(doc_id, *row) for row in rows],
             )
             self.set_meta(conn, "updated", str(time.time()))
 
+    def touch_document(
+        self, conn: sqlite3.Connection, path: str, size: int, mtime: float, mtime_ns: int
+    ) -> None:
+        """Record new stat data for a file whose content did not change (after hashing)."""
+        conn.execute(
+            "UPDATE documents SET size = ?, mtime = ?, mtime_ns = ? WHERE path = ?",
+            (size, mtime, mtime_ns, path),
+        )
+
     def delete_document(self, conn: sqlite3.Connection, path: str) -> None:
-        """Remove one document and its chunks in a single transaction."""
-        with self.transaction(conn):
+        """Remove one document and its chunks, all or nothing."""
+        with self._unit(conn):
             self._delete_chunks(conn, path)
             conn.execute("DELETE FROM documents WHERE path = ?", (path,))
             self.set_meta(conn, "updated", str(time.time()))
@@ -273,13 +269,7 @@ class Index:
 
         Opens its own connection, so it is safe to call from several threads at once.
         """
-        match = build_match_query(question)
-        if match is None or k <= 0:
+        if k <= 0:
             return []
         with self.connect() as conn:
-            rows = conn.execute(_SEARCH_SQL, (match, k)).fetchall()
-        return [
-            Hit(chunk_id=row[0], text=row[1], start=row[2], end=row[3], page=row[4],
-                heading=row[5], title=row[6], path=row[7], kind=row[8], score=-float(row[9]))
-            for row in rows
-        ]
+            return retrieval.search(conn, question, k)

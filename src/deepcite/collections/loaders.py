@@ -1,102 +1,67 @@
 """Turn files on disk into plain-text pages that the chunker and the index understand.
 
-Each supported suffix maps to one loader function in :data:`LOADERS`, so a new file type
-is one function and one registry entry. Loaders keep page numbers where the format has
-pages (PDF), because citations point at them, and they report pages that yielded no
+Each supported suffix maps to one loader function: the built-ins in :data:`LOADERS`,
+and plugins registered in the ``deepcite.loaders`` entry point group (name: the suffix,
+such as ``.odt``; value: a callable ``(Path) -> LoadedDocument``). A plugin cannot
+shadow a built-in suffix, so installing a package never silently changes how existing
+files are read. Loaders keep page numbers where the format has pages (PDF, EPUB
+sections), because citations point at them, and they report pages that yielded no
 text instead of silently indexing nothing: a scanned PDF should be visible to the user,
 not mysteriously unsearchable. A file that cannot be loaded raises :class:`LoadError`
-(a :class:`~deepcite.errors.CollectionError`) whose message is one line,
-``"<path>: <reason>"``, so one bad file can be reported while the rest is indexed.
+whose message is one line, ``"<path>: <reason>"``, so one bad file can be reported
+while the rest is indexed.
 """
 
 from __future__ import annotations
 
-import html
+import functools
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import trafilatura
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
+from deepcite.collections.documents import (
+    LoadedDocument,
+    Loader,
+    LoadError,
+    PageText,
+    read_bytes,
+)
+from deepcite.collections.encoding import decode_text
 from deepcite.collections.headings import leading_title, markdown_title, rst_title
-from deepcite.errors import CollectionError
+from deepcite.collections.html_text import html_title, html_to_text
+from deepcite.collections.loaders_csv import load_csv
+from deepcite.collections.loaders_docx import load_docx
+from deepcite.collections.loaders_epub import load_epub
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LOADERS",
+    "LoadError",
+    "LoadedDocument",
+    "Loader",
+    "PageText",
+    "decode_text",
+    "is_supported",
+    "load_document",
+    "supported_suffixes",
+]
 
 logger = logging.getLogger(__name__)
 
-
-class LoadError(CollectionError):
-    """One file could not be loaded; ``reason`` is the message without the path."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path = path
-        self.reason = " ".join(reason.split()) or "unknown error"
-        super().__init__(f"{path}: {self.reason}")
-
-
-@dataclass(frozen=True)
-class PageText:
-    """Text of one page; ``page`` is 1-based for paged formats and ``None`` otherwise."""
-
-    page: int | None
-    text: str
-
-
-@dataclass
-class LoadedDocument:
-    """A file's extracted text, split into pages, plus what went wrong along the way."""
-
-    path: Path
-    title: str
-    kind: str
-    pages: list[PageText]
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def has_text(self) -> bool:
-        """Whether any page produced non-blank text."""
-        return any(page.text.strip() for page in self.pages)
-
-
-Loader = Callable[[Path], LoadedDocument]
-
-
-# ------------------------------------------------------------------------- helpers
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
-
-
-def decode_text(data: bytes) -> str:
-    """UTF-8 (BOM dropped), else Latin-1, which never fails; newlines become ``\\n``.
-
-    Latin-1 is a crude fallback, but it keeps every byte and most Western text legible
-    until real charset detection arrives.
-    """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+ENTRY_POINT_GROUP = "deepcite.loaders"
 
 
 def _text_document(
     path: Path, kind: str, find_title: Callable[[str], str | None]
 ) -> LoadedDocument:
-    text = decode_text(_read_bytes(path))
+    text = decode_text(read_bytes(path))
     title = find_title(text) or path.stem
     return LoadedDocument(path, title, kind, [PageText(None, text)])
-
-
-# ------------------------------------------------------------------------- loaders
 
 
 def load_markdown(path: Path) -> LoadedDocument:
@@ -114,67 +79,17 @@ def load_text(path: Path) -> LoadedDocument:
     return _text_document(path, "text", leading_title)
 
 
-_TITLE_TAG = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
-
-
-class _TextCollector(HTMLParser):
-    """Visible text of an HTML page, paragraph breaks at block elements."""
-
-    _SKIP = frozenset({"script", "style", "title", "noscript", "template", "head"})
-    _BLOCK = frozenset(
-        {"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article",
-         "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "header", "footer"}
-    )
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self._skipping += 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP and self._skipping:
-            self._skipping -= 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
-
-    def text(self) -> str:
-        joined = "".join(self.parts)
-        paragraphs = (" ".join(p.split()) for p in re.split(r"\n\s*\n", joined))
-        return "\n\n".join(p for p in paragraphs if p)
-
-
-def _html_title(raw: str) -> str | None:
-    match = _TITLE_TAG.search(raw)
-    if not match:
-        return None
-    title = " ".join(html.unescape(match.group(1)).split())
-    return title or None
-
-
 def load_html(path: Path) -> LoadedDocument:
     """HTML: main text by trafilatura; when it finds none, the page's visible text.
 
     trafilatura drops navigation and boilerplate, which is what a search index wants,
     but it gives up on very short or unusual pages, hence the plain fallback.
     """
-    raw = decode_text(_read_bytes(path))
-    title = _html_title(raw)
+    raw = decode_text(read_bytes(path))
+    title = html_title(raw)
     text = trafilatura.extract(raw, include_comments=False)
     if not text or not text.strip():
-        collector = _TextCollector()
-        collector.feed(raw)
-        collector.close()
-        body = collector.text()
+        body = html_to_text(raw)
         text = f"{title}\n\n{body}" if title and body else (title or body)
     return LoadedDocument(path, title or path.stem, "html", [PageText(None, text)])
 
@@ -221,26 +136,87 @@ LOADERS: dict[str, Loader] = {
     ".html": load_html,
     ".htm": load_html,
     ".pdf": load_pdf,
+    ".docx": load_docx,
+    ".csv": load_csv,
+    ".tsv": load_csv,
+    ".epub": load_epub,
 }
-"""Suffix (lower case, with dot) to loader; add entries here to support more types."""
+"""Built-in loaders by suffix (lower case, with dot); plugins cannot replace these."""
+
+
+def _normalise_suffix(name: str) -> str:
+    suffix = name.strip().lower()
+    return suffix if suffix.startswith(".") else f".{suffix}"
+
+
+@functools.cache
+def plugin_entry_points() -> dict[str, EntryPoint]:
+    """Loader plugins by suffix, read once per process (entry point scans are slow).
+
+    Call ``plugin_entry_points.cache_clear()`` after installing a plugin at runtime.
+    """
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        suffix = _normalise_suffix(entry.name)
+        if suffix in LOADERS:
+            logger.warning("loader plugin %s for %s ignored: %s is built in",
+                           entry.value, suffix, suffix)
+        else:
+            found.setdefault(suffix, entry)
+    return found
+
+
+@functools.cache
+def _plugin_loader(suffix: str) -> Loader:
+    entry = plugin_entry_points()[suffix]
+    loaded: object = entry.load()
+    if not callable(loaded):
+        raise TypeError(f"{entry.value} is not callable")
+    return loaded  # checked callable; the signature is the plugin contract
 
 
 def supported_suffixes() -> list[str]:
-    """The suffixes :func:`load_document` accepts, sorted."""
-    return sorted(LOADERS)
+    """The suffixes :func:`load_document` accepts (built-ins and plugins), sorted."""
+    return sorted({*LOADERS, *plugin_entry_points()})
 
 
 def is_supported(path: Path) -> bool:
     """Whether ``path`` has a suffix a loader is registered for."""
-    return path.suffix.lower() in LOADERS
+    suffix = path.suffix.lower()
+    return suffix in LOADERS or suffix in plugin_entry_points()
+
+
+def _loader_for(path: Path) -> Loader:
+    suffix = path.suffix.lower()
+    builtin = LOADERS.get(suffix)
+    if builtin is not None:
+        return builtin
+    if suffix not in plugin_entry_points():
+        raise LoadError(path, f"unsupported file type {path.suffix or '(none)'}; "
+                              f"supported: {', '.join(supported_suffixes())}")
+    try:
+        return _plugin_loader(suffix)
+    except Exception as exc:  # a broken plugin must not stop the other files
+        value = plugin_entry_points()[suffix].value
+        raise LoadError(path, f"loader plugin {value} cannot be loaded "
+                              f"({type(exc).__name__}: {exc})") from exc
 
 
 def load_document(path: Path) -> LoadedDocument:
-    """Load ``path`` with the loader for its suffix; raise :class:`LoadError` if it fails."""
-    loader = LOADERS.get(path.suffix.lower())
-    if loader is None:
-        suffix = path.suffix or "(none)"
-        raise LoadError(
-            path, f"unsupported file type {suffix}; supported: {', '.join(supported_suffixes())}"
-        )
-    return loader(path)
+    """Load ``path`` with the loader for its suffix; raise :class:`LoadError` if it fails.
+
+    Any other exception a loader raises is turned into a :class:`LoadError` too, so a
+    bug in one loader (or plugin) costs one file, never the whole ``add``.
+    ``KeyboardInterrupt`` still stops everything.
+    """
+    loader = _loader_for(path)
+    try:
+        document = loader(path)
+    except LoadError:
+        raise
+    except Exception as exc:
+        logger.debug("loader for %s failed", path, exc_info=True)
+        raise LoadError(path, f"cannot load ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(document, LoadedDocument):
+        raise LoadError(path, f"loader returned {type(document).__name__}, not a document")
+    return document

@@ -2,12 +2,16 @@
 
 Users type questions, not FTS5 syntax: ``AND``, ``-``, ``"``, ``:`` or ``*`` in a
 question must not become operators or syntax errors, and filler words such as "how do
-I" must not drown out the terms that matter.
+I" must not drown out the terms that matter. Chinese, Japanese and Korean runs in a
+question become the character pairs the index stores for them (see
+:mod:`deepcite.collections.cjk`).
 """
 
 from __future__ import annotations
 
 import re
+
+from deepcite.collections.cjk import CJK_CHARS, query_atoms
 
 _STOPWORD_TEXT = """
     a about above after again all am an and any are as at be been before being below
@@ -19,8 +23,27 @@ _STOPWORD_TEXT = """
     would you your
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+CJK_PARTICLES = frozenset("的了是在和与或也吗呢吧啊のはがをにでともかへや이가은는을를의에")
+"""One-character CJK function words: alone in a question they match nearly everything."""
 MAX_QUERY_TERMS = 32
-_TOKEN = re.compile(r"\w+")
+_TOKEN = re.compile(f"(?P<cjk>[{CJK_CHARS}]+)|(?:(?![{CJK_CHARS}])\\w)+")
+
+
+def match_atoms(question: str) -> list[str]:
+    """The quoted FTS5 terms of a question (see :func:`build_match_query`), in order."""
+    atoms: list[str] = []
+    for match in _TOKEN.finditer(question.lower()):
+        token = match.group()
+        if match.group("cjk"):
+            if token in CJK_PARTICLES:
+                continue
+            candidates = query_atoms(token)
+        elif token in STOPWORDS:
+            continue
+        else:
+            candidates = [f'"{token}"']
+        atoms.extend(atom for atom in candidates if atom not in atoms)
+    return atoms[:MAX_QUERY_TERMS]
 
 
 def build_match_query(question: str) -> str | None:
@@ -28,12 +51,8 @@ def build_match_query(question: str) -> str | None:
 
     The question is reduced to lowercase word tokens, stopwords and duplicates are
     dropped, and each remaining term is quoted and OR-ed; BM25 then rewards chunks that
-    match more and rarer terms. ``None`` means "search for nothing", not an error.
+    match more and rarer terms. A CJK run contributes its character pairs. ``None``
+    means "search for nothing", not an error.
     """
-    terms: list[str] = []
-    for token in _TOKEN.findall(question.lower()):
-        if token not in STOPWORDS and token not in terms:
-            terms.append(token)
-    if not terms:
-        return None
-    return " OR ".join(f'"{term}"' for term in terms[:MAX_QUERY_TERMS])
+    atoms = match_atoms(question)
+    return " OR ".join(atoms) if atoms else None

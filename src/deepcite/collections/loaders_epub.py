@@ -1,0 +1,138 @@
+"""EPUB books: one page per spine document, so citations can say "section N".
+
+An EPUB is a zip archive. ``META-INF/container.xml`` names the package file (OPF),
+whose ``<spine>`` lists the book's XHTML documents in reading order. Each of them
+becomes one :class:`PageText` numbered by its spine position (1-based), which is a
+stable, viewer-independent way to point into a book - EPUBs have no fixed pages.
+Text comes from :func:`~deepcite.collections.html_text.html_to_text`, which keeps
+chapter headings as ``#`` lines for the chunker; the standard library's zipfile and
+ElementTree are all this needs. DRM-encrypted content is refused with a clear reason
+rather than indexed as noise.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import xml.etree.ElementTree as ET
+import zipfile
+import zlib
+from pathlib import Path
+from urllib.parse import unquote
+
+from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
+from deepcite.collections.encoding import decode_text
+from deepcite.collections.html_text import html_to_text
+
+logger = logging.getLogger(__name__)
+
+CONTAINER = "META-INF/container.xml"
+ENCRYPTION = "META-INF/encryption.xml"
+MAX_SECTION_BYTES = 64 * 1024 * 1024
+"""Spine documents larger than this (uncompressed) are skipped: a zip bomb guard."""
+_FONT_OBFUSCATION = frozenset(
+    {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+)
+
+
+def _xml(archive: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
+    try:
+        return ET.fromstring(archive.read(name))
+    except KeyError as exc:
+        raise LoadError(path, f"not a valid EPUB ({name} is missing)") from exc
+    except ET.ParseError as exc:
+        raise LoadError(path, f"not a valid EPUB ({name}: {exc})") from exc
+
+
+def _package_path(archive: zipfile.ZipFile, path: Path) -> str:
+    """The OPF named by container.xml; the first ``.opf`` in the archive if that fails."""
+    if CONTAINER in archive.namelist():
+        rootfile = _xml(archive, CONTAINER, path).find(".//{*}rootfile")
+        full_path = rootfile.get("full-path") if rootfile is not None else None
+        if full_path:
+            return full_path
+    for name in archive.namelist():
+        if name.lower().endswith(".opf"):
+            return name
+    raise LoadError(path, "not a valid EPUB (no package document found)")
+
+
+def _spine(package: ET.Element, package_path: str) -> list[str]:
+    """Archive paths of the spine documents, in reading order."""
+    base = posixpath.dirname(package_path)
+    hrefs = {
+        item.get("id"): item.get("href", "")
+        for item in package.iterfind("{*}manifest/{*}item")
+    }
+    paths = []
+    for itemref in package.iterfind("{*}spine/{*}itemref"):
+        href = hrefs.get(itemref.get("idref"))
+        if href:
+            href = unquote(href.split("#", 1)[0])
+            paths.append(posixpath.normpath(posixpath.join(base, href)))
+    return paths
+
+
+def _encrypted(archive: zipfile.ZipFile) -> set[str]:
+    """Archive paths encrypted with real DRM (font obfuscation is harmless and ignored)."""
+    if ENCRYPTION not in archive.namelist():
+        return set()
+    try:
+        root = ET.fromstring(archive.read(ENCRYPTION))
+    except ET.ParseError:
+        logger.debug("unreadable %s; assuming no DRM", ENCRYPTION)
+        return set()
+    found = set()
+    for data in root.iterfind(".//{*}EncryptedData"):
+        method = data.find("{*}EncryptionMethod")
+        reference = data.find(".//{*}CipherReference")
+        algorithm = method.get("Algorithm", "") if method is not None else ""
+        if reference is not None and algorithm not in _FONT_OBFUSCATION:
+            found.add(unquote(reference.get("URI", "")))
+    return found
+
+
+def _section(archive: zipfile.ZipFile, name: str, number: int, warnings: list[str]) -> str:
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        warnings.append(f"section {number}: {name} is missing from the archive")
+        return ""
+    if info.file_size > MAX_SECTION_BYTES:
+        warnings.append(f"section {number}: {name} is too large ({info.file_size} bytes)")
+        return ""
+    return html_to_text(decode_text(archive.read(info)))
+
+
+def _read(archive: zipfile.ZipFile, path: Path) -> LoadedDocument:
+    package_path = _package_path(archive, path)
+    package = _xml(archive, package_path, path)
+    spine = _spine(package, package_path)
+    if not spine:
+        raise LoadError(path, "not a valid EPUB (the spine lists no documents)")
+    if _encrypted(archive) & set(spine):
+        raise LoadError(path, "EPUB is DRM-protected (its text is encrypted)")
+    title_element = package.find("{*}metadata/{*}title")
+    title = collapse(title_element.text or "") if title_element is not None else ""
+    warnings: list[str] = []
+    pages = [
+        PageText(number, _section(archive, name, number, warnings))
+        for number, name in enumerate(spine, start=1)
+    ]
+    return LoadedDocument(path, title or path.stem, "epub", pages, warnings)
+
+
+def load_epub(path: Path) -> LoadedDocument:
+    """EPUB: one page per spine document (1-based); title from ``dc:title``."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _read(archive, path)
+    except LoadError:
+        raise
+    except OSError as exc:
+        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
+        raise LoadError(path, f"not a valid EPUB ({exc})") from exc
+    except (RuntimeError, NotImplementedError, ValueError) as exc:
+        # zipfile: encrypted members, unsupported compression methods, bad headers.
+        raise LoadError(path, f"not a valid EPUB ({type(exc).__name__}: {exc})") from exc
