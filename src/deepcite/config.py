@@ -89,6 +89,14 @@ class SearchSettings(_Section):
     max_tokens_per_source: int = Field(
         default=800, ge=50, description="full text kept per source in prompts"
     )
+    chunk_tokens: int = Field(default=300, ge=20, le=4000,
+                              description="target chunk size when indexing collections")
+    chunk_overlap_tokens: int = Field(default=40, ge=0, le=1000,
+                                      description="tokens repeated between chunks")
+    dense: bool = Field(default=False, description="embed chunks for hybrid BM25 + dense "
+                        "search (needs deepcite[embeddings])")
+    dense_model: Path | None = Field(default=None, description="sentence-transformers model "
+                                     "folder; default: the bundled all-MiniLM-L6-v2")
     max_results: int = Field(default=5, ge=1, le=100, description="results per query")
     concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
 

@@ -54,6 +54,14 @@ def test_local_sources_show_collection_and_page() -> None:
                      "   Collection: papers · paper.pdf, pp. 3, 5")
 
 
+def test_epub_sources_name_sections() -> None:
+    result = SearchResult(title="Book", url="file:///b/book.epub", snippet="text",
+                          engine="local", metadata={"collection": "books", "page": 4,
+                                                    "path": "/b/book.epub", "kind": "epub"})
+    block = render_sources(SourceRegistry().add_many([result]))
+    assert block.endswith("Collection: books · book.epub, section 4")
+
+
 def test_markers_in_every_shape_are_read_and_invalid_ones_removed() -> None:
     text = "Alpha [1, 2]. Beta [3][9]. Gamma 【2】. Delta [7]. Range [1-2]. Link [see](x)."
     assert cited_numbers(text) == [1, 2, 3, 9, 7]

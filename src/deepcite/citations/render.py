@@ -23,6 +23,7 @@ class _Entry:
     numbers: list[int] = field(default_factory=list)
     collection: str | None = None
     file_name: str | None = None
+    kind: str | None = None
     pages: list[int] = field(default_factory=list)
 
 
@@ -40,6 +41,7 @@ def render_sources(sources: Iterable[Source]) -> str:
             entry.collection = str(collection) if collection else None
             path = source.metadata.get("path")
             entry.file_name = PurePath(str(path)).name if path else None
+            entry.kind = str(source.metadata.get("kind") or "") or None
         if source.number not in entry.numbers:
             entry.numbers.append(source.number)
         page = source.metadata.get("page")
@@ -65,7 +67,11 @@ def _format(entry: _Entry) -> str:
         if entry.file_name:
             where += f" · {entry.file_name}"
         if entry.pages:
-            label = "p." if len(entry.pages) == 1 else "pp."
+            # EPUB "pages" are spine sections; PDFs have real pages.
+            if entry.kind == "epub":
+                label = "section" if len(entry.pages) == 1 else "sections"
+            else:
+                label = "p." if len(entry.pages) == 1 else "pp."
             where += f", {label} {', '.join(str(p) for p in sorted(entry.pages))}"
         lines.append(where)
     return "\n".join(lines)

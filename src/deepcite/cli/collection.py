@@ -25,10 +25,15 @@ collection_app = typer.Typer(no_args_is_help=True)
 def add(
     folder: Annotated[list[Path], typer.Argument(help="Folders or files to index.")],
     name: Annotated[str, typer.Option("--name", "-n", help="Collection name.")],
+    dense: Annotated[bool, typer.Option(
+        "--dense", help="Also embed chunks for hybrid search (needs deepcite[embeddings]).")
+    ] = False,
+    reembed: Annotated[bool, typer.Option(
+        "--reembed", help="Recompute all embeddings (after changing the model).")] = False,
 ) -> None:
     """Index folders (recursively) or files into a collection; re-runs are incremental."""
     with user_errors():
-        settings = settings_from({})
+        settings = settings_from({"search.dense": dense or None})
         missing = [str(p) for p in folder if not p.exists()]
         if missing:
             fail(f"Folder not found: {', '.join(missing)} - check the path", 2)
@@ -41,8 +46,12 @@ def add(
                 bar.update(task, total=p.total, completed=p.done,
                            description=f"Indexing {p.path.name}")
 
+            def on_embed(done: int, total: int) -> None:
+                bar.update(task, total=total, completed=done, description="Embedding chunks")
+
             report = collection.add(folder if len(folder) > 1 else folder[0],
-                                    progress=on_progress)
+                                    progress=on_progress, reembed=reembed,
+                                    embed_progress=on_embed)
     for path, reason in report.failed:
         warn(f"skipped {path}: {reason}")
     for message in report.warnings:
@@ -52,6 +61,7 @@ def add(
         f"Collection '{info.name}': {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {len(report.skipped)} unchanged, "
         f"{len(report.failed)} failed - {info.documents} documents, {info.chunks} chunks"
+        + (f", {report.embedded} embedded" if report.embedded else "")
     )
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.index import Hit, Index
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
 from deepcite.config import Settings
@@ -73,9 +74,10 @@ def _missing(name: str) -> CollectionError:
 class Collection:
     """One collection; cheap to construct, holds no open connection."""
 
-    def __init__(self, name: str, index: Index) -> None:
+    def __init__(self, name: str, index: Index, settings: Settings | None = None) -> None:
         self.name = name
         self.index = index
+        self.settings = settings if settings is not None else Settings()
 
     @property
     def path(self) -> Path:
@@ -91,8 +93,8 @@ class Collection:
         validate_name(name)
         file = path if path is not None else collection_path(name, settings)
         if file.exists():
-            return cls._from_file(file, name)
-        return cls(name, Index.create(file, name))
+            return cls._from_file(file, name, settings)
+        return cls(name, Index.create(file, name), settings)
 
     @classmethod
     def open(cls, name_or_path: str | Path, *, settings: Settings) -> Collection:
@@ -101,20 +103,20 @@ class Collection:
             file = Path(name_or_path)
             if not file.is_file():
                 raise CollectionError(f"No collection file at {file}")
-            return cls._from_file(file, None)
+            return cls._from_file(file, None, settings)
         file = collection_path(name_or_path, settings)
         if not file.is_file():
             raise _missing(name_or_path)
-        return cls._from_file(file, name_or_path)
+        return cls._from_file(file, name_or_path, settings)
 
     @classmethod
-    def _from_file(cls, file: Path, name: str | None) -> Collection:
+    def _from_file(cls, file: Path, name: str | None, settings: Settings) -> Collection:
         index = Index(file)
         index.check()
         if name is None:
             stored = index.get_meta("name")
             name = stored if stored else file.stem
-        return cls(name, index)
+        return cls(name, index, settings)
 
     # ------------------------------------------------------------------ content
 
@@ -122,13 +124,26 @@ class Collection:
         self,
         folder_or_files: Path | Sequence[Path],
         progress: ProgressCallback | None = None,
+        *,
+        dense: bool | None = None,
+        reembed: bool = False,
+        embed_progress: Callable[[int, int], None] | None = None,
     ) -> IndexReport:
         """Index folders (recursively) and files; unchanged files are skipped.
 
         Raises :class:`CollectionError` when an input does not exist; files that fail
         to load are reported in :attr:`IndexReport.failed` and the rest is indexed.
+        With ``dense`` (default: ``search.dense``), or when the collection already has
+        embeddings, new chunks are embedded too; ``reembed`` redoes all of them.
         """
-        report = add_to_index(self.index, folder_or_files, progress)
+        search = self.settings.search
+        report = add_to_index(self.index, folder_or_files, progress,
+                              target_tokens=search.chunk_tokens,
+                              overlap_tokens=search.chunk_overlap_tokens)
+        wants_dense = search.dense if dense is None else dense
+        if wants_dense or reembed or is_dense(self.index):
+            report.embedded = embed_collection(self.index, self.settings, reembed=reembed,
+                                               progress=embed_progress)
         logger.info("collection %s: %s", self.name, report.summary())
         return report
 
@@ -138,7 +153,10 @@ class Collection:
         Safe to call from several threads at once (each call has its own connection).
         """
         try:
-            hits = self.index.search(query, k)
+            if is_dense(self.index):
+                hits = hybrid_search(self.index, query, k, self.settings)
+            else:
+                hits = self.index.search(query, k)
         except sqlite3.Error as exc:
             raise CollectionError(f"Search in collection {self.name!r} failed: {exc}") from exc
         return [self._result(hit) for hit in hits]
@@ -194,7 +212,7 @@ def list_collections(settings: Settings) -> list[CollectionInfo]:
     infos = []
     for file in sorted(folder.glob(f"*{SUFFIX}")):
         try:
-            infos.append(Collection._from_file(file, file.stem).info())
+            infos.append(Collection._from_file(file, file.stem, settings).info())
         except CollectionError as exc:
             logger.warning("skipping %s: %s", file, exc)
     return infos

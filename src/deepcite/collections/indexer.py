@@ -61,6 +61,8 @@ class IndexReport:
     skipped: list[Path] = field(default_factory=list)
     failed: list[tuple[Path, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Chunks given a vector by this add (dense collections only).
+    embedded: int = 0
 
     @property
     def changed(self) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from deepcite.collections.query import match_atoms
 from deepcite.collections.schema import BM25
@@ -40,6 +41,12 @@ JOIN documents AS d ON d.id = c.doc_id
 ORDER BY top.rank
 """
 _COUNT_SQL = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+_BY_IDS_SQL = """
+SELECT c.id, c.text, c.start, c."end", c.page, c.heading, c.heading_path,
+       d.title, d.path, d.kind, 0.0
+FROM chunks AS c JOIN documents AS d ON d.id = c.doc_id
+WHERE c.id IN ({marks})
+"""
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,18 @@ def search(conn: sqlite3.Connection, question: str, k: int) -> list[Hit]:
     if not atoms or k <= 0:
         return []
     match = " OR ".join(affordable_atoms(conn, atoms))
-    rows = conn.execute(_SEARCH_SQL, (match, k)).fetchall()
-    return [
-        Hit(chunk_id=row[0], text=row[1], start=row[2], end=row[3], page=row[4],
-            heading=row[5], heading_path=split_heading_path(row[6]), title=row[7],
-            path=row[8], kind=row[9], score=-float(row[10]))
-        for row in rows
-    ]
+    return [_hit(row) for row in conn.execute(_SEARCH_SQL, (match, k)).fetchall()]
+
+
+def hits_by_ids(conn: sqlite3.Connection, ids: list[int]) -> list[Hit]:
+    """The chunks with these ids (any order; ids that no longer exist are skipped)."""
+    if not ids:
+        return []
+    sql = _BY_IDS_SQL.format(marks=",".join("?" * len(ids)))
+    return [_hit(row) for row in conn.execute(sql, ids).fetchall()]
+
+
+def _hit(row: tuple[Any, ...]) -> Hit:
+    return Hit(chunk_id=row[0], text=row[1], start=row[2], end=row[3], page=row[4],
+               heading=row[5], heading_path=split_heading_path(row[6]), title=row[7],
+               path=row[8], kind=row[9], score=-float(row[10]))
