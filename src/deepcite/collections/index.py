@@ -38,9 +38,9 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from deepcite.collections import retrieval, schema, writes
+from deepcite.collections import rerank, retrieval, schema, writes
 from deepcite.collections.chunking import Chunk
-from deepcite.collections.cjk import bigram_text, has_cjk
+from deepcite.collections.cjk import CJK_RUN, bigram_text, has_cjk
 from deepcite.collections.retrieval import HEADING_SEPARATOR, Hit, split_heading_path
 from deepcite.errors import CollectionError
 
@@ -272,4 +272,6 @@ class Index:
         if k <= 0:
             return []
         with self.connect() as conn:
-            return retrieval.search(conn, question, k)
+            if CJK_RUN.search(question):
+                return retrieval.search(conn, question, k)
+            return rerank.search(conn, question, k)

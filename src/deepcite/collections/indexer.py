@@ -30,6 +30,7 @@ from deepcite.collections.chunking import OVERLAP_TOKENS, TARGET_TOKENS, chunk_d
 from deepcite.collections.files import Discovery, FileStat, discover, hash_file, stat_file
 from deepcite.collections.index import INDEXER_VERSION, DocumentRecord, Index, StoredDocument
 from deepcite.collections.loaders import LoadError, load_document, supported_suffixes
+from deepcite.collections.rerank import record_stats
 from deepcite.errors import CollectionError
 
 logger = logging.getLogger(__name__)
@@ -213,6 +214,8 @@ def add_to_index(
             conn.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS merges touch many pages
             adder = _Adder(index, conn, progress, (target_tokens, overlap_tokens))
             with index.batch(conn):
-                return adder.run(found)
+                report = adder.run(found)
+                record_stats(conn)
+                return report
     except sqlite3.Error as exc:
         raise CollectionError(f"{index.path}: indexing failed ({exc})") from exc

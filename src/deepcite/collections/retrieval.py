@@ -71,14 +71,20 @@ def split_heading_path(stored: str | None) -> tuple[str, ...]:
     return tuple(stored.split(HEADING_SEPARATOR)) if stored else ()
 
 
-def affordable_atoms(conn: sqlite3.Connection, atoms: list[str]) -> list[str]:
+def term_counts(conn: sqlite3.Connection, atoms: list[str]) -> dict[str, int]:
+    """How many chunks match each atom (its document frequency); a cheap doclist walk."""
+    return {atom: int(conn.execute(_COUNT_SQL, (atom,)).fetchone()[0]) for atom in atoms}
+
+
+def affordable_atoms(conn: sqlite3.Connection, atoms: list[str],
+                     counts: dict[str, int] | None = None) -> list[str]:
     """The rarest ``atoms`` whose matches add up to at most :data:`SCORE_BUDGET`.
 
     Always at least one; the original order is kept. A single atom is not counted.
     """
     if len(atoms) < 2:
         return atoms
-    counts = {atom: int(conn.execute(_COUNT_SQL, (atom,)).fetchone()[0]) for atom in atoms}
+    counts = counts if counts is not None else term_counts(conn, atoms)
     kept: set[str] = set()
     total = 0
     for atom in sorted(atoms, key=counts.__getitem__):
@@ -88,12 +94,16 @@ def affordable_atoms(conn: sqlite3.Connection, atoms: list[str]) -> list[str]:
     return [atom for atom in atoms if atom in kept]
 
 
-def search(conn: sqlite3.Connection, question: str, k: int) -> list[Hit]:
-    """The ``k`` best chunks for ``question``; ``[]`` when it has no searchable terms."""
+def search(conn: sqlite3.Connection, question: str, k: int,
+           counts: dict[str, int] | None = None) -> list[Hit]:
+    """The ``k`` best chunks for ``question``; ``[]`` when it has no searchable terms.
+
+    ``counts`` (from :func:`term_counts`) saves counting again when the caller has them.
+    """
     atoms = match_atoms(question)
     if not atoms or k <= 0:
         return []
-    match = " OR ".join(affordable_atoms(conn, atoms))
+    match = " OR ".join(affordable_atoms(conn, atoms, counts))
     return [_hit(row) for row in conn.execute(_SEARCH_SQL, (match, k)).fetchall()]
 
 

@@ -22,6 +22,8 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "2"
 UPGRADABLE = frozenset({"1"})
+TOKENIZER = "porter unicode61"
+"""The FTS5 tokenizer; queries are stemmed with the same one (see ``rerank``)."""
 TITLE_WEIGHT = 0.5
 """BM25 weight of the document title relative to the chunk text (1.0). Every chunk of a
 document repeats its title, so a heavy title weight lifts all chunks of a matching
@@ -67,7 +69,7 @@ _NEW = "new.text, new.title, new.cjk"
 _OLD = "old.text, old.title, old.cjk"
 FTS = [
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-        {_FTS_COLUMNS}, content='chunks', content_rowid='id', tokenize='porter unicode61'
+        {_FTS_COLUMNS}, content='chunks', content_rowid='id', tokenize='{TOKENIZER}'
     )""",
     f"""CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
         INSERT INTO chunks_fts(rowid, {_FTS_COLUMNS}) VALUES (new.id, {_NEW});
