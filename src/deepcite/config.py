@@ -164,6 +164,10 @@ class ResearchSettings(_Section):
         default=30, ge=1, description="recent results shown when generating follow-ups"
     )
     max_sources: int = Field(default=10, ge=1, le=200, description="sources given to synthesis")
+    max_model_calls: int | None = Field(default=None, ge=1, description="run budget")
+    max_tokens: int | None = Field(default=None, ge=100, description="run budget (prompt + reply)")
+    max_seconds: float | None = Field(default=None, gt=0, description="run budget, wall clock")
+    max_searches: int | None = Field(default=None, ge=1, description="run budget")
 
 
 class Settings(BaseSettings):

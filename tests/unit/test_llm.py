@@ -6,7 +6,7 @@ import sys
 import threading
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -501,3 +501,47 @@ def test_auto_without_any_usable_model_explains_both(
     message = str(info.value)
     assert "missing.gguf" in message
     assert "deepcite[ollama]" in message
+
+
+class StreamingLlama:
+    """Streams one token-sized chunk per step, as llama.cpp's create_completion does."""
+
+    metadata: ClassVar[dict[str, str]] = {"tokenizer.chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+                                           "{{ m.content }}<|im_end|>\n{% endfor %}"
+                                           "<|im_start|>assistant\n"}
+
+    def __init__(self) -> None:
+        self.yielded = 0
+        self.stops: list[str] = []
+
+    def token_eos(self) -> int:
+        return 2
+
+    def token_bos(self) -> int:
+        return 1
+
+    def detokenize(self, tokens: list[int], special: bool = False) -> bytes:
+        return b"<|im_end|>" if tokens == [2] else b"<|im_start|>"
+
+    def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
+        return list(range(len(text.split())))
+
+    def create_completion(self, prompt: str, **options: Any) -> Any:
+        self.stops = options["stop"]
+        for i in range(1000):
+            self.yielded += 1
+            yield {"choices": [{"text": f"w{i} "}]}
+
+
+def test_local_model_stops_mid_reply_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = Path("/nowhere/stream.gguf")
+    fake = StreamingLlama()
+    monkeypatch.setitem(local_module._CACHE, (str(path.resolve()), 2048, 2),
+                        local_module._Loaded(fake))
+    model = LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2, max_tokens=1000)
+    client = make_client(model)
+    client.should_stop = lambda: fake.yielded > 5
+    reply = client.complete("synthesis", "Be brief.", "Tell a long story.")
+    assert reply == "w0 w1 w2 w3 w4"
+    assert fake.yielded == 6 and fake.stops == ["<|im_end|>"]
+    assert client.usage.completion_tokens == 5

@@ -140,3 +140,36 @@ def test_sources_are_capped_and_numbered_by_rank(make_settings: Any) -> None:
                          max_sources=2).run(QUESTION)
     assert [s.number for s in result.sources] == [1, 2]
     assert "[3]" not in result.answer
+
+
+def test_model_call_budget_keeps_one_call_for_the_answer(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse tutorial"],
+                                      "synthesis": ["argparse parses arguments [1]."]})
+    engine = MemoryEngine(PASSAGES)
+    result = _researcher(make_settings, model, engine, iterations=3,
+                         max_model_calls=1).run(QUESTION)
+    assert model.purposes() == ["synthesis"]
+    assert engine.queries == [QUESTION]
+    assert sum("model-call budget of 1" in w for w in result.warnings) == 1
+    assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
+
+
+def test_search_budget_caps_queries_and_still_answers(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse\ngetopt\nshlex"],
+                                      "followups": ["sys.argv"],
+                                      "synthesis": ["Use argparse [1]."]})
+    engine = MemoryEngine(PASSAGES)
+    result = _researcher(make_settings, model, engine, iterations=3,
+                         max_searches=2).run(QUESTION)
+    assert len(engine.queries) == 2 and result.metrics.searches == 2
+    assert "synthesis" in model.purposes() and result.sources
+    assert any("search budget of 2" in w for w in result.warnings)
+
+
+def test_time_budget_answers_from_what_it_has(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse"], "synthesis": ["x [1]."]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=3,
+                         max_seconds=1e-9).run(QUESTION)
+    assert result.error is None and not result.cancelled
+    assert any("time budget" in w for w in result.warnings)
+    assert result.answer  # the no-sources answer or quoted passages, never a crash

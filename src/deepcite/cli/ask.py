@@ -49,6 +49,10 @@ def ask(
         help="LLM provider: auto, local, ollama, openai, anthropic.")] = None,
     model: Annotated[str | None, typer.Option(help="Model name for the provider.")] = None,
     gguf: Annotated[Path | None, typer.Option(help="GGUF file for the local provider.")] = None,
+    strategy: Annotated[str | None, typer.Option(
+        "--strategy", "-s", help="Research strategy; see `deepcite strategies`.")] = None,
+    show_findings: Annotated[bool, typer.Option(
+        "--show-findings", help="Append the queries and findings of each phase.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Also write the Markdown answer to this file.")] = None,
@@ -61,7 +65,7 @@ def ask(
             "search.since": since, "search.until": until,
             "search.include_domains": include_domain, "search.exclude_domains": exclude_domain,
             "search.fetch_full_text": fetch, "security.offline": offline,
-            "research.iterations": iterations,
+            "research.iterations": iterations, "research.strategy": strategy,
             "research.questions_per_iteration": questions, "research.max_sources": max_sources,
             "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
         })
@@ -75,7 +79,7 @@ def ask(
             researcher = build_researcher(settings, progress)
             result = _run_interruptibly(researcher, question, progress)
 
-    markdown = to_markdown(result)
+    markdown = to_markdown(result, show_findings=show_findings)
     if as_json:
         out.print_json(json.dumps(to_json_dict(result)))
     else:

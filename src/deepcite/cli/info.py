@@ -12,6 +12,7 @@ from rich.table import Table
 from deepcite.cli.common import out, user_errors
 from deepcite.config import explain_settings, load_settings
 from deepcite.llm import describe_providers, resolve_provider
+from deepcite.research.strategies import DEFAULT_STRATEGY, describe_strategies
 from deepcite.search import describe_engines
 
 config_app = typer.Typer(no_args_is_help=True)
@@ -78,4 +79,13 @@ def engines(
     table = Table("engine", "usable", "needs", "detail")
     for r in rows:
         table.add_row(r.name, "yes" if r.usable else "no", escape(r.needs), escape(r.detail))
+    out.print(table)
+
+
+def strategies() -> None:
+    """List the research strategies, one line each."""
+    table = Table("strategy", "what it does")
+    for name, description in describe_strategies():
+        label = f"{name} (default)" if name == DEFAULT_STRATEGY else name
+        table.add_row(label, escape(description))
     out.print(table)

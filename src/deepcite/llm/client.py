@@ -119,6 +119,8 @@ class ChatClient:
         self.context_size = context_size
         self.max_tokens = max_tokens
         self.on_call = on_call
+        #: Set by a run so that models able to stop mid-reply do so when it is cancelled.
+        self.should_stop: Callable[[], bool] | None = None
         self._lock = threading.Lock()
         self._usage = Usage()
         if self.prompt_budget_chars < 2000:
@@ -153,6 +155,18 @@ class ChatClient:
         with self._lock:
             return self._usage
 
+    def record_call(self, call: ModelCall) -> None:
+        """Count a model call made outside :meth:`complete` (e.g. by a LangGraph agent)."""
+        with self._lock:
+            self._usage = Usage(
+                calls=self._usage.calls + 1,
+                prompt_tokens=self._usage.prompt_tokens + call.prompt_tokens,
+                completion_tokens=self._usage.completion_tokens + call.completion_tokens,
+                seconds=self._usage.seconds + call.seconds,
+            )
+        if self.on_call is not None:
+            self.on_call(call)
+
     @property
     def provider_name(self) -> str:
         """The model's class name, used in error messages and logs."""
@@ -178,6 +192,8 @@ class ChatClient:
         options: dict[str, Any] = {}
         if max_tokens is not None and "max_tokens" in type(self.model).model_fields:
             options["max_tokens"] = min(max_tokens, self.max_tokens)
+        if self.should_stop is not None and getattr(self.model, "supports_should_stop", False):
+            options["should_stop"] = self.should_stop
         started = time.perf_counter()
         try:
             reply = self.model.invoke(

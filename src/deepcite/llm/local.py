@@ -20,9 +20,10 @@ import importlib.util
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -148,6 +149,41 @@ def clear_model_cache() -> None:
 atexit.register(clear_model_cache)
 
 
+def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
+            should_stop: Callable[[], bool]) -> tuple[str, dict[str, int]]:
+    """Generate token by token so a cancelled run stops within one token, not one reply.
+
+    ``create_chat_completion(stream=True)`` buffers the whole reply here: the chat
+    handler adds the end token as a stop string, which detokenizes to "" and makes the
+    streamer hold everything back. So the prompt is built with the GGUF's own chat
+    template and streamed with ``create_completion``, stopping on the end token's text.
+    Streaming replies carry no usage: the reply counts one token per chunk, the prompt
+    the tokenizer's count.
+    """
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    end = llama.detokenize([llama.token_eos()], special=True).decode("utf-8", "ignore")
+    begin = llama.detokenize([llama.token_bos()], special=True).decode("utf-8", "ignore")
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:  # no template in the file: let llama.cpp's default handler decide
+        result = llama.create_chat_completion(messages=chat, **options)
+        return (result["choices"][0]["message"].get("content") or "",
+                dict(result.get("usage") or {}))
+    formatter = Jinja2ChatFormatter(template=template, eos_token=end, bos_token=begin)
+    prompt = formatter(messages=cast(Any, chat)).prompt
+    stops = [s for s in [*options.pop("stop", []), end] if s]
+    pieces: list[str] = []
+    for chunk in llama.create_completion(prompt, stream=True, stop=stops, **options):
+        if should_stop():
+            break
+        pieces.append(chunk["choices"][0].get("text") or "")
+    prompt_tokens = len(llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+    completion_tokens = sum(1 for piece in pieces if piece)
+    return "".join(pieces), {"prompt_tokens": prompt_tokens,
+                             "completion_tokens": completion_tokens,
+                             "total_tokens": prompt_tokens + completion_tokens}
+
+
 class LlamaCppChatModel(BaseChatModel):
     """A LangChain chat model over ``llama_cpp.Llama.create_chat_completion``.
 
@@ -163,6 +199,8 @@ class LlamaCppChatModel(BaseChatModel):
     # Tiny models loop on one sentence until max_tokens at llama.cpp's default (1.1);
     # 1.3 measured on SmolLM2-135M ends replies on their own and keeps them on topic.
     repeat_penalty: float = 1.3
+    #: ChatClient passes ``should_stop`` to models that say they honour it.
+    supports_should_stop: ClassVar[bool] = True
 
     @property
     def _llm_type(self) -> str:
@@ -193,17 +231,23 @@ class LlamaCppChatModel(BaseChatModel):
             {"role": _ROLES.get(m.type, "user"), "content": content_text(m.content)}
             for m in messages
         ]
+        options = {
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "temperature": kwargs.get("temperature", self.temperature),
+            "repeat_penalty": self.repeat_penalty,
+            "stop": stop or [],
+        }
+        should_stop: Callable[[], bool] | None = kwargs.get("should_stop")
         with loaded.lock:
-            result = loaded.llama.create_chat_completion(
-                messages=chat,
-                max_tokens=kwargs.get("max_tokens", self.max_tokens),
-                temperature=kwargs.get("temperature", self.temperature),
-                repeat_penalty=self.repeat_penalty,
-                stop=stop or [],
-            )
-        choice = result["choices"][0]
-        text = choice["message"].get("content") or ""
-        usage = result.get("usage") or {}
+            if should_stop is None:
+                result = loaded.llama.create_chat_completion(messages=chat, **options)
+                choice = result["choices"][0]
+                text = choice["message"].get("content") or ""
+                usage = result.get("usage") or {}
+                finish = choice.get("finish_reason")
+            else:
+                text, usage = _stream(loaded.llama, chat, options, should_stop)
+                finish = "cancelled" if should_stop() else "stop"
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         completion_tokens = int(usage.get("completion_tokens", 0))
         message = AIMessage(
@@ -215,7 +259,7 @@ class LlamaCppChatModel(BaseChatModel):
             ),
             response_metadata={
                 "model_name": self.model_path.name,
-                "finish_reason": choice.get("finish_reason"),
+                "finish_reason": finish,
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -12,11 +12,17 @@ from deepcite.citations.render import render_sources
 from deepcite.types import ResearchResult
 
 
-def to_markdown(result: ResearchResult) -> str:
-    """The answer followed by ``## Sources`` (omitted when there are none)."""
+def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
+    """The answer followed by ``## Sources`` (omitted when there are none).
+
+    ``show_findings`` adds how the answer came about: the queries of each iteration and
+    what each phase produced, for users who want to check the path, not just the result.
+    """
     parts = [result.answer.strip()]
     if result.cancelled:
         parts.append("_This run was cancelled; the answer covers what was found until then._")
+    if show_findings:
+        parts.append(_findings(result))
     block = render_sources(result.sources)
     if block:
         parts.append(f"## Sources\n\n{block}")
@@ -47,3 +53,18 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "cancelled": result.cancelled,
         "error": result.error,
     }
+
+
+def _findings(result: ResearchResult) -> str:
+    lines = ["## How this answer was found"]
+    for iteration, queries in sorted(result.questions_by_iteration.items()):
+        lines.append(f"\n**Iteration {iteration}** searched:")
+        lines.extend(f"- {query}" for query in queries)
+    for finding in result.findings:
+        if finding.phase.startswith("iteration"):
+            continue  # the queries above say it
+        lines.append(f"\n**{finding.phase.capitalize()}**\n\n{finding.content.strip()}")
+    if result.warnings:
+        lines.append("\n**Warnings**")
+        lines.extend(f"- {warning}" for warning in result.warnings)
+    return "\n".join(lines)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.handlers.base import Completer
 from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
+from deepcite.llm import ChatClient
 from deepcite.research.cancel import CancelToken
 from deepcite.research.parallel import SearchOutcome
 from deepcite.search.base import SearchEngine
@@ -29,7 +31,33 @@ class RunContext:
     search_seconds: float = 0.0
     searches: int = 0
     _reported_open: set[str] = field(default_factory=set, repr=False)
+    started: float = field(default_factory=time.monotonic)
+    budget_note: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def budget_left(self, *, model_calls: int = 0, searches: int = 0) -> bool:
+        """Whether the run may spend ``model_calls`` more calls and ``searches`` more
+        searches. The first time a limit is reached the user is told which, once; the
+        strategy then stops searching and answers from what it has."""
+        cfg = self.settings.research
+        usage = self.client.usage if isinstance(self.client, ChatClient) else None
+        reason = None
+        if cfg.max_seconds is not None and time.monotonic() - self.started >= cfg.max_seconds:
+            reason = f"time budget of {cfg.max_seconds:g} s reached"
+        elif usage is not None and cfg.max_model_calls is not None and \
+                usage.calls + model_calls > cfg.max_model_calls:
+            reason = f"model-call budget of {cfg.max_model_calls} reached"
+        elif usage is not None and cfg.max_tokens is not None and \
+                usage.prompt_tokens + usage.completion_tokens >= cfg.max_tokens:
+            reason = f"token budget of {cfg.max_tokens} reached"
+        elif cfg.max_searches is not None and self.searches + searches > cfg.max_searches:
+            reason = f"search budget of {cfg.max_searches} reached"
+        if reason is None:
+            return True
+        if self.budget_note is None:
+            self.budget_note = reason
+            self.warn("budget", f"Stopped early: {reason}; answering from what was found")
+        return False
 
     def warn(self, code: str, message: str) -> None:
         """Record a degradation the user should know about and emit it as an event."""

@@ -55,6 +55,7 @@ class Researcher:
             max_tokens=settings.llm.max_tokens,
             on_call=self._emit,
         )
+        self.client.should_stop = lambda: self.cancel_token.cancelled
 
     def cancel(self) -> None:
         """Stop the run at its next check; ``run`` then returns what it has."""

@@ -19,6 +19,16 @@ from deepcite.research.ranking import fuse
 from deepcite.types import Finding, PhaseStarted, QuestionsGenerated, SearchResult, SourcesAdded
 
 CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
+BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
+
+
+def search_allowance(ctx: RunContext, wanted: int) -> int:
+    """How many of ``wanted`` queries the search budget still allows (all engines each)."""
+    limit = ctx.settings.research.max_searches
+    if limit is None:
+        return wanted
+    per_query = max(1, len(ctx.engines))
+    return max(0, min(wanted, (limit - ctx.searches) // per_query))
 
 
 class SourceBasedStrategy:
@@ -39,10 +49,11 @@ class SourceBasedStrategy:
         accumulated: list[SearchResult] = []
         asked: list[str] = []
         for iteration in range(1, cfg.iterations + 1):
-            if ctx.cancel.cancelled:
+            if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
                 break
             ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
             queries = self._queries(question, iteration, accumulated, asked)
+            queries = queries[: search_allowance(ctx, len(queries))]
             if not queries:
                 continue
             by_iteration[iteration] = queries
@@ -69,9 +80,16 @@ class SourceBasedStrategy:
             answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
             return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
 
+        if sources and not ctx.budget_left(model_calls=1):
+            answer = evidence_answer(question, sources, intro=BUDGET_INTRO)
+            return StrategyOutcome(answer, sources, by_iteration, findings)
+
         ctx.emit(PhaseStarted(phase="synthesis"))
         handler = get_handler("standard", ctx.client, lambda m: ctx.warn("handler", m))
         cited = handler.answer(question, sources)
+        if ctx.cancel.cancelled:  # stopped mid-reply: the partial text is no answer
+            answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+            return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
         if cited.fallback:
             ctx.warn("synthesis_fallback",
                      f"Model reply not usable ({cited.fallback}); answered with quoted passages")
@@ -87,16 +105,20 @@ class SourceBasedStrategy:
                  asked: list[str]) -> list[str]:
         ctx = self._ctx
         cfg = ctx.settings.research
+        can_ask = ctx.budget_left(model_calls=2)
         if iteration == 1:
             verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
-            generated = self._questions.initial(question, cfg.questions_per_iteration)
-            if cfg.questions_per_iteration and not generated:
+            generated = (self._questions.initial(question, cfg.questions_per_iteration)
+                         if can_ask else [])
+            if cfg.questions_per_iteration and not generated and can_ask:
                 ctx.warn("questions_unusable",
                          "Could not use the model's sub-queries; searching the question only")
             queries = ([question] if verbatim else []) + generated
             if not queries:
                 queries = [question[: cfg.max_query_chars]]
             return queries
+        if not can_ask:
+            return []
         if not accumulated:
             # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
             return self._questions.initial(question, cfg.followups_per_iteration, asked)
