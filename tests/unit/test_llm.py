@@ -506,9 +506,10 @@ def test_auto_without_any_usable_model_explains_both(
 class StreamingLlama:
     """Streams one token-sized chunk per step, as llama.cpp's create_completion does."""
 
-    metadata: ClassVar[dict[str, str]] = {"tokenizer.chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n"
-                                           "{{ m.content }}<|im_end|>\n{% endfor %}"
-                                           "<|im_start|>assistant\n"}
+    metadata: ClassVar[dict[str, str]] = {
+        "tokenizer.chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+                                   "{{ m.content }}<|im_end|>\n{% endfor %}"
+                                   "<|im_start|>assistant\n"}
 
     def __init__(self) -> None:
         self.yielded = 0
