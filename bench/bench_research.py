@@ -30,7 +30,9 @@ LATENCY = 1.0
 
 
 class _InstantModel(BaseChatModel):
-    """Three queries for query prompts, a one-line cited answer otherwise."""
+    """Three new queries for query prompts, a one-line cited answer otherwise."""
+
+    calls: int = 0
 
     @property
     def _llm_type(self) -> str:
@@ -39,8 +41,10 @@ class _InstantModel(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
         tags = run_manager.tags if run_manager else []
-        text = ("alpha one\nbeta two\ngamma three" if any("questions" in t or "followups" in t
-                                                          for t in tags) else "Answer [1].")
+        self.calls += 1
+        n = self.calls
+        text = (f"alpha topic{n}\nbeta subject{n}\ngamma matter{n}"
+                if any("questions" in t or "followups" in t for t in tags) else "Answer [1].")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 

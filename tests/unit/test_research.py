@@ -173,3 +173,25 @@ def test_time_budget_answers_from_what_it_has(make_settings: Any) -> None:
     assert result.error is None and not result.cancelled
     assert any("time budget" in w for w in result.warnings)
     assert result.answer  # the no-sources answer or quoted passages, never a crash
+
+
+def test_cancel_does_not_wait_for_a_model_call_in_progress(make_settings: Any) -> None:
+    release = threading.Event()
+    in_synthesis = threading.Event()
+
+    def slow_synthesis(prompt: str) -> str:
+        in_synthesis.set()
+        release.wait(30)  # a provider call that ignores cancellation
+        return "late answer [1]."
+
+    model = ScriptedChatModel(script={"questions": ["argparse"],
+                                      "synthesis": [slow_synthesis]})
+    researcher = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1)
+    threading.Thread(target=lambda: (in_synthesis.wait(10), researcher.cancel())).start()
+    try:
+        result = researcher.run(QUESTION)
+        assert not release.is_set()  # returned while the model call was still running
+        assert result.cancelled and result.sources
+        assert "late answer" not in result.answer and "[1]" in result.answer
+    finally:
+        release.set()

@@ -9,6 +9,7 @@ Whatever goes wrong after sources were found, the result keeps them.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -22,13 +23,16 @@ from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.cancel import CancelToken
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.strategies import create_strategy
+from deepcite.research.strategies import Strategy, create_strategy
 from deepcite.search.base import SearchEngine
 from deepcite.types import Event, Finished, ResearchResult, RunMetrics
 
 logger = logging.getLogger(__name__)
 
 ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
+CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
+#: How long a cancelled run waits for the step in progress before returning without it.
+CANCEL_GRACE_SECONDS = 1.0
 
 
 class Researcher:
@@ -78,7 +82,7 @@ class Researcher:
                                    lambda m: context.warn("strategy", m))
         error: str | None = None
         try:
-            outcome = strategy.run(question)
+            outcome = self._run_cancellable(strategy, question)
         except DeepciteError as exc:
             logger.warning("run failed: %s", exc)
             error = str(exc)
@@ -102,6 +106,41 @@ class Researcher:
             findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
             cancelled=cancelled, error=error,
         )
+
+    def _run_cancellable(self, strategy: Strategy, question: str) -> StrategyOutcome:
+        """Run the strategy in a worker; after a cancel, wait at most CANCEL_GRACE seconds.
+
+        Strategies check the cancel token between steps, but one step can be long: a
+        model call that cannot be interrupted (prompt evaluation, a remote provider) or a
+        slow web request. Rather than make the user wait for it, the run returns what the
+        registry holds and leaves that step to finish in the background.
+        """
+        box: dict[str, StrategyOutcome | DeepciteError] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["outcome"] = strategy.run(question)
+            except DeepciteError as exc:
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="deepcite-strategy", daemon=True).start()
+        while not done.wait(0.05):
+            if self.cancel_token.cancelled:
+                if not done.wait(CANCEL_GRACE_SECONDS):
+                    logger.info("cancelled run returns without waiting for its last step")
+                    sources = self.registry.sources()
+                    answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+                    return StrategyOutcome(answer, sources, {}, [], cancelled=True)
+                break
+        found = box.get("outcome") or box.get("error")
+        if isinstance(found, DeepciteError):
+            raise found
+        if found is None:  # the strategy raised something that is not ours
+            raise DeepciteError("the research strategy stopped unexpectedly; see the log")
+        return found
 
     def _emit(self, event: Event) -> None:
         if self._on_event is None:
