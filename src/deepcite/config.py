@@ -164,6 +164,8 @@ class ResearchSettings(_Section):
         default=30, ge=1, description="recent results shown when generating follow-ups"
     )
     max_sources: int = Field(default=10, ge=1, le=200, description="sources given to synthesis")
+    relevance_filter: bool = Field(
+        default=False, description="one model call keeps and ranks this run's results")
     max_model_calls: int | None = Field(default=None, ge=1, description="run budget")
     max_tokens: int | None = Field(default=None, ge=100, description="run budget (prompt + reply)")
     max_seconds: float | None = Field(default=None, gt=0, description="run budget, wall clock")

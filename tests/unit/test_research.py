@@ -195,3 +195,80 @@ def test_cancel_does_not_wait_for_a_model_call_in_progress(make_settings: Any) -
         assert "late answer" not in result.answer and "[1]" in result.answer
     finally:
         release.set()
+
+
+def test_relevance_filter_keeps_and_ranks_this_runs_results(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["command line"],
+                                      "relevance": ["C2, C1"],
+                                      "synthesis": ["Answer [1]."]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1,
+                         relevance_filter=True).run(QUESTION)
+    assert "relevance" in model.purposes()
+    assert len(result.sources) == 2
+    relevance_prompt = next(user for purpose, user in model.calls if purpose == "relevance")
+    second_candidate = relevance_prompt.split('title="C2 ', 1)[1].split('"', 1)[0]
+    assert result.sources[0].title == second_candidate
+
+
+def test_relevance_filter_never_touches_earlier_sources(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["argparse"], "relevance": ["C1"],
+                                      "synthesis": ["Answer [1]."]})
+    researcher = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1,
+                             relevance_filter=True)
+    first = researcher.run(QUESTION)
+    numbered = {s.number: s.url for s in first.sources}
+    second = researcher.run("What does the logging module record?")
+    assert "relevance" in model.purposes()[len(model.purposes()) // 2:]
+    for number, url in numbered.items():  # earlier numbers still mean the same sources
+        source = researcher.registry.get(number)
+        assert source is not None and source.url == url
+    for source in second.sources:
+        known = researcher.registry.get(source.number)
+        assert known is not None and known.url == source.url
+
+
+def test_garbage_relevance_reply_keeps_everything(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["command line"], "relevance": ["hmm"],
+                                      "synthesis": ["Answer [1]."]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1,
+                         relevance_filter=True, max_sources=3).run(QUESTION)
+    assert len(result.sources) == 3
+    assert any("relevance filter" in w for w in result.warnings)
+
+
+def test_cancel_in_a_slow_second_iteration_keeps_the_first(make_settings: Any) -> None:
+    release = threading.Event()
+    engine = MemoryEngine(PASSAGES)
+    original = engine.search
+
+    hung = threading.Event()
+
+    def search(query: str, *, max_results: int) -> Any:
+        if query == "shlex splitting":  # iteration 2's query hangs like a dead host
+            hung.set()
+            release.wait(30)
+        return original(query, max_results=max_results)
+
+    engine.search = search  # type: ignore[method-assign]
+    model = ScriptedChatModel(script={"questions": ["argparse"],
+                                      "followups": ["shlex splitting"],
+                                      "synthesis": ["Answer [1]."]})
+    researcher = _researcher(make_settings, model, engine, iterations=2)
+
+    threading.Thread(target=lambda: (hung.wait(10), researcher.cancel()), daemon=True).start()
+    try:
+        result = researcher.run(QUESTION)
+        assert result.cancelled and not release.is_set()
+        assert any(s.title == "argparse" for s in result.sources)
+        assert result.questions_by_iteration[1][0] == QUESTION
+    finally:
+        release.set()
+
+
+def test_reply_in_another_script_falls_back(make_settings: Any) -> None:
+    chinese = "使用 argparse 模块来解析命令行参数。这是标准库的一部分。"
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [chinese]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1).run(
+        QUESTION)
+    assert any("another script" in w for w in result.warnings)
+    assert "[1]" in result.answer and "使用" not in result.answer

@@ -8,6 +8,7 @@ model call, so answers stay checkable even when the model is tiny.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -63,3 +64,30 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
         cut = excerpt[:max_chars].rsplit(" ", 1)[0]
         excerpt = cut.rstrip(",;:") + " …"
     return excerpt
+
+
+_SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HANGUL": "CJK", "CJK": "CJK"}
+
+
+def dominant_script(text: str, share: float = 0.6) -> str | None:
+    """The writing system of most letters (``LATIN``, ``CJK``, ``CYRILLIC`` ...), or None.
+
+    Small models sometimes answer an English question in Chinese, or the reverse; the
+    script is a cheap, reliable signal of that. Languages that share a script (English
+    and French) are not told apart. ``None`` when no script holds ``share`` of letters.
+    """
+    counts: dict[str, int] = {}
+    for ch in text:
+        if not ch.isalpha():
+            continue
+        try:
+            script = unicodedata.name(ch).split()[0]
+        except ValueError:
+            continue
+        script = _SCRIPT_GROUPS.get(script, script)
+        counts[script] = counts.get(script, 0) + 1
+    total = sum(counts.values())
+    if total < 8:
+        return None
+    script, count = max(counts.items(), key=lambda item: item[1])
+    return script if count / total >= share else None

@@ -131,6 +131,10 @@ class Researcher:
             if self.cancel_token.cancelled:
                 if not done.wait(CANCEL_GRACE_SECONDS):
                     logger.info("cancelled run returns without waiting for its last step")
+                    partial = getattr(strategy, "partial", None)
+                    if partial is not None:
+                        outcome: StrategyOutcome = partial(question)
+                        return outcome
                     sources = self.registry.sources()
                     answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
                     return StrategyOutcome(answer, sources, {}, [], cancelled=True)

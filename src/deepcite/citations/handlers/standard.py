@@ -13,7 +13,12 @@ import re
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.citations.markers import cited_numbers, clean_markers
-from deepcite.citations.text import best_excerpt, content_words, split_sentences
+from deepcite.citations.text import (
+    best_excerpt,
+    content_words,
+    dominant_script,
+    split_sentences,
+)
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import Source
 
@@ -153,6 +158,9 @@ def _unusable(question: str, reply: str) -> str | None:
     lowered = reply.lower()
     if "<source" in lowered or "</source>" in lowered or "answer, citing sources" in lowered:
         return "reply repeats the prompt"
+    asked, answered = dominant_script(question), dominant_script(reply)
+    if asked and answered and asked != answered:
+        return f"reply in another script ({answered.lower()}) than the question"
     new_words = content_words(reply) - content_words(question) - _FILLER
     if not new_words:
         return "reply only repeats the question"

@@ -16,6 +16,7 @@ from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
+from deepcite.research.relevance import filter_relevant
 from deepcite.types import Finding, PhaseStarted, QuestionsGenerated, SearchResult, SourcesAdded
 
 CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
@@ -40,12 +41,21 @@ class SourceBasedStrategy:
     def __init__(self, context: RunContext) -> None:
         self._ctx = context
         self._questions = QuestionGenerator(context.client)
+        self._result_lists: list[list[SearchResult]] = []
+        self._by_iteration: dict[int, list[str]] = {}
+
+    def partial(self, question: str) -> StrategyOutcome:
+        """What was found so far, registered and quoted: for a run cancelled mid-step."""
+        sources = self._ctx.registry.add_many(
+            fuse(list(self._result_lists), self._ctx.settings.research.max_sources))
+        answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+        return StrategyOutcome(answer, sources, dict(self._by_iteration), [], cancelled=True)
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
         cfg = ctx.settings.research
-        by_iteration: dict[int, list[str]] = {}
-        result_lists: list[list[SearchResult]] = []
+        by_iteration = self._by_iteration
+        result_lists = self._result_lists
         accumulated: list[SearchResult] = []
         asked: list[str] = []
         for iteration in range(1, cfg.iterations + 1):
@@ -70,6 +80,9 @@ class SourceBasedStrategy:
                 accumulated.extend(found)
 
         best = fuse(result_lists, cfg.max_sources)
+        if cfg.relevance_filter and len(best) > 1 and not ctx.cancel.cancelled \
+                and ctx.budget_left(model_calls=2):
+            best = filter_relevant(ctx, question, best)
         sources = ctx.registry.add_many(best)
         if sources:
             ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
