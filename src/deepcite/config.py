@@ -134,6 +134,21 @@ class EngineSettings(_Section):
     elasticsearch_date_field: str | None = None
 
 
+class CitationSettings(_Section):
+    """How answers cite, and how citations are checked."""
+
+    handler: str = Field(default="standard",
+                         description="standard, forced (benchmarks) or precision (short facts)")
+    verify: bool = Field(default=True, description="check every cited claim against its source")
+    verify_with_model: bool = Field(
+        default=False, description="ask the model about citations the cheap checks cannot decide")
+    unsupported: Literal["remove", "flag"] = Field(
+        default="remove", description="what happens to citations their source does not support")
+    links: Literal["none", "number", "domain", "domain-id", "domain-id-always",
+                   "source-tagged"] = Field(
+        default="none", description="inline hyperlinks in Markdown output")
+
+
 class SecuritySettings(_Section):
     """The egress policy: where deepcite may connect."""
 
@@ -181,6 +196,7 @@ class Settings(BaseSettings):
     search: SearchSettings = SearchSettings()
     engines: EngineSettings = EngineSettings()
     research: ResearchSettings = ResearchSettings()
+    citations: CitationSettings = CitationSettings()
     security: SecuritySettings = SecuritySettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),

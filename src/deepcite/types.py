@@ -89,6 +89,12 @@ class ResearchResult(_Record):
     warnings: list[str] = Field(default_factory=list)
     cancelled: bool = False
     error: str | None = None
+    #: Counts from citation verification (markers_checked, markers_removed, supported,
+    #: partial, unsupported, model_calls); empty when verification was off.
+    verification: dict[str, int] = Field(default_factory=dict)
+    #: One record per checked citation: number, sentence, outcome, method and evidence
+    #: span (source_number, start, end, quote) where one was found.
+    citation_checks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- events

@@ -272,3 +272,19 @@ def test_reply_in_another_script_falls_back(make_settings: Any) -> None:
         QUESTION)
     assert any("another script" in w for w in result.warnings)
     assert "[1]" in result.answer and "使用" not in result.answer
+
+
+def test_unsupported_citations_are_removed_before_the_answer_leaves(make_settings: Any
+                                                                    ) -> None:
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [
+        "The argparse module parses command line arguments [1]. "
+        "It was written in 1066 by the Normans [1]."]})
+    result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1).run(
+        QUESTION)
+    assert "parses command line arguments [1]." in result.answer
+    assert "Normans [1]" not in result.answer and "Normans" in result.answer
+    assert result.verification["unsupported"] == 1 and result.verification["supported"] >= 1
+    assert any("do not support" in w or "does not support" in w for w in result.warnings)
+    check = next(c for c in result.citation_checks if c["outcome"] == "supported")
+    source = next(s for s in result.sources if s.number == check["source_number"])
+    assert source.text[check["start"]:check["end"]] == check["quote"]

@@ -5,19 +5,117 @@ cited, so a document reached through several passages or URLs appears once::
 
     [1, 4] Title (source nr: 1, 4)
        URL: https://example.org/page
+
+Entries may be :class:`~deepcite.types.Source` objects or plain mappings (what the
+API, saved reports and the web UI hand around), so both are first normalised into
+:class:`CitedEntry`. :mod:`deepcite.citations.hyperlinks` reuses that normalisation and
+:func:`answer_body`, so the block and the in-text links always agree on numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
+from deepcite.citations.markers import cited_numbers, prose_only
+from deepcite.search.urls import canonical_url
 from deepcite.types import Source
+
+EntryLike = Source | Mapping[str, Any]
+"""What callers may pass: a registry source or a mapping with ``number``/``title``/``url``."""
+
+# A Markdown heading (any level) that opens the sources section. Everything after it is
+# the bibliography, which must never be rewritten or counted as in-text citations.
+_SOURCES_HEADING = re.compile(
+    r"^[ ]{0,3}#{1,6}[ \t]+(?:sources|references|bibliography|citations)[ \t]*:?[ \t]*#*[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class CitedEntry:
+    """One numbered source, whatever shape it arrived in."""
+
+    number: int
+    title: str
+    url: str
+    canonical_url: str
+    engine: str = ""
+    collection: str | None = None
+    path: str | None = None
+    kind: str | None = None
+    page: int | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def document_key(self) -> str:
+        """Passages of one local file share the file; pages are listed on the entry."""
+        return self.canonical_url.split("#page=", 1)[0]
+
+
+def normalise(entry: EntryLike) -> CitedEntry:
+    """Turn a :class:`Source` or a mapping into a :class:`CitedEntry`.
+
+    Mapping keys ``collection``/``page``/``path``/``kind`` may sit at the top level or in
+    ``metadata``; the top level wins, because it is what a caller set deliberately.
+    """
+    if isinstance(entry, Source):
+        meta: Mapping[str, Any] = entry.metadata
+        number, title, url = entry.number, entry.title, entry.url
+        canonical, engine = entry.canonical_url, entry.engine
+        top: Mapping[str, Any] = {}
+    else:
+        raw_meta = entry.get("metadata")
+        meta = raw_meta if isinstance(raw_meta, Mapping) else {}
+        number = int(entry["number"])
+        title = str(entry.get("title") or "")
+        url = str(entry.get("url") or "")
+        canonical = str(entry.get("canonical_url") or canonical_url(url)) if url else ""
+        engine = str(entry.get("engine") or meta.get("engine") or "")
+        top = entry
+
+    def pick(key: str) -> Any:
+        value = top.get(key)
+        return value if value not in (None, "") else meta.get(key)
+
+    collection, path, kind, page = pick("collection"), pick("path"), pick("kind"), pick("page")
+    return CitedEntry(
+        number=number, title=title or url, url=url, canonical_url=canonical, engine=engine,
+        collection=str(collection) if collection else None,
+        path=str(path) if path else None,
+        kind=str(kind) if kind else None,
+        page=page if isinstance(page, int) and not isinstance(page, bool) else None,
+        metadata=meta,
+    )
+
+
+def by_number(entries: Iterable[EntryLike]) -> dict[int, CitedEntry]:
+    """Entries with a URL, keyed by number; the first entry of a number wins."""
+    table: dict[int, CitedEntry] = {}
+    for raw in entries:
+        entry = normalise(raw)
+        if entry.url and entry.number not in table:
+            table[entry.number] = entry
+    return table
+
+
+def answer_body(text: str) -> tuple[str, str]:
+    """Split ``text`` at its Sources heading: ``(body, sources_section)``.
+
+    Headings inside code blocks do not count (they are examples, not the report's own
+    section), so the search runs on the text with code blanked out.
+    """
+    match = _SOURCES_HEADING.search(prose_only(text))
+    if match is None:
+        return text, ""
+    return text[:match.start()], text[match.start():]
 
 
 @dataclass
-class _Entry:
+class _Document:
     title: str
     url: str
     numbers: list[int] = field(default_factory=list)
@@ -27,51 +125,50 @@ class _Entry:
     pages: list[int] = field(default_factory=list)
 
 
-def render_sources(sources: Iterable[Source]) -> str:
-    """Render sources as the Sources block body (without heading); empty in, empty out."""
-    entries: dict[str, _Entry] = {}
-    for source in sorted(sources, key=lambda s: s.number):
-        if not source.url:
-            continue
-        key = _document_key(source)
-        entry = entries.get(key)
-        if entry is None:
-            entry = entries[key] = _Entry(title=source.title, url=_document_url(source))
-            collection = source.metadata.get("collection")
-            entry.collection = str(collection) if collection else None
-            path = source.metadata.get("path")
-            entry.file_name = PurePath(str(path)).name if path else None
-            entry.kind = str(source.metadata.get("kind") or "") or None
-        if source.number not in entry.numbers:
-            entry.numbers.append(source.number)
-        page = source.metadata.get("page")
-        if isinstance(page, int) and page not in entry.pages:
-            entry.pages.append(page)
-    return "\n\n".join(_format(entry) for entry in entries.values())
+def render_sources(entries: Iterable[EntryLike], text: str | None = None) -> str:
+    """Render the Sources block body (without heading); empty in, empty out.
+
+    With ``text`` (the answer), documents appear in the order the answer first cites
+    them, which is the order a reader meets them; documents never cited follow in
+    number order. Without it, number order.
+    """
+    table = by_number(entries)
+    documents: dict[str, _Document] = {}
+    for number in sorted(table):
+        entry = table[number]
+        doc = documents.get(entry.document_key)
+        if doc is None:
+            doc = documents[entry.document_key] = _Document(
+                title=entry.title, url=entry.canonical_url, collection=entry.collection,
+                file_name=PurePath(entry.path).name if entry.path else None, kind=entry.kind)
+        doc.numbers.append(number)
+        if entry.page is not None and entry.page not in doc.pages:
+            doc.pages.append(entry.page)
+    ordered = list(documents.values())
+    if text is not None:
+        first_seen = {n: i for i, n in enumerate(cited_numbers(answer_body(text)[0]))}
+        never = len(first_seen)
+
+        def rank(doc: _Document) -> tuple[int, int]:
+            return min(first_seen.get(n, never) for n in doc.numbers), doc.numbers[0]
+
+        ordered.sort(key=rank)
+    return "\n\n".join(_format(doc) for doc in ordered)
 
 
-def _document_key(source: Source) -> str:
-    # Passages of one local file share the file; pages are listed on the entry.
-    return source.canonical_url.split("#page=", 1)[0]
-
-
-def _document_url(source: Source) -> str:
-    return source.canonical_url
-
-
-def _format(entry: _Entry) -> str:
-    numbers = ", ".join(str(n) for n in sorted(entry.numbers))
-    lines = [f"[{numbers}] {entry.title} (source nr: {numbers})", f"   URL: {entry.url}"]
-    if entry.collection:
-        where = f"   Collection: {entry.collection}"
-        if entry.file_name:
-            where += f" · {entry.file_name}"
-        if entry.pages:
+def _format(doc: _Document) -> str:
+    numbers = ", ".join(str(n) for n in doc.numbers)
+    lines = [f"[{numbers}] {doc.title} (source nr: {numbers})", f"   URL: {doc.url}"]
+    if doc.collection:
+        where = f"   Collection: {doc.collection}"
+        if doc.file_name:
+            where += f" · {doc.file_name}"
+        if doc.pages:
             # EPUB "pages" are spine sections; PDFs have real pages.
-            if entry.kind == "epub":
-                label = "section" if len(entry.pages) == 1 else "sections"
+            if doc.kind == "epub":
+                label = "section" if len(doc.pages) == 1 else "sections"
             else:
-                label = "p." if len(entry.pages) == 1 else "pp."
-            where += f", {label} {', '.join(str(p) for p in sorted(entry.pages))}"
+                label = "p." if len(doc.pages) == 1 else "pp."
+            where += f", {label} {', '.join(str(p) for p in sorted(doc.pages))}"
         lines.append(where)
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import typer
 from deepcite.cli.ask import ask
 from deepcite.cli.collection import collection_app
 from deepcite.cli.info import config_app, engines, models, strategies
+from deepcite.cli.verify import verify_command
 
 app = typer.Typer(
     help="deepcite: research questions with answers whose every [n] points at a real source.",
@@ -27,6 +28,8 @@ app.command(help="Research a question and print a cited answer.")(ask)
 app.command(help="Which LLM providers are usable here, and why not.")(models)
 app.command(help="Which search engines are usable here, and why not.")(engines)
 app.command(help="The research strategies, one line each.")(strategies)
+app.command("verify", help="Check the citations of a Markdown report against its sources.")(
+    verify_command)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 

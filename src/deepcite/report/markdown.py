@@ -50,6 +50,8 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "questions_by_iteration": {str(k): v for k, v in result.questions_by_iteration.items()},
         "metrics": result.metrics.model_dump(),
         "warnings": result.warnings,
+        "verification": result.verification,
+        "citation_checks": result.citation_checks,
         "cancelled": result.cancelled,
         "error": result.error,
     }

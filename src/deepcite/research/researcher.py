@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from deepcite.citations.handlers.standard import evidence_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.registry import SourceRegistry
+from deepcite.citations.verify import Verification, verify
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
@@ -25,7 +26,7 @@ from deepcite.research.cancel import CancelToken
 from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.strategies import Strategy, create_strategy
 from deepcite.search.base import SearchEngine
-from deepcite.types import Event, Finished, ResearchResult, RunMetrics
+from deepcite.types import Event, Finished, ResearchResult, RunMetrics, Source
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +92,9 @@ class Researcher:
             outcome = StrategyOutcome(evidence_answer(question, sources, intro=ERROR_INTRO),
                                       sources, {}, [])
         answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        checked = self._verify(answer, outcome.sources, context)
+        if checked is not None:
+            answer = checked.text
         usage = self.client.usage
         metrics = RunMetrics(
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
@@ -105,7 +109,28 @@ class Researcher:
             questions_by_iteration=outcome.questions_by_iteration,
             findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
             cancelled=cancelled, error=error,
+            verification=_counts(checked) if checked is not None else {},
+            citation_checks=[c.model_dump() for c in checked.citations] if checked else [],
         )
+
+    def _verify(self, answer: str, sources: list[Source],
+                context: RunContext) -> Verification | None:
+        """Check every citation against its source before the answer leaves the run."""
+        cfg = self.settings.citations
+        if not cfg.verify or not sources:
+            return None
+        model = self.client if cfg.verify_with_model else None
+        try:
+            checked = verify(answer, sources, model=model, unsupported=cfg.unsupported)
+        except DeepciteError as exc:
+            context.warn("verify_failed", f"Citation check failed ({exc}); answer unchecked")
+            return None
+        if checked.unsupported:
+            done = "removed" if cfg.unsupported == "remove" else "flagged"
+            context.warn("unsupported_citations",
+                         f"{checked.unsupported} citation(s) their source does not support "
+                         f"were {done}")
+        return checked
 
     def _run_cancellable(self, strategy: Strategy, question: str) -> StrategyOutcome:
         """Run the strategy in a worker; after a cancel, wait at most CANCEL_GRACE seconds.
@@ -153,3 +178,10 @@ class Researcher:
             self._on_event(event)
         except Exception:  # a broken progress display must not kill a run
             logger.exception("event callback failed for %s", type(event).__name__)
+
+
+def _counts(checked: Verification) -> dict[str, int]:
+    return {"markers_checked": checked.markers_checked,
+            "markers_removed": checked.markers_removed, "supported": checked.supported,
+            "partial": checked.partial, "unsupported": checked.unsupported,
+            "undecided": checked.undecided, "model_calls": checked.model_calls}

@@ -1,34 +1,70 @@
-"""Citation handlers, chosen by name; an unknown name falls back to ``standard``."""
+"""Citation handlers, chosen by name; an unknown name falls back to ``standard``.
+
+Every handler is built from a :class:`Completer` and answers through the same call, so
+the research layer can switch them by configuration alone.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.citations.handlers.forced import ForcedCitationHandler
+from deepcite.citations.handlers.precision import PrecisionCitationHandler
 from deepcite.citations.handlers.standard import StandardCitationHandler
+from deepcite.types import Source
 
-HANDLERS: dict[str, type[StandardCitationHandler]] = {"standard": StandardCitationHandler}
+
+class CitationHandler(Protocol):
+    """What the research layer relies on: a name and a cited answer."""
+
+    @property
+    def name(self) -> str:
+        """The name the handler is registered under."""
+        ...
+
+    def answer(self, question: str, sources: list[Source], *,
+               prior_knowledge: str = "") -> CitedAnswer:
+        """Answer ``question``; every marker in the result resolves."""
+        ...
+
+
+HandlerFactory = Callable[[Completer], CitationHandler]
+
+HANDLERS: dict[str, HandlerFactory] = {
+    "standard": StandardCitationHandler,
+    "forced": ForcedCitationHandler,
+    "precision": PrecisionCitationHandler,
+}
 
 
 def get_handler(
     name: str, client: Completer, warn: Callable[[str], None] | None = None
-) -> StandardCitationHandler:
-    """The handler registered as ``name``; unknown names fall back to ``standard``."""
-    key = name.strip().lower().replace("_", "-")
-    handler = HANDLERS.get(key)
-    if handler is None:
+) -> CitationHandler:
+    """The handler registered as ``name``; unknown names fall back to ``standard``.
+
+    Names are matched case- and underscore-insensitively ("Precision", "precision_").
+    """
+    key = name.strip().lower().replace("_", "-").strip("-")
+    factory = HANDLERS.get(key)
+    if factory is None:
         if warn is not None:
             warn(f"Unknown citation handler {name!r}; using 'standard' "
                  f"(known: {', '.join(sorted(HANDLERS))})")
-        handler = StandardCitationHandler
-    return handler(client)
+        factory = StandardCitationHandler
+    return factory(client)
 
 
 __all__ = [
     "HANDLERS",
     "NO_SOURCES_ANSWER",
+    "CitationHandler",
     "CitedAnswer",
     "Completer",
+    "ForcedCitationHandler",
+    "HandlerFactory",
+    "PrecisionCitationHandler",
     "StandardCitationHandler",
     "get_handler",
 ]

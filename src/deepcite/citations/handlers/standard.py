@@ -9,6 +9,7 @@ relevant passages, quoted and cited, so the user still gets something checkable.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
@@ -45,7 +46,7 @@ def build_prompt(question: str, sources: list[Source], budget_chars: int,
         if len(text) > per_source:
             text = text[:per_source].rsplit(" ", 1)[0] + " [truncated]"
         blocks.append(fence(text, number=source.number, title=source.title))
-    parts = ["Sources:", *blocks]
+    parts = ["Sources:", *blocks] if blocks else []
     if prior_knowledge:
         parts += ["What is already known (with its citations):", prior_knowledge]
     parts += [f"Question: {question}", "Answer, citing sources like [1]:"]
@@ -62,17 +63,35 @@ class StandardCitationHandler:
 
     def answer(self, question: str, sources: list[Source], *,
                prior_knowledge: str = "") -> CitedAnswer:
-        """Answer ``question`` from ``sources``; every marker in the result resolves."""
+        """Answer ``question`` from ``sources``; every marker in the result resolves.
+
+        A follow-up with no new sources still has something to build on: the earlier
+        answer, whose citations point at sources numbered in an earlier round. The
+        model is called then too, and those earlier numbers stay valid citations.
+        """
         if not sources and not prior_knowledge.strip():
             return CitedAnswer(text=NO_SOURCES_ANSWER, model_called=False)
         user = build_prompt(question, sources, self._client.prompt_budget_chars,
                             prior_knowledge)
         reply = self._client.complete("synthesis", SYSTEM_PROMPT, user)
-        return finalise_reply(question, reply, sources)
+        known = cited_numbers(prior_knowledge)
+        result = finalise_reply(question, reply, sources, extra_numbers=known)
+        if result.fallback is not None and not sources:
+            # Quoted passages need sources; the earlier answer is the checkable fallback.
+            result.text = f"{_PRIOR_INTRO}\n\n{prior_knowledge.strip()}"
+        return result
 
 
-def finalise_reply(question: str, reply: str, sources: list[Source]) -> CitedAnswer:
-    """Check a model reply against the sources and make every citation valid."""
+_PRIOR_INTRO = "The model did not produce a usable answer; here is what was found earlier:"
+
+
+def finalise_reply(question: str, reply: str, sources: list[Source], *,
+                   extra_numbers: Iterable[int] = ()) -> CitedAnswer:
+    """Check a model reply against the sources and make every citation valid.
+
+    ``extra_numbers`` are further numbers that may be cited: those of sources found in
+    an earlier round and cited in the earlier knowledge the reply builds on.
+    """
     reply = collapse_repeats(reply)
     problem = _unusable(question, reply)
     if problem is not None:
@@ -81,15 +100,15 @@ def finalise_reply(question: str, reply: str, sources: list[Source]) -> CitedAns
             model_called=True,
             fallback=problem,
         )
-    text, removed = clean_markers(reply, {s.number for s in sources})
+    valid = {s.number for s in sources} | set(extra_numbers)
+    text, removed = clean_markers(reply, valid)
     text, attributed = attribute_sentences(text, sources)
     notes = []
     if not cited_numbers(text):
         notes.append("uncited")
-        text = (
-            f"{text.strip()}\n\n_The model cited no source for this answer; "
-            f"check it against these passages:_\n\n{evidence_list(question, sources)}"
-        )
+        backing = (f"check it against these passages:_\n\n{evidence_list(question, sources)}"
+                   if sources else "treat it with care._")
+        text = f"{text.strip()}\n\n_The model cited no source for this answer; {backing}"
     return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
                        attributed=attributed, notes=notes)
 

@@ -98,7 +98,8 @@ class SourceBasedStrategy:
             return StrategyOutcome(answer, sources, by_iteration, findings)
 
         ctx.emit(PhaseStarted(phase="synthesis"))
-        handler = get_handler("standard", ctx.client, lambda m: ctx.warn("handler", m))
+        handler = get_handler(ctx.settings.citations.handler, ctx.client,
+                              lambda m: ctx.warn("handler", m))
         cited = handler.answer(question, sources)
         if ctx.cancel.cancelled:  # stopped mid-reply: the partial text is no answer
             answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)

@@ -1,0 +1,153 @@
+"""Turning ``[n]`` citation markers into Markdown links to their sources.
+
+Only the answer body is rewritten: the Sources section after it is the bibliography,
+and code spans or blocks hold indexes like ``xs[1]``, not citations. A marker number
+with no source stays plain text rather than becoming a link to nowhere.
+
+Modes decide the link label (``--citation-links`` on the CLI):
+
+* ``number``            ``[[1]](url)``
+* ``domain``            ``[[arxiv.org]](url)``, the registrable domain (file name for local files)
+* ``domain-id``         like ``domain``, with ``-1``, ``-2`` only where a domain repeats
+* ``domain-id-always``  like ``domain``, always with the per-domain id
+* ``source-tagged``     ``[[arxiv-3]](url)``, an academic source tag and the global number
+* ``none``              the text unchanged
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+import tldextract
+
+from deepcite.citations.markers import _MARKER, _numbers, _sub_outside_code, prose_only
+from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
+
+MODES = ("number", "domain", "domain-id", "domain-id-always", "source-tagged", "none")
+
+# A marker not already part of a Markdown link: not the label of ``[[1]](u)`` (preceded
+# by ``[``) and not itself a link text ``[1](u)``, so hyperlinking twice changes nothing.
+_LINKABLE = re.compile(r"(?<!\[)(?:" + _MARKER.pattern + r")(?!\()")
+
+# Engines whose name is already a good tag, and the tags short enough to read inline.
+_ENGINE_TAGS = {
+    "arxiv": "arxiv", "pubmed": "pubmed", "doi": "doi", "semantic_scholar": "s2",
+    "s2": "s2", "openalex": "openalex", "wikipedia": "wikipedia", "local": "local",
+}
+# Host suffixes that identify an academic source when the engine does not (a web
+# search that happened to land on arxiv.org is still an arXiv paper).
+_HOST_TAGS = (
+    ("arxiv.org", "arxiv"), ("pubmed.ncbi.nlm.nih.gov", "pubmed"),
+    ("ncbi.nlm.nih.gov", "pubmed"), ("doi.org", "doi"), ("semanticscholar.org", "s2"),
+    ("openalex.org", "openalex"), ("wikipedia.org", "wikipedia"),
+)
+_METADATA_TAGS = (("arxiv_id", "arxiv"), ("pmid", "pubmed"), ("doi", "doi"))
+
+
+@functools.cache
+def _extractor() -> tldextract.TLDExtract:
+    # No suffix-list download and no disk cache: deepcite must work offline and leave no
+    # files behind, so the Public Suffix List snapshot bundled with tldextract is used.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+def registrable_domain(url: str) -> str:
+    """The label a reader recognises: ``x.co.uk`` for ``https://a.x.co.uk/``.
+
+    A naive "last two labels" would say ``co.uk``, hence the Public Suffix List. Local
+    files are named by file name; hosts without a public suffix (``localhost``, IPs) by
+    host name.
+    """
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "file":
+        return PurePosixPath(unquote(parts.path)).name or url
+    host = (parts.hostname or "").lower()
+    if not host:
+        return url
+    return _extractor()(host).top_domain_under_public_suffix or host
+
+
+def source_tag(entry: CitedEntry) -> str:
+    """A short tag naming where an entry came from; ``web`` when nothing more is known."""
+    engine = entry.engine.lower().split(":", 1)[0]
+    if engine in _ENGINE_TAGS:
+        return _ENGINE_TAGS[engine]
+    parts = urlsplit(entry.canonical_url)
+    if parts.scheme.lower() == "file" or entry.collection:
+        return "local"
+    host = (parts.hostname or "").lower()
+    for suffix, tag in _HOST_TAGS:
+        if host == suffix or host.endswith("." + suffix):
+            return tag
+    for key, tag in _METADATA_TAGS:
+        if entry.metadata.get(key):
+            return tag
+    return "web"
+
+
+def hyperlink(text: str, entries: Iterable[EntryLike], mode: str = "number") -> str:
+    """Rewrite the citation markers of ``text`` into links, labelled according to ``mode``.
+
+    Raises :class:`ValueError` naming the valid modes for an unknown ``mode``, so a typo
+    in a setting fails loudly instead of silently leaving the answer unlinked.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown citation link mode {mode!r}; choose one of: "
+                         + ", ".join(MODES))
+    if mode == "none":
+        return text
+    table = by_number(entries)
+    body, sources = answer_body(text)
+    label = _labeller(mode, body, table)
+
+    def replace(match: re.Match[str]) -> str:
+        numbers = list(dict.fromkeys(_numbers(match.group(1))))
+        if not any(n in table for n in numbers):
+            return match.group(0)
+        return "".join(_link(label(table[n]), table[n].canonical_url) if n in table
+                       else f"[{n}]" for n in numbers)
+
+    return _sub_outside_code(_LINKABLE, replace, body) + sources
+
+
+def _labeller(mode: str, body: str, table: dict[int, CitedEntry]) -> Callable[[CitedEntry], str]:
+    if mode == "number":
+        return lambda entry: str(entry.number)
+    if mode == "source-tagged":
+        return lambda entry: f"{source_tag(entry)}-{entry.number}"
+    if mode == "domain":
+        return lambda entry: registrable_domain(entry.canonical_url)
+    # domain-id modes: number documents per domain in the order the body first cites
+    # them; passages of one document share its id.
+    ids: dict[str, int] = {}
+    per_domain: dict[str, int] = {}
+    for match in _LINKABLE.finditer(prose_only(body)):
+        for number in _numbers(match.group(1)):
+            entry = table.get(number)
+            if entry is None or entry.document_key in ids:
+                continue
+            domain = registrable_domain(entry.canonical_url)
+            per_domain[domain] = per_domain.get(domain, 0) + 1
+            ids[entry.document_key] = per_domain[domain]
+    always = mode == "domain-id-always"
+
+    def domain_id(entry: CitedEntry) -> str:
+        domain = registrable_domain(entry.canonical_url)
+        if not always and per_domain.get(domain, 0) <= 1:
+            return domain
+        return f"{domain}-{ids.get(entry.document_key, 1)}"
+
+    return domain_id
+
+
+def _link(label: str, url: str) -> str:
+    # Brackets in a label (file names) and spaces or parentheses in a URL would end the
+    # Markdown link early, so they are escaped.
+    safe_label = label.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    safe_url = (url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+                .replace("<", "%3C").replace(">", "%3E"))
+    return f"[[{safe_label}]]({safe_url})"

@@ -1,0 +1,198 @@
+"""Cheap evidence for a cited claim: exact span, fuzzy span, word overlap, key terms.
+
+:mod:`deepcite.citations.verify` asks one question of every citation: does the cited
+source say what the sentence says? Most citations are settled here without a model,
+deterministically and with character offsets into the source, so a reader can see the
+evidence. What cannot be settled cheaply is left *undecided* for the model (or for the
+no-model fallback rule), never guessed as supported.
+
+Offsets always index the source's original ``text``: matching runs on a lower-cased,
+whitespace-collapsed copy, and a map carries positions back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from rapidfuzz import fuzz
+
+from deepcite.citations.text import STOPWORDS, content_words, overlap, split_sentences
+
+FUZZY_SUPPORTED = 90.0
+OVERLAP_SUPPORTED = 0.7
+OVERLAP_PARTIAL = 0.4
+# Above this many characters fuzzy matching runs only near the best-overlapping passage:
+# partial_ratio over a whole long document costs more than it tells.
+_FUZZY_WHOLE_SOURCE = 5000
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+# Sentence openers that are capitalised only because they come first; they are not the
+# names or numbers whose absence from a source betrays a wrong claim.
+_OPENERS = frozenset(
+    """however moreover notably additionally overall according furthermore finally first
+    second third similarly specifically thus therefore meanwhile today currently instead
+    still yet indeed in particular for example together since although though while
+    researchers studies many most several some""".split()  # noqa: SIM905 - reads better
+)
+
+
+def stem(word: str) -> str:
+    """A crude English stem, so ``engines`` in a claim meets ``engine`` in a source."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(text: str) -> set[str]:
+    """Stemmed content words of ``text``."""
+    return {stem(w) for w in content_words(text)}
+
+
+def key_terms(claim: str) -> set[str]:
+    """Numbers and capitalised names in ``claim`` (lower-cased, stemmed).
+
+    A wrong year or a wrong country is the commonest way a cited sentence goes wrong
+    while sharing most words with its source, and word overlap cannot see it; so a
+    claim whose key terms the evidence lacks is never accepted cheaply.
+    """
+    terms: set[str] = set()
+    for i, match in enumerate(_WORD.finditer(claim)):
+        word = match.group(0)
+        lower = word.lower()
+        if any(ch.isdigit() for ch in word):
+            terms.add(lower)
+        elif word[0].isupper() and lower not in STOPWORDS and len(word) >= 2 and not (
+                i == 0 and lower in _OPENERS):
+            terms.add(stem(lower))
+    return terms
+
+
+def _words(text: str) -> set[str]:
+    return {stem(m.group(0).lower()) for m in _WORD.finditer(text)}
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """Lower-cased ``text`` with whitespace runs collapsed, and each char's origin index."""
+    chars: list[str] = []
+    origin: list[int] = []
+    in_space = False
+    for index, ch in enumerate(text):
+        if ch.isspace():
+            if not in_space and chars:
+                chars.append(" ")
+                origin.append(index)
+            in_space = True
+            continue
+        in_space = False
+        for low in ch.lower():
+            chars.append(low)
+            origin.append(index)
+    if chars and chars[-1] == " ":
+        chars.pop()
+        origin.pop()
+    return "".join(chars), origin
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The outcome of the cheap checks for one claim against one source.
+
+    ``outcome`` is ``None`` when undecided. ``score`` is the best word overlap (0-1),
+    which the no-model fallback rule reads; ``missing`` holds key terms the whole source
+    lacks. ``start``/``end`` index the source text when a span was found.
+    """
+
+    outcome: Literal["supported", "partial", "unsupported"] | None
+    method: Literal["exact", "fuzzy", "overlap", "model", "none"]
+    score: float
+    missing: frozenset[str]
+    start: int | None = None
+    end: int | None = None
+
+
+class SourceIndex:
+    """One source's text prepared once for many claims: normalised copy and passages."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.norm, self._origin = normalise(text)
+        self.words = _words(text)
+        spans: list[tuple[int, int]] = []
+        cursor = 0
+        for sentence in split_sentences(text):
+            start = text.find(sentence, cursor)
+            if start < 0:
+                continue
+            cursor = start + len(sentence)
+            spans.append((start, cursor))
+        windows = [(s, e) for s, e in spans]
+        windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
+        self._windows = [(s, e, stems(text[s:e]), _words(text[s:e])) for s, e in windows]
+
+    def find(self, quote: str) -> tuple[int, int] | None:
+        """Where ``quote`` occurs verbatim (whitespace- and case-insensitive), or None."""
+        needle = " ".join(quote.split()).lower()
+        if not needle:
+            return None
+        at = self.norm.find(needle)
+        if at < 0:
+            return None
+        return self._origin[at], self._origin[at + len(needle) - 1] + 1
+
+    def best_window(self, claim_stems: set[str]) -> tuple[float, int, int, set[str]]:
+        """The sentence or sentence pair sharing most of the claim's words."""
+        best: tuple[float, int, int, set[str]] = (0.0, 0, len(self.text), self.words)
+        for start, end, window_stems, window_words in self._windows:
+            score = overlap(claim_stems, window_stems)
+            if score > best[0] or (score == best[0] > 0 and end - start < best[2] - best[1]):
+                best = (score, start, end, window_words)
+        return best
+
+    def _fuzzy(self, claim: str, near: tuple[int, int]) -> tuple[float, int, int] | None:
+        needle = " ".join(claim.split()).lower()
+        if len(self.text) > _FUZZY_WHOLE_SOURCE:
+            low = max(0, near[0] - 400)
+            hay_start = self.norm_index(low)
+            hay_end = self.norm_index(min(len(self.text), near[1] + 400))
+        else:
+            hay_start, hay_end = 0, len(self.norm)
+        haystack = self.norm[hay_start:hay_end]
+        if not needle or len(needle) > len(haystack):
+            return None
+        found = fuzz.partial_ratio_alignment(needle, haystack, score_cutoff=FUZZY_SUPPORTED)
+        if found is None:
+            return None
+        start = self._origin[hay_start + found.dest_start]
+        end = self._origin[hay_start + max(found.dest_end - 1, found.dest_start)] + 1
+        return found.score, start, end
+
+    def norm_index(self, original: int) -> int:
+        """First position of the normalised copy at or after ``original``."""
+        lo, hi = 0, len(self._origin)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._origin[mid] < original:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def check(self, claim: str) -> Evidence:
+        """Run the cheap checks, strongest first; see the module docstring."""
+        keys = key_terms(claim)
+        missing = frozenset(keys - self.words)
+        span = self.find(claim)
+        if span is not None:
+            return Evidence("supported", "exact", 1.0, missing, *span)
+        claim_stems = stems(claim)
+        score, start, end, window_words = self.best_window(claim_stems)
+        fuzzy = self._fuzzy(claim, (start, end))
+        if fuzzy is not None and keys <= _words(self.text[fuzzy[1]:fuzzy[2]]) | window_words:
+            return Evidence("supported", "fuzzy", score, missing, fuzzy[1], fuzzy[2])
+        if keys <= window_words and score >= OVERLAP_PARTIAL:
+            return Evidence("supported" if score >= OVERLAP_SUPPORTED else "partial",
+                            "overlap", score, missing, start, end)
+        return Evidence(None, "none", score, missing, start if score else None,
+                        end if score else None)
