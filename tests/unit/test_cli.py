@@ -239,3 +239,31 @@ def test_engines_command_lists_usability(monkeypatch: pytest.MonkeyPatch) -> Non
     rows = {row["name"]: row for row in json.loads(result.stdout)}
     assert rows["wikipedia"]["usable"] and not rows["tavily"]["usable"]
     assert "TAVILY_API_KEY" in rows["tavily"]["detail"]
+
+
+def test_links_turn_citations_into_hyperlinks(notes: Path, fake_model: ScriptedChatModel
+                                              ) -> None:
+    _add(notes)
+    result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-q",
+                                 "--links", "number"])
+    assert result.exit_code == 0, result.output
+    body, _, sources = result.stdout.partition("## Sources")
+    assert "[[1]](file://" in body and "[[" not in sources
+    bad = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "--links", "fancy"])
+    assert bad.exit_code == 2 and "citations.links" in bad.output
+
+
+def test_verify_command_checks_a_saved_report(notes: Path, fake_model: ScriptedChatModel,
+                                              tmp_path: Path) -> None:
+    _add(notes)
+    asked = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-q", "--json"])
+    sources = tmp_path / "sources.json"
+    sources.write_text(asked.stdout, encoding="utf-8")
+    report = tmp_path / "report.md"
+    report.write_text("We keep the cache in Redis with a one hour expiry [1]. "
+                      "The moon is made of cheese [1]. See also [7].\n", encoding="utf-8")
+    result = runner.invoke(app, ["verify", str(report), "--sources", str(sources), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["markers_removed"] == 1 and data["unsupported"] == 1
+    assert "cheese [1]" not in data["text"] and "expiry [1]" in data["text"]

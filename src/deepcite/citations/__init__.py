@@ -1,7 +1,21 @@
-"""Citations: numbering (SourceRegistry), markers, handlers and the Sources block."""
+"""Citations: numbering (SourceRegistry), markers, handlers, verification, rendering."""
 
+from deepcite.citations.hyperlinks import MODES as CITATION_LINK_MODES
+from deepcite.citations.hyperlinks import hyperlink
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.registry import SourceRegistry
-from deepcite.citations.render import render_sources
+from deepcite.citations.render import answer_body, render_sources
+from deepcite.citations.verify import CitationCheck, Verification, verify
 
-__all__ = ["SourceRegistry", "cited_numbers", "clean_markers", "render_sources"]
+__all__ = [
+    "CITATION_LINK_MODES",
+    "CitationCheck",
+    "SourceRegistry",
+    "Verification",
+    "answer_body",
+    "cited_numbers",
+    "clean_markers",
+    "hyperlink",
+    "render_sources",
+    "verify",
+]

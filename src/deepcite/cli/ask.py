@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from deepcite.api import DEMO_COLLECTION, build_researcher
+from deepcite.citations import hyperlink
 from deepcite.cli.common import err, fail, out, settings_from, user_errors
 from deepcite.cli.progress import RunProgress
 from deepcite.collections import ensure_demo_collection
@@ -53,6 +54,12 @@ def ask(
         "--strategy", "-s", help="Research strategy; see `deepcite strategies`.")] = None,
     show_findings: Annotated[bool, typer.Option(
         "--show-findings", help="Append the queries and findings of each phase.")] = False,
+    links: Annotated[str | None, typer.Option(
+        help="Inline links: number, domain, domain-id, domain-id-always, source-tagged, "
+             "none.")] = None,
+    handler: Annotated[str | None, typer.Option(
+        help="Citation handler: standard, forced (benchmarks), precision (short facts).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Also write the Markdown answer to this file.")] = None,
@@ -66,6 +73,7 @@ def ask(
             "search.include_domains": include_domain, "search.exclude_domains": exclude_domain,
             "search.fetch_full_text": fetch, "security.offline": offline,
             "research.iterations": iterations, "research.strategy": strategy,
+            "citations.links": links, "citations.handler": handler,
             "research.questions_per_iteration": questions, "research.max_sources": max_sources,
             "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
         })
@@ -80,6 +88,8 @@ def ask(
             result = _run_interruptibly(researcher, question, progress)
 
     markdown = to_markdown(result, show_findings=show_findings)
+    if settings.citations.links != "none":
+        markdown = hyperlink(markdown, result.sources, settings.citations.links)
     if as_json:
         out.print_json(json.dumps(to_json_dict(result)))
     else:

@@ -23,7 +23,7 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
         parts.append("_This run was cancelled; the answer covers what was found until then._")
     if show_findings:
         parts.append(_findings(result))
-    block = render_sources(result.sources)
+    block = render_sources(result.sources, text=result.answer)
     if block:
         parts.append(f"## Sources\n\n{block}")
     return "\n\n".join(parts) + "\n"
