@@ -22,6 +22,7 @@ from deepcite.citations.handlers.standard import evidence_answer, finalise_reply
 from deepcite.errors import DeepciteError, ModelError
 from deepcite.llm.parsing import content_text, strip_thinking
 from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.steps import report_answer
 from deepcite.research.strategies.agent_tools import AgentTools, UsageCallback
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import Finding, PhaseStarted
@@ -118,12 +119,7 @@ class AgentStrategy:
             findings.append(Finding(phase="synthesis", question=question, content=answer))
             return StrategyOutcome(answer, sources, by_step, findings)
         cited = finalise_reply(question, text, sources)
-        if cited.fallback:
-            ctx.warn("synthesis_fallback",
-                     f"Model reply not usable ({cited.fallback}); answered with quoted passages")
-        if cited.removed_markers:
-            ctx.warn("invalid_citations",
-                     f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
+        report_answer(ctx, cited)
         findings.append(Finding(phase="synthesis", question=question, content=cited.text))
         return StrategyOutcome(cited.text, sources, by_step, findings)
 

@@ -19,15 +19,13 @@ from deepcite.citations.handlers.standard import (
 )
 from deepcite.llm import parse_list
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.fulltext import add_full_text
-from deepcite.research.parallel import run_searches
 from deepcite.research.questions import QUERY_LIST_TOKENS, filter_queries
 from deepcite.research.ranking import fuse, passage_key
+from deepcite.research.steps import search_iteration
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import (
     Finding,
     PhaseStarted,
-    QuestionsGenerated,
     SearchResult,
     SourcesAdded,
 )
@@ -84,15 +82,8 @@ class FocusedIterationStrategy:
                 break
             by_iteration[iteration] = queries
             asked.extend(queries)
-            ctx.emit(QuestionsGenerated(iteration=iteration, questions=queries))
-            ctx.emit(PhaseStarted(phase="search", iteration=iteration))
-            outcomes = run_searches(
-                queries, ctx.engines, max_results=ctx.settings.search.max_results,
-                concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
-            )
-            ctx.record_searches(iteration, outcomes)
             new = 0
-            for found in add_full_text(ctx, [o.results for o in outcomes if o.results]):
+            for found in search_iteration(ctx, iteration, queries):
                 result_lists.append(found)
                 for result in found:
                     key = passage_key(result)

@@ -12,12 +12,11 @@ from __future__ import annotations
 from deepcite.citations.handlers import get_handler
 from deepcite.citations.handlers.standard import evidence_answer
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.fulltext import add_full_text
-from deepcite.research.parallel import run_searches
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
 from deepcite.research.relevance import filter_relevant
-from deepcite.types import Finding, PhaseStarted, QuestionsGenerated, SearchResult, SourcesAdded
+from deepcite.research.steps import report_answer, search_iteration
+from deepcite.types import Finding, PhaseStarted, SearchResult, SourcesAdded
 
 CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
@@ -68,14 +67,7 @@ class SourceBasedStrategy:
                 continue
             by_iteration[iteration] = queries
             asked.extend(queries)
-            ctx.emit(QuestionsGenerated(iteration=iteration, questions=queries))
-            ctx.emit(PhaseStarted(phase="search", iteration=iteration))
-            outcomes = run_searches(
-                queries, ctx.engines, max_results=ctx.settings.search.max_results,
-                concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
-            )
-            ctx.record_searches(iteration, outcomes)
-            for found in add_full_text(ctx, [o.results for o in outcomes if o.results]):
+            for found in search_iteration(ctx, iteration, queries):
                 result_lists.append(found)
                 accumulated.extend(found)
 
@@ -104,14 +96,7 @@ class SourceBasedStrategy:
         if ctx.cancel.cancelled:  # stopped mid-reply: the partial text is no answer
             answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
             return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
-        if cited.fallback:
-            ctx.warn("synthesis_fallback",
-                     f"Model reply not usable ({cited.fallback}); answered with quoted passages")
-        if cited.removed_markers:
-            ctx.warn("invalid_citations",
-                     f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
-        if "uncited" in cited.notes:
-            ctx.warn("uncited_answer", "The model cited no source; passages were appended")
+        report_answer(ctx, cited)
         findings.append(Finding(phase="synthesis", question=question, content=cited.text))
         return StrategyOutcome(cited.text, sources, by_iteration, findings)
 

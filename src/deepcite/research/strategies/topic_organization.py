@@ -19,15 +19,13 @@ from deepcite.citations.handlers.base import NO_SOURCES_ANSWER
 from deepcite.citations.handlers.standard import build_prompt, evidence_answer, finalise_reply
 from deepcite.llm.parsing import parse_json_lenient
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.fulltext import add_full_text
-from deepcite.research.parallel import run_searches
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
+from deepcite.research.steps import search_iteration
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import (
     Finding,
     PhaseStarted,
-    QuestionsGenerated,
     SearchResult,
     Source,
     SourcesAdded,
@@ -142,14 +140,7 @@ class TopicOrganizationStrategy:
                 continue
             by_iteration[iteration] = queries
             asked.extend(queries)
-            ctx.emit(QuestionsGenerated(iteration=iteration, questions=queries))
-            ctx.emit(PhaseStarted(phase="search", iteration=iteration))
-            outcomes = run_searches(
-                queries, ctx.engines, max_results=ctx.settings.search.max_results,
-                concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
-            )
-            ctx.record_searches(iteration, outcomes)
-            for found in add_full_text(ctx, [o.results for o in outcomes if o.results]):
+            for found in search_iteration(ctx, iteration, queries):
                 result_lists.append(found)
                 accumulated.extend(found)
         return by_iteration, result_lists
