@@ -288,3 +288,15 @@ def test_unsupported_citations_are_removed_before_the_answer_leaves(make_setting
     check = next(c for c in result.citation_checks if c["outcome"] == "supported")
     source = next(s for s in result.sources if s.number == check["source_number"])
     assert source.text[check["start"]:check["end"]] == check["quote"]
+
+
+def test_quoted_passages_survive_verification(make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [""]})
+    # Titles with names the passages never mention (as in the demo's module docs).
+    titled = [p.model_copy(update={"title": f"Python Library Reference: {p.title}"})
+              for p in PASSAGES]
+    result = _researcher(make_settings, model, MemoryEngine(titled), iterations=1,
+                         max_sources=3).run(QUESTION)
+    assert "did not produce a usable answer" in result.answer
+    assert cited_numbers(result.answer) == [1, 2, 3]  # every quote keeps its citation
+    assert result.verification["unsupported"] == 0

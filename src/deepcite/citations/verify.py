@@ -128,11 +128,14 @@ def _claims(text: str) -> list[tuple[re.Match[str], str]]:
     prose = prose_only(text)
     sentences: list[tuple[int, int]] = []
     cursor = 0
-    for sentence in split_sentences(text):
-        start = text.find(sentence, cursor)
-        if start >= 0:
-            cursor = start + len(sentence)
-            sentences.append((start, cursor))
+    # Lines are claim boundaries too: list items and quoted passages are separate claims.
+    for line in re.finditer(r"[^\n]+", text):
+        cursor = line.start()
+        for sentence in split_sentences(line.group()):
+            start = text.find(sentence, cursor, line.end())
+            if start >= 0:
+                cursor = start + len(sentence)
+                sentences.append((start, cursor))
     found: list[tuple[re.Match[str], str]] = []
     index = 0
     boundary = 0

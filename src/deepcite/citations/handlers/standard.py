@@ -120,9 +120,14 @@ _FALLBACK_INTRO = (
 
 
 def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES) -> str:
-    """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited."""
+    """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited.
+
+    The title follows the marker so that the text a marker covers is the quote alone:
+    verification then finds it verbatim in the source, as it should.
+    """
     lines = [
-        f"- {source.title}: \u201c{best_excerpt(source.text, question)}\u201d [{source.number}]"
+        f"- \u201c{best_excerpt(source.text, question)}\u201d [{source.number}] "
+        f"({source.title})"
         for source in sources[:limit]
     ]
     return "\n".join(lines)
