@@ -77,18 +77,6 @@ QUICK_PARTS = ("faq", "tutorial", "howto")
 # Tables of contents and indexes: lists of titles (they would contain every FAQ question).
 SKIP_PAGES = re.compile(r"^(contents|search|py-modindex|genindex.*)\.html$")
 
-_FALLBACK_STOPWORD_TEXT = """
-    a about above after again all am an and any are as at be been before being below
-    between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers him his how i if in into is it its itself just me
-    more most my no nor not of off on once only or other our out over own same she should
-    so some such than that the their them then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with
-    would you your
-"""
-_FALLBACK_STOPWORDS = frozenset(_FALLBACK_STOPWORD_TEXT.split())
-
-
 def load() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -358,10 +346,9 @@ def read_chunks(db: Path) -> list[ChunkRow]:
 
 
 def stopwords() -> frozenset[str]:
-    try:
-        from deepcite.collections.query import STOPWORDS
-    except ImportError:
-        return _FALLBACK_STOPWORDS
+    """deepcite's own list, so the baselines drop exactly the words deepcite drops."""
+    from deepcite.collections.query import STOPWORDS
+
     return frozenset(STOPWORDS)
 
 

@@ -24,6 +24,7 @@ from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.cancel import CancelToken
 from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.steps import CANCELLED_INTRO
 from deepcite.research.strategies import Strategy, create_strategy
 from deepcite.search.base import SearchEngine
 from deepcite.types import Event, Finished, ResearchResult, RunMetrics, Source
@@ -31,7 +32,6 @@ from deepcite.types import Event, Finished, ResearchResult, RunMetrics, Source
 logger = logging.getLogger(__name__)
 
 ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 #: How long a cancelled run waits for the step in progress before returning without it.
 CANCEL_GRACE_SECONDS = 1.0
 

@@ -1,6 +1,6 @@
-"""Steps every strategy takes the same way: searching an iteration's queries, and
-telling the user how the cited answer was repaired. One place, so that events, search
-accounting and warnings cannot drift apart between strategies."""
+"""Steps every strategy takes the same way: searching an iteration's queries, numbering
+what was found, and telling the user how the cited answer was repaired. One place, so
+that events, search accounting and warnings cannot drift apart between strategies."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from deepcite.citations.handlers.base import CitedAnswer
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
-from deepcite.types import PhaseStarted, QuestionsGenerated, SearchResult
+from deepcite.types import PhaseStarted, QuestionsGenerated, SearchResult, Source, SourcesAdded
+
+CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 
 
 def search_iteration(ctx: RunContext, iteration: int,
@@ -37,3 +39,11 @@ def report_answer(ctx: RunContext, cited: CitedAnswer) -> None:
                  f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
     if "uncited" in cited.notes:
         ctx.warn("uncited_answer", "The model cited no source; passages were appended")
+
+
+def register_sources(ctx: RunContext, results: Sequence[SearchResult]) -> list[Source]:
+    """Number ``results`` in the registry and announce the numbers."""
+    sources = ctx.registry.add_many(results)
+    if sources:
+        ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
+    return sources

@@ -22,7 +22,7 @@ from deepcite.citations.handlers.standard import evidence_answer, finalise_reply
 from deepcite.errors import DeepciteError, ModelError
 from deepcite.llm.parsing import content_text, strip_thinking
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.steps import report_answer
+from deepcite.research.steps import CANCELLED_INTRO, report_answer
 from deepcite.research.strategies.agent_tools import AgentTools, UsageCallback
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import Finding, PhaseStarted
@@ -32,7 +32,6 @@ NO_TOOL_CALLING = (
     "The agent strategy needs a model with tool calling (e.g. --provider ollama --model "
     "llama3.1, or openai/anthropic); the bundled model has none - use --strategy source-based"
 )
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 BUDGET_INTRO = "The agent ran out of steps before answering. The most relevant passages found:"
 LAST_STEP_NUDGE = (
     "This is your last turn: do not call any tool. Answer the question now from the "

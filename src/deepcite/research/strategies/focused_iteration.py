@@ -21,13 +21,12 @@ from deepcite.llm import parse_list
 from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.questions import QUERY_LIST_TOKENS, filter_queries
 from deepcite.research.ranking import fuse, passage_key
-from deepcite.research.steps import search_iteration
+from deepcite.research.steps import CANCELLED_INTRO, register_sources, search_iteration
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import (
     Finding,
     PhaseStarted,
     SearchResult,
-    SourcesAdded,
 )
 
 FOCUSED_ITERATIONS = 8
@@ -37,7 +36,6 @@ SNIPPET_CHARS = 300
 MAX_QUERY_WORDS = 12  # a focused query is short; longer "queries" are the model rambling
 _CODE_CHARS = frozenset("(){}=;<>`")
 ANSWER_TOKENS = 120  # one or two sentences; more would be a survey, not a fact
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 
 QUERY_SYSTEM = (
     "You search for one precise fact. Given the question and what was found so far, "
@@ -95,9 +93,7 @@ class FocusedIterationStrategy:
             if new == 0:
                 break  # saturated: sharper queries keep finding the same passages
 
-        sources = ctx.registry.add_many(fuse(result_lists, ctx.settings.research.max_sources))
-        if sources:
-            ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
+        sources = register_sources(ctx, fuse(result_lists, ctx.settings.research.max_sources))
         if ctx.cancel.cancelled:
             answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
             return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)

@@ -12,23 +12,13 @@ from __future__ import annotations
 from deepcite.citations.handlers import get_handler
 from deepcite.citations.handlers.standard import evidence_answer
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
 from deepcite.research.relevance import filter_relevant
-from deepcite.research.steps import report_answer, search_iteration
-from deepcite.types import Finding, PhaseStarted, SearchResult, SourcesAdded
+from deepcite.research.search_phase import IterativeSearch
+from deepcite.research.steps import CANCELLED_INTRO, register_sources, report_answer
+from deepcite.types import Finding, PhaseStarted
 
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
-
-
-def search_allowance(ctx: RunContext, wanted: int) -> int:
-    """How many of ``wanted`` queries the search budget still allows (all engines each)."""
-    limit = ctx.settings.research.max_searches
-    if limit is None:
-        return wanted
-    per_query = max(1, len(ctx.engines))
-    return max(0, min(wanted, (limit - ctx.searches) // per_query))
 
 
 class SourceBasedStrategy:
@@ -39,45 +29,26 @@ class SourceBasedStrategy:
 
     def __init__(self, context: RunContext) -> None:
         self._ctx = context
-        self._questions = QuestionGenerator(context.client)
-        self._result_lists: list[list[SearchResult]] = []
-        self._by_iteration: dict[int, list[str]] = {}
+        self._search = IterativeSearch(context)
 
     def partial(self, question: str) -> StrategyOutcome:
         """What was found so far, registered and quoted: for a run cancelled mid-step."""
-        sources = self._ctx.registry.add_many(
-            fuse(list(self._result_lists), self._ctx.settings.research.max_sources))
+        sources = register_sources(self._ctx, fuse(
+            list(self._search.result_lists), self._ctx.settings.research.max_sources))
         answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
-        return StrategyOutcome(answer, sources, dict(self._by_iteration), [], cancelled=True)
+        return StrategyOutcome(answer, sources, dict(self._search.by_iteration), [],
+                               cancelled=True)
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
         cfg = ctx.settings.research
-        by_iteration = self._by_iteration
-        result_lists = self._result_lists
-        accumulated: list[SearchResult] = []
-        asked: list[str] = []
-        for iteration in range(1, cfg.iterations + 1):
-            if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
-                break
-            ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
-            queries = self._queries(question, iteration, accumulated, asked)
-            queries = queries[: search_allowance(ctx, len(queries))]
-            if not queries:
-                continue
-            by_iteration[iteration] = queries
-            asked.extend(queries)
-            for found in search_iteration(ctx, iteration, queries):
-                result_lists.append(found)
-                accumulated.extend(found)
-
-        best = fuse(result_lists, cfg.max_sources)
+        self._search.run(question)
+        by_iteration = self._search.by_iteration
+        best = fuse(self._search.result_lists, cfg.max_sources)
         if cfg.relevance_filter and len(best) > 1 and not ctx.cancel.cancelled \
                 and ctx.budget_left(model_calls=2):
             best = filter_relevant(ctx, question, best)
-        sources = ctx.registry.add_many(best)
-        if sources:
-            ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
+        sources = register_sources(ctx, best)
         findings = [Finding(phase=f"iteration {i}", question=question,
                             content="\n".join(qs)) for i, qs in by_iteration.items()]
 
@@ -99,32 +70,3 @@ class SourceBasedStrategy:
         report_answer(ctx, cited)
         findings.append(Finding(phase="synthesis", question=question, content=cited.text))
         return StrategyOutcome(cited.text, sources, by_iteration, findings)
-
-    def _queries(self, question: str, iteration: int, accumulated: list[SearchResult],
-                 asked: list[str]) -> list[str]:
-        ctx = self._ctx
-        cfg = ctx.settings.research
-        can_ask = ctx.budget_left(model_calls=2)
-        if iteration == 1:
-            verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
-            generated = (self._questions.initial(question, cfg.questions_per_iteration)
-                         if can_ask else [])
-            if cfg.questions_per_iteration and not generated and can_ask:
-                ctx.warn("questions_unusable",
-                         "Could not use the model's sub-queries; searching the question only")
-            queries = ([question] if verbatim else []) + generated
-            if not queries:
-                queries = [question[: cfg.max_query_chars]]
-            return queries
-        if not can_ask:
-            return []
-        if not accumulated:
-            # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
-            return self._questions.initial(question, cfg.followups_per_iteration, asked)
-        recent = accumulated[-cfg.question_context_limit:]
-        followups = self._questions.followups(question, recent, asked,
-                                              cfg.followups_per_iteration)
-        if cfg.followups_per_iteration and not followups:
-            ctx.warn("followups_unusable",
-                     f"Could not use the model's follow-up queries in iteration {iteration}")
-        return followups

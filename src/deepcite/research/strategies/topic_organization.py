@@ -19,16 +19,14 @@ from deepcite.citations.handlers.base import NO_SOURCES_ANSWER
 from deepcite.citations.handlers.standard import build_prompt, evidence_answer, finalise_reply
 from deepcite.llm.parsing import parse_json_lenient
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.questions import QuestionGenerator
 from deepcite.research.ranking import fuse
-from deepcite.research.steps import search_iteration
+from deepcite.research.search_phase import IterativeSearch
+from deepcite.research.steps import CANCELLED_INTRO, register_sources
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import (
     Finding,
     PhaseStarted,
-    SearchResult,
     Source,
-    SourcesAdded,
 )
 
 MAX_TOPICS = 5
@@ -36,7 +34,6 @@ OTHER_TOPIC = "Other"
 TOPIC_SNIPPET_CHARS = 300
 TOPICS_TOKENS = 300
 MAX_TITLE_CHARS = 80
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 
 TOPICS_SYSTEM = (
     "You organise research sources. Group the numbered sources into 2 to 5 topics. "
@@ -62,14 +59,14 @@ class TopicOrganizationStrategy:
 
     def __init__(self, context: RunContext) -> None:
         self._ctx = context
-        self._questions = QuestionGenerator(context.client)
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
-        by_iteration, result_lists = self._search(question)
-        sources = ctx.registry.add_many(fuse(result_lists, ctx.settings.research.max_sources))
-        if sources:
-            ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
+        search = IterativeSearch(ctx)
+        search.run(question)
+        by_iteration = search.by_iteration
+        sources = register_sources(ctx, fuse(search.result_lists,
+                                             ctx.settings.research.max_sources))
         findings = [Finding(phase=f"iteration {i}", question=question, content="\n".join(qs))
                     for i, qs in by_iteration.items()]
         if ctx.cancel.cancelled:
@@ -106,44 +103,6 @@ class TopicOrganizationStrategy:
         findings.append(Finding(phase="synthesis", question=question, content=answer))
         return StrategyOutcome(answer, sources, by_iteration, findings,
                                cancelled=ctx.cancel.cancelled)
-
-    def _search(self, question: str) -> tuple[dict[int, list[str]], list[list[SearchResult]]]:
-        """The default strategy's loop: question plus sub-queries, then follow-ups."""
-        ctx = self._ctx
-        cfg = ctx.settings.research
-        by_iteration: dict[int, list[str]] = {}
-        result_lists: list[list[SearchResult]] = []
-        accumulated: list[SearchResult] = []
-        asked: list[str] = []
-        for iteration in range(1, cfg.iterations + 1):
-            if ctx.cancel.cancelled:
-                break
-            ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
-            if iteration == 1:
-                verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
-                generated = self._questions.initial(question, cfg.questions_per_iteration)
-                if cfg.questions_per_iteration and not generated:
-                    ctx.warn("questions_unusable", "Could not use the model's sub-queries; "
-                             "searching the question only")
-                queries = ([question] if verbatim else []) + generated
-                queries = queries or [question[: cfg.max_query_chars]]
-            elif not accumulated:
-                queries = self._questions.initial(question, cfg.followups_per_iteration, asked)
-            else:
-                queries = self._questions.followups(
-                    question, accumulated[-cfg.question_context_limit:], asked,
-                    cfg.followups_per_iteration)
-                if cfg.followups_per_iteration and not queries:
-                    ctx.warn("followups_unusable", "Could not use the model's follow-up "
-                             f"queries in iteration {iteration}")
-            if not queries:
-                continue
-            by_iteration[iteration] = queries
-            asked.extend(queries)
-            for found in search_iteration(ctx, iteration, queries):
-                result_lists.append(found)
-                accumulated.extend(found)
-        return by_iteration, result_lists
 
     def _topics(self, question: str, sources: list[Source]) -> list[Topic]:
         """The model's grouping, cleaned; by document title when it is unusable."""
