@@ -16,13 +16,13 @@ from typing import Any
 
 from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_collection
 from deepcite.config import Settings, load_settings
-from deepcite.errors import ConfigError, ModelError
+from deepcite.errors import ConfigError, EgressDenied, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.research import Researcher
 from deepcite.search.base import SearchEngine
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise, unavailable_reason
-from deepcite.security import check_url
+from deepcite.security import EgressPolicy
 from deepcite.types import Event, ResearchResult
 
 DEMO_COLLECTION = "demo"
@@ -77,9 +77,9 @@ def build_engines(settings: Settings) -> tuple[list[SearchEngine], list[str]]:
 
 
 def check_model_egress(settings: Settings) -> None:
-    """Offline runs may only use a model on this machine or the user's network."""
-    if not settings.security.offline:
-        return
+    """The model's server must pass the egress policy as a configured service: its
+    exact origin is allowed, a link-local or metadata address never is, and an offline
+    run may only use a model on this machine or the user's network."""
     provider = resolve_provider(settings)
     urls = {"ollama": settings.llm.ollama_url, "openai": settings.llm.base_url,
             "anthropic": None}
@@ -87,9 +87,14 @@ def check_model_egress(settings: Settings) -> None:
         return
     url = urls[provider]
     if url is None:
-        raise ModelError(f"The {provider} provider needs the internet and the run is offline "
-                         "- use --provider local or a local server (llm.base_url)")
-    check_url(url, settings)
+        if settings.security.offline:
+            raise ModelError(f"The {provider} provider needs the internet and the run is "
+                             "offline - use --provider local or a local server (llm.base_url)")
+        return
+    try:
+        EgressPolicy.from_settings(settings, [url]).check(url)
+    except EgressDenied as exc:
+        raise ModelError(f"The {provider} server is not allowed: {exc}") from None
 
 
 def build_researcher(

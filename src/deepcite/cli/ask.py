@@ -1,11 +1,19 @@
-"""``deepcite ask``: research a question, with live progress and clean Ctrl-C."""
+"""``deepcite ask``: research a question, with live progress and a clean stop.
+
+Ctrl-C and SIGTERM both cancel the run and print the cited passages found so far; a
+second one quits at once. The ``-o`` path is checked before the run, so a long run is
+never lost to a typo in a folder name.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -18,6 +26,7 @@ from deepcite.collections import ensure_demo_collection
 from deepcite.errors import DeepciteError
 from deepcite.report import to_json_dict, to_markdown
 from deepcite.research import Researcher
+from deepcite.security.text import valid_utf8
 from deepcite.types import ResearchResult
 
 EXIT_CANCELLED = 130
@@ -77,9 +86,12 @@ def ask(
             "research.questions_per_iteration": questions, "research.max_sources": max_sources,
             "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
         })
+        question = valid_utf8(question)
         if not question.strip():
             fail("The question is empty - ask something, e.g. "
                  "deepcite ask \"How do I parse command line arguments?\" -c demo", 2)
+        if output is not None:
+            _check_writable(output)
         if DEMO_COLLECTION in settings.search.collections:
             with err.status("Preparing the demo collection (built once, offline)..."):
                 ensure_demo_collection(settings)
@@ -112,6 +124,30 @@ def _run_interruptibly(researcher: Researcher, question: str,
     """
     box: dict[str, ResearchResult | DeepciteError] = {}
     done = threading.Event()
+    if threading.current_thread() is not threading.main_thread():  # signals need main
+        _run_worker(researcher, question, progress, box, done)
+    else:
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+        try:
+            _run_worker(researcher, question, progress, box, done)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    found = box.get("result") or box.get("error")
+    if isinstance(found, DeepciteError):
+        raise found
+    if found is None:
+        fail("The run ended without a result; see the log above")
+    return found
+
+
+def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a service manager, ``timeout``, ``kill``) stops a run like Ctrl-C does:
+    the cited passages found so far are printed before the process exits."""
+    raise KeyboardInterrupt
+
+
+def _run_worker(researcher: Researcher, question: str, progress: RunProgress,
+                box: dict[str, ResearchResult | DeepciteError], done: threading.Event) -> None:
 
     def work() -> None:
         try:
@@ -132,12 +168,18 @@ def _run_interruptibly(researcher: Researcher, question: str,
             _wait(done, worker)
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_CANCELLED) from None
-    found = box.get("result") or box.get("error")
-    if isinstance(found, DeepciteError):
-        raise found
-    if found is None:
-        fail("The run ended without a result; see the log above")
-    return found
+
+
+def _check_writable(output: Path) -> None:
+    """Refuse an ``-o`` path that cannot be written before the run, not after it."""
+    folder = output.parent if str(output.parent) else Path(".")
+    if output.is_dir():
+        fail(f"Cannot write {output}: it is a folder - name a file with -o", 2)
+    if not folder.is_dir():
+        fail(f"Cannot write {output}: folder {folder} does not exist - create it or "
+             "choose another path with -o", 2)
+    if not os.access(output if output.exists() else folder, os.W_OK):
+        fail(f"Cannot write {output}: permission denied - choose another path with -o", 2)
 
 
 def _wait(done: threading.Event, worker: threading.Thread) -> None:

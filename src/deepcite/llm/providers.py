@@ -32,7 +32,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, ModelError
+from deepcite.errors import ConfigError, EgressDenied, ModelError
 from deepcite.llm.client import context_size_for
 from deepcite.llm.local import (
     LLAMA_CPP_MISSING,
@@ -41,6 +41,8 @@ from deepcite.llm.local import (
     llama_cpp_installed,
     missing_gguf_message,
 )
+from deepcite.security.egress import EgressPolicy
+from deepcite.security.transport import egress_client
 
 logger = logging.getLogger(__name__)
 
@@ -114,13 +116,22 @@ class OllamaUnreachable(ModelError):
     """The Ollama server did not answer ``/api/tags`` usefully; the message says how."""
 
 
-def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS) -> list[str]:
-    """Names of the models an Ollama server has pulled; raises :class:`OllamaUnreachable`."""
+def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
+                  settings: Settings | None = None) -> list[str]:
+    """Names of the models an Ollama server has pulled; raises :class:`OllamaUnreachable`.
+
+    The probe goes through the egress policy with ``url`` as a configured service, so
+    only that origin is reachable (and nothing on the internet while offline).
+    """
     tags_url = f"{url.rstrip('/')}/api/tags"
+    policy = EgressPolicy.from_settings(settings, [url])
     try:
-        response = httpx.get(tags_url, timeout=timeout)
+        with egress_client(policy, timeout=timeout) as client:
+            response = client.get(tags_url)
         response.raise_for_status()
         data = response.json()
+    except EgressDenied as exc:
+        raise OllamaUnreachable(str(exc)) from exc
     except (httpx.HTTPError, OSError, ValueError) as exc:
         raise OllamaUnreachable(f"{type(exc).__name__}: {exc}") from exc
     except RuntimeError as exc:
@@ -143,7 +154,7 @@ def _check_ollama(settings: Settings) -> ProviderStatus:
     if not _module_available("langchain_ollama"):
         return ProviderStatus("ollama", False, _extra_missing("langchain-ollama", "ollama"))
     try:
-        models = ollama_models(url)
+        models = ollama_models(url, settings=settings)
     except OllamaUnreachable as exc:
         logger.debug("Ollama probe failed: %s", exc)
         return ProviderStatus(
@@ -167,7 +178,7 @@ def _build_ollama(settings: Settings) -> BaseChatModel:
     model = settings.llm.model
     if not model:
         try:
-            models = ollama_models(url)
+            models = ollama_models(url, settings=settings)
         except OllamaUnreachable as exc:
             raise ModelError(
                 f"Ollama not reachable at {url} - start it with `ollama serve`, "

@@ -21,7 +21,8 @@ import httpx
 from deepcite.config import Settings
 from deepcite.errors import EgressDenied
 from deepcite.search.http import USER_AGENT
-from deepcite.security.egress import EgressPolicy, request_hook
+from deepcite.security.egress import EgressPolicy
+from deepcite.security.transport import egress_client
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +44,8 @@ def fetch_page(url: str, settings: Settings | None = None) -> FetchOutcome:
     policy = EgressPolicy.from_settings(settings)
     cap = settings.security.max_download_bytes if settings else DEFAULT_MAX_BYTES
     try:
-        policy.check(url)
-        with httpx.Client(timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=True,
-                          max_redirects=5, headers={"User-Agent": USER_AGENT},
-                          event_hooks={"request": [request_hook(policy)]}) as client, \
+        with egress_client(policy, timeout=FETCH_TIMEOUT_SECONDS,
+                           headers={"User-Agent": USER_AGENT}) as client, \
                 client.stream("GET", url) as response:
             if response.status_code >= 400:
                 return _fail(url, f"HTTP {response.status_code}")

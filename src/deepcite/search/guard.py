@@ -4,15 +4,23 @@ An engine that keeps failing (rate limited, down, misconfigured) would otherwise
 its timeout and retries on every query of every iteration. After ``failures``
 consecutive failures the circuit opens: the engine is skipped for the rest of the run
 with one clear error, and the other engines carry on.
+
+The guard is also where every engine's output is held to the source rules: results
+whose URL cannot be a source are dropped, and an unexpected exception from an engine
+counts as a failure (a :class:`SearchError`) instead of ending the run.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from deepcite.errors import SearchError
 from deepcite.search.base import SearchEngine
+from deepcite.search.urls import source_url_problem
 from deepcite.types import SearchResult
+
+logger = logging.getLogger(__name__)
 
 
 class CircuitOpen(SearchError):
@@ -45,9 +53,27 @@ class GuardedEngine:
         try:
             results = self._engine.search(query, max_results=max_results)
         except SearchError:
-            with self._lock:
-                self._failures += 1
+            self._failed()
             raise
+        except Exception as exc:
+            # A bug in an engine (a plugin's, or ours on a response nobody foresaw) is
+            # that engine failing once, never the end of the run.
+            self._failed()
+            logger.debug("engine %s raised", self.name, exc_info=True)
+            raise SearchError(f"{self.name}: unexpected {type(exc).__name__}: {exc}") from exc
         with self._lock:
             self._failures = 0
-        return results
+        return [result for result in results if _usable(self.name, result)]
+
+    def _failed(self) -> None:
+        with self._lock:
+            self._failures += 1
+
+
+def _usable(engine: str, result: SearchResult) -> bool:
+    """Whether ``result`` may become a source; engines from plugins may not use
+    ``make_result``, so its URL rule is applied to every engine's results here too."""
+    problem = source_url_problem(result.url) if result.url else "no URL"
+    if problem:
+        logger.debug("%s: dropped result %r: %s", engine, result.url[:200], problem)
+    return problem is None

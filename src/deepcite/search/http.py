@@ -1,7 +1,9 @@
 """HTTP for search engines: egress-checked, time-limited, retried, rate-limited.
 
 Every engine talks to its API through an :class:`EngineHTTP`, so the rules live in
-one place: the egress policy runs on each request and redirect hop; each request has
+one place: the egress policy runs on each request and redirect hop, and allows the
+engine's own configured service URL (a SearXNG instance, a cluster) exactly; each
+request has
 the engine's timeout; 429, 5xx, timeouts and connection errors are retried with
 exponential backoff (honouring ``Retry-After``); requests are spaced to the engine's
 rate limit. Whatever still fails becomes one :class:`SearchError` line naming the
@@ -14,7 +16,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -23,7 +25,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from deepcite._version import __version__ as _version
 from deepcite.config import Settings
 from deepcite.errors import EgressDenied, SearchError
-from deepcite.security.egress import EgressPolicy, request_hook
+from deepcite.security.egress import EgressPolicy
+from deepcite.security.transport import egress_client
 
 logger = logging.getLogger(__name__)
 
@@ -76,18 +79,16 @@ class EngineHTTP:
         *,
         default_rate: float | None = None,
         headers: Mapping[str, str] | None = None,
+        services: Sequence[str] = (),
     ) -> None:
         self.engine = engine
         cfg = settings.engines
         self._retries = cfg.max_retries
         self._limiter = RateLimiter(cfg.rate_per_second.get(engine, default_rate))
-        self._policy = EgressPolicy.from_settings(settings)
-        self._client = httpx.Client(
-            timeout=cfg.timeout_seconds,
-            follow_redirects=True,
-            max_redirects=5,
+        self.policy = EgressPolicy.from_settings(settings, services)
+        self._client = egress_client(
+            self.policy, timeout=cfg.timeout_seconds,
             headers={"User-Agent": USER_AGENT, **(headers or {})},
-            event_hooks={"request": [request_hook(self._policy)]},
         )
 
     def close(self) -> None:

@@ -2,7 +2,8 @@
 
 Engines call :func:`make_result` for every hit. It returns ``None`` (with a debug log)
 when title, url or snippet is missing or blank, so a broken API response shrinks the
-result list instead of passing half-filled records on. Dates are normalised to ISO
+result list instead of passing half-filled records on; the same goes for a URL that
+cannot be a source (malformed, or not http(s)/file). Dates are normalised to ISO
 ``YYYY-MM-DD`` (or ``YYYY-MM`` / ``YYYY`` when that is all an engine knows) so that
 time-range filters compare like with like.
 """
@@ -15,6 +16,7 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from deepcite.search.urls import source_url_problem
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -74,6 +76,11 @@ def make_result(
         logger.debug("%s: dropped a result without %s", engine, ", ".join(
             name for name, v in (("title", clean_title), ("url", clean_url),
                                  ("snippet", clean_snippet)) if not v))
+        return None
+    problem = source_url_problem(clean_url)
+    if problem:
+        logger.debug("%s: dropped a result with an unusable URL %r: %s", engine,
+                     clean_url[:200], problem)
         return None
     text = str(full_text).strip() if full_text else None
     meta = {k: v for k, v in (metadata or {}).items() if v not in (None, "", [], {})}

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import respx
 
-from deepcite.errors import ConfigError, SearchError
+from deepcite.errors import ConfigError, EgressDenied, SearchError
 from deepcite.search.engines.arxiv import ArxivEngine
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.engines.elasticsearch import ElasticsearchEngine
@@ -710,14 +710,16 @@ def test_elasticsearch_other_http_errors_pass_through(router: respx.MockRouter,
         run(make_settings, CASES["elasticsearch"])
 
 
-def test_elasticsearch_private_cluster_needs_permission(router: respx.MockRouter,
-                                                        make_settings: Any) -> None:
+def test_elasticsearch_configured_cluster_is_allowed_exactly(router: respx.MockRouter,
+                                                              make_settings: Any) -> None:
+    """The cluster the user configured needs no allow-list entry; its host on another
+    port or scheme is still a private address the engine may not reach."""
     route = router.post("http://localhost:9200/documents/_search").mock(
         return_value=httpx.Response(200, json=ES_HITS))
-    local = {"engines.elasticsearch_url": "http://localhost:9200"}
-    with pytest.raises(SearchError, match=r"elasticsearch: Refused .*allow_private_hosts"):
-        run(make_settings, CASES["elasticsearch"], **local)
-    assert route.call_count == 0
     results = run(make_settings, CASES["elasticsearch"],
-                  **{**local, "security.allow_private_hosts": ["localhost"]})
+                  **{"engines.elasticsearch_url": "http://localhost:9200"})
     assert len(results) == 2 and route.call_count == 1
+    engine = ElasticsearchEngine(make_settings(
+        **{"engines.elasticsearch_url": "http://localhost:9200"}))
+    with pytest.raises(EgressDenied, match="allow_private_hosts"):
+        engine.http.policy.check("http://localhost:9201/documents/_search")

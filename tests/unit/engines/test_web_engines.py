@@ -22,7 +22,7 @@ import httpx
 import pytest
 import respx
 
-from deepcite.errors import ConfigError, SearchError
+from deepcite.errors import ConfigError, EgressDenied, SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.engines.brave import BraveEngine, brave_freshness
 from deepcite.search.engines.duckduckgo import DuckDuckGoEngine, ddg_timelimit
@@ -309,16 +309,15 @@ def test_searxng_403_hints_at_the_json_format(make_settings: Any) -> None:
 
 
 @respx.mock
-def test_searxng_private_instance_needs_allow_private_hosts(make_settings: Any) -> None:
+def test_searxng_configured_instance_is_allowed_exactly(make_settings: Any) -> None:
+    """The configured instance needs no allow-list entry; other ports of its host do."""
     route = respx.get("http://searx.lan:8080/search").mock(return_value=httpx.Response(
         200, json={"results": [searx_hit("Home", "https://example.org/a", "text")]}))
-    refused = SearxngEngine(make_settings(**{"engines.searxng_url": "http://searx.lan:8080"}))
-    with pytest.raises(SearchError, match=r"^searxng: .*security\.allow_private_hosts"):
-        refused.search("q", max_results=3)
-    assert not route.called
-    allowed = SearxngEngine(make_settings(**{"security.allow_private_hosts": ["searx.lan"],
-                                             "engines.searxng_url": "http://searx.lan:8080"}))
-    assert [r.url for r in allowed.search("q", max_results=3)] == ["https://example.org/a"]
+    engine = SearxngEngine(make_settings(**{"engines.searxng_url": "http://searx.lan:8080"}))
+    assert [r.url for r in engine.search("q", max_results=3)] == ["https://example.org/a"]
+    assert route.called
+    with pytest.raises(EgressDenied, match=r"searx\.lan:8081 to security\.allow_private_hosts"):
+        engine.http.policy.check("http://searx.lan:8081/search")
 
 
 def test_searx_time_range_picks_the_smallest_window() -> None:

@@ -14,7 +14,7 @@ from typing import ClassVar
 from pydantic import SecretStr
 
 from deepcite.config import Settings
-from deepcite.errors import ConfigError
+from deepcite.errors import ConfigError, EgressDenied
 from deepcite.search.filters import SearchFilters, apply_filters
 from deepcite.search.http import EngineHTTP
 from deepcite.types import SearchResult
@@ -43,7 +43,21 @@ class WebEngine:
             raise ConfigError(reason)
         self.settings = settings
         self.filters = SearchFilters.from_settings(settings)
-        self.http = EngineHTTP(self.name, settings, default_rate=self.default_rate)
+        services = self.service_urls(settings)
+        self.http = EngineHTTP(self.name, settings, default_rate=self.default_rate,
+                               services=services)
+        for url in services:
+            try:
+                self.http.policy.check(url)
+            except EgressDenied as exc:
+                raise ConfigError(f"{self.name}: {exc}") from None
+
+    @classmethod
+    def service_urls(cls, settings: Settings) -> tuple[str, ...]:
+        """The URLs of the user's own service this engine talks to (a SearXNG instance,
+        a cluster). The egress policy allows exactly their origins, without an
+        allow-list entry; everything else the engine touches is judged as a fetch."""
+        return ()
 
     @classmethod
     def api_key(cls, settings: Settings) -> str | None:

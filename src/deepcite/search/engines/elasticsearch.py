@@ -1,8 +1,8 @@
 """Elasticsearch (or OpenSearch): the user's own document index as a search engine.
 
 Clusters usually sit on the user's network, so this is the one built-in web engine
-that works with ``--offline``; reaching a private address still needs the host in
-``security.allow_private_hosts`` (the egress policy runs on every request). Field
+that works with ``--offline``; the egress policy allows the configured cluster URL
+exactly (scheme, host and port) and nothing else on that host. Field
 names are settings because every index is mapped differently; the title field is
 boosted because a match there says more than one deep in the text.
 """
@@ -39,6 +39,12 @@ class ElasticsearchEngine(WebEngine):
     key_setting: ClassVar[str | None] = "elasticsearch_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("ELASTICSEARCH_API_KEY",)
     key_required: ClassVar[bool] = False
+
+    @classmethod
+    def service_urls(cls, settings: Settings) -> tuple[str, ...]:
+        """The cluster, allowed exactly (scheme, host and port) by the egress policy."""
+        url = cluster_url(settings)
+        return (url,) if url else ()
 
     @classmethod
     def unavailable_reason(cls, settings: Settings) -> str | None:

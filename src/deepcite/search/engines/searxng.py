@@ -1,9 +1,10 @@
 """SearXNG: a metasearch instance the user runs or trusts, queried over its JSON API.
 
 A self-hosted instance is the one web engine that can work with ``--offline`` (it is a
-service on the user's own network), so the engine is marked offline-capable; whether a
-request may go out is still the egress policy's call, which refuses a LAN address
-unless ``security.allow_private_hosts`` names it.
+service on the user's own network), so the engine is marked offline-capable. The egress
+policy allows the configured instance exactly - its scheme, host and port, nothing
+else - while the result URLs it returns are judged like any page: a private or
+loopback one is fetched only when ``security.allow_private_hosts`` names it.
 
 Instances ship with only the HTML format enabled, and answer ``format=json`` with 403;
 that case gets its own message, because "check the API key" would send the user looking
@@ -40,6 +41,12 @@ class SearxngEngine(WebEngine):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.base_url = _search_url(instance_url(settings) or "")
+
+    @classmethod
+    def service_urls(cls, settings: Settings) -> tuple[str, ...]:
+        """The instance, allowed exactly (scheme, host and port) by the egress policy."""
+        url = instance_url(settings)
+        return (url,) if url else ()
 
     @classmethod
     def unavailable_reason(cls, settings: Settings) -> str | None:
