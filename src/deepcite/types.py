@@ -87,6 +87,9 @@ class ResearchResult(_Record):
     findings: list[Finding] = Field(default_factory=list)
     metrics: RunMetrics = Field(default_factory=RunMetrics)
     warnings: list[str] = Field(default_factory=list)
+    #: The machine-readable code of each warning, in the same order as ``warnings``
+    #: (``unsupported_answer``: no citation of the answer is supported by its sources).
+    warning_codes: list[str] = Field(default_factory=list)
     cancelled: bool = False
     error: str | None = None
     #: Counts from citation verification (markers_checked, markers_removed, supported,

@@ -2,7 +2,8 @@
 
 Only the answer body is rewritten: the Sources section after it is the bibliography,
 and code spans or blocks hold indexes like ``xs[1]``, not citations. A marker number
-with no source stays plain text rather than becoming a link to nowhere.
+with no source stays plain text rather than becoming a link to nowhere, and an escaped
+``\\[99\\]`` (a source's own brackets, quoted) is no marker at all.
 
 Modes decide the link label (``--citation-links`` on the CLI):
 
@@ -26,6 +27,8 @@ import tldextract
 
 from deepcite.citations.markers import _MARKER, _numbers, _sub_outside_code, prose_only
 from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
+from deepcite.citations.text import escape_html
+from deepcite.security.terminal import one_line
 
 MODES = ("number", "domain", "domain-id", "domain-id-always", "source-tagged", "none")
 
@@ -146,8 +149,10 @@ def _labeller(mode: str, body: str, table: dict[int, CitedEntry]) -> Callable[[C
 
 def _link(label: str, url: str) -> str:
     # Brackets in a label (file names) and spaces or parentheses in a URL would end the
-    # Markdown link early, so they are escaped.
-    safe_label = label.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    # Markdown link early, so they are escaped; so is HTML, since a file may be named
+    # "<img onerror=...>.md".
+    safe_label = escape_html(one_line(label).replace("\\", "\\\\").replace("[", "\\[")
+                             .replace("]", "\\]"))
     safe_url = (url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
                 .replace("<", "%3C").replace(">", "%3E"))
     return f"[[{safe_label}]]({safe_url})"

@@ -4,6 +4,10 @@ Models write citations in several shapes: ``[1]``, ``[1, 2]``, ``[1][2]``, ``[1-
 and the full-width ``【1】``. Everything here reads them all, and :func:`clean_markers`
 guarantees that every marker left in the text resolves to a known source: markers that
 resolve to nothing are dropped and counted, never passed on.
+
+A backslash-escaped bracket (``\\[99\\]``) is never a marker: that is how text quoted
+from a source keeps its own brackets (a name list "Smith [99] [1-1000]") verbatim,
+instead of having them renumbered or removed as if they were our citations.
 """
 
 from __future__ import annotations
@@ -12,10 +16,17 @@ import re
 from collections.abc import Callable, Iterable
 
 # A bracket group holding only numbers, separated by commas, spaces or ranges.
-_MARKER = re.compile(r"(?:\[|【)\s*(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\s*(?:\]|】)")
+_BODY = r"(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)"
+_MARKER = re.compile(r"(?<!\\)(?:\[|【)\s*" + _BODY + r"\s*(?:\]|】)")
+# "\[5]": an escaped opening bracket with a bare closing one. Not a marker here, but
+# other tools match "[5]" alone, so it is made fully escaped before they see it.
+_HALF_ESCAPED = re.compile(r"\\\[(\s*" + _BODY + r"\s*)\]")
 _MAX_RANGE = 50
 # Code is not prose: `xs[1]` inside a code span or fenced block is an index, not a citation.
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+# An escaped backtick (quoted source text) opens no code span. The pattern starts with
+# the literal backtick (the escape check follows it) so the regex engine can skip to
+# backticks instead of trying both branches at every character of a long report.
+_CODE = re.compile(r"`(?<!\\`)(?:``.*?(?:```|\Z)|[^`\n]*`)", re.DOTALL)
 
 
 def _sub_outside_code(pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
@@ -73,7 +84,8 @@ def clean_markers(text: str, valid: Iterable[int]) -> tuple[str, int]:
         removed += len(numbers) - len(kept)
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _sub_outside_code(_MARKER, replace, text)
+    cleaned = _sub_outside_code(_HALF_ESCAPED, lambda m: f"\\[{m.group(1)}\\]", text)
+    cleaned = _sub_outside_code(_MARKER, replace, cleaned)
     cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]+(?=[.,;:!?](?:\s|$))"),
                                 lambda m: "", cleaned)
     cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]{2,}(?=\S)"), lambda m: " ", cleaned)

@@ -4,6 +4,11 @@ A result gets its number when it first enters the registry and keeps it for the 
 run, across iterations and report sections. Adding the same passage again (same
 canonical URL and same text) returns the existing source instead of a new number, so
 a number is never reused and never duplicated.
+
+Titles are made one line without control characters as they enter: a title is a label
+shown on terminals, in prompts and in reports, and a newline or escape sequence in it
+(any page can choose its own) would let a source fake lines of output. Passage text is
+kept exactly as found, because verification compares answers against it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from deepcite.search.urls import canonical_url
+from deepcite.security.terminal import one_line
 from deepcite.types import SearchResult, Source
 
 
@@ -33,7 +39,7 @@ class SourceRegistry:
                 return known
             source = Source(
                 number=len(self._sources) + 1,
-                title=result.title,
+                title=one_line(result.title) or result.url,
                 url=result.url,
                 canonical_url=canonical,
                 snippet=result.snippet,

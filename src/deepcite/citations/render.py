@@ -10,6 +10,10 @@ Entries may be :class:`~deepcite.types.Source` objects or plain mappings (what t
 API, saved reports and the web UI hand around), so both are first normalised into
 :class:`CitedEntry`. :mod:`deepcite.citations.hyperlinks` reuses that normalisation and
 :func:`answer_body`, so the block and the in-text links always agree on numbers.
+
+Titles, collection and file names come from documents and pages anyone can write, so
+the block shows them on one line with HTML escaped, and URLs with no blank, quote or
+angle bracket that could end the line or open a tag.
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import quote
 
 from deepcite.citations.markers import cited_numbers, prose_only
+from deepcite.citations.text import escape_html
 from deepcite.search.urls import canonical_url
+from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.types import Source
 
 EntryLike = Source | Mapping[str, Any]
@@ -83,7 +90,8 @@ def normalise(entry: EntryLike) -> CitedEntry:
 
     collection, path, kind, page = pick("collection"), pick("path"), pick("kind"), pick("page")
     return CitedEntry(
-        number=number, title=title or url, url=url, canonical_url=canonical, engine=engine,
+        number=number, title=one_line(title) or url, url=url, canonical_url=canonical,
+        engine=engine,
         collection=str(collection) if collection else None,
         path=str(path) if path else None,
         kind=str(kind) if kind else None,
@@ -156,13 +164,26 @@ def render_sources(entries: Iterable[EntryLike], text: str | None = None) -> str
     return "\n\n".join(_format(doc) for doc in ordered)
 
 
+_UNSAFE_IN_URL = re.compile(r"[\s<>\"]")
+
+
+def _safe_url(url: str) -> str:
+    """``url`` percent-encoded where it could end the line, a link or open a tag."""
+    return _UNSAFE_IN_URL.sub(lambda m: quote(m.group(0)), terminal_safe(url))
+
+
+def _safe_name(name: str) -> str:
+    return escape_html(one_line(name))
+
+
 def _format(doc: _Document) -> str:
     numbers = ", ".join(str(n) for n in doc.numbers)
-    lines = [f"[{numbers}] {doc.title} (source nr: {numbers})", f"   URL: {doc.url}"]
+    lines = [f"[{numbers}] {_safe_name(doc.title)} (source nr: {numbers})",
+             f"   URL: {_safe_url(doc.url)}"]
     if doc.collection:
-        where = f"   Collection: {doc.collection}"
+        where = f"   Collection: {_safe_name(doc.collection)}"
         if doc.file_name:
-            where += f" · {doc.file_name}"
+            where += f" · {_safe_name(doc.file_name)}"
         if doc.pages:
             # EPUB "pages" are spine sections; PDFs have real pages.
             if doc.kind == "epub":

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from deepcite.citations.markers import _sub_outside_code
+
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing down during each few
@@ -23,6 +25,12 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n{2,}")
+# An "&" that a Markdown renderer would read as a character reference (&lt; &#60;).
+_ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+# A backslash that would escape the next character in Markdown (only punctuation is).
+_ESCAPING_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+# "<" opening a raw HTML tag, comment or declaration; an autolink <https://x> stays.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?:https?|mailto):[^\s<>]*>)")
 
 
 def content_words(text: str) -> set[str]:
@@ -91,3 +99,44 @@ def dominant_script(text: str, share: float = 0.6) -> str | None:
         return None
     script, count = max(counts.items(), key=lambda item: item[1])
     return script if count / total >= share else None
+
+
+# ------------------------------------------------------- text from sources in Markdown
+
+
+def escape_html(text: str) -> str:
+    """``text`` with ``<`` and ``>`` as entities, and ``&`` where it would start one.
+
+    For source text shown in Markdown (titles, quoted passages): a ``<script>`` in a
+    page title must reach a Markdown renderer as text, never as a tag. A lone ``&``
+    ("R&D") renders as itself, so only an ``&`` that would read as a character
+    reference is escaped; titles stay readable on a terminal.
+    """
+    return _ENTITY_START.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_quoted(text: str) -> str:
+    """Source text made safe to quote verbatim inside our Markdown prose.
+
+    Brackets are escaped (``\\[99\\]``) because the marker tools must never read a
+    source's own "[99]" or "[1-1000]" as a citation to renumber or drop; a renderer
+    still shows "[99]". Backticks are escaped so that a stray one cannot open a code
+    span that hides the quote's citation; a backslash that would escape the next
+    character is doubled so the source's own backslashes survive; HTML is escaped as
+    in :func:`escape_html`.
+    """
+    text = _ESCAPING_BACKSLASH.sub(r"\\\\", text)
+    text = text.replace("[", "\\[").replace("]", "\\]").replace("`", "\\`")
+    return escape_html(text)
+
+
+def neutralise_html(markdown: str) -> str:
+    """``markdown`` with every raw HTML tag outside code turned into visible text.
+
+    Model answers are Markdown, and Markdown lets raw HTML through to whatever renders
+    it; an answer echoing a page's ``<script>`` or ``<img onerror=...>`` must not run.
+    Only a ``<`` that opens a tag, comment or declaration becomes ``&lt;``, so "a < b"
+    and autolinks read as before, and code spans and blocks (where a tag is shown as
+    text anyway) are left alone. Applying it twice changes nothing.
+    """
+    return _sub_outside_code(_TAG_START, lambda m: "&lt;", markdown)

@@ -2,6 +2,11 @@
 
 The result's ``answer`` never holds a sources block; it is rendered here from the
 structured sources so that body text, block and exports read the same numbers.
+
+Everything in the report may come from outside - the model's answer and queries, titles
+and passages of documents and pages - so the Markdown is made safe as it is assembled:
+raw HTML tags become text, titles are escaped, and no control character is left for a
+terminal to act on when the file is shown with ``cat``.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from deepcite.citations.render import render_sources
+from deepcite.citations.text import neutralise_html
+from deepcite.security.terminal import terminal_safe
 from deepcite.types import ResearchResult
 
 
@@ -18,15 +25,15 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
     ``show_findings`` adds how the answer came about: the queries of each iteration and
     what each phase produced, for users who want to check the path, not just the result.
     """
-    parts = [result.answer.strip()]
+    parts = [neutralise_html(result.answer.strip())]
     if result.cancelled:
         parts.append("_This run was cancelled; the answer covers what was found until then._")
     if show_findings:
-        parts.append(_findings(result))
+        parts.append(neutralise_html(_findings(result)))
     block = render_sources(result.sources, text=result.answer)
     if block:
         parts.append(f"## Sources\n\n{block}")
-    return "\n\n".join(parts) + "\n"
+    return terminal_safe("\n\n".join(parts) + "\n")
 
 
 def to_json_dict(result: ResearchResult) -> dict[str, Any]:
@@ -50,6 +57,7 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "questions_by_iteration": {str(k): v for k, v in result.questions_by_iteration.items()},
         "metrics": result.metrics.model_dump(),
         "warnings": result.warnings,
+        "warning_codes": result.warning_codes,
         "verification": result.verification,
         "citation_checks": result.citation_checks,
         "cancelled": result.cancelled,

@@ -28,6 +28,8 @@ class RunContext:
     cancel: CancelToken
     emit: Callable[[Event], None]
     warnings: list[str] = field(default_factory=list)
+    #: The code of each warning, in the same order (``uncited_answer``, ``budget`` ...).
+    warning_codes: list[str] = field(default_factory=list)
     search_seconds: float = 0.0
     searches: int = 0
     _reported_open: set[str] = field(default_factory=set, repr=False)
@@ -63,6 +65,7 @@ class RunContext:
         """Record a degradation the user should know about and emit it as an event."""
         with self._lock:
             self.warnings.append(message)
+            self.warning_codes.append(code)
         self.emit(RunWarning(code=code, message=message))
 
     def record_searches(self, iteration: int, outcomes: Sequence[SearchOutcome]) -> None:
@@ -88,10 +91,17 @@ class RunContext:
 
 @dataclass
 class StrategyOutcome:
-    """What every strategy returns; the Researcher turns it into a ResearchResult."""
+    """What every strategy returns; the Researcher turns it into a ResearchResult.
+
+    ``passages`` are quoted, cited passages to show after the answer once it has been
+    verified (focused-iteration's "Evidence:"). They are kept apart because they must
+    not count as the answer's support: an answer whose own citations verification
+    removed is flagged even when quotes follow it, and the flag brings its own passages.
+    """
 
     answer: str
     sources: list[Source]
     questions_by_iteration: dict[int, list[str]]
     findings: list[Finding]
     cancelled: bool = False
+    passages: str = ""

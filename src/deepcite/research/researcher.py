@@ -18,15 +18,17 @@ from langchain_core.language_models import BaseChatModel
 from deepcite.citations.handlers.standard import evidence_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.registry import SourceRegistry
+from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.cancel import CancelToken
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.steps import CANCELLED_INTRO
+from deepcite.research.steps import CANCELLED_INTRO, flag_unsupported
 from deepcite.research.strategies import Strategy, create_strategy
 from deepcite.search.base import SearchEngine
+from deepcite.security.text import valid_utf8
 from deepcite.types import Event, Finished, ResearchResult, RunMetrics, Source
 
 logger = logging.getLogger(__name__)
@@ -34,6 +36,8 @@ logger = logging.getLogger(__name__)
 ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
 #: How long a cancelled run waits for the step in progress before returning without it.
 CANCEL_GRACE_SECONDS = 1.0
+#: Questions up to this long are always accepted, however small the model's context.
+MIN_QUESTION_LIMIT_CHARS = 300
 
 
 class Researcher:
@@ -68,10 +72,11 @@ class Researcher:
 
     def run(self, question: str) -> ResearchResult:
         """Research ``question``; returns a result whose every ``[n]`` resolves."""
-        question = " ".join(question.split())
+        question = " ".join(valid_utf8(question).split())
         if not question:
             raise InputError("The question is empty - ask something, e.g. "
                              "`deepcite ask \"How do I parse command line arguments?\"`")
+        self._check_length(question)
         started = time.perf_counter()
         context = RunContext(self.settings, self.client, self._engines, self.registry,
                              self.cancel_token, self._emit)
@@ -91,10 +96,7 @@ class Researcher:
             sources = self.registry.sources()
             outcome = StrategyOutcome(evidence_answer(question, sources, intro=ERROR_INTRO),
                                       sources, {}, [])
-        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
-        checked = self._verify(answer, outcome.sources, context)
-        if checked is not None:
-            answer = checked.text
+        answer, checked = self._checked_answer(question, outcome, context)
         usage = self.client.usage
         metrics = RunMetrics(
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
@@ -108,10 +110,41 @@ class Researcher:
             question=question, answer=answer, sources=outcome.sources,
             questions_by_iteration=outcome.questions_by_iteration,
             findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
-            cancelled=cancelled, error=error,
+            warning_codes=list(context.warning_codes), cancelled=cancelled, error=error,
             verification=_counts(checked) if checked is not None else {},
             citation_checks=[c.model_dump() for c in checked.citations] if checked else [],
         )
+
+    def _check_length(self, question: str) -> None:
+        """Refuse a question that would crowd the sources out of the model's context.
+
+        Every prompt of a run carries the question next to the passages; past a quarter
+        of the prompt budget there is no room left to answer from, so the run would end
+        with nothing found and the real cause hidden.
+        """
+        limit = max(MIN_QUESTION_LIMIT_CHARS, self.client.prompt_budget_chars // 4)
+        if len(question) > limit:
+            raise InputError(
+                f"The question is {len(question):,} characters; with a "
+                f"{self.client.context_size:,}-token model context at most {limit:,} fit - "
+                "shorten it, or use a model with a larger context (llm.context_size)")
+
+    def _checked_answer(self, question: str, outcome: StrategyOutcome,
+                        context: RunContext) -> tuple[str, Verification | None]:
+        """The answer as it may leave the run, and its verification (``None`` when off).
+
+        In this order, the same for every strategy: markers resolve, citations are
+        verified, an answer left with no supported citation is flagged with passages
+        (the strategy's own passages follow otherwise), and raw HTML is made text.
+        """
+        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        checked = self._verify(answer, outcome.sources, context)
+        if checked is not None:
+            answer = checked.text
+        answer, flagged = flag_unsupported(context, question, answer, outcome.sources, checked)
+        if outcome.passages.strip() and not flagged:  # a flag brings its own passages
+            answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
+        return neutralise_html(answer), checked
 
     def _verify(self, answer: str, sources: list[Source],
                 context: RunContext) -> Verification | None:

@@ -4,6 +4,10 @@ Its reply goes through the same checks whatever model wrote it: unknown markers 
 removed, uncited sentences copied from a source are attributed to it, and a reply that
 is empty, echoes the question or regurgitates the prompt is replaced by the most
 relevant passages, quoted and cited, so the user still gets something checkable.
+
+Quoted passages are source text inside our Markdown, so they are escaped
+(:func:`~deepcite.citations.text.escape_quoted`): a source's own "[99]" stays "[99]"
+for the reader instead of being taken for a citation, and its HTML stays text.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from deepcite.citations.text import (
     best_excerpt,
     content_words,
     dominant_script,
+    escape_quoted,
     split_sentences,
 )
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.security.terminal import one_line
 from deepcite.types import Source
 
 SYSTEM_PROMPT = (
@@ -106,11 +112,25 @@ def finalise_reply(question: str, reply: str, sources: list[Source], *,
     notes = []
     if not cited_numbers(text):
         notes.append("uncited")
-        backing = (f"check it against these passages:_\n\n{evidence_list(question, sources)}"
-                   if sources else "treat it with care._")
-        text = f"{text.strip()}\n\n_The model cited no source for this answer; {backing}"
+        text = flag_answer(text, question, sources, UNCITED_NOTE)
     return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
                        attributed=attributed, notes=notes)
+
+
+UNCITED_NOTE = "The model cited no source for this answer"
+
+
+def flag_answer(text: str, question: str, sources: list[Source], note: str) -> str:
+    """``text``, then ``note`` in italics and the passages to check the answer against.
+
+    The one way an answer is marked as unbacked, wherever that is found out: here for a
+    reply that cites nothing, and after verification for an answer whose citations its
+    sources did not support (:func:`deepcite.research.steps.flag_unsupported`). The
+    mark is in the text itself, so every output form (terminal, file, JSON) carries it.
+    """
+    backing = (f"check it against these passages:_\n\n{evidence_list(question, sources)}"
+               if sources else "treat it with care._")
+    return f"{text.strip()}\n\n_{note}; {backing}"
 
 
 _FALLBACK_INTRO = (
@@ -123,11 +143,12 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited.
 
     The title follows the marker so that the text a marker covers is the quote alone:
-    verification then finds it verbatim in the source, as it should.
+    verification then finds it in the source, as it should. Quote and title are
+    escaped (:func:`escape_quoted`), so neither can add, renumber or hide a citation.
     """
     lines = [
-        f"- \u201c{best_excerpt(source.text, question)}\u201d [{source.number}] "
-        f"({source.title})"
+        f"- \u201c{escape_quoted(one_line(best_excerpt(source.text, question)))}\u201d "
+        f"[{source.number}] ({escape_quoted(one_line(source.title))})"
         for source in sources[:limit]
     ]
     return "\n".join(lines)

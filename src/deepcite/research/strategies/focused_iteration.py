@@ -105,20 +105,22 @@ class FocusedIterationStrategy:
         reply = ctx.client.complete("focused_answer", ANSWER_SYSTEM, user,
                                     max_tokens=ANSWER_TOKENS)
         cited = finalise_reply(question, reply, sources)
-        text = cited.text
+        passages = ""
         if cited.fallback:
             ctx.warn("synthesis_fallback",
                      f"Model reply not usable ({cited.fallback}); answered with quoted passages")
         elif "uncited" in cited.notes:
             ctx.warn("uncited_answer", "The model cited no source; passages were appended")
         else:
-            # Fallback and uncited answers already end in the quoted passages.
-            text = f"{text}\n\nEvidence:\n\n{evidence_list(question, sources)}"
+            # Fallback and uncited answers already end in the quoted passages. The
+            # evidence follows the answer only after verification, so that it cannot
+            # pass for the support of an answer whose own citations were removed.
+            passages = f"Evidence:\n\n{evidence_list(question, sources)}"
         if cited.removed_markers:
             ctx.warn("invalid_citations",
                      f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
-        findings.append(Finding(phase="synthesis", question=question, content=text))
-        return StrategyOutcome(text, sources, by_iteration, findings)
+        findings.append(Finding(phase="synthesis", question=question, content=cited.text))
+        return StrategyOutcome(cited.text, sources, by_iteration, findings, passages=passages)
 
     def _queries(self, question: str, iteration: int,
                  result_lists: list[list[SearchResult]], asked: list[str]) -> list[str]:
