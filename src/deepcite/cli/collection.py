@@ -1,4 +1,8 @@
-"""``deepcite collection ...``: index folders, list, search and remove collections."""
+"""``deepcite collection ...``: index folders, list, search and remove collections.
+
+Paths are printed through :func:`~deepcite.collections.display_path`, because a file
+name that is not valid UTF-8 cannot be written to a console as it is.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,17 @@ from deepcite.cli.common import err, fail, out, settings_from, user_errors, warn
 from deepcite.collections import (
     AddProgress,
     Collection,
-    list_collections,
+    IndexReport,
+    display_path,
     remove_collection,
+    scan_collections,
 )
+from deepcite.security.terminal import one_line
 
 collection_app = typer.Typer(no_args_is_help=True)
+
+MAX_IGNORED_LINES = 20
+"""Ignored paths listed one per line; the rest are counted (a tree of links is long)."""
 
 
 @collection_app.command("add")
@@ -31,10 +41,14 @@ def add(
     reembed: Annotated[bool, typer.Option(
         "--reembed", help="Recompute all embeddings (after changing the model).")] = False,
 ) -> None:
-    """Index folders (recursively) or files into a collection; re-runs are incremental."""
+    """Index folders (recursively) or files into a collection; re-runs are incremental.
+
+    Symbolic links inside folders are not followed and special files (FIFOs, sockets)
+    are skipped; both are listed. A symlink named here is followed (you chose it).
+    """
     with user_errors():
         settings = settings_from({"search.dense": dense or None})
-        missing = [str(p) for p in folder if not p.exists()]
+        missing = [display_path(p) for p in folder if not p.exists()]
         if missing:
             fail(f"Folder not found: {', '.join(missing)} - check the path", 2)
         collection = Collection.create(name, settings=settings)
@@ -44,7 +58,7 @@ def add(
 
             def on_progress(p: AddProgress) -> None:
                 bar.update(task, total=p.total, completed=p.done,
-                           description=f"Indexing {p.path.name}")
+                           description=f"Indexing {display_path(Path(p.path.name))}")
 
             def on_embed(done: int, total: int) -> None:
                 bar.update(task, total=total, completed=done, description="Embedding chunks")
@@ -52,35 +66,59 @@ def add(
             report = collection.add(folder if len(folder) > 1 else folder[0],
                                     progress=on_progress, reembed=reembed,
                                     embed_progress=on_embed)
-    for path, reason in report.failed:
-        warn(f"skipped {path}: {reason}")
-    for message in report.warnings:
-        warn(message)
-    info = collection.info()
+    _print_problems(report)
+    with user_errors():
+        info = collection.info()
     out.print(
         f"Collection '{info.name}': {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {len(report.skipped)} unchanged, "
-        f"{len(report.failed)} failed - {info.documents} documents, {info.chunks} chunks"
-        + (f", {report.embedded} embedded" if report.embedded else "")
+        f"{len(report.failed)} failed"
+        + (f", {len(report.ignored)} ignored" if report.ignored else "")
+        + f" - {info.documents} documents, {info.chunks} chunks"
+        + (f", {report.embedded} embedded" if report.embedded else ""),
+        markup=False,
     )
+
+
+def _print_problems(report: IndexReport) -> None:
+    for path, reason in report.failed:
+        warn(f"skipped {display_path(path)}: {reason}")
+    for message in report.warnings:
+        warn(message)
+    for path, reason in report.ignored[:MAX_IGNORED_LINES]:
+        warn(f"ignored {display_path(path)}: {reason}")
+    if len(report.ignored) > MAX_IGNORED_LINES:
+        warn(f"... and {len(report.ignored) - MAX_IGNORED_LINES} more ignored")
 
 
 @collection_app.command("list")
 def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """List collections with their size and last update."""
+    """List collections with their size and last update.
+
+    Files that cannot be read are named on stderr, and a read-only folder is pointed
+    out, so the listing never claims there are no collections when there are.
+    """
     with user_errors():
-        infos = list_collections(settings_from({}))
+        listing = scan_collections(settings_from({}))
+    infos = listing.infos
+    for path, reason in listing.problems:
+        warn(f"cannot read {display_path(path)}: {reason}")
+    if listing.read_only:
+        warn(f"{display_path(listing.folder)} is read-only: collections can be searched but "
+             f"not added to or removed - make it writable or set DEEPCITE_DATA_DIR")
     if as_json:
         out.print_json(json.dumps([
-            {"name": i.name, "path": str(i.path), "documents": i.documents, "chunks": i.chunks,
-             "size_bytes": i.size_bytes, "updated": str(i.updated) if i.updated else None}
+            {"name": i.name, "path": display_path(i.path), "documents": i.documents,
+             "chunks": i.chunks, "size_bytes": i.size_bytes,
+             "updated": str(i.updated) if i.updated else None, "read_only": i.read_only}
             for i in infos]))
         return
     if not infos:
-        out.print("No collections yet - create one with `deepcite collection add FOLDER "
-                  "--name NAME`", markup=False)
+        if not listing.problems:
+            out.print("No collections yet - create one with `deepcite collection add FOLDER "
+                      "--name NAME`", markup=False)
         return
     table = Table("name", "documents", "chunks", "size", "updated")
     for i in infos:
@@ -107,7 +145,8 @@ def search(
     for rank, r in enumerate(results, 1):
         page = r.metadata.get("page")
         where = f", p. {page}" if page else ""
-        out.print(f"{rank}. {r.title}{where} (score {r.metadata.get('score', 0):.2f})",
+        title = one_line(r.title)  # a newline in a title would fake another result
+        out.print(f"{rank}. {title}{where} (score {r.metadata.get('score', 0):.2f})",
                   markup=False)
         out.print(f"   {r.url}", markup=False)
         out.print(f"   {' '.join(r.snippet.split())[:240]}", markup=False)

@@ -8,23 +8,32 @@ search engine for research runs; :func:`ensure_demo_collection` builds an offlin
 from Python's own documentation.
 """
 
+from deepcite.collections.access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.collections.collection import (
     Collection,
     CollectionInfo,
+    CollectionListing,
     list_collections,
     remove_collection,
+    scan_collections,
 )
 from deepcite.collections.demo import ensure_demo_collection
 from deepcite.collections.engine import LocalSearchEngine
 from deepcite.collections.indexer import AddProgress, IndexReport
+from deepcite.collections.paths import display_path
 
 __all__ = [
     "AddProgress",
     "Collection",
     "CollectionInfo",
+    "CollectionListing",
+    "DamagedCollectionError",
     "IndexReport",
     "LocalSearchEngine",
+    "ReadOnlyCollectionError",
+    "display_path",
     "ensure_demo_collection",
     "list_collections",
     "remove_collection",
+    "scan_collections",
 ]

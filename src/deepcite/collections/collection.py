@@ -6,6 +6,10 @@ typed on command lines. Search results come back as ordinary
 :class:`~deepcite.types.SearchResult` objects whose ``url`` is a ``file://`` URI (with
 ``#page=N`` for PDFs, which browsers and PDF viewers understand), so local documents
 are cited exactly like web pages.
+
+A collection in a read-only folder can still be listed and searched; changing it fails
+up front with a one-line :class:`~deepcite.collections.access.ReadOnlyCollectionError`
+(see :mod:`deepcite.collections.access`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from deepcite.collections import access
 from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.index import Hit, Index
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
+from deepcite.collections.paths import file_path
 from deepcite.config import Settings
 from deepcite.errors import CollectionError
 from deepcite.types import SearchResult
@@ -34,7 +40,10 @@ ENGINE_NAME = "local"
 
 @dataclass(frozen=True)
 class CollectionInfo:
-    """Summary of one collection for listings (``updated`` is UTC, ``None`` if unknown)."""
+    """Summary of one collection for listings (``updated`` is UTC, ``None`` if unknown).
+
+    ``read_only``: it can be searched but not changed (its file or folder is read-only).
+    """
 
     name: str
     path: Path
@@ -42,6 +51,22 @@ class CollectionInfo:
     chunks: int
     size_bytes: int
     updated: datetime | None
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class CollectionListing:
+    """Everything :func:`scan_collections` found in the collections folder.
+
+    ``problems`` names the files that could not be read and why, so a listing never
+    pretends there are no collections when there are; ``read_only`` says the folder
+    itself cannot be written (nothing can be added or removed there).
+    """
+
+    folder: Path
+    infos: list[CollectionInfo]
+    problems: list[tuple[Path, str]]
+    read_only: bool
 
 
 def validate_name(name: str) -> str:
@@ -105,7 +130,7 @@ class Collection:
                 raise CollectionError(f"No collection file at {file}")
             return cls._from_file(file, None, settings)
         file = collection_path(name_or_path, settings)
-        if not file.is_file():
+        if not file.exists():  # something else in its place gets its own message (check)
             raise _missing(name_or_path)
         return cls._from_file(file, name_or_path, settings)
 
@@ -131,11 +156,14 @@ class Collection:
     ) -> IndexReport:
         """Index folders (recursively) and files; unchanged files are skipped.
 
-        Raises :class:`CollectionError` when an input does not exist; files that fail
-        to load are reported in :attr:`IndexReport.failed` and the rest is indexed.
+        Raises :class:`CollectionError` when an input does not exist, and
+        :class:`~deepcite.collections.access.ReadOnlyCollectionError` before reading
+        anything when the collection cannot be written; files that fail to load are
+        reported in :attr:`IndexReport.failed` and the rest is indexed.
         With ``dense`` (default: ``search.dense``), or when the collection already has
         embeddings, new chunks are embedded too; ``reembed`` redoes all of them.
         """
+        self.index.require_writable(f"add to collection {self.name!r}")
         search = self.settings.search
         report = add_to_index(self.index, folder_or_files, progress,
                               target_tokens=search.chunk_tokens,
@@ -162,12 +190,12 @@ class Collection:
         return [self._result(hit) for hit in hits]
 
     def _result(self, hit: Hit) -> SearchResult:
-        path = Path(hit.path)
-        url = path.as_uri()
+        path = file_path(hit.path)  # the real file, also for a name that was not UTF-8
+        url = path.as_uri()  # percent-encodes the file's bytes: valid ASCII either way
         if hit.kind == "pdf" and hit.page is not None:
             url += f"#page={hit.page}"
         return SearchResult(
-            title=hit.title or path.name,
+            title=hit.title or Path(hit.path).name,
             url=url,
             snippet=hit.text,
             engine=ENGINE_NAME,
@@ -201,31 +229,51 @@ class Collection:
         updated = (
             datetime.fromtimestamp(float(updated_raw), tz=UTC) if updated_raw else None
         )
-        return CollectionInfo(self.name, self.path, documents, chunks, size, updated)
+        return CollectionInfo(self.name, self.path, documents, chunks, size, updated,
+                              read_only=not self.index.writable)
 
 
-def list_collections(settings: Settings) -> list[CollectionInfo]:
-    """Every collection in the data directory, by name; unreadable files are skipped."""
+def scan_collections(settings: Settings) -> CollectionListing:
+    """Every collection in the data directory by name, plus the files it cannot read.
+
+    Opening is read-only where the folder is (see :mod:`.access`), so a read-only
+    folder still lists its collections.
+    """
     folder = collections_dir(settings)
     if not folder.is_dir():
-        return []
-    infos = []
+        return CollectionListing(folder, [], [], read_only=False)
+    infos: list[CollectionInfo] = []
+    problems: list[tuple[Path, str]] = []
     for file in sorted(folder.glob(f"*{SUFFIX}")):
         try:
             infos.append(Collection._from_file(file, file.stem, settings).info())
         except CollectionError as exc:
             logger.warning("skipping %s: %s", file, exc)
-    return infos
+            problems.append((file, str(exc)))
+    return CollectionListing(folder, infos, problems, read_only=not access.writable(folder))
+
+
+def list_collections(settings: Settings) -> list[CollectionInfo]:
+    """Every readable collection in the data directory, by name (see :func:`scan_collections`)."""
+    return scan_collections(settings).infos
 
 
 def remove_collection(name: str, settings: Settings) -> None:
-    """Delete the collection ``name`` (its SQLite file and WAL side files)."""
+    """Delete the collection ``name`` (its SQLite file and WAL side files).
+
+    A read-only folder is refused before anything is deleted, so a collection is never
+    left half removed.
+    """
     file = collection_path(name, settings)
     if not file.is_file():
         raise _missing(name)
+    if not access.writable(file.parent):
+        raise access.read_only_error(file, f"remove collection {name!r}")
     for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm")):
         try:
             path.unlink(missing_ok=True)
         except OSError as exc:
-            raise CollectionError(f"Cannot remove {path} ({exc.strerror or exc})") from exc
+            raise CollectionError(
+                f"Cannot remove {path} ({exc.strerror or exc}) - check its permissions and "
+                f"remove it by hand") from exc
     logger.info("removed collection %s (%s)", name, file)

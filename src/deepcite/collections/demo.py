@@ -18,10 +18,10 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
+from deepcite.collections.access import DamagedCollectionError, can_write, read_only_error
 from deepcite.collections.collection import Collection, collection_path, remove_collection
 from deepcite.collections.indexer import ProgressCallback
 from deepcite.config import Settings
-from deepcite.errors import CollectionError
 
 logger = logging.getLogger(__name__)
 
@@ -103,16 +103,25 @@ def ensure_demo_collection(
     """Open the ``demo`` collection, building it first if it is missing or empty.
 
     The fast path (it exists and has documents) renders nothing, so calling this at the
-    start of every run costs one small SQLite query.
+    start of every run costs one small SQLite query; it works in a read-only data
+    folder too. The existing file is deleted and rebuilt only when it is positively
+    damaged (not a database, corrupt, not a collection) and the folder is writable. An
+    error that says nothing about the data - permissions, a lock, a read-only folder -
+    is raised as it is: deleting on such an error once threw away good indexes.
     """
-    if collection_path(DEMO_NAME, settings).is_file():
+    path = collection_path(DEMO_NAME, settings)
+    if path.exists():
         try:
             existing = Collection.open(DEMO_NAME, settings=settings)
-            if existing.info().documents > 0:
-                return existing
-        except CollectionError as exc:
+        except DamagedCollectionError as exc:
+            _require_writable(path, "rebuild the damaged demo collection")
             logger.warning("rebuilding the demo collection: %s", exc)
             remove_collection(DEMO_NAME, settings)
+        else:
+            if existing.info().documents > 0:
+                return existing
+            # Empty: a first build was interrupted; it is filled in place below.
+    _require_writable(path, "build the demo collection")
     source = settings.data_dir / "demo-src"
     written = write_demo_sources(source)
     logger.info("demo collection: indexing %d documents from %s", written, source)
@@ -121,3 +130,9 @@ def ensure_demo_collection(
     if report.failed:
         logger.warning("demo collection: %d files failed: %s", len(report.failed), report.failed)
     return collection
+
+
+def _require_writable(path: Path, action: str) -> None:
+    """Refuse before rendering or deleting anything when the data folder is read-only."""
+    if not can_write(path):
+        raise read_only_error(path, action)

@@ -4,29 +4,48 @@ Folders are walked recursively in a stable (sorted) order so reports and progres
 reproducible; hidden files and folders (``.git``, ``.venv``, editor swap files) are
 skipped because they are almost never documents a user means to search. Explicitly
 named files are taken as given, hidden or not.
+
+Inside a folder only regular files are indexed. Symbolic links are not followed, to
+files or to folders: a link can lead anywhere (``notes/passwords.txt -> ~/.ssh/...``),
+and a collection should hold what is in the folder the user named, nothing the folder
+merely points at. FIFOs, sockets and devices are skipped because reading one blocks
+forever or never ends. Both are reported (:attr:`Discovery.ignored`) when their name
+looks like a document, so nothing is dropped silently. A path named on the command
+line is different: the user chose it, so a symlink given there is resolved and its
+target indexed (a folder's contents then follow the rule above).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat as stat_mode
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepcite.collections.loaders import is_supported
+from deepcite.collections.paths import display_path, document_key
 from deepcite.errors import CollectionError
 
 _HASH_BLOCK = 1 << 20
+LINK_TO_FILE = "symbolic link, not followed - add its target itself to index it"
+LINK_TO_FOLDER = "symbolic link to a folder, not followed - add the folder itself to index it"
 
 
 @dataclass
 class Discovery:
-    """What the inputs of one ``add`` expand to (all paths absolute and resolved)."""
+    """What the inputs of one ``add`` expand to (all paths absolute and resolved).
+
+    ``ignored`` holds what was deliberately not indexed, with the reason: symbolic links
+    inside folders, special files, and a second file whose name maps to the same key.
+    """
 
     files: list[Path] = field(default_factory=list)
     folders: list[Path] = field(default_factory=list)
     unsupported: list[Path] = field(default_factory=list)
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def _as_paths(inputs: Path | str | Sequence[Path | str]) -> list[Path]:
@@ -39,13 +58,54 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def walk_folder(folder: Path) -> Iterator[Path]:
-    """Supported, non-hidden files under ``folder``, recursively, in sorted order."""
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _is_hidden(d))
+def _special_kind(mode: int) -> str:
+    if stat_mode.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat_mode.S_ISSOCK(mode):
+        return "a socket"
+    if stat_mode.S_ISCHR(mode) or stat_mode.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def special_reason(mode: int) -> str:
+    """Why a file of this ``st_mode`` is not read: it is no regular file."""
+    return f"{_special_kind(mode)}, not a regular file - skipped (reading it could hang)"
+
+
+def walk_folder(
+    folder: Path, ignored: list[tuple[Path, str]] | None = None
+) -> Iterator[Path]:
+    """Supported, non-hidden regular files under ``folder``, recursively, in sorted order.
+
+    Symbolic links (to files or folders) are not followed and special files are not
+    read; those whose name looks like a document, and every linked folder, are appended
+    to ``ignored`` with the reason.
+    """
+    notes: list[tuple[Path, str]] = [] if ignored is None else ignored
+    for root, dirs, names in os.walk(folder):  # followlinks=False: linked folders stay out
+        kept = []
+        for name in sorted(dirs):
+            if _is_hidden(name):
+                continue
+            if (Path(root) / name).is_symlink():
+                notes.append((Path(root) / name, LINK_TO_FOLDER))
+            else:
+                kept.append(name)
+        dirs[:] = kept
         for name in sorted(names):
             path = Path(root) / name
-            if not _is_hidden(name) and is_supported(path) and path.is_file():
+            if _is_hidden(name) or not is_supported(path):
+                continue
+            try:
+                mode = path.lstat().st_mode
+            except OSError:  # vanished since the listing; the stale check handles it
+                continue
+            if stat_mode.S_ISLNK(mode):
+                notes.append((path, LINK_TO_FILE))
+            elif not stat_mode.S_ISREG(mode):
+                notes.append((path, special_reason(mode)))
+            else:
                 yield path
 
 
@@ -53,7 +113,8 @@ def discover(inputs: Path | str | Sequence[Path | str]) -> Discovery:
     """Expand folders and files; raise :class:`CollectionError` if any input is missing.
 
     Everything is checked before anything is indexed, so a typo in the last argument
-    does not leave a half-done ``add`` behind.
+    does not leave a half-done ``add`` behind. Inputs are resolved (a symlink named here
+    is followed, see the module doc); what is inside folders is not.
     """
     paths = _as_paths(inputs)
     if not paths:
@@ -61,23 +122,33 @@ def discover(inputs: Path | str | Sequence[Path | str]) -> Discovery:
     for path in paths:
         if not path.exists():
             kind = "File" if path.suffix and is_supported(path) else "Folder"
-            raise CollectionError(f"{kind} not found: {path}")
+            raise CollectionError(f"{kind} not found: {display_path(path)}")
     found = Discovery()
-    seen: set[Path] = set()
+    keys: dict[str, Path] = {}
     for path in paths:
         resolved = path.resolve()
-        if resolved.is_dir():
+        mode = resolved.stat().st_mode
+        if stat_mode.S_ISDIR(mode):
             found.folders.append(resolved)
-            candidates: list[Path] = [p.resolve() for p in walk_folder(resolved)]
+            candidates: list[Path] = list(walk_folder(resolved, found.ignored))
+        elif not stat_mode.S_ISREG(mode):
+            found.ignored.append((resolved, special_reason(mode)))
+            continue
         elif is_supported(resolved):
             candidates = [resolved]
         else:
             found.unsupported.append(resolved)
             continue
         for candidate in candidates:
-            if candidate not in seen:
-                seen.add(candidate)
+            key = document_key(candidate)
+            first = keys.get(key)
+            if first is None:
+                keys[key] = candidate
                 found.files.append(candidate)
+            elif first != candidate:  # (the same file named twice is simply taken once)
+                found.ignored.append((candidate, (
+                    f"its name is not valid UTF-8 and reads the same as "
+                    f"{display_path(first)} once escaped - rename one of them")))
     return found
 
 
@@ -103,8 +174,14 @@ def stat_file(path: Path) -> FileStat:
 
 def hash_file(path: Path) -> str:
     """SHA-256 of the file's bytes, read in blocks so memory stays flat; raises ``OSError``."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
+    # O_NONBLOCK: should the path have become a FIFO since discovery, opening it must
+    # not wait for a writer; the fstat below then refuses it.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb", closefd=True) as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat_mode.S_ISREG(mode):
+            raise OSError(errno.EINVAL, special_reason(mode))
+        digest = hashlib.sha256()
         while block := fh.read(_HASH_BLOCK):
             digest.update(block)
     return digest.hexdigest()

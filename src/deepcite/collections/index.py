@@ -35,12 +35,13 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deepcite.collections import rerank, retrieval, schema, writes
+from deepcite.collections import access, rerank, retrieval, schema, writes
 from deepcite.collections.chunking import Chunk
 from deepcite.collections.cjk import CJK_RUN, bigram_text, has_cjk
+from deepcite.collections.paths import safe_text
 from deepcite.collections.retrieval import HEADING_SEPARATOR, Hit, split_heading_path
 from deepcite.errors import CollectionError
 
@@ -92,9 +93,21 @@ class Index:
 
     @classmethod
     def create(cls, path: Path, name: str) -> Index:
-        """Create the file and schema (or open it when it already exists)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Create the file and schema (or open it when it already exists).
+
+        A read-only destination is refused before anything is created.
+        """
         index = cls(path)
+        if not access.can_write(path):
+            raise access.read_only_error(path, f"create collection {name!r}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CollectionError(
+                f"Cannot create collection {name!r}: cannot make folder {path.parent} "
+                f"({exc.strerror or exc}) - fix its permissions or use another data folder "
+                f"(DEEPCITE_DATA_DIR or data_dir in the config)"
+            ) from exc
         try:
             with closing(index._raw_connect(create=True)) as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -107,31 +120,78 @@ class Index:
                             "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value)
                         )
         except sqlite3.Error as exc:
-            raise CollectionError(f"{path}: cannot create collection ({exc})") from exc
+            raise index.write_error(exc, f"create collection {name!r}") from exc
         index.check()
         return index
+
+    @property
+    def writable(self) -> bool:
+        """Whether this process may change the collection (file and folder writable)."""
+        return access.can_write(self.path)
+
+    def require_writable(self, action: str) -> None:
+        """Raise :class:`ReadOnlyCollectionError` now, before a write that must fail."""
+        if not self.writable:
+            raise access.read_only_error(self.path, action)
+
+    def write_error(self, exc: sqlite3.Error, action: str) -> CollectionError:
+        """The one-line error for a failed write: read-only ones say how to fix them."""
+        if access.is_read_only(exc) or not self.writable:
+            return access.read_only_error(self.path, action)
+        return CollectionError(f"{self.path}: cannot {action} ({exc})")
+
+    def _open_error(self, exc: sqlite3.Error) -> CollectionError:
+        if access.is_damage(exc):
+            return access.DamagedCollectionError(
+                f"{self.path}: not a deepcite collection ({exc})")
+        if access.is_read_only(exc) or not self.writable:
+            return access.ReadOnlyCollectionError(
+                f"Cannot read collection {self.path} ({exc}): its folder is read-only and "
+                f"SQLite must finish a pending write there - make "
+                f"{self.path.parent} writable once, or copy the collection elsewhere"
+            )
+        return CollectionError(
+            f"{self.path}: cannot open collection ({exc}) - check that the file and the "
+            f"'-wal'/'-shm' files next to it are readable and not in use"
+        )
 
     def check(self) -> None:
         """Raise :class:`CollectionError` unless the file is a deepcite collection.
 
         A file in an older format is upgraded first; one that cannot be upgraded gets a
-        one-line message saying how to rebuild it.
+        one-line message saying how to rebuild it. Only a file that is positively not a
+        collection raises :class:`DamagedCollectionError`: an open failure (permissions,
+        a lock, a read-only folder) says nothing about the data, so callers must not
+        delete anything because of it.
         """
-        if not self.path.is_file():
+        if not self.path.exists():
             raise CollectionError(f"No collection file at {self.path}")
+        if not self.path.is_file():
+            raise CollectionError(
+                f"{self.path} is not a file - move it out of the way to use this collection")
         try:
-            version = self.get_meta("schema_version")
+            with self.connect() as conn:
+                has_meta = conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+                ).fetchone()
+                row = None if has_meta is None else conn.execute(
+                    "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.Error as exc:
-            raise CollectionError(f"{self.path}: not a deepcite collection ({exc})") from exc
+            raise self._open_error(exc) from exc
+        if row is None:
+            raise access.DamagedCollectionError(
+                f"{self.path}: not a deepcite collection (no collection metadata)")
+        version = str(row[0])
         if version in schema.UPGRADABLE:
             self._upgrade()
         elif version != SCHEMA_VERSION:
-            raise CollectionError(
+            raise access.DamagedCollectionError(
                 f"{self.path}: unsupported collection format {version!r}; "
                 f"re-create it with `deepcite collection add`"
             )
 
     def _upgrade(self) -> None:
+        self.require_writable(f"upgrade {self.path.name} to collection format {SCHEMA_VERSION}")
         try:
             with self.connect() as conn, self.transaction(conn):
                 row = conn.execute(
@@ -140,15 +200,16 @@ class Index:
                 if row is not None and row[0] in schema.UPGRADABLE:  # not done meanwhile
                     schema.upgrade(conn, row[0])
         except sqlite3.Error as exc:
+            if access.is_read_only(exc):
+                raise self.write_error(exc, f"upgrade {self.path.name}") from exc
             raise CollectionError(
                 f"{self.path}: cannot upgrade this collection to format {SCHEMA_VERSION} "
                 f"({exc}); delete it and re-add its folders with `deepcite collection add`"
             ) from exc
 
     def _raw_connect(self, *, create: bool = False) -> sqlite3.Connection:
-        mode = "rwc" if create else "rw"
         conn = sqlite3.connect(
-            f"{self.path.resolve().as_uri()}?mode={mode}",
+            access.sqlite_uri(self.path, create=create),
             uri=True,
             timeout=30.0,
             isolation_level=None,
@@ -162,7 +223,11 @@ class Index:
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
-        """A fresh autocommit connection, closed on exit; use :meth:`transaction` to write."""
+        """A fresh autocommit connection, closed on exit; use :meth:`transaction` to write.
+
+        It is read-only when the file or its folder is (see :mod:`.access`), so reads
+        and searches work there and writes fail with ``SQLITE_READONLY``.
+        """
         conn = self._raw_connect()
         try:
             yield conn
@@ -212,6 +277,7 @@ class Index:
         self, conn: sqlite3.Connection, record: DocumentRecord, chunks: Sequence[Chunk]
     ) -> None:
         """Insert or replace one document and its chunks, all or nothing."""
+        record = replace(record, title=safe_text(record.title))
         cjk_title = has_cjk(record.title)
         rows = [
             (n, c.text, record.title, c.start, c.end, c.page, c.heading,

@@ -14,6 +14,12 @@ collection grows. Writes are committed in batches of about :data:`BATCH_SECONDS`
 Ctrl-C keeps every completed file, a crash loses at most the last batch, and the
 next ``add`` picks up where it stopped. One bad file never stops the rest; it is reported in
 :attr:`IndexReport.failed` with a reason a user can act on.
+
+Documents are keyed by :func:`~deepcite.collections.paths.document_key`, which is the
+absolute path for every file whose name is valid UTF-8 and an escaped form for the
+rest, so a file called ``caf\xe9.txt`` is indexed, skipped when unchanged and removed
+when deleted like any other. What discovery deliberately passes over (symbolic links,
+special files) is reported in :attr:`IndexReport.ignored`.
 """
 
 from __future__ import annotations
@@ -30,8 +36,8 @@ from deepcite.collections.chunking import OVERLAP_TOKENS, TARGET_TOKENS, chunk_d
 from deepcite.collections.files import Discovery, FileStat, discover, hash_file, stat_file
 from deepcite.collections.index import INDEXER_VERSION, DocumentRecord, Index, StoredDocument
 from deepcite.collections.loaders import LoadError, load_document, supported_suffixes
+from deepcite.collections.paths import display_path, document_key, key_exists
 from deepcite.collections.rerank import record_stats
-from deepcite.errors import CollectionError
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +68,8 @@ class IndexReport:
     skipped: list[Path] = field(default_factory=list)
     failed: list[tuple[Path, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Paths deliberately not indexed, with the reason (symbolic links, FIFOs, ...).
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
     #: Chunks given a vector by this add (dense collections only).
     embedded: int = 0
 
@@ -71,11 +79,15 @@ class IndexReport:
         return bool(self.added or self.updated or self.removed)
 
     def summary(self) -> str:
-        """One line for humans: ``2 added, 1 updated, 0 removed, 5 unchanged, 1 failed``."""
+        """One line for humans: ``2 added, 1 updated, 0 removed, 5 unchanged, 1 failed``.
+
+        ``, 2 ignored`` follows when symbolic links or special files were passed over.
+        """
         return (
             f"{len(self.added)} added, {len(self.updated)} updated, "
             f"{len(self.removed)} removed, {len(self.skipped)} unchanged, "
             f"{len(self.failed)} failed"
+            + (f", {len(self.ignored)} ignored" if self.ignored else "")
         )
 
 
@@ -83,15 +95,20 @@ ProgressCallback = Callable[[AddProgress], None]
 
 
 def _stale(stored: dict[str, StoredDocument], found: Discovery) -> list[str]:
-    """Indexed paths under an added folder that were not found again and are gone."""
-    current = {str(p) for p in found.files}
+    """Indexed keys under an added folder whose file is gone or is now passed over.
+
+    Compared as keys (see :mod:`.paths`), so files with non-UTF-8 names are matched too;
+    a file that became a symbolic link or a FIFO no longer keeps its old content.
+    """
+    current = {document_key(p) for p in found.files}
+    ignored = {document_key(p) for p, _ in found.ignored}
+    folders = [Path(document_key(folder)) for folder in found.folders]
     stale = []
-    for path in stored:
-        doc_path = Path(path)
-        if path in current or doc_path.exists():
+    for key in stored:
+        if key in current or (key not in ignored and key_exists(key)):
             continue
-        if any(doc_path.is_relative_to(folder) for folder in found.folders):
-            stale.append(path)
+        if any(Path(key).is_relative_to(folder) for folder in folders):
+            stale.append(key)
     return sorted(stale)
 
 
@@ -130,11 +147,12 @@ class _Adder:
             self.progress(AddProgress(self.done, self.total, path, action))
 
     def _fail(self, path: Path, reason: str) -> None:
-        logger.info("could not index %s: %s", path, reason)
+        logger.info("could not index %s: %s", display_path(path), reason)
         self.report.failed.append((path, reason))
-        if str(path) in self.stored:
+        key = document_key(path)
+        if key in self.stored:
             # Never keep citing content the file no longer yields.
-            self.index.delete_document(self.conn, str(path))
+            self.index.delete_document(self.conn, key)
         self._tick(path, "failed")
 
     def _skip(self, path: Path) -> None:
@@ -142,7 +160,7 @@ class _Adder:
         self._tick(path, "skipped")
 
     def add_file(self, path: Path) -> None:
-        key = str(path)
+        key = document_key(path)
         previous = self.stored.get(key)
         try:
             stat = stat_file(path)
@@ -166,12 +184,17 @@ class _Adder:
             return
         chunks = chunk_document(document, target_tokens=self.target_tokens,
                                 overlap_tokens=self.overlap_tokens)
-        self.report.warnings.extend(f"{path}: {warning}" for warning in document.warnings)
+        shown = display_path(path)
+        self.report.warnings.extend(f"{shown}: {warning}" for warning in document.warnings)
         if not chunks:
-            self.report.warnings.append(f"{path}: no text found; nothing to search")
+            self.report.warnings.append(f"{shown}: no text found; nothing to search")
         record = DocumentRecord(key, document.title, document.kind, sha256, stat.size,
                                 stat.mtime, _trusted_mtime_ns(stat))
-        self.index.put_document(self.conn, record, chunks)
+        try:
+            self.index.put_document(self.conn, record, chunks)
+        except UnicodeEncodeError as exc:  # lone surrogates from a (plugin) loader
+            self._fail(path, f"its loader produced text that is not valid Unicode ({exc.reason})")
+            return
         action: Action = "added" if previous is None else "updated"
         (self.report.added if previous is None else self.report.updated).append(path)
         self._tick(path, action)
@@ -180,6 +203,7 @@ class _Adder:
             self.batch_started = time.monotonic()
 
     def run(self, found: Discovery) -> IndexReport:
+        self.report.ignored.extend(found.ignored)
         stale = _stale(self.stored, found)
         self.total = len(found.files) + len(found.unsupported) + len(stale)
         for path in found.unsupported:
@@ -218,4 +242,4 @@ def add_to_index(
                 record_stats(conn)
                 return report
     except sqlite3.Error as exc:
-        raise CollectionError(f"{index.path}: indexing failed ({exc})") from exc
+        raise index.write_error(exc, "index into this collection") from exc

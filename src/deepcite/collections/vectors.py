@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from deepcite.collections.access import sqlite_uri
 from deepcite.errors import CollectionError
 
 if TYPE_CHECKING:
@@ -83,8 +84,8 @@ class VectorStore:
         if not self.db_path.is_file():
             raise CollectionError(f"{self.db_path}: no such collection file")
         try:
-            with closing(sqlite3.connect(
-                f"{self.db_path.resolve().as_uri()}?mode=rw", uri=True, timeout=30.0,
+            with closing(sqlite3.connect(  # read-only where the folder is (see .access)
+                sqlite_uri(self.db_path), uri=True, timeout=30.0,
                 isolation_level=None,
             )) as conn:
                 yield conn
