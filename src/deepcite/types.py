@@ -53,6 +53,38 @@ class Source(_Record):
         return self.full_text or self.snippet
 
 
+#: The phases a run announces in :class:`PhaseStarted` (and names findings after).
+PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis"]
+
+#: The machine-readable code of every warning a run can give (:class:`RunWarning`,
+#: ``ResearchResult.warning_codes``). Front ends and scripts match on these, so a new
+#: warning gets a new code here rather than reusing a near one.
+WarningCode = Literal[
+    "agent_budget",           # the agent used all its turns without answering
+    "budget",                 # a run budget (research.max_*) stopped the run early
+    "engine_failed",          # one search on one engine failed
+    "engine_skipped",         # an engine is skipped (circuit open, unavailable offline)
+    "fetch_failed",           # a page's full text could not be fetched
+    "followups_unusable",     # the model's follow-up queries were unusable
+    "handler",                # the citation handler name was unknown; standard was used
+    "invalid_citations",      # citations to sources that do not exist were removed
+    "no_engines",             # nothing to search
+    "questions_unusable",     # the model's queries were unusable; the question was searched
+    "relevance_unusable",     # the relevance filter's reply was unusable; all results kept
+    "run_failed",             # the run stopped with an error; passages are returned
+    "strategy",               # the strategy name was unknown or replaced
+    "synthesis_fallback",     # the model's answer was unusable; quoted passages instead
+    "topics_unusable",        # the topic grouping was unusable; grouped by document
+    "uncited_answer",         # the model cited nothing; passages were appended
+    "unsupported_answer",     # no citation of the answer is supported by its sources
+    "unsupported_citations",  # verification removed or flagged unsupported citations
+    "verify_failed",          # verification itself failed; the answer is unchecked
+]
+
+CitationOutcome = Literal["supported", "partial", "unsupported"]
+CitationMethod = Literal["exact", "fuzzy", "overlap", "model", "none"]
+
+
 class Finding(_Record):
     """What one phase of a run produced, kept so users can see how an answer came about."""
 
@@ -73,15 +105,56 @@ class RunMetrics(_Record):
     wall_seconds: float = 0.0
 
 
+class CitationCheck(_Record):
+    """The verdict on one citation: source ``number`` cited for ``sentence``.
+
+    ``source_number``/``start``/``end``/``quote`` give the evidence span (character
+    offsets into that source's text, ``text[start:end] == quote``) when one was found;
+    they are ``None`` otherwise (always for unsupported citations). Defined here, not
+    in the verifier, so results can carry it without importing the citation package.
+    """
+
+    number: int
+    sentence: str
+    outcome: CitationOutcome
+    method: CitationMethod
+    source_number: int | None = None
+    start: int | None = None
+    end: int | None = None
+    quote: str | None = None
+
+
+class VerificationCounts(_Record):
+    """What citation verification counted for one answer.
+
+    ``markers_checked`` counts citation numbers read, ``markers_removed`` those that
+    resolved to no source; ``supported``/``partial``/``unsupported`` count the verdicts;
+    ``undecided`` those the cheap checks could not settle; ``model_calls`` the calls
+    verification made.
+    """
+
+    markers_checked: int = 0
+    markers_removed: int = 0
+    supported: int = 0
+    partial: int = 0
+    unsupported: int = 0
+    undecided: int = 0
+    model_calls: int = 0
+
+
 class ResearchResult(_Record):
     """The outcome of one research run.
 
     ``answer`` is the Markdown body *without* a sources block; every ``[n]`` in it
     resolves to an entry of ``sources``. ``cancelled`` runs return what they had.
+    ``strategy`` and ``handler`` name what really ran: an unknown name falls back (with
+    a warning), and the result says the fallback, not the name that was asked for.
     """
 
     question: str
     answer: str
+    strategy: str
+    handler: str
     sources: list[Source] = Field(default_factory=list)
     questions_by_iteration: dict[int, list[str]] = Field(default_factory=dict)
     findings: list[Finding] = Field(default_factory=list)
@@ -89,15 +162,13 @@ class ResearchResult(_Record):
     warnings: list[str] = Field(default_factory=list)
     #: The machine-readable code of each warning, in the same order as ``warnings``
     #: (``unsupported_answer``: no citation of the answer is supported by its sources).
-    warning_codes: list[str] = Field(default_factory=list)
+    warning_codes: list[WarningCode] = Field(default_factory=list)
     cancelled: bool = False
     error: str | None = None
-    #: Counts from citation verification (markers_checked, markers_removed, supported,
-    #: partial, unsupported, model_calls); empty when verification was off.
-    verification: dict[str, int] = Field(default_factory=dict)
-    #: One record per checked citation: number, sentence, outcome, method and evidence
-    #: span (source_number, start, end, quote) where one was found.
-    citation_checks: list[dict[str, Any]] = Field(default_factory=list)
+    #: Counts from citation verification; ``None`` when verification was off.
+    verification: VerificationCounts | None = None
+    #: One record per checked citation, with its evidence span where one was found.
+    citation_checks: list[CitationCheck] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- events
@@ -108,11 +179,20 @@ class _Event(_Record):
 
 
 class PhaseStarted(_Event):
-    """A phase began: ``questions``, ``search``, ``synthesis`` ..."""
+    """A phase began: ``questions``, ``search``, ``synthesis`` ...
+
+    ``step`` of ``total`` counts the phases the strategy planned, so a front end can
+    show how far the run is (``total`` is an upper bound: a run that stops searching
+    early jumps to its last step, the answer). ``iterations`` is the strategy's own
+    iteration count, which need not be ``research.iterations``.
+    """
 
     kind: Literal["phase_started"] = "phase_started"
-    phase: str
+    phase: PhaseName
     iteration: int | None = None
+    iterations: int | None = None
+    step: int | None = None
+    total: int | None = None
 
 
 class QuestionsGenerated(_Event):
@@ -157,7 +237,7 @@ class RunWarning(_Event):
     """Something degraded but the run goes on (a fallback was taken, an engine failed)."""
 
     kind: Literal["warning"] = "warning"
-    code: str
+    code: WarningCode
     message: str
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from deepcite.citations import SourceRegistry, cited_numbers, clean_markers, render_sources
+from deepcite.citations.answer import build_prompt
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, StandardCitationHandler, get_handler
-from deepcite.citations.handlers.standard import build_prompt
 from deepcite.llm import ChatClient
 from deepcite.types import SearchResult
 from tests.fakes import ScriptedChatModel, passage

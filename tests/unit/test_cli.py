@@ -157,7 +157,7 @@ def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
 
     engine.search = slow_search  # type: ignore[method-assign]
     threading.Thread(target=lambda: (searching.wait(10), _thread.interrupt_main())).start()
-    with RunProgress(3, enabled=False) as progress:
+    with RunProgress(enabled=False) as progress:
         result = ask_module._run_interruptibly(researcher, "cache?", progress)
     assert result.cancelled
     assert "[1]" in result.answer and result.sources[0].title == "cache"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deepcite.citations import SourceRegistry, cited_numbers
+from deepcite.citations.answer import finalise_reply
 from deepcite.citations.handlers import (
     HANDLERS,
     NO_SOURCES_ANSWER,
@@ -15,7 +16,6 @@ from deepcite.citations.handlers import (
 )
 from deepcite.citations.handlers.forced import FORCED_PREFIX, NO_SOURCES_MARK
 from deepcite.citations.handlers.precision import extract_candidates, question_type
-from deepcite.citations.handlers.standard import finalise_reply
 from deepcite.llm import ChatClient
 from deepcite.types import Source
 from tests.fakes import ScriptedChatModel, passage

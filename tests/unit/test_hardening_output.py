@@ -208,7 +208,7 @@ def test_quoted_passages_escape_html_from_sources(make_settings: Any) -> None:
     assert "<img" not in markdown and "<b>" not in markdown
     assert "&lt;img src=x onerror=alert(1)&gt;" in result.answer
     assert "(Page &lt;b&gt;bold&lt;/b&gt;)" in result.answer
-    assert cited_numbers(result.answer) == [1] and result.verification["unsupported"] == 0
+    assert cited_numbers(result.answer) == [1] and result.verification.unsupported == 0
 
 
 # -- 8. brackets in quoted source text ------------------------------------------------
@@ -244,7 +244,7 @@ def test_quoted_fallback_keeps_a_sources_brackets_verbatim(make_settings: Any) -
     assert "\u201cAlice Smith \\[99\\] \\[1-1000\\] \\[0\\].\u201d [1] (attendees)" \
         in result.answer
     assert cited_numbers(result.answer) == [1]
-    assert result.verification["unsupported"] == 0 and result.verification["supported"] == 1
+    assert result.verification.unsupported == 0 and result.verification.supported == 1
     linked = hyperlink(to_markdown(result), result.sources, "number")
     assert "Alice Smith \\[99\\] \\[1-1000\\] \\[0\\]." in linked
     assert "[[1]](https://docs.example/attendees)" in linked
@@ -284,7 +284,7 @@ def test_answer_whose_only_citation_is_unsupported_is_flagged(make_settings: Any
                                                               strategy: str) -> None:
     result = _ttl_run(make_settings, _scripted(strategy, WRONG_TTL), strategy)
     _flagged(result)
-    assert result.verification["unsupported"] == 1
+    assert result.verification.unsupported == 1
     assert "Evidence:" not in result.answer  # the flag brings the passages, once
 
 

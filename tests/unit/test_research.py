@@ -283,11 +283,11 @@ def test_unsupported_citations_are_removed_before_the_answer_leaves(make_setting
         QUESTION)
     assert "parses command line arguments [1]." in result.answer
     assert "Normans [1]" not in result.answer and "Normans" in result.answer
-    assert result.verification["unsupported"] == 1 and result.verification["supported"] >= 1
+    assert result.verification.unsupported == 1 and result.verification.supported >= 1
     assert any("do not support" in w or "does not support" in w for w in result.warnings)
-    check = next(c for c in result.citation_checks if c["outcome"] == "supported")
-    source = next(s for s in result.sources if s.number == check["source_number"])
-    assert source.text[check["start"]:check["end"]] == check["quote"]
+    check = next(c for c in result.citation_checks if c.outcome == "supported")
+    source = next(s for s in result.sources if s.number == check.source_number)
+    assert source.text[check.start:check.end] == check.quote
 
 
 def test_quoted_passages_survive_verification(make_settings: Any) -> None:
@@ -299,4 +299,4 @@ def test_quoted_passages_survive_verification(make_settings: Any) -> None:
                          max_sources=3).run(QUESTION)
     assert "did not produce a usable answer" in result.answer
     assert cited_numbers(result.answer) == [1, 2, 3]  # every quote keeps its citation
-    assert result.verification["unsupported"] == 0
+    assert result.verification.unsupported == 0

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -23,9 +22,9 @@ from deepcite.citations import hyperlink
 from deepcite.cli.common import err, fail, out, settings_from, user_errors
 from deepcite.cli.progress import RunProgress
 from deepcite.collections import ensure_demo_collection
-from deepcite.errors import DeepciteError
 from deepcite.report import to_json_dict, to_markdown
 from deepcite.research import Researcher
+from deepcite.research.threads import Worker
 from deepcite.security.text import valid_utf8
 from deepcite.types import ResearchResult
 
@@ -95,8 +94,8 @@ def ask(
         if DEMO_COLLECTION in settings.search.collections:
             with err.status("Preparing the demo collection (built once, offline)..."):
                 ensure_demo_collection(settings)
-        with RunProgress(settings.research.iterations, enabled=not quiet) as progress:
-            researcher = build_researcher(settings, progress)
+        with RunProgress(enabled=not quiet) as progress, \
+                build_researcher(settings, progress) as researcher:
             result = _run_interruptibly(researcher, question, progress)
 
     markdown = to_markdown(result, show_findings=show_findings)
@@ -117,27 +116,24 @@ def ask(
 
 def _run_interruptibly(researcher: Researcher, question: str,
                        progress: RunProgress) -> ResearchResult:
-    """Run in a worker thread so Ctrl-C cancels cleanly and keeps what was found.
+    """Run in a worker thread so Ctrl-C and SIGTERM cancel cleanly and keep what was found.
 
-    The main thread only sleeps and polls an Event: a KeyboardInterrupt landing inside
-    ``Thread.join`` can leave the thread looking finished while it still runs.
+    The first interrupt cancels the run, which then returns the cited passages found so
+    far; a second one quits at once. Signals reach only the main thread, so elsewhere
+    (a test runner's thread, an embedding app) the run is just waited for.
     """
-    box: dict[str, ResearchResult | DeepciteError] = {}
-    done = threading.Event()
-    if threading.current_thread() is not threading.main_thread():  # signals need main
-        _run_worker(researcher, question, progress, box, done)
+    worker = Worker(lambda: researcher.run(question), name="deepcite-run")
+    if threading.current_thread() is not threading.main_thread():
+        _wait_cancelling(worker, researcher, progress)
     else:
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
         try:
-            _run_worker(researcher, question, progress, box, done)
+            _wait_cancelling(worker, researcher, progress)
         finally:
             signal.signal(signal.SIGTERM, previous)
-    found = box.get("result") or box.get("error")
-    if isinstance(found, DeepciteError):
-        raise found
-    if found is None:
+    if not worker.done:  # interrupted before the thread ever started
         fail("The run ended without a result; see the log above")
-    return found
+    return worker.result()  # the run's own error, raised here with its traceback
 
 
 def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -146,26 +142,17 @@ def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _run_worker(researcher: Researcher, question: str, progress: RunProgress,
-                box: dict[str, ResearchResult | DeepciteError], done: threading.Event) -> None:
-
-    def work() -> None:
-        try:
-            box["result"] = researcher.run(question)
-        except DeepciteError as exc:
-            box["error"] = exc
-        finally:
-            done.set()
-
-    worker = threading.Thread(target=work, name="deepcite-run", daemon=True)
+def _wait_cancelling(worker: Worker[ResearchResult], researcher: Researcher,
+                     progress: RunProgress) -> None:
+    """Start the run and wait; the first interrupt cancels it, the second quits."""
     try:
         worker.start()  # inside the try: Ctrl-C can land while start() waits
-        _wait(done, worker)
+        worker.wait()
     except KeyboardInterrupt:
         researcher.cancel()
         progress.status("Cancelling - keeping what was found (Ctrl-C again to quit now)")
         try:
-            _wait(done, worker)
+            worker.wait()
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_CANCELLED) from None
 
@@ -180,10 +167,3 @@ def _check_writable(output: Path) -> None:
              "choose another path with -o", 2)
     if not os.access(output if output.exists() else folder, os.W_OK):
         fail(f"Cannot write {output}: permission denied - choose another path with -o", 2)
-
-
-def _wait(done: threading.Event, worker: threading.Thread) -> None:
-    while not done.is_set():
-        if worker.ident is None:  # interrupted before the thread ever started
-            return
-        time.sleep(0.05)

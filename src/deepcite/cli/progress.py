@@ -1,4 +1,11 @@
-"""Live progress of a run, drawn from the run's events on stderr."""
+"""Live progress of a run, drawn from the run's events on stderr.
+
+Everything shown comes from the events: the phase and its iteration out of the
+strategy's own iteration count, and "step k/N" with a percentage from the steps the
+strategy planned. Nothing is taken from the settings, which do not know how a strategy
+iterates (focused-iteration runs eight short iterations whatever
+``research.iterations`` says).
+"""
 
 from __future__ import annotations
 
@@ -21,19 +28,23 @@ from deepcite.types import (
 _PHASES = {
     "questions": "Generating search queries",
     "search": "Searching",
+    "relevance": "Choosing the relevant results",
+    "topics": "Grouping the sources into topics",
+    "agent": "Agent turn",
     "synthesis": "Writing the cited answer",
 }
 
 
 class RunProgress:
-    """A rich progress line (phase, iteration, searches, model calls, sources)."""
+    """A rich progress line: phase, step k/N and percentage, searches, calls, sources."""
 
-    def __init__(self, iterations: int, enabled: bool = True) -> None:
-        self._iterations = iterations
+    def __init__(self, enabled: bool = True) -> None:
         self._enabled = enabled
         self._lock = threading.Lock()
         self._searches = self._calls = self._sources = 0
         self._phase = "Starting"
+        self._step: tuple[int, int] | None = None
+        self._done = False
         self._progress = Progress(
             SpinnerColumn(), TextColumn("{task.description}"),
             TextColumn("[dim]{task.fields[stats]}"), TimeElapsedColumn(),
@@ -56,13 +67,22 @@ class RunProgress:
             self._phase = text
         self._refresh()
 
+    @property
+    def line(self) -> str:
+        """The progress line as shown: phase, then step, percentage and counts."""
+        with self._lock:
+            return f"{self._phase} · {self._stats()}"
+
     def __call__(self, event: Event) -> None:
         with self._lock:
             if isinstance(event, PhaseStarted):
                 label = _PHASES.get(event.phase, event.phase)
                 if event.iteration is not None:
-                    label += f" (iteration {event.iteration}/{self._iterations})"
+                    of = f"/{event.iterations}" if event.iterations else ""
+                    label += f" (iteration {event.iteration}{of})"
                 self._phase = label
+                if event.step is not None and event.total:
+                    self._step = (event.step, event.total)
             elif isinstance(event, SearchDone):
                 self._searches += 1
             elif isinstance(event, ModelCall):
@@ -71,13 +91,25 @@ class RunProgress:
                 self._sources = event.total
             elif isinstance(event, Finished):
                 self._phase = "Done"
+                self._done = True
         if isinstance(event, RunWarning) and self._enabled:
             warn(event.message)
         self._refresh()
 
+    def _stats(self) -> str:
+        """Step and counts; the percentage counts the steps finished before this one."""
+        parts = []
+        if self._step is not None:
+            step, total = self._step
+            done = total if self._done else step - 1
+            parts.append(f"step {min(step, total)}/{total} · {100 * done // total}%")
+        parts.append(f"searches {self._searches} · model calls {self._calls} · "
+                     f"sources {self._sources}")
+        return " · ".join(parts)
+
     def _refresh(self) -> None:
         if self._task is None:
             return
-        stats = (f"searches {self._searches} · model calls {self._calls} · "
-                 f"sources {self._sources}")
-        self._progress.update(self._task, description=self._phase, stats=stats)
+        with self._lock:
+            phase, stats = self._phase, self._stats()
+        self._progress.update(self._task, description=phase, stats=stats)

@@ -53,6 +53,19 @@ class Usage:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    def since(self, baseline: Usage) -> Usage:
+        """What was spent after ``baseline`` was taken from the same client.
+
+        A client lives as long as its Researcher and keeps running totals; one run's
+        cost (its metrics, its budgets) is the difference to the totals at its start.
+        """
+        return Usage(
+            calls=self.calls - baseline.calls,
+            prompt_tokens=self.prompt_tokens - baseline.prompt_tokens,
+            completion_tokens=self.completion_tokens - baseline.completion_tokens,
+            seconds=self.seconds - baseline.seconds,
+        )
+
 
 LOCAL_CONTEXT_TOKENS = 2048
 REMOTE_CONTEXT_TOKENS = 8192

@@ -37,10 +37,16 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
 
 
 def to_json_dict(result: ResearchResult) -> dict[str, Any]:
-    """The structured result as plain JSON types."""
+    """The structured result as plain JSON types.
+
+    ``strategy`` and ``handler`` name what really ran (after any fallback from an
+    unknown name); ``verification`` is ``{}`` when verification was off.
+    """
     return {
         "question": result.question,
         "answer": result.answer,
+        "strategy": result.strategy,
+        "handler": result.handler,
         "sources": [
             {
                 "number": s.number,
@@ -58,8 +64,8 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "metrics": result.metrics.model_dump(),
         "warnings": result.warnings,
         "warning_codes": result.warning_codes,
-        "verification": result.verification,
-        "citation_checks": result.citation_checks,
+        "verification": result.verification.model_dump() if result.verification else {},
+        "citation_checks": [check.model_dump() for check in result.citation_checks],
         "cancelled": result.cancelled,
         "error": result.error,
     }

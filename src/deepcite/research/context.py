@@ -1,4 +1,11 @@
-"""What a strategy gets to work with, and what it hands back."""
+"""What a strategy gets to work with, and what it hands back.
+
+A :class:`RunContext` lives for one run. It holds what belongs to that run only: its
+cancel token, the model usage at its start (so budgets and metrics count this run,
+not the client's lifetime), the sources it registered (earlier runs' sources stay in
+the shared registry but are not this run's to quote), its warnings and its progress
+steps. The registry itself is shared across runs, so numbering continues.
+"""
 
 from __future__ import annotations
 
@@ -7,50 +14,94 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from deepcite.citations.handlers.base import Completer
+from deepcite.citations.handlers import CitationHandler, get_handler
 from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
-from deepcite.llm import ChatClient
+from deepcite.llm import ModelInterface, Usage
 from deepcite.research.cancel import CancelToken
 from deepcite.research.parallel import SearchOutcome
 from deepcite.search.base import SearchEngine
-from deepcite.types import Event, Finding, RunWarning, SearchDone, Source
+from deepcite.types import (
+    Event,
+    Finding,
+    PhaseName,
+    PhaseStarted,
+    RunWarning,
+    SearchDone,
+    SearchResult,
+    Source,
+    SourcesAdded,
+    WarningCode,
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many progress steps (phases) a strategy expects, and its iteration count.
+
+    ``steps`` is an upper bound: a run that stops early jumps to its last step, the
+    answer. ``iterations`` is the strategy's own count (focused-iteration has eight
+    whatever ``research.iterations`` says), shown as "iteration k/N".
+    """
+
+    steps: int
+    iterations: int | None = None
 
 
 @dataclass
 class RunContext:
-    """Everything one run shares: settings snapshot, model, engines, registry, events."""
+    """Everything one run shares: settings snapshot, model, engines, registry, events.
+
+    ``handler`` is the citation handler this run answers with, resolved from the
+    settings when the context is made (an unknown name warns once and falls back to
+    ``standard``), so every strategy and the result agree on which one ran.
+    """
 
     settings: Settings
-    client: Completer
+    client: ModelInterface
     engines: Sequence[SearchEngine]
     registry: SourceRegistry
     cancel: CancelToken
     emit: Callable[[Event], None]
     warnings: list[str] = field(default_factory=list)
     #: The code of each warning, in the same order (``uncited_answer``, ``budget`` ...).
-    warning_codes: list[str] = field(default_factory=list)
+    warning_codes: list[WarningCode] = field(default_factory=list)
     search_seconds: float = 0.0
     searches: int = 0
-    _reported_open: set[str] = field(default_factory=set, repr=False)
     started: float = field(default_factory=time.monotonic)
     budget_note: str | None = None
+    plan: Plan = field(default_factory=lambda: Plan(steps=1))
+    handler: CitationHandler = field(init=False)
+    #: The client's totals when the run began; this run's usage is what came after.
+    usage_start: Usage = field(init=False)
+    _reported_open: set[str] = field(default_factory=set, repr=False)
+    _numbers: dict[int, Source] = field(default_factory=dict, repr=False)
+    _step: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.usage_start = self.client.usage
+        self.handler = get_handler(self.settings.citations.handler, self.client,
+                                   lambda message: self.warn("handler", message))
+
+    @property
+    def usage(self) -> Usage:
+        """The model usage of this run so far."""
+        return self.client.usage.since(self.usage_start)
 
     def budget_left(self, *, model_calls: int = 0, searches: int = 0) -> bool:
         """Whether the run may spend ``model_calls`` more calls and ``searches`` more
         searches. The first time a limit is reached the user is told which, once; the
         strategy then stops searching and answers from what it has."""
         cfg = self.settings.research
-        usage = self.client.usage if isinstance(self.client, ChatClient) else None
+        usage = self.usage
         reason = None
         if cfg.max_seconds is not None and time.monotonic() - self.started >= cfg.max_seconds:
             reason = f"time budget of {cfg.max_seconds:g} s reached"
-        elif usage is not None and cfg.max_model_calls is not None and \
+        elif cfg.max_model_calls is not None and \
                 usage.calls + model_calls > cfg.max_model_calls:
             reason = f"model-call budget of {cfg.max_model_calls} reached"
-        elif usage is not None and cfg.max_tokens is not None and \
-                usage.prompt_tokens + usage.completion_tokens >= cfg.max_tokens:
+        elif cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
             reason = f"token budget of {cfg.max_tokens} reached"
         elif cfg.max_searches is not None and self.searches + searches > cfg.max_searches:
             reason = f"search budget of {cfg.max_searches} reached"
@@ -61,12 +112,42 @@ class RunContext:
             self.warn("budget", f"Stopped early: {reason}; answering from what was found")
         return False
 
-    def warn(self, code: str, message: str) -> None:
+    def warn(self, code: WarningCode, message: str) -> None:
         """Record a degradation the user should know about and emit it as an event."""
         with self._lock:
             self.warnings.append(message)
             self.warning_codes.append(code)
         self.emit(RunWarning(code=code, message=message))
+
+    def phase(self, name: PhaseName, iteration: int | None = None) -> None:
+        """Announce the next step of the plan; ``synthesis`` is always the last one."""
+        with self._lock:
+            if name == "synthesis":
+                self._step = max(self._step + 1, self.plan.steps)
+            else:
+                self._step = min(self._step + 1, max(1, self.plan.steps - 1))
+            step, total = self._step, max(self._step, self.plan.steps)
+        self.emit(PhaseStarted(phase=name, iteration=iteration,
+                               iterations=self.plan.iterations, step=step, total=total))
+
+    def register(self, results: Sequence[SearchResult]) -> list[Source]:
+        """Number ``results`` in the registry as sources of this run; announce them.
+
+        A passage an earlier run registered keeps its number, and counts as this run's
+        source too (it was found again).
+        """
+        sources = self.registry.add_many(results)
+        if sources:
+            with self._lock:
+                self._numbers.update((s.number, s) for s in sources)
+            self.emit(SourcesAdded(numbers=[s.number for s in sources],
+                                   total=len(self.registry)))
+        return sources
+
+    def run_sources(self) -> list[Source]:
+        """The sources this run registered so far, in number order."""
+        with self._lock:
+            return [self._numbers[n] for n in sorted(self._numbers)]
 
     def record_searches(self, iteration: int, outcomes: Sequence[SearchOutcome]) -> None:
         """Count searches and their time, and emit one event per finished search."""

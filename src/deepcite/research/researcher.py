@@ -1,9 +1,15 @@
-"""The Researcher: coordinates one research run.
+"""The Researcher: coordinates research runs.
 
 It owns the SourceRegistry, picks the strategy through the factory, hands every part
 the same frozen settings snapshot, and reports progress only as typed events through
 one callback, so the CLI, the web app and other front ends never reach into the engine.
 Whatever goes wrong after sources were found, the result keeps them.
+
+One Researcher serves many runs, one at a time: a detailed report runs one research per
+section and follow-ups build on earlier runs. The registry is shared, so numbering
+continues across runs; everything else is per run - the cancel token, the model usage
+the budgets and metrics count from, the warnings. Used as a context manager it closes
+its engines (HTTP pools, indexes) at the end.
 """
 
 from __future__ import annotations
@@ -12,28 +18,31 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from types import TracebackType
 
 from langchain_core.language_models import BaseChatModel
 
-from deepcite.citations.handlers.standard import evidence_answer
-from deepcite.citations.markers import clean_markers
 from deepcite.citations.registry import SourceRegistry
-from deepcite.citations.text import neutralise_html
-from deepcite.citations.verify import Verification, verify
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.cancel import CancelToken
+from deepcite.research.citation_step import (
+    ERROR_INTRO,
+    CitationStep,
+    citation_checks,
+    verification_counts,
+)
 from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.steps import CANCELLED_INTRO, flag_unsupported
 from deepcite.research.strategies import Strategy, create_strategy
+from deepcite.research.threads import run_cancellable
 from deepcite.search.base import SearchEngine
+from deepcite.search.guard import SupportsClose
 from deepcite.security.text import valid_utf8
-from deepcite.types import Event, Finished, ResearchResult, RunMetrics, Source
+from deepcite.types import Event, Finished, ResearchResult, RunMetrics
 
 logger = logging.getLogger(__name__)
 
-ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
 #: How long a cancelled run waits for the step in progress before returning without it.
 CANCEL_GRACE_SECONDS = 1.0
 #: Questions up to this long are always accepted, however small the model's context.
@@ -50,69 +59,130 @@ class Researcher:
         engines: Sequence[SearchEngine],
         on_event: Callable[[Event], None] | None = None,
         *,
-        cancel: CancelToken | None = None,
         notices: Sequence[str] = (),
     ) -> None:
         self.settings = settings
         self.registry = SourceRegistry()
-        self.cancel_token = cancel or CancelToken()
         self._on_event = on_event
         self._engines = list(engines)
         self._notices = list(notices)
+        self._lock = threading.Lock()
+        self._token = CancelToken()
+        self._running = False
+        self._closed = False
         self.client = ChatClient(
             llm, context_size=model_context_size(llm, settings.llm.context_size),
             max_tokens=settings.llm.max_tokens,
             on_call=self._emit,
         )
-        self.client.should_stop = lambda: self.cancel_token.cancelled
+
+    def __enter__(self) -> Researcher:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def cancel_token(self) -> CancelToken:
+        """The token of the run in progress, or of the next run when none is."""
+        with self._lock:
+            return self._token
 
     def cancel(self) -> None:
-        """Stop the run at its next check; ``run`` then returns what it has."""
-        self.cancel_token.cancel()
+        """Stop the run in progress at its next check; ``run`` then returns what it has.
+
+        Called between runs, it cancels the next run. It never reaches further: every
+        run ends by giving the Researcher a fresh token for the one after.
+        """
+        with self._lock:
+            self._token.cancel()
+
+    def close(self) -> None:
+        """Close the engines that hold resources; the Researcher runs nothing afterwards.
+
+        A failure to close one engine is logged and the others are still closed.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for engine in self._engines:
+            if isinstance(engine, SupportsClose):
+                try:
+                    engine.close()
+                except Exception:  # one engine's cleanup must not leak the others'
+                    logger.warning("closing engine %s failed", engine.name, exc_info=True)
 
     def run(self, question: str) -> ResearchResult:
-        """Research ``question``; returns a result whose every ``[n]`` resolves."""
+        """Research ``question``; returns a result whose every ``[n]`` resolves.
+
+        Runs one at a time: a second call while one is in progress is refused.
+        """
         question = " ".join(valid_utf8(question).split())
         if not question:
             raise InputError("The question is empty - ask something, e.g. "
                              "`deepcite ask \"How do I parse command line arguments?\"`")
         self._check_length(question)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Researcher was closed; build a new one")
+            if self._running:
+                raise RuntimeError("a Researcher runs one question at a time")
+            self._running = True
+            token = self._token
+        try:
+            return self._run(question, token)
+        finally:
+            with self._lock:
+                self._running = False
+                self._token = CancelToken()
+
+    def _run(self, question: str, token: CancelToken) -> ResearchResult:
         started = time.perf_counter()
+        self.client.should_stop = lambda: token.cancelled
         context = RunContext(self.settings, self.client, self._engines, self.registry,
-                             self.cancel_token, self._emit)
+                             token, self._emit)
         for notice in self._notices:
             context.warn("engine_skipped", notice)
         if not self._engines:
             context.warn("no_engines", "No search engine or collection to search")
         strategy = create_strategy(self.settings.research.strategy, context,
                                    lambda m: context.warn("strategy", m))
+        context.plan = strategy.plan()
+        step = CitationStep(context)
         error: str | None = None
         try:
-            outcome = self._run_cancellable(strategy, question)
+            outcome = self._run_strategy(strategy, question, token)
         except DeepciteError as exc:
             logger.warning("run failed: %s", exc)
             error = str(exc)
+        except Exception as exc:  # a bug: logged with its traceback, the passages kept
+            logger.exception("the %s strategy failed", strategy.name)
+            error = (f"the research strategy stopped unexpectedly ({type(exc).__name__}); "
+                     "see the log")
+        if error is not None:
             context.warn("run_failed", error)
-            sources = self.registry.sources()
-            outcome = StrategyOutcome(evidence_answer(question, sources, intro=ERROR_INTRO),
-                                      sources, {}, [])
-        answer, checked = self._checked_answer(question, outcome, context)
-        usage = self.client.usage
+            outcome = step.quoted(question, strategy.found_sources(), strategy.by_iteration,
+                                  [], intro=ERROR_INTRO)
+        answer, checked = step.finish(question, outcome)
+        usage = context.usage
         metrics = RunMetrics(
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
             search_seconds=context.search_seconds, searches=context.searches,
             wall_seconds=time.perf_counter() - started,
         )
-        cancelled = outcome.cancelled or self.cancel_token.cancelled
+        cancelled = outcome.cancelled or token.cancelled
         self._emit(Finished(cancelled=cancelled, error=error))
         return ResearchResult(
-            question=question, answer=answer, sources=outcome.sources,
+            question=question, answer=answer, strategy=strategy.name,
+            handler=context.handler.name, sources=outcome.sources,
             questions_by_iteration=outcome.questions_by_iteration,
             findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
             warning_codes=list(context.warning_codes), cancelled=cancelled, error=error,
-            verification=_counts(checked) if checked is not None else {},
-            citation_checks=[c.model_dump() for c in checked.citations] if checked else [],
+            verification=verification_counts(checked) if checked is not None else None,
+            citation_checks=citation_checks(checked) if checked is not None else [],
         )
 
     def _check_length(self, question: str) -> None:
@@ -129,80 +199,23 @@ class Researcher:
                 f"{self.client.context_size:,}-token model context at most {limit:,} fit - "
                 "shorten it, or use a model with a larger context (llm.context_size)")
 
-    def _checked_answer(self, question: str, outcome: StrategyOutcome,
-                        context: RunContext) -> tuple[str, Verification | None]:
-        """The answer as it may leave the run, and its verification (``None`` when off).
-
-        In this order, the same for every strategy: markers resolve, citations are
-        verified, an answer left with no supported citation is flagged with passages
-        (the strategy's own passages follow otherwise), and raw HTML is made text.
-        """
-        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
-        checked = self._verify(answer, outcome.sources, context)
-        if checked is not None:
-            answer = checked.text
-        answer, flagged = flag_unsupported(context, question, answer, outcome.sources, checked)
-        if outcome.passages.strip() and not flagged:  # a flag brings its own passages
-            answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
-        return neutralise_html(answer), checked
-
-    def _verify(self, answer: str, sources: list[Source],
-                context: RunContext) -> Verification | None:
-        """Check every citation against its source before the answer leaves the run."""
-        cfg = self.settings.citations
-        if not cfg.verify or not sources:
-            return None
-        model = self.client if cfg.verify_with_model else None
-        try:
-            checked = verify(answer, sources, model=model, unsupported=cfg.unsupported)
-        except DeepciteError as exc:
-            context.warn("verify_failed", f"Citation check failed ({exc}); answer unchecked")
-            return None
-        if checked.unsupported:
-            done = "removed" if cfg.unsupported == "remove" else "flagged"
-            context.warn("unsupported_citations",
-                         f"{checked.unsupported} citation(s) their source does not support "
-                         f"were {done}")
-        return checked
-
-    def _run_cancellable(self, strategy: Strategy, question: str) -> StrategyOutcome:
+    @staticmethod
+    def _run_strategy(strategy: Strategy, question: str,
+                      token: CancelToken) -> StrategyOutcome:
         """Run the strategy in a worker; after a cancel, wait at most CANCEL_GRACE seconds.
 
         Strategies check the cancel token between steps, but one step can be long: a
         model call that cannot be interrupted (prompt evaluation, a remote provider) or a
         slow web request. Rather than make the user wait for it, the run returns what the
-        registry holds and leaves that step to finish in the background.
+        strategy found so far and leaves that step to finish in the background.
         """
-        box: dict[str, StrategyOutcome | DeepciteError] = {}
-        done = threading.Event()
-
-        def work() -> None:
-            try:
-                box["outcome"] = strategy.run(question)
-            except DeepciteError as exc:
-                box["error"] = exc
-            finally:
-                done.set()
-
-        threading.Thread(target=work, name="deepcite-strategy", daemon=True).start()
-        while not done.wait(0.05):
-            if self.cancel_token.cancelled:
-                if not done.wait(CANCEL_GRACE_SECONDS):
-                    logger.info("cancelled run returns without waiting for its last step")
-                    partial = getattr(strategy, "partial", None)
-                    if partial is not None:
-                        outcome: StrategyOutcome = partial(question)
-                        return outcome
-                    sources = self.registry.sources()
-                    answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
-                    return StrategyOutcome(answer, sources, {}, [], cancelled=True)
-                break
-        found = box.get("outcome") or box.get("error")
-        if isinstance(found, DeepciteError):
-            raise found
-        if found is None:  # the strategy raised something that is not ours
-            raise DeepciteError("the research strategy stopped unexpectedly; see the log")
-        return found
+        finished, outcome = run_cancellable(
+            lambda: strategy.run(question), cancelled=lambda: token.cancelled,
+            grace=CANCEL_GRACE_SECONDS, name="deepcite-strategy")
+        if finished and outcome is not None:
+            return outcome
+        logger.info("cancelled run returns without waiting for its last step")
+        return strategy.partial(question)
 
     def _emit(self, event: Event) -> None:
         if self._on_event is None:
@@ -211,10 +224,3 @@ class Researcher:
             self._on_event(event)
         except Exception:  # a broken progress display must not kill a run
             logger.exception("event callback failed for %s", type(event).__name__)
-
-
-def _counts(checked: Verification) -> dict[str, int]:
-    return {"markers_checked": checked.markers_checked,
-            "markers_removed": checked.markers_removed, "supported": checked.supported,
-            "partial": checked.partial, "unsupported": checked.unsupported,
-            "undecided": checked.undecided, "model_calls": checked.model_calls}

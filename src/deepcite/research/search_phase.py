@@ -12,17 +12,11 @@ from __future__ import annotations
 
 from deepcite.research.context import RunContext
 from deepcite.research.questions import QuestionGenerator
-from deepcite.research.steps import search_iteration
-from deepcite.types import PhaseStarted, SearchResult
+from deepcite.research.steps import search_allowance, search_iteration
+from deepcite.types import SearchResult
 
-
-def search_allowance(ctx: RunContext, wanted: int) -> int:
-    """How many of ``wanted`` queries the search budget still allows (all engines each)."""
-    limit = ctx.settings.research.max_searches
-    if limit is None:
-        return wanted
-    per_query = max(1, len(ctx.engines))
-    return max(0, min(wanted, (limit - ctx.searches) // per_query))
+#: Progress steps per iteration: generating the queries, searching them.
+STEPS_PER_ITERATION = 2
 
 
 class IterativeSearch:
@@ -42,7 +36,7 @@ class IterativeSearch:
         for iteration in range(1, ctx.settings.research.iterations + 1):
             if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
                 break
-            ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
+            ctx.phase("questions", iteration)
             queries = self._queries(question, iteration, accumulated, asked)
             queries = queries[: search_allowance(ctx, len(queries))]
             if not queries:

@@ -1,25 +1,35 @@
-"""Steps every strategy takes the same way: searching an iteration's queries, numbering
-what was found, telling the user how the cited answer was repaired, and flagging an
-answer that verification left unbacked. One place, so that events, search accounting
-and warnings cannot drift apart between strategies."""
+"""Steps every strategy takes the same way: searching an iteration's queries, choosing
+and numbering what was found, telling the user how the cited answer was repaired, and
+flagging an answer that verification left unbacked. One place, so that events, search
+accounting, budgets, the relevance filter and warnings cannot drift apart between
+strategies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from deepcite.citations.handlers.base import CitedAnswer
-from deepcite.citations.handlers.standard import UNCITED_NOTE, flag_answer
+from deepcite.citations.answer import UNCITED_NOTE, CitedAnswer, flag_answer
 from deepcite.citations.markers import cited_numbers
 from deepcite.citations.verify import Verification
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
-from deepcite.types import PhaseStarted, QuestionsGenerated, SearchResult, Source, SourcesAdded
+from deepcite.research.ranking import fuse
+from deepcite.research.relevance import filter_relevant
+from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 REMOVED_NOTE = ("Unverified: the sources do not support this answer's citations, so they "
                 "were removed")
 UNVERIFIED_NOTE = "Unverified: the sources support none of this answer's citations"
+
+
+def search_allowance(ctx: RunContext, wanted: int) -> int:
+    """How many of ``wanted`` queries the search budget still allows (all engines each)."""
+    limit = ctx.settings.research.max_searches
+    if limit is None:
+        return wanted
+    per_query = max(1, len(ctx.engines))
+    return max(0, min(wanted, (limit - ctx.searches) // per_query))
 
 
 def search_iteration(ctx: RunContext, iteration: int,
@@ -27,7 +37,7 @@ def search_iteration(ctx: RunContext, iteration: int,
     """Announce and run one iteration's searches; the non-empty result lists, with full
     text added when the user asked for it."""
     ctx.emit(QuestionsGenerated(iteration=iteration, questions=list(queries)))
-    ctx.emit(PhaseStarted(phase="search", iteration=iteration))
+    ctx.phase("search", iteration)
     outcomes = run_searches(
         queries, ctx.engines, max_results=ctx.settings.search.max_results,
         concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
@@ -36,24 +46,44 @@ def search_iteration(ctx: RunContext, iteration: int,
     return add_full_text(ctx, [o.results for o in outcomes if o.results])
 
 
-def report_answer(ctx: RunContext, cited: CitedAnswer) -> None:
-    """Warn about every repair the citation checks made to the model's answer."""
+def relevance_steps(ctx: RunContext) -> int:
+    """The progress steps the relevance filter adds to a plan (one when it is on)."""
+    return 1 if ctx.settings.research.relevance_filter else 0
+
+
+def select_sources(ctx: RunContext, question: str,
+                   result_lists: Sequence[Sequence[SearchResult]]) -> list[Source]:
+    """The run's sources: the best results fused, kept by the relevance filter when it
+    is on (and a model call is left for the answer), then numbered."""
+    best = fuse([list(found) for found in result_lists], ctx.settings.research.max_sources)
+    if ctx.settings.research.relevance_filter and len(best) > 1 \
+            and not ctx.cancel.cancelled and ctx.budget_left(model_calls=2):
+        ctx.phase("relevance")
+        best = filter_relevant(ctx, question, best)
+    return ctx.register(best)
+
+
+def iteration_findings(question: str, by_iteration: Mapping[int, list[str]]) -> list[Finding]:
+    """One finding per iteration listing the queries it searched."""
+    return [Finding(phase=f"iteration {i}", question=question, content="\n".join(queries))
+            for i, queries in by_iteration.items()]
+
+
+def report_answer(ctx: RunContext, cited: CitedAnswer, where: str = "") -> None:
+    """Warn about every repair the citation checks made to the model's answer.
+
+    ``where`` names the part of a longer answer the repair was made in ("for topic
+    'Cache'"), so the user can find it.
+    """
+    place = f" {where}" if where else ""
     if cited.fallback:
-        ctx.warn("synthesis_fallback",
-                 f"Model reply not usable ({cited.fallback}); answered with quoted passages")
+        ctx.warn("synthesis_fallback", f"Model reply{place} not usable ({cited.fallback}); "
+                 "answered with quoted passages")
     if cited.removed_markers:
-        ctx.warn("invalid_citations",
-                 f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
+        ctx.warn("invalid_citations", f"Removed {cited.removed_markers} citation(s){place} "
+                 "to sources that do not exist")
     if "uncited" in cited.notes:
-        ctx.warn("uncited_answer", "The model cited no source; passages were appended")
-
-
-def register_sources(ctx: RunContext, results: Sequence[SearchResult]) -> list[Source]:
-    """Number ``results`` in the registry and announce the numbers."""
-    sources = ctx.registry.add_many(results)
-    if sources:
-        ctx.emit(SourcesAdded(numbers=[s.number for s in sources], total=len(ctx.registry)))
-    return sources
+        ctx.warn("uncited_answer", f"The model cited no source{place}; passages were appended")
 
 
 def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[Source],
@@ -64,8 +94,8 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
     loses its only citations ("30 seconds [1]" where source 1 says 300): left as it is,
     the now uncited sentence would sit above a Sources block as if it were backed. It
     gets the same visible mark and passages as a reply that never cited anything
-    (:func:`~deepcite.citations.handlers.standard.flag_answer`). Answers already marked
-    that way keep their quoted passages' citations, so they are not marked twice.
+    (:func:`~deepcite.citations.answer.flag_answer`). Answers already marked that way
+    keep their quoted passages' citations, so they are not marked twice.
     Returns the answer and whether it was flagged.
     """
     if not sources:

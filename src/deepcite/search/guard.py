@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Protocol, runtime_checkable
 
 from deepcite.errors import SearchError
 from deepcite.search.base import SearchEngine
@@ -21,6 +22,15 @@ from deepcite.search.urls import source_url_problem
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class SupportsClose(Protocol):
+    """An engine holding resources (an HTTP pool, an open index) that ``close`` frees."""
+
+    def close(self) -> None:
+        """Release the engine's resources; it is not used afterwards."""
+        ...
 
 
 class CircuitOpen(SearchError):
@@ -64,6 +74,11 @@ class GuardedEngine:
         with self._lock:
             self._failures = 0
         return [result for result in results if _usable(self.name, result)]
+
+    def close(self) -> None:
+        """Close the wrapped engine when it holds resources (see :class:`SupportsClose`)."""
+        if isinstance(self._engine, SupportsClose):
+            self._engine.close()
 
     def _failed(self) -> None:
         with self._lock:

@@ -1,7 +1,9 @@
 """Citation handlers, chosen by name; an unknown name falls back to ``standard``.
 
 Every handler is built from a :class:`Completer` and answers through the same call, so
-the research layer can switch them by configuration alone.
+the research layer can switch them by configuration alone: every strategy ends in the
+one citation step (:mod:`deepcite.research.citation_step`), which asks the configured
+handler for the answer.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, AnswerStyle, CitedAnswer, Completer
 from deepcite.citations.handlers.forced import ForcedCitationHandler
 from deepcite.citations.handlers.precision import PrecisionCitationHandler
 from deepcite.citations.handlers.standard import StandardCitationHandler
@@ -24,9 +26,25 @@ class CitationHandler(Protocol):
         """The name the handler is registered under."""
         ...
 
-    def answer(self, question: str, sources: list[Source], *,
-               prior_knowledge: str = "") -> CitedAnswer:
-        """Answer ``question``; every marker in the result resolves."""
+    @property
+    def follows_strategy(self) -> bool:
+        """Whether ``answer`` takes a strategy's ``style`` and ``draft``.
+
+        The standard handler does: each strategy's answer keeps its shape. Forced and
+        precision do not, because their shape (a definite guess, a confirmed short
+        fact) is why they were chosen; strategies that write several parts (topic
+        sections) then ask them for one answer over all their sources.
+        """
+        ...
+
+    def answer(self, question: str, sources: list[Source], *, prior_knowledge: str = "",
+               style: AnswerStyle | None = None, draft: str | None = None) -> CitedAnswer:
+        """Answer ``question``; every marker in the result resolves.
+
+        ``style`` (the strategy's prompt and length) and ``draft`` (a reply written
+        elsewhere, to be checked instead of asking again) are requests a handler may
+        decline when its own shape is its point; each handler says which it takes.
+        """
         ...
 
 
@@ -59,6 +77,7 @@ def get_handler(
 __all__ = [
     "HANDLERS",
     "NO_SOURCES_ANSWER",
+    "AnswerStyle",
     "CitationHandler",
     "CitedAnswer",
     "Completer",

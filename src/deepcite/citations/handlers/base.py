@@ -1,50 +1,42 @@
-"""What every citation handler shares: the model interface, the result, the gate.
+"""What every citation handler shares: the model interface, the result, the gate, the style.
 
 The gate is the rule that matters most: with no sources (and no earlier knowledge to
-build on) a handler never calls the model, because a model asked to cite sources it was
-not given falls back on memory and invents citations.
+build on) the standard and precision handlers never call the model, because a model
+asked to cite sources it was not given falls back on memory and invents citations. The
+result type, the gate's answer and the model slice live in
+:mod:`deepcite.citations.answer` with the rest of the answer toolkit; they are
+re-exported here because they are what a handler is written against.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
-NO_SOURCES_ANSWER = (
-    "No sources were found for this question, so no answer was generated: answering "
-    "without sources would mean relying on the language model's built-in knowledge, "
-    "which cannot be checked and could contain fabricated citations. Try other search "
-    "terms, another collection (`--collection NAME`) or more iterations."
+from deepcite.citations.answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.security.fencing import UNTRUSTED_NOTICE
+
+SYSTEM_PROMPT = (
+    "You are a careful research assistant. Answer the question using only the numbered "
+    "sources, in one or two short paragraphs of plain prose. End every sentence with the "
+    "numbers of the sources it comes from in square brackets, like [1] or [2][3]. Do not "
+    "cite numbers that are not listed. If the sources do not answer the question, say so. "
+    + UNTRUSTED_NOTICE
 )
 
 
-class Completer(Protocol):
-    """The slice of :class:`deepcite.llm.ChatClient` that handlers need."""
+@dataclass(frozen=True)
+class AnswerStyle:
+    """How a strategy wants the standard answer written.
 
-    @property
-    def prompt_budget_chars(self) -> int:
-        """How many characters of prompt fit the model's context with room to reply."""
-        ...
-
-    def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
-    ) -> str:
-        """One chat call; returns the cleaned reply text."""
-        ...
-
-
-@dataclass
-class CitedAnswer:
-    """A handler's answer; every marker in ``text`` resolves to a given source.
-
-    ``fallback`` names why the model's reply was not used as it was (``None`` when it
-    was); ``removed_markers`` counts citation numbers that resolved to no source;
-    ``attributed`` counts sentences that got their citation from text overlap.
+    Strategies differ in the answer's shape, not in how it is checked: focused-iteration
+    wants one or two sentences, topic-organization one paragraph per topic. The
+    ``purpose`` tags the model call (tests script replies by it; tracing shows it).
+    Handlers whose shape is their point (forced, precision) do not take a style.
     """
 
-    text: str
-    model_called: bool
-    fallback: str | None = None
-    removed_markers: int = 0
-    attributed: int = 0
-    notes: list[str] = field(default_factory=list)
+    purpose: str = "synthesis"
+    system: str = SYSTEM_PROMPT
+    max_tokens: int | None = None
+
+
+__all__ = ["NO_SOURCES_ANSWER", "SYSTEM_PROMPT", "AnswerStyle", "CitedAnswer", "Completer"]

@@ -4,14 +4,14 @@ Benchmarks in the BrowseComp style score "I don't know" as wrong, so a guess is 
 more than a refusal there. That is the opposite of what a user should get, so this
 handler is never the default and everything it writes is labelled as a possible guess.
 It still never lets a citation through that resolves to nothing: with sources the
-reply goes through :func:`finalise_reply`; without any, every marker is stripped and
-the answer says it came from the model's own knowledge.
+reply goes through :func:`~deepcite.citations.answer.finalise_reply`; without any,
+every marker is stripped and the answer says it came from the model's own knowledge.
 """
 
 from __future__ import annotations
 
-from deepcite.citations.handlers.base import CitedAnswer, Completer
-from deepcite.citations.handlers.standard import build_prompt, finalise_reply
+from deepcite.citations.answer import build_prompt, finalise_reply
+from deepcite.citations.handlers.base import AnswerStyle, CitedAnswer, Completer
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import Source
@@ -39,21 +39,26 @@ class ForcedCitationHandler:
     """Gives its best single answer even when unsure; the output is always marked."""
 
     name = "forced"
+    #: Answers in its own shape, whatever the strategy asks for (see ``answer``).
+    follows_strategy = False
 
     def __init__(self, client: Completer) -> None:
         self._client = client
 
-    def answer(self, question: str, sources: list[Source], *,
-               prior_knowledge: str = "") -> CitedAnswer:
+    def answer(self, question: str, sources: list[Source], *, prior_knowledge: str = "",
+               style: AnswerStyle | None = None, draft: str | None = None) -> CitedAnswer:
         """Answer ``question``, citing ``sources`` when there are any.
 
         Without sources (or earlier knowledge) the model is still asked, because a
         benchmark counts a missing answer as wrong; the reply then carries no markers.
+        ``style`` and ``draft`` are not used: a strategy's prose style or a reply
+        written for another purpose may refuse, and never refusing is this handler's
+        point, so it always asks with its own prompt.
         """
         if not sources and not prior_knowledge.strip():
             return self._from_memory(question)
         user = build_prompt(question, sources, self._client.prompt_budget_chars,
-                            prior_knowledge)
+                            prior_knowledge, system_chars=len(SYSTEM_PROMPT))
         reply = self._client.complete("forced", SYSTEM_PROMPT, user)
         result = finalise_reply(question, reply, sources,
                                 extra_numbers=cited_numbers(prior_knowledge))

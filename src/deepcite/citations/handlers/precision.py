@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, CitedAnswer, Completer
-from deepcite.citations.handlers.standard import build_prompt, evidence_list
+from deepcite.citations.answer import build_prompt, evidence_list
+from deepcite.citations.handlers.base import NO_SOURCES_ANSWER, AnswerStyle, CitedAnswer, Completer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.text import STOPWORDS, content_words
 from deepcite.security.fencing import UNTRUSTED_NOTICE
@@ -127,21 +127,27 @@ class PrecisionCitationHandler:
     """One short answer line, chosen by what the sources support, citing them."""
 
     name = "precision"
+    #: Answers in its own shape, whatever the strategy asks for (see ``answer``).
+    follows_strategy = False
 
     def __init__(self, client: Completer) -> None:
         self._client = client
 
-    def answer(self, question: str, sources: list[Source], *,
-               prior_knowledge: str = "") -> CitedAnswer:
+    def answer(self, question: str, sources: list[Source], *, prior_knowledge: str = "",
+               style: AnswerStyle | None = None, draft: str | None = None) -> CitedAnswer:
         """A one-line answer to ``question`` found in ``sources``, cited ``[n]``.
 
         Unlike the standard handler it needs sources even on a follow-up: its answer
         must be found in a source text, and earlier knowledge is no source text.
+        ``style`` and ``draft`` are not used: the short answer is this handler's shape,
+        and it asks the model for a bare answer with its own prompt, so the proposal is
+        short enough to look up in the sources.
         """
         if not sources:
             return CitedAnswer(text=NO_SOURCES_ANSWER, model_called=False)
         user = build_prompt(question, sources, self._client.prompt_budget_chars,
-                            prior_knowledge) + "\n\nReply with the short answer only."
+                            prior_knowledge, system_chars=len(SYSTEM_PROMPT)
+                            ) + "\n\nReply with the short answer only."
         reply = self._client.complete("precision", SYSTEM_PROMPT, user, max_tokens=MAX_TOKENS)
         kind = question_type(question)
         proposed = _short(reply)

@@ -3,9 +3,17 @@
 A small LangGraph graph alternates a model turn and a tool turn until the model answers
 without calling a tool, the step budget is spent or the run is cancelled. The tools
 register every hit in the SourceRegistry before the model sees it (see agent_tools), so
-the model cites real numbers; its final text still goes through ``finalise_reply``,
-which removes any number that was not registered in this run. Only models that can call
-tools qualify: the bundled one cannot, and is refused before anything starts.
+the model cites real numbers. The run ends in the shared citation step: with the
+standard handler the agent's final text is checked as the answer (every number not
+registered in this run is removed); precision and forced answer in their own shape from
+the sources the agent's tools registered, with one more model call. Only models that
+can call tools qualify: the bundled one cannot, and is refused before anything starts.
+
+The relevance filter does not apply: the agent's sources are numbered and shown to the
+model as it finds them, so dropping any afterwards would orphan its citations; the
+model judges relevance itself by what it cites. Run budgets hold: searches stop when
+the search budget is spent, and the last turn comes early when the model-call, token
+or time budget leaves one call.
 """
 
 from __future__ import annotations
@@ -17,15 +25,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from deepcite.citations.handlers.base import NO_SOURCES_ANSWER
-from deepcite.citations.handlers.standard import evidence_answer, finalise_reply
 from deepcite.errors import DeepciteError, ModelError
 from deepcite.llm.parsing import content_text, strip_thinking
-from deepcite.research.context import RunContext, StrategyOutcome
-from deepcite.research.steps import CANCELLED_INTRO, report_answer
+from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.strategies.agent_tools import AgentTools, UsageCallback
+from deepcite.research.strategies.base import Strategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE
-from deepcite.types import Finding, PhaseStarted
+from deepcite.types import Finding
 
 MISSING_LANGGRAPH = "the agent strategy needs langgraph - run `pip install deepcite[agent]`"
 NO_TOOL_CALLING = (
@@ -67,9 +73,8 @@ def _bind_tools(context: RunContext, tools: AgentTools) -> Runnable[Any, BaseMes
     A class that does not override ``bind_tools`` inherits the base one, which raises
     NotImplementedError; checking the override first refuses before any search is spent.
     """
-    model = getattr(context.client, "model", None)
-    if not isinstance(model, BaseChatModel) or \
-            type(model).bind_tools is BaseChatModel.bind_tools:
+    model = context.client.model
+    if type(model).bind_tools is BaseChatModel.bind_tools:
         raise ModelError(NO_TOOL_CALLING)
     try:
         return model.bind_tools(tools.tools())
@@ -77,7 +82,7 @@ def _bind_tools(context: RunContext, tools: AgentTools) -> Runnable[Any, BaseMes
         raise ModelError(NO_TOOL_CALLING) from exc
 
 
-class AgentStrategy:
+class AgentStrategy(Strategy):
     """A LangGraph tool-calling agent: search, fetch, search_collection, then a cited answer."""
 
     name = "agent"
@@ -88,39 +93,35 @@ class AgentStrategy:
 
     def __init__(self, context: RunContext) -> None:
         _require_langgraph()
-        self._ctx = context
-        self._bound = _bind_tools(context, AgentTools(context))
+        super().__init__(context)
+        self._tools = AgentTools(context)
+        self._bound = _bind_tools(context, self._tools)
+        self.by_iteration = self._tools.queries_by_step
         self._steps = 0
+
+    def plan(self) -> Plan:
+        return Plan(steps=self.MAX_STEPS + 1, iterations=self.MAX_STEPS)
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
-        ctx.emit(PhaseStarted(phase="agent"))
-        tools = AgentTools(ctx)
+        tools = self._tools
         self._steps = 0
         messages, exhausted = self._loop(question, tools)
         sources = tools.sources
         by_step = dict(tools.queries_by_step)
         findings = [Finding(phase=f"agent step {step}", question=question,
                             content="\n".join(queries)) for step, queries in by_step.items()]
-        if ctx.cancel.cancelled:
-            answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
-            return StrategyOutcome(answer, sources, by_step, findings, cancelled=True)
-        if not sources:
-            # Whatever the model wrote came from its memory: never pass that off as research.
-            return StrategyOutcome(NO_SOURCES_ANSWER, [], by_step, findings)
         last = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
         text = strip_thinking(content_text(last.content)).strip() if last else ""
-        if exhausted:
+        if exhausted and not ctx.cancel.cancelled:
             ctx.warn("agent_budget", f"The agent used all {self.MAX_STEPS} steps without "
                      "finishing; answered with what it had")
-        if not text:
-            answer = evidence_answer(question, sources, intro=BUDGET_INTRO)
-            findings.append(Finding(phase="synthesis", question=question, content=answer))
-            return StrategyOutcome(answer, sources, by_step, findings)
-        cited = finalise_reply(question, text, sources)
-        report_answer(ctx, cited)
-        findings.append(Finding(phase="synthesis", question=question, content=cited.text))
-        return StrategyOutcome(cited.text, sources, by_step, findings)
+        if sources and not text and self._step.handler.follows_strategy \
+                and not ctx.cancel.cancelled:
+            return self._step.quoted(question, sources, by_step, findings, intro=BUDGET_INTRO)
+        # Without sources the handler's gate answers: whatever the model wrote came
+        # from its memory, and is never passed off as research.
+        return self._step.answer(question, sources, by_step, findings, draft=text or None)
 
     def _loop(self, question: str, tools: AgentTools) -> tuple[list[BaseMessage], bool]:
         """Run the graph; returns the final messages and whether the step budget ran out.
@@ -142,6 +143,7 @@ class AgentStrategy:
         def agent(state: Mapping[str, Any]) -> dict[str, list[BaseMessage]]:
             self._steps += 1
             tools.step = self._steps
+            ctx.phase("agent", self._steps)
             prompt: list[BaseMessage] = [system, *state["messages"]]
             # The step budget, or the run's own budget (one more call than this allowed?).
             last_turn = self._steps >= self.MAX_STEPS or not ctx.budget_left(model_calls=2)

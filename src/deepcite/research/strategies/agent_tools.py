@@ -26,9 +26,11 @@ from deepcite.research.context import RunContext
 from deepcite.research.parallel import SearchOutcome, run_searches
 from deepcite.search.fetch import fetch_page
 from deepcite.security.fencing import fence
-from deepcite.types import ModelCall, SearchResult, Source, SourcesAdded
+from deepcite.types import ModelCall, SearchResult, Source
 
 CANCELLED = "cancelled"
+BUDGET_SPENT = ("Error: this run's budget is spent; do not call any more tools, "
+                "answer from the sources above.")
 SNIPPET_CHARS = 1000
 """Characters of each search result shown to the model: enough to judge and cite it."""
 PAGE_CHARS = 3000
@@ -104,6 +106,8 @@ class AgentTools:
         ctx = self._ctx
         if ctx.cancel.cancelled:
             return CANCELLED
+        if not ctx.budget_left():
+            return BUDGET_SPENT
         page = fetch_page(url, ctx.settings)
         if not page.text or not page.text.strip():
             return f"Error: could not fetch {url}: {page.error or 'no text on the page'}."
@@ -116,6 +120,8 @@ class AgentTools:
     def _run(self, engine_name: str, query: str) -> list[SearchResult] | str:
         """One search through run_searches, so failures and counting match other strategies."""
         ctx = self._ctx
+        if not ctx.budget_left(searches=1):
+            return BUDGET_SPENT
         engines = [e for e in ctx.engines if e.name == engine_name]
         outcomes: list[SearchOutcome] = run_searches(
             [query], engines, max_results=ctx.settings.search.max_results, concurrency=1,
@@ -131,12 +137,9 @@ class AgentTools:
         return outcome.results
 
     def _register(self, results: Sequence[SearchResult]) -> list[Source]:
-        sources = self._ctx.registry.add_many(results)
-        if sources:
-            with self._lock:
-                self._sources.update((s.number, s) for s in sources)
-            self._ctx.emit(SourcesAdded(numbers=[s.number for s in sources],
-                                        total=len(self._ctx.registry)))
+        sources = self._ctx.register(results)
+        with self._lock:
+            self._sources.update((s.number, s) for s in sources)
         return sources
 
     def _show(self, heading: str, results: Sequence[SearchResult]) -> str:
@@ -151,9 +154,9 @@ class AgentTools:
 class UsageCallback(BaseCallbackHandler):
     """Counts the agent's model calls, which LangGraph makes past ChatClient.complete.
 
-    Uses the client's ``record_call`` when it has one (so RunMetrics include the calls);
-    otherwise it only emits the ModelCall event. Tokens are the provider's, else
-    estimated from characters as ChatClient does.
+    Each call goes to the client's ``record_call``, so run metrics and budgets include
+    it and the ModelCall event is emitted. Tokens are the provider's, else estimated
+    from characters as ChatClient does.
     """
 
     def __init__(self, context: RunContext, purpose: str = "agent") -> None:
@@ -182,8 +185,4 @@ class UsageCallback(BaseCallbackHandler):
         self.calls += 1
         call = ModelCall(purpose=self._purpose, prompt_tokens=prompt,
                          completion_tokens=completion, seconds=time.perf_counter() - started)
-        record = getattr(self._ctx.client, "record_call", None)
-        if callable(record):
-            record(call)
-        else:
-            self._ctx.emit(call)
+        self._ctx.client.record_call(call)

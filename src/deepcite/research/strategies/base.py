@@ -1,20 +1,57 @@
-"""The strategy contract: one question in, one cited answer out."""
+"""The strategy contract: one question in, one cited answer out.
+
+A strategy decides how to search and what shape its answer takes; it ends through the
+shared citation step (:class:`~deepcite.research.citation_step.CitationStep`), so the
+configured handler, the warnings, verification and the cancelled / no-sources exits
+are the same for all of them. What the Researcher relies on is declared here rather
+than probed for: the run itself, the progress plan, and what a run cancelled in the
+middle of a step can still return.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from abc import ABC, abstractmethod
+from typing import ClassVar
 
-from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.citation_step import CitationStep
+from deepcite.research.context import Plan, RunContext, StrategyOutcome
+from deepcite.types import Source
 
 
-class Strategy(Protocol):
-    """A way of researching a question; all strategies end in the same citation path."""
+class Strategy(ABC):
+    """A way of researching a question; all strategies end in the same citation step.
 
-    name: str
-    description: str
+    One instance serves one run: subclasses keep what they found on the instance
+    (``by_iteration`` and whatever :meth:`found_sources` reads), so that
+    :meth:`partial` can return it when the run is cancelled mid-step.
+    """
 
-    def __init__(self, context: RunContext) -> None: ...
+    name: ClassVar[str]
+    description: ClassVar[str]
 
+    def __init__(self, context: RunContext) -> None:
+        self._ctx = context
+        self._step = CitationStep(context)
+        #: The queries searched, by iteration, as far as the run got.
+        self.by_iteration: dict[int, list[str]] = {}
+
+    @abstractmethod
     def run(self, question: str) -> StrategyOutcome:
         """Research ``question`` and return a cited answer built from the registry."""
-        ...
+
+    @abstractmethod
+    def plan(self) -> Plan:
+        """The progress steps this strategy expects, for "step k/N" displays."""
+
+    def found_sources(self) -> list[Source]:
+        """The sources found so far, numbered; what a cancelled or failed run quotes.
+
+        By default those this run registered; strategies that hold results before
+        registering them at the end register them here.
+        """
+        return self._ctx.run_sources()
+
+    def partial(self, question: str) -> StrategyOutcome:
+        """What a run cancelled in the middle of a step returns, without waiting for it:
+        the passages found so far, quoted and cited."""
+        return self._step.stopped(question, self.found_sources(), dict(self.by_iteration), [])

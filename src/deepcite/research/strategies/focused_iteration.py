@@ -10,24 +10,21 @@ so the reader can check the fact at a glance.
 
 from __future__ import annotations
 
-from deepcite.citations.handlers.base import NO_SOURCES_ANSWER
-from deepcite.citations.handlers.standard import (
-    build_prompt,
-    evidence_answer,
-    evidence_list,
-    finalise_reply,
-)
+from deepcite.citations.handlers import AnswerStyle
 from deepcite.llm import parse_list
-from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.questions import QUERY_LIST_TOKENS, filter_queries
 from deepcite.research.ranking import fuse, passage_key
-from deepcite.research.steps import CANCELLED_INTRO, register_sources, search_iteration
-from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
-from deepcite.types import (
-    Finding,
-    PhaseStarted,
-    SearchResult,
+from deepcite.research.search_phase import STEPS_PER_ITERATION
+from deepcite.research.steps import (
+    relevance_steps,
+    search_allowance,
+    search_iteration,
+    select_sources,
 )
+from deepcite.research.strategies.base import Strategy
+from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.types import Finding, SearchResult, Source
 
 FOCUSED_ITERATIONS = 8
 QUERIES = 5
@@ -48,10 +45,18 @@ ANSWER_SYSTEM = (
     "in square brackets, like [1]. Do not cite numbers that are not listed. If the "
     "sources do not answer the question, say so. " + UNTRUSTED_NOTICE
 )
+#: The standard handler's answer, shaped for a fact: one or two sentences.
+ANSWER_STYLE = AnswerStyle(purpose="focused_answer", system=ANSWER_SYSTEM,
+                           max_tokens=ANSWER_TOKENS)
 
 
-class FocusedIterationStrategy:
-    """Short, saturating search iterations, then a short cited answer plus evidence."""
+class FocusedIterationStrategy(Strategy):
+    """Short, saturating search iterations, then a short cited answer plus evidence.
+
+    The answer is the configured handler's: with ``standard`` one or two cited
+    sentences, with ``precision`` the confirmed short fact, with ``forced`` a definite
+    (labelled) guess. Each is followed by the quoted evidence once it is verified.
+    """
 
     name = "focused-iteration"
     description = "Many short searches aimed at one precise fact; short answer plus evidence."
@@ -60,20 +65,31 @@ class FocusedIterationStrategy:
     queries_per_iteration = QUERIES
 
     def __init__(self, context: RunContext) -> None:
-        self._ctx = context
+        super().__init__(context)
+        self._result_lists: list[list[SearchResult]] = []
+
+    def plan(self) -> Plan:
+        return Plan(steps=STEPS_PER_ITERATION * self.iterations
+                    + relevance_steps(self._ctx) + 1, iterations=self.iterations)
+
+    def found_sources(self) -> list[Source]:
+        """What was found so far, registered (a run cancelled mid-search has not yet)."""
+        return self._ctx.register(fuse(list(self._result_lists),
+                                       self._ctx.settings.research.max_sources))
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
-        by_iteration: dict[int, list[str]] = {}
-        result_lists: list[list[SearchResult]] = []
+        by_iteration = self.by_iteration
+        result_lists = self._result_lists
         seen: set[tuple[str, str]] = set()
         asked: list[str] = []
         findings: list[Finding] = []
         for iteration in range(1, self.iterations + 1):
-            if ctx.cancel.cancelled:
+            if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
                 break
-            ctx.emit(PhaseStarted(phase="questions", iteration=iteration))
+            ctx.phase("questions", iteration)
             queries = self._queries(question, iteration, result_lists, asked)
+            queries = queries[: search_allowance(ctx, len(queries))]
             if not queries:
                 findings.append(Finding(phase=f"iteration {iteration}", question=question,
                                         content="No new queries; stopped."))
@@ -93,34 +109,9 @@ class FocusedIterationStrategy:
             if new == 0:
                 break  # saturated: sharper queries keep finding the same passages
 
-        sources = register_sources(ctx, fuse(result_lists, ctx.settings.research.max_sources))
-        if ctx.cancel.cancelled:
-            answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
-            return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
-        if not sources:  # the gate: never ask a model to cite sources it was not given
-            return StrategyOutcome(NO_SOURCES_ANSWER, sources, by_iteration, findings)
-
-        ctx.emit(PhaseStarted(phase="synthesis"))
-        user = build_prompt(question, sources, ctx.client.prompt_budget_chars)
-        reply = ctx.client.complete("focused_answer", ANSWER_SYSTEM, user,
-                                    max_tokens=ANSWER_TOKENS)
-        cited = finalise_reply(question, reply, sources)
-        passages = ""
-        if cited.fallback:
-            ctx.warn("synthesis_fallback",
-                     f"Model reply not usable ({cited.fallback}); answered with quoted passages")
-        elif "uncited" in cited.notes:
-            ctx.warn("uncited_answer", "The model cited no source; passages were appended")
-        else:
-            # Fallback and uncited answers already end in the quoted passages. The
-            # evidence follows the answer only after verification, so that it cannot
-            # pass for the support of an answer whose own citations were removed.
-            passages = f"Evidence:\n\n{evidence_list(question, sources)}"
-        if cited.removed_markers:
-            ctx.warn("invalid_citations",
-                     f"Removed {cited.removed_markers} citation(s) to sources that do not exist")
-        findings.append(Finding(phase="synthesis", question=question, content=cited.text))
-        return StrategyOutcome(cited.text, sources, by_iteration, findings, passages=passages)
+        sources = select_sources(ctx, question, result_lists)
+        return self._step.answer(question, sources, by_iteration, findings,
+                                 style=ANSWER_STYLE, evidence=True)
 
     def _queries(self, question: str, iteration: int,
                  result_lists: list[list[SearchResult]], asked: list[str]) -> list[str]:
@@ -132,6 +123,8 @@ class FocusedIterationStrategy:
         verbatim = (iteration == 1 and cfg.search_original_query
                     and len(question) <= cfg.max_query_chars)
         first = [question] if verbatim else []
+        if not ctx.budget_left(model_calls=2):  # one call is kept for the answer
+            return (first or [question[: cfg.max_query_chars]]) if iteration == 1 else []
         reply = ctx.client.complete("focused_queries", QUERY_SYSTEM,
                                     self._query_prompt(question, result_lists, asked, limit),
                                     max_tokens=QUERY_LIST_TOKENS)

@@ -6,8 +6,15 @@ answers (argparse, getopt, sys.argv); one paragraph over ten sources blurs them.
 the model first groups the registered sources into a few topics (one short JSON call),
 then writes one section per topic seeing only that topic's sources, which keeps each
 prompt small enough for small models and each citation close to its passage. Every
-section goes through ``finalise_reply``, so every marker resolves to the registry.
-Model calls stay bounded: the search calls, one grouping call, at most five sections.
+section is written by the standard handler in the citation step, so every marker
+resolves to the registry. Model calls stay bounded: the search calls, one grouping
+call, at most five sections, each within the run's budget (when only one call is
+left, one answer over all sources is written instead).
+
+Sections are the standard handler's shape. The precision and forced handlers answer in
+their own shape - one confirmed short fact, one definite guess - so with them this
+strategy gives that one answer over all its sources, without grouping them: a short
+fact per topic would repeat the same fact under several headings.
 """
 
 from __future__ import annotations
@@ -15,19 +22,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from deepcite.citations.handlers.base import NO_SOURCES_ANSWER
-from deepcite.citations.handlers.standard import build_prompt, evidence_answer, finalise_reply
+from deepcite.citations.answer import evidence_answer
+from deepcite.citations.handlers import AnswerStyle
 from deepcite.llm.parsing import parse_json_lenient
-from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.citation_step import BUDGET_INTRO, CANCELLED_INTRO
+from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.ranking import fuse
-from deepcite.research.search_phase import IterativeSearch
-from deepcite.research.steps import CANCELLED_INTRO, register_sources
+from deepcite.research.search_phase import STEPS_PER_ITERATION, IterativeSearch
+from deepcite.research.steps import iteration_findings, relevance_steps, select_sources
+from deepcite.research.strategies.base import Strategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
-from deepcite.types import (
-    Finding,
-    PhaseStarted,
-    Source,
-)
+from deepcite.types import Finding, Source
 
 MAX_TOPICS = 5
 OTHER_TOPIC = "Other"
@@ -47,62 +52,77 @@ SECTION_SYSTEM = (
     "from in square brackets, like [1] or [2][3]. Do not cite numbers that are not "
     "listed. " + UNTRUSTED_NOTICE
 )
+#: The standard handler's answer, shaped as one section of a longer answer.
+SECTION_STYLE = AnswerStyle(purpose="topic_section", system=SECTION_SYSTEM)
 
 Topic = tuple[str, list[Source]]
 
 
-class TopicOrganizationStrategy:
+class TopicOrganizationStrategy(Strategy):
     """Iterative search, then sources grouped into topics, one cited section each."""
 
     name = "topic-organization"
     description = "Iterative search, then an answer organised into cited topic sections."
 
     def __init__(self, context: RunContext) -> None:
-        self._ctx = context
+        super().__init__(context)
+        self._search = IterativeSearch(context)
+        self.by_iteration = self._search.by_iteration
+
+    def plan(self) -> Plan:
+        iterations = self._ctx.settings.research.iterations
+        return Plan(steps=STEPS_PER_ITERATION * iterations + relevance_steps(self._ctx) + 2,
+                    iterations=iterations)
+
+    def found_sources(self) -> list[Source]:
+        """What was found so far, registered (a run cancelled mid-search has not yet)."""
+        return self._ctx.register(fuse(list(self._search.result_lists),
+                                       self._ctx.settings.research.max_sources))
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx
-        search = IterativeSearch(ctx)
-        search.run(question)
-        by_iteration = search.by_iteration
-        sources = register_sources(ctx, fuse(search.result_lists,
-                                             ctx.settings.research.max_sources))
-        findings = [Finding(phase=f"iteration {i}", question=question, content="\n".join(qs))
-                    for i, qs in by_iteration.items()]
-        if ctx.cancel.cancelled:
-            answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
-            return StrategyOutcome(answer, sources, by_iteration, findings, cancelled=True)
-        if not sources:  # the gate: never ask a model to cite sources it was not given
-            return StrategyOutcome(NO_SOURCES_ANSWER, sources, by_iteration, findings)
+        self._search.run(question)
+        by_iteration = self.by_iteration
+        sources = select_sources(ctx, question, self._search.result_lists)
+        findings = iteration_findings(question, by_iteration)
+        if ctx.cancel.cancelled or not sources or not self._step.handler.follows_strategy:
+            # The exits, and the handlers that give one answer: the shared step decides.
+            return self._step.answer(question, sources, by_iteration, findings)
+        if not ctx.budget_left(model_calls=2):  # no call for grouping and a section
+            return self._step.answer(question, sources, by_iteration, findings)
 
-        ctx.emit(PhaseStarted(phase="topics"))
+        ctx.phase("topics")
         topics = self._topics(question, sources)
         findings.append(Finding(phase="topics", question=question, content="\n".join(
             f"{title}: {', '.join(str(s.number) for s in group)}" for title, group in topics)))
-        ctx.emit(PhaseStarted(phase="synthesis"))
-        sections: list[str] = []
-        removed = 0
-        for index, (title, group) in enumerate(topics):
-            if ctx.cancel.cancelled:
-                rest = [s for _, later in topics[index:] for s in later]
-                sections.append(evidence_answer(question, rest, intro=CANCELLED_INTRO))
-                break  # ``rest`` is never empty: every topic holds at least one source
-            focus = f"{question} (this section: {title})"
-            user = build_prompt(focus, group, ctx.client.prompt_budget_chars)
-            cited = finalise_reply(focus, ctx.client.complete("topic_section", SECTION_SYSTEM,
-                                                              user), group)
-            if cited.fallback:
-                ctx.warn("synthesis_fallback", f"Model reply for topic {title!r} not usable "
-                         f"({cited.fallback}); quoted its passages instead")
-            removed += cited.removed_markers
-            sections.append(f"### {title}\n\n{cited.text}")
-        if removed:
-            ctx.warn("invalid_citations",
-                     f"Removed {removed} citation(s) to sources that do not exist")
-        answer = "\n\n".join(sections)
+        ctx.phase("synthesis")
+        answer, cancelled = self._sections(question, topics)
         findings.append(Finding(phase="synthesis", question=question, content=answer))
-        return StrategyOutcome(answer, sources, by_iteration, findings,
-                               cancelled=ctx.cancel.cancelled)
+        return StrategyOutcome(answer, sources, dict(by_iteration), findings,
+                               cancelled=cancelled)
+
+    def _sections(self, question: str, topics: list[Topic]) -> tuple[str, bool]:
+        """One cited section per topic; the topics left when the run is cancelled or its
+        budget is spent are given as quoted passages. Returns the text and whether the
+        run was cancelled."""
+        ctx = self._ctx
+        sections: list[str] = []
+        for index, (title, group) in enumerate(topics):
+            rest = [s for _, later in topics[index:] for s in later]  # never empty
+            if ctx.cancel.cancelled:
+                sections.append(evidence_answer(question, rest, intro=CANCELLED_INTRO))
+                return "\n\n".join(sections), True
+            if not ctx.budget_left(model_calls=1):
+                sections.append(evidence_answer(question, rest, intro=BUDGET_INTRO))
+                break
+            focus = f"{question} (this section: {title})"
+            cited = self._step.write(focus, group, style=SECTION_STYLE)
+            if cited is None:  # cancelled while the model wrote this section
+                sections.append(evidence_answer(question, rest, intro=CANCELLED_INTRO))
+                return "\n\n".join(sections), True
+            self._step.report(cited, f"for topic {title!r}")
+            sections.append(f"### {title}\n\n{cited.text}")
+        return "\n\n".join(sections), False
 
     def _topics(self, question: str, sources: list[Source]) -> list[Topic]:
         """The model's grouping, cleaned; by document title when it is unusable."""

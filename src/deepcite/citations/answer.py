@@ -1,0 +1,218 @@
+"""The answer toolkit every citation handler and strategy shares.
+
+A model's reply becomes an answer here, the same way whoever asked for it: loops are
+collapsed, an unusable reply (empty, echoing the question or the prompt, in another
+script) is replaced by the most relevant passages quoted and cited, unknown markers are
+removed, uncited sentences copied from a source are attributed to it, and a reply that
+still cites nothing is flagged and followed by the passages to check it against.
+
+Quoted passages are source text inside our Markdown, so they are escaped
+(:func:`~deepcite.citations.text.escape_quoted`): a source's own "[99]" stays "[99]"
+for the reader instead of being taken for a citation, and its HTML stays text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from deepcite.citations.attribution import attribute_sentences
+from deepcite.citations.markers import cited_numbers, clean_markers
+from deepcite.citations.text import (
+    best_excerpt,
+    content_words,
+    dominant_script,
+    escape_quoted,
+    split_sentences,
+)
+from deepcite.security.fencing import fence
+from deepcite.security.terminal import one_line
+from deepcite.types import Source
+
+NO_SOURCES_ANSWER = (
+    "No sources were found for this question, so no answer was generated: answering "
+    "without sources would mean relying on the language model's built-in knowledge, "
+    "which cannot be checked and could contain fabricated citations. Try other search "
+    "terms, another collection (`--collection NAME`) or more iterations."
+)
+MIN_CHARS_PER_SOURCE = 200
+EVIDENCE_PASSAGES = 3
+#: Prompt characters kept for a system prompt when the caller does not say how long its
+#: own is (the standard handler's is about this long).
+SYSTEM_RESERVE_CHARS = 480
+UNCITED_NOTE = "The model cited no source for this answer"
+FALLBACK_INTRO = (
+    "The model did not produce a usable answer, so here are the most relevant passages "
+    "found:"
+)
+
+
+class Completer(Protocol):
+    """The slice of :class:`deepcite.llm.ChatClient` that handlers need."""
+
+    @property
+    def prompt_budget_chars(self) -> int:
+        """How many characters of prompt fit the model's context with room to reply."""
+        ...
+
+    def complete(
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+    ) -> str:
+        """One chat call; returns the cleaned reply text."""
+        ...
+
+
+@dataclass
+class CitedAnswer:
+    """A handler's answer; every marker in ``text`` resolves to a given source.
+
+    ``fallback`` names why the model's reply was not used as it was (``None`` when it
+    was); ``removed_markers`` counts citation numbers that resolved to no source;
+    ``attributed`` counts sentences that got their citation from text overlap.
+    """
+
+    text: str
+    model_called: bool
+    fallback: str | None = None
+    removed_markers: int = 0
+    attributed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def build_prompt(question: str, sources: list[Source], budget_chars: int,
+                 prior_knowledge: str = "", *, system_chars: int = SYSTEM_RESERVE_CHARS
+                 ) -> str:
+    """The user prompt: fenced sources cut to the budget, then the question.
+
+    ``system_chars`` is the length of the system prompt sent with it, which shares the
+    budget.
+    """
+    overhead = system_chars + len(question) + len(prior_knowledge) + 200
+    per_source = max(MIN_CHARS_PER_SOURCE, (budget_chars - overhead) // max(1, len(sources)))
+    blocks = []
+    for source in sources:
+        text = " ".join(source.text.split())
+        if len(text) > per_source:
+            text = text[:per_source].rsplit(" ", 1)[0] + " [truncated]"
+        blocks.append(fence(text, number=source.number, title=source.title))
+    parts = ["Sources:", *blocks] if blocks else []
+    if prior_knowledge:
+        parts += ["What is already known (with its citations):", prior_knowledge]
+    parts += [f"Question: {question}", "Answer, citing sources like [1]:"]
+    return "\n\n".join(parts)
+
+
+def finalise_reply(question: str, reply: str, sources: list[Source], *,
+                   extra_numbers: Iterable[int] = ()) -> CitedAnswer:
+    """Check a model reply against the sources and make every citation valid.
+
+    ``extra_numbers`` are further numbers that may be cited: those of sources found in
+    an earlier round and cited in the earlier knowledge the reply builds on.
+    """
+    reply = collapse_repeats(reply)
+    problem = _unusable(question, reply)
+    if problem is not None:
+        return CitedAnswer(
+            text=evidence_answer(question, sources, intro=FALLBACK_INTRO),
+            model_called=True,
+            fallback=problem,
+        )
+    valid = {s.number for s in sources} | set(extra_numbers)
+    text, removed = clean_markers(reply, valid)
+    text, attributed = attribute_sentences(text, sources)
+    notes = []
+    if not cited_numbers(text):
+        notes.append("uncited")
+        text = flag_answer(text, question, sources, UNCITED_NOTE)
+    return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
+                       attributed=attributed, notes=notes)
+
+
+def flag_answer(text: str, question: str, sources: list[Source], note: str) -> str:
+    """``text``, then ``note`` in italics and the passages to check the answer against.
+
+    The one way an answer is marked as unbacked, wherever that is found out: here for a
+    reply that cites nothing, and after verification for an answer whose citations its
+    sources did not support (:func:`deepcite.research.steps.flag_unsupported`). The
+    mark is in the text itself, so every output form (terminal, file, JSON) carries it.
+    """
+    backing = (f"check it against these passages:_\n\n{evidence_list(question, sources)}"
+               if sources else "treat it with care._")
+    return f"{text.strip()}\n\n_{note}; {backing}"
+
+
+def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES) -> str:
+    """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited.
+
+    The title follows the marker so that the text a marker covers is the quote alone:
+    verification then finds it in the source, as it should. Quote and title are
+    escaped (:func:`escape_quoted`), so neither can add, renumber or hide a citation.
+    """
+    lines = [
+        f"- \u201c{escape_quoted(one_line(best_excerpt(source.text, question)))}\u201d "
+        f"[{source.number}] ({escape_quoted(one_line(source.title))})"
+        for source in sources[:limit]
+    ]
+    return "\n".join(lines)
+
+
+def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:
+    """An answer made only of quoted, cited passages; used when the model cannot help."""
+    if not sources:
+        return NO_SOURCES_ANSWER
+    return f"{intro}\n\n{evidence_list(question, sources)}"
+
+
+def collapse_repeats(reply: str) -> str:
+    """Drop what a looping model already wrote; keep the first of each.
+
+    Sentences of three or more words are kept once. Shorter lines (``def main():``)
+    repeat naturally, so only a third sighting marks a loop. Code blocks are left alone.
+    """
+    seen: set[str] = set()
+    short_lines: dict[str, int] = {}
+    lines = []
+    in_fence = False
+    for line in reply.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if in_fence or line.lstrip().startswith("```") or not line.strip():
+            lines.append(line)
+            continue
+        kept = []
+        for sentence in split_sentences(line):
+            key = " ".join(sentence.lower().split())
+            if len(key.split()) < 3:
+                short_lines[key] = short_lines.get(key, 0) + 1
+                if short_lines[key] < 3:
+                    kept.append(sentence)
+            elif key not in seen:
+                seen.add(key)
+                kept.append(sentence)
+        if kept:
+            lines.append(" ".join(kept))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+# Words that say nothing about the subject: "The answer to your question is:".
+_FILLER = frozenset({"answer", "question", "following", "here", "summary", "sources", "source"})
+
+
+def _unusable(question: str, reply: str) -> str | None:
+    """Why ``reply`` cannot be used as an answer, or ``None`` when it can."""
+    if not reply.strip():
+        return "empty reply"
+    lowered = reply.lower()
+    if "<source" in lowered or "</source>" in lowered or "answer, citing sources" in lowered:
+        return "reply repeats the prompt"
+    asked, answered = dominant_script(question), dominant_script(reply)
+    if asked and answered and asked != answered:
+        return f"reply in another script ({answered.lower()}) than the question"
+    new_words = content_words(reply) - content_words(question) - _FILLER
+    if not new_words:
+        return "reply only repeats the question"
+    if len(new_words) < 2:
+        return "reply too short"
+    return None

@@ -1,0 +1,165 @@
+"""The citation step: how every strategy's run ends, written once.
+
+Strategies differ in how they search and in the shape of their answer; they do not
+differ in how an answer is written from sources and checked. Every strategy ends here:
+
+1. **Exits.** A cancelled run answers with the passages found so far, quoted and cited
+   (:meth:`CitationStep.stopped`); a spent budget with the same passages
+   (:meth:`CitationStep.quoted`); no sources with the handler's fixed "no sources"
+   answer, never a model call for the standard and precision handlers.
+2. **The handler.** The configured handler (``citations.handler``) writes the answer
+   (:meth:`CitationStep.write`), in the strategy's style when the handler follows one
+   (the standard handler does; forced and precision have their own shape).
+3. **Warnings.** Every repair made to the reply is reported (:func:`report_answer`).
+4. **Verification and attribution** (:meth:`CitationStep.finish`, called by the
+   Researcher for every outcome, exits included): markers resolve, citations are
+   verified against their sources, an answer left with no supported citation is
+   flagged with passages, the strategy's own passages follow otherwise, and raw HTML is
+   made text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from deepcite.citations.answer import CitedAnswer, evidence_answer, evidence_list
+from deepcite.citations.handlers import AnswerStyle, CitationHandler
+from deepcite.citations.markers import clean_markers
+from deepcite.citations.text import neutralise_html
+from deepcite.citations.verify import Verification, verify
+from deepcite.errors import DeepciteError
+from deepcite.research.context import RunContext, StrategyOutcome
+from deepcite.research.steps import flag_unsupported, report_answer
+from deepcite.types import CitationCheck, Finding, Source, VerificationCounts
+
+CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
+BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
+ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
+EVIDENCE_HEADING = "Evidence:"
+
+
+class CitationStep:
+    """The end of one run: exits, handler, warnings, verification. See the module doc."""
+
+    def __init__(self, context: RunContext) -> None:
+        self._ctx = context
+
+    @property
+    def handler(self) -> CitationHandler:
+        """The handler this run answers with (resolved once per run)."""
+        return self._ctx.handler
+
+    def answer(self, question: str, sources: list[Source],
+               by_iteration: Mapping[int, list[str]], findings: list[Finding], *,
+               style: AnswerStyle | None = None, draft: str | None = None,
+               evidence: bool = False) -> StrategyOutcome:
+        """The strategy's outcome: one answer over ``sources`` by the configured handler.
+
+        ``style`` and ``draft`` go to the handler (see :meth:`write`). With
+        ``evidence`` the best passages follow a usable answer as "Evidence:", shown
+        after verification so they never count as the answer's own support.
+        """
+        ctx = self._ctx
+        if ctx.cancel.cancelled:
+            return self.stopped(question, sources, by_iteration, findings)
+        calls_model = draft is None or not self.handler.follows_strategy
+        if sources and calls_model and not ctx.budget_left(model_calls=1):
+            return self.quoted(question, sources, by_iteration, findings, intro=BUDGET_INTRO)
+        ctx.phase("synthesis")
+        cited = self.write(question, sources, style=style, draft=draft)
+        if cited is None:
+            return self.stopped(question, sources, by_iteration, findings)
+        self.report(cited)
+        passages = ""
+        if evidence and sources and cited.fallback is None and "uncited" not in cited.notes:
+            passages = f"{EVIDENCE_HEADING}\n\n{evidence_list(question, sources)}"
+        done = [*findings, Finding(phase="synthesis", question=question, content=cited.text)]
+        return StrategyOutcome(cited.text, sources, dict(by_iteration), done,
+                               passages=passages)
+
+    def write(self, question: str, sources: list[Source], *,
+              style: AnswerStyle | None = None, draft: str | None = None
+              ) -> CitedAnswer | None:
+        """The handler's answer, unreported; ``None`` when the run was cancelled while
+        the model wrote it (a reply cut off mid-way is no answer).
+
+        ``style`` asks for the strategy's prompt and length; ``draft`` is a reply the
+        strategy already has (the agent's last turn), to be checked instead of asking
+        again. Handlers that follow a strategy (standard) take both; forced and
+        precision answer in their own shape from the same sources.
+        """
+        cited = self.handler.answer(question, sources, style=style, draft=draft)
+        if cited.model_called and self._ctx.cancel.cancelled:
+            return None
+        return cited
+
+    def report(self, cited: CitedAnswer, where: str = "") -> None:
+        """Warn about the repairs made to ``cited`` (``where``: which part of the answer)."""
+        report_answer(self._ctx, cited, where)
+
+    def stopped(self, question: str, sources: list[Source],
+                by_iteration: Mapping[int, list[str]], findings: list[Finding]
+                ) -> StrategyOutcome:
+        """The cancelled exit: the passages found so far, quoted and cited."""
+        answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+        return StrategyOutcome(answer, sources, dict(by_iteration), list(findings),
+                               cancelled=True)
+
+    def quoted(self, question: str, sources: list[Source],
+               by_iteration: Mapping[int, list[str]], findings: list[Finding], *,
+               intro: str) -> StrategyOutcome:
+        """An answer of quoted, cited passages under ``intro`` (budget spent, error)."""
+        answer = evidence_answer(question, sources, intro=intro)
+        return StrategyOutcome(answer, sources, dict(by_iteration), list(findings))
+
+    def finish(self, question: str, outcome: StrategyOutcome
+               ) -> tuple[str, Verification | None]:
+        """The answer as it may leave the run, and its verification (``None`` when off).
+
+        In this order, the same for every strategy and every exit: markers resolve,
+        citations are verified, an answer left with no supported citation is flagged
+        with passages (the strategy's own passages follow otherwise), and raw HTML is
+        made text.
+        """
+        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        checked = self._verify(answer, outcome.sources)
+        if checked is not None:
+            answer = checked.text
+        answer, flagged = flag_unsupported(self._ctx, question, answer, outcome.sources,
+                                           checked)
+        if outcome.passages.strip() and not flagged:  # a flag brings its own passages
+            answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
+        return neutralise_html(answer), checked
+
+    def _verify(self, answer: str, sources: list[Source]) -> Verification | None:
+        """Check every citation against its source before the answer leaves the run."""
+        cfg = self._ctx.settings.citations
+        if not cfg.verify or not sources:
+            return None
+        model = self._ctx.client if cfg.verify_with_model else None
+        try:
+            checked = verify(answer, sources, model=model, unsupported=cfg.unsupported)
+        except DeepciteError as exc:
+            self._ctx.warn("verify_failed",
+                           f"Citation check failed ({exc}); answer unchecked")
+            return None
+        if checked.unsupported:
+            done = "removed" if cfg.unsupported == "remove" else "flagged"
+            self._ctx.warn("unsupported_citations",
+                           f"{checked.unsupported} citation(s) their source does not "
+                           f"support were {done}")
+        return checked
+
+
+def verification_counts(checked: Verification) -> VerificationCounts:
+    """The counts of a verification, as the result carries them."""
+    return VerificationCounts(
+        markers_checked=checked.markers_checked, markers_removed=checked.markers_removed,
+        supported=checked.supported, partial=checked.partial,
+        unsupported=checked.unsupported, undecided=checked.undecided,
+        model_calls=checked.model_calls)
+
+
+def citation_checks(checked: Verification) -> list[CitationCheck]:
+    """One typed record per checked citation, as the result carries them."""
+    return [CitationCheck.model_validate(check.model_dump()) for check in checked.citations]
