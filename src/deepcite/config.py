@@ -19,6 +19,7 @@ snapshot, so a setting cannot change half-way through a run.
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -147,6 +148,11 @@ class CitationSettings(_Section):
     links: Literal["none", "number", "domain", "domain-id", "domain-id-always",
                    "source-tagged"] = Field(
         default="none", description="inline hyperlinks in Markdown output")
+    answer_mode: Literal["auto", "abstractive", "grounded"] = Field(
+        default="auto", description="grounded: answer with the sources' own sentences; "
+        "auto: grounded for small models (under 1B parameters, local with <= 4k context)")
+    mark_unsupported: bool = Field(
+        default=False, description="mark answer sentences no source supports ^(unsupported)")
 
 
 class SecuritySettings(_Section):
@@ -273,9 +279,44 @@ def default_config_files(cwd: Path | None = None) -> list[Path]:
     user = platformdirs.user_config_path("deepcite") / CONFIG_FILE_NAME
     project = (cwd or Path.cwd()) / CONFIG_FILE_NAME
     files = [user]
-    if project.resolve() != user.resolve():
+    if _resolved(project) != _resolved(user):
         files.append(project)
     return files
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or ``path`` itself where a symlink loop stops resolution.
+
+    The loop is reported where it matters, when the file is read (:func:`_present`),
+    as a one-line error naming the file rather than a traceback from here.
+    """
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" before Python 3.13
+        return path
+
+
+def _present(path: Path) -> bool:
+    """Whether a settings file is at ``path`` (absent is fine: all files are optional).
+
+    Anything else there - a folder, a socket, a link loop, an unreadable folder above -
+    is a ConfigError: silently ignoring it would leave the user wondering why their
+    settings have no effect.
+    """
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise ConfigError(f"Cannot read settings file {path} ({exc.strerror}); check the "
+                          "path and its permissions") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{path} is a folder, not a settings file; remove or rename it "
+                          f"(settings go in a UTF-8 TOML file named {CONFIG_FILE_NAME})")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{path} is not a regular file; replace it with a UTF-8 TOML "
+                          "settings file or remove it")
+    return True
 
 
 def _flatten(data: Mapping[str, Any], origin: str, prefix: str = "") -> dict[str, Any]:
@@ -284,6 +325,9 @@ def _flatten(data: Mapping[str, Any], origin: str, prefix: str = "") -> dict[str
         key = f"{prefix}{name}"
         if isinstance(value, Mapping) and name in SECTIONS and not prefix:
             flat.update(_flatten(value, origin, f"{key}."))
+        elif name in SECTIONS and not prefix:
+            raise ConfigError(f"{key!r} in {origin} is a section, not a value: write its "
+                              f"settings under a [{key}] table")
         elif key in KNOWN_KEYS:
             flat[key] = value
         else:
@@ -299,11 +343,20 @@ def _unknown_key_message(key: str, origin: str) -> str:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The flattened settings of one file; every way it can be unusable is a one-line
+    :class:`ConfigError` naming the file, never a traceback."""
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid UTF-8 (bad byte at offset {exc.start}): it must be a UTF-8 "
+            "TOML file; save it as UTF-8 or remove it") from None
+    except RecursionError:
+        raise ConfigError(f"{path} nests arrays or tables too deeply to be a settings "
+                          "file; it must be a UTF-8 TOML file of [section] tables") from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path} ({exc.strerror}); check its permissions") from exc
     return _flatten(data, str(path))
@@ -370,7 +423,7 @@ def _collect(
     origins: dict[str, str] = {}
     files = default_config_files() if config_files is None else config_files
     layers: list[tuple[str, dict[str, Any]]] = [
-        (str(path), _read_toml(path)) for path in files if path.is_file()
+        (str(path), _read_toml(path)) for path in files if _present(path)
     ]
     layers.append(("environment", _read_env(os.environ if environ is None else environ)))
     layers.append(("argument", _normalise_overrides(overrides or {})))
@@ -450,4 +503,6 @@ def _describe(exc: ValidationError, layers: _Layers) -> str:
     if err["type"] == "extra_forbidden":
         return _unknown_key_message(key, origin)
     value = layers.values.get(key, err.get("input"))
-    return f"Bad value {value!r} for setting {key!r} (from {origin}): {err['msg']}"
+    shown = repr(value)  # a value can be a whole file's worth of text: keep one short line
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return f"Bad value {shown} for setting {key!r} (from {origin}): {err['msg']}"

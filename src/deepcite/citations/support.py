@@ -12,13 +12,15 @@ whitespace-collapsed copy, and a map carries positions back.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
 
 from rapidfuzz import fuzz
 
-from deepcite.citations.text import STOPWORDS, content_words, overlap, split_sentences
+from deepcite.citations.text import STOPWORDS, split_sentences
 
 FUZZY_SUPPORTED = 90.0
 OVERLAP_SUPPORTED = 0.7
@@ -37,17 +39,35 @@ _OPENERS = frozenset(
 )
 
 
-def stem(word: str) -> str:
-    """A crude English stem, so ``engines`` in a claim meets ``engine`` in a source."""
+def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
 
 
+# Stems of words already seen. Verifying a long report stems the same few thousand
+# words hundreds of thousands of times; the cap keeps an endless stream of new words
+# (numbers, names) from growing it without bound.
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 200_000
+
+
+def stem(word: str) -> str:
+    """A crude English stem, so ``engines`` in a claim meets ``engine`` in a source."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _stem(word)
+        if len(_STEMS) >= _STEMS_MAX:
+            _STEMS.clear()
+        _STEMS[word] = found
+    return found
+
+
 def stems(text: str) -> set[str]:
-    """Stemmed content words of ``text``."""
-    return {stem(w) for w in content_words(text)}
+    """Stemmed content words of ``text`` (``stem`` of each of ``content_words(text)``)."""
+    return {stem(w) for w in (word.lower() for word in _WORD.findall(text))
+            if len(w) >= 3 and w not in STOPWORDS}
 
 
 def key_terms(claim: str) -> set[str]:
@@ -58,10 +78,9 @@ def key_terms(claim: str) -> set[str]:
     claim whose key terms the evidence lacks is never accepted cheaply.
     """
     terms: set[str] = set()
-    for i, match in enumerate(_WORD.finditer(claim)):
-        word = match.group(0)
+    for i, word in enumerate(_WORD.findall(claim)):
         lower = word.lower()
-        if any(ch.isdigit() for ch in word):
+        if not word.isalpha() and any(ch.isdigit() for ch in word):
             terms.add(lower)
         elif word[0].isupper() and lower not in STOPWORDS and len(word) >= 2 and not (
                 i == 0 and lower in _OPENERS):
@@ -70,7 +89,31 @@ def key_terms(claim: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    return {stem(m.group(0).lower()) for m in _WORD.finditer(text)}
+    return {stem(word.lower()) for word in _WORD.findall(text)}
+
+
+def _needle(text: str) -> str:
+    """``text`` lower-cased with whitespace runs collapsed: a needle to look up in
+    :attr:`SourceIndex.norm` (no offsets needed, so cheaper than :func:`normalise`)."""
+    return " ".join(text.split()).lower()
+
+
+@dataclass(frozen=True)
+class _ClaimTerms:
+    needle: str
+    keys: frozenset[str]
+    stems: frozenset[str]
+
+
+@functools.lru_cache(maxsize=64)
+def _terms(claim: str) -> _ClaimTerms:
+    """What :meth:`SourceIndex.check` needs of the claim alone, worked out once per claim.
+
+    A claim citing several sources is checked against each; recomputing this per source
+    cost a whole pass over the claim every time, which dominated for long claims (a
+    long line of cited fragments makes its whole sentence the claim of every fragment).
+    """
+    return _ClaimTerms(_needle(claim), frozenset(key_terms(claim)), frozenset(stems(claim)))
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
@@ -133,7 +176,9 @@ class SourceIndex:
 
     def find(self, quote: str) -> tuple[int, int] | None:
         """Where ``quote`` occurs verbatim (whitespace- and case-insensitive), or None."""
-        needle = " ".join(quote.split()).lower()
+        return self._find(_needle(quote))
+
+    def _find(self, needle: str) -> tuple[int, int] | None:
         if not needle:
             return None
         at = self.norm.find(needle)
@@ -141,17 +186,19 @@ class SourceIndex:
             return None
         return self._origin[at], self._origin[at + len(needle) - 1] + 1
 
-    def best_window(self, claim_stems: set[str]) -> tuple[float, int, int, set[str]]:
+    def best_window(self, claim_stems: AbstractSet[str]) -> tuple[float, int, int, set[str]]:
         """The sentence or sentence pair sharing most of the claim's words."""
         best: tuple[float, int, int, set[str]] = (0.0, 0, len(self.text), self.words)
+        if not claim_stems:  # overlap() is 0 for every window: nothing beats the default
+            return best
+        size = len(claim_stems)
         for start, end, window_stems, window_words in self._windows:
-            score = overlap(claim_stems, window_stems)
+            score = len(claim_stems & window_stems) / size  # overlap(), inlined: hot loop
             if score > best[0] or (score == best[0] > 0 and end - start < best[2] - best[1]):
                 best = (score, start, end, window_words)
         return best
 
-    def _fuzzy(self, claim: str, near: tuple[int, int]) -> tuple[float, int, int] | None:
-        needle = " ".join(claim.split()).lower()
+    def _fuzzy(self, needle: str, near: tuple[int, int]) -> tuple[float, int, int] | None:
         if len(self.text) > _FUZZY_WHOLE_SOURCE:
             low = max(0, near[0] - 400)
             hay_start = self.norm_index(low)
@@ -181,14 +228,14 @@ class SourceIndex:
 
     def check(self, claim: str) -> Evidence:
         """Run the cheap checks, strongest first; see the module docstring."""
-        keys = key_terms(claim)
+        terms = _terms(claim)
+        keys = terms.keys
         missing = frozenset(keys - self.words)
-        span = self.find(claim)
+        span = self._find(terms.needle)
         if span is not None:
             return Evidence("supported", "exact", 1.0, missing, *span)
-        claim_stems = stems(claim)
-        score, start, end, window_words = self.best_window(claim_stems)
-        fuzzy = self._fuzzy(claim, (start, end))
+        score, start, end, window_words = self.best_window(terms.stems)
+        fuzzy = self._fuzzy(terms.needle, (start, end))
         if fuzzy is not None and keys <= _words(self.text[fuzzy[1]:fuzzy[2]]) | window_words:
             return Evidence("supported", "fuzzy", score, missing, fuzzy[1], fuzzy[2])
         if keys <= window_words and score >= OVERLAP_PARTIAL:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from deepcite.citations.handlers.base import Completer
 from deepcite.citations.markers import clean_markers, prose_only
 from deepcite.citations.support import Evidence, SourceIndex, stems
-from deepcite.citations.text import content_words, split_sentences
+from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.errors import DeepciteError, InputError
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import Source
@@ -44,6 +44,7 @@ Method = Literal["exact", "fuzzy", "overlap", "model", "none"]
 FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # as in deepcite.citations.text
 _MARK = re.compile(r"\[(\d+)\]")
 _MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
 _VERDICT = re.compile(r"\b(UNSUPPORTED|PARTIAL|SUPPORTED)\b", re.IGNORECASE)
@@ -108,24 +109,94 @@ class _Entry:
     text: str
 
 
-def _entry(item: Source | Mapping[str, Any]) -> _Entry:
+_SHAPE = "each source is an object with number, title, url and snippet"
+
+
+def _preview(value: object) -> str:
+    """A short repr of a bad value for an error message (a value can be megabytes)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _number(item: Mapping[str, Any], position: int) -> int:
+    """The entry's ``number``: an int, an integral float, or a string ``int()`` reads.
+
+    Checked by type rather than by trying ``int()`` on anything: ``int(True)`` and
+    ``int(1.5)`` would quietly give a source the wrong number, and ``int(1e400)`` raises
+    ``OverflowError``, which no caller expects.
+    """
+    if "number" not in item:
+        raise InputError(f"source entry {position} has no 'number'; {_SHAPE}")
+    value = item["number"]
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str):
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+    if number is None:
+        raise InputError(f"source entry {position} needs an integer 'number', not "
+                         f"{_preview(value)}; {_SHAPE}")
+    return number
+
+
+def _text(item: Mapping[str, Any], key: str, position: int) -> str:
+    """Field ``key`` as text; numbers are written out, lists and objects are refused."""
+    value = item[key]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    kind = "an object" if isinstance(value, Mapping) else (
+        "a list" if isinstance(value, list | tuple) else f"a {type(value).__name__}")
+    raise InputError(f"source entry {position} has {kind} as {key!r}, not text; {_SHAPE}")
+
+
+def _entry(item: Source | Mapping[str, Any], position: int) -> _Entry:
+    """``item`` (1-based ``position`` in the entries, for messages) as an ``_Entry``."""
     if isinstance(item, Source):
         return _Entry(item.number, item.title, item.text)
-    try:
-        number = int(item["number"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError("every source entry needs an integer 'number'") from None
-    text = next((str(item[k]) for k in ("text", "full_text", "snippet") if item.get(k)), "")
-    return _Entry(number, str(item.get("title") or ""), text)
+    if not isinstance(item, Mapping):
+        raise InputError(f"source entry {position} is {_preview(item)}, not an object; "
+                         f"{_SHAPE}")
+    number = _number(item, position)
+    text = next((_text(item, k, position) for k in ("text", "full_text", "snippet")
+                 if item.get(k)), "")
+    title = _text(item, "title", position) if item.get("title") else ""
+    return _Entry(number, title, text)
 
 
 def _claim(text: str) -> str:
     return " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split())
 
 
-def _claims(text: str) -> list[tuple[re.Match[str], str]]:
-    """Each marker group in ``text`` with the claim it is attached to."""
-    prose = prose_only(text)
+def _has_three_content_words(claim: str) -> bool:
+    """``len(content_words(claim)) >= 3``, stopping at the third distinct word.
+
+    Asked once per marker group; most claims answer within their first few words, so
+    the whole claim need not be lower-cased and collected into a set each time.
+    """
+    seen: set[str] = set()
+    for match in _WORD.finditer(claim):
+        word = match.group()
+        if len(word) >= 3:
+            word = word.lower()
+            if word not in STOPWORDS:
+                seen.add(word)
+                if len(seen) >= 3:
+                    return True
+    return False
+
+
+def _claims(text: str, prose: str) -> list[tuple[re.Match[str], str]]:
+    """Each marker group in ``text`` with the claim it is attached to.
+
+    ``prose`` is ``prose_only(text)``, passed in because the caller needs it too.
+    """
     sentences: list[tuple[int, int]] = []
     cursor = 0
     # Lines are claim boundaries too: list items and quoted passages are separate claims.
@@ -136,6 +207,17 @@ def _claims(text: str) -> list[tuple[re.Match[str], str]]:
             if start >= 0:
                 cursor = start + len(sentence)
                 sentences.append((start, cursor))
+    if not sentences:
+        sentences.append((0, len(text)))
+    # A whole sentence as a claim, made once per sentence: a long line of short cited
+    # fragments ("a [1] b [2] ...") would otherwise rebuild it for every marker group.
+    whole: dict[int, str] = {}
+
+    def sentence_claim(at: int) -> str:
+        if at not in whole:
+            whole[at] = _claim(text[sentences[at][0]:sentences[at][1]])
+        return whole[at]
+
     found: list[tuple[re.Match[str], str]] = []
     index = 0
     boundary = 0
@@ -143,14 +225,13 @@ def _claims(text: str) -> list[tuple[re.Match[str], str]]:
         while index + 1 < len(sentences) and group.start() >= sentences[index + 1][0]:
             index += 1
             boundary = sentences[index][0]
-        start, end = sentences[index] if sentences else (0, len(text))
-        if group.start() == start and index > 0:
+        if group.start() == sentences[index][0] and index > 0:
             # "Claim. [2] Next sentence": the marker belongs to the claim before it.
-            claim = _claim(text[sentences[index - 1][0]:sentences[index - 1][1]])
+            claim = sentence_claim(index - 1)
         else:
             claim = _claim(text[boundary:group.start()])
-            if len(content_words(claim)) < 3:
-                claim = _claim(text[start:end])
+            if not _has_three_content_words(claim):
+                claim = sentence_claim(index)
         boundary = group.end()
         found.append((group, claim))
     return found
@@ -196,6 +277,45 @@ def _decide(claim: str, entry: _Entry, index: SourceIndex, model: Completer | No
                     evidence.missing, evidence.start, evidence.end), True
 
 
+def _check(claim: str, number: int, entry: _Entry, index: SourceIndex,
+           model: Completer | None, calls: list[int],
+           unsupported: Literal["remove", "flag"]) -> tuple[CitationCheck, bool, str]:
+    """The verdict on citing ``number`` for ``claim``, whether it was undecided by the
+    cheap checks, and the marker text that replaces ``[number]`` ('' when removed)."""
+    evidence, was_undecided = _decide(claim, entry, index, model, calls)
+    outcome: Outcome = evidence.outcome or "unsupported"
+    has_span = outcome != "unsupported" and evidence.start is not None
+    quote = entry.text[evidence.start:evidence.end] if has_span else None
+    check = CitationCheck(
+        number=number, sentence=claim, outcome=outcome, method=evidence.method,
+        source_number=number if has_span else None,
+        start=evidence.start if has_span else None,
+        end=evidence.end if has_span else None, quote=quote)
+    if outcome != "unsupported":
+        marker = f"[{number}]"
+    elif unsupported == "flag":
+        marker = f"[{number}]{FLAG}"
+    else:
+        marker = ""
+    return check, was_undecided, marker
+
+
+def _splice(text: str, replacements: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` span, in order and disjoint, replaced.
+
+    Built in one pass: re-slicing the whole text once per marker group made
+    verification quadratic in the report's length (minutes for a few megabytes).
+    """
+    parts: list[str] = []
+    last = 0
+    for start, end, new in replacements:
+        parts.append(text[last:start])
+        parts.append(new)
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
 def verify(
     text: str,
     entries: Sequence[Source | Mapping[str, Any]],
@@ -205,43 +325,36 @@ def verify(
 ) -> Verification:
     """Check every citation in ``text`` against ``entries``; see the module docstring."""
     by_number: dict[int, _Entry] = {}
-    for item in entries:
-        entry = _entry(item)
+    for position, item in enumerate(entries, 1):
+        entry = _entry(item, position)
         by_number.setdefault(entry.number, entry)
     cleaned, removed = clean_markers(text, by_number)
-    resolved = len(_MARK.findall(prose_only(cleaned)))
+    prose = prose_only(cleaned)
+    resolved = len(_MARK.findall(prose))
     indexes: dict[int, SourceIndex] = {}
-    cache: dict[tuple[str, int], tuple[Evidence, bool]] = {}
+    # One decision per distinct (claim, number): a claim repeated across a long report
+    # costs one check, and one model call at most.
+    cache: dict[tuple[str, int], tuple[CitationCheck, bool, str]] = {}
     calls = [0]
     checks: list[CitationCheck] = []
     undecided = 0
     replacements: list[tuple[int, int, str]] = []
-    for group, claim in _claims(cleaned):
+    for group, claim in _claims(cleaned, prose):
         kept: list[str] = []
         for number in (int(n) for n in _MARK.findall(group.group(0))):
-            entry = by_number[number]
-            index = indexes.get(number) or indexes.setdefault(number, SourceIndex(entry.text))
-            if (claim, number) not in cache:
-                cache[(claim, number)] = _decide(claim, entry, index, model, calls)
-            evidence, was_undecided = cache[(claim, number)]
+            decided = cache.get((claim, number))
+            if decided is None:
+                entry = by_number[number]
+                index = indexes.get(number) or indexes.setdefault(
+                    number, SourceIndex(entry.text))
+                decided = _check(claim, number, entry, index, model, calls, unsupported)
+                cache[(claim, number)] = decided
+            check, was_undecided, marker = decided
             undecided += was_undecided
-            outcome: Outcome = evidence.outcome or "unsupported"
-            has_span = outcome != "unsupported" and evidence.start is not None
-            quote = entry.text[evidence.start:evidence.end] if has_span else None
-            checks.append(CitationCheck(
-                number=number, sentence=claim, outcome=outcome,
-                method=evidence.method,
-                source_number=number if has_span else None,
-                start=evidence.start if has_span else None,
-                end=evidence.end if has_span else None, quote=quote))
-            if outcome != "unsupported":
-                kept.append(f"[{number}]")
-            elif unsupported == "flag":
-                kept.append(f"[{number}]{FLAG}")
+            checks.append(check)
+            kept.append(marker)
         replacements.append((group.start(), group.end(), "".join(kept)))
-    for start, end, new in reversed(replacements):
-        cleaned = cleaned[:start] + new + cleaned[end:]
-    final, _ = clean_markers(cleaned, by_number)
+    final, _ = clean_markers(_splice(cleaned, replacements), by_number)
     return Verification(
         text=final,
         markers_checked=resolved + removed,

@@ -32,16 +32,47 @@ def _read(path: Path, what: str) -> str:
         fail(f"Cannot read {what} {path} ({getattr(exc, 'strerror', None) or exc})")
 
 
+# What a sources file must hold, for every message about one that does not.
+_EXPECTED = ("expected the --json output of `deepcite ask` ({\"sources\": [...]}) or a list "
+             "of {number, title, url, snippet} objects")
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
+    """The source entries in ``path``, or a one-line error saying what shape is expected.
+
+    Entries are checked one by one later (:func:`deepcite.citations.verify.verify`); here
+    the file must be JSON and hold a list of objects. Exit code 2 for a file of the wrong
+    shape, as for other bad input; 1 when it is not JSON at all.
+    """
+    # A byte order mark (Windows editors, PowerShell) is not JSON but means no harm.
+    text = _read(path, "sources file").removeprefix("\ufeff")
     try:
-        data = json.loads(_read(path, "sources file"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        fail(f"{path} is not valid JSON (line {exc.lineno}): expected deepcite ask --json "
-             "output or a list of sources")
+        fail(f"{path} is not valid JSON (line {exc.lineno}): {_EXPECTED}")
+    except RecursionError:
+        # json recurses once per bracket: [[[[...]]]] thousands deep exhausts the stack.
+        fail(f"{path} is nested too deeply to be a sources file: {_EXPECTED}", 2)
+    except ValueError:
+        # Valid JSON that Python refuses, such as an integer of over 4,300 digits.
+        fail(f"{path} holds a value too large to read: {_EXPECTED}", 2)
     items = data.get("sources") if isinstance(data, dict) else data
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        fail(f"{path} holds no list of sources: expected {{\"sources\": [...]}} or [...]")
+    if not isinstance(items, list):
+        what = "an object without a \"sources\" list" if isinstance(data, dict) else \
+            f"a JSON {_json_type(data)}"
+        fail(f"{path} holds {what}: {_EXPECTED}", 2)
+    for position, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            fail(f"{path}: source entry {position} is a JSON {_json_type(item)}, not an "
+                 f"object: {_EXPECTED}", 2)
     return items
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
+             float: "number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def split_sources_block(markdown: str) -> tuple[str, str]:
@@ -74,7 +105,9 @@ def verify_command(
     with user_errors():
         result = verify(body, entries, unsupported="flag" if flag else "remove")
     if as_json:
-        out.print_json(json.dumps(result.model_dump()))
+        # Highlighting costs more than the check itself on a long report (minutes for a
+        # few MB); skip it where no colour could show, e.g. when piped to a file.
+        out.print_json(data=result.model_dump(), highlight=out.color_system is not None)
         return
     text = result.text.rstrip("\n") + ("\n" + block if block else "\n")
     out.print(text, markup=False, end="")
