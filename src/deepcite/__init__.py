@@ -1,17 +1,22 @@
 """deepcite: deep research with citations you can check.
 
-The public API: :func:`quick_summary`, :class:`Researcher`, :class:`Settings` and the
-result types. Everything else lives in subpackages named for what they do.
+The public API: :func:`quick_summary` and :func:`build_researcher` (research from
+settings), :class:`Researcher`, :class:`Settings` and :func:`load_settings`,
+:class:`Collection` (local documents), the result types and :class:`DeepciteError`, the
+base of every error they raise. Everything else lives in subpackages named for what
+they do.
 """
 
 from deepcite._version import __version__
 from deepcite.api import build_researcher, quick_summary
+from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.errors import DeepciteError
 from deepcite.research import Researcher
 from deepcite.types import ResearchResult, SearchResult, Source
 
 __all__ = [
+    "Collection",
     "DeepciteError",
     "ResearchResult",
     "Researcher",

@@ -7,6 +7,11 @@
 Keyword overrides take the same names as settings: dotted keys are not valid Python
 names, so a unique leaf name (``iterations=3``, ``provider="ollama"``) or a section
 mapping (``llm={"provider": "ollama", "model": "llama3.2"}``) is used instead.
+
+Scripts call these functions with whatever they have, so arguments are checked here and
+a wrong one is a :class:`~deepcite.errors.DeepciteError` subclass with a one-line
+message (``InputError`` for arguments, ``ConfigError`` for settings), never a bare
+``TypeError`` or ``AttributeError`` from deep inside a run.
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ from typing import Any
 
 from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_collection
 from deepcite.config import Settings, load_settings
-from deepcite.errors import ConfigError, EgressDenied, ModelError
+from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.research import Researcher
 from deepcite.search.base import SearchEngine
 from deepcite.search.guard import GuardedEngine
-from deepcite.search.registry import get_engine, normalise, unavailable_reason
+from deepcite.search.registry import (
+    check_engine_tables,
+    get_engine,
+    normalise,
+    unavailable_reason,
+)
 from deepcite.security import EgressPolicy
 from deepcite.types import Event, ResearchResult
 
@@ -61,6 +71,7 @@ def build_engines(settings: Settings) -> tuple[list[SearchEngine], list[str]]:
     if "local" in (normalise(n) for n in settings.search.engines) and \
             not settings.search.collections:
         raise ConfigError("The local engine searches collections - pass --collection NAME")
+    check_engine_tables(settings)
     engines: list[SearchEngine] = []
     notices: list[str] = []
     collections = open_collections(settings, settings.search.collections)
@@ -101,6 +112,8 @@ def build_researcher(
     settings: Settings, on_event: Callable[[Event], None] | None = None
 ) -> Researcher:
     """A Researcher wired from settings: chat model, engines, event callback."""
+    _require_settings(settings, "build_researcher()")
+    _require_callback(on_event, "build_researcher()")
     engines, notices = build_engines(settings)
     check_model_egress(settings)
     return Researcher(settings, get_chat_model(settings), engines, on_event, notices=notices)
@@ -114,5 +127,25 @@ def quick_summary(
     ``overrides`` are settings (see module docstring), e.g. ``collections=["demo"]``.
     Raises :class:`deepcite.errors.DeepciteError` subclasses with one-line messages.
     """
+    if not isinstance(question, str):
+        raise InputError(f"quick_summary() takes the question as text (str), not "
+                         f"{_kind(question)}")
+    _require_callback(on_event, "quick_summary()")
     settings = load_settings(overrides)
     return build_researcher(settings, on_event).run(question)
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _require_settings(settings: object, where: str) -> None:
+    if not isinstance(settings, Settings):
+        raise InputError(f"{where} takes a Settings object (deepcite.load_settings(...)), "
+                         f"not {_kind(settings)}")
+
+
+def _require_callback(on_event: object, where: str) -> None:
+    if on_event is not None and not callable(on_event):
+        raise InputError(f"{where}: on_event must be a function taking an event, or None, "
+                         f"not {_kind(on_event)}")

@@ -11,13 +11,22 @@ Values come from four layers, each overriding the one before:
 
 The layers are merged here rather than by pydantic-settings' own sources because
 ``deepcite config show`` must say where each effective value came from, and because an
-unknown ``DEEPCITE_*`` variable or TOML key must fail loudly instead of being ignored.
+unknown key in a settings file must fail loudly instead of being ignored. An unknown
+``DEEPCITE_*`` variable is only a warning naming the closest known one (logged, and
+shown by ``deepcite config show``): other tools set variables with that prefix too.
+
+Names that plugins can add to - ``llm.provider``, the keys of
+``engines.rate_per_second`` and of ``engines.plugins`` (the ``[engines.<name>]`` tables
+of plugin engines) - are spelled by the one rule of :mod:`deepcite.registry`
+(kebab-case). A plugin engine's table is validated by the engine registry, which knows
+the engine's settings model.
 The result is a frozen :class:`Settings`; every component of a run gets the same
 snapshot, so a setting cannot change half-way through a run.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import tomllib
@@ -28,15 +37,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from deepcite.errors import ConfigError
+from deepcite.registry import LLM_PROVIDERS_GROUP, closest, entry_point_names, kebab_case
+
+logger = logging.getLogger(__name__)
 
 CONFIG_FILE_NAME = "deepcite.toml"
 ENV_PREFIX = "DEEPCITE_"
 
-Provider = Literal["auto", "local", "ollama", "openai", "anthropic"]
+#: ``llm.provider`` values that need no plugin (``deepcite.llm.PROVIDERS`` plus ``auto``).
+BUILTIN_PROVIDERS = ("auto", "local", "ollama", "openai", "anthropic")
 
 
 class _Section(BaseModel):
@@ -46,7 +60,8 @@ class _Section(BaseModel):
 class LLMSettings(_Section):
     """Which chat model answers, and how it is called."""
 
-    provider: Provider = "auto"
+    provider: str = Field(default="auto", description="auto, local, ollama, openai, "
+                          "anthropic or a plugin's (deepcite.llm_providers)")
     model: str | None = Field(
         default=None, description="model name for ollama/openai/anthropic (e.g. llama3.2)"
     )
@@ -69,6 +84,22 @@ class LLMSettings(_Section):
     threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
     timeout_seconds: float = Field(default=120.0, gt=0)
 
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        name = kebab_case(value)
+        if name in BUILTIN_PROVIDERS:
+            return name  # without an entry point scan, which is slow
+        known = [*BUILTIN_PROVIDERS, *entry_point_names(LLM_PROVIDERS_GROUP)]
+        if name in known:
+            return name
+        near = closest(name, known)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise PydanticCustomError(
+            "unknown_provider", "unknown provider - {hint}known: {known} "
+            "(see `deepcite models`)",
+            {"hint": hint, "known": ", ".join(repr(k) for k in known)})
+
 
 class SearchSettings(_Section):
     """Where research looks, and which results count."""
@@ -86,9 +117,6 @@ class SearchSettings(_Section):
     until: date | None = Field(default=None, description="only results published on/before")
     fetch_full_text: bool = Field(
         default=False, description="download result pages for full text (web engines)"
-    )
-    max_tokens_per_source: int = Field(
-        default=800, ge=50, description="full text kept per source in prompts"
     )
     chunk_tokens: int = Field(default=300, ge=20, le=4000,
                               description="target chunk size when indexing collections")
@@ -133,6 +161,15 @@ class EngineSettings(_Section):
     elasticsearch_text_field: str = "content"
     elasticsearch_url_field: str = "url"
     elasticsearch_date_field: str | None = None
+    plugins: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="settings of plugin engines by engine name; in "
+        "deepcite.toml as [engines.NAME] tables")
+
+    @field_validator("rate_per_second", "plugins")
+    @classmethod
+    def _engine_spelling(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Engine names as the registry spells them (``semantic_scholar`` still works)."""
+        return {kebab_case(name): item for name, item in value.items()}
 
 
 class CitationSettings(_Section):
@@ -266,9 +303,20 @@ def resolve_key(name: str) -> str:
     matches = [k for k in KNOWN_KEYS if k.rsplit(".", 1)[-1] == name]
     if len(matches) == 1:
         return matches[0]
-    raise ConfigError(
-        f"Unknown setting {name!r}; known settings: {', '.join(KNOWN_KEYS)}"
-    )
+    if matches:
+        raise ConfigError(f"Setting name {name!r} is ambiguous - use one of "
+                          f"{', '.join(matches)}")
+    raise ConfigError(f"Unknown setting {name!r} - {_did_you_mean(name)}`deepcite config "
+                      "show` lists every setting")
+
+
+def _did_you_mean(name: str) -> str:
+    """``"did you mean 'research.iterations'? "``; a leaf name is offered for a leaf name
+    (``iteratons`` -> ``iterations``), since Python keywords cannot hold dots."""
+    leaves = [key.rsplit(".", 1)[-1] for key in KNOWN_KEYS]
+    unique = [leaf for leaf in leaves if leaves.count(leaf) == 1]
+    near = closest(name, KNOWN_KEYS if "." in name else [*unique, *KNOWN_KEYS])
+    return f"did you mean {near[0]!r}? " if near else ""
 
 
 # --------------------------------------------------------------------------- layers
@@ -328,18 +376,29 @@ def _flatten(data: Mapping[str, Any], origin: str, prefix: str = "") -> dict[str
         elif name in SECTIONS and not prefix:
             raise ConfigError(f"{key!r} in {origin} is a section, not a value: write its "
                               f"settings under a [{key}] table")
+        elif key == PLUGIN_TABLES and isinstance(value, Mapping):
+            flat[key] = {**flat.get(key, {}), **value}
         elif key in KNOWN_KEYS:
             flat[key] = value
+        elif prefix == "engines." and isinstance(value, Mapping):
+            # [engines.<name>]: a plugin engine's table, checked by the engine registry
+            flat[PLUGIN_TABLES] = {**flat.get(PLUGIN_TABLES, {}), name: dict(value)}
         else:
             raise ConfigError(_unknown_key_message(key, origin))
     return flat
 
 
+PLUGIN_TABLES = "engines.plugins"
+
+
 def _unknown_key_message(key: str, origin: str) -> str:
     section = key.rsplit(".", 1)[0] if "." in key else ""
     siblings = [k for k in KNOWN_KEYS if section and k.startswith(section + ".")]
-    known = ", ".join(siblings or KNOWN_KEYS)
-    return f"Unknown setting {key!r} in {origin}; known settings: {known}"
+    if siblings:
+        return (f"Unknown setting {key!r} in {origin} - {_did_you_mean(key)}known in "
+                f"[{section}]: {', '.join(siblings)}")
+    return (f"Unknown setting {key!r} in {origin} - {_did_you_mean(key)}`deepcite config "
+            "show` lists every setting")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -362,17 +421,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return _flatten(data, str(path))
 
 
-def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
+def _read_env(environ: Mapping[str, str], warnings: list[str]) -> dict[str, Any]:
+    """Settings from ``DEEPCITE_*`` variables; unknown ones add to ``warnings``."""
     flat: dict[str, Any] = {}
     for name, raw in environ.items():
         if not name.startswith(ENV_PREFIX):
             continue
         key = _ENV_TO_KEY.get(name)
         if key is None:
-            known = ", ".join(sorted(_ENV_TO_KEY))
-            raise ConfigError(f"Unknown environment variable {name}; known ones: {known}")
+            warnings.append(_unknown_env_message(name))
+            continue
         flat[key] = _parse_env_value(key, raw)
     return flat
+
+
+def _unknown_env_message(name: str) -> str:
+    # Compared without the prefix, which every candidate shares and would make any two
+    # names look alike.
+    near = closest(name.removeprefix(ENV_PREFIX),
+                   [env.removeprefix(ENV_PREFIX) for env in _ENV_TO_KEY])
+    hint = (f"did you mean {ENV_PREFIX}{near[0]}?" if near
+            else "deepcite's own are DEEPCITE_<SECTION>_<KEY>")
+    return (f"Unknown environment variable {name} ignored - {hint} (`deepcite config "
+            "show` lists the settings)")
 
 
 def _parse_env_value(key: str, raw: str) -> Any:
@@ -412,6 +483,7 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
 class _Layers:
     values: dict[str, Any]
     origins: dict[str, str]
+    warnings: list[str]
 
 
 def _collect(
@@ -421,17 +493,40 @@ def _collect(
 ) -> _Layers:
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
+    warnings: list[str] = []
     files = default_config_files() if config_files is None else config_files
     layers: list[tuple[str, dict[str, Any]]] = [
         (str(path), _read_toml(path)) for path in files if _present(path)
     ]
-    layers.append(("environment", _read_env(os.environ if environ is None else environ)))
+    environment = _read_env(os.environ if environ is None else environ, warnings)
+    layers.append(("environment", environment))
     layers.append(("argument", _normalise_overrides(overrides or {})))
     for origin, flat in layers:
         for key, value in flat.items():
+            if key == PLUGIN_TABLES and isinstance(value, Mapping):
+                # one plugin engine's table replaces its lower-layer table, not all tables
+                value = {**values.get(key, {}), **value}
             values[key] = value
             origins[key] = f"env {env_name(key)}" if origin == "environment" else origin
-    return _Layers(values, origins)
+    return _Layers(values, origins, warnings)
+
+
+_logged: set[str] = set()
+
+
+def _log_warnings(layers: _Layers) -> None:
+    """Log each settings warning once per process (settings are loaded more than once)."""
+    for message in layers.warnings:
+        if message not in _logged:
+            _logged.add(message)
+            logger.warning("%s", message)
+
+
+def config_warnings(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Problems in the settings that are not errors: unknown ``DEEPCITE_*`` variables."""
+    warnings: list[str] = []
+    _read_env(os.environ if environ is None else environ, warnings)
+    return warnings
 
 
 def _normalise_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -457,9 +552,12 @@ def load_settings(
     ``overrides`` takes dotted keys (``"llm.provider"``), unique leaf names
     (``"iterations"``) or section mappings (``{"llm": {...}}``); ``None`` values are
     ignored so CLI options left unset do not override lower layers.
-    Raises :class:`ConfigError` with a one-line message on any bad key or value.
+    Raises :class:`ConfigError` with a one-line message on any bad key or value; an
+    unknown ``DEEPCITE_*`` variable is logged as a warning (see :func:`config_warnings`).
     """
-    return _validate(_collect(overrides, config_files, environ))
+    layers = _collect(overrides, config_files, environ)
+    _log_warnings(layers)
+    return _validate(layers)
 
 
 def explain_settings(

@@ -5,14 +5,19 @@ the web app and API callers can catch one class and show its message, which is w
 to be shown as it is: one line that says what went wrong and how to fix it.
 
     DeepciteError
-     +-- ConfigError        a setting is unknown or has a bad value
+     +-- ConfigError        a setting, or a name in one (engine, provider...), is not usable
      +-- InputError         the question or another user input cannot be used
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
      +-- CollectionError    a document collection is missing, unreadable or bad input
-     +-- MaterialError      a user-supplied material was rejected
-     +-- ExportError        a report could not be exported
+     |    +-- ReadOnlyCollectionError   a write refused: file or folder is read-only
+     |    +-- DamagedCollectionError    not a usable collection (may be rebuilt)
+     |    +-- LoadError                 one file could not be loaded
      +-- EgressDenied       the egress policy refused an outbound request
+
+The collection errors below CollectionError are defined in :mod:`deepcite.collections`
+(``access`` and ``documents``), which exports them. A class is added here when something
+raises it, not before.
 """
 
 from __future__ import annotations
@@ -48,14 +53,6 @@ class SearchError(DeepciteError):
 
 class CollectionError(DeepciteError):
     """A document collection cannot be opened, created or filled as asked."""
-
-
-class MaterialError(DeepciteError):
-    """A material handed in by the user was rejected."""
-
-
-class ExportError(DeepciteError):
-    """A report could not be written in the requested format."""
 
 
 class EgressDenied(DeepciteError):

@@ -271,7 +271,8 @@ def test_list_collections_without_data_dir(settings: Settings) -> None:
 def test_stopword_only_query_returns_nothing(filled: Collection) -> None:
     assert filled.search("how do I do the what is a") == []
     assert filled.search("") == []
-    assert filled.search("tomatoes", k=0) == []
+    with pytest.raises(CollectionError, match="at least 1"):  # was []: k=0 is a caller bug
+        filled.search("tomatoes", k=0)
 
 
 def test_fts_syntax_in_questions_is_harmless(filled: Collection) -> None:

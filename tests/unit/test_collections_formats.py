@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from deepcite import registry
 from deepcite.collections import Collection
 from deepcite.collections import loaders as loaders_module
 from deepcite.collections.files import discover
@@ -373,12 +375,10 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EntryPoint]]:
     def fake_entry_points(*, group: str) -> list[EntryPoint]:
         return found if group == ENTRY_POINT_GROUP else []
 
-    monkeypatch.setattr(loaders_module, "entry_points", fake_entry_points)
-    loaders_module.plugin_entry_points.cache_clear()
-    loaders_module._plugin_loader.cache_clear()
+    monkeypatch.setattr(importlib.metadata, "entry_points", fake_entry_points)
+    registry.refresh()
     yield found
-    loaders_module.plugin_entry_points.cache_clear()
-    loaders_module._plugin_loader.cache_clear()
+    registry.refresh()  # the next scan, after the monkeypatch is undone, is the real one
 
 
 def test_plugins_add_suffixes_but_cannot_shadow_builtins(
@@ -392,7 +392,7 @@ def test_plugins_add_suffixes_but_cannot_shadow_builtins(
     md = tmp_path / "x.md"
     md.write_text("# Still built in\n")
     assert load_document(md).title == "Still built in"
-    assert ".md" not in loaders_module.plugin_entry_points()
+    assert ".md" not in loaders_module.LOADER_REGISTRY.plugins()
     assert discover(tmp_path).files == [odt.resolve(), md.resolve()]
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 
-from deepcite.config import explain_settings, load_settings
+from deepcite.config import BUILTIN_PROVIDERS, config_warnings, explain_settings, load_settings
 from deepcite.errors import ConfigError
 
 
@@ -56,9 +57,68 @@ def test_bad_value_names_key_and_accepted_values() -> None:
     assert "llm.provider" in message and "'ollama'" in message and "'local'" in message
 
 
-def test_unknown_environment_variable_fails() -> None:
-    with pytest.raises(ConfigError, match="DEEPCITE_ITERATIONS"):
-        load_settings(config_files=[], environ={"DEEPCITE_ITERATIONS": "3"})
+def test_unknown_environment_variable_warns_naming_the_closest(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # Other tools set DEEPCITE_* variables too: a warning, not an error (was an error).
+    env = {"DEEPCITE_ITERATIONS": "3", "DEEPCITE_RESEARCH_MAX_SOURCES": "4"}
+    with caplog.at_level(logging.WARNING, logger="deepcite.config"):
+        settings = load_settings(config_files=[], environ=env)
+    assert settings.research.iterations == 2 and settings.research.max_sources == 4
+    expected = ("Unknown environment variable DEEPCITE_ITERATIONS ignored - did you mean "
+                "DEEPCITE_RESEARCH_ITERATIONS? (`deepcite config show` lists the settings)")
+    assert config_warnings(env) == [expected]
+    assert expected in caplog.messages
+    with caplog.at_level(logging.WARNING, logger="deepcite.config"):
+        load_settings(config_files=[], environ=env)
+    assert caplog.messages.count(expected) == 1  # logged once, however often loaded
+
+
+def test_unknown_variable_without_a_close_name_says_how_names_are_made() -> None:
+    assert config_warnings({"DEEPCITE_HOME": "/opt/x", "PATH": "/bin"}) == [
+        "Unknown environment variable DEEPCITE_HOME ignored - deepcite's own are "
+        "DEEPCITE_<SECTION>_<KEY> (`deepcite config show` lists the settings)"]
+
+
+def test_a_typo_in_a_file_stays_an_error(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "deepcite.toml", "[research]\niteratons = 3\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(config_files=[bad], environ={})
+    message = str(info.value)
+    assert "did you mean 'research.iterations'?" in message and "\n" not in message
+    bad = _write(tmp_path / "deepcite.toml", "[engines]\nsearxng_ulr = 'http://x'\n")
+    with pytest.raises(ConfigError, match=r"did you mean 'engines\.searxng_url'"):
+        load_settings(config_files=[bad], environ={})
+
+
+def test_unknown_argument_names_the_closest_setting() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings({"max_sorces": 3}, config_files=[], environ={})
+    assert str(info.value) == ("Unknown setting 'max_sorces' - did you mean 'max_sources'? "
+                               "`deepcite config show` lists every setting")
+    with pytest.raises(ConfigError, match=r"ambiguous - use one of llm\.max_tokens, "):
+        load_settings({"max_tokens": 300}, config_files=[], environ={})
+
+
+def test_plugin_engine_tables_are_collected_per_engine(tmp_path: Path) -> None:
+    user = _write(tmp_path / "user.toml", "[engines.My_Engine]\nurl = 'a'\n"
+                  "[engines.other]\nx = 1\n")
+    project = _write(tmp_path / "project.toml", "[engines.plugins.my-engine]\nurl = 'b'\n"
+                     "[engines]\ntimeout_seconds = 3\n")
+    settings = load_settings(config_files=[user, project], environ={})
+    assert settings.engines.plugins == {"my-engine": {"url": "b"}, "other": {"x": 1}}
+    assert settings.engines.timeout_seconds == 3
+
+
+def test_providers_known_to_settings_match_the_registry() -> None:
+    from deepcite.llm import PROVIDERS
+
+    assert set(BUILTIN_PROVIDERS) == {"auto", *PROVIDERS}
+
+
+def test_max_tokens_per_source_is_gone() -> None:
+    # It was never read by a run; the answer prompt cuts sources to the model's budget.
+    with pytest.raises(ConfigError, match=r"Unknown setting 'search\.max_tokens_per_source'"):
+        load_settings({"search": {"max_tokens_per_source": 500}}, config_files=[], environ={})
 
 
 def test_invalid_toml_is_one_line(tmp_path: Path) -> None:

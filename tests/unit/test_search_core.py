@@ -91,7 +91,7 @@ def test_registry_knows_every_engine_and_explains_unusable_ones(make_settings: A
         monkeypatch.delenv(var, raising=False)
     names = set(engine_names())
     assert {"duckduckgo", "searxng", "tavily", "perplexity", "brave", "wikipedia", "arxiv",
-            "openalex", "semantic_scholar", "pubmed", "elasticsearch", "local", "auto"} <= names
+            "openalex", "semantic-scholar", "pubmed", "elasticsearch", "local", "auto"} <= names
     rows = {row.name: row for row in describe_engines(make_settings())}
     assert rows["duckduckgo"].usable
     assert not rows["brave"].usable and "BRAVE_API_KEY" in rows["brave"].detail

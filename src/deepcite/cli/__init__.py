@@ -4,6 +4,9 @@ Front end only: it turns options into settings overrides, calls the API, shows e
 as a rich progress display on stderr and writes results to stdout, so that
 ``deepcite ask ... --json | jq`` works. Errors are one line on stderr with exit code 1
 (2 for bad settings or input).
+
+Help texts are plain text, not rich markup (``rich_markup_mode=None``): they quote
+things like ``[n]`` and ``deepcite[embeddings]``, which markup would swallow.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 app.command(help="Research a question and print a cited answer.")(ask)
 app.command(help="Which LLM providers are usable here, and why not.")(models)

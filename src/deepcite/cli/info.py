@@ -1,4 +1,9 @@
-"""``deepcite models`` and ``deepcite config show``."""
+"""``deepcite models``, ``engines``, ``strategies`` and ``config show``.
+
+Every table cell is a :class:`rich.text.Text`, never a markup string: names and details
+come from plugins, settings files and servers (an Ollama model list), and a ``[...]`` in
+them must print as written instead of styling or vanishing.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,11 @@ import json
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from deepcite.cli.common import out, user_errors
-from deepcite.config import explain_settings, load_settings
+from deepcite.cli.common import out, user_errors, warn
+from deepcite.config import config_warnings, explain_settings, load_settings
 from deepcite.llm import describe_providers, resolve_provider
 from deepcite.research.strategies import DEFAULT_STRATEGY, describe_strategies
 from deepcite.search import describe_engines
@@ -35,9 +40,9 @@ def models(
         return
     table = Table("provider", "usable", "detail")
     for status in statuses:
-        table.add_row(status.name, "yes" if status.usable else "no", escape(status.detail))
+        table.add_row(Text(status.name), _yes_no(status.usable), Text(status.detail))
     out.print(table)
-    out.print(f"auto picks: {chosen}")
+    out.print(Text(f"auto picks: {chosen}"))
 
 
 @config_app.command("show")
@@ -47,14 +52,20 @@ def show(
     """Effective settings and where each value came from."""
     with user_errors():
         rows = explain_settings()
+    for message in config_warnings():
+        warn(message)
     if as_json:
         out.print_json(json.dumps(
             [{"key": r.key, "value": _plain(r.value), "origin": r.origin} for r in rows]))
         return
     table = Table("setting", "value", "from")
     for row in rows:
-        table.add_row(row.key, escape(str(_plain(row.value))), escape(row.origin))
+        table.add_row(Text(row.key), Text(str(_plain(row.value))), Text(row.origin))
     out.print(table)
+
+
+def _yes_no(usable: bool) -> Text:
+    return Text("yes" if usable else "no")
 
 
 def _plain(value: object) -> object:
@@ -78,7 +89,7 @@ def engines(
         return
     table = Table("engine", "usable", "needs", "detail")
     for r in rows:
-        table.add_row(r.name, "yes" if r.usable else "no", escape(r.needs), escape(r.detail))
+        table.add_row(Text(r.name), _yes_no(r.usable), Text(r.needs), Text(r.detail))
     out.print(table)
 
 
@@ -87,5 +98,5 @@ def strategies() -> None:
     table = Table("strategy", "what it does")
     for name, description in describe_strategies():
         label = f"{name} (default)" if name == DEFAULT_STRATEGY else name
-        table.add_row(label, escape(description))
+        table.add_row(Text(label), Text(description))
     out.print(table)

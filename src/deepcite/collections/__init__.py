@@ -5,7 +5,9 @@ CSV and EPUB files (more through ``deepcite.loaders`` plugins), split into chunk
 keep page numbers, heading paths and character offsets so every citation can be traced
 to its exact source text. :class:`LocalSearchEngine` makes collections one more
 search engine for research runs; :func:`ensure_demo_collection` builds an offline demo
-from Python's own documentation.
+from Python's own documentation. The collection errors (:class:`ReadOnlyCollectionError`,
+:class:`DamagedCollectionError`, :class:`LoadError`) all derive from
+:class:`~deepcite.errors.CollectionError`.
 """
 
 from deepcite.collections.access import DamagedCollectionError, ReadOnlyCollectionError
@@ -18,6 +20,7 @@ from deepcite.collections.collection import (
     scan_collections,
 )
 from deepcite.collections.demo import ensure_demo_collection
+from deepcite.collections.documents import LoadError
 from deepcite.collections.engine import LocalSearchEngine
 from deepcite.collections.indexer import AddProgress, IndexReport
 from deepcite.collections.paths import display_path
@@ -29,6 +32,7 @@ __all__ = [
     "CollectionListing",
     "DamagedCollectionError",
     "IndexReport",
+    "LoadError",
     "LocalSearchEngine",
     "ReadOnlyCollectionError",
     "display_path",

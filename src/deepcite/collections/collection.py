@@ -10,11 +10,17 @@ are cited exactly like web pages.
 A collection in a read-only folder can still be listed and searched; changing it fails
 up front with a one-line :class:`~deepcite.collections.access.ReadOnlyCollectionError`
 (see :mod:`deepcite.collections.access`).
+
+This is public API (``Collection.create("notes")`` in a script), so arguments are
+checked here: settings default to what :func:`~deepcite.config.load_settings` gives,
+paths may be ``str`` or ``Path``, and a wrong argument is a one-line
+:class:`~deepcite.errors.CollectionError`, never a ``TypeError`` from deep inside.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -27,7 +33,7 @@ from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.index import Hit, Index
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
 from deepcite.collections.paths import file_path
-from deepcite.config import Settings
+from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError
 from deepcite.types import SearchResult
 
@@ -69,8 +75,47 @@ class CollectionListing:
     read_only: bool
 
 
+PathArg = str | os.PathLike[str]
+"""A file or folder as the Python API accepts it."""
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _settings(settings: Settings | None) -> Settings:
+    """``settings``, or the layered defaults (config files, ``DEEPCITE_*``) when ``None``."""
+    if settings is None:
+        return load_settings()
+    if not isinstance(settings, Settings):
+        raise CollectionError(f"settings must be a deepcite Settings object (from "
+                              f"load_settings()), not {_kind(settings)}")
+    return settings
+
+
+def _as_path(value: object, what: str) -> Path:
+    if isinstance(value, str | os.PathLike):
+        if str(value).strip():
+            return Path(value)
+        raise CollectionError(f"{what} is empty - give a file or folder path")
+    raise CollectionError(f"{what} must be a path (str or Path), not {_kind(value)}")
+
+
+def _as_inputs(value: object) -> list[Path]:
+    """What ``add`` accepts: one path, or a non-empty list or tuple of paths."""
+    if isinstance(value, str | os.PathLike):
+        return [_as_path(value, "The folder or file to add")]
+    if isinstance(value, list | tuple) and value:
+        return [_as_path(item, "Each folder or file to add") for item in value]
+    shown = "an empty list" if isinstance(value, list | tuple) else _kind(value)
+    raise CollectionError(f"add() takes a folder or file path (str or Path) or a list of "
+                          f"them, not {shown}")
+
+
 def validate_name(name: str) -> str:
     """Return ``name`` if it is a valid collection name, else raise ``CollectionError``."""
+    if not isinstance(name, str):
+        raise CollectionError(f"A collection name must be text (str), not {_kind(name)}")
     if not NAME_PATTERN.fullmatch(name):
         raise CollectionError(
             f"Invalid collection name {name!r}: use 1-64 characters from letters, digits, "
@@ -102,7 +147,7 @@ class Collection:
     def __init__(self, name: str, index: Index, settings: Settings | None = None) -> None:
         self.name = name
         self.index = index
-        self.settings = settings if settings is not None else Settings()
+        self.settings = _settings(settings)
 
     @property
     def path(self) -> Path:
@@ -113,19 +158,30 @@ class Collection:
         return f"Collection(name={self.name!r}, path={str(self.path)!r})"
 
     @classmethod
-    def create(cls, name: str, path: Path | None = None, *, settings: Settings) -> Collection:
-        """Create the collection ``name`` (at ``path`` if given); open it if it exists."""
+    def create(cls, name: str, path: PathArg | None = None, *,
+               settings: Settings | None = None) -> Collection:
+        """Create the collection ``name`` (at ``path`` if given); open it if it exists.
+
+        ``settings`` default to :func:`~deepcite.config.load_settings` (``data_dir`` says
+        where named collections live).
+        """
         validate_name(name)
-        file = path if path is not None else collection_path(name, settings)
+        settings = _settings(settings)
+        file = (_as_path(path, "The collection path") if path is not None
+                else collection_path(name, settings))
         if file.exists():
             return cls._from_file(file, name, settings)
         return cls(name, Index.create(file, name), settings)
 
     @classmethod
-    def open(cls, name_or_path: str | Path, *, settings: Settings) -> Collection:
+    def open(cls, name_or_path: PathArg, *, settings: Settings | None = None) -> Collection:
         """Open a collection by name, or by file path (a ``Path`` or a string with ``/``)."""
-        if isinstance(name_or_path, Path) or "/" in name_or_path or "\\" in name_or_path:
-            file = Path(name_or_path)
+        if not isinstance(name_or_path, str | os.PathLike):
+            raise CollectionError(f"Collection.open() takes a collection name or a file path "
+                                  f"(str or Path), not {_kind(name_or_path)}")
+        settings = _settings(settings)
+        if not isinstance(name_or_path, str) or "/" in name_or_path or "\\" in name_or_path:
+            file = _as_path(name_or_path, "The collection file")
             if not file.is_file():
                 raise CollectionError(f"No collection file at {file}")
             return cls._from_file(file, None, settings)
@@ -147,7 +203,7 @@ class Collection:
 
     def add(
         self,
-        folder_or_files: Path | Sequence[Path],
+        folder_or_files: PathArg | Sequence[PathArg],
         progress: ProgressCallback | None = None,
         *,
         dense: bool | None = None,
@@ -156,16 +212,18 @@ class Collection:
     ) -> IndexReport:
         """Index folders (recursively) and files; unchanged files are skipped.
 
-        Raises :class:`CollectionError` when an input does not exist, and
+        ``folder_or_files`` is one path (``str`` or ``Path``) or a list of them.
+        Raises :class:`CollectionError` when an input does not exist or is not a path, and
         :class:`~deepcite.collections.access.ReadOnlyCollectionError` before reading
         anything when the collection cannot be written; files that fail to load are
         reported in :attr:`IndexReport.failed` and the rest is indexed.
         With ``dense`` (default: ``search.dense``), or when the collection already has
         embeddings, new chunks are embedded too; ``reembed`` redoes all of them.
         """
+        inputs = _as_inputs(folder_or_files)
         self.index.require_writable(f"add to collection {self.name!r}")
         search = self.settings.search
-        report = add_to_index(self.index, folder_or_files, progress,
+        report = add_to_index(self.index, inputs, progress,
                               target_tokens=search.chunk_tokens,
                               overlap_tokens=search.chunk_overlap_tokens)
         wants_dense = search.dense if dense is None else dense
@@ -180,6 +238,11 @@ class Collection:
 
         Safe to call from several threads at once (each call has its own connection).
         """
+        if not isinstance(query, str):
+            raise CollectionError(f"search() takes the query as text (str), not {_kind(query)}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise CollectionError(f"search() needs k, the number of results, as a whole "
+                                  f"number of at least 1, not {k!r}")
         try:
             if is_dense(self.index):
                 hits = hybrid_search(self.index, query, k, self.settings)

@@ -3,7 +3,9 @@
 It adapts :class:`~deepcite.collections.Collection` to the
 :class:`~deepcite.search.base.SearchEngine` protocol, so the research layer treats local
 documents like any web engine: failures become :class:`~deepcite.errors.SearchError`
-(one engine's failure, never the run's).
+(one engine's failure, never the run's). The class itself is an
+:class:`~deepcite.search.base.EngineClass`, registered by entry point in
+``pyproject.toml`` (``search/`` never imports ``collections/``).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import sqlite3
 from collections.abc import Sequence
 from typing import ClassVar
 
+from pydantic import BaseModel
+
 from deepcite.collections.collection import ENGINE_NAME, Collection
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, SearchError
+from deepcite.search.base import EngineClass
 from deepcite.types import SearchResult
 
 
@@ -29,6 +34,8 @@ class LocalSearchEngine:
     description: ClassVar[str] = "your document collections (SQLite FTS5, BM25)"
     needs: ClassVar[str] = "a collection (--collection NAME)"
     offline_capable: ClassVar[bool] = True
+    #: Its settings are ``search.*`` keys, not an ``[engines.local]`` table.
+    settings_model: ClassVar[type[BaseModel] | None] = None
 
     @classmethod
     def unavailable_reason(cls, settings: Settings) -> str | None:
@@ -76,3 +83,6 @@ class LocalSearchEngine:
     def __repr__(self) -> str:
         names = ", ".join(c.name for c in self.collections)
         return f"LocalSearchEngine([{names}])"
+
+
+_CONFORMS: EngineClass = LocalSearchEngine  # mypy checks the class against the protocol

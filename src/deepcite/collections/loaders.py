@@ -2,22 +2,21 @@
 
 Each supported suffix maps to one loader function: the built-ins in :data:`LOADERS`,
 and plugins registered in the ``deepcite.loaders`` entry point group (name: the suffix,
-such as ``.odt``; value: a callable ``(Path) -> LoadedDocument``). A plugin cannot
-shadow a built-in suffix, so installing a package never silently changes how existing
-files are read. Loaders keep page numbers where the format has pages (PDF, EPUB
-sections), because citations point at them, and they report pages that yielded no
-text instead of silently indexing nothing: a scanned PDF should be visible to the user,
-not mysteriously unsearchable. A file that cannot be loaded raises :class:`LoadError`
-whose message is one line, ``"<path>: <reason>"``, so one bad file can be reported
-while the rest is indexed.
+such as ``.odt`` or ``odt``; value: a callable ``(Path) -> LoadedDocument``), both held
+by :data:`LOADER_REGISTRY`, the shared :class:`deepcite.registry.Registry` spelled by
+suffix. A plugin cannot shadow a built-in suffix, so installing a package never silently
+changes how existing files are read. Loaders keep page numbers where the format has
+pages (PDF, EPUB sections), because citations point at them, and they report pages
+that yielded no text instead of silently indexing nothing: a scanned PDF should be
+visible to the user, not mysteriously unsearchable. A file that cannot be loaded raises
+:class:`LoadError` whose message is one line, ``"<path>: <reason>"``, so one bad file
+can be reported while the rest is indexed.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import trafilatura
@@ -37,10 +36,13 @@ from deepcite.collections.html_text import html_title, html_to_text
 from deepcite.collections.loaders_csv import load_csv
 from deepcite.collections.loaders_docx import load_docx
 from deepcite.collections.loaders_epub import load_epub
+from deepcite.errors import ConfigError
+from deepcite.registry import LOADERS_GROUP, Registry, file_suffix
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "LOADERS",
+    "LOADER_REGISTRY",
     "LoadError",
     "LoadedDocument",
     "Loader",
@@ -53,7 +55,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ENTRY_POINT_GROUP = "deepcite.loaders"
+ENTRY_POINT_GROUP = LOADERS_GROUP
 
 
 def _text_document(
@@ -144,62 +146,41 @@ LOADERS: dict[str, Loader] = {
 """Built-in loaders by suffix (lower case, with dot); plugins cannot replace these."""
 
 
-def _normalise_suffix(name: str) -> str:
-    suffix = name.strip().lower()
-    return suffix if suffix.startswith(".") else f".{suffix}"
+def _loader(suffix: str, obj: object) -> Loader:
+    if not callable(obj):
+        raise ConfigError(f"The loader for {suffix} ({LOADER_REGISTRY.origin(suffix)}) is "
+                          f"not callable but a {type(obj).__name__}")
+    return obj  # checked callable; the signature is the plugin contract
 
 
-@functools.cache
-def plugin_entry_points() -> dict[str, EntryPoint]:
-    """Loader plugins by suffix, read once per process (entry point scans are slow).
-
-    Call ``plugin_entry_points.cache_clear()`` after installing a plugin at runtime.
-    """
-    found: dict[str, EntryPoint] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        suffix = _normalise_suffix(entry.name)
-        if suffix in LOADERS:
-            logger.warning("loader plugin %s for %s ignored: %s is built in",
-                           entry.value, suffix, suffix)
-        else:
-            found.setdefault(suffix, entry)
-    return found
-
-
-@functools.cache
-def _plugin_loader(suffix: str) -> Loader:
-    entry = plugin_entry_points()[suffix]
-    loaded: object = entry.load()
-    if not callable(loaded):
-        raise TypeError(f"{entry.value} is not callable")
-    return loaded  # checked callable; the signature is the plugin contract
+LOADER_REGISTRY: Registry[Loader] = Registry(
+    "file type", group=LOADERS_GROUP, builtins=LOADERS, check=_loader, spell=file_suffix,
+    hint="Install the plugin that reads it, or convert the file",
+)
+"""Loaders by suffix: :data:`LOADERS` and the ``deepcite.loaders`` plugins."""
 
 
 def supported_suffixes() -> list[str]:
     """The suffixes :func:`load_document` accepts (built-ins and plugins), sorted."""
-    return sorted({*LOADERS, *plugin_entry_points()})
+    return sorted(LOADER_REGISTRY.names())
 
 
 def is_supported(path: Path) -> bool:
     """Whether ``path`` has a suffix a loader is registered for."""
-    suffix = path.suffix.lower()
-    return suffix in LOADERS or suffix in plugin_entry_points()
+    return bool(path.suffix) and path.suffix in LOADER_REGISTRY
 
 
 def _loader_for(path: Path) -> Loader:
-    suffix = path.suffix.lower()
-    builtin = LOADERS.get(suffix)
-    if builtin is not None:
-        return builtin
-    if suffix not in plugin_entry_points():
+    if not is_supported(path):
         raise LoadError(path, f"unsupported file type {path.suffix or '(none)'}; "
                               f"supported: {', '.join(supported_suffixes())}")
     try:
-        return _plugin_loader(suffix)
-    except Exception as exc:  # a broken plugin must not stop the other files
-        value = plugin_entry_points()[suffix].value
+        return LOADER_REGISTRY.load(path.suffix)
+    except ConfigError as exc:  # a broken plugin must not stop the other files
+        value = LOADER_REGISTRY.origin(path.suffix)
+        cause = exc.__cause__ or exc
         raise LoadError(path, f"loader plugin {value} cannot be loaded "
-                              f"({type(exc).__name__}: {exc})") from exc
+                              f"({type(cause).__name__}: {cause})") from exc
 
 
 def load_document(path: Path) -> LoadedDocument:

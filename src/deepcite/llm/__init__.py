@@ -9,9 +9,6 @@ Nothing here imports a provider SDK until that provider is built, so importing
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from deepcite.config import Settings
 from deepcite.llm.client import (
     ChatClient,
     Usage,
@@ -19,9 +16,11 @@ from deepcite.llm.client import (
     model_context_size,
     prompt_budget_chars,
 )
+from deepcite.llm.interface import ModelInterface
 from deepcite.llm.local import LlamaCppChatModel, bundled_model_path
 from deepcite.llm.parsing import content_text, parse_json_lenient, parse_list, strip_thinking
 from deepcite.llm.providers import (
+    PROVIDER_REGISTRY,
     PROVIDERS,
     ProviderSpec,
     ProviderStatus,
@@ -30,19 +29,19 @@ from deepcite.llm.providers import (
     get_provider,
     resolve_provider,
 )
-from deepcite.types import ModelCall
 
 __all__ = [
     "PROVIDERS",
+    "PROVIDER_REGISTRY",
     "ChatClient",
     "LlamaCppChatModel",
+    "ModelInterface",
     "ProviderSpec",
     "ProviderStatus",
     "Usage",
     "bundled_model_path",
     "content_text",
     "context_size_for",
-    "create_client",
     "describe_providers",
     "get_chat_model",
     "get_provider",
@@ -54,15 +53,3 @@ __all__ = [
     "strip_thinking",
 ]
 
-
-def create_client(
-    settings: Settings, *, on_call: Callable[[ModelCall], None] | None = None
-) -> ChatClient:
-    """A :class:`ChatClient` over the model the settings choose, sized by their limits."""
-    model = get_chat_model(settings)
-    return ChatClient(
-        model,
-        context_size=model_context_size(model, settings.llm.context_size),
-        max_tokens=settings.llm.max_tokens,
-        on_call=on_call,
-    )

@@ -3,7 +3,10 @@
 Each provider is one :class:`ProviderSpec` in :data:`PROVIDERS`: how to build its
 LangChain chat model from the settings, and how to tell, without building it, whether it
 can work here and what to do if not (``deepcite models`` prints exactly that). Adding a
-provider means adding one entry, not another branch somewhere.
+provider means adding one entry, not another branch somewhere; a package adds one
+through the ``deepcite.llm_providers`` entry point group (value: a :class:`ProviderSpec`),
+spelled and checked by the shared :class:`deepcite.registry.Registry`
+(:data:`PROVIDER_REGISTRY`).
 
 The SDK packages of the remote providers are optional extras, so they are imported only
 inside ``build``; a missing one becomes a :class:`~deepcite.errors.ModelError` naming the
@@ -41,6 +44,7 @@ from deepcite.llm.local import (
     llama_cpp_installed,
     missing_gguf_message,
 )
+from deepcite.registry import LLM_PROVIDERS_GROUP, Registry
 from deepcite.security.egress import EgressPolicy
 from deepcite.security.transport import egress_client
 
@@ -347,18 +351,46 @@ PROVIDERS: Mapping[str, ProviderSpec] = MappingProxyType(
 AUTO = "auto"
 
 
+def _provider_spec(name: str, obj: object) -> ProviderSpec:
+    """``obj`` if it is a :class:`ProviderSpec` (what a plugin's entry point names)."""
+    if isinstance(obj, ProviderSpec):
+        return obj
+    raise ConfigError(f"The LLM provider {name!r} ({PROVIDER_REGISTRY.origin(name)}) is "
+                      f"not a deepcite.llm.ProviderSpec but a {type(obj).__name__} - fix or "
+                      "uninstall the plugin")
+
+
+PROVIDER_REGISTRY: Registry[ProviderSpec] = Registry(
+    "LLM provider", group=LLM_PROVIDERS_GROUP, builtins=PROVIDERS, check=_provider_spec,
+    reserved=(AUTO,), hint="See `deepcite models`",
+)
+"""Built-in providers and ``deepcite.llm_providers`` plugins (entry point value: a
+:class:`ProviderSpec`); ``auto`` is reserved, it chooses among them."""
+
+
 def get_provider(name: str) -> ProviderSpec:
-    """The registered provider called ``name``; :class:`ConfigError` for unknown names."""
-    spec = PROVIDERS.get(name)
-    if spec is None:
-        known = ", ".join([AUTO, *PROVIDERS])
-        raise ConfigError(f"Unknown llm.provider {name!r}; known providers: {known}")
-    return spec
+    """The provider called ``name`` (any spelling); :class:`ConfigError` when unknown."""
+    if PROVIDER_REGISTRY.canonical(name) == AUTO:
+        raise ConfigError("'auto' is not a provider but a choice among them - resolve it "
+                          "with resolve_provider(settings)")
+    return PROVIDER_REGISTRY.load(name)
 
 
 def describe_providers(settings: Settings) -> list[ProviderStatus]:
-    """One status per registered provider, in registry order (for ``deepcite models``)."""
-    return [spec.check(settings) for spec in PROVIDERS.values()]
+    """One status per provider, built-ins first (for ``deepcite models``).
+
+    A plugin that cannot be loaded is listed as unusable with the reason, not raised:
+    the listing is where the user looks to find out.
+    """
+    statuses = []
+    for name in PROVIDER_REGISTRY.names():
+        try:
+            spec = PROVIDER_REGISTRY.load(name)
+        except ConfigError as exc:
+            statuses.append(ProviderStatus(name, False, str(exc)))
+            continue
+        statuses.append(spec.check(settings))
+    return statuses
 
 
 def resolve_provider(settings: Settings) -> str:
@@ -367,7 +399,7 @@ def resolve_provider(settings: Settings) -> str:
     ``auto`` picks Ollama when it is usable (extra installed, server answering, a model
     pulled, ``llm.model`` among them if set), else ``local``.
     """
-    configured = settings.llm.provider
+    configured = PROVIDER_REGISTRY.canonical(settings.llm.provider)
     if configured != AUTO:
         get_provider(configured)
         return configured

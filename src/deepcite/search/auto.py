@@ -12,9 +12,11 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
+from pydantic import BaseModel
+
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeepciteError, SearchError
-from deepcite.search.base import SearchEngine
+from deepcite.search.base import EngineClass, SearchEngine
 from deepcite.search.urls import canonical_url
 from deepcite.types import SearchResult
 
@@ -30,6 +32,7 @@ class AutoEngine:
     description: ClassVar[str] = "several engines in parallel, merged and deduplicated"
     needs: ClassVar[str] = "nothing (uses what is configured)"
     offline_capable: ClassVar[bool] = True
+    settings_model: ClassVar[type[BaseModel] | None] = None
 
     def __init__(self, engines: list[SearchEngine]) -> None:
         if not engines:
@@ -84,6 +87,9 @@ class AutoEngine:
         for error in errors:
             logger.warning("auto: %s", error)
         return merge_results(lists, max_results)
+
+
+_CONFORMS: EngineClass = AutoEngine  # mypy checks the class against the protocol
 
 
 def merge_results(lists: list[list[SearchResult]], limit: int) -> list[SearchResult]:

@@ -5,6 +5,11 @@ the snippet and, when known, the full text cut to ``max_tokens_per_source`` with
 visible ``[truncated]`` mark - inside a ``<source>`` fence, because page text is data,
 not instructions. Token counts are real when the model's tokenizer is passed in, else
 estimated at four characters a token.
+
+This is for callers that put search results into prompts of their own (scripts,
+``bench/bench_search.py``). A research run does not use it: its answer prompt is built
+by the citation step, which cuts every source to a share of the model's context
+budget. So the cap is this function's argument, not a setting.
 """
 
 from __future__ import annotations

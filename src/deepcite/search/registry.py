@@ -1,31 +1,37 @@
-"""The engine registry: names to engine factories, built-ins and plugins alike.
+"""The engine registry: names to engine classes, built-ins and plugins alike.
 
-Built-in engines are listed by import path and loaded only when used, so an engine
-whose optional dependency is missing cannot break the others. Plugins register in the
-``deepcite.search_engines`` entry point group (the ``local`` collection engine is
-registered that way too, which keeps ``search/`` from importing ``collections/``).
-A registered object is a class or callable taking the settings; when it has a
-``from_settings`` classmethod that is used instead. Optional class attributes
-``description``, ``needs``, ``offline_capable`` and a classmethod
-``unavailable_reason(settings)`` feed ``deepcite engines``.
+Built on :class:`deepcite.registry.Registry`: names are kebab-case (``semantic-scholar``;
+``semantic_scholar`` and ``Semantic_Scholar`` still work, so do the aliases below), an
+unknown name is a :class:`~deepcite.errors.ConfigError` naming the closest engines, and
+built-in engines are imported only when used, so an engine whose optional dependency is
+missing cannot break the others. Plugins register in the ``deepcite.search_engines``
+entry point group (the ``local`` collection engine is registered that way too, which
+keeps ``search/`` from importing ``collections/``) and cannot take a built-in's name.
+
+Every registered object is an :class:`~deepcite.search.base.EngineClass`; one that
+is not is refused with the members it lacks. A plugin engine with a ``settings_model``
+gets its settings from the ``[engines.<name>]`` table of ``deepcite.toml`` (or the
+``engines.plugins`` setting), validated here with one-line errors; the engine reads them
+with :func:`engine_options`.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, TypeVar
 
-from deepcite.config import Settings
+from pydantic import BaseModel, ValidationError
+
+from deepcite.config import EngineSettings, Settings
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.search.base import SearchEngine
+from deepcite.registry import SEARCH_ENGINES_GROUP, Registry, closest
+from deepcite.search.base import ENGINE_CLASS_MEMBERS, EngineClass, SearchEngine
 
 logger = logging.getLogger(__name__)
 
-ENTRY_POINT_GROUP = "deepcite.search_engines"
+ENTRY_POINT_GROUP = SEARCH_ENGINES_GROUP
 
 BUILTIN_ENGINES: dict[str, str] = {
     "auto": "deepcite.search.auto:AutoEngine",
@@ -37,12 +43,38 @@ BUILTIN_ENGINES: dict[str, str] = {
     "wikipedia": "deepcite.search.engines.wikipedia:WikipediaEngine",
     "arxiv": "deepcite.search.engines.arxiv:ArxivEngine",
     "openalex": "deepcite.search.engines.openalex:OpenAlexEngine",
-    "semantic_scholar": "deepcite.search.engines.semantic_scholar:SemanticScholarEngine",
+    "semantic-scholar": "deepcite.search.engines.semantic_scholar:SemanticScholarEngine",
     "pubmed": "deepcite.search.engines.pubmed:PubMedEngine",
     "elasticsearch": "deepcite.search.engines.elasticsearch:ElasticsearchEngine",
 }
-ALIASES = {"ddg": "duckduckgo", "searx": "searxng", "s2": "semantic_scholar",
-           "semanticscholar": "semantic_scholar", "es": "elasticsearch"}
+ALIASES = {"ddg": "duckduckgo", "searx": "searxng", "s2": "semantic-scholar",
+           "semanticscholar": "semantic-scholar", "es": "elasticsearch"}
+
+HINT = "See `deepcite engines`"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _engine_class(name: str, obj: object) -> EngineClass:
+    """``obj`` if its class members make it an engine class, else a ConfigError."""
+    if isinstance(obj, EngineClass):
+        model = obj.settings_model
+        if model is None or (isinstance(model, type) and issubclass(model, BaseModel)):
+            return obj
+        problem = "its settings_model is not a pydantic model"
+    else:
+        missing = [member for member in ENGINE_CLASS_MEMBERS if not hasattr(obj, member)]
+        problem = f"it lacks {', '.join(missing)}"
+    raise ConfigError(f"The search engine {name!r} ({ENGINES.origin(name)}) is not an engine "
+                      f"class: {problem} - see deepcite.search.base.EngineClass (subclass "
+                      "EngineBase for the defaults)")
+
+
+ENGINES: Registry[EngineClass] = Registry(
+    "search engine", group=SEARCH_ENGINES_GROUP, builtins=BUILTIN_ENGINES,
+    aliases=ALIASES, check=_engine_class, hint=HINT,
+)
+"""Every search engine; see :class:`deepcite.registry.Registry`."""
 
 
 @dataclass(frozen=True)
@@ -57,57 +89,26 @@ class EngineStatus:
 
 
 def normalise(name: str) -> str:
-    """``Semantic-Scholar`` -> ``semantic_scholar``; aliases resolved."""
-    key = name.strip().lower().replace("-", "_")
-    return ALIASES.get(key, key)
-
-
-def _plugin_paths() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found[normalise(ep.name)] = ep.value
-    return found
-
-
-def engine_paths() -> dict[str, str]:
-    """All known engines: built-ins, then plugins (a plugin cannot shadow a built-in)."""
-    paths = dict(BUILTIN_ENGINES)
-    for name, path in _plugin_paths().items():
-        paths.setdefault(name, path)
-    return paths
+    """``Semantic_Scholar`` -> ``semantic-scholar``; aliases resolved (``s2`` too)."""
+    return ENGINES.canonical(name)
 
 
 def engine_names() -> list[str]:
-    """Known engine names, sorted."""
-    return sorted(engine_paths())
+    """Known engine names (built-ins and plugins), sorted."""
+    return sorted(ENGINES.names())
 
 
-def load_engine_class(name: str) -> Any:
-    """The registered class or factory for ``name``; ConfigError when unknown."""
-    key = normalise(name)
-    path = engine_paths().get(key)
-    if path is None:
-        raise ConfigError(f"Unknown search engine {name!r}; known engines: "
-                          f"{', '.join(engine_names())}")
-    module_name, _, attribute = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"Search engine {key!r} cannot be loaded ({exc}); "
-                          "reinstall deepcite or the plugin that provides it") from exc
-    target: Any = module
-    for part in attribute.split("."):
-        target = getattr(target, part)
-    return target
+def load_engine_class(name: str) -> EngineClass:
+    """The class registered as ``name``; ConfigError when unknown or not loadable."""
+    return ENGINES.load(name)
 
 
 def unavailable_reason(name: str, settings: Settings) -> str | None:
     """Why engine ``name`` cannot run with these settings, or ``None``."""
     cls = load_engine_class(name)
-    check: Callable[[Settings], str | None] | None = getattr(cls, "unavailable_reason", None)
-    if settings.security.offline and not getattr(cls, "offline_capable", False):
+    if settings.security.offline and not cls.offline_capable:
         return f"{normalise(name)} needs the internet and the run is offline"
-    return check(settings) if check else None
+    return cls.unavailable_reason(settings)
 
 
 def get_engine(name: str, settings: Settings) -> SearchEngine:
@@ -116,12 +117,77 @@ def get_engine(name: str, settings: Settings) -> SearchEngine:
     if reason:
         raise ConfigError(reason)
     cls = load_engine_class(name)
-    factory: Callable[[Settings], SearchEngine] = getattr(cls, "from_settings", cls)
-    engine = factory(settings)
+    if cls.settings_model is not None:
+        engine_options(name, settings, cls.settings_model)  # one-line errors up front
+    engine = cls.from_settings(settings)
     if not isinstance(engine, SearchEngine):
-        raise ConfigError(f"Search engine {name!r} does not implement search(query, "
-                          "max_results=...) and name")
+        raise ConfigError(f"Search engine {normalise(name)!r} ({ENGINES.origin(name)}) did "
+                          "not build an engine with a name and search(query, max_results=...)")
     return engine
+
+
+# ------------------------------------------------------------------- plugin settings
+
+
+def engine_options(name: str, settings: Settings, model: type[M]) -> M:
+    """The validated ``[engines.<name>]`` table of engine ``name`` as ``model``.
+
+    Absent table: the model's defaults. Unknown keys are refused even when the model
+    allows extras, because a typo in a config file must not pass silently; every error
+    is one line naming the key.
+    """
+    key = normalise(name)
+    table = settings.engines.plugins.get(key, {})
+    where = f"engines.{key}"
+    fields = {field.alias or field_name for field_name, field in model.model_fields.items()}
+    for option in table:
+        if option not in fields:
+            near = closest(option, fields)
+            hint = (f"did you mean {near[0]!r}?" if near
+                    else f"known: {', '.join(sorted(fields)) or 'none'}")
+            raise ConfigError(f"Unknown setting '{where}.{option}' for search engine {key!r} "
+                              f"- {hint}")
+    try:
+        return model.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, where, table)) from None
+
+
+def _describe(exc: ValidationError, where: str, table: Mapping[str, Any]) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in err["loc"])
+    key = f"{where}.{loc}" if loc else where
+    if err["type"] == "missing":
+        return (f"Setting '{key}' is required - add it to the [{where}] table of "
+                "deepcite.toml")
+    value = table.get(str(err["loc"][0]), err.get("input")) if err["loc"] else table
+    return f"Bad value {value!r} for setting '{key}': {err['msg']}"
+
+
+def check_engine_tables(settings: Settings) -> None:
+    """Every ``[engines.<name>]`` table belongs to an engine that takes one, and is valid.
+
+    Tables are read into ``engines.plugins`` by the settings loader, which cannot know
+    the plugins; a table for no engine (a typo, or an engine that was uninstalled)
+    is an error here rather than silently ignored.
+    """
+    for key in settings.engines.plugins:
+        if key not in ENGINES:
+            near = [f"engine {n!r}" for n in ENGINES.suggestions(key)]
+            near += [f"setting 'engines.{n}'"
+                     for n in closest(key.replace("-", "_"), EngineSettings.model_fields)]
+            hint = f"did you mean {' or '.join(near)}? " if near else ""
+            raise ConfigError(f"The settings have an [engines.{key}] table but no search "
+                              f"engine is called {key!r} - {hint}{HINT}")
+        cls = load_engine_class(key)
+        if cls.settings_model is None:
+            raise ConfigError(f"The search engine {key!r} takes no [engines.{key}] table - "
+                              "remove it; its settings are engines.* keys "
+                              "(`deepcite config show`)")
+        engine_options(key, settings, cls.settings_model)
+
+
+# -------------------------------------------------------------------------- listing
 
 
 def describe_engines(settings: Settings) -> list[EngineStatus]:
@@ -131,12 +197,13 @@ def describe_engines(settings: Settings) -> list[EngineStatus]:
         try:
             cls = load_engine_class(name)
             reason = unavailable_reason(name, settings)
+            if reason is None and cls.settings_model is not None:
+                engine_options(name, settings, cls.settings_model)
         except DeepciteError as exc:
             rows.append(EngineStatus(name, False, str(exc), "?", ""))
             continue
         rows.append(EngineStatus(
             name=name, usable=reason is None, detail=reason or "ready",
-            needs=str(getattr(cls, "needs", "nothing")),
-            description=str(getattr(cls, "description", "")),
+            needs=cls.needs, description=cls.description,
         ))
     return rows

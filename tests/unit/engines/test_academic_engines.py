@@ -256,7 +256,7 @@ CASES = {
     "arxiv": Case(ArxivEngine, ARXIV_URL, {"text": ARXIV_FEED}, {"text": atom()}),
     "openalex": Case(OpenAlexEngine, OPENALEX_URL, {"json": OPENALEX_WORKS},
                      {"json": {"meta": {"count": 0}, "results": []}}),
-    "semantic_scholar": Case(SemanticScholarEngine, S2_URL, {"json": S2_PAPERS},
+    "semantic-scholar": Case(SemanticScholarEngine, S2_URL, {"json": S2_PAPERS},
                              {"json": {"total": 0, "offset": 0}}),
     "pubmed": Case(PubMedEngine, ESEARCH_URL, {"json": esearch(PUBMED_IDS)},
                    {"json": esearch([])}, extra=_efetch),
@@ -512,8 +512,8 @@ def test_rebuild_abstract_ignores_junk() -> None:
 
 
 def test_semantic_scholar_mapping(router: respx.MockRouter, make_settings: Any) -> None:
-    route = serve(router, CASES["semantic_scholar"])
-    results = by_title(run(make_settings, CASES["semantic_scholar"],
+    route = serve(router, CASES["semantic-scholar"])
+    results = by_title(run(make_settings, CASES["semantic-scholar"],
                            "graph-neural networks"))
     new = results["Graph neural networks at scale"]
     assert (new.url, new.snippet, new.published) == (
@@ -536,14 +536,14 @@ def test_semantic_scholar_mapping(router: respx.MockRouter, make_settings: Any) 
 
 def test_semantic_scholar_pushdown_and_key(router: respx.MockRouter, make_settings: Any,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    route = serve(router, CASES["semantic_scholar"])
-    run(make_settings, CASES["semantic_scholar"],
+    route = serve(router, CASES["semantic-scholar"])
+    run(make_settings, CASES["semantic-scholar"],
         **{**RANGE_2024, "engines.semantic_scholar_api_key": "s2-secret"})
     request = route.calls.last.request
     assert request.url.params["publicationDateOrYear"] == "2024-01-01:2024-12-31"
     assert request.headers["x-api-key"] == "s2-secret"
     monkeypatch.setenv("S2_API_KEY", "from-env")
-    run(make_settings, CASES["semantic_scholar"], **{"search.since": "2023-07-01"})
+    run(make_settings, CASES["semantic-scholar"], **{"search.since": "2023-07-01"})
     request = route.calls.last.request
     assert request.url.params["publicationDateOrYear"] == "2023-07-01:"
     assert request.headers["x-api-key"] == "from-env"

@@ -15,20 +15,20 @@ from pydantic import SecretStr
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, EgressDenied
+from deepcite.search.base import EngineBase, EngineClass
 from deepcite.search.filters import SearchFilters, apply_filters
 from deepcite.search.http import EngineHTTP
 from deepcite.types import SearchResult
 
 
-class WebEngine:
-    """An engine that reaches a service over HTTP."""
+class WebEngine(EngineBase):
+    """An engine that reaches a service over HTTP.
 
-    name: ClassVar[str]
-    description: ClassVar[str]
-    #: What the engine needs from the user, for ``deepcite engines``.
-    needs: ClassVar[str] = "nothing"
-    #: Works with ``--offline`` (only services on the user's own network do).
-    offline_capable: ClassVar[bool] = False
+    Its class is an :class:`~deepcite.search.base.EngineClass` through
+    :class:`~deepcite.search.base.EngineBase`: ``needs`` says what the user must
+    provide, ``offline_capable`` stays false for internet services.
+    """
+
     #: Requests per second unless ``engines.rate_per_second`` says otherwise.
     default_rate: ClassVar[float | None] = None
     #: EngineSettings field holding the API key, and its usual environment variables.
@@ -41,7 +41,7 @@ class WebEngine:
         reason = self.unavailable_reason(settings)
         if reason:
             raise ConfigError(reason)
-        self.settings = settings
+        super().__init__(settings)
         self.filters = SearchFilters.from_settings(settings)
         services = self.service_urls(settings)
         self.http = EngineHTTP(self.name, settings, default_rate=self.default_rate,
@@ -96,3 +96,6 @@ class WebEngine:
     def close(self) -> None:
         """Release network resources."""
         self.http.close()
+
+
+_CONFORMS: EngineClass = WebEngine  # mypy checks the class against the protocol

@@ -27,7 +27,7 @@ MAX_LIMIT = 100
 class SemanticScholarEngine(WebEngine):
     """Searches the Semantic Scholar Academic Graph (relevance search)."""
 
-    name: ClassVar[str] = "semantic_scholar"
+    name: ClassVar[str] = "semantic-scholar"
     description: ClassVar[str] = "Semantic Scholar papers, all fields, with TLDRs"
     needs: ClassVar[str] = "optional API key"
     default_rate: ClassVar[float | None] = 1.0
