@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import deepcite.api
 from deepcite.cli import app
-from deepcite.errors import ConfigError, EgressDenied, ModelError, SearchError
+from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError, SearchError
 from deepcite.search.engines.searxng import SearxngEngine
 from deepcite.search.fetch import fetch_page
 from deepcite.search.guard import GuardedEngine
@@ -308,3 +308,9 @@ def test_an_engine_bug_is_one_failure_not_the_end_of_the_run() -> None:
     guarded = GuardedEngine(Broken(), failures=2)  # type: ignore[arg-type]
     with pytest.raises(SearchError, match="broken: unexpected ValueError"):
         guarded.search("q", max_results=3)
+
+
+@pytest.mark.parametrize("url", [None, 42, b"http://example.org/"])
+def test_check_url_refuses_what_is_not_text(url: Any) -> None:
+    with pytest.raises(InputError, match="takes the URL as text"):
+        check_url(url)

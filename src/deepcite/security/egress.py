@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, EgressDenied
+from deepcite.errors import ConfigError, EgressDenied, InputError
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -310,5 +310,9 @@ def short_url(url: str) -> str:
 
 def check_url(url: str, settings: Settings | None = None) -> str:
     """Return ``url`` if it may be fetched as a fetch target, else raise EgressDenied."""
+    if not isinstance(url, str):
+        raise InputError(f"check_url() takes the URL as text (str), not {type(url).__name__}")
+    if settings is not None and not isinstance(settings, Settings):
+        raise InputError("check_url() takes a Settings object or None as settings")
     return EgressPolicy.from_settings(settings).check(url)
 
