@@ -196,13 +196,15 @@ class SecuritySettings(_Section):
     """The egress policy: where deepcite may connect."""
 
     offline: bool = Field(
-        default=False, description="refuse all outbound requests but configured local services"
+        default=False, description="no web engines or cloud models; only local services and "
+        "allow_private_hosts; never widens what may be contacted"
     )
     allow_private_networks: bool = Field(
         default=False, description="allow every private/loopback address (not recommended)"
     )
     allow_private_hosts: tuple[str, ...] = Field(
-        default=(), description="hosts, IPs or CIDRs allowed although private (a LAN SearXNG)"
+        default=(), description="private hosts, IPs or CIDRs that fetched pages and redirects "
+        "may reach, optionally with :port (configured service URLs need no entry)"
     )
     max_download_bytes: int = Field(default=5_000_000, ge=1024, description="page fetch cap")
 
