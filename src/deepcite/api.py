@@ -132,7 +132,9 @@ def quick_summary(
                          f"{_kind(question)}")
     _require_callback(on_event, "quick_summary()")
     settings = load_settings(overrides)
-    return build_researcher(settings, on_event).run(question)
+    # One question, one Researcher: close its engines (HTTP pools, open indexes) after.
+    with build_researcher(settings, on_event) as researcher:
+        return researcher.run(question)
 
 
 def _kind(value: object) -> str:

@@ -37,9 +37,12 @@ MODES = ("number", "domain", "domain-id", "domain-id-always", "source-tagged", "
 _LINKABLE = re.compile(r"(?<!\[)(?:" + _MARKER.pattern + r")(?!\()")
 
 # Engines whose name is already a good tag, and the tags short enough to read inline.
+# ``semantic-scholar`` is the engine's canonical name now; ``semantic_scholar`` stays for
+# results saved before the registry spelled engine names in kebab-case.
 _ENGINE_TAGS = {
-    "arxiv": "arxiv", "pubmed": "pubmed", "doi": "doi", "semantic_scholar": "s2",
-    "s2": "s2", "openalex": "openalex", "wikipedia": "wikipedia", "local": "local",
+    "arxiv": "arxiv", "pubmed": "pubmed", "doi": "doi", "semantic-scholar": "s2",
+    "semantic_scholar": "s2", "s2": "s2", "openalex": "openalex", "wikipedia": "wikipedia",
+    "local": "local",
 }
 # Host suffixes that identify an academic source when the engine does not (a web
 # search that happened to land on arxiv.org is still an arXiv paper).

@@ -131,7 +131,7 @@ def list_(
 def search(
     name: Annotated[str, typer.Argument(help="Collection name.")],
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int, typer.Option("-k", help="How many passages.")] = 5,
+    k: Annotated[int, typer.Option("-k", min=1, help="How many passages.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Ranked passages from one collection, with file, page and score."""

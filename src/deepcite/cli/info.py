@@ -1,4 +1,4 @@
-"""``deepcite models``, ``engines``, ``strategies`` and ``config show``.
+"""``deepcite models``, ``engines``, ``strategies`` (and handlers) and ``config show``.
 
 Every table cell is a :class:`rich.text.Text`, never a markup string: names and details
 come from plugins, settings files and servers (an Ollama model list), and a ``[...]`` in
@@ -14,10 +14,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from deepcite.citations.handlers import DEFAULT_HANDLER, handler_statuses
 from deepcite.cli.common import out, user_errors, warn
 from deepcite.config import config_warnings, explain_settings, load_settings
 from deepcite.llm import describe_providers, resolve_provider
-from deepcite.research.strategies import DEFAULT_STRATEGY, describe_strategies
+from deepcite.research.strategies import DEFAULT_STRATEGY, strategy_statuses
 from deepcite.search import describe_engines
 
 config_app = typer.Typer(no_args_is_help=True)
@@ -93,10 +94,42 @@ def engines(
     out.print(table)
 
 
-def strategies() -> None:
-    """List the research strategies, one line each."""
+def strategies(
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the research strategies and citation handlers, one line each.
+
+    Plugins are listed after the built-ins; one that cannot be loaded is a row saying
+    why (``unavailable: ...``) rather than an error, so it cannot hide the others.
+    """
+    strategy_rows = strategy_statuses()
+    handler_rows = handler_statuses()
+    if as_json:
+        out.print_json(json.dumps({
+            "default_strategy": DEFAULT_STRATEGY,
+            "default_handler": DEFAULT_HANDLER,
+            "strategies": [{"name": r.name, "usable": r.usable, "builtin": r.builtin,
+                            "description": r.description} for r in strategy_rows],
+            "citation_handlers": [{"name": r.name, "usable": r.usable, "builtin": r.builtin,
+                                   "description": r.description} for r in handler_rows],
+        }))
+        return
     table = Table("strategy", "what it does")
-    for name, description in describe_strategies():
-        label = f"{name} (default)" if name == DEFAULT_STRATEGY else name
-        table.add_row(Text(label), Text(description))
+    for row in strategy_rows:
+        table.add_row(_kind_label(row.name, DEFAULT_STRATEGY, row.builtin),
+                      _kind_detail(row.usable, row.description))
     out.print(table)
+    table = Table("citation handler", "what it does")
+    for handler in handler_rows:
+        table.add_row(_kind_label(handler.name, DEFAULT_HANDLER, handler.builtin),
+                      _kind_detail(handler.usable, handler.description))
+    out.print(table)
+
+
+def _kind_label(name: str, default: str, builtin: bool) -> Text:
+    suffix = " (default)" if name == default else "" if builtin else " (plugin)"
+    return Text(name + suffix)
+
+
+def _kind_detail(usable: bool, description: str) -> Text:
+    return Text(description if usable else f"(unavailable: {description})")

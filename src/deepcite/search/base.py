@@ -12,6 +12,13 @@ cannot run with the current settings, and its own settings if it is a plugin. Th
 :class:`EngineClass`, stated as a protocol so that nothing probes classes with
 ``getattr``; a plugin whose class lacks a member is refused with a message naming it.
 :class:`EngineBase` gives plugin authors the defaults.
+
+Closing is optional: an engine that holds resources (an HTTP pool, an open index) has a
+``close()`` the research layer calls when the run's Researcher is closed
+(:class:`deepcite.search.guard.SupportsClose`). It is deliberately not a member of
+:class:`SearchEngine`, which is checked at runtime: that would refuse every engine
+without one. :class:`EngineBase` declares a ``close`` that releases nothing, for
+subclasses to override.
 """
 
 from __future__ import annotations
@@ -112,3 +119,9 @@ class EngineBase:
     def from_settings(cls, settings: Settings) -> Self:
         """``cls(settings)``."""
         return cls(settings)
+
+    def close(self) -> None:
+        """Release nothing; an engine holding an HTTP pool or an open index overrides this.
+
+        Called once, after the engine's last search, by the Researcher that owns it.
+        """

@@ -1,17 +1,29 @@
-"""The strategy factory: one registry from name to strategy class.
+"""The strategy factory: names to strategy classes, built-ins and plugins alike.
 
-Names are case-insensitive and accept ``-`` and ``_`` spellings (``source_based``,
-``Source-Based``, ``source_based_search``). Strategies that were removed or renamed map
-to their successor with a warning, so saved settings and scripts keep working; an
-unknown name falls back to ``source-based`` with a warning naming the known ones.
-Strategies with optional dependencies are loaded only when chosen.
+Built on :class:`deepcite.registry.Registry`, so strategies follow the same rules as
+engines and providers: names are kebab-case and compared after one spelling rule
+(``source_based``, ``Source-Based`` and ``source_based_search`` all mean
+``source-based``); strategies that were removed or renamed map to their successor with
+a warning, so saved settings and scripts keep working; an unknown name falls back to
+``source-based`` with a warning naming the closest ones, because a run with the default
+strategy is more useful than no run. Built-ins with optional dependencies (``agent``
+needs langgraph) are imported only when chosen, so a missing extra breaks only its own
+strategy.
+
+Plugins register a :class:`~deepcite.research.strategies.base.Strategy` subclass in the
+``deepcite.strategies`` entry point group; they cannot take a built-in's name, an alias
+or a replaced name, so installing a package never changes what an existing setting
+means.
 """
 
 from __future__ import annotations
 
-import importlib
+import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from deepcite.errors import ConfigError, DeepciteError
+from deepcite.registry import STRATEGIES_GROUP, Registry
 from deepcite.research.context import RunContext
 from deepcite.research.strategies.base import Strategy
 
@@ -44,53 +56,105 @@ REPLACED: dict[str, str] = {
     "standard": "source-based",
 }
 
+HINT = "See `deepcite strategies`"
+
+
+def _strategy_class(name: str, obj: object) -> type[Strategy]:
+    """``obj`` if it is a concrete Strategy subclass, else a ConfigError saying why.
+
+    Checked when loaded rather than when run, so ``deepcite strategies`` can show a
+    broken plugin as unavailable instead of the run failing halfway.
+    """
+    if isinstance(obj, type) and issubclass(obj, Strategy):
+        if not inspect.isabstract(obj):
+            return obj
+        missing = ", ".join(sorted(getattr(obj, "__abstractmethods__", ())))
+        problem = f"{obj.__qualname__} does not implement {missing}"
+    elif isinstance(obj, type):
+        problem = f"{obj.__qualname__} does not subclass Strategy"
+    else:
+        problem = f"it is a {type(obj).__name__}, not a class"
+    raise ConfigError(f"The strategy {name!r} ({STRATEGY_REGISTRY.origin(name)}) is not a "
+                      f"strategy class: {problem} - subclass "
+                      "deepcite.research.strategies.base.Strategy")
+
+
+STRATEGY_REGISTRY: Registry[type[Strategy]] = Registry(
+    "strategy", group=STRATEGIES_GROUP, builtins=STRATEGIES, aliases=ALIASES,
+    replaced=REPLACED, fallback=DEFAULT_STRATEGY, check=_strategy_class, hint=HINT,
+)
+"""Every research strategy; see :class:`deepcite.registry.Registry`."""
+
+
+@dataclass(frozen=True)
+class StrategyStatus:
+    """One row of ``deepcite strategies``."""
+
+    name: str
+    usable: bool
+    #: The strategy's one-line description, or why it cannot be loaded.
+    description: str
+    #: ``"built in"``-style origin: the import path of a built-in or a plugin.
+    origin: str
+    builtin: bool
+
 
 def normalise_name(name: str) -> str:
     """``Source_Based`` -> ``source-based``; aliases resolved (replaced names are not)."""
-    key = name.strip().lower().replace("_", "-")
-    return ALIASES.get(key, key)
+    return STRATEGY_REGISTRY.canonical(name)
 
 
 def resolve_name(name: str, warn: Callable[[str], None] | None = None) -> str:
-    """The registered name a user's ``name`` stands for, warning about replacements."""
-    key = normalise_name(name)
-    if key in STRATEGIES:
-        return key
-    if key in REPLACED:
-        successor = REPLACED[key]
-        if warn is not None:
-            warn(f"Strategy {name!r} is not available any more; using {successor!r}")
-        return successor
-    if warn is not None:
-        warn(f"Unknown strategy {name!r}; using {DEFAULT_STRATEGY!r} "
-             f"(known: {', '.join(sorted(STRATEGIES))})")
-    return DEFAULT_STRATEGY
+    """The registered name a user's ``name`` stands for.
+
+    Replaced names give their successor, unknown ones :data:`DEFAULT_STRATEGY`, each with
+    a warning through ``warn`` (the log when ``None``).
+    """
+    return STRATEGY_REGISTRY.resolve(name, warn)
 
 
-def load_strategy(name: str) -> type[Strategy]:
-    """The class registered as ``name`` (already resolved)."""
-    module_name, _, attribute = STRATEGIES[name].partition(":")
-    cls: type[Strategy] = getattr(importlib.import_module(module_name), attribute)
-    return cls
+def load_strategy(name: str, warn: Callable[[str], None] | None = None) -> type[Strategy]:
+    """The class ``name`` stands for (see :func:`resolve_name`), imported on first use.
+
+    A strategy that cannot be imported, or a plugin that is not a Strategy subclass, is
+    a :class:`~deepcite.errors.ConfigError` naming it.
+    """
+    return STRATEGY_REGISTRY.load(name, warn)
+
+
+def strategy_statuses() -> list[StrategyStatus]:
+    """Every strategy, built-ins first, and whether it loads; for ``deepcite strategies``.
+
+    A strategy that cannot be loaded (missing extra, broken plugin) is a row saying why,
+    so one bad package does not hide the others or break the listing.
+    """
+    rows = []
+    for name in STRATEGY_REGISTRY.names():
+        origin = STRATEGY_REGISTRY.origin(name)
+        builtin = STRATEGY_REGISTRY.is_builtin(name)
+        try:
+            description = load_strategy(name).description
+        except DeepciteError as exc:
+            rows.append(StrategyStatus(name, False, str(exc), origin, builtin))
+            continue
+        rows.append(StrategyStatus(name, True, description, origin, builtin))
+    return rows
 
 
 def describe_strategies() -> list[tuple[str, str]]:
-    """``(name, one-line description)`` of every strategy, for ``deepcite strategies``."""
-    rows = []
-    for name in STRATEGIES:
-        try:
-            rows.append((name, load_strategy(name).description))
-        except ImportError as exc:
-            rows.append((name, f"(unavailable: {exc})"))
-    return rows
+    """``(name, one-line description)`` of every strategy; ``(unavailable: why)`` for one
+    that cannot be loaded."""
+    return [(row.name, row.description if row.usable else f"(unavailable: {row.description})")
+            for row in strategy_statuses()]
 
 
 def create_strategy(
     name: str, context: RunContext, warn: Callable[[str], None] | None = None
 ) -> Strategy:
     """Build the strategy registered as ``name`` (or its successor / the default)."""
-    return load_strategy(resolve_name(name, warn))(context)
+    return load_strategy(name, warn)(context)
 
 
-__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "Strategy", "create_strategy",
-           "describe_strategies", "normalise_name", "resolve_name"]
+__all__ = ["ALIASES", "DEFAULT_STRATEGY", "REPLACED", "STRATEGIES", "STRATEGY_REGISTRY",
+           "Strategy", "StrategyStatus", "create_strategy", "describe_strategies",
+           "load_strategy", "normalise_name", "resolve_name", "strategy_statuses"]
