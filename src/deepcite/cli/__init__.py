@@ -31,7 +31,7 @@ app = typer.Typer(
 app.command(help="Research a question and print a cited answer.")(ask)
 app.command(help="Which LLM providers are usable here, and why not.")(models)
 app.command(help="Which search engines are usable here, and why not.")(engines)
-app.command(help="The research strategies, one line each.")(strategies)
+app.command(help="The research strategies and citation handlers, one line each.")(strategies)
 app.command("verify", help="Check the citations of a Markdown report against its sources.")(
     verify_command)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
