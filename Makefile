@@ -9,11 +9,13 @@ QUESTION ?= How do I parse command line arguments?
 .PHONY: setup test-setup demo test unit integration lint typecheck bench clean
 
 # llama.cpp is compiled once; only the library the bindings load is built (no
-# multimodal/llava, tests, tools, examples or server), every core is used, and llama.cpp's
-# own install rules go into the package folder instead of a second copy in site-packages/lib.
+# multimodal/llava, tests, tools, examples or server), every core is used, llama.cpp's own
+# install rules go into the package folder instead of a second copy in site-packages/lib,
+# and libraries carry no versioned names (a wheel stores each soname link as a full copy).
 LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
   -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DCMAKE_INSTALL_LIBDIR=llama_cpp/lib \
-  -DCMAKE_INSTALL_BINDIR=llama_cpp/bin -DCMAKE_INSTALL_INCLUDEDIR=llama_cpp/include
+  -DCMAKE_INSTALL_BINDIR=llama_cpp/bin -DCMAKE_INSTALL_INCLUDEDIR=llama_cpp/include \
+  -DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # `make demo` installs what the demo uses: deepcite's core, llama.cpp and the bundled
