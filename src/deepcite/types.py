@@ -169,6 +169,10 @@ class ResearchResult(_Record):
     verification: VerificationCounts | None = None
     #: One record per checked citation, with its evidence span where one was found.
     citation_checks: list[CitationCheck] = Field(default_factory=list)
+    #: Factual sentences of the answer that no source strongly supports, after
+    #: verification and attribution (marked in the text with
+    #: ``citations.mark_unsupported``).
+    unsupported_sentences: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- events

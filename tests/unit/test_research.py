@@ -76,13 +76,16 @@ def test_long_question_is_not_searched_verbatim(make_settings: Any) -> None:
     assert engine.queries == ["argparse usage"]
 
 
-def test_malformed_question_reply_degrades_to_searching_the_question(make_settings: Any) -> None:
+def test_malformed_question_reply_degrades_to_the_question_and_derived_queries(
+        make_settings: Any) -> None:
     model = ScriptedChatModel(script={
         "questions": [f"{QUESTION}\n\n\n"], "followups": ["Write search queries:"],
         "synthesis": ["argparse parses command line arguments [1]."]})
     engine = MemoryEngine(PASSAGES)
     result = _researcher(make_settings, model, engine, iterations=2).run(QUESTION)
-    assert engine.queries == [QUESTION]
+    assert engine.queries[0] == QUESTION
+    derived = engine.queries[1:]  # follow-ups built from what the question found
+    assert derived and all(q.startswith("parse command line arguments ") for q in derived)
     assert result.sources and "argparse" in result.answer
     assert any("question only" in w for w in result.warnings)
 

@@ -1,51 +1,133 @@
-"""Cheap attribution: give uncited sentences the source they were plainly taken from.
+"""Attribution: give uncited factual sentences the source they are plainly supported by.
 
-Small models often write a correct sentence lifted from a passage and forget the
-``[n]``. When most of a sentence's meaningful words occur in exactly one best source,
-citing that source is what a careful editor would do. Sentences that match nothing
-stay uncited; nothing is ever attributed to a source that does not contain the words.
+Models often write a correct sentence lifted from a passage and forget the ``[n]``; an
+edited report gains sentences nobody cited. After verification, :func:`attribute`
+looks at every factual sentence that carries no valid citation and matches it against
+the run's sources with the same cheap checks verification uses
+(:meth:`deepcite.citations.support.SourceIndex.check`): an exact span, a fuzzy span
+(rapidfuzz, score >= 90) or content-word overlap of at least 0.7 with one sentence or
+sentence pair, always with the claim's numbers and names present. Only such *strong*
+support adds a ``[n]``; "partial" support does not. When the cheap checks leave a
+sentence undecided (a source shares at least 0.4 of its words, but no span or passage
+supports it strongly) and a model is given, the model is asked about the best such
+source with verification's own call (:func:`deepcite.citations.verify.model_verdict`):
+its verdict counts only when "supported", with a quote found verbatim in the source.
+
+What stays unsupported is listed (:attr:`Attribution.unsupported_sentences`) and, on
+request, marked in the text with ``^(unsupported)``. Existing markers are never
+renumbered, moved or removed: attribution only adds.
+
+Which sentences are considered: prose sentences (not code, headings, tables, notes in
+italics, questions) with at least three content words and no citation, or only
+citations flagged ``^(unverified)``. With ``previous`` (an earlier version of the text)
+sentences that already occur there are left alone, so re-attributing an edited report
+touches only what changed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from deepcite.citations.markers import cited_numbers
-from deepcite.citations.text import content_words, overlap, split_sentences
+from deepcite.citations.markers import prose_only
+from deepcite.citations.support import Evidence, SourceIndex, key_terms, stem, stems
+from deepcite.citations.text import content_words, split_sentences
+from deepcite.errors import ModelError
 from deepcite.types import Source
 
+if TYPE_CHECKING:
+    from deepcite.citations.answer import Completer
+
 MIN_WORDS = 3
-MIN_OVERLAP = 0.6
+#: A source must share this share of a sentence's words to be asked about (model).
+CANDIDATE_OVERLAP = 0.4
+#: ... and this share to be checked cheaply: strong support (a fuzzy span, or 0.7 of the
+#: words in one passage) cannot come from a source sharing fewer of the words.
+CHECK_OVERLAP = 0.6
+MAX_CANDIDATES = 3
+UNSUPPORTED_MARK = "^(unsupported)"
+_FLAGGED = "^(unverified)"  # deepcite.citations.verify.FLAG (not imported: import cycle)
 _TRAILING_PUNCT = re.compile(r"([.!?:;]+)$")
+_LEADING_MARKERS = re.compile(r"^(?:\[\d+\](?:\^\(unverified\))?\s*)+")
+_MARKER = re.compile(r"(?<!\\)\[(\d+)\](\^\(unverified\))?")
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # as in deepcite.citations.support
+_METHOD_RANK = {"exact": 3, "fuzzy": 2, "overlap": 1, "model": 0}
 
 
-def attribute_sentences(text: str, sources: list[Source]) -> tuple[str, int]:
-    """Append ``[n]`` to uncited sentences well covered by one source; returns count."""
-    source_words = [(s.number, content_words(s.text)) for s in sources]
-    added = 0
-    out: list[str] = []
-    in_fence = False
-    for paragraph in text.split("\n"):
-        if paragraph.lstrip().startswith("```"):
-            in_fence = not in_fence
-        prose = not in_fence and _looks_like_prose(paragraph)
-        sentences = split_sentences(paragraph) if prose else []
-        if not sentences:
-            out.append(paragraph)
+@dataclass(frozen=True)
+class Attribution:
+    """What :func:`attribute` did.
+
+    ``text`` is the answer with the added markers (and unsupported marks when asked);
+    ``added`` holds each attributed sentence with the number it got; ``unsupported_
+    sentences`` the considered sentences no source strongly supports; ``model_calls``
+    the calls spent on undecided sentences.
+    """
+
+    text: str
+    added: list[tuple[str, int]] = field(default_factory=list)
+    unsupported_sentences: list[str] = field(default_factory=list)
+    model_calls: int = 0
+
+
+@dataclass
+class _Source:
+    number: int
+    title: str
+    text: str
+    index: SourceIndex | None = None
+    _stems: frozenset[str] | None = None
+    _words: frozenset[str] | None = None
+    _norm: str | None = None
+
+    @property
+    def stems(self) -> frozenset[str]:
+        if self._stems is None:
+            self._stems = frozenset(stems(self.text))
+        return self._stems
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every word, stemmed (stopwords too): what a claim's key terms are sought in."""
+        if self._words is None:
+            self._words = frozenset(stem(w.lower()) for w in _WORD.findall(self.text))
+        return self._words
+
+    @property
+    def norm(self) -> str:
+        """Lower case, whitespace collapsed: what exact spans are looked up in."""
+        if self._norm is None:
+            self._norm = " ".join(self.text.split()).lower()
+        return self._norm
+
+    def checked(self) -> SourceIndex:
+        if self.index is None:
+            self.index = SourceIndex(self.text)
+        return self.index
+
+
+def _sources(entries: Sequence[Source | Mapping[str, Any]]) -> dict[int, _Source]:
+    """Number -> source text; the first entry of a number wins, as in verification.
+
+    Mappings (``deepcite verify --sources`` entries) are read leniently; verification
+    has already refused malformed ones by the time attribution runs.
+    """
+    found: dict[int, _Source] = {}
+    for item in entries:
+        if isinstance(item, Source):
+            found.setdefault(item.number, _Source(item.number, item.title, item.text))
             continue
-        new_sentences = []
-        for sentence in sentences:
-            marker = _best_marker(sentence, source_words)
-            if marker is not None:
-                added += 1
-                match = _TRAILING_PUNCT.search(sentence)
-                if match:
-                    sentence = f"{sentence[: match.start()]} [{marker}]{match.group(1)}"
-                else:
-                    sentence = f"{sentence} [{marker}]"
-            new_sentences.append(sentence)
-        out.append(" ".join(new_sentences))
-    return "\n".join(out), added
+        try:
+            number = int(item["number"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        text = next((str(item[k]) for k in ("text", "full_text", "snippet") if item.get(k)), "")
+        found.setdefault(number, _Source(number, str(item.get("title") or ""), text))
+    return found
 
 
 _CODE_START = re.compile(
@@ -55,7 +137,7 @@ _CODE_START = re.compile(
 _PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z'’-]*[.,;:!?]?$")
 
 
-def _looks_like_prose(line: str) -> bool:
+def looks_like_prose(line: str) -> bool:
     """Sentences, not code: mostly plain words and no statement-like start."""
     stripped = line.strip()
     if not stripped or "`" in stripped or _CODE_START.search(stripped):
@@ -65,13 +147,200 @@ def _looks_like_prose(line: str) -> bool:
     return plain / len(tokens) >= 0.7
 
 
-def _best_marker(sentence: str, source_words: list[tuple[int, set[str]]]) -> int | None:
-    if cited_numbers(sentence):
-        return None
-    words = content_words(sentence)
-    if len(words) < MIN_WORDS or not source_words:
-        return None
-    number, score = max(
-        ((n, overlap(words, ws)) for n, ws in source_words), key=lambda item: item[1]
-    )
-    return number if score >= MIN_OVERLAP else None
+def sentence_key(sentence: str) -> str:
+    """A sentence without markers, marks, Markdown and case: what "the same" compares."""
+    text = _MARKER.sub("", sentence).replace(UNSUPPORTED_MARK, "")
+    return " ".join(re.sub(r"[*_`>#]", "", text).lower().split()).strip(" .!?:;")
+
+
+def _claim(sentence: str) -> str:
+    return " ".join(_MARKER.sub("", _LIST_PREFIX.sub("", sentence)).split())
+
+
+def _considered(sentence: str, claim: str) -> bool:
+    """A factual prose sentence: enough content words, no question, not code or a note."""
+    stripped = sentence.strip()
+    if not claim or claim.endswith("?") or stripped.startswith(("_", "|", "#", ">")):
+        return False
+    if not looks_like_prose(_INLINE_CODE.sub("code", claim)):
+        return False
+    return len(content_words(claim)) >= MIN_WORDS
+
+
+class _Matcher:
+    """Finds the strongest support for a claim among the sources.
+
+    Cheapest first: a source is looked at only when it shares enough of the claim's
+    words (a strongly supported claim shares most of them), an exact span is a string
+    search, and the full checks (:meth:`SourceIndex.check`, whose index costs more to
+    build than the check itself) run only for the few best candidates, built once.
+    """
+
+    def __init__(self, sources: dict[int, _Source]) -> None:
+        self.sources = sources
+        self._stems = [(number, source.stems) for number, source in sources.items()]
+
+    def strongest(self, claim: str) -> tuple[int | None, int | None]:
+        """(supporting number or None, the best candidate left undecided or None)."""
+        words = stems(claim)
+        if not words:
+            return None, None
+        floor = CANDIDATE_OVERLAP * len(words)
+        counts = [(len(words.intersection(found)), number) for number, found in self._stems]
+        ranked = sorted(((c, -n) for c, n in counts if c >= floor), reverse=True)
+        shares = [(count / len(words), -neg) for count, neg in ranked]
+        if not shares:
+            return None, None
+        needle = " ".join(claim.split()).lower()
+        for share, number in shares:
+            if share < 1.0:
+                break
+            if needle in self.sources[number].norm:
+                return number, None
+        best: tuple[int, float, int] | None = None
+        keys = key_terms(claim)
+        for share, number in shares[:MAX_CANDIDATES]:
+            if share < CHECK_OVERLAP:
+                break
+            if not keys <= self.sources[number].words:
+                continue  # a name or number the source lacks: never strong support
+            evidence: Evidence = self.sources[number].checked().check(claim)
+            if evidence.outcome == "supported":
+                key = (_METHOD_RANK.get(evidence.method, 0), evidence.score, -number)
+                if best is None or key > best:
+                    best = key
+        if best is not None:
+            return -best[2], None
+        return None, shares[0][1]
+
+
+def _ask_model(model: Completer, claim: str, source: _Source) -> bool:
+    """The model's verdict (verification's call): supported, with a verbatim quote."""
+    from deepcite.citations.verify import model_verdict  # verify -> answer -> here
+
+    entry = {"number": source.number, "title": source.title, "text": source.text}
+    try:
+        return model_verdict(model, claim, entry).outcome == "supported"
+    except ModelError:
+        return False  # no verdict: the sentence stays unsupported
+
+
+def _insert(sentence: str, addition: str) -> str:
+    """``sentence`` with `` addition`` before its final punctuation."""
+    match = _TRAILING_PUNCT.search(sentence)
+    if match:
+        return f"{sentence[: match.start()].rstrip()} {addition}{match.group(1)}"
+    return f"{sentence.rstrip()} {addition}"
+
+
+def _split(line: str) -> list[tuple[int, int]]:
+    """Offsets of the sentences of ``line``."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in split_sentences(line):
+        start = line.find(sentence, cursor)
+        if start < 0:
+            continue
+        cursor = start + len(sentence)
+        spans.append((start, cursor))
+    return spans
+
+
+def _has_valid_citation(text: str) -> bool:
+    """Whether ``text`` cites a number that verification did not flag."""
+    return any(not m.group(2) for m in _MARKER.finditer(prose_only(text)))
+
+
+def attribute(
+    answer: str,
+    sources: Sequence[Source | Mapping[str, Any]],
+    *,
+    model: Completer | None = None,
+    mark_unsupported: bool = False,
+    previous: str | None = None,
+) -> Attribution:
+    """Cite uncited factual sentences of ``answer`` that a source strongly supports.
+
+    See the module docstring. ``model`` is asked (one ``verify`` call each) only about
+    sentences the cheap checks left without a verdict; ``mark_unsupported`` appends
+    ``^(unsupported)`` to sentences that stay unsupported; ``previous`` restricts the
+    work to sentences not already in that earlier text.
+    """
+    matcher = _Matcher(_sources(sources))
+    unchanged = set()
+    if previous is not None:
+        unchanged = {sentence_key(s) for ln in previous.splitlines() for s in split_sentences(ln)}
+    added: list[tuple[str, int]] = []
+    unsupported: list[str] = []
+    calls = 0
+    out: list[str] = []
+    in_fence = False
+    for line in answer.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        if in_fence or not line.strip():
+            out.append(line)
+            continue
+        spans = _split(line)
+        pieces = [line[s:e] for s, e in spans]
+        cited = [False] * len(pieces)
+        for i, piece in enumerate(pieces):
+            lead = _LEADING_MARKERS.match(piece)
+            if lead and i > 0 and _has_valid_citation(lead.group(0)):
+                cited[i - 1] = True  # "Claim. [2] Next": the marker is the claim's
+            own = piece[lead.end():] if lead else piece
+            cited[i] = cited[i] or _has_valid_citation(own)
+        new_pieces = list(pieces)
+        for i, piece in enumerate(pieces):
+            lead = _LEADING_MARKERS.match(piece)
+            own = piece[lead.end():] if lead else piece
+            claim = _claim(own)
+            if cited[i] or not _considered(own, claim) or sentence_key(own) in unchanged:
+                continue
+            number, undecided = matcher.strongest(claim)
+            if number is None and undecided is not None and model is not None:
+                calls += 1
+                if _ask_model(model, claim, matcher.sources[undecided]):
+                    number = undecided
+            if number is not None:
+                new_pieces[i] = _insert(piece, f"[{number}]")
+                added.append((claim, number))
+            else:
+                unsupported.append(claim)
+                if mark_unsupported:
+                    new_pieces[i] = _insert(piece, UNSUPPORTED_MARK)
+        out.append(_rebuild(line, spans, new_pieces))
+    return Attribution("\n".join(out), added, unsupported, calls)
+
+
+def _rebuild(line: str, spans: list[tuple[int, int]], pieces: list[str]) -> str:
+    parts: list[str] = []
+    last = 0
+    for (start, end), piece in zip(spans, pieces, strict=True):
+        parts.append(line[last:start])
+        parts.append(piece)
+        last = end
+    parts.append(line[last:])
+    return "".join(parts)
+
+
+def attribute_sentences(text: str, sources: list[Source]) -> tuple[str, int]:
+    """Append ``[n]`` to uncited sentences a source strongly supports; returns the count.
+
+    The answer toolkit's entry point (:func:`deepcite.citations.answer.finalise_reply`),
+    kept for it: :func:`attribute` without a model, nothing marked.
+    """
+    result = attribute(text, sources)
+    return result.text, len(result.added)
+
+
+__all__ = [
+    "UNSUPPORTED_MARK",
+    "Attribution",
+    "attribute",
+    "attribute_sentences",
+    "looks_like_prose",
+    "sentence_key",
+]

@@ -259,6 +259,18 @@ def _ask(model: Completer, claim: str, entry: _Entry, index: SourceIndex) -> Evi
     return Evidence(outcome, "model", 0.0, frozenset(), *span)
 
 
+def model_verdict(model: Completer, claim: str,
+                  source: Source | Mapping[str, Any]) -> Evidence:
+    """The model's verdict on ``claim`` against one source: the call made for undecided
+    citations, public for attribution, which has a claim but no citation yet.
+
+    Counts only with a quote found verbatim in the source (else "unsupported"); a failed
+    call raises :class:`~deepcite.errors.ModelError`.
+    """
+    entry = _entry(source, 1)
+    return _ask(model, claim, entry, SourceIndex(entry.text))
+
+
 def _decide(claim: str, entry: _Entry, index: SourceIndex, model: Completer | None,
             calls: list[int]) -> tuple[Evidence, bool]:
     """The evidence for one citation, and whether it was undecided by cheap checks."""

@@ -5,6 +5,12 @@ cites without rerunning the research: the sources JSON is the ``--json`` output 
 ``deepcite ask`` (``{"sources": [...]}``) or a plain list of entries with ``number``,
 ``title``, ``url`` and ``snippet``/``full_text``/``text``. No model is used, so the
 check is free, deterministic and offline (see :mod:`deepcite.citations.verify`).
+
+``--attribute`` then cites what an edit added (:mod:`deepcite.citations.attribution`):
+sentences left without a valid citation get the ``[n]`` of a source that strongly
+supports them; sentences with valid citations are not touched, and no existing number
+changes. With ``--previous OLD.md`` only sentences not already in the old version are
+considered, so sentences deliberately left uncited stay that way.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
+from deepcite.citations.attribution import Attribution, attribute
 from deepcite.citations.verify import Verification, verify
 from deepcite.cli.common import err, fail, out, user_errors
 
@@ -90,6 +97,12 @@ def _summary(result: Verification, flag: bool) -> str:
             f"{result.markers_removed} unresolvable marker(s) removed.")
 
 
+def _attribution_summary(result: Attribution, marked: bool) -> str:
+    fate = " (marked)" if marked and result.unsupported_sentences else ""
+    return (f"Attributed {len(result.added)} sentence(s); "
+            f"{len(result.unsupported_sentences)} unsupported sentence(s){fate}.")
+
+
 def verify_command(
     report: Annotated[Path, typer.Argument(help="Markdown report to check.")],
     sources: Annotated[Path, typer.Option("--sources", help=(
@@ -98,17 +111,41 @@ def verify_command(
     flag: Annotated[bool, typer.Option("--flag", help=(
         "Keep unsupported citations, marked ^(unverified), instead of removing them."))
     ] = False,
+    attribute_: Annotated[bool, typer.Option("--attribute", help=(
+        "Then cite uncited sentences a source strongly supports; existing numbers never "
+        "change."))] = False,
+    previous: Annotated[Path | None, typer.Option("--previous", help=(
+        "An earlier version of the report: only sentences not in it are attributed "
+        "(implies --attribute)."))] = None,
+    mark_unsupported: Annotated[bool, typer.Option("--mark-unsupported", help=(
+        "Mark sentences no source supports ^(unsupported) (implies --attribute)."))
+    ] = False,
 ) -> None:
     """Check that every [n] in a report resolves and that source n supports its claim."""
     body, block = split_sources_block(_read(report, "report"))
     entries = _entries(sources)
+    old = split_sources_block(_read(previous, "previous report"))[0] if previous else None
+    attributed: Attribution | None = None
     with user_errors():
         result = verify(body, entries, unsupported="flag" if flag else "remove")
+        if attribute_ or previous is not None or mark_unsupported:
+            attributed = attribute(result.text, entries, previous=old,
+                                   mark_unsupported=mark_unsupported)
+    final = attributed.text if attributed is not None else result.text
     if as_json:
+        data = result.model_dump()
+        if attributed is not None:
+            data["text"] = final
+            data["attribution"] = {
+                "added": [{"sentence": s, "number": n} for s, n in attributed.added],
+                "unsupported_sentences": attributed.unsupported_sentences,
+            }
         # Highlighting costs more than the check itself on a long report (minutes for a
         # few MB); skip it where no colour could show, e.g. when piped to a file.
-        out.print_json(data=result.model_dump(), highlight=out.color_system is not None)
+        out.print_json(data=data, highlight=out.color_system is not None)
         return
-    text = result.text.rstrip("\n") + ("\n" + block if block else "\n")
+    text = final.rstrip("\n") + ("\n" + block if block else "\n")
     out.print(text, markup=False, end="")
     err.print(_summary(result, flag), markup=False)
+    if attributed is not None:
+        err.print(_attribution_summary(attributed, mark_unsupported), markup=False)

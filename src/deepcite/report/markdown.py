@@ -66,6 +66,7 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "warning_codes": result.warning_codes,
         "verification": result.verification.model_dump() if result.verification else {},
         "citation_checks": [check.model_dump() for check in result.citation_checks],
+        "unsupported_sentences": result.unsupported_sentences,
         "cancelled": result.cancelled,
         "error": result.error,
     }

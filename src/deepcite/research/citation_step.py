@@ -9,7 +9,10 @@ differ in how an answer is written from sources and checked. Every strategy ends
    answer, never a model call for the standard and precision handlers.
 2. **The handler.** The configured handler (``citations.handler``) writes the answer
    (:meth:`CitationStep.write`), in the strategy's style when the handler follows one
-   (the standard handler does; forced and precision have their own shape).
+   (the standard handler does; forced and precision have their own shape). With a
+   model too small to write a cited answer, the standard handler's place is taken by
+   the grounded answer (:mod:`deepcite.citations.grounded`): the sources' own best
+   sentences, each cited, the model only choosing or leading.
 3. **Warnings.** Every repair made to the reply is reported (:func:`report_answer`).
 4. **Verification and attribution** (:meth:`CitationStep.finish`, called by the
    Researcher for every outcome, exits included): markers resolve, citations are
@@ -20,10 +23,14 @@ differ in how an answer is written from sources and checked. Every strategy ends
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from deepcite.citations.answer import CitedAnswer, evidence_answer, evidence_list
-from deepcite.citations.handlers import AnswerStyle, CitationHandler
+from deepcite.citations.attribution import Attribution, attribute
+from deepcite.citations.grounded import grounded_answer, use_grounded
+from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
@@ -36,6 +43,8 @@ CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages 
 BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
 ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
 EVIDENCE_HEADING = "Evidence:"
+NOT_ANSWERED_INTRO = ("No sentence of the sources answers this directly. The closest "
+                      "passages found:")
 
 
 class CitationStep:
@@ -88,10 +97,34 @@ class CitationStep:
         again. Handlers that follow a strategy (standard) take both; forced and
         precision answer in their own shape from the same sources.
         """
-        cited = self.handler.answer(question, sources, style=style, draft=draft)
+        if draft is None and sources and self.grounded:
+            cited = self._grounded(question, sources)
+        else:
+            cited = self.handler.answer(question, sources, style=style, draft=draft)
         if cited.model_called and self._ctx.cancel.cancelled:
             return None
         return cited
+
+    @functools.cached_property
+    def grounded(self) -> bool:
+        """Whether this run's answers are built from the sources' own sentences.
+
+        Only for the standard handler (forced and precision have their own shape) and
+        only where :func:`~deepcite.citations.grounded.use_grounded` says so: the
+        ``citations.answer_mode`` setting, or in ``auto`` a model too small to write a
+        cited answer (the bundled one).
+        """
+        return self.handler.name == DEFAULT_HANDLER and use_grounded(
+            self._ctx.settings, self._ctx.client)
+
+    def _grounded(self, question: str, sources: list[Source]) -> CitedAnswer:
+        """The grounded answer, or quoted passages when no sentence is relevant."""
+        cited = grounded_answer(question, sources, self._ctx.client)
+        if cited is not None:
+            return cited
+        return CitedAnswer(text=evidence_answer(question, sources, intro=NOT_ANSWERED_INTRO),
+                           model_called=False,
+                           fallback="no sentence of the sources answers the question")
 
     def report(self, cited: CitedAnswer, where: str = "") -> None:
         """Warn about the repairs made to ``cited`` (``where``: which part of the answer)."""
@@ -112,24 +145,48 @@ class CitationStep:
         answer = evidence_answer(question, sources, intro=intro)
         return StrategyOutcome(answer, sources, dict(by_iteration), list(findings))
 
-    def finish(self, question: str, outcome: StrategyOutcome
-               ) -> tuple[str, Verification | None]:
-        """The answer as it may leave the run, and its verification (``None`` when off).
+    def finish(self, question: str, outcome: StrategyOutcome) -> FinishedAnswer:
+        """The answer as it may leave the run, with its verification and attribution.
 
         In this order, the same for every strategy and every exit: markers resolve,
-        citations are verified, an answer left with no supported citation is flagged
-        with passages (the strategy's own passages follow otherwise), and raw HTML is
-        made text.
+        citations are verified, uncited factual sentences a source strongly supports
+        are attributed to it (the rest are listed as unsupported), an answer left with
+        no supported citation is flagged with passages (the strategy's own passages
+        follow otherwise), and raw HTML is made text.
         """
         answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
         checked = self._verify(answer, outcome.sources)
         if checked is not None:
             answer = checked.text
-        answer, flagged = flag_unsupported(self._ctx, question, answer, outcome.sources,
-                                           checked)
+        attributed = self._attribute(answer, outcome.sources)
+        if attributed is not None:
+            answer = attributed.text
+        answer, flagged = flag_unsupported(
+            self._ctx, question, answer, outcome.sources, checked,
+            attributed=len(attributed.added) if attributed else 0)
         if outcome.passages.strip() and not flagged:  # a flag brings its own passages
             answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
-        return neutralise_html(answer), checked
+        unsupported = [] if flagged or attributed is None else attributed.unsupported_sentences
+        return FinishedAnswer(neutralise_html(answer), checked, unsupported)
+
+    def _attribute(self, answer: str, sources: list[Source]) -> Attribution | None:
+        """Cite what the sources strongly support; ``None`` without sources or checks.
+
+        Runs after verification so that a sentence whose wrong citation was removed can
+        be given the source that really holds it; the model is asked about undecided
+        sentences only when ``citations.verify_with_model`` allows model checks.
+        """
+        cfg = self._ctx.settings.citations
+        if not cfg.verify or not sources:
+            return None
+        model = self._ctx.client if cfg.verify_with_model else None
+        try:
+            result = attribute(answer, sources, model=model,
+                               mark_unsupported=cfg.mark_unsupported)
+        except DeepciteError as exc:
+            self._ctx.warn("verify_failed", f"Attribution failed ({exc}); answer unchanged")
+            return None
+        return result
 
     def _verify(self, answer: str, sources: list[Source]) -> Verification | None:
         """Check every citation against its source before the answer leaves the run."""
@@ -149,6 +206,15 @@ class CitationStep:
                            f"{checked.unsupported} citation(s) their source does not "
                            f"support were {done}")
         return checked
+
+
+@dataclass(frozen=True)
+class FinishedAnswer:
+    """The answer as it leaves a run, and what the checks found on the way."""
+
+    text: str
+    verification: Verification | None
+    unsupported_sentences: list[str] = field(default_factory=list)
 
 
 def verification_counts(checked: Verification) -> VerificationCounts:

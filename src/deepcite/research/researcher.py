@@ -165,7 +165,8 @@ class Researcher:
             context.warn("run_failed", error)
             outcome = step.quoted(question, strategy.found_sources(), strategy.by_iteration,
                                   [], intro=ERROR_INTRO)
-        answer, checked = step.finish(question, outcome)
+        finished = step.finish(question, outcome)
+        answer, checked = finished.text, finished.verification
         usage = context.usage
         metrics = RunMetrics(
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
@@ -183,6 +184,7 @@ class Researcher:
             warning_codes=list(context.warning_codes), cancelled=cancelled, error=error,
             verification=verification_counts(checked) if checked is not None else None,
             citation_checks=citation_checks(checked) if checked is not None else [],
+            unsupported_sentences=finished.unsupported_sentences,
         )
 
     def _check_length(self, question: str) -> None:

@@ -10,6 +10,8 @@ found is kept on the instance, so a cancelled run can still return it.
 
 from __future__ import annotations
 
+from deepcite.citations.grounded import use_grounded
+from deepcite.citations.handlers import DEFAULT_HANDLER
 from deepcite.research.context import RunContext
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.steps import search_allowance, search_iteration
@@ -24,7 +26,11 @@ class IterativeSearch:
 
     def __init__(self, context: RunContext) -> None:
         self._ctx = context
-        self._questions = QuestionGenerator(context.client)
+        # A model too small to write answers (grounded path) is too small to write
+        # queries: the question is searched, then expanded from what it found.
+        self._questions = QuestionGenerator(context.client, model_queries=not (
+            context.handler.name == DEFAULT_HANDLER
+            and use_grounded(context.settings, context.client)))
         self.by_iteration: dict[int, list[str]] = {}
         self.result_lists: list[list[SearchResult]] = []
 
@@ -56,14 +62,15 @@ class IterativeSearch:
             verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
             generated = (self._questions.initial(question, cfg.questions_per_iteration)
                          if can_ask else [])
-            if cfg.questions_per_iteration and not generated and can_ask:
+            if cfg.questions_per_iteration and not generated and can_ask \
+                    and self._questions.uses_model:
                 ctx.warn("questions_unusable",
                          "Could not use the model's sub-queries; searching the question only")
             queries = ([question] if verbatim else []) + generated
             if not queries:
                 queries = [question[: cfg.max_query_chars]]
             return queries
-        if not can_ask:
+        if not can_ask and self._questions.uses_model:
             return []
         if not accumulated:
             # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
@@ -71,7 +78,8 @@ class IterativeSearch:
         recent = accumulated[-cfg.question_context_limit:]
         followups = self._questions.followups(question, recent, asked,
                                               cfg.followups_per_iteration)
-        if cfg.followups_per_iteration and not followups:
+        if self._questions.derived and self._questions.uses_model:
             ctx.warn("followups_unusable",
-                     f"Could not use the model's follow-up queries in iteration {iteration}")
+                     f"Could not use the model's follow-up queries in iteration {iteration}; "
+                     "searching terms from the results found instead")
         return followups

@@ -87,7 +87,8 @@ def report_answer(ctx: RunContext, cited: CitedAnswer, where: str = "") -> None:
 
 
 def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[Source],
-                     checked: Verification | None) -> tuple[str, bool]:
+                     checked: Verification | None, *, attributed: int = 0
+                     ) -> tuple[str, bool]:
     """Flag ``answer`` when, after verification, none of its citations is supported.
 
     Runs for every strategy after verification, because that is where a wrong answer
@@ -96,13 +97,15 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
     gets the same visible mark and passages as a reply that never cited anything
     (:func:`~deepcite.citations.answer.flag_answer`). Answers already marked that way
     keep their quoted passages' citations, so they are not marked twice.
+    Citations that attribution added after verification (``attributed``) are support
+    found by matching the sentence in its source, so they count as supported.
     Returns the answer and whether it was flagged.
     """
     if not sources:
         return answer, False
     left = cited_numbers(answer)
     none_supported = checked is not None and checked.unsupported > 0 \
-        and checked.supported + checked.partial == 0
+        and checked.supported + checked.partial == 0 and not attributed
     if left and not none_supported:
         return answer, False
     if left:  # unsupported="flag": the markers stayed, each marked unverified

@@ -1,0 +1,499 @@
+"""Grounded answers: built from the sources' own sentences, for models too small to write one.
+
+A 135M model asked to write a cited answer usually writes something else: a code fence
+opener, the question back, a sentence with no ``[n]``. Its answers then fall back to
+quoted passages, which is honest but not an answer. This module answers without
+trusting the model for any fact:
+
+1. **Candidates.** Every prose sentence of every source (headings, underlines and
+   code-like lines dropped), whitespace-collapsed but otherwise verbatim.
+2. **Ranking.** BM25 of the question's stemmed content words over the candidate
+   sentences, times answer-type cues (a "When" question prefers sentences with a date,
+   "How many" a number, "Who" a full name; the patterns are the precision handler's)
+   and a small prior for the source's search rank and for a source's first sentence.
+   Sentences covering under a quarter of the question's (IDF-weighted) terms are not
+   relevant; when none is, there is no grounded answer (``None``) and the caller falls
+   back to quoted passages.
+3. **Selection.** The best sentences, near-duplicates dropped, cut to a few sentences
+   and a character budget, each followed by the ``[n]`` of the source it was copied
+   from, so every citation is true by construction (verification finds each sentence
+   verbatim).
+4. **Short answer first.** For short factual questions ("Who", "When", "How many",
+   "What year") the precision handler's candidate extraction runs over the selected
+   sentences, and the best-supported candidate leads the answer, cited.
+5. **The model helps, never decides facts.** One optional call: for a factual question
+   the model proposes the short answer (kept only when it is, or names, a candidate
+   found in the sentences); otherwise it writes a one-line lead, kept only when a
+   selected source holds it as an exact or fuzzy span
+   (:class:`deepcite.citations.support.SourceIndex`, names and numbers included), and
+   then cited. A lead that repeats a sentence the model was shown is its choice of the
+   best one, which then comes first. Anything else the model wrote is dropped.
+
+:func:`use_grounded` decides when this path replaces the abstractive one: by the
+``citations.answer_mode`` setting, and in ``auto`` mode for models known to be small.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from deepcite.citations.attribution import looks_like_prose
+from deepcite.citations.handlers.base import CitedAnswer, Completer
+from deepcite.citations.handlers.precision import (
+    PATTERNS,
+    choose,
+    extract_candidates,
+    question_type,
+)
+from deepcite.citations.markers import clean_markers
+from deepcite.citations.support import SourceIndex, stem
+from deepcite.citations.text import STOPWORDS, content_words, escape_quoted, neutralise_html
+from deepcite.errors import ModelError
+from deepcite.llm.local import LlamaCppChatModel
+from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.security.terminal import one_line
+from deepcite.types import Source
+
+if TYPE_CHECKING:
+    from deepcite.config import Settings
+    from deepcite.llm.interface import ModelInterface
+
+#: Answer kinds (``precision.question_type``) that get a short answer first.
+FACTUAL_KINDS = frozenset({"date", "number", "full_name", "place", "score"})
+MAX_SENTENCES = 3
+MAX_CHARS = 700
+MIN_COVERAGE = 0.25  # share of the question's IDF weight a relevant sentence must match
+RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
+NEAR_DUPLICATE = 0.6
+CUE_BOOST = 0.5
+#: Auto mode: local models with at most this context are treated as small.
+SMALL_CONTEXT_TOKENS = 4096
+#: Auto mode: models with fewer parameters than this (read from their name) are small.
+SMALL_PARAMETERS = 1_000_000_000
+MODEL_SENTENCES = 5
+LEAD_TOKENS = 60
+_MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 90, 600
+_K1, _B = 1.2, 0.75
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#_+])\1{2,}\s*$")
+_RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # table borders
+_GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
+_LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
+_CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+# A sentence ends at . ! or ? (perhaps followed by a closing quote or bracket), and a
+# footnote mark a page kept ("[12]", "[citation needed]") goes with the boundary.
+_FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
+_SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)]))" + _FOOTNOTE
+                       + r"*\s+(?=[A-Z0-9\"'(\u201c\u2018])")
+_TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
+_PARAMETERS = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([MmBb])(?![A-Za-z])")
+# Question words that say what kind of answer is wanted, not what it is about.
+_QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "type",
+                              "called", "which", "whose", "long", "often"})
+_LEAD_SYSTEM = (
+    "You answer questions from numbered sentences. Write one short sentence that answers "
+    "the question, using only what the sentences say. " + UNTRUSTED_NOTICE
+)
+_SHORT_SYSTEM = (
+    "You answer questions from numbered sentences. Reply with the short answer only (a "
+    "name, date, number or place) copied from the sentences: no sentence, no "
+    "explanation. " + UNTRUSTED_NOTICE
+)
+
+
+# ------------------------------------------------------------------ when to use it
+
+
+def model_parameters(name: str) -> float | None:
+    """Parameter count a model name states (``SmolLM2-135M``, ``qwen2.5:0.5b``), or None."""
+    found = _PARAMETERS.findall(name)
+    if not found:
+        return None
+    value, unit = found[-1]
+    return float(value) * (1e6 if unit.lower() == "m" else 1e9)
+
+
+def use_grounded(settings: Settings, client: ModelInterface | None) -> bool:
+    """Whether answers should be grounded (:func:`grounded_answer`) rather than written.
+
+    ``citations.answer_mode`` decides when set to ``grounded`` or ``abstractive``. In
+    ``auto`` a model counts as small, and gets grounded answers, when its name states
+    fewer than a billion parameters, or, when no size is known, when it is the
+    in-process llama.cpp model with a context of at most 4,096 tokens (the bundled
+    SmolLM2-135M runs with 2,048). Without a model there is nothing to write with.
+    """
+    mode = settings.citations.answer_mode
+    if mode != "auto":
+        return mode == "grounded"
+    if client is None:
+        return True
+    model = client.model
+    names = [settings.llm.model or ""]
+    if isinstance(model, LlamaCppChatModel):
+        names.append(model.model_path.name)
+    elif settings.llm.gguf_path is not None:
+        names.append(settings.llm.gguf_path.name)
+    sizes = [size for size in map(model_parameters, names) if size is not None]
+    if sizes:
+        return min(sizes) < SMALL_PARAMETERS
+    return isinstance(model, LlamaCppChatModel) and client.context_size <= SMALL_CONTEXT_TOKENS
+
+
+# ------------------------------------------------------------------ candidates, ranking
+
+
+@dataclass
+class Sentence:
+    """One candidate sentence: copied verbatim (whitespace collapsed) from ``source``."""
+
+    source: Source
+    rank: int  # the source's position in the list given (search rank)
+    position: int  # the sentence's position in its source
+    text: str
+    terms: list[str]
+    score: float = 0.0
+    coverage: float = 0.0
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _passages(text: str) -> list[str]:
+    """Runs of prose lines of ``text``, each as one line.
+
+    Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
+    capitalised NAME/FUNCTIONS), table borders and code-like lines are dropped, and a
+    line indented deeper than one ending in ``)`` or ``:`` starts a new run (pydoc's
+    ``check_output(*popenargs)`` above its description), so no sentence begins with a
+    signature.
+    """
+    passages = []
+    for block in re.split(r"\n[ \t]*\n", text):
+        runs: list[list[str]] = [[]]
+        previous = ""
+        for line in block.splitlines():
+            line = _GUTTER.sub(r"\1", line)  # pydoc's " |  " before class members
+            stripped = _LIST_ITEM.sub("", line.strip())
+            if _UNDERLINE.match(line):
+                if runs[-1]:
+                    runs[-1].pop()  # the title of a setext heading
+                continue
+            if (_RULE.match(line) or stripped.startswith(("#", "|"))
+                    or _CAPS_HEADING.match(stripped)):
+                runs.append([])
+                continue
+            if runs[-1] and _indent(line) > _indent(previous) and previous.rstrip()[-1:] in (
+                    ")", ":"):
+                runs.append([])
+            runs[-1].append(stripped)
+            previous = line
+        passages += [" ".join(" ".join(run).split()) for run in runs if run]
+    return passages
+
+
+def _usable(sentence: str) -> bool:
+    """A sentence worth quoting: prose of sensible length, ending like a sentence."""
+    words = sentence.split()
+    return (_MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
+            and _ENDS_SENTENCE.search(sentence) is not None
+            and looks_like_prose(sentence.replace("`", "")))
+
+
+def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
+    """Every usable prose sentence of ``sources``, in source order."""
+    found: list[Sentence] = []
+    for rank, source in enumerate(sources):
+        position = 0
+        for passage in _passages(source.text):
+            for raw in _SENTENCE.split(passage):
+                sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
+                if not _usable(sentence):
+                    continue
+                terms = [term(w) for w in _WORD.findall(sentence)]
+                found.append(Sentence(source, rank, position, sentence, terms))
+                position += 1
+    return found
+
+
+def term(word: str) -> str:
+    """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
+
+    :func:`deepcite.citations.support.stem`, then "-ies" as "-y" and a final "e"
+    dropped: questions paraphrase their answer's sentence, and a missed inflection
+    costs the one shared word a short question has.
+    """
+    lower = word.lower()
+    lower = lower[:-3] + "y" if len(lower) > 5 and lower.endswith("ies") else stem(lower)
+    return lower[:-1] if len(lower) > 4 and lower.endswith("e") else lower
+
+
+def question_terms(question: str) -> set[str]:
+    """The stemmed content words of ``question`` that say what it is about."""
+    return {term(w) for w in content_words(question) if w not in _QUESTION_FILLER}
+
+
+def _has_cue(kind: str, sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds an answer of ``kind`` that the question does not."""
+    asked = question.lower()
+    return any(match.group(0).lower() not in asked
+               for pattern in PATTERNS.get(kind, [])
+               for match in pattern.finditer(sentence))
+
+
+def rank_sentences(question: str, sources: Sequence[Source]) -> list[Sentence]:
+    """The relevant candidate sentences of ``sources``, best first (scores set).
+
+    Relevant means matching at least :data:`MIN_COVERAGE` of the question's IDF weight;
+    an empty list means nothing in the sources is about the question.
+    """
+    sentences = candidate_sentences(sources)
+    wanted = question_terms(question)
+    if not sentences or not wanted:
+        return []
+    total = len(sentences)
+    df: Counter[str] = Counter()
+    for sentence in sentences:
+        df.update(set(sentence.terms) & wanted)
+    idf = {t: math.log(1 + (total - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    # Terms no sentence has cannot tell sentences apart; counting them would make every
+    # sentence look irrelevant to a question with a word the sources spell otherwise.
+    weight = sum(idf[t] for t in wanted if df[t]) or 1.0
+    average = sum(len(s.terms) for s in sentences) / total
+    kind = question_type(question)
+    ranked = []
+    for sentence in sentences:
+        counts = Counter(t for t in sentence.terms if t in wanted)
+        if not counts:
+            continue
+        sentence.coverage = sum(idf[t] for t in counts) / weight
+        if sentence.coverage < MIN_COVERAGE:
+            continue
+        norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
+        bm25 = sum(idf[t] * n * (_K1 + 1) / (n + norm) for t, n in counts.items())
+        prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
+        cue = CUE_BOOST if _has_cue(kind, sentence.text, question) else 0.0
+        sentence.score = bm25 * (1 + cue) * prior
+        ranked.append(sentence)
+    ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
+    return ranked
+
+
+def _similar(a: Sentence, b: Sentence, *, inside: bool = True,
+             threshold: float = NEAR_DUPLICATE) -> bool:
+    """Near-duplicates: most content words shared, or (``inside``) one sentence's words
+    nearly all in the other, which then says it all."""
+    x = {t for t in a.terms if t not in STOPWORDS}
+    y = {t for t in b.terms if t not in STOPWORDS}
+    if not x or not y:
+        return False
+    shared = len(x & y)
+    return shared / len(x | y) >= threshold or (
+        inside and shared / min(len(x), len(y)) >= 0.8)
+
+
+def select(ranked: Sequence[Sentence], *, max_sentences: int = MAX_SENTENCES,
+           max_chars: int = MAX_CHARS) -> list[Sentence]:
+    """The best sentences within the budget, near-duplicates and weak ones left out."""
+    chosen: list[Sentence] = []
+    used = 0
+    for sentence in ranked:
+        if len(chosen) >= max_sentences:
+            break
+        if chosen and sentence.score < RELATIVE_FLOOR * chosen[0].score:
+            break
+        if any(_similar(sentence, other) for other in chosen):
+            continue
+        if chosen and used + len(sentence.text) > max_chars:
+            continue
+        chosen.append(sentence)
+        used += len(sentence.text)
+    return chosen
+
+
+# ------------------------------------------------------------------ the answer
+
+
+def _cite(sentence: str, number: int) -> str:
+    """``sentence`` with ``[number]`` before its final punctuation (``x [2].``)."""
+    body = sentence.rstrip()
+    end = len(body)
+    while end and body[end - 1] in ".!?;:":
+        end -= 1
+    return f"{body[:end].rstrip()} [{number}]{body[end:] or '.'}"
+
+
+def _shown(text: str) -> str:
+    """Source text safe inside our Markdown: one line, brackets and HTML escaped."""
+    return escape_quoted(one_line(text))
+
+
+def _numbered(question: str, sentences: Sequence[Sentence]) -> str:
+    lines = [f"{i}. {one_line(s.text)}" for i, s in enumerate(sentences, 1)]
+    return "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}"
+
+
+def _first_line(reply: str) -> str:
+    text, _ = clean_markers(reply, ())
+    line = next((ln for ln in text.splitlines() if ln.strip() and "```" not in ln), "")
+    line = re.sub(r"^\s*(?:\d+[.)]\s*)?(?:(?:the )?(?:short )?answer(?: is)?\s*[:\-]?\s*)?",
+                  "", line, flags=re.IGNORECASE)
+    return " ".join(line.split()).strip(" *\"'`.,;:")
+
+
+def _short_answer(question: str, kind: str, chosen: Sequence[Sentence],
+                  proposed: str) -> tuple[str, list[int], str] | None:
+    """The short answer found in ``chosen``, the sources citing it, and how it was chosen.
+
+    Candidates come from the precision handler's extraction, run per sentence and
+    weighted by the sentence's score, so the best sentence's candidate beats one the
+    weaker sentences repeat; the model's proposal wins only as the precision handler's
+    :func:`~deepcite.citations.handlers.precision.choose` allows (found in a sentence,
+    or naming a candidate).
+    """
+    pseudo = [s.source.model_copy(update={"snippet": s.text, "full_text": None})
+              for s in chosen]
+    weighted: Counter[str] = Counter()
+    for sentence, source in zip(chosen, pseudo, strict=True):
+        for candidate in extract_candidates(kind, question, [source]):
+            weighted[candidate] += max(1, round(100 * sentence.score))
+    if not weighted:
+        return None
+    answer, how = choose(proposed, weighted, kind, pseudo)
+    if proposed and not _short_enough(question, answer):  # the model's pick, rejected
+        answer, how = choose("", weighted, kind, pseudo)
+    if answer is None or not _short_enough(question, answer):
+        return None
+    # Cited where it is written in full: "Countries" alone also occurs in other sentences.
+    numbers = list(dict.fromkeys(s.source.number for s in chosen if _contains(s.text, answer)))
+    if not numbers:
+        return None
+    return answer, numbers, how
+
+
+def _short_enough(question: str, answer: str | None) -> bool:
+    """A short answer is a few words and not the question's own subject."""
+    return answer is not None and len(answer.split()) <= 8 and not _contains(question, answer)
+
+
+def _contains(text: str, phrase: str) -> bool:
+    """Whole-word, case- and space-insensitive containment.
+
+    The precision handler has the same test (``_occurs``), private to it; this is kept
+    separate until it is public.
+    """
+    needle = " ".join(phrase.lower().split())
+    return bool(needle) and re.search(
+        rf"(?<!\w){re.escape(needle)}(?!\w)", " ".join(text.lower().split())) is not None
+
+
+def _supporting(claim: str, chosen: Sequence[Sentence]) -> int | None:
+    """The number of a chosen sentence's source holding ``claim`` as a span.
+
+    Exact or fuzzy spans only: word overlap would accept a small model's recombination
+    of a source's words ("the engine is reduced") that the source never says.
+    """
+    best: tuple[int, float, int] | None = None
+    rank = {"exact": 2, "fuzzy": 1}
+    for number, source in {s.source.number: s.source for s in chosen}.items():
+        evidence = SourceIndex(source.text).check(claim)
+        if evidence.outcome != "supported" or evidence.method not in rank:
+            continue
+        key = (rank[evidence.method], evidence.score, -number)
+        if best is None or key > best:
+            best = key
+    return -best[2] if best is not None else None
+
+
+def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sentence]
+          ) -> tuple[str | None, list[Sentence], str]:
+    """Apply the model's lead: (lead text with its marker or None, order, what happened).
+
+    A lead that repeats one of the sentences the model was shown is its choice of the
+    best one, which then comes first; any other lead must be supported by a chosen
+    sentence's source, or it is dropped.
+    """
+    line = _first_line(reply)
+    words = line.split()
+    context = question + " " + " ".join(s.text for s in shown)
+    if not (_MIN_WORDS <= len(words) <= 60) or not content_words(line) & content_words(
+            context):
+        return None, chosen, "model lead unusable"
+    probe = Sentence(chosen[0].source, 0, 0, line, [term(w) for w in _WORD.findall(line)])
+    picked = next((s for s in shown if _similar(probe, s, inside=False, threshold=0.8)),
+                  None)
+    if picked is not None:
+        rest = [s for s in chosen if s is not picked]
+        if len(rest) == len(chosen):  # a sentence not chosen: it replaces the weakest
+            rest = rest[:-1]
+        return None, [picked, *rest], "model chose a sentence"
+    number = _supporting(line, chosen)
+    if number is None:
+        return None, chosen, "model lead dropped (unsupported)"
+    return _cite(neutralise_html(line), number), chosen, "model lead kept (supported)"
+
+
+def _ask(client: Completer, system: str, user: str) -> str | None:
+    try:
+        return client.complete("grounded", system, user, max_tokens=LEAD_TOKENS)
+    except ModelError:
+        return None  # the answer stands on the sources alone
+
+
+def grounded_answer(question: str, sources: Sequence[Source],
+                    client: Completer | None = None, *, max_sentences: int = MAX_SENTENCES,
+                    max_chars: int = MAX_CHARS) -> CitedAnswer | None:
+    """An answer made of the sources' best sentences, each cited; see the module docs.
+
+    ``None`` when no sentence of ``sources`` is relevant to ``question``: the caller
+    then falls back to quoted passages (or the "no sources" answer). ``client`` is
+    optional; with it, one call (purpose ``grounded``) proposes a short answer or a
+    lead sentence, and only what the sources support of it is used.
+    """
+    ranked = rank_sentences(question, sources)
+    chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
+    if not chosen:
+        return None
+    kind = question_type(question)
+    factual = kind in FACTUAL_KINDS
+    notes = ["grounded", kind]
+    reply: str | None = None
+    shown = select(ranked, max_sentences=MODEL_SENTENCES, max_chars=2 * max_chars)
+    if client is not None:
+        reply = _ask(client, _SHORT_SYSTEM if factual else _LEAD_SYSTEM,
+                     _numbered(question, shown))
+        if reply is None:
+            notes.append("model call failed")
+    lead: str | None = None
+    if reply is not None and not factual:
+        lead, chosen, what = _lead(reply, question, chosen, shown)
+        notes.append(what)
+    parts: list[str] = []
+    if factual:
+        short = _short_answer(question, kind, chosen, _first_line(reply or ""))
+        if short is not None:
+            answer, numbers, how = short
+            parts.append(f"**{_shown(answer)}** " + "".join(f"[{n}]" for n in numbers))
+            notes.append(f"short answer: {how}")
+    body = [_cite(_shown(s.text), s.source.number) for s in chosen]
+    parts.append(" ".join(([lead] if lead else []) + body))
+    return CitedAnswer(text="\n\n".join(parts), model_called=client is not None,
+                       notes=notes)
+
+
+__all__ = [
+    "FACTUAL_KINDS",
+    "Sentence",
+    "candidate_sentences",
+    "grounded_answer",
+    "model_parameters",
+    "rank_sentences",
+    "select",
+    "use_grounded",
+]
