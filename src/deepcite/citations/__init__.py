@@ -5,7 +5,8 @@ from deepcite.citations.hyperlinks import hyperlink
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.registry import SourceRegistry
 from deepcite.citations.render import answer_body, render_sources
-from deepcite.citations.verify import CitationCheck, Verification, verify
+from deepcite.citations.verify import Verification, verify
+from deepcite.types import CitationCheck
 
 __all__ = [
     "CITATION_LINK_MODES",

@@ -37,10 +37,11 @@ from deepcite.citations.support import Evidence, SourceIndex, stems
 from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.errors import DeepciteError, InputError
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
-from deepcite.types import Source
+from deepcite.types import CitationCheck, CitationMethod, CitationOutcome, Source
 
-Outcome = Literal["supported", "partial", "unsupported"]
-Method = Literal["exact", "fuzzy", "overlap", "model", "none"]
+#: The verdict and how it was reached; the records live in :mod:`deepcite.types`.
+Outcome = CitationOutcome
+Method = CitationMethod
 FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
@@ -56,26 +57,6 @@ _SYSTEM = (
     "QUOTE: the one sentence of the source that supports the claim, copied verbatim "
     "(write QUOTE: none when UNSUPPORTED).\n" + UNTRUSTED_NOTICE
 )
-
-
-class CitationCheck(BaseModel):
-    """The verdict on one citation: source ``number`` cited for ``sentence``.
-
-    ``source_number``/``start``/``end``/``quote`` give the evidence span (character
-    offsets into that source's text, ``text[start:end] == quote``) when one was found;
-    they are ``None`` otherwise (always for unsupported citations).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    number: int
-    sentence: str
-    outcome: Outcome
-    method: Method
-    source_number: int | None = None
-    start: int | None = None
-    end: int | None = None
-    quote: str | None = None
 
 
 class Verification(BaseModel):

@@ -228,4 +228,4 @@ def verification_counts(checked: Verification) -> VerificationCounts:
 
 def citation_checks(checked: Verification) -> list[CitationCheck]:
     """One typed record per checked citation, as the result carries them."""
-    return [CitationCheck.model_validate(check.model_dump()) for check in checked.citations]
+    return list(checked.citations)
