@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepcite.citations.markers import prose_only
 from deepcite.citations.support import Evidence, SourceIndex, key_terms, stem, stems
-from deepcite.citations.text import content_words, split_sentences
+from deepcite.citations.text import content_words, sentence_spans, split_sentences
 from deepcite.errors import ModelError
 from deepcite.types import Source
 
@@ -233,19 +233,6 @@ def _insert(sentence: str, addition: str) -> str:
     return f"{sentence.rstrip()} {addition}"
 
 
-def _split(line: str) -> list[tuple[int, int]]:
-    """Offsets of the sentences of ``line``."""
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    for sentence in split_sentences(line):
-        start = line.find(sentence, cursor)
-        if start < 0:
-            continue
-        cursor = start + len(sentence)
-        spans.append((start, cursor))
-    return spans
-
-
 def _has_valid_citation(text: str) -> bool:
     """Whether ``text`` cites a number that verification did not flag."""
     return any(not m.group(2) for m in _MARKER.finditer(prose_only(text)))
@@ -283,7 +270,7 @@ def attribute(
         if in_fence or not line.strip():
             out.append(line)
             continue
-        spans = _split(line)
+        spans = sentence_spans(line)
         pieces = [line[s:e] for s, e in spans]
         cited = [False] * len(pieces)
         for i, piece in enumerate(pieces):

@@ -20,7 +20,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz
 
-from deepcite.citations.text import STOPWORDS, split_sentences
+from deepcite.citations.text import STOPWORDS, sentence_spans
 
 FUZZY_SUPPORTED = 90.0
 OVERLAP_SUPPORTED = 0.7
@@ -162,15 +162,8 @@ class SourceIndex:
         self.text = text
         self.norm, self._origin = normalise(text)
         self.words = _words(text)
-        spans: list[tuple[int, int]] = []
-        cursor = 0
-        for sentence in split_sentences(text):
-            start = text.find(sentence, cursor)
-            if start < 0:
-                continue
-            cursor = start + len(sentence)
-            spans.append((start, cursor))
-        windows = [(s, e) for s, e in spans]
+        spans = sentence_spans(text)
+        windows = list(spans)
         windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
         self._windows = [(s, e, stems(text[s:e]), _words(text[s:e])) for s, e in windows]
 

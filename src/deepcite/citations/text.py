@@ -51,6 +51,20 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text``, as :func:`split_sentences`
+    finds them, so callers can map a sentence back to where it stands."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, cursor)
+        if start < 0:
+            continue
+        cursor = start + len(sentence)
+        spans.append((start, cursor))
+    return spans
+
+
 def overlap(words: set[str], text_words: set[str]) -> float:
     """Share of ``words`` found in ``text_words`` (0 when ``words`` is empty)."""
     if not words:

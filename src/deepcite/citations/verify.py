@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from deepcite.citations.handlers.base import Completer
 from deepcite.citations.markers import clean_markers, prose_only
@@ -37,7 +37,13 @@ from deepcite.citations.support import Evidence, SourceIndex, stems
 from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.errors import DeepciteError, InputError
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
-from deepcite.types import CitationCheck, CitationMethod, CitationOutcome, Source
+from deepcite.types import (
+    CitationCheck,
+    CitationMethod,
+    CitationOutcome,
+    Source,
+    VerificationCounts,
+)
 
 #: The verdict and how it was reached; the records live in :mod:`deepcite.types`.
 Outcome = CitationOutcome
@@ -59,7 +65,7 @@ _SYSTEM = (
 )
 
 
-class Verification(BaseModel):
+class Verification(VerificationCounts):
     """What :func:`verify` found and the text it left.
 
     ``text`` is the verified text: every marker resolves, and every unsupported
@@ -70,16 +76,7 @@ class Verification(BaseModel):
     model call when a model is given); ``model_calls`` counts the calls made.
     """
 
-    model_config = ConfigDict(frozen=True)
-
     text: str
-    markers_checked: int = 0
-    markers_removed: int = 0
-    supported: int = 0
-    partial: int = 0
-    unsupported: int = 0
-    undecided: int = 0
-    model_calls: int = 0
     citations: list[CitationCheck] = Field(default_factory=list)
 
 

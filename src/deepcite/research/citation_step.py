@@ -219,11 +219,8 @@ class FinishedAnswer:
 
 def verification_counts(checked: Verification) -> VerificationCounts:
     """The counts of a verification, as the result carries them."""
-    return VerificationCounts(
-        markers_checked=checked.markers_checked, markers_removed=checked.markers_removed,
-        supported=checked.supported, partial=checked.partial,
-        unsupported=checked.unsupported, undecided=checked.undecided,
-        model_calls=checked.model_calls)
+    return VerificationCounts.model_validate(
+        checked.model_dump(include=set(VerificationCounts.model_fields)))
 
 
 def citation_checks(checked: Verification) -> list[CitationCheck]:
