@@ -1,14 +1,15 @@
 """deepcite: deep research with citations you can check.
 
-The public API: :func:`quick_summary` and :func:`build_researcher` (research from
-settings), :class:`Researcher`, :class:`Settings` and :func:`load_settings`,
+The public API: :func:`quick_summary`, :func:`detailed_report` and
+:func:`build_researcher` (research from settings), :class:`Researcher`,
+:class:`Settings` and :func:`load_settings`,
 :class:`Collection` (local documents), the result types and :class:`DeepciteError`, the
 base of every error they raise. Everything else lives in subpackages named for what
 they do.
 """
 
 from deepcite._version import __version__
-from deepcite.api import build_researcher, quick_summary
+from deepcite.api import build_researcher, detailed_report, quick_summary
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.errors import DeepciteError
@@ -25,6 +26,7 @@ __all__ = [
     "Source",
     "__version__",
     "build_researcher",
+    "detailed_report",
     "load_settings",
     "quick_summary",
 ]

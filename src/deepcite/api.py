@@ -23,7 +23,9 @@ from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_coll
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
+from deepcite.report.detailed import DetailedReport, OutlineReview, cut_at_sentence
 from deepcite.research import Researcher
+from deepcite.research.brief import RunBrief
 from deepcite.search.base import SearchEngine
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import (
@@ -120,25 +122,82 @@ def build_researcher(
 
 
 def quick_summary(
-    question: str, *, on_event: Callable[[Event], None] | None = None, **overrides: Any
+    question: str, *, on_event: Callable[[Event], None] | None = None,
+    follow_up: ResearchResult | None = None, **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` and return a short cited answer.
 
     ``overrides`` are settings (see module docstring), e.g. ``collections=["demo"]``.
-    Raises :class:`deepcite.errors.DeepciteError` subclasses with one-line messages.
+    ``follow_up`` is an earlier result (``HistoryStore.get(id).result``) to build on:
+    its answer is what is already known, its sources keep their numbers and new ones
+    continue the count. Raises :class:`deepcite.errors.DeepciteError` subclasses with
+    one-line messages.
     """
-    if not isinstance(question, str):
-        raise InputError(f"quick_summary() takes the question as text (str), not "
-                         f"{_kind(question)}")
+    _require_question(question, "quick_summary()")
     _require_callback(on_event, "quick_summary()")
+    _require_parent(follow_up, "quick_summary()")
     settings = load_settings(overrides)
     # One question, one Researcher: close its engines (HTTP pools, open indexes) after.
     with build_researcher(settings, on_event) as researcher:
+        return run_question(researcher, question, follow_up=follow_up)
+
+
+def detailed_report(
+    question: str, *, on_event: Callable[[Event], None] | None = None,
+    outline_review: OutlineReview | None = None, **overrides: Any
+) -> ResearchResult:
+    """Research ``question`` as a sectioned report (``result.mode == "detailed"``).
+
+    The question is researched once, the model proposes an outline, and every part is
+    researched and written on the same Researcher, so numbers run through the whole
+    report. ``outline_review`` gets the proposed outline and returns the one to write
+    (the same, edited) or ``None`` to stop. ``to_markdown(result)`` gives the document
+    with its Sources block. Settings as for :func:`quick_summary` (``report.*`` shape
+    the outline and the writer's context).
+    """
+    _require_question(question, "detailed_report()")
+    _require_callback(on_event, "detailed_report()")
+    if outline_review is not None and not callable(outline_review):
+        raise InputError("detailed_report(): outline_review must be a function taking "
+                         f"the outline, or None, not {_kind(outline_review)}")
+    settings = load_settings(overrides)
+    with build_researcher(settings, on_event) as researcher:
+        return DetailedReport(researcher, outline_review=outline_review).run(question)
+
+
+def run_question(researcher: Researcher, question: str, *,
+                 follow_up: ResearchResult | None = None) -> ResearchResult:
+    """One quick run on ``researcher``, building on ``follow_up`` when given."""
+    if follow_up is None:
         return researcher.run(question)
+    researcher.registry.restore(follow_up.sources)
+    return researcher.run(question, brief=follow_up_brief(follow_up, researcher.settings))
+
+
+def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:
+    """What a follow-up builds on: the parent's answer, cut like a report's written
+    context (``report.max_context_chars``), and its sources, whose numbers stay valid.
+    A detailed parent contributes its body without the contents list."""
+    body = parent.answer
+    if body.startswith("## Contents") and "\n## " in body:
+        body = "## " + body.split("\n## ", 1)[1]
+    prior = cut_at_sentence(body.strip(), settings.report.max_context_chars)
+    return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources))
 
 
 def _kind(value: object) -> str:
     return "None" if value is None else type(value).__name__
+
+
+def _require_question(question: object, where: str) -> None:
+    if not isinstance(question, str):
+        raise InputError(f"{where} takes the question as text (str), not {_kind(question)}")
+
+
+def _require_parent(parent: object, where: str) -> None:
+    if parent is not None and not isinstance(parent, ResearchResult):
+        raise InputError(f"{where}: follow_up must be an earlier ResearchResult "
+                         f"(e.g. HistoryStore.get(id).result), not {_kind(parent)}")
 
 
 def _require_settings(settings: object, where: str) -> None:

@@ -32,204 +32,31 @@ import stat
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from deepcite.config_sections import (
+    BUILTIN_PROVIDERS,
+    CitationSettings,
+    EngineSettings,
+    LLMSettings,
+    ReportSettings,
+    ResearchSettings,
+    SearchSettings,
+    SecuritySettings,
+    StoreSettings,
+)
 from deepcite.errors import ConfigError
-from deepcite.registry import LLM_PROVIDERS_GROUP, closest, entry_point_names, kebab_case
+from deepcite.registry import closest
 
 logger = logging.getLogger(__name__)
 
 CONFIG_FILE_NAME = "deepcite.toml"
 ENV_PREFIX = "DEEPCITE_"
-
-#: ``llm.provider`` values that need no plugin (``deepcite.llm.PROVIDERS`` plus ``auto``).
-BUILTIN_PROVIDERS = ("auto", "local", "ollama", "openai", "anthropic")
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class LLMSettings(_Section):
-    """Which chat model answers, and how it is called."""
-
-    provider: str = Field(default="auto", description="auto, local, ollama, openai, "
-                          "anthropic or a plugin's (deepcite.llm_providers)")
-    model: str | None = Field(
-        default=None, description="model name for ollama/openai/anthropic (e.g. llama3.2)"
-    )
-    gguf_path: Path | None = Field(
-        default=None, description="GGUF file for the local provider; default: bundled SmolLM2"
-    )
-    base_url: str | None = Field(
-        default=None, description="OpenAI-compatible server URL (vLLM, LM Studio, llama.cpp)"
-    )
-    ollama_url: str = "http://localhost:11434"
-    api_key: SecretStr | None = Field(
-        default=None, description="key for openai/anthropic; else OPENAI_API_KEY/ANTHROPIC_API_KEY"
-    )
-    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=400, ge=16, le=65536, description="reply length limit")
-    context_size: int | None = Field(
-        default=None, ge=512, le=2_000_000,
-        description="context window in tokens; default 2048 for local, 8192 for others",
-    )
-    threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
-    timeout_seconds: float = Field(default=120.0, gt=0)
-
-    @field_validator("provider")
-    @classmethod
-    def _known_provider(cls, value: str) -> str:
-        name = kebab_case(value)
-        if name in BUILTIN_PROVIDERS:
-            return name  # without an entry point scan, which is slow
-        known = [*BUILTIN_PROVIDERS, *entry_point_names(LLM_PROVIDERS_GROUP)]
-        if name in known:
-            return name
-        near = closest(name, known)
-        hint = f"did you mean {near[0]!r}? " if near else ""
-        raise PydanticCustomError(
-            "unknown_provider", "unknown provider - {hint}known: {known} "
-            "(see `deepcite models`)",
-            {"hint": hint, "known": ", ".join(repr(k) for k in known)})
-
-
-class SearchSettings(_Section):
-    """Where research looks, and which results count."""
-
-    engines: tuple[str, ...] = Field(
-        default=(),
-        description="search engines; default: duckduckgo, or none when collections are given",
-    )
-    collections: tuple[str, ...] = Field(default=(), description="collections to search")
-    include_domains: tuple[str, ...] = Field(
-        default=(), description="only results from these domains (and their subdomains)"
-    )
-    exclude_domains: tuple[str, ...] = Field(default=(), description="never these domains")
-    since: date | None = Field(default=None, description="only results published on/after")
-    until: date | None = Field(default=None, description="only results published on/before")
-    fetch_full_text: bool = Field(
-        default=False, description="download result pages for full text (web engines)"
-    )
-    chunk_tokens: int = Field(default=300, ge=20, le=4000,
-                              description="target chunk size when indexing collections")
-    chunk_overlap_tokens: int = Field(default=40, ge=0, le=1000,
-                                      description="tokens repeated between chunks")
-    dense: bool = Field(default=False, description="embed chunks for hybrid BM25 + dense "
-                        "search (needs deepcite[embeddings])")
-    dense_model: Path | None = Field(default=None, description="sentence-transformers model "
-                                     "folder; default: the bundled all-MiniLM-L6-v2")
-    max_results: int = Field(default=5, ge=1, le=100, description="results per query")
-    concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
-
-
-class EngineSettings(_Section):
-    """Options of the built-in search engines; keys also come from their usual env vars."""
-
-    timeout_seconds: float = Field(default=10.0, gt=0, description="per request")
-    max_retries: int = Field(default=2, ge=0, le=10, description="retries on 429/5xx/timeout")
-    rate_per_second: dict[str, float] = Field(
-        default_factory=dict, description="requests per second by engine name"
-    )
-    circuit_failures: int = Field(
-        default=3, ge=1, description="failures after which an engine is skipped for the run"
-    )
-    searxng_url: str | None = Field(default=None, description="SearXNG instance (SEARXNG_URL)")
-    tavily_api_key: SecretStr | None = Field(default=None, description="or TAVILY_API_KEY")
-    perplexity_api_key: SecretStr | None = Field(default=None, description="or PERPLEXITY_API_KEY")
-    perplexity_model: str = "sonar"
-    brave_api_key: SecretStr | None = Field(default=None, description="or BRAVE_API_KEY")
-    semantic_scholar_api_key: SecretStr | None = Field(
-        default=None, description="optional; or SEMANTIC_SCHOLAR_API_KEY"
-    )
-    pubmed_api_key: SecretStr | None = Field(default=None, description="optional; or NCBI_API_KEY")
-    openalex_email: str | None = Field(default=None, description="polite pool e-mail")
-    wikipedia_language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[a-z]+)?$")
-    elasticsearch_url: str | None = Field(default=None, description="or ELASTICSEARCH_URL")
-    elasticsearch_index: str = "documents"
-    elasticsearch_api_key: SecretStr | None = Field(
-        default=None, description="or ELASTICSEARCH_API_KEY"
-    )
-    elasticsearch_title_field: str = "title"
-    elasticsearch_text_field: str = "content"
-    elasticsearch_url_field: str = "url"
-    elasticsearch_date_field: str | None = None
-    plugins: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="settings of plugin engines by engine name; in "
-        "deepcite.toml as [engines.NAME] tables")
-
-    @field_validator("rate_per_second", "plugins")
-    @classmethod
-    def _engine_spelling(cls, value: dict[str, Any]) -> dict[str, Any]:
-        """Engine names as the registry spells them (``semantic_scholar`` still works)."""
-        return {kebab_case(name): item for name, item in value.items()}
-
-
-class CitationSettings(_Section):
-    """How answers cite, and how citations are checked."""
-
-    handler: str = Field(default="standard",
-                         description="standard, forced (benchmarks) or precision (short facts)")
-    verify: bool = Field(default=True, description="check every cited claim against its source")
-    verify_with_model: bool = Field(
-        default=False, description="ask the model about citations the cheap checks cannot decide")
-    unsupported: Literal["remove", "flag"] = Field(
-        default="remove", description="what happens to citations their source does not support")
-    links: Literal["none", "number", "domain", "domain-id", "domain-id-always",
-                   "source-tagged"] = Field(
-        default="none", description="inline hyperlinks in Markdown output")
-    answer_mode: Literal["auto", "abstractive", "grounded"] = Field(
-        default="auto", description="grounded: answer with the sources' own sentences; "
-        "auto: grounded for small models (under 1B parameters, local with <= 4k context)")
-    mark_unsupported: bool = Field(
-        default=False, description="mark answer sentences no source supports ^(unsupported)")
-
-
-class SecuritySettings(_Section):
-    """The egress policy: where deepcite may connect."""
-
-    offline: bool = Field(
-        default=False, description="no web engines or cloud models; only local services and "
-        "allow_private_hosts; never widens what may be contacted"
-    )
-    allow_private_networks: bool = Field(
-        default=False, description="allow every private/loopback address (not recommended)"
-    )
-    allow_private_hosts: tuple[str, ...] = Field(
-        default=(), description="private hosts, IPs or CIDRs that fetched pages and redirects "
-        "may reach, optionally with :port (configured service URLs need no entry)"
-    )
-    max_download_bytes: int = Field(default=5_000_000, ge=1024, description="page fetch cap")
-
-
-class ResearchSettings(_Section):
-    """How a run iterates."""
-
-    strategy: str = "source-based"
-    iterations: int = Field(default=2, ge=1, le=50)
-    questions_per_iteration: int = Field(default=3, ge=0, le=20)
-    followups_per_iteration: int = Field(default=2, ge=0, le=20)
-    search_original_query: bool = True
-    max_query_chars: int = Field(
-        default=300, ge=1, description="longer questions are not searched verbatim"
-    )
-    question_context_limit: int = Field(
-        default=30, ge=1, description="recent results shown when generating follow-ups"
-    )
-    max_sources: int = Field(default=10, ge=1, le=200, description="sources given to synthesis")
-    relevance_filter: bool = Field(
-        default=False, description="one model call keeps and ranks this run's results")
-    max_model_calls: int | None = Field(default=None, ge=1, description="run budget")
-    max_tokens: int | None = Field(default=None, ge=100, description="run budget (prompt + reply)")
-    max_seconds: float | None = Field(default=None, gt=0, description="run budget, wall clock")
-    max_searches: int | None = Field(default=None, ge=1, description="run budget")
 
 
 class Settings(BaseSettings):
@@ -243,6 +70,8 @@ class Settings(BaseSettings):
     research: ResearchSettings = ResearchSettings()
     citations: CitationSettings = CitationSettings()
     security: SecuritySettings = SecuritySettings()
+    report: ReportSettings = ReportSettings()
+    store: StoreSettings = StoreSettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -606,3 +435,29 @@ def _describe(exc: ValidationError, layers: _Layers) -> str:
     shown = repr(value)  # a value can be a whole file's worth of text: keep one short line
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     return f"Bad value {shown} for setting {key!r} (from {origin}): {err['msg']}"
+
+
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "CONFIG_FILE_NAME",
+    "ENV_PREFIX",
+    "KNOWN_KEYS",
+    "SECTIONS",
+    "CitationSettings",
+    "EngineSettings",
+    "LLMSettings",
+    "ReportSettings",
+    "ResearchSettings",
+    "SearchSettings",
+    "SecuritySettings",
+    "SettingValue",
+    "Settings",
+    "StoreSettings",
+    "config_warnings",
+    "default_config_files",
+    "env_name",
+    "explain_settings",
+    "get_value",
+    "load_settings",
+    "resolve_key",
+]

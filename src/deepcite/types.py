@@ -67,6 +67,7 @@ WarningCode = Literal[
     "fetch_failed",           # a page's full text could not be fetched
     "followups_unusable",     # the model's follow-up queries were unusable
     "handler",                # the citation handler name was unknown; standard was used
+    "outline_fallback",       # the model's outline was unusable; a default one was used
     "invalid_citations",      # citations to sources that do not exist were removed
     "no_engines",             # nothing to search
     "questions_unusable",     # the model's queries were unusable; the question was searched
@@ -142,6 +143,22 @@ class VerificationCounts(_Record):
     model_calls: int = 0
 
 
+#: What a run produced: a quick answer, or a detailed report of researched sections.
+ReportMode = Literal["quick", "detailed"]
+
+
+class OutlineEntry(_Record):
+    """One heading of a detailed report's outline.
+
+    ``level`` 1 is a section, 2 a subsection of the section before it; ``purpose`` is
+    the one line saying what the part must cover (it steers that part's research).
+    """
+
+    title: str = Field(min_length=1)
+    purpose: str = ""
+    level: Literal[1, 2] = 1
+
+
 class ResearchResult(_Record):
     """The outcome of one research run.
 
@@ -173,6 +190,14 @@ class ResearchResult(_Record):
     #: verification and attribution (marked in the text with
     #: ``citations.mark_unsupported``).
     unsupported_sentences: list[str] = Field(default_factory=list)
+    #: ``quick`` for one answer; ``detailed`` for a report, whose ``answer`` is its
+    #: contents list and sections and whose ``sources`` are those of the whole report.
+    mode: ReportMode = "quick"
+    #: The report's title (detailed reports); front ends and exports fall back to the
+    #: question when it is ``None``.
+    title: str | None = None
+    #: The outline a detailed report was written to (empty for quick answers).
+    outline: list[OutlineEntry] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- events
@@ -245,6 +270,23 @@ class RunWarning(_Event):
     message: str
 
 
+class OutlineReady(_Event):
+    """A detailed report's outline is settled; ``sections`` are the parts to research."""
+
+    kind: Literal["outline_ready"] = "outline_ready"
+    entries: list[OutlineEntry]
+    fallback: bool = False
+
+
+class SectionStarted(_Event):
+    """A detailed report starts researching part ``index`` of ``total`` (1-based)."""
+
+    kind: Literal["section_started"] = "section_started"
+    index: int
+    total: int
+    title: str
+
+
 class Finished(_Event):
     """The run ended; ``cancelled`` or ``error`` say how."""
 
@@ -255,6 +297,6 @@ class Finished(_Event):
 
 Event = Annotated[
     PhaseStarted | QuestionsGenerated | SearchDone | SourcesAdded | ModelCall | RunWarning
-    | Finished,
+    | OutlineReady | SectionStarted | Finished,
     Field(discriminator="kind"),
 ]

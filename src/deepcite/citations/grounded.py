@@ -448,15 +448,18 @@ def _ask(client: Completer, system: str, user: str) -> str | None:
 
 def grounded_answer(question: str, sources: Sequence[Source],
                     client: Completer | None = None, *, max_sentences: int = MAX_SENTENCES,
-                    max_chars: int = MAX_CHARS) -> CitedAnswer | None:
+                    max_chars: int = MAX_CHARS, avoid: str = "") -> CitedAnswer | None:
     """An answer made of the sources' best sentences, each cited; see the module docs.
 
     ``None`` when no sentence of ``sources`` is relevant to ``question``: the caller
     then falls back to quoted passages (or the "no sources" answer). ``client`` is
     optional; with it, one call (purpose ``grounded``) proposes a short answer or a
-    lead sentence, and only what the sources support of it is used.
+    lead sentence, and only what the sources support of it is used. A sentence found in
+    ``avoid`` (what a report already says, whitespace collapsed) is not quoted again.
     """
     ranked = rank_sentences(question, sources)
+    if avoid:  # written with its citation before the full stop: compare without it
+        ranked = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid]
     chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
     if not chosen:
         return None

@@ -26,7 +26,9 @@ class SourceRegistry:
 
     def __init__(self) -> None:
         self._sources: list[Source] = []
+        self._by_number: dict[int, Source] = {}
         self._by_key: dict[tuple[str, str], Source] = {}
+        self._next = 1
         self._lock = threading.Lock()
 
     def add(self, result: SearchResult) -> Source:
@@ -38,7 +40,7 @@ class SourceRegistry:
             if known is not None:
                 return known
             source = Source(
-                number=len(self._sources) + 1,
+                number=self._next,
                 title=one_line(result.title) or result.url,
                 url=result.url,
                 canonical_url=canonical,
@@ -48,9 +50,31 @@ class SourceRegistry:
                 published=result.published,
                 metadata=dict(result.metadata),
             )
-            self._sources.append(source)
-            self._by_key[key] = source
+            self._keep(source, key)
             return source
+
+    def restore(self, sources: Iterable[Source]) -> None:
+        """Take back sources numbered in an earlier session (a stored run a follow-up
+        builds on), keeping their numbers; new sources then continue after the highest.
+
+        Numbers must rise above the registry's own, or two sources would share one - a
+        ``ValueError``, since only stored runs, which a registry numbered, are restored.
+        A stored run may lack numbers (sources registered but never used), so gaps are
+        allowed; no later source takes a number inside one.
+        """
+        with self._lock:
+            for source in sorted(sources, key=lambda s: s.number):
+                if source.number < self._next:
+                    raise ValueError(f"source {source.number} is already taken (the next "
+                                     f"number is {self._next})")
+                key = (source.canonical_url, " ".join(source.snippet.split()))
+                self._keep(source, key)
+
+    def _keep(self, source: Source, key: tuple[str, str]) -> None:
+        self._sources.append(source)
+        self._by_number[source.number] = source
+        self._by_key.setdefault(key, source)
+        self._next = source.number + 1
 
     def add_many(self, results: Iterable[SearchResult]) -> list[Source]:
         """Register several results; returns their sources in the same order."""
@@ -59,14 +83,12 @@ class SourceRegistry:
     def get(self, number: int) -> Source | None:
         """The source numbered ``number``, or ``None`` when there is none."""
         with self._lock:
-            if 1 <= number <= len(self._sources):
-                return self._sources[number - 1]
-        return None
+            return self._by_number.get(number)
 
     def numbers(self) -> set[int]:
         """All numbers given so far."""
         with self._lock:
-            return set(range(1, len(self._sources) + 1))
+            return set(self._by_number)
 
     def sources(self) -> list[Source]:
         """A snapshot of all sources in number order."""

@@ -1,4 +1,4 @@
-"""The quick report: the answer, then the Sources block, assembled on output.
+"""A result as Markdown: title (reports), body, then the Sources block, assembled on output.
 
 The result's ``answer`` never holds a sources block; it is rendered here from the
 structured sources so that body text, block and exports read the same numbers.
@@ -15,7 +15,7 @@ from typing import Any
 
 from deepcite.citations.render import render_sources
 from deepcite.citations.text import neutralise_html
-from deepcite.security.terminal import terminal_safe
+from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.types import ResearchResult
 
 
@@ -26,8 +26,11 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
     what each phase produced, for users who want to check the path, not just the result.
     """
     parts = [neutralise_html(result.answer.strip())]
+    if result.title:
+        parts.insert(0, f"# {neutralise_html(one_line(result.title))}")
     if result.cancelled:
-        parts.append("_This run was cancelled; the answer covers what was found until then._")
+        what = "report" if result.mode == "detailed" else "answer"
+        parts.append(f"_This run was cancelled; the {what} covers what was found until then._")
     if show_findings:
         parts.append(neutralise_html(_findings(result)))
     block = render_sources(result.sources, text=result.answer)
@@ -44,7 +47,10 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
     """
     return {
         "question": result.question,
+        "mode": result.mode,
+        "title": result.title,
         "answer": result.answer,
+        "outline": [entry.model_dump() for entry in result.outline],
         "strategy": result.strategy,
         "handler": result.handler,
         "sources": [

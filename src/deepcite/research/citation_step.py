@@ -97,10 +97,14 @@ class CitationStep:
         again. Handlers that follow a strategy (standard) take both; forced and
         precision answer in their own shape from the same sources.
         """
+        brief = self._ctx.brief
+        style = style or brief.style
         if draft is None and sources and self.grounded:
             cited = self._grounded(question, sources)
         else:
-            cited = self.handler.answer(question, sources, style=style, draft=draft)
+            prior = brief.handler_context(has_sources=bool(sources))
+            cited = self.handler.answer(question, sources, prior_knowledge=prior,
+                                        style=style, draft=draft)
         if cited.model_called and self._ctx.cancel.cancelled:
             return None
         return cited
@@ -119,7 +123,8 @@ class CitationStep:
 
     def _grounded(self, question: str, sources: list[Source]) -> CitedAnswer:
         """The grounded answer, or quoted passages when no sentence is relevant."""
-        cited = grounded_answer(question, sources, self._ctx.client)
+        cited = grounded_answer(question, sources, self._ctx.client,
+                                avoid=self._ctx.brief.avoid)
         if cited is not None:
             return cited
         return CitedAnswer(text=evidence_answer(question, sources, intro=NOT_ANSWERED_INTRO),

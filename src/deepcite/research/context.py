@@ -18,6 +18,7 @@ from deepcite.citations.handlers import CitationHandler, get_handler
 from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
 from deepcite.llm import ModelInterface, Usage
+from deepcite.research.brief import RunBrief
 from deepcite.research.cancel import CancelToken
 from deepcite.research.parallel import SearchOutcome
 from deepcite.search.base import SearchEngine
@@ -63,6 +64,8 @@ class RunContext:
     registry: SourceRegistry
     cancel: CancelToken
     emit: Callable[[Event], None]
+    #: What the run builds on (report sections, follow-ups); empty for a quick answer.
+    brief: RunBrief = field(default_factory=RunBrief)
     warnings: list[str] = field(default_factory=list)
     #: The code of each warning, in the same order (``uncited_answer``, ``budget`` ...).
     warning_codes: list[WarningCode] = field(default_factory=list)
@@ -93,18 +96,14 @@ class RunContext:
         """Whether the run may spend ``model_calls`` more calls and ``searches`` more
         searches. The first time a limit is reached the user is told which, once; the
         strategy then stops searching and answers from what it has."""
-        cfg = self.settings.research
-        usage = self.usage
-        reason = None
-        if cfg.max_seconds is not None and time.monotonic() - self.started >= cfg.max_seconds:
-            reason = f"time budget of {cfg.max_seconds:g} s reached"
-        elif cfg.max_model_calls is not None and \
-                usage.calls + model_calls > cfg.max_model_calls:
-            reason = f"model-call budget of {cfg.max_model_calls} reached"
-        elif cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
-            reason = f"token budget of {cfg.max_tokens} reached"
-        elif cfg.max_searches is not None and self.searches + searches > cfg.max_searches:
-            reason = f"search budget of {cfg.max_searches} reached"
+        shared = self.brief.budget
+        if shared is None:
+            usage, started, done = self.usage, self.started, self.searches
+        else:  # a report's run: the budget is the report's, counted from its start
+            usage = self.client.usage.since(shared.usage_start)
+            started, done = shared.started, shared.searches + self.searches
+        reason = budget_reason(self.settings, usage, time.monotonic() - started, done,
+                               model_calls=model_calls, searches=searches)
         if reason is None:
             return True
         if self.budget_note is None:
@@ -168,6 +167,23 @@ class RunContext:
             if outcome.error:
                 self.warn("engine_failed", f"{outcome.engine} failed for "
                           f"{outcome.query!r}: {outcome.error}")
+
+
+def budget_reason(settings: Settings, usage: Usage, elapsed: float, searches_done: int,
+                  *, model_calls: int = 0, searches: int = 0) -> str | None:
+    """Which ``research.max_*`` budget spending ``model_calls`` more calls and ``searches``
+    more searches would break, or ``None``. Shared by runs and by the report builder,
+    which asks before starting each section."""
+    cfg = settings.research
+    if cfg.max_seconds is not None and elapsed >= cfg.max_seconds:
+        return f"time budget of {cfg.max_seconds:g} s reached"
+    if cfg.max_model_calls is not None and usage.calls + model_calls > cfg.max_model_calls:
+        return f"model-call budget of {cfg.max_model_calls} reached"
+    if cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
+        return f"token budget of {cfg.max_tokens} reached"
+    if cfg.max_searches is not None and searches_done + searches > cfg.max_searches:
+        return f"search budget of {cfg.max_searches} reached"
+    return None
 
 
 @dataclass

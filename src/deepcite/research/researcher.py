@@ -26,6 +26,7 @@ from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
+from deepcite.research.brief import RunBrief
 from deepcite.research.cancel import CancelToken
 from deepcite.research.citation_step import (
     ERROR_INTRO,
@@ -114,10 +115,12 @@ class Researcher:
                 except Exception:  # one engine's cleanup must not leak the others'
                     logger.warning("closing engine %s failed", engine.name, exc_info=True)
 
-    def run(self, question: str) -> ResearchResult:
+    def run(self, question: str, *, brief: RunBrief | None = None) -> ResearchResult:
         """Research ``question``; returns a result whose every ``[n]`` resolves.
 
-        Runs one at a time: a second call while one is in progress is refused.
+        ``brief`` is what the run builds on (a report section's written parts and
+        budget, a follow-up's earlier answer); see :class:`RunBrief`. Runs one at a
+        time: a second call while one is in progress is refused.
         """
         question = " ".join(valid_utf8(question).split())
         if not question:
@@ -132,17 +135,21 @@ class Researcher:
             self._running = True
             token = self._token
         try:
-            return self._run(question, token)
+            return self._run(question, token, brief or RunBrief())
         finally:
             with self._lock:
                 self._running = False
                 self._token = CancelToken()
 
-    def _run(self, question: str, token: CancelToken) -> ResearchResult:
+    def _run(self, question: str, token: CancelToken, brief: RunBrief) -> ResearchResult:
         started = time.perf_counter()
         self.client.should_stop = lambda: token.cancelled
-        context = RunContext(self.settings, self.client, self._engines, self.registry,
-                             token, self._emit)
+        settings = self.settings
+        if brief.iterations is not None:
+            settings = settings.model_copy(update={"research": settings.research.model_copy(
+                update={"iterations": brief.iterations})})
+        context = RunContext(settings, self.client, self._engines, self.registry,
+                             token, self._emit, brief=brief)
         for notice in self._notices:
             context.warn("engine_skipped", notice)
         if not self._engines:
@@ -165,7 +172,12 @@ class Researcher:
             context.warn("run_failed", error)
             outcome = step.quoted(question, strategy.found_sources(), strategy.by_iteration,
                                   [], intro=ERROR_INTRO)
+        if brief.prior_sources:  # earlier numbers stay valid citations, checked as such
+            known = {s.number: s for s in (*brief.prior_sources, *outcome.sources)}
+            outcome.sources = [known[n] for n in sorted(known)]
         finished = step.finish(question, outcome)
+        if brief.budget is not None:
+            brief.budget.searches += context.searches
         answer, checked = finished.text, finished.verification
         usage = context.usage
         metrics = RunMetrics(
@@ -218,6 +230,11 @@ class Researcher:
             return outcome
         logger.info("cancelled run returns without waiting for its last step")
         return strategy.partial(question)
+
+    def emit(self, event: Event) -> None:
+        """Send ``event`` to the callback, as the runs' own events are (report builders
+        announce outlines and sections this way)."""
+        self._emit(event)
 
     def _emit(self, event: Event) -> None:
         if self._on_event is None:

@@ -1,0 +1,359 @@
+"""The detailed report: research once, outline, research each part, assemble.
+
+1. **Research** the question once with the run's strategy; its answer becomes the
+   report's Summary, and what it found grounds the outline.
+2. **Outline**: one model call proposes sections and subsections with a one-line
+   purpose each (:mod:`deepcite.report.outline` parses it leniently, drops sections
+   about sources or methodology, and falls back to a default structure with a
+   warning). ``outline_review`` lets the user edit or approve it first.
+3. **Sections**: every part gets its own research run on the *same* Researcher, so the
+   one SourceRegistry numbers the whole report - sources keep their numbers, new ones
+   continue the count. The writer sees the most recent parts already written (at most
+   ``report.max_context_sections`` parts and ``report.max_context_chars`` characters,
+   cut at a sentence boundary), fenced as not to be repeated. A part whose research
+   found nothing says so in one line instead of inventing. Each part's answer is
+   verified like a quick answer (the citation step does it for every run).
+4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
+   the body: it is rendered from the registry on output (``to_markdown``), in the store
+   and in every export, so body and block always read the same numbers.
+
+The report's budget (``research.max_*``) holds for the whole report: every run counts
+from the report's start (:class:`~deepcite.research.brief.SharedBudget`), and once it
+is spent the remaining parts say so instead of being researched. Cancelling keeps the
+parts written so far and returns them as a cancelled report.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
+from deepcite.citations.render import answer_body
+from deepcite.errors import DeepciteError, InputError
+from deepcite.research import Researcher
+from deepcite.research.brief import RunBrief, SharedBudget
+from deepcite.research.context import budget_reason
+from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.types import (
+    Finding,
+    OutlineEntry,
+    OutlineReady,
+    ResearchResult,
+    RunMetrics,
+    RunWarning,
+    SectionStarted,
+    VerificationCounts,
+    WarningCode,
+)
+
+from .outline import (
+    OUTLINE_SYSTEM,
+    default_outline,
+    outline_prompt,
+    parse_outline,
+    research_parts,
+)
+
+#: Reviews the proposed outline before sections are written: returns the outline to
+#: use (the same, edited, or ``None`` to stop without writing sections).
+OutlineReview = Callable[[list[OutlineEntry]], list[OutlineEntry] | None]
+
+SUMMARY_HEADING = "Summary"
+NO_SOURCES_LINE = "_No sources were found for this part, so it is left unwritten._"
+MAX_QUERY_CHARS = 300
+
+SECTION_SYSTEM = (
+    "You are writing one part of a research report on the question: {question}\n"
+    "Write the part titled \"{title}\"{purpose} using only the numbered sources, in one "
+    "to three short paragraphs of plain prose, without headings and without a list of "
+    "sources. End every sentence with the numbers of the sources it comes from in "
+    "square brackets, like [1] or [2][3]. Do not cite numbers that are not listed. "
+    "Text between the CONTENT ALREADY WRITTEN markers is already in the report: do not "
+    "repeat it. " + UNTRUSTED_NOTICE
+)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s")
+_HEADING_LINE = re.compile(r"^[ ]{0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
+
+
+@dataclass
+class _Part:
+    """A written part: its index in the outline and its text."""
+
+    index: int
+    text: str
+
+
+@dataclass
+class _Tally:
+    """What the report's runs add up to."""
+
+    results: list[ResearchResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    codes: list[WarningCode] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, result: ResearchResult, label: str) -> None:
+        self.results.append(result)
+        for message, code in zip(result.warnings, result.warning_codes, strict=False):
+            self.warn(code, f"{label}: {message}" if label else message)
+        self.findings.append(Finding(phase=label or "research", question=result.question,
+                                     content=result.answer))
+
+    def warn(self, code: WarningCode, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            self.codes.append(code)
+
+
+def cut_at_sentence(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at the last sentence end before it
+    (at a word boundary when no sentence ends in time); whole text when it fits."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    head = text[:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(head + " ")]
+    ends = [e for e in ends if e <= limit]
+    if ends:
+        return head[:ends[-1]].rstrip()
+    return head.rsplit(" ", 1)[0].rstrip() if " " in head else head
+
+
+def already_written(parts: Sequence[str], *, max_parts: int, max_chars: int) -> str:
+    """The context the next part's writer sees: the last ``max_parts`` parts, cut."""
+    if max_parts <= 0 or max_chars <= 0:
+        return ""
+    return cut_at_sentence("\n\n".join(parts[-max_parts:]), max_chars)
+
+
+def section_body(answer: str) -> str:
+    """A part's answer as report text: no Sources block of its own, and headings made
+    bold lines so the report's own structure (and its contents list) stays true."""
+    body = answer_body(answer)[0].strip()
+    return _HEADING_LINE.sub(lambda m: f"**{m.group(1).strip()}**", body)
+
+
+class DetailedReport:
+    """Builds one detailed report on a Researcher; :meth:`cancel` stops it cleanly."""
+
+    def __init__(self, researcher: Researcher, *,
+                 outline_review: OutlineReview | None = None) -> None:
+        self._researcher = researcher
+        self._review = outline_review
+        self._cancelled = threading.Event()
+        self._usage_start = researcher.client.usage
+
+    def cancel(self) -> None:
+        """Stop the report: the run in progress returns what it has, no part follows."""
+        self._cancelled.set()
+        self._researcher.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def run(self, question: str) -> ResearchResult:
+        """Research ``question`` as a sectioned report; see the module docstring."""
+        researcher = self._researcher
+        started = time.perf_counter()
+        budget = SharedBudget(usage_start=researcher.client.usage)
+        self._usage_start = budget.usage_start
+        tally = _Tally()
+        summary = researcher.run(question, brief=RunBrief(budget=budget))
+        question = summary.question  # as the Researcher cleaned it
+        tally.add(summary, "")
+        parts: list[_Part] = []
+        entries: list[OutlineEntry] = []
+        if not (summary.cancelled or self.cancelled):
+            entries = self._outline(question, summary, budget, tally)
+        if entries and not self.cancelled:
+            parts = self._sections(question, entries, summary, budget, tally)
+        cancelled = self.cancelled or any(r.cancelled for r in tally.results)
+        return self._assemble(question, summary, entries, parts, tally, cancelled,
+                              time.perf_counter() - started)
+
+    # ------------------------------------------------------------------ outline
+
+    def _outline(self, question: str, summary: ResearchResult, budget: SharedBudget,
+                 tally: _Tally) -> list[OutlineEntry]:
+        researcher = self._researcher
+        cfg = researcher.settings.report
+        entries: list[OutlineEntry] = []
+        problem = "the model's outline was unusable"
+        reason = self._budget_reason(budget, model_calls=1)
+        if reason is not None:
+            problem = f"the {reason} before an outline was asked for"
+        else:
+            try:
+                reply = researcher.client.complete(
+                    "outline", OUTLINE_SYSTEM, outline_prompt(question, summary.sources))
+                entries = parse_outline(reply, max_sections=cfg.max_sections,
+                                        max_subsections=cfg.max_subsections)
+            except DeepciteError as exc:
+                problem = f"the outline call failed ({exc})"
+        fallback = not entries
+        if fallback:
+            entries = default_outline(question)[:cfg.max_sections]
+            message = f"Used a default outline: {problem}"
+            tally.warn("outline_fallback", message)
+            researcher.emit(RunWarning(code="outline_fallback", message=message))
+        if self._review is not None and not self.cancelled:
+            reviewed = self._review(list(entries))
+            if reviewed is None:
+                self._cancelled.set()
+                return entries
+            if not reviewed:
+                raise InputError("The reviewed outline has no sections - keep at least one")
+            entries = reviewed
+        researcher.emit(OutlineReady(entries=entries, fallback=fallback))
+        return entries
+
+    # ----------------------------------------------------------------- sections
+
+    def _sections(self, question: str, entries: list[OutlineEntry], summary: ResearchResult,
+                  budget: SharedBudget, tally: _Tally) -> list[_Part]:
+        researcher = self._researcher
+        cfg = researcher.settings.report
+        todo = research_parts(entries)
+        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
+        parts: list[_Part] = []
+        stopped: str | None = None
+        for count, (index, number, heading) in enumerate(todo, start=1):
+            entry = entries[index]
+            if self.cancelled:
+                break
+            if stopped is None:
+                reason = self._budget_reason(budget, model_calls=1, searches=1)
+                if reason is not None:
+                    stopped = f"Not researched: the report's {reason}."
+                    tally.warn("budget", f"Stopped early: {reason}; the remaining parts "
+                               "are not researched")
+            if stopped is not None:
+                parts.append(_Part(index, f"_{stopped}_"))
+                continue
+            researcher.emit(SectionStarted(index=count, total=len(todo), title=heading))
+            context = already_written(written, max_parts=cfg.max_context_sections,
+                                      max_chars=cfg.max_context_chars)
+            brief = RunBrief(
+                written=context, avoid=" ".join(" ".join(written).split()),
+                style=_section_style(question, heading, entry.purpose,
+                                     researcher.settings.llm.max_tokens),
+                iterations=cfg.section_iterations, budget=budget)
+            result = researcher.run(_query(question, heading, entry.purpose), brief=brief)
+            tally.add(result, f"{number} {entry.title}")
+            text = _part_text(result)
+            parts.append(_Part(index, text))
+            written.append(f"## {number} {entry.title}\n\n{text}")
+            if result.cancelled:
+                break
+        return parts
+
+    def _budget_reason(self, budget: SharedBudget, *, model_calls: int = 0,
+                       searches: int = 0) -> str | None:
+        client = self._researcher.client
+        return budget_reason(self._researcher.settings, client.usage.since(budget.usage_start),
+                             time.monotonic() - budget.started, budget.searches,
+                             model_calls=model_calls, searches=searches)
+
+    # ----------------------------------------------------------------- assembly
+
+    def _assemble(self, question: str, summary: ResearchResult,
+                  entries: list[OutlineEntry], parts: list[_Part], tally: _Tally,
+                  cancelled: bool, wall: float) -> ResearchResult:
+        researcher = self._researcher
+        body = assemble_body(summary.answer, entries, parts)
+        results = tally.results
+        usage = researcher.client.usage.since(self._usage_start)  # the outline call too
+        metrics = RunMetrics(
+            model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
+            search_seconds=sum(r.metrics.search_seconds for r in results),
+            searches=sum(r.metrics.searches for r in results), wall_seconds=wall)
+        checked = [r.verification for r in results if r.verification is not None]
+        verification = None
+        if checked:
+            verification = VerificationCounts(**{
+                name: sum(getattr(v, name) for v in checked)
+                for name in VerificationCounts.model_fields})
+        errors = [r.error for r in results if r.error]
+        return ResearchResult(
+            question=question, answer=body, strategy=summary.strategy,
+            handler=summary.handler, sources=researcher.registry.sources(),
+            questions_by_iteration=summary.questions_by_iteration,
+            findings=tally.findings, metrics=metrics, warnings=tally.warnings,
+            warning_codes=tally.codes, cancelled=cancelled,
+            error=errors[0] if errors else None, verification=verification,
+            citation_checks=[c for r in results for c in r.citation_checks],
+            unsupported_sentences=[s for r in results for s in r.unsupported_sentences],
+            mode="detailed", title=report_title(question), outline=entries,
+        )
+
+
+def assemble_body(summary: str, entries: Sequence[OutlineEntry],
+                  parts: Sequence[_Part]) -> str:
+    """Contents, Summary and the numbered parts: the body the store keeps (no Sources).
+
+    Parts a cancelled report never reached are left out of the body (the outline keeps
+    them); a section heading is kept when any of its subsections was written.
+    """
+    written = {part.index: part.text for part in parts}
+    contents = [f"- {SUMMARY_HEADING}"]
+    sections: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary)}"]
+    number = sub = 0
+    pending: str | None = None  # a section heading waiting for its first written child
+    for index, entry in enumerate(entries):
+        if entry.level == 1:
+            number, sub = number + 1, 0
+            label = f"{number}. {entry.title}"
+            contents.append(f"- {label}")
+            heading = f"## {label}"
+            pending = heading
+        else:
+            sub += 1
+            label = f"{number}.{sub} {entry.title}"
+            contents.append(f"    - {label}")
+            heading = f"### {label}"
+        text = written.get(index)
+        if text is None:
+            continue
+        if entry.level == 2 and pending is not None:
+            sections.append(pending)
+        pending = None
+        sections.append(f"{heading}\n\n{text}")
+    return "\n\n".join(["## Contents\n\n" + "\n".join(contents), *sections])
+
+
+def report_title(question: str) -> str:
+    """The question as the report's title, first letter capitalised."""
+    text = " ".join(question.split())
+    return text[:1].upper() + text[1:]
+
+
+def _query(question: str, heading: str, purpose: str) -> str:
+    """What a part researches: the report's question narrowed to the part."""
+    query = f"{question} - {heading}" + (f": {purpose}" if purpose else "")
+    return query if len(query) <= MAX_QUERY_CHARS else cut_at_word(query, MAX_QUERY_CHARS)
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    return text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+
+
+def _section_style(question: str, heading: str, purpose: str,
+                   max_tokens: int) -> AnswerStyle:
+    about = f" ({purpose})" if purpose else ""
+    system = SECTION_SYSTEM.format(question=question, title=heading, purpose=about)
+    return AnswerStyle(purpose="section", system=system, max_tokens=max_tokens)
+
+
+def _part_text(result: ResearchResult) -> str:
+    """The written part, or one line when its research found nothing."""
+    if not result.sources or result.answer.strip() == NO_SOURCES_ANSWER:
+        return NO_SOURCES_LINE
+    return section_body(result.answer)

@@ -1,0 +1,211 @@
+"""The outline of a detailed report: asked of the model, parsed leniently, checked.
+
+Small local models rarely follow a format exactly: they number with ``1.``, ``I.``,
+``Section 1:`` or Markdown headings, put the purpose after a dash, a colon, in
+brackets or on the next line, wrap titles in bold, and open with "Here is an
+outline". The parser accepts all of that and keeps only what is usable; an outline
+with fewer than two sections is unusable and the builder falls back to
+:func:`default_outline` (with a warning). Sections about sources, references or
+methodology are dropped: the report has one Sources block, assembled from the
+registry, and no model-written list of references can be trusted to match it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.security.terminal import one_line
+from deepcite.types import OutlineEntry, Source
+
+OUTLINE_SYSTEM = (
+    "You plan research reports. Propose the sections of a report that answers the "
+    "question from the sources listed. Reply with the outline only, one heading per "
+    "line, numbered like '1. Title - what this section covers' and subsections like "
+    "'1.1 Title - what it covers'. Use 3 to 5 sections. Do not include sections for "
+    "sources, references or methodology. " + UNTRUSTED_NOTICE
+)
+#: Fewer usable sections than this and the outline is replaced by the default one.
+MIN_SECTIONS = 2
+MAX_TITLE_CHARS = 90
+MAX_TITLE_WORDS = 14
+#: Titles of parts the report never researches (its Sources block is built, not written).
+_EXCLUDED = re.compile(
+    r"\b(sources?|references?|bibliograph\w*|citations?|works cited|further reading|"
+    r"methodolog\w*|methods?)\b", re.IGNORECASE)
+_PREAMBLE = re.compile(r"\b(outline|here is|here's|sure|certainly|report structure)\b",
+                       re.IGNORECASE)
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_SUB_NUMBER = re.compile(r"^(\d+)[.)]\d+[.)]?\s+(.*)$")
+_NUMBER = re.compile(r"^(?:\d+|[IVXivx]+|[A-Z])[.)]\s+(.*)$")
+_LETTER = re.compile(r"^[a-z][.)]\s+(.*)$")
+_BULLET = re.compile(r"^[-*+•]\s+(.*)$")
+_LABEL = re.compile(r"^(sub)?section\s+[\w.]+\s*[:.-]\s*(.*)$", re.IGNORECASE)
+_PURPOSE = re.compile(r"^(?:purpose|covers|description|focus)\s*:\s*(.*)$", re.IGNORECASE)
+_SEPARATOR = re.compile(r"\s+[-–—]\s+|:\s+|\s+\((?=.*\)$)")
+
+
+def outline_prompt(question: str, sources: Sequence[Source], *, max_sources: int = 12,
+                   snippet_chars: int = 200) -> str:
+    """The user prompt: the question and the titles and openings of what was found."""
+    blocks = [fence(" ".join(s.snippet.split())[:snippet_chars], number=s.number,
+                    title=s.title) for s in list(sources)[:max_sources]]
+    parts = ["Sources found so far:", *blocks] if blocks else []
+    parts += [f"Question: {question}", "Outline:"]
+    return "\n\n".join(parts)
+
+
+def parse_outline(reply: str, *, max_sections: int = 5,
+                  max_subsections: int = 3) -> list[OutlineEntry]:
+    """The outline in ``reply``, cleaned; empty when fewer than two sections are usable.
+
+    Levels come from the numbering (``1.`` vs ``1.1``), Markdown heading depth, or
+    indentation of bullets; a subsection before any section becomes a section. Titles
+    that are prose, duplicates, or about sources/references/methodology are dropped,
+    with their subsections. At most ``max_sections`` sections with
+    ``max_subsections`` subsections each are kept.
+    """
+    lines = [line for line in reply.replace("\r", "").split("\n")
+             if line.strip() and not line.strip().startswith("```")]
+    heading_levels = sorted({len(m.group(1)) for line in lines
+                             if (m := _HEADING.match(line.strip()))})
+    raw: list[tuple[int, str, str]] = []  # level, title, purpose
+    for line in lines:
+        parsed = _parse_line(line, heading_levels)
+        if parsed is None:
+            continue
+        level, text = parsed
+        if level == 0:  # plain text: the purpose of the heading before it, if it has none
+            if raw and not raw[-1][2]:
+                raw[-1] = (raw[-1][0], raw[-1][1], _clean(text))
+            continue
+        title, purpose = _split(text)
+        raw.append((level, title, purpose))
+    return _select(raw, max_sections=max_sections, max_subsections=max_subsections)
+
+
+def _parse_line(line: str, heading_levels: list[int]) -> tuple[int, str] | None:
+    """(level, text) of one line: 1 section, 2 subsection, 0 plain text; None to skip."""
+    indent = len(line) - len(line.lstrip())
+    text = line.strip().replace("**", "").replace("__", "").strip()
+    if (m := _PURPOSE.match(text)) is not None:
+        return 0, m.group(1)
+    if (m := _HEADING.match(text)) is not None:
+        depth = heading_levels.index(len(m.group(1))) + 1
+        inner = _parse_line(m.group(2), [])
+        body = inner[1] if inner is not None and inner[0] > 0 else m.group(2)
+        sub = inner is not None and inner[0] == 2
+        return (2 if depth > 1 or sub else 1), body
+    if (m := _LABEL.match(text)) is not None:
+        return (2 if m.group(1) else 1), m.group(2)
+    if (m := _SUB_NUMBER.match(text)) is not None:
+        return 2, m.group(2)
+    if (m := _LETTER.match(text)) is not None:
+        return 2, m.group(1)
+    if (m := _NUMBER.match(text)) is not None:
+        return (2 if indent >= 2 else 1), m.group(1)
+    if (m := _BULLET.match(text)) is not None:
+        return (2 if indent >= 2 else 1), m.group(1)
+    if _PREAMBLE.search(text) and text.rstrip().endswith(":"):
+        return None
+    return 0, text
+
+
+def _split(text: str) -> tuple[str, str]:
+    """Title and purpose of a heading line: split at a dash, a colon or brackets."""
+    parts = _SEPARATOR.split(text, maxsplit=1)
+    title = _clean(parts[0])
+    purpose = _clean(parts[1]).rstrip(")") if len(parts) > 1 else ""
+    return title, purpose
+
+
+def _clean(text: str) -> str:
+    text = one_line(text).strip().strip("*_#\"'` ").strip()
+    return text.rstrip(":").strip()
+
+
+def _usable_title(title: str) -> bool:
+    words = title.split()
+    return (0 < len(title) <= MAX_TITLE_CHARS and 0 < len(words) <= MAX_TITLE_WORDS
+            and any(ch.isalpha() for ch in title) and not _EXCLUDED.search(title))
+
+
+def _select(raw: list[tuple[int, str, str]], *, max_sections: int,
+            max_subsections: int) -> list[OutlineEntry]:
+    entries: list[OutlineEntry] = []
+    seen: set[str] = set()
+    sections = subsections = 0
+    dropping = False  # inside a dropped section: its subsections go with it
+    for level, title, purpose in raw:
+        if level == 2 and sections == 0:
+            level = 1
+        if level == 1:
+            dropping = not _usable_title(title) or title.casefold() in seen \
+                or sections >= max_sections
+            if dropping:
+                continue
+            sections += 1
+            subsections = 0
+        else:
+            if dropping or not _usable_title(title) or title.casefold() in seen \
+                    or subsections >= max_subsections:
+                continue
+            subsections += 1
+        seen.add(title.casefold())
+        entries.append(OutlineEntry(title=title, purpose=purpose[:300], level=level))
+    if sections < MIN_SECTIONS:
+        return []
+    return entries
+
+
+def default_outline(question: str) -> list[OutlineEntry]:
+    """The structure used when the model's outline is unusable: one that fits most
+    questions. Each part's research query adds the report's question to its title and
+    purpose, so the purposes need not repeat it."""
+    del question  # the same parts fit any question; kept for a question-aware fallback
+    return [
+        OutlineEntry(title="Background", purpose="the context needed to understand it"),
+        OutlineEntry(title="Key findings", purpose="what the sources say that answers it"),
+        OutlineEntry(title="Details and examples",
+                     purpose="specific facts, figures, examples and steps"),
+        OutlineEntry(title="Limitations and open questions",
+                     purpose="what the sources leave uncertain or disagree on"),
+    ]
+
+
+def outline_text(entries: Sequence[OutlineEntry]) -> str:
+    """The outline in the format the parser reads back (for review and editing)."""
+    lines = []
+    section = sub = 0
+    for entry in entries:
+        if entry.level == 1:
+            section, sub = section + 1, 0
+            number = f"{section}."
+        else:
+            sub += 1
+            number = f"   {section}.{sub}"
+        purpose = f" - {entry.purpose}" if entry.purpose else ""
+        lines.append(f"{number} {entry.title}{purpose}")
+    return "\n".join(lines)
+
+
+def research_parts(entries: Sequence[OutlineEntry]) -> list[tuple[int, str, str]]:
+    """The parts researched as (index into ``entries``, number, heading): every
+    subsection, and every section without subsections (a section with subsections is
+    only their heading). A subsection's heading names its section too, so its research
+    and its writer know what it is part of."""
+    parts: list[tuple[int, str, str]] = []
+    section = sub = 0
+    parent = ""
+    for index, entry in enumerate(entries):
+        if entry.level == 1:
+            section, sub, parent = section + 1, 0, entry.title
+            has_children = index + 1 < len(entries) and entries[index + 1].level == 2
+            if not has_children:
+                parts.append((index, f"{section}.", entry.title))
+        else:
+            sub += 1
+            heading = f"{parent}: {entry.title}" if parent else entry.title
+            parts.append((index, f"{section}.{sub}", heading))
+    return parts

@@ -1,0 +1,71 @@
+"""What a run builds on beyond its question: earlier answers, written parts, a budget.
+
+A quick answer needs nothing but its question. The runs of a detailed report and of a
+follow-up do: a report section must not repeat the sections written before it and
+shares the report's budget; a follow-up builds on an earlier answer whose citations
+must stay valid. The :class:`RunBrief` carries those to the one place that uses each -
+the citation step (prompt context, style, sentences to avoid), the run context
+(budget) and the Researcher (iterations) - so that no strategy needs to know about
+reports or follow-ups.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from deepcite.citations.handlers import AnswerStyle
+from deepcite.llm import Usage
+from deepcite.types import Source
+
+WRITTEN_OPEN = "=== CONTENT ALREADY WRITTEN (DO NOT REPEAT) ==="
+WRITTEN_CLOSE = "=== END OF CONTENT ALREADY WRITTEN ==="
+
+
+@dataclass
+class SharedBudget:
+    """The baseline several runs count their ``research.max_*`` budgets from.
+
+    A detailed report's budget holds for the whole report, not per section: every run
+    of the report measures time and model usage from the report's start and adds the
+    searches of the runs before it (``searches``, kept up to date by the Researcher).
+    """
+
+    usage_start: Usage
+    started: float = field(default_factory=time.monotonic)
+    searches: int = 0
+
+
+@dataclass(frozen=True)
+class RunBrief:
+    """Context for one run; the default brief is a plain quick answer.
+
+    ``prior_knowledge`` is an earlier answer with its citations (a follow-up's parent);
+    the numbers it cites are those of ``prior_sources``, which stay valid citations and
+    count as this run's sources for checking. ``written`` is what the report already
+    says (shown to the writer fenced, not to be repeated) and ``avoid`` the whole text
+    written so far: a grounded answer does not quote a sentence found in it again.
+    ``style`` is how the answer is written when the strategy has no style of its own;
+    ``iterations`` overrides ``research.iterations`` for this run.
+    """
+
+    prior_knowledge: str = ""
+    prior_sources: tuple[Source, ...] = ()
+    written: str = ""
+    avoid: str = ""
+    style: AnswerStyle | None = None
+    iterations: int | None = None
+    budget: SharedBudget | None = None
+
+    def handler_context(self, *, has_sources: bool) -> str:
+        """The earlier knowledge the handler is given with the sources.
+
+        The already-written parts go only with sources: without any, the handler's gate
+        must answer "no sources" rather than let the model rewrite earlier sections.
+        """
+        parts = []
+        if self.prior_knowledge.strip():
+            parts.append(self.prior_knowledge.strip())
+        if has_sources and self.written.strip():
+            parts.append(f"{WRITTEN_OPEN}\n{self.written.strip()}\n{WRITTEN_CLOSE}")
+        return "\n\n".join(parts)
