@@ -14,6 +14,8 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      |    +-- DamagedCollectionError    not a usable collection (may be rebuilt)
      |    +-- LoadError                 one file could not be loaded
      +-- EgressDenied       the egress policy refused an outbound request
+     +-- ExportError        a report cannot be exported in the asked format
+     +-- StoreError         the history store cannot be opened, or a run is not in it
 
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
 (``access`` and ``documents``), which exports them. A class is added here when something
@@ -57,3 +59,11 @@ class CollectionError(DeepciteError):
 
 class EgressDenied(DeepciteError):
     """The egress policy refused an outbound request."""
+
+
+class ExportError(DeepciteError):
+    """A report cannot be exported in the asked format (missing extra, converter, size)."""
+
+
+class StoreError(DeepciteError):
+    """The history store cannot be opened or used, or a run id names no single run."""

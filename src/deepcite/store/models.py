@@ -1,0 +1,193 @@
+"""The history store's tables, as typed SQLAlchemy models.
+
+A run is one row of ``runs``; what it cited, how each citation was judged and what
+happened along the way live in child tables keyed by ``run_id`` with ``ON DELETE
+CASCADE``, so deleting a run is one statement and leaves no orphans. The answer is
+kept as ``body`` - the text *without* a Sources block - because the block is rendered
+from the ``sources`` rows on output; storing both would let them disagree.
+
+These models describe the schema at the newest revision. Databases are built and
+upgraded only by the Alembic revisions in ``migrations/versions`` (never by
+``metadata.create_all``), so a change here needs a new revision beside it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: Constraint names both the models and the migrations use, so that a later revision
+#: can drop or alter a constraint by a name it knows on every backend.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+ID_LENGTH = 32
+"""Run ids are uuid4 hex strings."""
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is always read back as an aware UTC ``datetime``.
+
+    SQLite keeps no time zone and PostgreSQL answers in the session's zone; this type
+    writes UTC and reads UTC on both, so callers compare and format one kind of value.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the history store; use UTC")
+        value = value.astimezone(UTC)
+        return value if dialect.name == "postgresql" else value.replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None,
+                             dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class StoredText(TypeDecorator[str]):
+    """Text that any backend accepts.
+
+    PostgreSQL refuses NUL characters in text, and PDF extraction or a hostile page can
+    produce them; there each becomes U+FFFD, one character for one, so the evidence
+    offsets of citation checks still point at the same places. SQLite keeps text as is.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        if value is not None and dialect.name == "postgresql" and "\x00" in value:
+            return value.replace("\x00", "\ufffd")
+        return value
+
+
+#: JSON whose Python ``None`` is SQL NULL (not the JSON text ``null``).
+NullableJSON = JSON(none_as_null=True)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the shared naming convention and column types."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime,
+        str: StoredText,
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+    }
+
+
+class Run(Base):
+    """One research run: what was asked, how, and - once it ended - what came of it."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    question: Mapped[str]
+    mode: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(index=True)
+    finished_at: Mapped[datetime | None]
+    parent_id: Mapped[str | None] = mapped_column(
+        String(ID_LENGTH), ForeignKey("runs.id", ondelete="SET NULL"), index=True)
+    #: The settings the run used, secrets removed (:mod:`deepcite.store.snapshot`).
+    settings: Mapped[dict[str, Any]]
+    strategy: Mapped[str | None]
+    handler: Mapped[str | None]
+    title: Mapped[str | None]
+    #: ``ResearchResult.answer`` without any Sources block; ``None`` until a result is in.
+    body: Mapped[str | None]
+    cancelled: Mapped[bool] = mapped_column(default=False)
+    error: Mapped[str | None]
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
+    verification: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
+    warnings: Mapped[list[Any]]
+    warning_codes: Mapped[list[Any]]
+    unsupported_sentences: Mapped[list[Any]]
+    outline: Mapped[list[Any]]
+    questions_by_iteration: Mapped[dict[str, Any]]
+    findings: Mapped[list[Any]]
+    #: Question, title and body case-folded (revision 0002; see its docstring for why).
+    search_text: Mapped[str] = mapped_column(server_default="")
+
+
+class SourceRow(Base):
+    """One numbered source of a run, with its full text when it was fetched."""
+
+    __tablename__ = "sources"
+    __table_args__ = (UniqueConstraint("run_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("runs.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    title: Mapped[str]
+    url: Mapped[str]
+    canonical_url: Mapped[str]
+    engine: Mapped[str]
+    snippet: Mapped[str]
+    full_text: Mapped[str | None]
+    published: Mapped[str | None]
+    # ``metadata`` is taken by DeclarativeBase; the column keeps the natural name.
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON)
+
+
+class CheckRow(Base):
+    """One citation verdict (``CitationCheck``); ``position`` keeps the result's order."""
+
+    __tablename__ = "citation_checks"
+    __table_args__ = (UniqueConstraint("run_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("runs.id", ondelete="CASCADE"))
+    position: Mapped[int]
+    number: Mapped[int]
+    sentence: Mapped[str]
+    outcome: Mapped[str] = mapped_column(String(16))
+    method: Mapped[str] = mapped_column(String(16))
+    source_number: Mapped[int | None]
+    # ``end`` is an SQL keyword; prefixed names need no quoting anywhere.
+    span_start: Mapped[int | None]
+    span_end: Mapped[int | None]
+    quote: Mapped[str | None]
+
+
+class EventRow(Base):
+    """One event of a run, in arrival order ``seq``; ``payload`` is the whole event."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("run_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("runs.id", ondelete="CASCADE"))
+    seq: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(32))
+    at: Mapped[datetime]
+    payload: Mapped[dict[str, Any]]
