@@ -1,0 +1,252 @@
+"""What every exporter shares: options, results, the exporter protocol, file names.
+
+Kept apart from :mod:`deepcite.export` (the registry and the public entry points) so
+that the built-in exporter modules can import these types without importing the
+registry that imports them.
+
+The exporters start from the same two things so that every format reads the same
+numbers: the Markdown of :func:`deepcite.report.to_markdown` (the body and its Sources
+block) and the result's own sources, grouped into documents exactly as that block
+groups them (:func:`source_documents`). No exporter renumbers anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from deepcite.citations import CITATION_LINK_MODES, answer_body, cited_numbers, hyperlink
+from deepcite.citations.render import CitedEntry, by_number
+from deepcite.errors import ConfigError
+from deepcite.report import to_markdown
+from deepcite.security.terminal import one_line
+from deepcite.types import ResearchResult
+
+if TYPE_CHECKING:
+    from deepcite.config import Settings
+
+#: The file name used when a title leaves nothing usable.
+FALLBACK_STEM = "report"
+#: Longest file name, extension included, in characters and in UTF-8 bytes (ext4 and
+#: most other file systems stop at 255 bytes; a CJK title uses three per character).
+MAX_NAME_CHARS = 100
+MAX_NAME_BYTES = 240
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """How a report is exported, independent of the format.
+
+    ``links`` is the ``citations.links`` mode: it labels citations in Markdown and the
+    formats built from it (pandoc formats, Quarto) and labels the anchor links of HTML
+    and PDF. ``show_findings`` adds how the answer was found (queries, phases).
+    """
+
+    links: str = "none"
+    show_findings: bool = False
+
+    def __post_init__(self) -> None:
+        if self.links not in CITATION_LINK_MODES:
+            raise ConfigError(f"Unknown citation link mode {self.links!r} - use one of "
+                              f"{', '.join(CITATION_LINK_MODES)}")
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> ExportOptions:
+        """Options from the effective settings, with ``overrides`` (CLI flags) on top.
+
+        An override of ``None`` is a flag the user did not give and changes nothing.
+        """
+        options = cls(links=settings.citations.links)
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(overrides) - set(known))
+        if unknown:
+            raise ConfigError(f"Unknown export option {', '.join(unknown)} - known: "
+                              f"{', '.join(known)}")
+        given = {key: value for key, value in overrides.items() if value is not None}
+        return dataclasses.replace(options, **given)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """An exported report: its bytes, a file name safe on every OS, and its media type."""
+
+    data: bytes
+    filename: str
+    media_type: str
+
+
+@runtime_checkable
+class Exporter(Protocol):
+    """One export format; built-ins and plugins alike.
+
+    ``extension`` includes the dot (``".md"``). Runtime-checkable so that what a plugin
+    registers is checked when it is loaded, not when a user first exports with it.
+    """
+
+    name: str
+    extension: str
+    media_type: str
+    description: str
+
+    def export(self, report: ResearchResult, options: ExportOptions) -> ExportResult:
+        """The report in this format; an :class:`~deepcite.errors.ExportError` if not."""
+        ...
+
+
+@runtime_checkable
+class ChecksAvailability(Protocol):
+    """An exporter that can say, without exporting, why it cannot run here.
+
+    Optional for plugins; the built-ins that need an extra implement it so that
+    ``deepcite exporters`` can say what to install.
+    """
+
+    def unavailable(self) -> str | None:
+        """Why this exporter cannot run here (one line saying what to install), or None."""
+        ...
+
+
+# ------------------------------------------------------------------------ file names
+
+# Characters no file system of Windows, macOS or Linux takes in a name, plus whitespace
+# (kept out so names work unquoted in shells).
+_UNSAFE_CHARS = frozenset('/\\:*?"<>|')
+_SEPARATOR_RUN = re.compile(r"[\s\-]+")
+# Names Windows keeps for devices, whatever the extension ("con.pdf" opens the console).
+_RESERVED = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"}
+    | {f"{port}{digit}" for port in ("COM", "LPT") for digit in "0123456789¹²³"})
+_TRIM = " .-"
+
+
+def safe_filename(title: str, extension: str) -> str:
+    """A file name for ``title`` that every OS accepts, ending in ``extension``.
+
+    Titles come from models and documents, so anything may be in them: path separators
+    (``../../etc/passwd``), characters Windows refuses, control and bidi-override
+    characters that would disguise the extension, device names (``CON``). Letters of
+    every script are kept; whitespace becomes ``-``; leading and trailing dots, dashes
+    and spaces go; the name is cut to :data:`MAX_NAME_CHARS` characters and
+    :data:`MAX_NAME_BYTES` UTF-8 bytes. Nothing left means ``report``.
+    """
+    kept = []
+    for char in unicodedata.normalize("NFC", title):
+        category = unicodedata.category(char)
+        unsafe = char in _UNSAFE_CHARS or category[0] in "CZ"
+        kept.append(" " if unsafe else char)
+    stem = _SEPARATOR_RUN.sub("-", "".join(kept)).strip(_TRIM)
+    stem = stem[:max(1, MAX_NAME_CHARS - len(extension))]
+    budget = MAX_NAME_BYTES - len(extension.encode("utf-8"))
+    while len(stem.encode("utf-8")) > budget:
+        stem = stem[:-1]
+    stem = stem.strip(_TRIM) or FALLBACK_STEM
+    if stem.split(".", 1)[0].upper() in _RESERVED:
+        stem = f"_{stem}"
+    return f"{stem}{extension}"
+
+
+def is_safe_filename(name: str) -> bool:
+    """Whether ``name`` is already what :func:`safe_filename` would make of it."""
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        stem, extension = name, ""
+    suffix = f".{extension}" if dot else ""
+    return bool(stem) and safe_filename(stem, suffix) == name
+
+
+# --------------------------------------------------------------------- shared pieces
+
+
+def document_title(report: ResearchResult) -> str:
+    """The title exports show: the report's own, else the question, on one line."""
+    return one_line(report.title or report.question) or FALLBACK_STEM
+
+
+def result_for(report: ResearchResult, exporter: Exporter, data: bytes) -> ExportResult:
+    """``data`` as an :class:`ExportResult` named after the report's title."""
+    return ExportResult(data=data, filename=safe_filename(document_title(report),
+                                                          exporter.extension),
+                        media_type=exporter.media_type)
+
+
+def report_markdown(report: ResearchResult, options: ExportOptions) -> str:
+    """The Markdown export: :func:`to_markdown` with citation links per ``options``."""
+    markdown = to_markdown(report, show_findings=options.show_findings)
+    return hyperlink(markdown, report.sources, options.links)
+
+
+_TITLE_LINE = re.compile(r"\A\s*# [^\n]*\n+")
+
+
+def without_title(report: ResearchResult, markdown: str) -> str:
+    """``markdown`` without the ``# title`` line :func:`to_markdown` puts on top.
+
+    Formats with a title of their own (HTML ``<h1>``, document metadata, YAML front
+    matter) set it from :func:`document_title`; keeping the line would show it twice.
+    Without ``report.title`` there is no such line, and a heading the model wrote first
+    is kept.
+    """
+    if not report.title:
+        return markdown
+    return _TITLE_LINE.sub("", markdown, count=1)
+
+
+@dataclass
+class SourceDocument:
+    """One entry of the Sources block: a document and every number it was cited under.
+
+    ``entry`` is its lowest-numbered source (title, URL, engine and metadata come from
+    it); ``pages`` are the pages its passages came from, in citation-number order.
+    """
+
+    entry: CitedEntry
+    numbers: list[int] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The metadata of the document's first source."""
+        return self.entry.metadata
+
+
+def source_documents(report: ResearchResult, *, cited_order: bool = True) -> list[SourceDocument]:
+    """The report's sources grouped into documents as the Markdown Sources block groups them.
+
+    Passages of one document (one canonical URL, ``#page=`` aside) share one entry.
+    ``cited_order`` orders documents as the block does, by first citation in the answer
+    (never-cited ones last, by number); otherwise by number, which bibliographies use.
+    """
+    table = by_number(report.sources)
+    documents: dict[str, SourceDocument] = {}
+    for number in sorted(table):
+        entry = table[number]
+        document = documents.setdefault(entry.document_key, SourceDocument(entry))
+        document.numbers.append(number)
+        if entry.page is not None and entry.page not in document.pages:
+            document.pages.append(entry.page)
+    ordered = list(documents.values())
+    if cited_order:
+        first_seen = {n: i for i, n in enumerate(cited_numbers(answer_body(report.answer)[0]))}
+        never = len(first_seen)
+        ordered.sort(key=lambda doc: (min(first_seen.get(n, never) for n in doc.numbers),
+                                      doc.numbers[0]))
+    return ordered
+
+
+def quiet_logger(name: str, level: int = logging.ERROR) -> None:
+    """Keep a chatty library's log records below ``level`` off the user's terminal.
+
+    WeasyPrint warns about every CSS property it ignores, fontTools about every font
+    it subsets and pypandoc adds its own stderr handler; none of that helps a user who
+    asked for a file. A level the application set on the logger itself is kept.
+    """
+    logger = logging.getLogger(name)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(level)
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
