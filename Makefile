@@ -6,7 +6,7 @@ STAMP := $(VENV)/.deepcite-installed
 TEST_STAMP := $(VENV)/.deepcite-test-installed
 QUESTION ?= How do I parse command line arguments?
 
-.PHONY: setup test-setup demo test unit integration lint typecheck bench clean
+.PHONY: setup test-setup system-deps demo test unit integration lint typecheck bench clean
 
 # llama.cpp is compiled once; only the library the bindings load is built (no
 # multimodal/llava, tests, tools, examples or server), every core is used, llama.cpp's own
@@ -43,6 +43,24 @@ $(TEST_STAMP): $(STAMP)
 
 setup: $(STAMP)
 
+# System packages some features and their tests need (Debian/Ubuntu names): PostgreSQL
+# for the history store on a server, Pango for PDF export (WeasyPrint) and a CJK font so
+# Chinese and Japanese text renders in PDFs. Installed when missing and run as root (CI);
+# otherwise the command to run is printed, and the tests that need them skip visibly.
+DEBIAN_PACKAGES ?= postgresql libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
+  fonts-wqy-microhei
+system-deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done \
+	  2>/dev/null); \
+	if [ -z "$$missing" ] || ! command -v apt-get >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends $$missing; \
+	else \
+	  echo "Optional system packages missing (their tests will be skipped):"; \
+	  echo "  sudo apt-get install $$(echo $$missing)"; \
+	fi
+
 test-setup: $(TEST_STAMP)
 
 demo: setup
@@ -60,7 +78,7 @@ unit: test-setup
 integration: test-setup
 	$(BIN)/pytest -m integration
 
-test: lint typecheck
+test: system-deps lint typecheck
 	$(BIN)/pytest
 
 bench: test-setup
@@ -68,6 +86,9 @@ bench: test-setup
 	$(BIN)/python bench/bench_quick_summary.py
 	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_collections.py
+	$(BIN)/python bench/bench_report.py
+	$(BIN)/python bench/bench_store.py
+	$(BIN)/python bench/bench_export.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

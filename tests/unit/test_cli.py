@@ -142,7 +142,7 @@ def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
     from deepcite.research import Researcher
     from tests.fakes import MemoryEngine, passage
 
-    ask_module = sys.modules["deepcite.cli.ask"]
+    running = sys.modules["deepcite.cli.running"]
     engine = MemoryEngine([passage("cache", "We keep the cache in Redis for an hour.")])
     model = ScriptedChatModel(script={"questions": ["redis cache"]})
     researcher = Researcher(make_settings(iterations=3), model, [engine])
@@ -158,7 +158,8 @@ def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
     engine.search = slow_search  # type: ignore[method-assign]
     threading.Thread(target=lambda: (searching.wait(10), _thread.interrupt_main())).start()
     with RunProgress(enabled=False) as progress:
-        result = ask_module._run_interruptibly(researcher, "cache?", progress)
+        result = running.run_interruptibly(lambda: researcher.run("cache?"),
+                                           researcher.cancel, progress)
     assert result.cancelled
     assert "[1]" in result.answer and result.sources[0].title == "cache"
     assert "synthesis" not in model.purposes()

@@ -16,8 +16,11 @@ from typing import Annotated
 
 import typer
 
-from deepcite.cli.ask import ask
+from deepcite.cli.ask import ask, report
 from deepcite.cli.collection import collection_app
+from deepcite.cli.export import export_command
+from deepcite.cli.exporters import exporters
+from deepcite.cli.history import history_command, rm_command, show_command
 from deepcite.cli.info import config_app, engines, models, strategies
 from deepcite.cli.verify import verify_command
 
@@ -29,11 +32,17 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 app.command(help="Research a question and print a cited answer.")(ask)
+app.command(help="Research a question as a sectioned report with one Sources block.")(report)
 app.command(help="Which LLM providers are usable here, and why not.")(models)
 app.command(help="Which search engines are usable here, and why not.")(engines)
 app.command(help="The research strategies and citation handlers, one line each.")(strategies)
 app.command("verify", help="Check the citations of a Markdown report against its sources.")(
     verify_command)
+app.command("history", help="List stored runs, newest first.")(history_command)
+app.command("show", help="Print a stored run's report again.")(show_command)
+app.command("rm", help="Delete a stored run.")(rm_command)
+app.command("export", help="Export a stored run: PDF, Word, HTML, BibTeX...")(export_command)
+app.command(help="The export formats, and whether each is usable here.")(exporters)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 

@@ -1,34 +1,49 @@
-"""``deepcite ask``: research a question, with live progress and a clean stop.
+"""``deepcite ask`` and ``deepcite report``: research a question, with live progress.
 
-Ctrl-C and SIGTERM both cancel the run and print the cited passages found so far; a
-second one quits at once. The ``-o`` path is checked before the run, so a long run is
-never lost to a typo in a folder name.
+``ask`` writes a quick cited answer, ``report`` (``ask --mode detailed``) a sectioned
+report. Ctrl-C and SIGTERM both cancel the run and print what was found so far; a
+second one quits at once. The ``-o`` path and ``--format`` are checked before the run,
+so a long run is never lost to a typo in a folder name. Every run is kept in the
+history (``deepcite history``) unless ``--no-save``.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import threading
+import enum
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
-from deepcite.api import DEMO_COLLECTION, build_researcher
-from deepcite.citations import hyperlink
-from deepcite.cli.common import err, fail, out, settings_from, user_errors
+from deepcite.api import DEMO_COLLECTION, build_researcher, run_question
+from deepcite.cli.common import err, fail, settings_from, user_errors
 from deepcite.cli.progress import RunProgress
+from deepcite.cli.running import (
+    EXIT_CANCELLED,
+    Recorder,
+    check_format,
+    check_writable,
+    outline_reviewer,
+    print_result,
+    run_interruptibly,
+    tee,
+)
 from deepcite.collections import ensure_demo_collection
-from deepcite.report import to_json_dict, to_markdown
+from deepcite.config import Settings
+from deepcite.report.detailed import DetailedReport, OutlineReview
 from deepcite.research import Researcher
-from deepcite.research.threads import Worker
 from deepcite.security.text import valid_utf8
+from deepcite.store import HistoryStore, StoredRun
 from deepcite.types import ResearchResult
 
-EXIT_CANCELLED = 130
+
+class Mode(enum.StrEnum):
+    """What ``ask`` produces."""
+
+    quick = "quick"
+    detailed = "detailed"
 
 
 def ask(
@@ -68,9 +83,25 @@ def ask(
     handler: Annotated[str | None, typer.Option(
         help="Citation handler: standard, forced (benchmarks), precision (short facts).")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the result as JSON (same as --format json).")] = False,
+    fmt: Annotated[str | None, typer.Option(
+        "--format", "-f", help="Output format: markdown, html, pdf, docx, odt, latex, quarto, "
+        "ris, bibtex, csl-json, json; see `deepcite exporters`.")] = None,
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Also write the Markdown answer to this file.")] = None,
+        "--output", "-o", help="Write the answer (in --format, default Markdown) to this "
+        "file; - for stdout.")] = None,
+    mode: Annotated[Mode, typer.Option(
+        help="quick: one cited answer; detailed: a sectioned report (= deepcite report).")
+    ] = Mode.quick,
+    follow_up: Annotated[str | None, typer.Option(
+        "--follow-up", help="Build on a stored run (id from `deepcite history`): its "
+        "answer is what is known, its sources keep their numbers.")] = None,
+    review_outline: Annotated[bool, typer.Option(
+        "--review-outline", help="Detailed reports: show the outline and let you approve "
+        "or edit it before the parts are written.")] = False,
+    no_save: Annotated[bool, typer.Option(
+        "--no-save", help="Do not keep this run in the history.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
 ) -> None:
     """Research QUESTION and print the cited answer with its Sources block."""
@@ -89,81 +120,84 @@ def ask(
         if not question.strip():
             fail("The question is empty - ask something, e.g. "
                  "deepcite ask \"How do I parse command line arguments?\" -c demo", 2)
+        if follow_up is not None and mode is Mode.detailed:
+            fail("--follow-up builds a quick answer on a stored run; drop --mode detailed "
+                 "(or run `deepcite report` with the new question)", 2)
+        if review_outline and mode is not Mode.detailed:
+            fail("--review-outline is for detailed reports: use `deepcite report` or "
+                 "--mode detailed", 2)
         if output is not None:
-            _check_writable(output)
+            check_writable(output)
+        check_format(fmt)
+        stored, store = _parent(settings, follow_up)
+        parent = stored.result if stored is not None else None
         if DEMO_COLLECTION in settings.search.collections:
             with err.status("Preparing the demo collection (built once, offline)..."):
                 ensure_demo_collection(settings)
-        with RunProgress(enabled=not quiet) as progress, \
-                build_researcher(settings, progress) as researcher:
-            result = _run_interruptibly(researcher, question, progress)
-
-    markdown = to_markdown(result, show_findings=show_findings)
-    if settings.citations.links != "none":
-        markdown = hyperlink(markdown, result.sources, settings.citations.links)
-    if as_json:
-        out.print_json(json.dumps(to_json_dict(result)))
-    else:
-        out.print(markdown, markup=False)
-    if output is not None:
+        recorder = Recorder.start(settings, question, mode=mode.value,
+                                  save=settings.store.save and not no_save,
+                                  parent_id=stored.id if stored is not None else None,
+                                  store=store)
         try:
-            output.write_text(markdown, encoding="utf-8")
-        except OSError as exc:
-            fail(f"Cannot write {output} ({exc.strerror}); choose another path with -o")
+            with RunProgress(enabled=not quiet) as progress, \
+                    build_researcher(settings, tee(progress, recorder.event)) as researcher:
+                job, cancel = _job(researcher, question, mode, parent,
+                                   outline_reviewer(progress) if review_outline else None)
+                result = run_interruptibly(job, cancel, progress)
+        except BaseException as exc:
+            recorder.fail(str(exc) or type(exc).__name__)
+            recorder.close()
+            raise
+        recorder.finish(result)
+        recorder.close()
+        if recorder.run_id is not None and not quiet:
+            err.print(f"Saved as {recorder.run_id[:8]} (deepcite show {recorder.run_id[:8]})",
+                      markup=False)
+        print_result(result, settings, fmt=fmt, as_json=as_json, output=output,
+                     show_findings=show_findings)
     if result.cancelled:
         raise typer.Exit(EXIT_CANCELLED)
 
 
-def _run_interruptibly(researcher: Researcher, question: str,
-                       progress: RunProgress) -> ResearchResult:
-    """Run in a worker thread so Ctrl-C and SIGTERM cancel cleanly and keep what was found.
-
-    The first interrupt cancels the run, which then returns the cited passages found so
-    far; a second one quits at once. Signals reach only the main thread, so elsewhere
-    (a test runner's thread, an embedding app) the run is just waited for.
-    """
-    worker = Worker(lambda: researcher.run(question), name="deepcite-run")
-    if threading.current_thread() is not threading.main_thread():
-        _wait_cancelling(worker, researcher, progress)
-    else:
-        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-        try:
-            _wait_cancelling(worker, researcher, progress)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-    if not worker.done:  # interrupted before the thread ever started
-        fail("The run ended without a result; see the log above")
-    return worker.result()  # the run's own error, raised here with its traceback
-
-
-def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM (a service manager, ``timeout``, ``kill``) stops a run like Ctrl-C does:
-    the cited passages found so far are printed before the process exits."""
-    raise KeyboardInterrupt
-
-
-def _wait_cancelling(worker: Worker[ResearchResult], researcher: Researcher,
-                     progress: RunProgress) -> None:
-    """Start the run and wait; the first interrupt cancels it, the second quits."""
+def _parent(settings: Settings, ref: str | None
+            ) -> tuple[StoredRun | None, HistoryStore | None]:
+    """The stored run a follow-up builds on (and the open store it came from)."""
+    if ref is None:
+        return None, None
+    store = HistoryStore.open(settings)
     try:
-        worker.start()  # inside the try: Ctrl-C can land while start() waits
-        worker.wait()
-    except KeyboardInterrupt:
-        researcher.cancel()
-        progress.status("Cancelling - keeping what was found (Ctrl-C again to quit now)")
-        try:
-            worker.wait()
-        except KeyboardInterrupt:
-            raise typer.Exit(EXIT_CANCELLED) from None
+        return store.get(ref), store
+    except BaseException:
+        store.close()
+        raise
 
 
-def _check_writable(output: Path) -> None:
-    """Refuse an ``-o`` path that cannot be written before the run, not after it."""
-    folder = output.parent if str(output.parent) else Path(".")
-    if output.is_dir():
-        fail(f"Cannot write {output}: it is a folder - name a file with -o", 2)
-    if not folder.is_dir():
-        fail(f"Cannot write {output}: folder {folder} does not exist - create it or "
-             "choose another path with -o", 2)
-    if not os.access(output if output.exists() else folder, os.W_OK):
-        fail(f"Cannot write {output}: permission denied - choose another path with -o", 2)
+def _job(researcher: Researcher, question: str, mode: Mode, parent: ResearchResult | None,
+         review: OutlineReview | None
+         ) -> tuple[Callable[[], ResearchResult], Callable[[], None]]:
+    """What to run and how to cancel it, for the mode asked."""
+    if mode is Mode.detailed:
+        builder = DetailedReport(researcher, outline_review=review)
+        return (lambda: builder.run(question)), builder.cancel
+    return (lambda: run_question(researcher, question, follow_up=parent)), researcher.cancel
+
+
+def _report_command() -> Callable[..., None]:
+    """``deepcite report``: ``ask --mode detailed`` under its own name, same options."""
+    hints = get_type_hints(ask, include_extras=True)
+    signature = inspect.signature(ask)
+    params = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values()
+              if p.name not in ("mode", "follow_up")]
+
+    def report(**options: Any) -> None:
+        ask(mode=Mode.detailed, follow_up=None, **options)
+
+    report.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=params, return_annotation=None)
+    report.__annotations__ = {p.name: p.annotation for p in params}
+    report.__doc__ = ("Research QUESTION as a sectioned report: outline, one research "
+                      "per part, one Sources block.")
+    return report
+
+
+report = _report_command()

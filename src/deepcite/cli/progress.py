@@ -10,6 +10,8 @@ iterates (focused-iteration runs eight short iterations whatever
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
@@ -19,9 +21,11 @@ from deepcite.types import (
     Event,
     Finished,
     ModelCall,
+    OutlineReady,
     PhaseStarted,
     RunWarning,
     SearchDone,
+    SectionStarted,
     SourcesAdded,
 )
 
@@ -43,6 +47,7 @@ class RunProgress:
         self._lock = threading.Lock()
         self._searches = self._calls = self._sources = 0
         self._phase = "Starting"
+        self._section = ""  # "Part 2/5: Title" while a detailed report researches a part
         self._step: tuple[int, int] | None = None
         self._done = False
         self._progress = Progress(
@@ -61,6 +66,16 @@ class RunProgress:
                  tb: TracebackType | None) -> None:
         self._progress.__exit__(exc_type, exc, tb)
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop drawing while the user is asked something (outline review)."""
+        self._progress.stop()
+        try:
+            yield
+        finally:
+            if self._enabled:
+                self._progress.start()
+
     def status(self, text: str) -> None:
         """Show a free-form status (e.g. while cancelling)."""
         with self._lock:
@@ -71,7 +86,7 @@ class RunProgress:
     def line(self) -> str:
         """The progress line as shown: phase, then step, percentage and counts."""
         with self._lock:
-            return f"{self._phase} · {self._stats()}"
+            return f"{self._label()} · {self._stats()}"
 
     def __call__(self, event: Event) -> None:
         with self._lock:
@@ -89,12 +104,20 @@ class RunProgress:
                 self._calls += 1
             elif isinstance(event, SourcesAdded):
                 self._sources = event.total
+            elif isinstance(event, SectionStarted):
+                self._section = f"Part {event.index}/{event.total}: {event.title}"
+                self._step, self._done = None, False
+            elif isinstance(event, OutlineReady):
+                self._phase = f"Outline ready: {len(event.entries)} headings"
             elif isinstance(event, Finished):
                 self._phase = "Done"
                 self._done = True
         if isinstance(event, RunWarning) and self._enabled:
             warn(event.message)
         self._refresh()
+
+    def _label(self) -> str:
+        return f"{self._section} · {self._phase}" if self._section else self._phase
 
     def _stats(self) -> str:
         """Step and counts; the percentage counts the steps finished before this one."""
@@ -111,5 +134,5 @@ class RunProgress:
         if self._task is None:
             return
         with self._lock:
-            phase, stats = self._phase, self._stats()
+            phase, stats = self._label(), self._stats()
         self._progress.update(self._task, description=phase, stats=stats)
