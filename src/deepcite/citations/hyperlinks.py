@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 import tldextract
 
-from deepcite.citations.markers import _MARKER, _numbers, _sub_outside_code, prose_only
+from deepcite.citations.markers import _MARKER, _sub_outside_code, parse_numbers, prose_only
 from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
 from deepcite.citations.text import escape_html
 from deepcite.security.terminal import one_line
@@ -111,7 +111,7 @@ def hyperlink(text: str, entries: Iterable[EntryLike], mode: str = "number") -> 
     label = _labeller(mode, body, table)
 
     def replace(match: re.Match[str]) -> str:
-        numbers = list(dict.fromkeys(_numbers(match.group(1))))
+        numbers = list(dict.fromkeys(parse_numbers(match.group(1))))
         if not any(n in table for n in numbers):
             return match.group(0)
         return "".join(_link(label(table[n]), table[n].canonical_url) if n in table
@@ -132,7 +132,7 @@ def _labeller(mode: str, body: str, table: dict[int, CitedEntry]) -> Callable[[C
     ids: dict[str, int] = {}
     per_domain: dict[str, int] = {}
     for match in _LINKABLE.finditer(prose_only(body)):
-        for number in _numbers(match.group(1)):
+        for number in parse_numbers(match.group(1)):
             entry = table.get(number)
             if entry is None or entry.document_key in ids:
                 continue

@@ -46,7 +46,9 @@ def prose_only(text: str) -> str:
     return _CODE.sub(lambda m: " " * len(m.group(0)), text)
 
 
-def _numbers(group: str) -> list[int]:
+def parse_numbers(group: str) -> list[int]:
+    """The numbers of one marker's inside: ``"1, 3-5"`` -> ``[1, 3, 4, 5]`` (ranges up
+    to a sane length; anything longer is read as its two ends)."""
     numbers: list[int] = []
     for part in re.split(r"\s*[,;]\s*", group.strip()):
         bounds = re.split(r"\s*[-–]\s*", part)
@@ -63,7 +65,7 @@ def cited_numbers(text: str) -> list[int]:
     """Numbers cited in ``text``, each once, in order of first appearance."""
     seen: dict[int, None] = {}
     for match in _MARKER.finditer(prose_only(text)):
-        for number in _numbers(match.group(1)):
+        for number in parse_numbers(match.group(1)):
             seen.setdefault(number, None)
     return list(seen)
 
@@ -79,7 +81,7 @@ def clean_markers(text: str, valid: Iterable[int]) -> tuple[str, int]:
 
     def replace(match: re.Match[str]) -> str:
         nonlocal removed
-        numbers = _numbers(match.group(1))
+        numbers = parse_numbers(match.group(1))
         kept = [n for n in dict.fromkeys(numbers) if n in allowed]
         removed += len(numbers) - len(kept)
         return "".join(f"[{n}]" for n in kept)

@@ -123,45 +123,56 @@ def answer_body(text: str) -> tuple[str, str]:
 
 
 @dataclass
-class _Document:
-    title: str
-    url: str
+class SourceDocument:
+    """One entry of the Sources block: a document and every number it was cited under.
+
+    ``entry`` is its lowest-numbered source (title, URL, engine and metadata come from
+    it); ``pages`` are the pages its passages came from, in citation-number order.
+    Exporters group sources with the same function, so every format lists the same
+    documents under the same numbers.
+    """
+
+    entry: CitedEntry
     numbers: list[int] = field(default_factory=list)
-    collection: str | None = None
-    file_name: str | None = None
-    kind: str | None = None
     pages: list[int] = field(default_factory=list)
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The metadata of the document's first source."""
+        return self.entry.metadata
+
+
+def source_documents(entries: Iterable[EntryLike], text: str | None = None
+                     ) -> list[SourceDocument]:
+    """``entries`` grouped into documents (one canonical URL, ``#page=`` aside).
+
+    With ``text`` (the answer), documents come in the order the answer first cites
+    them, which is the order a reader meets them, and never-cited ones follow in number
+    order; without it, number order (what bibliographies use).
+    """
+    table = by_number(entries)
+    documents: dict[str, SourceDocument] = {}
+    for number in sorted(table):
+        entry = table[number]
+        document = documents.setdefault(entry.document_key, SourceDocument(entry))
+        document.numbers.append(number)
+        if entry.page is not None and entry.page not in document.pages:
+            document.pages.append(entry.page)
+    ordered = list(documents.values())
+    if text is not None:
+        first_seen = {n: i for i, n in enumerate(cited_numbers(answer_body(text)[0]))}
+        never = len(first_seen)
+        ordered.sort(key=lambda doc: (min(first_seen.get(n, never) for n in doc.numbers),
+                                      doc.numbers[0]))
+    return ordered
 
 
 def render_sources(entries: Iterable[EntryLike], text: str | None = None) -> str:
     """Render the Sources block body (without heading); empty in, empty out.
 
-    With ``text`` (the answer), documents appear in the order the answer first cites
-    them, which is the order a reader meets them; documents never cited follow in
-    number order. Without it, number order.
+    Documents are ordered as :func:`source_documents` orders them.
     """
-    table = by_number(entries)
-    documents: dict[str, _Document] = {}
-    for number in sorted(table):
-        entry = table[number]
-        doc = documents.get(entry.document_key)
-        if doc is None:
-            doc = documents[entry.document_key] = _Document(
-                title=entry.title, url=entry.canonical_url, collection=entry.collection,
-                file_name=PurePath(entry.path).name if entry.path else None, kind=entry.kind)
-        doc.numbers.append(number)
-        if entry.page is not None and entry.page not in doc.pages:
-            doc.pages.append(entry.page)
-    ordered = list(documents.values())
-    if text is not None:
-        first_seen = {n: i for i, n in enumerate(cited_numbers(answer_body(text)[0]))}
-        never = len(first_seen)
-
-        def rank(doc: _Document) -> tuple[int, int]:
-            return min(first_seen.get(n, never) for n in doc.numbers), doc.numbers[0]
-
-        ordered.sort(key=rank)
-    return "\n\n".join(_format(doc) for doc in ordered)
+    return "\n\n".join(_format(doc) for doc in source_documents(entries, text))
 
 
 _UNSAFE_IN_URL = re.compile(r"[\s<>\"]")
@@ -176,17 +187,18 @@ def _safe_name(name: str) -> str:
     return escape_html(one_line(name))
 
 
-def _format(doc: _Document) -> str:
+def _format(doc: SourceDocument) -> str:
     numbers = ", ".join(str(n) for n in doc.numbers)
-    lines = [f"[{numbers}] {_safe_name(doc.title)} (source nr: {numbers})",
-             f"   URL: {_safe_url(doc.url)}"]
-    if doc.collection:
-        where = f"   Collection: {_safe_name(doc.collection)}"
-        if doc.file_name:
-            where += f" · {_safe_name(doc.file_name)}"
+    entry = doc.entry
+    lines = [f"[{numbers}] {_safe_name(entry.title)} (source nr: {numbers})",
+             f"   URL: {_safe_url(entry.canonical_url)}"]
+    if entry.collection:
+        where = f"   Collection: {_safe_name(entry.collection)}"
+        if entry.path:
+            where += f" · {_safe_name(PurePath(entry.path).name)}"
         if doc.pages:
             # EPUB "pages" are spine sections; PDFs have real pages.
-            if doc.kind == "epub":
+            if entry.kind == "epub":
                 label = "section" if len(doc.pages) == 1 else "sections"
             else:
                 label = "p." if len(doc.pages) == 1 else "pp."

@@ -16,12 +16,11 @@ import dataclasses
 import logging
 import re
 import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from deepcite.citations import CITATION_LINK_MODES, answer_body, cited_numbers, hyperlink
-from deepcite.citations.render import CitedEntry, by_number
+from deepcite.citations import CITATION_LINK_MODES, hyperlink
+from deepcite.citations.render import SourceDocument, source_documents
 from deepcite.errors import ConfigError
 from deepcite.report import to_markdown
 from deepcite.security.terminal import one_line
@@ -196,46 +195,11 @@ def without_title(report: ResearchResult, markdown: str) -> str:
     return _TITLE_LINE.sub("", markdown, count=1)
 
 
-@dataclass
-class SourceDocument:
-    """One entry of the Sources block: a document and every number it was cited under.
-
-    ``entry`` is its lowest-numbered source (title, URL, engine and metadata come from
-    it); ``pages`` are the pages its passages came from, in citation-number order.
-    """
-
-    entry: CitedEntry
-    numbers: list[int] = field(default_factory=list)
-    pages: list[int] = field(default_factory=list)
-
-    @property
-    def metadata(self) -> Mapping[str, Any]:
-        """The metadata of the document's first source."""
-        return self.entry.metadata
-
-
-def source_documents(report: ResearchResult, *, cited_order: bool = True) -> list[SourceDocument]:
-    """The report's sources grouped into documents as the Markdown Sources block groups them.
-
-    Passages of one document (one canonical URL, ``#page=`` aside) share one entry.
-    ``cited_order`` orders documents as the block does, by first citation in the answer
-    (never-cited ones last, by number); otherwise by number, which bibliographies use.
-    """
-    table = by_number(report.sources)
-    documents: dict[str, SourceDocument] = {}
-    for number in sorted(table):
-        entry = table[number]
-        document = documents.setdefault(entry.document_key, SourceDocument(entry))
-        document.numbers.append(number)
-        if entry.page is not None and entry.page not in document.pages:
-            document.pages.append(entry.page)
-    ordered = list(documents.values())
-    if cited_order:
-        first_seen = {n: i for i, n in enumerate(cited_numbers(answer_body(report.answer)[0]))}
-        never = len(first_seen)
-        ordered.sort(key=lambda doc: (min(first_seen.get(n, never) for n in doc.numbers),
-                                      doc.numbers[0]))
-    return ordered
+def report_documents(report: ResearchResult, *, cited_order: bool = True
+                     ) -> list[SourceDocument]:
+    """The report's sources grouped into documents as its Sources block groups them;
+    ``cited_order`` orders them as the block does, otherwise by number."""
+    return source_documents(report.sources, report.answer if cited_order else None)
 
 
 def quiet_logger(name: str, level: int = logging.ERROR) -> None:

@@ -24,12 +24,12 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from deepcite.citations.hyperlinks import registrable_domain
+from deepcite.citations.render import SourceDocument
 from deepcite.export.base import (
     ExportOptions,
     ExportResult,
-    SourceDocument,
+    report_documents,
     result_for,
-    source_documents,
 )
 from deepcite.security.terminal import one_line
 from deepcite.types import ResearchResult
@@ -241,7 +241,7 @@ def works(report: ResearchResult) -> list[Work]:
     published = {source.number: source.published for source in report.sources}
     used: set[str] = set()
     return [_work(document, published.get(document.numbers[0]), used)
-            for document in source_documents(report, cited_order=False)]
+            for document in report_documents(report, cited_order=False)]
 
 
 # -------------------------------------------------------------------------------- RIS

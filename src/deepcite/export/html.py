@@ -33,14 +33,14 @@ from markdown_it.token import Token
 
 from deepcite.citations import answer_body, cited_numbers
 from deepcite.citations.hyperlinks import registrable_domain, source_tag
-from deepcite.citations.render import CitedEntry, by_number
+from deepcite.citations.markers import parse_numbers
+from deepcite.citations.render import CitedEntry, SourceDocument, by_number
 from deepcite.export.base import (
     ExportOptions,
     ExportResult,
-    SourceDocument,
     document_title,
+    report_documents,
     result_for,
-    source_documents,
     without_title,
 )
 from deepcite.report import to_markdown
@@ -50,7 +50,6 @@ from deepcite.types import ResearchResult
 # brackets ("\[99\]", a source's own) never reach this pattern: markdown-it keeps them
 # as separate tokens until its text_join rule, and the citation rule runs before it.
 _MARKER = re.compile(r"(?:\[|【)\s*(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\s*(?:\]|】)")
-_MAX_RANGE = 50
 
 SCREEN_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC",
@@ -153,17 +152,8 @@ def _markdown_renderer() -> MarkdownIt:
 
 
 def _numbers(group: str) -> list[int]:
-    """``"1, 3-5"`` -> ``[1, 3, 4, 5]``; ranges as deepcite.citations.markers reads them."""
-    numbers: list[int] = []
-    for part in re.split(r"\s*[,;]\s*", group.strip()):
-        bounds = re.split(r"\s*[-–]\s*", part)
-        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
-            low, high = int(bounds[0]), int(bounds[1])
-            if low <= high and high - low <= _MAX_RANGE:
-                numbers.extend(range(low, high + 1))
-                continue
-        numbers.extend(int(b) for b in bounds if b.isdigit())
-    return list(dict.fromkeys(numbers))
+    """``"1, 3-5"`` -> ``[1, 3, 4, 5]``, read as the citation markers are, each once."""
+    return list(dict.fromkeys(parse_numbers(group)))
 
 
 def _citation_tokens(text: str, citations: _Citations) -> Iterator[Token]:
@@ -304,7 +294,7 @@ def render_fragment(report: ResearchResult, options: ExportOptions) -> str:
         "deepcite_citations": _Citations(table, citation_labels(body, table, options.links)),
     }
     rendered = _RENDERER.render(body, env)
-    return str(_CLEANER.clean(rendered + _sources_html(source_documents(report))))
+    return str(_CLEANER.clean(rendered + _sources_html(report_documents(report))))
 
 
 def render_page(report: ResearchResult, options: ExportOptions, *, extra_css: str = "") -> str:
