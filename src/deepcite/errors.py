@@ -7,6 +7,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
     DeepciteError
      +-- ConfigError        a setting, or a name in one (engine, provider...), is not usable
      +-- InputError         the question or another user input cannot be used
+     |    +-- MaterialError             a user material cannot be used as given
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
      +-- CollectionError    a document collection is missing, unreadable or bad input
@@ -35,6 +36,15 @@ class ConfigError(DeepciteError):
 
 class InputError(DeepciteError):
     """The question or another direct user input cannot be used as given."""
+
+
+class MaterialError(InputError):
+    """A user material (a document handed in with the request) cannot be used as given.
+
+    Raised by :mod:`deepcite.materials` for a bad url, empty content, an unreadable
+    material file or materials over the total size limit; the message names the
+    material (its position and id or url) and the field.
+    """
 
 
 class ModelError(DeepciteError):

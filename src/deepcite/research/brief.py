@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.llm import Usage
-from deepcite.types import Source
+from deepcite.types import SearchResult, Source
 
 WRITTEN_OPEN = "=== CONTENT ALREADY WRITTEN (DO NOT REPEAT) ==="
 WRITTEN_CLOSE = "=== END OF CONTENT ALREADY WRITTEN ==="
@@ -46,7 +46,9 @@ class RunBrief:
     says (shown to the writer fenced, not to be repeated) and ``avoid`` the whole text
     written so far: a grounded answer does not quote a sentence found in it again.
     ``style`` is how the answer is written when the strategy has no style of its own;
-    ``iterations`` overrides ``research.iterations`` for this run.
+    ``iterations`` overrides ``research.iterations`` for this run. ``evidence`` and
+    ``search_queries`` let a run build on the user's materials and search only for what
+    they leave open.
     """
 
     prior_knowledge: str = ""
@@ -56,6 +58,12 @@ class RunBrief:
     style: AnswerStyle | None = None
     iterations: int | None = None
     budget: SharedBudget | None = None
+    #: Passages the run starts with (the user's materials): registered first and always
+    #: given to the answer, ahead of whatever the search finds.
+    evidence: tuple[SearchResult, ...] = ()
+    #: What to search instead of the question (a part's open gaps); ``()`` searches
+    #: nothing - the answer is written from ``evidence`` alone.
+    search_queries: tuple[str, ...] | None = None
 
     def handler_context(self, *, has_sources: bool) -> str:
         """The earlier knowledge the handler is given with the sources.

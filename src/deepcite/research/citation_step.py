@@ -69,6 +69,7 @@ class CitationStep:
         after verification so they never count as the answer's own support.
         """
         ctx = self._ctx
+        sources = self.with_pinned(sources)
         if ctx.cancel.cancelled:
             return self.stopped(question, sources, by_iteration, findings)
         calls_model = draft is None or not self.handler.follows_strategy
@@ -131,6 +132,15 @@ class CitationStep:
                            model_called=False,
                            fallback="no sentence of the sources answers the question")
 
+    def with_pinned(self, sources: list[Source]) -> list[Source]:
+        """``sources`` with the run's pinned sources (the user's materials) first: they
+        are the evidence the user handed in, so no ranking or cut may leave them out."""
+        pinned = self._ctx.pinned
+        if not pinned:
+            return sources
+        numbers = {s.number for s in pinned}
+        return [*pinned, *(s for s in sources if s.number not in numbers)]
+
     def report(self, cited: CitedAnswer, where: str = "") -> None:
         """Warn about the repairs made to ``cited`` (``where``: which part of the answer)."""
         report_answer(self._ctx, cited, where)
@@ -139,6 +149,7 @@ class CitationStep:
                 by_iteration: Mapping[int, list[str]], findings: list[Finding]
                 ) -> StrategyOutcome:
         """The cancelled exit: the passages found so far, quoted and cited."""
+        sources = self.with_pinned(sources)
         answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
         return StrategyOutcome(answer, sources, dict(by_iteration), list(findings),
                                cancelled=True)
@@ -147,6 +158,7 @@ class CitationStep:
                by_iteration: Mapping[int, list[str]], findings: list[Finding], *,
                intro: str) -> StrategyOutcome:
         """An answer of quoted, cited passages under ``intro`` (budget spent, error)."""
+        sources = self.with_pinned(sources)
         answer = evidence_answer(question, sources, intro=intro)
         return StrategyOutcome(answer, sources, dict(by_iteration), list(findings))
 

@@ -75,6 +75,8 @@ class RunContext:
     budget_note: str | None = None
     plan: Plan = field(default_factory=lambda: Plan(steps=1))
     handler: CitationHandler = field(init=False)
+    #: Sources every answer of the run is given first (the brief's evidence, numbered).
+    pinned: list[Source] = field(default_factory=list)
     #: The client's totals when the run began; this run's usage is what came after.
     usage_start: Usage = field(init=False)
     _reported_open: set[str] = field(default_factory=set, repr=False)

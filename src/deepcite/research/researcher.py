@@ -158,9 +158,14 @@ class Researcher:
                                    lambda m: context.warn("strategy", m))
         context.plan = strategy.plan()
         step = CitationStep(context)
+        if brief.evidence:
+            context.pinned = context.register(brief.evidence)
         error: str | None = None
         try:
-            outcome = self._run_strategy(strategy, question, token)
+            if brief.search_queries == ():  # nothing to search: answer from the evidence
+                outcome = step.answer(question, [], {}, [])
+            else:
+                outcome = self._run_strategy(strategy, question, token)
         except DeepciteError as exc:
             logger.warning("run failed: %s", exc)
             error = str(exc)

@@ -58,6 +58,8 @@ class IterativeSearch:
         ctx = self._ctx
         cfg = ctx.settings.research
         can_ask = ctx.budget_left(model_calls=2)
+        if iteration == 1 and ctx.brief.search_queries:
+            return list(ctx.brief.search_queries)  # only what the user's materials leave open
         if iteration == 1:
             verbatim = cfg.search_original_query and len(question) <= cfg.max_query_chars
             generated = (self._questions.initial(question, cfg.questions_per_iteration)

@@ -83,7 +83,8 @@ class TopicOrganizationStrategy(Strategy):
         ctx = self._ctx
         self._search.run(question)
         by_iteration = self.by_iteration
-        sources = select_sources(ctx, question, self._search.result_lists)
+        sources = self._step.with_pinned(
+            select_sources(ctx, question, self._search.result_lists))
         findings = iteration_findings(question, by_iteration)
         if ctx.cancel.cancelled or not sources or not self._step.handler.follows_strategy:
             # The exits, and the handlers that give one answer: the shared step decides.

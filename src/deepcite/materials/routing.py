@@ -1,0 +1,46 @@
+"""Log lines that show whether materials really reached a section's writing.
+
+One INFO line per section (``[MATERIAL_ROUTE] section=... declared=... resolved=...
+material_docs=... web_docs=... ids=...``) on the ``deepcite.materials`` logger, with the
+same fields as a ``material_route`` dict in the record's ``extra`` for structured log
+handlers; and one ERROR line when an outline bound materials but none of their
+evidence was selected - the failure mode where a report silently ignores what the user
+provided. Section titles are made one line so a title cannot forge log lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from deepcite.security.terminal import one_line
+
+logger = logging.getLogger("deepcite.materials")
+
+
+def log_section_route(
+    section: str, declared: int, resolved: int, material_docs: int, web_docs: int,
+    ids: Sequence[str],
+) -> None:
+    """Log how a section's materials were routed: ``declared`` ids the planner named,
+    ``resolved`` ids used, ``material_docs``/``web_docs`` evidence items, and the ids."""
+    fields = {
+        "section": one_line(section), "declared": declared, "resolved": resolved,
+        "material_docs": material_docs, "web_docs": web_docs, "ids": list(ids),
+    }
+    logger.info(
+        "[MATERIAL_ROUTE] section=%r declared=%d resolved=%d material_docs=%d web_docs=%d "
+        "ids=%s",
+        fields["section"], declared, resolved, material_docs, web_docs, ",".join(ids) or "-",
+        extra={"material_route": fields},
+    )
+
+
+def log_missing_material_evidence(section: str | None = None, ids: Sequence[str] = ()) -> None:
+    """Log (ERROR) that a material-bound outline produced no material evidence."""
+    where = f" section={one_line(section)!r}" if section else ""
+    logger.error(
+        "[MATERIAL_ROUTE] material-bound outline produced no material evidence.%s ids=%s",
+        where, ",".join(ids) or "-",
+        extra={"material_route": {"section": section, "ids": list(ids), "missing": True}},
+    )
