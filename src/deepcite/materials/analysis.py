@@ -14,7 +14,6 @@ import logging
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from deepcite.citations.answer import Completer
 from deepcite.materials.budget import build_manifest, fit_budget, prompt_tokens
 from deepcite.materials.limits import (
     BUDGET_TOKENS,
@@ -27,7 +26,7 @@ from deepcite.materials.model import UserMaterial
 from deepcite.materials.normalize import normalize_materials
 from deepcite.materials.records import MaterialAnalysis, MaterialItem
 from deepcite.materials.relevance import MaterialRelevance, fallback_relevance
-from deepcite.materials.summaries import CachedSummary, CallLimits, summarise_all
+from deepcite.materials.summaries import CachedSummary, CallLimits, Completer, summarise_all
 from deepcite.materials.tokens import content_hash, estimate_tokens
 from deepcite.materials.usage import usage_mode
 

@@ -23,9 +23,8 @@ import threading
 from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from deepcite.citations.answer import Completer
 from deepcite.errors import DeepciteError
 from deepcite.materials.chunking import chunk_spans
 from deepcite.materials.limits import (
@@ -65,6 +64,25 @@ REDUCE_SYSTEM = (
 )
 
 CachedKind = Literal["summary", "map_reduce"]
+
+
+class Completer(Protocol):
+    """What summaries need of a chat client (:class:`deepcite.llm.ChatClient` has it).
+
+    Declared here rather than imported from ``deepcite.citations`` so that this package
+    stays below the citation layer; it matches ``deepcite.citations.answer.Completer``.
+    """
+
+    @property
+    def prompt_budget_chars(self) -> int:
+        """How many characters of prompt fit the model's context with room to reply."""
+        ...
+
+    def complete(
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+    ) -> str:
+        """One chat call; returns the cleaned reply text."""
+        ...
 
 
 @dataclass(frozen=True)
