@@ -16,6 +16,7 @@ message (``InputError`` for arguments, ``ConfigError`` for settings), never a ba
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.report.detailed import DetailedReport, OutlineReview, cut_at_sentence
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
+from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
 from deepcite.search.base import SearchEngine
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import (
@@ -35,7 +37,7 @@ from deepcite.search.registry import (
     unavailable_reason,
 )
 from deepcite.security import EgressPolicy
-from deepcite.types import Event, ResearchResult
+from deepcite.types import Event, ResearchResult, WarningCode
 
 DEMO_COLLECTION = "demo"
 
@@ -123,15 +125,20 @@ def build_researcher(
 
 def quick_summary(
     question: str, *, on_event: Callable[[Event], None] | None = None,
-    follow_up: ResearchResult | None = None, **overrides: Any
+    follow_up: ResearchResult | None = None,
+    materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
+    **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` and return a short cited answer.
 
     ``overrides`` are settings (see module docstring), e.g. ``collections=["demo"]``.
     ``follow_up`` is an earlier result (``HistoryStore.get(id).result``) to build on:
     its answer is what is already known, its sources keep their numbers and new ones
-    continue the count. Raises :class:`deepcite.errors.DeepciteError` subclasses with
-    one-line messages.
+    continue the count. ``materials`` are the user's own documents
+    (:class:`deepcite.materials.UserMaterial` or mappings with ``url`` and ``content``),
+    cited like any source; the web is searched only for what they leave open when the
+    question asks to build on them. Raises :class:`deepcite.errors.DeepciteError`
+    subclasses with one-line messages.
     """
     _require_question(question, "quick_summary()")
     _require_callback(on_event, "quick_summary()")
@@ -139,21 +146,27 @@ def quick_summary(
     settings = load_settings(overrides)
     # One question, one Researcher: close its engines (HTTP pools, open indexes) after.
     with build_researcher(settings, on_event) as researcher:
-        return run_question(researcher, question, follow_up=follow_up)
+        given, notices = material_inputs(materials, materials_enabled)
+        analysed = analyse_materials(researcher, question, given) if given else None
+        result = run_question(researcher, question, follow_up=follow_up, materials=analysed)
+        return with_notices(result, notices)
 
 
 def detailed_report(
     question: str, *, on_event: Callable[[Event], None] | None = None,
-    outline_review: OutlineReview | None = None, **overrides: Any
+    outline_review: OutlineReview | None = None,
+    materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
+    **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` as a sectioned report (``result.mode == "detailed"``).
 
     The question is researched once, the model proposes an outline, and every part is
     researched and written on the same Researcher, so numbers run through the whole
     report. ``outline_review`` gets the proposed outline and returns the one to write
-    (the same, edited) or ``None`` to stop. ``to_markdown(result)`` gives the document
-    with its Sources block. Settings as for :func:`quick_summary` (``report.*`` shape
-    the outline and the writer's context).
+    (the same, edited) or ``None`` to stop. ``materials`` as for :func:`quick_summary`;
+    the outline binds them to the parts they serve. ``to_markdown(result)`` gives the
+    document with its Sources block. Settings as for :func:`quick_summary` (``report.*``
+    shape the outline and the writer's context).
     """
     _require_question(question, "detailed_report()")
     _require_callback(on_event, "detailed_report()")
@@ -162,16 +175,55 @@ def detailed_report(
                          f"the outline, or None, not {_kind(outline_review)}")
     settings = load_settings(overrides)
     with build_researcher(settings, on_event) as researcher:
-        return DetailedReport(researcher, outline_review=outline_review).run(question)
+        given, notices = material_inputs(materials, materials_enabled)
+        analysed = analyse_materials(researcher, question, given) if given else None
+        builder = DetailedReport(researcher, outline_review=outline_review)
+        return with_notices(builder.run(question, materials=analysed), notices)
+
+
+def material_inputs(materials: Sequence[MaterialInput] | None, enabled: bool
+                    ) -> tuple[list[MaterialInput], list[tuple[WarningCode, str]]]:
+    """The materials a run uses, and the notice when they are switched off."""
+    if materials is None:
+        return [], []
+    if isinstance(materials, (str, bytes)) or not isinstance(materials, Sequence):
+        raise InputError("materials must be a list of UserMaterial objects or mappings "
+                         f"with url and content, not {_kind(materials)}")
+    if not materials:
+        return [], []
+    if not enabled:
+        return [], [("materials_ignored", f"{len(materials)} material(s) ignored: "
+                     "materials_enabled is false")]
+    return list(materials), []
+
+
+def with_notices(result: ResearchResult, notices: Sequence[tuple[WarningCode, str]]
+                 ) -> ResearchResult:
+    """``result`` with warnings raised before its run began (materials switched off)."""
+    if not notices:
+        return result
+    return result.model_copy(update={
+        "warnings": [*(m for _, m in notices), *result.warnings],
+        "warning_codes": [*(c for c, _ in notices), *result.warning_codes]})
 
 
 def run_question(researcher: Researcher, question: str, *,
-                 follow_up: ResearchResult | None = None) -> ResearchResult:
-    """One quick run on ``researcher``, building on ``follow_up`` when given."""
-    if follow_up is None:
-        return researcher.run(question)
-    researcher.registry.restore(follow_up.sources)
-    return researcher.run(question, brief=follow_up_brief(follow_up, researcher.settings))
+                 follow_up: ResearchResult | None = None,
+                 materials: Materials | None = None) -> ResearchResult:
+    """One quick run on ``researcher``, building on ``follow_up`` and ``materials``."""
+    brief = RunBrief()
+    if follow_up is not None:
+        researcher.registry.restore(follow_up.sources)
+        brief = follow_up_brief(follow_up, researcher.settings)
+    if materials is None:
+        return researcher.run(question, brief=brief)
+    ids = materials.usable_ids
+    plan = materials.plan(question, ids, limit=researcher.settings.research.max_sources)
+    brief = dataclasses.replace(brief, evidence=plan.evidence,
+                                search_queries=plan.search_queries)
+    result = researcher.run(question, brief=brief)
+    log_route("answer", plan, len(ids), result)
+    return with_notices(result, [("materials", w) for w in materials.warnings])
 
 
 def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:

@@ -69,6 +69,8 @@ WarningCode = Literal[
     "handler",                # the citation handler name was unknown; standard was used
     "outline_fallback",       # the model's outline was unusable; a default one was used
     "invalid_citations",      # citations to sources that do not exist were removed
+    "materials",              # a material was left out, or the materials' analysis failed
+    "materials_ignored",      # materials were given with materials_enabled false
     "no_engines",             # nothing to search
     "questions_unusable",     # the model's queries were unusable; the question was searched
     "relevance_unusable",     # the relevance filter's reply was unusable; all results kept
@@ -151,12 +153,16 @@ class OutlineEntry(_Record):
     """One heading of a detailed report's outline.
 
     ``level`` 1 is a section, 2 a subsection of the section before it; ``purpose`` is
-    the one line saying what the part must cover (it steers that part's research).
+    the one line saying what the part must cover (it steers that part's research);
+    ``materials`` the user's materials bound to it.
     """
 
     title: str = Field(min_length=1)
     purpose: str = ""
     level: Literal[1, 2] = 1
+    #: Ids of the user's materials this part is written from (its bindings); empty when
+    #: it names none (a subsection then inherits its section's).
+    materials: list[str] = Field(default_factory=list)
 
 
 class ResearchResult(_Record):

@@ -82,3 +82,18 @@ def test_the_report_is_kept_reopened_and_exported(
     child = {s["number"]: s["url"] for s in data["sources"]}
     assert {n: u for n, u in child.items() if n in parent_sources} == parent_sources
     assert set(cited_numbers(data["answer"])) <= set(child)
+
+
+def test_a_report_built_on_a_material_file_cites_it(data_dir: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "team-cli-notes.md"
+    notes.write_text("# Team CLI notes\n\nOur command line tools parse arguments with "
+                     "argparse subparsers, one per command. Every command accepts a "
+                     "--dry-run flag that prints what it would do.\n", encoding="utf-8")
+    result = _run(["report", "How do our tools parse command line arguments?", "-c", "demo",
+                   "--material", str(notes), "-q", "--json", "--no-save"], data_dir)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    material = [s for s in data["sources"] if s["engine"] == "user_material"]
+    assert material and material[0]["url"] == str(notes.resolve())
+    assert set(cited_numbers(data["answer"])) <= {s["number"] for s in data["sources"]}
+    assert any(f"[{s['number']}]" in data["answer"] for s in material)

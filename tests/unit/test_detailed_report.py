@@ -321,3 +321,15 @@ def test_the_outline_parser_caps_and_rejects() -> None:
     assert parse_outline("1. Methodology\n2. Sources\n3. Results") == []
     prose = "1. " + "word " * 30 + "\n2. Fine title"
     assert parse_outline(prose) == []
+
+
+def test_the_outline_parser_reads_material_bindings() -> None:
+    reply = ("1. Our conventions - how our tools parse arguments [M1][M2]\n"
+             "2. Libraries (the public options) [m3, M9]\n"
+             "3. History - how it began [[M2]]\n")
+    entries = parse_outline(reply, material_ids=["M1", "M2", "m3"])
+    assert [(e.title, e.materials) for e in entries] == [
+        ("Our conventions", ["M1", "M2"]), ("Libraries", ["m3"]), ("History", ["M2"])]
+    assert entries[1].purpose == "the public options"
+    # without materials, brackets stay part of the text
+    assert parse_outline(reply)[0].purpose.endswith("[M1][M2]")

@@ -31,6 +31,9 @@ from deepcite.search.urls import canonical_url
 from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.types import Source
 
+#: The engine of sources that are the user's own materials (:mod:`deepcite.materials`).
+USER_MATERIAL = "user_material"
+
 EntryLike = Source | Mapping[str, Any]
 """What callers may pass: a registry source or a mapping with ``number``/``title``/``url``."""
 
@@ -192,16 +195,21 @@ def _format(doc: SourceDocument) -> str:
     entry = doc.entry
     lines = [f"[{numbers}] {_safe_name(entry.title)} (source nr: {numbers})",
              f"   URL: {_safe_url(entry.canonical_url)}"]
+    where = ""
     if entry.collection:
         where = f"   Collection: {_safe_name(entry.collection)}"
         if entry.path:
             where += f" · {_safe_name(PurePath(entry.path).name)}"
-        if doc.pages:
-            # EPUB "pages" are spine sections; PDFs have real pages.
-            if entry.kind == "epub":
-                label = "section" if len(doc.pages) == 1 else "sections"
-            else:
-                label = "p." if len(doc.pages) == 1 else "pp."
-            where += f", {label} {', '.join(str(p) for p in sorted(doc.pages))}"
+    elif entry.engine == USER_MATERIAL:
+        material = entry.metadata.get("material_id")
+        where = "   Your material" + (f": {_safe_name(str(material))}" if material else "")
+    if where and doc.pages:
+        # EPUB "pages" are spine sections; PDFs have real pages.
+        if entry.kind == "epub":
+            label = "section" if len(doc.pages) == 1 else "sections"
+        else:
+            label = "p." if len(doc.pages) == 1 else "pp."
+        where += f", {label} {', '.join(str(p) for p in sorted(doc.pages))}"
+    if where:
         lines.append(where)
     return "\n".join(lines)

@@ -32,8 +32,10 @@ from deepcite.cli.running import (
 )
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
+from deepcite.materials import material_from_file, materials_from_json, normalize_materials
 from deepcite.report.detailed import DetailedReport, OutlineReview
 from deepcite.research import Researcher
+from deepcite.research.material_runs import MaterialInput, analyse_materials
 from deepcite.security.text import valid_utf8
 from deepcite.store import HistoryStore, StoredRun
 from deepcite.types import ResearchResult
@@ -100,6 +102,12 @@ def ask(
     review_outline: Annotated[bool, typer.Option(
         "--review-outline", help="Detailed reports: show the outline and let you approve "
         "or edit it before the parts are written.")] = False,
+    material: Annotated[list[Path] | None, typer.Option(
+        "--material", "-m", help="A document of yours to build on (repeatable): PDF, DOCX, "
+        "EPUB, HTML, Markdown or text; cited like any source, never uploaded.")] = None,
+    materials_file: Annotated[Path | None, typer.Option(
+        "--materials", help="A JSON list of materials: {url, content, material_id, title, "
+        "publish_time, content_time}.")] = None,
     no_save: Annotated[bool, typer.Option(
         "--no-save", help="Do not keep this run in the history.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
@@ -129,6 +137,7 @@ def ask(
         if output is not None:
             check_writable(output)
         check_format(fmt)
+        given = _materials(material, materials_file)
         stored, store = _parent(settings, follow_up)
         parent = stored.result if stored is not None else None
         if DEMO_COLLECTION in settings.search.collections:
@@ -141,7 +150,7 @@ def ask(
         try:
             with RunProgress(enabled=not quiet) as progress, \
                     build_researcher(settings, tee(progress, recorder.event)) as researcher:
-                job, cancel = _job(researcher, question, mode, parent,
+                job, cancel = _job(researcher, question, mode, parent, given,
                                    outline_reviewer(progress) if review_outline else None)
                 result = run_interruptibly(job, cancel, progress)
         except BaseException as exc:
@@ -172,14 +181,30 @@ def _parent(settings: Settings, ref: str | None
         raise
 
 
+def _materials(files: list[Path] | None, listing: Path | None) -> list[MaterialInput]:
+    """The materials handed in: files read through the collection loaders (their
+    absolute path is the url), then the objects of a JSON list; checked before the run."""
+    given: list[MaterialInput] = [material_from_file(path) for path in files or []]
+    if listing is not None:
+        given.extend(materials_from_json(listing))
+    if given:
+        normalize_materials(given)  # a bad one stops here, named, before any model call
+    return given
+
+
 def _job(researcher: Researcher, question: str, mode: Mode, parent: ResearchResult | None,
-         review: OutlineReview | None
+         materials: list[MaterialInput], review: OutlineReview | None
          ) -> tuple[Callable[[], ResearchResult], Callable[[], None]]:
     """What to run and how to cancel it, for the mode asked."""
-    if mode is Mode.detailed:
-        builder = DetailedReport(researcher, outline_review=review)
-        return (lambda: builder.run(question)), builder.cancel
-    return (lambda: run_question(researcher, question, follow_up=parent)), researcher.cancel
+    builder = DetailedReport(researcher, outline_review=review)
+
+    def run() -> ResearchResult:
+        analysed = analyse_materials(researcher, question, materials) if materials else None
+        if mode is Mode.detailed:
+            return builder.run(question, materials=analysed)
+        return run_question(researcher, question, follow_up=parent, materials=analysed)
+
+    return run, (builder.cancel if mode is Mode.detailed else researcher.cancel)
 
 
 def _report_command() -> Callable[..., None]:

@@ -25,6 +25,7 @@ parts written so far and returns them as a cancelled report.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -34,9 +35,11 @@ from dataclasses import dataclass, field
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
 from deepcite.citations.render import answer_body
 from deepcite.errors import DeepciteError, InputError
+from deepcite.materials import log_missing_material_evidence
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief, SharedBudget
 from deepcite.research.context import budget_reason
+from deepcite.research.material_runs import Materials, log_route
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
     Finding,
@@ -146,6 +149,7 @@ class DetailedReport:
                  outline_review: OutlineReview | None = None) -> None:
         self._researcher = researcher
         self._review = outline_review
+        self._materials: Materials | None = None
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
 
@@ -158,14 +162,31 @@ class DetailedReport:
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
 
-    def run(self, question: str) -> ResearchResult:
-        """Research ``question`` as a sectioned report; see the module docstring."""
+    def run(self, question: str, *, materials: Materials | None = None) -> ResearchResult:
+        """Research ``question`` as a sectioned report; see the module docstring.
+
+        ``materials`` (analysed by :func:`~deepcite.research.material_runs.
+        analyse_materials`) are bound to the parts by the outline and given to each
+        part's run as evidence.
+        """
         researcher = self._researcher
+        self._materials = materials
         started = time.perf_counter()
         budget = SharedBudget(usage_start=researcher.client.usage)
         self._usage_start = budget.usage_start
         tally = _Tally()
-        summary = researcher.run(question, brief=RunBrief(budget=budget))
+        materials = self._materials
+        summary_brief = RunBrief(budget=budget)
+        if materials is not None:
+            for message in materials.warnings:
+                tally.warn("materials", message)
+            plan = materials.plan(question, materials.usable_ids,
+                                  limit=researcher.settings.research.max_sources)
+            summary_brief = dataclasses.replace(summary_brief, evidence=plan.evidence,
+                                                search_queries=plan.search_queries)
+        summary = researcher.run(question, brief=summary_brief)
+        if materials is not None:
+            log_route(SUMMARY_HEADING, plan, len(materials.usable_ids), summary)
         question = summary.question  # as the Researcher cleaned it
         tally.add(summary, "")
         parts: list[_Part] = []
@@ -191,10 +212,14 @@ class DetailedReport:
             problem = f"the {reason} before an outline was asked for"
         else:
             try:
+                manifest = self._materials.analysis.manifest if self._materials else ""
+                known = self._materials.ids if self._materials else []
                 reply = researcher.client.complete(
-                    "outline", OUTLINE_SYSTEM, outline_prompt(question, summary.sources))
+                    "outline", OUTLINE_SYSTEM,
+                    outline_prompt(question, summary.sources, manifest=manifest))
                 entries = parse_outline(reply, max_sections=cfg.max_sections,
-                                        max_subsections=cfg.max_subsections)
+                                        max_subsections=cfg.max_subsections,
+                                        material_ids=known)
             except DeepciteError as exc:
                 problem = f"the outline call failed ({exc})"
         fallback = not entries
@@ -211,8 +236,21 @@ class DetailedReport:
             if not reviewed:
                 raise InputError("The reviewed outline has no sections - keep at least one")
             entries = reviewed
+        entries = self._bind_all_when_unbound(entries)
         researcher.emit(OutlineReady(entries=entries, fallback=fallback))
         return entries
+
+    def _bind_all_when_unbound(self, entries: list[OutlineEntry]) -> list[OutlineEntry]:
+        """An outline that binds no material at all (the default outline, a model that
+        ignored the ids) gets every usable material on each section: the user handed
+        them in to be used, and a report that leaves them all out is the failure users
+        complain of most. An outline that binds some keeps its choice."""
+        materials = self._materials
+        if materials is None or not materials.usable_ids \
+                or any(entry.materials for entry in entries):
+            return entries
+        return [entry.model_copy(update={"materials": list(materials.usable_ids)})
+                if entry.level == 1 else entry for entry in entries]
 
     # ----------------------------------------------------------------- sections
 
@@ -221,6 +259,9 @@ class DetailedReport:
         researcher = self._researcher
         cfg = researcher.settings.report
         todo = research_parts(entries)
+        inherited = _inherited_materials(entries)
+        materials = self._materials
+        material_docs = 0
         written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
         parts: list[_Part] = []
         stopped: str | None = None
@@ -240,18 +281,32 @@ class DetailedReport:
             researcher.emit(SectionStarted(index=count, total=len(todo), title=heading))
             context = already_written(written, max_parts=cfg.max_context_sections,
                                       max_chars=cfg.max_context_chars)
+            query = _query(question, heading, entry.purpose)
             brief = RunBrief(
                 written=context, avoid=" ".join(" ".join(written).split()),
                 style=_section_style(question, heading, entry.purpose,
                                      researcher.settings.llm.max_tokens),
                 iterations=cfg.section_iterations, budget=budget)
-            result = researcher.run(_query(question, heading, entry.purpose), brief=brief)
+            plan = None
+            if materials is not None:
+                ids = materials.bound(entry.materials or None, inherited.get(index, []))
+                plan = materials.plan(query, ids,
+                                      limit=researcher.settings.research.max_sources)
+                brief = dataclasses.replace(brief, evidence=plan.evidence,
+                                            search_queries=plan.search_queries)
+            result = researcher.run(query, brief=brief)
+            if materials is not None and plan is not None:
+                log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
+                material_docs += sum(1 for s in result.sources if s.engine == "user_material")
             tally.add(result, f"{number} {entry.title}")
             text = _part_text(result)
             parts.append(_Part(index, text))
             written.append(f"## {number} {entry.title}\n\n{text}")
             if result.cancelled:
                 break
+        bound = [m for entry in entries for m in entry.materials]
+        if materials is not None and bound and parts and not material_docs:
+            log_missing_material_evidence(ids=list(dict.fromkeys(bound)))
         return parts
 
     def _budget_reason(self, budget: SharedBudget, *, model_calls: int = 0,
@@ -333,6 +388,19 @@ def report_title(question: str) -> str:
     """The question as the report's title, first letter capitalised."""
     text = " ".join(question.split())
     return text[:1].upper() + text[1:]
+
+
+def _inherited_materials(entries: Sequence[OutlineEntry]) -> dict[int, list[str]]:
+    """For each subsection (by index), its section's bound materials: a subsection that
+    names none is written from its section's."""
+    inherited: dict[int, list[str]] = {}
+    section: list[str] = []
+    for index, entry in enumerate(entries):
+        if entry.level == 1:
+            section = list(entry.materials)
+        else:
+            inherited[index] = section
+    return inherited
 
 
 def _query(question: str, heading: str, purpose: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.materials import normalize_material_id
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.security.terminal import one_line
 from deepcite.types import OutlineEntry, Source
@@ -25,6 +26,12 @@ OUTLINE_SYSTEM = (
     "line, numbered like '1. Title - what this section covers' and subsections like "
     "'1.1 Title - what it covers'. Use 3 to 5 sections. Do not include sections for "
     "sources, references or methodology. " + UNTRUSTED_NOTICE
+)
+#: Added to the outline prompt when the user handed in materials.
+OUTLINE_MATERIALS_NOTE = (
+    "The user's materials are listed below with their ids. End each heading line with "
+    "the ids of the materials that part should be written from, like [M1][M2]; use only "
+    "the listed ids, and none where no material fits."
 )
 #: Fewer usable sections than this and the outline is replaced by the default one.
 MIN_SECTIONS = 2
@@ -47,42 +54,68 @@ _SEPARATOR = re.compile(r"\s+[-–—]\s+|:\s+|\s+\((?=.*\)$)")
 
 
 def outline_prompt(question: str, sources: Sequence[Source], *, max_sources: int = 12,
-                   snippet_chars: int = 200) -> str:
-    """The user prompt: the question and the titles and openings of what was found."""
+                   snippet_chars: int = 200, manifest: str = "") -> str:
+    """The user prompt: the question and the titles and openings of what was found, and
+    the manifest of the user's materials (ids, titles, urls, dates) when there are any."""
     blocks = [fence(" ".join(s.snippet.split())[:snippet_chars], number=s.number,
                     title=s.title) for s in list(sources)[:max_sources]]
     parts = ["Sources found so far:", *blocks] if blocks else []
+    if manifest.strip():
+        parts += [OUTLINE_MATERIALS_NOTE, "Materials:", fence(manifest.strip())]
     parts += [f"Question: {question}", "Outline:"]
     return "\n\n".join(parts)
 
 
-def parse_outline(reply: str, *, max_sections: int = 5,
-                  max_subsections: int = 3) -> list[OutlineEntry]:
+def parse_outline(reply: str, *, max_sections: int = 5, max_subsections: int = 3,
+                  material_ids: Sequence[str] = ()) -> list[OutlineEntry]:
     """The outline in ``reply``, cleaned; empty when fewer than two sections are usable.
 
     Levels come from the numbering (``1.`` vs ``1.1``), Markdown heading depth, or
     indentation of bullets; a subsection before any section becomes a section. Titles
     that are prose, duplicates, or about sources/references/methodology are dropped,
     with their subsections. At most ``max_sections`` sections with
-    ``max_subsections`` subsections each are kept.
+    ``max_subsections`` subsections each are kept. Bracketed ids at the end of a line
+    (``[M1][M2]``, ``[M1, M3]``) bind materials to the part; only ``material_ids`` are
+    kept (``[m1]`` and ``[[M1]]`` normalised, invented ids dropped).
     """
     lines = [line for line in reply.replace("\r", "").split("\n")
              if line.strip() and not line.strip().startswith("```")]
     heading_levels = sorted({len(m.group(1)) for line in lines
                              if (m := _HEADING.match(line.strip()))})
-    raw: list[tuple[int, str, str]] = []  # level, title, purpose
+    raw: list[tuple[int, str, str, list[str]]] = []  # level, title, purpose, materials
     for line in lines:
         parsed = _parse_line(line, heading_levels)
         if parsed is None:
             continue
         level, text = parsed
+        text, bound = _bindings(text, material_ids)
         if level == 0:  # plain text: the purpose of the heading before it, if it has none
-            if raw and not raw[-1][2]:
-                raw[-1] = (raw[-1][0], raw[-1][1], _clean(text))
+            if raw:
+                last_level, title, purpose, materials = raw[-1]
+                raw[-1] = (last_level, title, purpose or _clean(text),
+                           list(dict.fromkeys([*materials, *bound])))
             continue
         title, purpose = _split(text)
-        raw.append((level, title, purpose))
+        raw.append((level, title, purpose, bound))
     return _select(raw, max_sections=max_sections, max_subsections=max_subsections)
+
+
+_TRAILING_GROUP = re.compile(r"\s*[\[(]+([^\[\]()]{1,80})[\])]+\s*\.?\s*$")
+
+
+def _bindings(text: str, known: Sequence[str]) -> tuple[str, list[str]]:
+    """``text`` without its trailing bracketed material ids, and the known ids among
+    them. Groups are taken off from the end while they name a known id, so a purpose in
+    brackets stays; without materials nothing is taken off."""
+    groups: list[list[str]] = []
+    while known and (match := _TRAILING_GROUP.search(text)) is not None:
+        ids = [normalize_material_id(raw, known)
+               for raw in re.split(r"[,;]", match.group(1)) if raw.strip()]
+        if not any(ids):
+            break
+        groups.insert(0, [i for i in ids if i is not None])
+        text = text[:match.start()].rstrip(" -:")
+    return text, list(dict.fromkeys(i for group in groups for i in group))
 
 
 def _parse_line(line: str, heading_levels: list[int]) -> tuple[int, str] | None:
@@ -131,13 +164,13 @@ def _usable_title(title: str) -> bool:
             and any(ch.isalpha() for ch in title) and not _EXCLUDED.search(title))
 
 
-def _select(raw: list[tuple[int, str, str]], *, max_sections: int,
+def _select(raw: list[tuple[int, str, str, list[str]]], *, max_sections: int,
             max_subsections: int) -> list[OutlineEntry]:
     entries: list[OutlineEntry] = []
     seen: set[str] = set()
     sections = subsections = 0
     dropping = False  # inside a dropped section: its subsections go with it
-    for level, title, purpose in raw:
+    for level, title, purpose, materials in raw:
         if level == 2 and sections == 0:
             level = 1
         if level == 1:
@@ -153,7 +186,8 @@ def _select(raw: list[tuple[int, str, str]], *, max_sections: int,
                 continue
             subsections += 1
         seen.add(title.casefold())
-        entries.append(OutlineEntry(title=title, purpose=purpose[:300], level=level))
+        entries.append(OutlineEntry(title=title, purpose=purpose[:300], level=level,
+                                    materials=materials))
     if sections < MIN_SECTIONS:
         return []
     return entries
@@ -186,7 +220,8 @@ def outline_text(entries: Sequence[OutlineEntry]) -> str:
             sub += 1
             number = f"   {section}.{sub}"
         purpose = f" - {entry.purpose}" if entry.purpose else ""
-        lines.append(f"{number} {entry.title}{purpose}")
+        bound = "".join(f"[{m}]" for m in entry.materials)
+        lines.append(f"{number} {entry.title}{purpose}{' ' + bound if bound else ''}")
     return "\n".join(lines)
 
 

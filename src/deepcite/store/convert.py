@@ -47,8 +47,17 @@ def result_columns(result: ResearchResult) -> dict[str, Any]:
     }
 
 
+#: The engine of sources that are the user's own materials: kept by id, title and url
+#: only - their text is the user's, handed in for one request, and is not copied into
+#: a history others may read or a server may keep.
+USER_MATERIAL = "user_material"
+
+
 def source_rows(run_id: str, sources: list[Source]) -> list[dict[str, Any]]:
-    """One row per source number; a repeated number keeps its first source (logged)."""
+    """One row per source number; a repeated number keeps its first source (logged).
+
+    The user's materials keep their id (in the metadata), title and url, not their text.
+    """
     rows: dict[int, dict[str, Any]] = {}
     for source in sources:
         if source.number in rows:
@@ -56,11 +65,13 @@ def source_rows(run_id: str, sources: list[Source]) -> list[dict[str, Any]]:
                            run_id, source.number)
             continue
         data = source.model_dump(mode="json")
+        private = source.engine == USER_MATERIAL
         rows[source.number] = {"run_id": run_id, "number": source.number,
                                "title": source.title, "url": source.url,
                                "canonical_url": source.canonical_url,
-                               "engine": source.engine, "snippet": source.snippet,
-                               "full_text": source.full_text,
+                               "engine": source.engine,
+                               "snippet": "" if private else source.snippet,
+                               "full_text": None if private else source.full_text,
                                "published": source.published, "meta": data["metadata"]}
     return list(rows.values())
 
