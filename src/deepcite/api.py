@@ -24,6 +24,7 @@ from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_coll
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
+from deepcite.materials import SummaryCache
 from deepcite.report.detailed import DetailedReport, OutlineReview, cut_at_sentence
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
@@ -127,7 +128,7 @@ def quick_summary(
     question: str, *, on_event: Callable[[Event], None] | None = None,
     follow_up: ResearchResult | None = None,
     materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
-    **overrides: Any
+    material_cache: SummaryCache | None = None, **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` and return a short cited answer.
 
@@ -137,8 +138,10 @@ def quick_summary(
     continue the count. ``materials`` are the user's own documents
     (:class:`deepcite.materials.UserMaterial` or mappings with ``url`` and ``content``),
     cited like any source; the web is searched only for what they leave open when the
-    question asks to build on them. Raises :class:`deepcite.errors.DeepciteError`
-    subclasses with one-line messages.
+    question asks to build on them. ``material_cache`` (a
+    :class:`deepcite.materials.SummaryCache` kept between the turns of a conversation)
+    saves summarising the same material twice. Raises
+    :class:`deepcite.errors.DeepciteError` subclasses with one-line messages.
     """
     _require_question(question, "quick_summary()")
     _require_callback(on_event, "quick_summary()")
@@ -147,7 +150,8 @@ def quick_summary(
     # One question, one Researcher: close its engines (HTTP pools, open indexes) after.
     with build_researcher(settings, on_event) as researcher:
         given, notices = material_inputs(materials, materials_enabled)
-        analysed = analyse_materials(researcher, question, given) if given else None
+        analysed = (analyse_materials(researcher, question, given, cache=material_cache)
+                    if given else None)
         result = run_question(researcher, question, follow_up=follow_up, materials=analysed)
         return with_notices(result, notices)
 
@@ -156,7 +160,7 @@ def detailed_report(
     question: str, *, on_event: Callable[[Event], None] | None = None,
     outline_review: OutlineReview | None = None,
     materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
-    **overrides: Any
+    material_cache: SummaryCache | None = None, **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` as a sectioned report (``result.mode == "detailed"``).
 
@@ -176,7 +180,8 @@ def detailed_report(
     settings = load_settings(overrides)
     with build_researcher(settings, on_event) as researcher:
         given, notices = material_inputs(materials, materials_enabled)
-        analysed = analyse_materials(researcher, question, given) if given else None
+        analysed = (analyse_materials(researcher, question, given, cache=material_cache)
+                    if given else None)
         builder = DetailedReport(researcher, outline_review=outline_review)
         return with_notices(builder.run(question, materials=analysed), notices)
 

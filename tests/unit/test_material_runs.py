@@ -223,3 +223,21 @@ def test_a_pdf_materials_page_numbers_reach_the_sources_block(
     block = result.stdout.split("## Sources", 1)[1]
     assert "Tools paper" in block and str(paper.resolve()) in block
     assert re.search(r"Your material: M1, pp?\. .*2", block), block
+
+
+def test_a_long_material_is_summarised_once_per_conversation(make_settings: Any) -> None:
+    from deepcite.materials import SummaryCache
+
+    long_text = " ".join(f"Sentence {i} says our tools use click groups." for i in range(3000))
+    material = {"url": "/home/me/long.md", "content": long_text}
+    engine, model = MemoryEngine(WEB), _model()
+    model.script["material_summary"] = ["Our tools use click groups throughout."]
+    model.script["material_reduce"] = ["Our tools use click groups everywhere."]
+    cache = SummaryCache()
+    with _researcher(make_settings, model, engine) as researcher:
+        first = analyse_materials(researcher, QUESTION, [material], cache=cache)
+        calls = model.purposes().count("material_summary")
+        second = analyse_materials(researcher, "And the dry-run flag?", [material], cache=cache)
+    assert calls >= 1 and model.purposes().count("material_summary") == calls
+    assert first.analysis.items[0].summary_kind != "fulltext"
+    assert second.analysis.items[0].cached
