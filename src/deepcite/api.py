@@ -223,7 +223,8 @@ def run_question(researcher: Researcher, question: str, *,
     if materials is None:
         return researcher.run(question, brief=brief)
     ids = materials.usable_ids
-    plan = materials.plan(question, ids, limit=researcher.settings.research.max_sources)
+    plan = materials.plan(question, ids, limit=researcher.settings.research.max_sources,
+                          whole_question=True)
     brief = dataclasses.replace(brief, evidence=plan.evidence,
                                 search_queries=plan.search_queries)
     result = researcher.run(question, brief=brief)

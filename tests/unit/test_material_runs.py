@@ -241,3 +241,16 @@ def test_a_long_material_is_summarised_once_per_conversation(make_settings: Any)
     assert calls >= 1 and model.purposes().count("material_summary") == calls
     assert first.analysis.items[0].summary_kind != "fulltext"
     assert second.analysis.items[0].cached
+
+
+def test_the_analysis_call_also_gives_the_queries(make_settings: Any) -> None:
+    analysis = json.dumps({"materials": [{"id": "M1", "relevance": "partial"}],
+                           "queries": ["click vs argparse", "click vs argparse"]})
+    engine, model = MemoryEngine(WEB), _model(analysis)
+    settings = make_settings(**{"iterations": 1, "questions_per_iteration": 3,
+                                "citations.verify": False})
+    with Researcher(settings, model, [engine]) as researcher:
+        analysed = analyse_materials(researcher, QUESTION, [NOTES])
+        run_question(researcher, QUESTION, materials=analysed)
+    assert engine.queries == [QUESTION, "click vs argparse"]
+    assert "questions" not in model.purposes()  # no second call for queries

@@ -181,7 +181,8 @@ class DetailedReport:
             for message in materials.warnings:
                 tally.warn("materials", message)
             plan = materials.plan(question, materials.usable_ids,
-                                  limit=researcher.settings.research.max_sources)
+                                  limit=researcher.settings.research.max_sources,
+                                  whole_question=True)
             summary_brief = dataclasses.replace(summary_brief, evidence=plan.evidence,
                                                 search_queries=plan.search_queries)
         summary = researcher.run(question, brief=summary_brief)

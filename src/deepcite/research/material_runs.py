@@ -9,21 +9,26 @@ answer, a report's summary or one of its parts - what it builds on:
 - **evidence**: passages of the materials bound to the part (all usable ones for a
   quick answer), the best for the part's query first; they enter the registry as
   sources (engine ``user_material``, url as given) and are cited like any source;
-- **what to search**: in ``required`` mode (the user asked to build on the materials)
-  a part its materials fully cover searches nothing, and one they do not searches only
-  for their gaps; in ``supplementary`` mode the run searches as usual.
+- **what to search**: the analysis call also proposes web queries for the question,
+  so a quick answer or a report's summary searches the question and those instead of
+  asking the model for queries again (the analysis costs no extra call). In
+  ``required`` mode (the user asked to build on the materials) a part its materials
+  fully cover searches nothing, and one they do not searches only for their gaps; in
+  ``supplementary`` mode a part searches as usual.
 
 Each part's routing is logged as one ``[MATERIAL_ROUTE]`` line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deepcite.errors import DeepciteError
+from deepcite.llm.parsing import parse_json_lenient
 from deepcite.materials import (
     MaterialAnalysis,
     SummaryCache,
@@ -49,6 +54,12 @@ logger = logging.getLogger(__name__)
 PASSAGES_PER_MATERIAL = 4
 #: Gaps searched for one part at most.
 MAX_GAP_QUERIES = 3
+#: The analysis call also proposes this many web queries for what the materials leave
+#: open, so a run with materials asks for its queries in the same call (no extra one).
+QUERIES_NOTE = (
+    ' Also give up to 3 short web search queries for what the materials do not cover, '
+    'as "queries": ["..."] next to "materials".'
+)
 
 MaterialInput = UserMaterial | Mapping[str, Any]
 
@@ -69,6 +80,8 @@ class Materials:
     analysis: MaterialAnalysis
     passages: dict[str, list[SearchResult]]
     warnings: list[str]
+    #: Web queries the analysis call proposed for the whole question (may be empty).
+    queries: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:
@@ -92,17 +105,25 @@ class Materials:
         inherits from its section."""
         return choose_material_ids(declared, inherited, self.ids)
 
-    def plan(self, query: str, ids: Sequence[str], *, limit: int) -> MaterialPlan:
-        """Evidence and searches for a run on ``query`` bound to ``ids``."""
+    def plan(self, query: str, ids: Sequence[str], *, limit: int,
+             whole_question: bool = False) -> MaterialPlan:
+        """Evidence and searches for a run on ``query`` bound to ``ids``.
+
+        ``whole_question`` (a quick answer, a report's summary) lets the run search the
+        question and the queries the analysis call proposed, instead of asking the
+        model for queries again.
+        """
         evidence = self.evidence(query, ids, limit=limit)
         searches: tuple[str, ...] | None = None
+        if whole_question and self.queries:
+            searches = tuple(dict.fromkeys([query, *self.queries]))
         if self.required and ids:
             coverage = section_coverage(list(ids), self.analysis)
             if coverage.fully_covered:
                 searches = ()
             else:
                 gaps = [g for g in coverage.gaps if g and g != FALLBACK_GAP]
-                searches = tuple(dict.fromkeys(gaps))[:MAX_GAP_QUERIES] or None
+                searches = tuple(dict.fromkeys(gaps))[:MAX_GAP_QUERIES] or searches
         return MaterialPlan(list(ids), evidence, searches)
 
     def evidence(self, query: str, ids: Sequence[str], *, limit: int
@@ -139,18 +160,30 @@ def analyse_materials(researcher: Researcher, question: str,
     warnings = [f"Material {d.index + 1} was left out: {d.reason.replace('_', ' ')}"
                 for d in analysis.dropped]
     relevance = None
+    queries: list[str] = []
     if analysis.items:
         system, user = analysis_prompt(question, analysis,
                                        budget_chars=researcher.client.prompt_budget_chars)
         try:
-            reply = researcher.client.complete(ANALYSIS_PURPOSE, system, user)
+            reply = researcher.client.complete(ANALYSIS_PURPOSE, system + QUERIES_NOTE, user)
             relevance = parse_relevance(reply, analysis.ids)
+            queries = _queries(reply, researcher.settings.research.max_query_chars)
         except DeepciteError as exc:
             warnings.append(f"The materials could not be analysed ({exc}); all are used "
                             "as context")
     analysis = with_relevance(analysis, relevance)
     passages = {item.material_id: material_passages(item.material) for item in analysis.items}
-    return Materials(analysis, passages, warnings)
+    return Materials(analysis, passages, warnings, queries)
+
+
+def _queries(reply: str, max_chars: int) -> list[str]:
+    """The web queries of the analysis reply: short, distinct strings, at most three."""
+    data = parse_json_lenient(reply)
+    raw = data.get("queries") if isinstance(data, dict) else None
+    if not isinstance(raw, list):
+        return []
+    found = [" ".join(q.split()) for q in raw if isinstance(q, str)]
+    return list(dict.fromkeys(q for q in found if 0 < len(q) <= max_chars))[:MAX_GAP_QUERIES]
 
 
 def log_route(section: str, plan: MaterialPlan, declared: int,
