@@ -297,6 +297,29 @@ def test_list_counts_sources_and_shows_running_runs(store: HistoryStore,
         running, "running", 0, None)
 
 
+def test_runs_left_running_are_marked_interrupted(store: HistoryStore,
+                                                  settings: Settings) -> None:
+    done = save(store, quick_result(), settings)
+    left = store.begin("Left running?", mode="quick", settings=settings)
+    store.record_event(left, PhaseStarted(phase="questions", iteration=1, iterations=1,
+                                          step=1, total=2))
+    assert store.mark_interrupted() == [left]
+    stored = store.get(left)
+    assert (stored.status, stored.finished_at is not None) == ("interrupted", True)
+    assert [e.kind for e in stored.events] == ["phase_started"]
+    assert store.get(done).status == "completed"
+    assert store.mark_interrupted() == []
+    assert {s.status for s in store.list()} == {"completed", "interrupted"}
+
+
+def test_interrupt_keeps_the_partial_result(store: HistoryStore, settings: Settings) -> None:
+    run_id = store.begin("Stopped?", mode="quick", settings=settings)
+    store.interrupt(run_id, quick_result("Stopped?", cancelled=True))
+    stored = store.get(run_id)
+    assert (stored.status, stored.result.question, stored.result.error) == (
+        "interrupted", "Stopped?", None)
+
+
 # ----------------------------------------------------------------------------- deleting
 
 

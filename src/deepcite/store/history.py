@@ -142,6 +142,29 @@ class HistoryStore:
         whatever ``result`` there was."""
         self._end(run_id, "failed", error, result)
 
+    def interrupt(self, run_id: str, result: ResearchResult | None = None) -> None:
+        """The server running the run stopped: status ``interrupted``, keeping its events
+        and whatever ``result`` it had when it was cancelled."""
+        self._end(run_id, "interrupted", None, result)
+
+    def mark_interrupted(self) -> builtins.list[str]:
+        """Mark every run still ``running`` as ``interrupted``; returns their ids.
+
+        For a server starting up: a run it finds ``running`` belonged to a previous
+        process that stopped without ending it, and no one will ever end it now. Only
+        call it when no other process runs research on this store.
+        """
+        now = datetime.now(UTC)
+        with self._writing() as session:
+            ids = list(session.scalars(select(Run.id).where(Run.status == "running")
+                                       .order_by(Run.created_at)))
+            if ids:
+                session.execute(update(Run).where(Run.id.in_(ids))
+                                .values(status="interrupted", finished_at=now))
+                for run_id in ids:
+                    self._flush_events(session, run_id)
+        return ids
+
     def _end(self, run_id: str, status: RunStatus, error: str | None,
              result: ResearchResult | None) -> None:
         with self._writing() as session:

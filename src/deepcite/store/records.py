@@ -11,9 +11,11 @@ from pydantic import BaseModel, ConfigDict
 
 from deepcite.types import Event, ReportMode, ResearchResult
 
-RunStatus = Literal["running", "completed", "cancelled", "failed"]
+RunStatus = Literal["running", "completed", "cancelled", "failed", "interrupted"]
 """``running`` until the run ends - or forever, when its process died before it could
-say how it ended (shown as it is: the store cannot tell a crash from a slow run)."""
+say how it ended (shown as it is: the store cannot tell a crash from a slow run).
+``interrupted``: a server stopped while the run went on (at shutdown, or found still
+``running`` when the next server started - see :meth:`HistoryStore.mark_interrupted`)."""
 
 
 class _Record(BaseModel):

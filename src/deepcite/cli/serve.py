@@ -1,0 +1,72 @@
+"""``deepcite serve``: the web app and REST API on a local port.
+
+Binding to anything but a loopback address exposes the research runner (and the
+history) to the network, so it is refused without a token; on loopback the token is
+optional. The web extra is imported only here, inside the command, so ``deepcite
+--help`` works without it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deepcite.cli.common import fail, settings_from, user_errors
+
+TOKEN_ENV = "DEEPCITE_WEB_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8765,
+    workers: Annotated[int, typer.Option(help="Research runs at once; more wait in a queue.",
+                                         min=1, max=64)] = 2,
+    token: Annotated[str | None, typer.Option(
+        help=f"Token the API and pages require (or set {TOKEN_ENV}); needed off loopback.")
+    ] = None,
+    folder_root: Annotated[list[Path] | None, typer.Option(
+        "--folder-root", help="A server folder collections may be indexed from "
+        "(repeatable).")] = None,
+) -> None:
+    """Serve the web app and the REST API (/api/v1)."""
+    token = token or os.environ.get(TOKEN_ENV) or None
+    if not is_loopback(host) and not token:
+        fail(f"Serving on {host} exposes deepcite to the network: set a token with "
+             f"--token or {TOKEN_ENV}", 2)
+    roots = []
+    for root in folder_root or []:
+        if not root.is_dir():
+            fail(f"--folder-root {root} is not a folder", 2)
+        roots.append(str(root.resolve()))
+    try:
+        import uvicorn
+
+        from deepcite.web.app import create_app
+        from deepcite.web.contracts import WebState
+        from deepcite.web.runs import LocalRunExecutor
+    except ImportError as exc:
+        fail(f"The web app needs the web extra ({exc.name} is missing): "
+             "pip install 'deepcite[web]'")
+    with user_errors():
+        settings = settings_from({})
+        executor = LocalRunExecutor(settings, workers=workers)
+    state = WebState(settings=settings, executor=executor, token=token,
+                     folder_roots=tuple(roots))
+    try:
+        uvicorn.run(create_app(state), host=host, port=port, log_level="info")
+    finally:
+        executor.shutdown()

@@ -1,0 +1,281 @@
+"""The REST API (``/api/v1``): submit and follow runs, history, exports, collections.
+
+Routes reach runs only through :class:`~deepcite.web.contracts.RunExecutor`, so they
+work with any executor; stored results and history come from the history store. Every
+error is JSON ``{"error": {"code", "message"}}`` (see :mod:`deepcite.web.app` for the
+handlers), raised here as :class:`ApiError`.
+
+Live events are Server-Sent Events: ``id`` is the event's sequence number, so a client
+that reconnects with ``Last-Event-ID`` (browsers do it themselves) resumes exactly
+where it stopped, and every reader of a run sees the same ordered events.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from deepcite._version import __version__
+from deepcite.collections import Collection
+from deepcite.collections.collection import list_collections, validate_name
+from deepcite.errors import ConfigError, DeepciteError
+from deepcite.export import ExportOptions, export_report, exporter_status
+from deepcite.report import to_json_dict
+from deepcite.store import HistoryStore
+from deepcite.types import Event
+from deepcite.web.contracts import RunInfo, RunRequest, WebState
+from deepcite.web.pages_auth import logged_in
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between keep-alive comments on an idle event stream (proxies close idle ones).
+KEEP_ALIVE_S = 15.0
+#: Event streams waiting at once; their waits run on threads of their own so that they
+#: never starve the pool FastAPI runs the other (sync) routes on.
+MAX_STREAMS = 256
+_EVENT = TypeAdapter(Event)
+_ENDED = {"completed", "cancelled", "failed", "interrupted"}
+
+
+class ApiError(Exception):
+    """An error reply: HTTP ``status``, a machine ``code`` and a one-line ``message``."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.headers = headers
+
+
+class RunAccepted(BaseModel):
+    """``POST /research``'s reply."""
+
+    id: str
+
+
+class RunStatusReply(RunInfo):
+    """A run's state, and its result (``to_json_dict``) once it has ended with one."""
+
+    result: dict[str, Any] | None = None
+
+
+class NewCollection(BaseModel):
+    """``POST /collections``: index ``folder`` (under a folder root) as ``name``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    folder: str = Field(min_length=1, max_length=4096)
+
+
+def history_store(state: WebState) -> HistoryStore:
+    """The executor's store when it has one, else one opened once for ``state``."""
+    store = getattr(state.executor, "store", None)
+    if isinstance(store, HistoryStore):
+        return store
+    with _STORES_LOCK:
+        opened = _STORES.get(id(state))
+        if opened is None:
+            opened = _STORES[id(state)] = HistoryStore.open(state.settings)
+        return opened
+
+
+_STORES: dict[int, HistoryStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def api_router(state: WebState) -> APIRouter:
+    """The ``/api/v1`` routes for ``state``; all but ``/health`` need the token when set."""
+    router = APIRouter(prefix="/api/v1")
+    guarded = APIRouter(dependencies=[Depends(_token_check(state))])
+    limiter = CapacityLimiter(MAX_STREAMS)
+
+    @router.get("/health", tags=["meta"])
+    def health() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @guarded.post("/research", status_code=202, response_model=RunAccepted, tags=["runs"])
+    def submit(request: RunRequest) -> RunAccepted:
+        return RunAccepted(id=state.executor.submit(request))
+
+    @guarded.get("/research/{run_id}", response_model=RunStatusReply, tags=["runs"])
+    def status(run_id: str) -> RunStatusReply:
+        info = _info(state, run_id)
+        result = None
+        if info.state in _ENDED:
+            result = to_json_dict(history_store(state).get(run_id).result)
+        return RunStatusReply(**info.model_dump(), result=result)
+
+    @guarded.post("/research/{run_id}/cancel", tags=["runs"])
+    def cancel(run_id: str) -> dict[str, str]:
+        try:
+            cancelled = state.executor.cancel(run_id)
+        except KeyError:
+            raise _unknown(run_id) from None
+        if not cancelled:
+            raise ApiError(409, "run_ended", f"Run {run_id} has already ended")
+        return {"id": run_id, "state": _info(state, run_id).state}
+
+    @guarded.get("/research/{run_id}/events", tags=["runs"],
+                 response_class=StreamingResponse)
+    async def events(run_id: str, after: Annotated[int, Query(ge=0)] = 0,
+                     last_event_id: Annotated[str | None, Header()] = None
+                     ) -> StreamingResponse:
+        if last_event_id is not None and last_event_id.strip().isdigit():
+            after = int(last_event_id.strip())
+        await anyio.to_thread.run_sync(_info, state, run_id)  # 404 before the stream
+        return StreamingResponse(_stream(state, run_id, after, limiter),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache",
+                                          "X-Accel-Buffering": "no"})
+
+    @guarded.get("/research/{run_id}/export/{fmt}", tags=["runs"])
+    def export(run_id: str, fmt: str) -> Response:
+        try:
+            format_status = exporter_status(fmt)
+        except ConfigError as exc:
+            raise ApiError(404, "unknown_format", str(exc)) from None
+        if not format_status.usable:
+            raise ApiError(501, "format_unavailable",
+                           f"Cannot export as {format_status.name}: "
+                           f"{format_status.description}")
+        info = _info(state, run_id)
+        if info.state not in _ENDED:
+            raise ApiError(409, "run_not_ended", f"Run {run_id} is still {info.state}; "
+                           "export it once it has ended")
+        result = history_store(state).get(run_id).result
+        exported = export_report(result, format_status.name,
+                                 ExportOptions.from_settings(state.settings))
+        return Response(exported.data, media_type=exported.media_type, headers={
+            "Content-Disposition": f'attachment; filename="{exported.filename}"'})
+
+    @guarded.get("/history", tags=["history"])
+    def history(search: str | None = None,
+                limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[dict[str, Any]]:
+        runs = history_store(state).list(search=search, limit=limit)
+        return [run.model_dump(mode="json") for run in runs]
+
+    @guarded.get("/collections", tags=["collections"])
+    def collections() -> list[dict[str, Any]]:
+        return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
+                 "size_bytes": info.size_bytes, "read_only": info.read_only,
+                 "updated": info.updated.isoformat() if info.updated else None}
+                for info in list_collections(state.settings)]
+
+    @guarded.post("/collections", status_code=202, tags=["collections"])
+    def add_collection(body: NewCollection) -> dict[str, str]:
+        validate_name(body.name)
+        folder = _allowed_folder(state, body.folder)
+        threading.Thread(target=_index, args=(state, body.name, folder),
+                         name=f"deepcite-index-{body.name}", daemon=True).start()
+        return {"name": body.name, "status": "indexing"}
+
+    router.include_router(guarded)
+    return router
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _token_check(state: WebState) -> Any:
+    """The dependency requiring ``Authorization: Bearer <token>`` when a token is set;
+    compared in constant time so the reply's timing does not leak the token."""
+    async def check(request: Request,
+                    authorization: Annotated[str | None, Header()] = None) -> None:
+        # async: pure CPU, so no hop to the thread pool on every request
+        if state.token is None:
+            return
+        # The pages' live view (EventSource) and download links cannot send a header;
+        # their session cookie is accepted for reading only, so a forged cross-site
+        # form can never start or cancel a run with it.
+        if request.method == "GET" and logged_in(request, state.token):
+            return
+        scheme, _, given = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode("utf-8"), state.token.encode("utf-8")):
+            raise ApiError(401, "unauthorized", "A valid token is required: send "
+                           "Authorization: Bearer <token>",
+                           headers={"WWW-Authenticate": "Bearer"})
+    return check
+
+
+def _unknown(run_id: str) -> ApiError:
+    return ApiError(404, "unknown_run", f"No run {run_id!r}")
+
+
+def _info(state: WebState, run_id: str) -> RunInfo:
+    try:
+        return state.executor.status(run_id)
+    except KeyError:
+        raise _unknown(run_id) from None
+
+
+async def _stream(state: WebState, run_id: str, after: int,
+                  limiter: CapacityLimiter) -> AsyncIterator[str]:
+    """The run's events as SSE, then ``event: end`` once it has ended."""
+    while True:
+        batch = await anyio.to_thread.run_sync(
+            state.executor.events, run_id, after, KEEP_ALIVE_S, limiter=limiter)
+        for seq, event in batch.events:
+            data = _EVENT.dump_json(event).decode("utf-8")
+            yield f"id: {seq}\nevent: {event.kind}\ndata: {data}\n\n"
+            after = seq
+        if batch.finished:
+            info = await anyio.to_thread.run_sync(_info, state, run_id, limiter=limiter)
+            yield f"event: end\ndata: {json.dumps({'state': info.state})}\n\n"
+            return
+        if not batch.events:
+            yield ": keep-alive\n\n"
+
+
+def _allowed_folder(state: WebState, folder: str) -> Path:
+    """``folder`` resolved, if it lies inside a folder root; else a 403 (or a 400 when
+    it is not a folder at all)."""
+    path = Path(folder).expanduser().resolve()
+    roots = [Path(root).expanduser().resolve() for root in state.folder_roots]
+    if not any(path == root or path.is_relative_to(root) for root in roots):
+        raise ApiError(403, "folder_not_allowed", "That folder is outside the folders this "
+                       "server may index (deepcite serve --folder-root PATH)")
+    if not path.is_dir():
+        raise ApiError(400, "not_a_folder", f"{folder} is not a folder on the server")
+    return path
+
+
+def _index(state: WebState, name: str, folder: Path) -> None:
+    """Index ``folder`` into collection ``name`` (a background thread: indexing a
+    folder takes minutes, longer than a request should)."""
+    try:
+        report = Collection.create(name, settings=state.settings).add(folder)
+    except DeepciteError as exc:
+        logger.warning("indexing %s into collection %s failed: %s", folder, name, exc)
+    except Exception:  # a crash here must be visible, not a silently dead thread
+        logger.exception("indexing %s into collection %s crashed", folder, name)
+    else:
+        logger.info("collection %s: %s", name, report.summary())
+
+
+def sse_lines(text: str) -> list[dict[str, str]]:
+    """Parse an SSE body into its events (``id``/``event``/``data`` fields); for tests
+    and scripts reading a stream this API wrote."""
+    parsed = []
+    for block in text.split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            if line.startswith(":") or ":" not in line:
+                continue
+            key, _, value = line.partition(":")
+            fields[key] = value[1:] if value.startswith(" ") else value
+        if fields:
+            parsed.append(fields)
+    return parsed

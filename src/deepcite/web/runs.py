@@ -1,0 +1,333 @@
+"""The in-process run executor: a small thread pool, a visible queue, live events.
+
+A research run holds a model and engines for minutes, so only ``workers`` run at once
+and the rest wait in a FIFO queue whose positions the pages show. Every run is in the
+history store from the moment it is submitted (its id is the store's id), so a run a
+crashed server never finished is still listed - and marked ``interrupted`` by the next
+server, which is the only one that can know it will never end.
+
+Events are numbered from 1 in one in-memory list per run, guarded by a single
+condition: every reader (SSE streams, pages, polling clients) sees the same order, and
+waits on the condition rather than polling. Runs this process no longer holds (older
+ones, or from before a restart) are read back from the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from deepcite.api import build_researcher, material_inputs, run_question, with_notices
+from deepcite.config import Settings
+from deepcite.errors import ConfigError, DeepciteError, StoreError
+from deepcite.materials import normalize_materials
+from deepcite.report.detailed import DetailedReport
+from deepcite.research.material_runs import analyse_materials
+from deepcite.store import HistoryStore, StoredRun
+from deepcite.types import Event, ResearchResult
+from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
+
+logger = logging.getLogger(__name__)
+
+#: Ended runs kept in memory (with their events) before reads go to the store.
+KEEP_FINISHED = 200
+#: How long :meth:`LocalRunExecutor.shutdown` waits for cancelled runs to stop.
+SHUTDOWN_WAIT_S = 30.0
+_ENDED: frozenset[RunState] = frozenset({"completed", "cancelled", "failed", "interrupted"})
+
+
+def one_line(error: BaseException) -> str:
+    """An error as the one line a status shows (the first line of its message)."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def run_settings(base: Settings, request: RunRequest) -> Settings:
+    """The server's settings with the request's overrides, validated section by section
+    so a bad value is a one-line ConfigError at submit time, not a failed run later."""
+    changes: dict[str, dict[str, Any]] = {"search": {}, "research": {}, "llm": {}}
+    if request.engines:
+        changes["search"]["engines"] = tuple(request.engines)
+    if request.collections:
+        changes["search"]["collections"] = tuple(request.collections)
+    if request.strategy:
+        changes["research"]["strategy"] = request.strategy
+    if request.iterations is not None:
+        changes["research"]["iterations"] = request.iterations
+    if request.provider:
+        changes["llm"]["provider"] = request.provider
+    if request.model:
+        changes["llm"]["model"] = request.model
+    update: dict[str, BaseModel] = {}
+    for name, values in changes.items():
+        if not values:
+            continue
+        section: BaseModel = getattr(base, name)
+        try:
+            update[name] = type(section).model_validate({**dict(section), **values})
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join([name, *(str(part) for part in problem["loc"])])
+            raise ConfigError(f"{where}: {problem['msg']}") from None
+    return base.model_copy(update=update) if update else base
+
+
+@dataclass
+class _Run:
+    """One run as this process holds it; every field is guarded by the executor's lock."""
+
+    id: str
+    request: RunRequest
+    settings: Settings
+    created_at: datetime
+    state: RunState = "queued"
+    finished_at: datetime | None = None
+    error: str | None = None
+    events: list[Event] = field(default_factory=list)
+    cancel: Callable[[], None] | None = None
+    cancel_requested: bool = False
+
+
+class LocalRunExecutor:
+    """:class:`~deepcite.web.contracts.RunExecutor` on threads of this process."""
+
+    def __init__(self, settings: Settings, *, workers: int = 2,
+                 store: HistoryStore | None = None) -> None:
+        """Open the history store (``settings``' unless ``store`` is given), mark the
+        runs a previous server left ``running`` as interrupted, start the workers."""
+        if workers < 1:
+            raise ConfigError(f"workers must be at least 1, not {workers}")
+        self._settings = settings
+        self._store = store if store is not None else HistoryStore.open(settings)
+        self._owns_store = store is None
+        interrupted = self._store.mark_interrupted()
+        if interrupted:
+            logger.warning("marked %d run(s) left running by a previous server as "
+                           "interrupted", len(interrupted))
+        self._lock = threading.Condition()
+        self._runs: OrderedDict[str, _Run] = OrderedDict()
+        self._queue: deque[str] = deque()
+        self._closing = False
+        self._threads = [threading.Thread(target=self._work, name=f"deepcite-web-{n}",
+                                          daemon=True) for n in range(1, workers + 1)]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def store(self) -> HistoryStore:
+        """The history store runs are recorded in (routes read history and results here)."""
+        return self._store
+
+    # ------------------------------------------------------------------ protocol
+
+    def submit(self, request: RunRequest) -> str:
+        settings = run_settings(self._settings, request)
+        if request.materials:
+            normalize_materials(request.materials)  # a bad one is a 400 now, named
+        with self._lock:
+            if self._closing:
+                raise DeepciteError("The server is shutting down - submit the run again "
+                                    "once it is back")
+        run_id = self._store.begin(request.question, mode=request.mode, settings=settings)
+        run = _Run(run_id, request, settings, datetime.now(UTC))
+        with self._lock:
+            self._runs[run_id] = run
+            self._queue.append(run_id)
+            self._lock.notify_all()
+        return run_id
+
+    def cancel(self, run_id: str) -> bool:
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None:
+                self._stored(run_id)  # KeyError for an unknown id
+                return False
+            if run.state in _ENDED:
+                return False
+            run.cancel_requested = True
+            if run.state == "queued":
+                self._queue.remove(run_id)
+                self._end(run, "cancelled")
+                cancel = None
+            else:
+                cancel = run.cancel
+        if cancel is None:
+            if run.state == "cancelled":
+                self._store_unstarted(run, interrupted=False)
+            return True  # a run still being set up cancels as soon as it can
+        cancel()
+        return True
+
+    def status(self, run_id: str) -> RunInfo:
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is not None:
+                position = (self._queue.index(run_id) + 1 if run.state == "queued"
+                            else None)
+                return RunInfo(id=run.id, question=run.request.question,
+                               mode=run.request.mode, state=run.state,
+                               queue_position=position, created_at=run.created_at,
+                               finished_at=run.finished_at, error=run.error)
+        stored = self._stored(run_id)
+        return RunInfo(id=stored.id, question=stored.result.question, mode=stored.mode,
+                       state=stored.status, created_at=stored.created_at,
+                       finished_at=stored.finished_at, error=stored.result.error)
+
+    def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
+        after = max(after, 0)
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is not None:
+                self._lock.wait_for(lambda: len(run.events) > after or run.state in _ENDED,
+                                    timeout=max(timeout, 0.0))
+                fresh = run.events[after:]
+                return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
+                                  finished=run.state in _ENDED)
+        stored = self._stored(run_id)
+        fresh = stored.events[after:]
+        return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
+                          finished=stored.status != "running")
+
+    def shutdown(self) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            queued = [self._runs[run_id] for run_id in self._queue]
+            self._queue.clear()
+            running = [run for run in self._runs.values() if run.state == "running"]
+            for run in queued:
+                self._end(run, "interrupted")
+            for run in running:
+                run.cancel_requested = True
+            self._lock.notify_all()
+        for run in queued:
+            self._store_unstarted(run, interrupted=True)
+        for run in running:
+            if run.cancel is not None:
+                run.cancel()
+        for thread in self._threads:
+            thread.join(SHUTDOWN_WAIT_S / len(self._threads))
+        with self._lock:  # runs that did not stop in time (only ours: a CLI run on
+            # the same store is none of this server's business)
+            left = [run for run in self._runs.values() if run.state == "running"]
+        for run in left:
+            logger.warning("run %s did not stop in time; stored as interrupted", run.id[:8])
+            try:
+                self._store.interrupt(run.id)
+            except StoreError as exc:
+                logger.warning("run %s could not be stored: %s", run.id[:8], exc)
+        if self._owns_store:
+            self._store.close()
+
+    # ------------------------------------------------------------------ workers
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._lock.wait_for(lambda: bool(self._queue) or self._closing)
+                if self._closing:
+                    return
+                run = self._runs[self._queue.popleft()]
+                run.state = "running"
+                self._lock.notify_all()
+            self._execute(run)
+
+    def _execute(self, run: _Run) -> None:
+        """Run one request and record how it ended; never raises (it would kill a worker)."""
+        try:
+            result = self._research(run)
+        except Exception as exc:  # every failure ends the run, logged, never the worker
+            if isinstance(exc, DeepciteError):
+                logger.warning("run %s failed: %s", run.id[:8], one_line(exc))
+            else:
+                logger.exception("run %s crashed", run.id[:8])
+            self._finish_failed(run, one_line(exc))
+            return
+        with self._lock:
+            stopping = self._closing and result.cancelled
+        state: RunState = ("interrupted" if stopping else "cancelled" if result.cancelled
+                           else "failed" if result.error else "completed")
+        try:
+            if stopping:
+                self._store.interrupt(run.id, result)
+            else:
+                self._store.finish(run.id, result)
+        except StoreError as exc:
+            logger.warning("run %s could not be stored: %s", run.id[:8], exc)
+        with self._lock:
+            self._end(run, state, result.error)
+
+    def _research(self, run: _Run) -> ResearchResult:
+        request = run.request
+        with build_researcher(run.settings, lambda event: self._record(run, event)
+                              ) as researcher:
+            given, notices = material_inputs(request.materials or None, True)
+            builder = DetailedReport(researcher)
+            cancel = builder.cancel if request.mode == "detailed" else researcher.cancel
+            with self._lock:
+                run.cancel = cancel
+                requested = run.cancel_requested
+            if requested:
+                cancel()
+            analysed = (analyse_materials(researcher, request.question, given)
+                        if given else None)
+            if request.mode == "detailed":
+                result = builder.run(request.question, materials=analysed)
+            else:
+                result = run_question(researcher, request.question, materials=analysed)
+            return with_notices(result, notices)
+
+    def _record(self, run: _Run, event: Event) -> None:
+        with self._lock:
+            run.events.append(event)
+            self._lock.notify_all()
+        self._store.record_event(run.id, event)
+
+    def _finish_failed(self, run: _Run, error: str) -> None:
+        try:
+            self._store.fail(run.id, error)
+        except StoreError as exc:
+            logger.warning("failed run %s could not be stored: %s", run.id[:8], exc)
+        with self._lock:
+            self._end(run, "failed", error)
+
+    def _store_unstarted(self, run: _Run, *, interrupted: bool) -> None:
+        """Store a run that ended before it started, with an empty result."""
+        empty = ResearchResult(question=run.request.question, answer="", strategy="",
+                               handler="", cancelled=True, mode=run.request.mode)
+        try:
+            if interrupted:
+                self._store.interrupt(run.id, empty)
+            else:
+                self._store.finish(run.id, empty)
+        except StoreError as exc:
+            logger.warning("run %s could not be stored: %s", run.id[:8], exc)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _end(self, run: _Run, state: RunState, error: str | None = None) -> None:
+        """Mark ``run`` ended (lock held); forget the oldest ended runs past the limit."""
+        run.state, run.error, run.finished_at = state, error, datetime.now(UTC)
+        run.cancel = None
+        self._lock.notify_all()
+        ended = [key for key, kept in self._runs.items() if kept.state in _ENDED]
+        for key in ended[:max(len(ended) - KEEP_FINISHED, 0)]:
+            del self._runs[key]
+
+    def _stored(self, run_id: str) -> StoredRun:
+        """The stored run ``run_id`` (a full id); ``KeyError`` when the store has none."""
+        try:
+            stored = self._store.get(run_id)
+        except StoreError as exc:
+            raise KeyError(run_id) from exc
+        if stored.id != run_id:  # a prefix: routes name runs by their full id only
+            raise KeyError(run_id)
+        return stored
