@@ -22,6 +22,8 @@ from deepcite.cli.export import export_command
 from deepcite.cli.exporters import exporters
 from deepcite.cli.history import history_command, rm_command, show_command
 from deepcite.cli.info import config_app, engines, models, strategies
+from deepcite.cli.mcp import mcp_command
+from deepcite.cli.serve import serve_command
 from deepcite.cli.verify import verify_command
 
 app = typer.Typer(
@@ -43,6 +45,9 @@ app.command("show", help="Print a stored run's report again.")(show_command)
 app.command("rm", help="Delete a stored run.")(rm_command)
 app.command("export", help="Export a stored run: PDF, Word, HTML, BibTeX...")(export_command)
 app.command(help="The export formats, and whether each is usable here.")(exporters)
+app.command("mcp", help="Serve deepcite as MCP tools (stdio or HTTP) for assistants.")(
+    mcp_command)
+app.command("serve", help="Serve the web app and REST API (deepcite[web]).")(serve_command)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 

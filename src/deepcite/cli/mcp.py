@@ -1,0 +1,66 @@
+"""``deepcite mcp``: serve deepcite's tools to an assistant over the Model Context Protocol.
+
+The SDK is an extra (``deepcite[mcp]``), imported when the command runs, so that
+``deepcite --help`` and every other command work without it. Over stdio, stdout is the
+protocol channel: nothing here prints to it, and errors go to stderr.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from deepcite.cli.common import fail
+
+DEFAULT_PORT = 8766
+
+
+class McpTransport(enum.StrEnum):
+    """How a client reaches the server."""
+
+    stdio = "stdio"
+    http = "http"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def mcp_command(
+    transport: Annotated[McpTransport, typer.Option(
+        help="stdio: the client starts this command and talks over its stdin/stdout "
+             "(Claude Desktop, editors); http: streamable HTTP at http://HOST:PORT/mcp.")
+    ] = McpTransport.stdio,
+    host: Annotated[str, typer.Option(
+        help="Address to bind for --transport http (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(
+        min=1, max=65535, help="Port for --transport http.")] = DEFAULT_PORT,
+    allow_remote: Annotated[bool, typer.Option(
+        "--allow-remote", help="Allow a --host other than loopback. The server has no "
+        "authentication: anyone who can reach the port can run research on your model "
+        "and keys, read your collections and your history of runs.")] = False,
+) -> None:
+    """Serve research, search, collections and stored reports as MCP tools."""
+    if transport is McpTransport.http and not is_loopback(host) and not allow_remote:
+        fail(f"Refusing to serve on {host}: the MCP server has no authentication, so "
+             "anyone who can reach it could use your model, collections and history - "
+             "bind to 127.0.0.1, or pass --allow-remote if that is intended", 2)
+    try:
+        from deepcite.mcp_server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        fail("The MCP server needs the MCP SDK: pip install 'deepcite[mcp]'", 2)
+    if transport is McpTransport.stdio:
+        serve("stdio")
+    else:
+        serve("streamable-http", host=host, port=port)

@@ -1,0 +1,485 @@
+"""deepcite as an MCP server: research, search and stored reports as tools for an assistant.
+
+The module is ``mcp_server``, not ``mcp``: a ``deepcite.mcp`` beside the SDK's top-level
+``mcp`` package would shadow nothing, but every import and traceback would read as if
+one were the other.
+
+:func:`build_server` makes an ``MCPServer`` (the SDK's ``FastMCP`` of mcp 1.x) with six
+tools; ``deepcite mcp`` runs it over stdio or streamable HTTP. The research itself is
+synchronous, so each long tool runs in a worker thread; the run's events become MCP
+progress notifications, sent on the event loop from that thread, and every run is kept
+in the history like a ``deepcite ask`` run, so ``get_report`` (or ``deepcite show``)
+finds it again.
+
+Tools answer with a :class:`CallToolResult` they build themselves: the Markdown text a
+model reads, plus structured content for clients that use it. A
+:class:`~deepcite.errors.DeepciteError` comes back as a tool error with its one-line
+message; the SDK's own wrapping would prefix it and, for anything else, hide it.
+
+Nothing here prints: on stdio, stdout is the protocol channel, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
+
+from deepcite.api import build_researcher, open_collections, run_question
+from deepcite.collections import list_collections as collection_infos
+from deepcite.config import Settings, load_settings
+from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.report import to_json_dict, to_markdown
+from deepcite.report.detailed import DetailedReport
+from deepcite.search.guard import GuardedEngine
+from deepcite.search.registry import get_engine, normalise
+from deepcite.security.terminal import one_line
+from deepcite.store import HistoryStore
+from deepcite.types import Event, PhaseStarted, ReportMode, ResearchResult, SectionStarted
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "deepcite"
+MAX_RESULTS = 50
+"""The most hits ``search`` and ``search_collection`` return: more would flood the
+model's context, not inform it."""
+
+INSTRUCTIONS = (
+    "deepcite researches questions and answers with citations you can check: every [n] "
+    "in an answer points at the source numbered n in its Sources block. Use "
+    "quick_research for a short cited answer, detailed_report for a sectioned report, "
+    "search and search_collection for raw hits, list_collections to see the user's "
+    "indexed documents, and get_report to reopen a stored run by its id.")
+
+Overrides = dict[str, Any]
+
+
+# ------------------------------------------------------------------ results
+
+
+def _text_result(text: str, structured: Mapping[str, Any] | None = None,
+                 *extra: str) -> CallToolResult:
+    content = [TextContent(type="text", text=text)]
+    content.extend(TextContent(type="text", text=more) for more in extra)
+    return CallToolResult(content=list(content),
+                          structured_content=_plain(structured) if structured else None)
+
+
+def _error(message: str) -> CallToolResult:
+    """A tool error the model can read and act on: one line, no traceback."""
+    return CallToolResult(content=[TextContent(type="text", text=one_line(message))],
+                          is_error=True)
+
+
+def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` as plain JSON types (source metadata may hold dates or paths)."""
+    plain: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return plain
+
+
+def _settings(overrides: Overrides | None = None) -> Settings:
+    """Settings read afresh per call, so a config edit applies without a restart."""
+    return load_settings({k: v for k, v in (overrides or {}).items() if v is not None})
+
+
+def _require_text(value: str, what: str) -> str:
+    if not value.strip():
+        raise InputError(f"The {what} is empty - give some text")
+    return value
+
+
+def _require_count(value: int, what: str) -> int:
+    if value < 1 or value > MAX_RESULTS:
+        raise InputError(f"{what} must be between 1 and {MAX_RESULTS}, not {value}")
+    return value
+
+
+# ------------------------------------------------------------------ history
+
+
+class _Recorder:
+    """The history record of one tool run (the pattern of the CLI's ``Recorder``).
+
+    A store that cannot be opened is a logged warning, not a failed run: the research
+    is what the caller came for, and losing it to a history problem would be worse.
+    """
+
+    def __init__(self, store: HistoryStore | None, run_id: str | None) -> None:
+        self._store = store
+        self.run_id = run_id
+
+    @classmethod
+    def start(cls, settings: Settings, question: str, mode: ReportMode) -> _Recorder:
+        if not settings.store.save:
+            return cls(None, None)
+        store: HistoryStore | None = None
+        try:
+            store = HistoryStore.open(settings)
+            return cls(store, store.begin(question, mode=mode, settings=settings))
+        except DeepciteError as exc:
+            logger.warning("This run will not be saved to the history: %s", exc)
+            return cls(store, None)
+
+    def event(self, event: Event) -> None:
+        if self._store is not None and self.run_id is not None:
+            self._store.record_event(self.run_id, event)
+
+    def finish(self, result: ResearchResult) -> None:
+        if self._store is not None and self.run_id is not None:
+            try:
+                self._store.finish(self.run_id, result)
+            except DeepciteError as exc:
+                logger.warning("The run could not be saved to the history: %s", exc)
+
+    def fail(self, error: str) -> None:
+        if self._store is not None and self.run_id is not None:
+            try:
+                self._store.fail(self.run_id, error)
+            except DeepciteError as exc:
+                logger.warning("The failed run could not be saved to the history: %s", exc)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+# ------------------------------------------------------------------ progress
+
+
+class _Progress:
+    """Turns run events into MCP progress values.
+
+    MCP wants progress to grow with every notification, but a detailed report runs the
+    phases once per part, so their ``step`` restarts. A report is therefore counted in
+    units: the first research is unit 0, part ``i`` is unit ``i``, and a phase adds its
+    fraction of a unit. A quick run is its phases, ``step`` of ``total``. Values that
+    would not grow are dropped.
+    """
+
+    def __init__(self, mode: ReportMode) -> None:
+        self._mode = mode
+        self._unit = 0
+        self._parts: int | None = None
+        self._last = 0.0
+
+    def update(self, event: Event) -> tuple[float, float | None, str] | None:
+        """``(progress, total, message)`` to send for ``event``, or ``None``."""
+        value: float
+        total: float | None
+        if isinstance(event, SectionStarted):
+            self._unit, self._parts = event.index, event.total
+            value, total = float(event.index), float(event.total + 1)
+            message = f"Part {event.index}/{event.total}: {one_line(event.title)}"
+        elif isinstance(event, PhaseStarted) and event.step is not None and event.total:
+            message = f"Step {event.step}/{event.total}: {event.phase}"
+            if self._mode == "quick":
+                value, total = float(event.step), float(event.total)
+            else:
+                value = self._unit + (event.step - 1) / event.total
+                total = float(self._parts + 1) if self._parts is not None else None
+        else:
+            return None
+        if value <= self._last and self._last:
+            return None
+        self._last = value
+        return value, total, message
+
+
+class _Cancel:
+    """The cancel function of a run that starts in a worker thread, once it exists."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancel: Callable[[], None] | None = None
+        self._asked = False
+
+    def set(self, cancel: Callable[[], None]) -> None:
+        with self._lock:
+            self._cancel = cancel
+            asked = self._asked
+        if asked:
+            cancel()
+
+    def __call__(self) -> None:
+        with self._lock:
+            self._asked = True
+            cancel = self._cancel
+        if cancel is not None:
+            cancel()
+
+
+# ------------------------------------------------------------------ research
+
+
+def _research_sync(settings: Settings, question: str, mode: ReportMode,
+                   on_event: Callable[[Event], None], cancel: _Cancel
+                   ) -> tuple[ResearchResult, str | None]:
+    """One stored run, start to end, in the calling (worker) thread."""
+    recorder = _Recorder.start(settings, question, mode)
+
+    def send(event: Event) -> None:
+        recorder.event(event)
+        on_event(event)
+
+    try:
+        with build_researcher(settings, send) as researcher:
+            if mode == "detailed":
+                builder = DetailedReport(researcher)
+                cancel.set(builder.cancel)
+                result = builder.run(question)
+            else:
+                cancel.set(researcher.cancel)
+                result = run_question(researcher, question)
+    except BaseException as exc:
+        recorder.fail(one_line(str(exc)) or type(exc).__name__)
+        recorder.close()
+        raise
+    recorder.finish(result)
+    recorder.close()
+    return result, recorder.run_id
+
+
+async def _research(ctx: Context, question: str, mode: ReportMode,
+                    overrides: Overrides) -> CallToolResult:
+    """Run research in a worker thread, forwarding its progress; the tool's answer."""
+    try:
+        _require_text(question, "question")
+        settings = _settings(overrides)
+    except DeepciteError as exc:
+        return _error(str(exc))
+    progress = _Progress(mode)
+    cancel = _Cancel()
+    # Events come from the run's own threads (parallel searches too), not only from the
+    # worker this call starts: they reach the loop by its token, one at a time so that
+    # the values arrive in the order they were computed.
+    loop = anyio.lowlevel.current_token()
+    sending = threading.Lock()
+
+    def on_event(event: Event) -> None:
+        with sending:
+            update = progress.update(event)
+            if update is None:
+                return
+            try:
+                anyio.from_thread.run(ctx.report_progress, *update, token=loop)
+            except Exception:  # a closed session must not end the research
+                logger.debug("progress notification not sent", exc_info=True)
+
+    try:
+        result, run_id = await anyio.to_thread.run_sync(
+            _research_sync, settings, question, mode, on_event, cancel,
+            abandon_on_cancel=True)
+    except DeepciteError as exc:
+        return _error(str(exc))
+    except anyio.get_cancelled_exc_class():
+        cancel()  # the client gave up: the worker stops and stores what it found
+        raise
+    markdown = to_markdown(result)
+    data = to_json_dict(result) | {"id": run_id}
+    if run_id is None:
+        return _text_result(markdown, data)
+    return _text_result(markdown, data,
+                        f"Stored as run {run_id} (get_report with its first 8 characters "
+                        "shows it again).")
+
+
+def _run_overrides(collections: list[str] | None, engines: list[str] | None,
+                   strategy: str | None, iterations: int | None) -> Overrides:
+    return {"search.collections": collections or None, "search.engines": engines or None,
+            "research.strategy": strategy, "research.iterations": iterations}
+
+
+# ------------------------------------------------------------------ the other tools
+
+
+def _search_sync(engine: str, query: str, max_results: int) -> list[dict[str, Any]]:
+    settings = _settings()
+    if normalise(engine) == "local":
+        raise ConfigError("The local engine searches collections - use the "
+                          "search_collection tool with the collection's name")
+    built = GuardedEngine(get_engine(engine, settings), settings.engines.circuit_failures)
+    try:
+        hits = built.search(query, max_results=max_results)
+    finally:
+        close = getattr(built, "close", None)
+        if callable(close):
+            close()
+    return [{"title": hit.title, "url": hit.url, "snippet": hit.snippet,
+             "published": hit.published, "engine": hit.engine} for hit in hits]
+
+
+def _collection_sync(name: str, query: str, k: int) -> list[dict[str, Any]]:
+    settings = _settings()
+    collection = open_collections(settings, [name])[0]
+    passages = []
+    for hit in collection.search(query, k):
+        meta = hit.metadata
+        passages.append({"title": hit.title, "file": meta.get("path"), "page": meta.get("page"),
+                         "heading": meta.get("heading"), "text": hit.snippet, "url": hit.url,
+                         "score": meta.get("score")})
+    return passages
+
+
+def _hits_markdown(hits: list[dict[str, Any]], empty: str) -> str:
+    if not hits:
+        return empty
+    lines = []
+    for number, hit in enumerate(hits, 1):
+        where = hit.get("file") or hit.get("url")
+        if hit.get("page") is not None:
+            where = f"{where}, page {hit['page']}"
+        text = hit.get("snippet") or hit.get("text") or ""
+        lines.append(f"{number}. **{one_line(hit['title'])}** - {where}\n   {one_line(text)}")
+    return "\n".join(lines)
+
+
+def _collections_sync() -> list[dict[str, Any]]:
+    return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
+             "updated": info.updated.isoformat() if info.updated else None,
+             "read_only": info.read_only}
+            for info in collection_infos(_settings())]
+
+
+def _report_sync(ref: str) -> tuple[str, dict[str, Any]]:
+    with HistoryStore.open(_settings()) as store:
+        stored = store.get(ref)
+    data = to_json_dict(stored.result) | {
+        "id": stored.id, "status": stored.status, "parent_id": stored.parent_id,
+        "created_at": stored.created_at.isoformat(),
+        "finished_at": stored.finished_at.isoformat() if stored.finished_at else None}
+    return to_markdown(stored.result), data
+
+
+# ------------------------------------------------------------------ the server
+
+
+def build_server() -> MCPServer:
+    """The deepcite MCP server with its six tools (run it with ``.run(transport)``)."""
+    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool()
+    async def quick_research(question: str, ctx: Context,
+                             collections: list[str] | None = None,
+                             engines: list[str] | None = None,
+                             strategy: str | None = None,
+                             iterations: int | None = None) -> CallToolResult:
+        """Research a question and return a short cited answer as Markdown.
+
+        The answer ends with a Sources block; every [n] in it points at the listed
+        source numbered n (a web page, or a file and page of a local collection).
+        `collections` names local collections to search (see list_collections; "demo"
+        is a bundled sample); `engines` names web search engines (default duckduckgo,
+        none when collections are given); `strategy` and `iterations` tune the research.
+        The run is stored in the history: the result names its id for get_report.
+        Progress notifications report the research phases. Takes seconds to minutes.
+        """
+        return await _research(ctx, question, "quick",
+                               _run_overrides(collections, engines, strategy, iterations))
+
+    @server.tool()
+    async def detailed_report(question: str, ctx: Context,
+                              collections: list[str] | None = None,
+                              engines: list[str] | None = None,
+                              strategy: str | None = None,
+                              iterations: int | None = None) -> CallToolResult:
+        """Research a question as a sectioned report and return it as Markdown.
+
+        The model proposes an outline and each part is researched and written in turn;
+        one Sources block ends the report, and every [n] in it points at the listed
+        source numbered n. Arguments as for quick_research. The run is stored in the
+        history (its id is returned). Progress notifications report each part. Takes
+        minutes: use quick_research for a short answer.
+        """
+        return await _research(ctx, question, "detailed",
+                               _run_overrides(collections, engines, strategy, iterations))
+
+    @server.tool()
+    async def search(query: str, engine: str = "duckduckgo",
+                     max_results: int = 5) -> CallToolResult:
+        """Search the web with one engine and return the hits: title, url and snippet.
+
+        Raw results, not an answer: nothing is cited or checked. Engines are those of
+        `deepcite engines` (duckduckgo, wikipedia, arxiv, ... as configured); the
+        egress policy of the user's settings applies. At most 50 results.
+        """
+        try:
+            _require_text(query, "query")
+            _require_count(max_results, "max_results")
+            hits = await anyio.to_thread.run_sync(_search_sync, engine, query, max_results)
+        except DeepciteError as exc:
+            return _error(str(exc))
+        return _text_result(_hits_markdown(hits, f"No results for {query!r}."),
+                            {"results": hits})
+
+    @server.tool()
+    async def search_collection(name: str, query: str, k: int = 5) -> CallToolResult:
+        """Search a local collection of the user's documents; return the best passages.
+
+        Each passage has its text, the file it comes from, the page (PDFs) and heading.
+        Raw passages, not an answer: use quick_research with `collections` for a cited
+        one. list_collections names the collections; "demo" is a bundled sample.
+        """
+        try:
+            _require_text(query, "query")
+            _require_count(k, "k")
+            passages = await anyio.to_thread.run_sync(_collection_sync, name, query, k)
+        except DeepciteError as exc:
+            return _error(str(exc))
+        return _text_result(_hits_markdown(passages, f"No passages for {query!r} in {name}."),
+                            {"passages": passages})
+
+    @server.tool()
+    async def list_collections() -> CallToolResult:
+        """List the user's local document collections: name, documents and chunks.
+
+        These names go to search_collection and to the `collections` argument of
+        quick_research and detailed_report ("demo", a bundled sample, always works).
+        """
+        try:
+            infos = await anyio.to_thread.run_sync(_collections_sync)
+        except DeepciteError as exc:
+            return _error(str(exc))
+        if not infos:
+            text = ("No collections yet - `deepcite collection add FOLDER --name NAME` "
+                    "indexes one; \"demo\" is a bundled sample.")
+        else:
+            text = "\n".join(f"- {info['name']}: {info['documents']} documents, "
+                             f"{info['chunks']} chunks" for info in infos)
+        return _text_result(text, {"collections": infos})
+
+    @server.tool()
+    async def get_report(id: str) -> CallToolResult:
+        """Return a stored run's report as Markdown, with its Sources block.
+
+        `id` is a run id or a unique prefix of at least 4 characters (as returned by
+        quick_research and detailed_report, or listed by `deepcite history`). Every [n]
+        in it points at the listed source numbered n.
+        """
+        try:
+            markdown, data = await anyio.to_thread.run_sync(_report_sync, id)
+        except DeepciteError as exc:
+            return _error(str(exc))
+        return _text_result(markdown, data)
+
+    return server
+
+
+Transport = Literal["stdio", "streamable-http"]
+
+
+def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8766) -> None:
+    """Run the server until the client goes (stdio) or the process is stopped (HTTP)."""
+    server = build_server()
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)
