@@ -59,6 +59,8 @@ def form_choices(settings: Settings) -> FormChoices:
         choices.engines = [e.name for e in describe_engines(settings) if e.usable]
     with contextlib.suppress(DeepciteError, OSError):
         choices.collections = [c.name for c in list_collections(settings)]
+    if "demo" not in choices.collections:  # bundled: built on first use, so always offered
+        choices.collections.insert(0, "demo")
     with contextlib.suppress(DeepciteError):
         choices.providers = [p.name for p in describe_providers(settings)]
     return choices
