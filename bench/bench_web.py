@@ -1,6 +1,6 @@
 """The REST API under concurrent readers: status latency and identical event streams.
 
-Serves the app with uvicorn on 127.0.0.1 (a free port) in a thread, with a scripted
+Serves the app with uvicorn on 127.0.0.1 (a free port) in its own process, with a scripted
 model whose calls sleep so that one run lasts a few seconds, then - while that run
 goes on - fires 200 concurrent ``GET /api/v1/research/{id}`` and holds 50 concurrent
 SSE streams until ``event: end``. Prints the GETs' p50/p95 latency and whether every
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from unittest import mock
@@ -33,7 +33,7 @@ from tests.fakes import ScriptedChatModel
 
 import deepcite.api
 from deepcite.collections import Collection
-from deepcite.config import load_settings
+from deepcite.config import Settings, load_settings
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
@@ -45,6 +45,31 @@ def slow(text: str, delay: float) -> object:
         time.sleep(delay)
         return text
     return reply
+
+
+def serve(settings: Settings, port: int, delay: float) -> None:
+    """The server process: the app with a scripted model whose calls take ``delay``."""
+    fake = ScriptedChatModel(script={
+        "questions": [slow("Where is the cache kept?", delay)],
+        "synthesis": [slow("The cache is in Redis [1].", delay)]}, default="")
+    mock.patch.object(deepcite.api, "get_chat_model", lambda settings: fake).start()
+    executor = LocalRunExecutor(settings, workers=2)
+    try:
+        uvicorn.run(create_app(WebState(settings=settings, executor=executor)),
+                    host="127.0.0.1", port=port, log_level="warning")
+    finally:
+        executor.shutdown()
+
+
+def wait_until_up(base: str, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{base}/api/v1/health", timeout=1).raise_for_status()
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise SystemExit(f"the server at {base} did not start")
 
 
 def free_port() -> int:
@@ -90,22 +115,14 @@ def main() -> None:
         settings = load_settings({"data_dir": data_dir, "collections": ["notes"],
                                   "iterations": 1}, config_files=[], environ={})
         Collection.create("notes", settings=settings).add(folder)
-        fake = ScriptedChatModel(script={
-            "questions": [slow("Where is the cache kept?", args.delay)],
-            "synthesis": [slow("The cache is in Redis [1].", args.delay)]},
-            default="")
-        mock.patch.object(deepcite.api, "get_chat_model", lambda settings: fake).start()
-
-        executor = LocalRunExecutor(settings, workers=2)
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(
-            create_app(WebState(settings=settings, executor=executor)),
-            host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
+        # The server gets its own process (and GIL): measured in one process, the load
+        # generator's own Python work would be counted as the server's latency.
+        child = multiprocessing.get_context("fork").Process(
+            target=serve, args=(settings, port, args.delay), daemon=True)
+        child.start()
         base = f"http://127.0.0.1:{port}"
+        wait_until_up(base)
         try:
             run_id = httpx.post(f"{base}/api/v1/research",
                                 json={"question": "Where is the cache kept?"}).json()["id"]
@@ -118,16 +135,17 @@ def main() -> None:
             started = time.perf_counter()
             latencies, seen = asyncio.run(load(base, run_id, args.gets, args.streams))
             wall = time.perf_counter() - started
-            state = httpx.get(f"{base}/api/v1/research/{run_id}").json()["state"]
+            reply = httpx.get(f"{base}/api/v1/research/{run_id}").json()
+            state = reply["state"]
+            calls = (reply.get("result") or {}).get("metrics", {}).get("model_calls")
         finally:
-            server.should_exit = True
-            thread.join(10)
-            executor.shutdown()
+            child.terminate()
+            child.join(10)
 
     ms = sorted(1000 * s for s in latencies)
     p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
     print(f"one GET at a time (keep-alive): p50 {statistics.median(single):.1f} ms")
-    print(f"run: {state}, {wall:.1f} s while loaded; model calls: {len(fake.calls)}")
+    print(f"run: {state}, {wall:.1f} s while loaded; model calls: {calls}")
     print(f"{len(ms)} concurrent GET /research/{{id}}: p50 {statistics.median(ms):.1f} ms, "
           f"p95 {p95:.1f} ms, max {ms[-1]:.1f} ms")
     reference = seen[0]
