@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import deepcite.api
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
-from deepcite.cli.mcp import is_loopback
+from deepcite.cli.common import is_loopback
 from deepcite.mcp_server import build_server
 from tests.mcp_launcher import scripted_model
 

@@ -8,12 +8,11 @@ protocol channel: nothing here prints to it, and errors go to stderr.
 from __future__ import annotations
 
 import enum
-import ipaddress
 from typing import Annotated
 
 import typer
 
-from deepcite.cli.common import fail
+from deepcite.cli.common import fail, is_loopback
 
 DEFAULT_PORT = 8766
 
@@ -23,16 +22,6 @@ class McpTransport(enum.StrEnum):
 
     stdio = "stdio"
     http = "http"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def mcp_command(

@@ -8,26 +8,15 @@ optional. The web extra is imported only here, inside the command, so ``deepcite
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from deepcite.cli.common import fail, settings_from, user_errors
+from deepcite.cli.common import fail, is_loopback, settings_from, user_errors
 
 TOKEN_ENV = "DEEPCITE_WEB_TOKEN"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` only accepts connections from this machine."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def serve_command(

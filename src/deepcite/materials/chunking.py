@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from deepcite.materials.tokens import TokenCounter
+from deepcite.collections.chunking import TokenCounter
 
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|[。！？][”’」』）]*")
 _WHITESPACE = re.compile(r"\s+")

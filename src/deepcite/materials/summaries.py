@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from deepcite.collections.chunking import CHARS_PER_TOKEN
 from deepcite.errors import DeepciteError
 from deepcite.materials.chunking import chunk_spans
 from deepcite.materials.limits import (
@@ -36,7 +37,7 @@ from deepcite.materials.limits import (
     SUMMARY_MAX_TOKENS,
 )
 from deepcite.materials.model import UserMaterial
-from deepcite.materials.tokens import CHARS_PER_TOKEN, estimate_tokens
+from deepcite.materials.tokens import estimate_tokens
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 
 logger = logging.getLogger("deepcite.materials")

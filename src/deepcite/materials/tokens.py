@@ -14,26 +14,14 @@ same material, whatever their names.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import math
-import re
 
-#: Characters counted as CJK: ideographs, kana and Hangul (not CJK punctuation).
-CJK_CHARS = (
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK Unified Ideographs Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # halfwidth Katakana
-    "\U00020000-\U0003134f"  # CJK Unified Ideographs Extensions B-G
-)
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-CHARS_PER_TOKEN = 4
+# One CJK definition and one token counter for the whole package: the collections'
+# chunker and this module must agree on what a token is.
+from deepcite.collections.chunking import CHARS_PER_TOKEN
+from deepcite.collections.cjk import CJK_RUN
+
 HASH_CHARS = 16
 
 
@@ -58,62 +46,3 @@ def estimate_tokens(text: str) -> int:
     return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
 
 
-class TokenCounter:
-    """Estimated tokens of any slice of one text, each in O(log n).
-
-    The CJK runs are found once; a slice counts its CJK characters plus a quarter of
-    the rest, like :func:`estimate_tokens` before rounding (so a slice whose count here
-    is at most an integer ``n`` has an :func:`estimate_tokens` of at most ``n`` too).
-    """
-
-    def __init__(self, text: str) -> None:
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-        self._before: list[int] = []  # CJK characters in the runs before run i
-        total = 0
-        for match in () if text.isascii() else CJK_RUN.finditer(text):
-            self._starts.append(match.start())
-            self._ends.append(match.end())
-            self._before.append(total)
-            total += match.end() - match.start()
-
-    def _cjk_before(self, pos: int) -> int:
-        i = bisect.bisect_right(self._starts, pos) - 1
-        if i < 0:
-            return 0
-        return self._before[i] + min(pos, self._ends[i]) - self._starts[i]
-
-    def tokens(self, start: int, end: int) -> float:
-        """Estimated tokens of ``text[start:end]`` (unrounded)."""
-        if not self._starts:
-            return (end - start) / CHARS_PER_TOKEN
-        cjk = self._cjk_before(end) - self._cjk_before(start)
-        return cjk + (end - start - cjk) / CHARS_PER_TOKEN
-
-    def fit(self, start: int, end: int, budget: float) -> int:
-        """The largest ``stop`` in ``(start, end]`` whose slice fits ``budget`` (>= 1 char)."""
-        reach = start + int(budget * CHARS_PER_TOKEN)  # no slice has fewer tokens than this
-        if not self._starts:
-            return max(start + 1, min(end, reach))
-        lo, hi = start + 1, max(start + 1, min(end, reach))
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.tokens(start, mid) <= budget:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
-    def back(self, start: int, end: int, budget: float) -> int:
-        """The smallest ``pos`` in ``[start, end]`` whose slice up to ``end`` fits ``budget``."""
-        reach = end - int(budget * CHARS_PER_TOKEN)
-        if not self._starts:
-            return max(start, reach)
-        lo, hi = max(start, reach), end
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.tokens(mid, end) <= budget:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
