@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+from collections.abc import Callable, Iterator
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from deepcite import registry
 from deepcite.config import Settings, load_settings
 
 
@@ -73,3 +77,24 @@ def make_settings(tmp_path: Path) -> Any:
         return load_settings(merged, config_files=[], environ={})
 
     return make
+
+
+@pytest.fixture
+def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Install fake entry points (on top of the real ones) for the duration of a test:
+    ``plugins(group, name="module:object", ...)``."""
+    real = importlib.metadata.entry_points
+    extra: dict[str, list[EntryPoint]] = {}
+
+    def fake(*, group: str) -> list[EntryPoint]:
+        return [*real(group=group), *extra.get(group, [])]
+
+    def install(group: str, **targets: str) -> None:
+        extra.setdefault(group, []).extend(
+            EntryPoint(name, value, group) for name, value in targets.items())
+        registry.refresh()
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", fake)
+    registry.refresh()
+    yield install
+    registry.refresh()

@@ -8,13 +8,11 @@ one file among them), web pages, and hostile titles and URLs.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from importlib.metadata import EntryPoint
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -146,27 +144,6 @@ def big_report(**changes: Any) -> ResearchResult:
 @pytest.fixture(scope="module")
 def report() -> ResearchResult:
     return big_report()
-
-
-@pytest.fixture
-def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
-    """Install fake entry points in ``deepcite.exporters`` for the duration of a test."""
-    real = importlib.metadata.entry_points
-    extra: list[EntryPoint] = []
-
-    def fake(*, group: str) -> list[EntryPoint]:
-        found = list(real(group=group))
-        return [*found, *extra] if group == registry.EXPORTERS_GROUP else found
-
-    def install(**targets: str) -> None:
-        extra.extend(EntryPoint(name, value, registry.EXPORTERS_GROUP)
-                     for name, value in targets.items())
-        registry.refresh()
-
-    monkeypatch.setattr(importlib.metadata, "entry_points", fake)
-    registry.refresh()
-    yield install
-    registry.refresh()
 
 
 # ------------------------------------------------------------------ every format
@@ -392,7 +369,7 @@ def failing_factory() -> ShoutExporter:
 
 def test_plugins_cannot_shadow_builtins(plugins: Callable[..., None],
                                         report: ResearchResult) -> None:
-    plugins(pdf=f"{HERE}:ShoutExporter", md=f"{HERE}:ShoutExporter",
+    plugins(registry.EXPORTERS_GROUP, pdf=f"{HERE}:ShoutExporter", md=f"{HERE}:ShoutExporter",
             shout=f"{HERE}:ShoutExporter", broken=f"{HERE}:NotAnExporter",
             failing=f"{HERE}:failing_factory", missing="no_such_module:Exporter")
     assert get_exporter("pdf").name == "pdf"
@@ -410,7 +387,7 @@ def test_plugins_cannot_shadow_builtins(plugins: Callable[..., None],
 
 
 def test_cli_lists_exporters(plugins: Callable[..., None]) -> None:
-    plugins(shout=f"{HERE}:ShoutExporter")
+    plugins(registry.EXPORTERS_GROUP, shout=f"{HERE}:ShoutExporter")
     runner = CliRunner()
     result = runner.invoke(app, ["exporters"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output

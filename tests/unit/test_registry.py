@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
-from collections.abc import Callable, Iterator
-from importlib.metadata import EntryPoint
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -98,26 +96,6 @@ def _plugin_build(settings: Any) -> Any:
 
 PLUGIN_PROVIDER = ProviderSpec("my-provider", "a plugin provider", _plugin_build,
                                _plugin_check)
-
-
-@pytest.fixture
-def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
-    """Install fake entry points (on top of the real ones) for the duration of a test."""
-    real = importlib.metadata.entry_points
-    extra: dict[str, list[EntryPoint]] = {}
-
-    def fake(*, group: str) -> list[EntryPoint]:
-        return [*real(group=group), *extra.get(group, [])]
-
-    def install(group: str, **targets: str) -> None:
-        extra.setdefault(group, []).extend(
-            EntryPoint(name, value, group) for name, value in targets.items())
-        registry.refresh()
-
-    monkeypatch.setattr(importlib.metadata, "entry_points", fake)
-    registry.refresh()
-    yield install
-    registry.refresh()
 
 
 def _settings(tmp_path: Path, toml: str = "", **overrides: Any) -> Any:

@@ -4,11 +4,9 @@ small follow-ups of the registry move (``collection search -k``, ``s2`` tags, cl
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import logging
-from collections.abc import Callable, Iterator
-from importlib.metadata import EntryPoint
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -129,26 +127,6 @@ def not_a_strategy(context: Any) -> None:
 
 
 # ------------------------------------------------------------------------ fixtures
-
-
-@pytest.fixture
-def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
-    """Install fake entry points (on top of the real ones) for the duration of a test."""
-    real = importlib.metadata.entry_points
-    extra: dict[str, list[EntryPoint]] = {}
-
-    def fake(*, group: str) -> list[EntryPoint]:
-        return [*real(group=group), *extra.get(group, [])]
-
-    def install(group: str, **targets: str) -> None:
-        extra.setdefault(group, []).extend(
-            EntryPoint(name, value, group) for name, value in targets.items())
-        registry.refresh()
-
-    monkeypatch.setattr(importlib.metadata, "entry_points", fake)
-    registry.refresh()
-    yield install
-    registry.refresh()
 
 
 def _model() -> ScriptedChatModel:
