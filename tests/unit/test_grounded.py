@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from deepcite.citations.grounded import (
+    anchor_terms,
     grounded_answer,
     model_parameters,
     rank_sentences,
@@ -115,6 +116,40 @@ def test_nothing_relevant_gives_none_so_the_caller_falls_back() -> None:
     model_client, model = client({"grounded": ["Bread is baked at 230 C [1]."]})
     assert grounded_answer("How do I bake sourdough bread?", SOURCES, model_client) is None
     assert model.calls == []  # nothing to ground on: the model is not asked
+
+
+def test_sources_missing_the_questions_names_give_no_answer() -> None:
+    """A question about something the sources never name is not answered from a
+    sentence that merely shares a verb with it ("built", "visit")."""
+    for question in ("Which company built the Sydney Opera House?",
+                     "How many people visit the Louvre Museum every year?",
+                     "What was built in 1066?"):
+        assert rank_sentences(question, SOURCES) == []
+        assert grounded_answer(question, SOURCES) is None
+
+
+def test_a_question_naming_what_the_sources_name_is_still_answered() -> None:
+    answer = grounded_answer("How many people visit the Eiffel Tower every year?", SOURCES)
+    assert answer is not None and "7 million" in answer.text
+    # Half the names suffice: the sources need not repeat every name the question has.
+    answer = grounded_answer("When did construction of the Eiffel Tower in France begin?",
+                             SOURCES)
+    assert answer is not None and "1887" in answer.text
+
+
+def test_anchor_terms_are_the_questions_names_and_numbers() -> None:
+    assert anchor_terms("Who received the IEEE Frank Rosenblatt Award in 2010?") == {
+        "ieee", "frank", "rosenblatt", "award", "2010"}
+    assert anchor_terms("How do I parse command line arguments?") == set()
+
+
+def test_a_name_with_accents_is_an_anchor_and_is_found_where_it_is_written() -> None:
+    mosque = source(1, "Mosque", "The Süleymaniye Mosque was damaged in the great fire of "
+                    "1660 and restored by the architect Mimar Sinan's successors.")
+    assert rank_sentences("What year was the Süleymaniye damaged in the great fire?",
+                          [mosque])
+    assert rank_sentences("What year was the Süleymaniye damaged in the great fire?",
+                          SOURCES) == []
 
 
 def test_an_unsupported_model_lead_is_dropped() -> None:

@@ -80,6 +80,7 @@ LEAD_TOKENS = 60
 _MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 90, 600
 _K1, _B = 1.2, 0.75
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+_ANY_WORD = re.compile(r"[^\W_]+")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#_+])\1{2,}\s*$")
 _RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # table borders
 _GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
@@ -239,6 +240,39 @@ def question_terms(question: str) -> set[str]:
     return {term(w) for w in content_words(question) if w not in _QUESTION_FILLER}
 
 
+def anchor_terms(question: str) -> set[str]:
+    """The terms that name what ``question`` is about: names and numbers.
+
+    Capitalised words other than the first, and numbers of two or more digits
+    ("Who won the IEEE Frank Rosenblatt Award in 2010?" -> ieee, frank, rosenblatt,
+    award, 2010). A source about the question mentions most of them; one that does not
+    is about something else, however many common words it shares.
+    """
+    anchors: set[str] = set()
+    for index, match in enumerate(_ANY_WORD.finditer(question)):
+        word = match.group(0)
+        if word.isdigit() and len(word) >= 2:
+            anchors.add(word)
+        elif index and word[0].isupper() and len(word) >= 2 and word.lower() not in STOPWORDS:
+            # Sentences are split into ASCII words ("Süleymaniye" -> "S", "leymaniye"):
+            # the name's longest such piece is what a sentence naming it holds.
+            piece = max(_WORD.findall(word), key=len, default="")
+            if len(piece) >= 3:
+                anchors.add(term(piece))
+    return anchors
+
+
+def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
+    """Whether the sentences miss most of the question's names and numbers (see
+    :func:`anchor_terms`): then nothing in them answers it, and a sentence that shares a
+    verb with the question must not be passed off as the answer."""
+    anchors = anchor_terms(question)
+    if not anchors:
+        return False
+    present = set().union(*(set(s.terms) for s in sentences)) & anchors
+    return len(present) * 2 < len(anchors)
+
+
 def _has_cue(kind: str, sentence: str, question: str) -> bool:
     """Whether ``sentence`` holds an answer of ``kind`` that the question does not."""
     asked = question.lower()
@@ -250,12 +284,14 @@ def _has_cue(kind: str, sentence: str, question: str) -> bool:
 def rank_sentences(question: str, sources: Sequence[Source]) -> list[Sentence]:
     """The relevant candidate sentences of ``sources``, best first (scores set).
 
-    Relevant means matching at least :data:`MIN_COVERAGE` of the question's IDF weight;
-    an empty list means nothing in the sources is about the question.
+    Relevant means matching at least :data:`MIN_COVERAGE` of the question's IDF weight
+    in sources that mention at least half of the question's names and numbers
+    (:func:`off_topic`); an empty list means nothing in the sources is about the
+    question.
     """
     sentences = candidate_sentences(sources)
     wanted = question_terms(question)
-    if not sentences or not wanted:
+    if not sentences or not wanted or off_topic(question, sentences):
         return []
     total = len(sentences)
     df: Counter[str] = Counter()
