@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from deepcite.cli.ask import ask, report
+from deepcite.cli.bench import bench_app
 from deepcite.cli.collection import collection_app
 from deepcite.cli.export import export_command
 from deepcite.cli.exporters import exporters
@@ -49,6 +50,8 @@ app.command("mcp", help="Serve deepcite as MCP tools (stdio or HTTP) for assista
     mcp_command)
 app.command("serve", help="Serve the web app and REST API (deepcite[web]).")(serve_command)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
+app.add_typer(bench_app, name="bench",
+              help="Measure answer quality, citation quality and cost on a dataset.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Protocol, TypeVar
 
 import click
 import typer
@@ -30,10 +31,18 @@ from deepcite.store import HistoryStore
 from deepcite.types import Event, OutlineEntry, ReportMode, ResearchResult
 
 EXIT_CANCELLED = 130
+T = TypeVar("T")
 
 
-def run_interruptibly(job: Callable[[], ResearchResult], cancel: Callable[[], None],
-                      progress: RunProgress) -> ResearchResult:
+class StatusLine(Protocol):
+    """Where the "Cancelling ..." notice goes (a progress display)."""
+
+    def status(self, text: str) -> None:
+        """Show ``text`` as the current state."""
+
+
+def run_interruptibly(job: Callable[[], T], cancel: Callable[[], None],
+                      progress: StatusLine) -> T:
     """Run ``job`` in a worker so Ctrl-C and SIGTERM cancel cleanly and keep what was found.
 
     Signals reach only the main thread, so elsewhere (a test runner's thread, an
@@ -58,8 +67,8 @@ def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _wait_cancelling(worker: Worker[ResearchResult], cancel: Callable[[], None],
-                     progress: RunProgress) -> None:
+def _wait_cancelling(worker: Worker[T], cancel: Callable[[], None],
+                     progress: StatusLine) -> None:
     try:
         worker.start()  # inside the try: Ctrl-C can land while start() waits
         worker.wait()
