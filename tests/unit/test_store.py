@@ -446,7 +446,7 @@ def test_new_database_is_migrated_to_match_the_models(store_url: str) -> None:
     engine = create_store_engine(store_url)
     try:
         with engine.connect() as connection:
-            assert current_revision(connection) == "0002"
+            assert current_revision(connection) == HEAD_REVISION
             context = MigrationContext.configure(connection, opts={"compare_type": True})
             assert compare_metadata(context, Base.metadata) == []
     finally:
@@ -519,7 +519,7 @@ def test_upgrade_from_0001_keeps_the_rows(store_url: str) -> None:
     assert stored.result.questions_by_iteration == {1: ["kelp"]}
     assert stored.result.citation_checks == [] and stored.events == []
     assert stored.created_at == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    assert scalar(store_url, "SELECT version_num FROM alembic_version") == "0002"
+    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION
 
 
 def test_downgrade_to_0001_keeps_runs_and_sources(store_url: str, settings: Settings) -> None:

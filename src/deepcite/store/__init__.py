@@ -14,6 +14,14 @@ citations can be checked again later), the citation checks and the run's events.
 """
 
 from deepcite.store.history import HistoryStore
-from deepcite.store.records import RunStatus, RunSummary, StoredRun
+from deepcite.store.records import (
+    ClaimedRun,
+    CollectionEntry,
+    RunStateInfo,
+    RunStatus,
+    RunSummary,
+    StoredRun,
+)
 
-__all__ = ["HistoryStore", "RunStatus", "RunSummary", "StoredRun"]
+__all__ = ["ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo", "RunStatus",
+           "RunSummary", "StoredRun"]

@@ -11,6 +11,12 @@ processes use at once - a ``deepcite ask`` writing while ``deepcite history`` re
   before DDL on its own; so a migration is one transaction, and a write transaction
   can start with ``BEGIN IMMEDIATE`` (it then queues for the write lock instead of
   failing half-way when another process wrote first).
+
+A server database (PostgreSQL) gets a connection pool sized by ``store.pool_size``,
+``store.max_overflow`` and ``store.pool_timeout_seconds`` - many worker threads and
+processes share it - and ``pool_pre_ping``, so a connection left broken by a server
+restart is replaced before use: while the server is down every call fails with the
+one-line :func:`unreachable` message, and the first call after it is back works.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, exc, make_url
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.pool import QueuePool
 
 from deepcite.errors import StoreError
 
@@ -39,11 +46,13 @@ def sqlite_url(path: Path) -> URL:
     return URL.create("sqlite", database=str(path))
 
 
-def create_store_engine(url: str | URL) -> Engine:
-    """An engine for ``url``, SQLite files set up as the module docstring says.
+def create_store_engine(url: str | URL, *, pool_size: int = 5, max_overflow: int = 10,
+                        pool_timeout: float = 10.0) -> Engine:
+    """An engine for ``url``, set up as the module docstring says.
 
-    The folder of a SQLite file is created if missing. Raises :class:`StoreError` for a
-    URL that is not one, or whose driver is not installed.
+    The folder of a SQLite file is created if missing; the pool options apply to server
+    databases only. Raises :class:`StoreError` for a URL that is not one, or whose
+    driver is not installed.
     """
     try:
         parsed = make_url(url)
@@ -54,11 +63,13 @@ def create_store_engine(url: str | URL) -> Engine:
     options: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         _create_folder(parsed)
-    elif parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
-        options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
+    else:
+        options.update(poolclass=QueuePool, pool_size=pool_size, max_overflow=max_overflow,
+                       pool_timeout=pool_timeout, pool_pre_ping=True)
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_S}
     try:
-        engine = create_engine(parsed, pool_pre_ping=parsed.get_backend_name() != "sqlite",
-                               **options)
+        engine = create_engine(parsed, **options)
     except (ModuleNotFoundError, exc.NoSuchModuleError) as error:
         raise StoreError(f"No database driver for {location(parsed)} ({error}); for "
                          "PostgreSQL run: pip install 'deepcite[postgres]'") from None
@@ -145,3 +156,30 @@ def store_error(error: exc.SQLAlchemyError | sqlite3.Error, url: str | URL) -> S
                           "check store.url (DEEPCITE_STORE_URL) and that the server runs")
     return StoreError(f"The history database {where} failed ({detail[:300]}); check "
                       "store.url, or move the database away to start a new history")
+
+
+def unreachable(error: exc.SQLAlchemyError, url: str | URL) -> StoreError | None:
+    """The one-line error for a server database that cannot be reached (down, restarting,
+    connection dropped), or ``None`` when ``error`` is something else.
+
+    SQLite has no server: its failures are :func:`store_error`'s. Nor is a PostgreSQL
+    deadlock or serialization failure (SQLSTATE class 40, an ``OperationalError`` to
+    the driver) a server that went away.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        return None
+    original = getattr(error, "orig", None)
+    if str(getattr(original, "sqlstate", "") or "").startswith("40"):
+        return None
+    lost = isinstance(error, exc.DBAPIError) and error.connection_invalidated
+    if not (lost or isinstance(error, exc.OperationalError | exc.InterfaceError)):
+        return None
+    detail = " ".join(str(original or error).split()) or type(error).__name__
+    return StoreError(f"The history store at {location(url)} is unreachable "
+                      f"({detail[:300]}) - check that the database is running")
+
+
+def operation_error(error: exc.SQLAlchemyError, url: str | URL) -> StoreError:
+    """A one-line :class:`StoreError` for a failed store operation (see
+    :func:`unreachable` and :func:`store_error`)."""
+    return unreachable(error, url) or store_error(error, url)

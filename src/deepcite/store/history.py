@@ -2,11 +2,14 @@
 followed up on.
 
 One :class:`HistoryStore` per process is enough; it is safe to share between threads
-(each operation takes its own connection and transaction). A run goes through
-:meth:`~HistoryStore.begin` (a ``running`` row, so even a run that crashes leaves a
-trace), events as they happen (:meth:`~HistoryStore.record_event`, buffered in memory
-because they arrive from worker threads many times a second, and written with the
-result), and :meth:`~HistoryStore.finish` or :meth:`~HistoryStore.fail`.
+(each operation takes its own connection and transaction) and between processes. A
+run done in this process goes through :meth:`~HistoryStore.begin` (a ``running`` row,
+so even a run that crashes leaves a trace), events as they happen
+(:meth:`~HistoryStore.record_event`, buffered in memory because they arrive from
+worker threads many times a second, and written with the result), and
+:meth:`~HistoryStore.finish` or :meth:`~HistoryStore.fail`. A run done by a worker
+process is queued, claimed, kept alive and ended with ``worker=`` - see
+:mod:`deepcite.store.queue_ops`.
 
 Users name runs as git names commits: the full id or any unique prefix of at least
 :data:`MIN_PREFIX` characters.
@@ -16,20 +19,18 @@ from __future__ import annotations
 
 import builtins
 import re
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Self, cast
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, delete, exc, func, insert, select, update
+from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
 from deepcite.errors import StoreError
+from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import (
     assemble,
@@ -39,29 +40,23 @@ from deepcite.store.convert import (
     result_columns,
     source_rows,
 )
-from deepcite.store.engine import WRITE, create_store_engine, sqlite_url, store_error
+from deepcite.store.engine import create_store_engine, sqlite_url
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
+from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
 from deepcite.store.snapshot import settings_snapshot
 from deepcite.types import Event, ReportMode, ResearchResult
 
+__all__ = ["FILE_NAME", "MIN_PREFIX", "HistoryStore"]
+
 FILE_NAME = "history.db"
 """The SQLite file in ``settings.data_dir`` when ``store.url`` is not set."""
-MIN_PREFIX = 4
-"""The shortest id prefix accepted: shorter ones match too many runs to be safe."""
-_HEX = re.compile(r"[0-9a-f]{1,32}")
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore:
+class HistoryStore(QueueOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
-
-    def __init__(self, engine: Engine) -> None:
-        """Use :meth:`open` or :meth:`from_url`, which also bring the schema up to date."""
-        self._engine = engine
-        self._lock = threading.Lock()
-        self._pending: dict[str, list[Event]] = {}
 
     # ------------------------------------------------------------------ opening
 
@@ -69,13 +64,19 @@ class HistoryStore:
     def open(cls, settings: Settings) -> HistoryStore:
         """The store ``settings`` name: ``store.url``, else ``history.db`` in the data dir."""
         if settings.store.url:
-            return cls.from_url(settings.store.url)
+            return cls.from_url(settings.store.url, pool_size=settings.store.pool_size,
+                                max_overflow=settings.store.max_overflow,
+                                pool_timeout=settings.store.pool_timeout_seconds)
         return cls._migrated(create_store_engine(sqlite_url(settings.data_dir / FILE_NAME)))
 
     @classmethod
-    def from_url(cls, url: str) -> HistoryStore:
-        """The store at a SQLAlchemy ``url`` (``sqlite:///path``, ``postgresql+psycopg://``)."""
-        return cls._migrated(create_store_engine(url))
+    def from_url(cls, url: str, *, pool_size: int = 5, max_overflow: int = 10,
+                 pool_timeout: float = 10.0) -> HistoryStore:
+        """The store at a SQLAlchemy ``url`` (``sqlite:///path``, ``postgresql+psycopg://``);
+        the pool options apply to server databases."""
+        return cls._migrated(create_store_engine(url, pool_size=pool_size,
+                                                 max_overflow=max_overflow,
+                                                 pool_timeout=pool_timeout))
 
     @classmethod
     def _migrated(cls, engine: Engine) -> HistoryStore:
@@ -130,51 +131,69 @@ class HistoryStore:
         with self._lock:
             self._pending.setdefault(run_id, []).append(event)
 
-    def finish(self, run_id: str, result: ResearchResult) -> None:
+    def finish(self, run_id: str, result: ResearchResult, *, worker: str | None = None) -> None:
         """Store the run's result; its status is ``cancelled`` when the result says so,
-        ``failed`` when it carries an error, else ``completed``."""
+        ``failed`` when it carries an error, else ``completed``.
+
+        With ``worker`` (a run it claimed) the result is stored only while that worker
+        still holds the run; else :class:`StoreError` - and the same for :meth:`fail`
+        and :meth:`interrupt`.
+        """
         status: RunStatus = ("cancelled" if result.cancelled
                              else "failed" if result.error else "completed")
-        self._end(run_id, status, result.error, result)
+        self._end(run_id, status, result.error, result, worker)
 
-    def fail(self, run_id: str, error: str, result: ResearchResult | None = None) -> None:
+    def fail(self, run_id: str, error: str, result: ResearchResult | None = None, *,
+             worker: str | None = None) -> None:
         """The run crashed with ``error``: status ``failed``, keeping its events and
         whatever ``result`` there was."""
-        self._end(run_id, "failed", error, result)
+        self._end(run_id, "failed", error, result, worker)
 
-    def interrupt(self, run_id: str, result: ResearchResult | None = None) -> None:
+    def interrupt(self, run_id: str, result: ResearchResult | None = None, *,
+                  worker: str | None = None) -> None:
         """The server running the run stopped: status ``interrupted``, keeping its events
         and whatever ``result`` it had when it was cancelled."""
-        self._end(run_id, "interrupted", None, result)
+        self._end(run_id, "interrupted", None, result, worker)
 
     def mark_interrupted(self) -> builtins.list[str]:
-        """Mark every run still ``running`` as ``interrupted``; returns their ids.
+        """Mark every run ``running`` without a worker heartbeat as ``interrupted``;
+        returns their ids.
 
-        For a server starting up: a run it finds ``running`` belonged to a previous
-        process that stopped without ending it, and no one will ever end it now. Only
-        call it when no other process runs research on this store.
+        For a server starting up: a run it finds ``running`` with no heartbeat was run
+        in-process by a previous server that stopped without ending it, and no one will
+        ever end it now. Queued runs and runs held by workers (they have a heartbeat)
+        are left alone - a silent worker's runs are :meth:`reap`'s business. Only call
+        it when no other process runs research in-process on this store.
         """
         now = datetime.now(UTC)
+        orphaned = (Run.status == "running", Run.heartbeat_at.is_(None))
         with self._writing() as session:
-            ids = list(session.scalars(select(Run.id).where(Run.status == "running")
+            ids = list(session.scalars(select(Run.id).where(*orphaned)
                                        .order_by(Run.created_at)))
             if ids:
-                session.execute(update(Run).where(Run.id.in_(ids))
-                                .values(status="interrupted", finished_at=now))
+                self._changed(session, update(Run).where(Run.id.in_(ids), *orphaned)
+                              .values(status="interrupted", finished_at=now))
                 for run_id in ids:
                     self._flush_events(session, run_id)
         return ids
 
     def _end(self, run_id: str, status: RunStatus, error: str | None,
-             result: ResearchResult | None) -> None:
+             result: ResearchResult | None, worker: str | None = None) -> None:
         with self._writing() as session:
-            if session.get(Run, run_id) is None:
+            if session.scalar(select(Run.id).where(Run.id == run_id)) is None:
                 raise StoreError(f"Run {run_id} is not in the history (was it deleted "
                                  "while it ran?); its result was not stored")
             values: dict[str, Any] = {"status": status, "error": error,
                                       "finished_at": datetime.now(UTC)}
             if result is not None:
                 values.update(result_columns(result))
+            held = update(Run).where(Run.id == run_id)
+            if worker is not None:
+                held = held.where(Run.status == "running", Run.worker == worker)
+            if not self._changed(session, held.values(**values)):
+                raise StoreError(f"Run {run_id} is no longer held by this worker (it was "
+                                 "re-queued or ended elsewhere); its result was not stored")
+            if result is not None:
                 session.execute(delete(SourceRow).where(SourceRow.run_id == run_id))
                 session.execute(delete(CheckRow).where(CheckRow.run_id == run_id))
                 sources = source_rows(run_id, result.sources)
@@ -183,7 +202,6 @@ class HistoryStore:
                 checks = check_rows(run_id, result.citation_checks)
                 if checks:
                     session.execute(insert(CheckRow), checks)
-            session.execute(update(Run).where(Run.id == run_id).values(**values))
             self._flush_events(session, run_id)
 
     def _flush_events(self, session: Session, run_id: str) -> None:
@@ -191,6 +209,8 @@ class HistoryStore:
             events = self._pending.pop(run_id, [])
         if not events:
             return
+        # the run's row lock orders this after any append_events to the same run
+        session.scalar(select(Run.id).where(Run.id == run_id).with_for_update())
         last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))
         session.execute(insert(EventRow), event_rows(run_id, (last or 0) + 1, events))
 
@@ -249,46 +269,3 @@ class HistoryStore:
         return [RunSummary(id=row[0], created_at=row[1], question=row[2], mode=row[3],
                            status=row[4], sources=row[5], parent_id=row[6],
                            strategy=row[7], title=row[8]) for row in rows]
-
-    # ------------------------------------------------------------------ plumbing
-
-    @staticmethod
-    def _resolve(session: Session, ref: str) -> str:
-        """The full id of the one run ``ref`` names, or a one-line :class:`StoreError`."""
-        wanted = ref.strip().lower()
-        if len(wanted) < MIN_PREFIX:
-            raise StoreError(f"Run id {ref!r} is too short - give at least {MIN_PREFIX} "
-                             "characters of an id from `deepcite history`")
-        if not _HEX.fullmatch(wanted):
-            raise StoreError(f"No run {ref!r} in the history - ids are hexadecimal; "
-                             "`deepcite history` lists them")
-        found = list(session.scalars(select(Run.id).where(Run.id.startswith(wanted))
-                                     .order_by(Run.id).limit(4)))
-        if not found:
-            raise StoreError(f"No run {ref!r} in the history - `deepcite history` lists "
-                             "the runs")
-        if len(found) > 1:
-            some = ", ".join(run_id[:12] for run_id in found[:3])
-            raise StoreError(f"Run id {ref!r} matches several runs ({some}"
-                             f"{', ...' if len(found) > 3 else ''}) - type more of the id")
-        return found[0]
-
-    @contextmanager
-    def _reading(self) -> Iterator[Session]:
-        with self._database_errors(), Session(self._engine) as session:
-            yield session
-
-    @contextmanager
-    def _writing(self) -> Iterator[Session]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on success."""
-        with self._database_errors(), self._engine.connect() as connection:
-            connection.execution_options(**WRITE)
-            with Session(bind=connection) as session, session.begin():
-                yield session
-
-    @contextmanager
-    def _database_errors(self) -> Iterator[None]:
-        try:
-            yield
-        except exc.SQLAlchemyError as error:
-            raise store_error(error, self._engine.url) from None

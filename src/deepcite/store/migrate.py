@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 HEAD = "head"
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 """The newest revision in ``migrations/versions`` (a test keeps the two in step): a
 database already there is opened without loading Alembic or taking the write lock."""
 _PG_LOCK_KEY = 0x6465_6570_6369_7465 & 0x7FFF_FFFF_FFFF_FFFF
@@ -92,3 +92,21 @@ def _lock(connection: Connection) -> None:
     """Serialise upgrades on servers; SQLite's ``BEGIN IMMEDIATE`` already did."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+
+
+def migrate(engine: Engine) -> tuple[str | None, str | None]:
+    """Bring the database of ``engine`` to the newest revision, as :func:`upgrade`
+    does; returns its revision before and after (``None``: no deepcite schema)."""
+    before = database_revision(engine)
+    upgrade(engine)
+    return before, database_revision(engine)
+
+
+def database_revision(engine: Engine) -> str | None:
+    """The revision the database of ``engine`` is at (``None``: no deepcite schema),
+    or a one-line :class:`StoreError` when it cannot be read."""
+    try:
+        with engine.connect() as connection:
+            return current_revision(connection)
+    except exc.SQLAlchemyError as error:
+        raise store_error(error, engine.url) from None

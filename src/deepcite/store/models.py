@@ -27,6 +27,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -110,7 +111,7 @@ class Run(Base):
     id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
     question: Mapped[str]
     mode: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
     created_at: Mapped[datetime] = mapped_column(index=True)
     finished_at: Mapped[datetime | None]
     parent_id: Mapped[str | None] = mapped_column(
@@ -134,6 +135,17 @@ class Run(Base):
     findings: Mapped[list[Any]]
     #: Question, title and body case-folded (revision 0002; see its docstring for why).
     search_text: Mapped[str] = mapped_column(server_default="")
+    # Queued runs and the workers running them (revision 0003).
+    #: The run request as queued (a ``RunRequest`` as a dict); ``None`` for other runs.
+    request: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
+    #: How many times a worker claimed the run.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    #: When the worker holding the run last said it is alive; ``None``: no worker.
+    heartbeat_at: Mapped[datetime | None]
+    #: The worker that holds (or last held) the run.
+    worker: Mapped[str | None] = mapped_column(String(200))
+    #: A cancel was asked of the worker running the run.
+    cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class SourceRow(Base):
@@ -191,3 +203,19 @@ class EventRow(Base):
     kind: Mapped[str] = mapped_column(String(32))
     at: Mapped[datetime]
     payload: Mapped[dict[str, Any]]
+
+
+class CollectionRow(Base):
+    """A registered document collection: where it lives and how big it is."""
+
+    __tablename__ = "collections"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    backend: Mapped[str] = mapped_column(String(32))
+    #: A file path or an index name, depending on the backend.
+    location: Mapped[str]
+    documents: Mapped[int]
+    chunks: Mapped[int]
+    settings: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]

@@ -1,6 +1,7 @@
 """What the history store hands out: a summary per run for listings, a whole run to
-reopen. Frozen pydantic records like those of :mod:`deepcite.types`, so front ends can
-dump them to JSON as they are."""
+reopen, a queued run's state for workers, the registered collections. Frozen pydantic
+records like those of :mod:`deepcite.types`, so front ends can dump them to JSON as
+they are."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ from pydantic import BaseModel, ConfigDict
 
 from deepcite.types import Event, ReportMode, ResearchResult
 
-RunStatus = Literal["running", "completed", "cancelled", "failed", "interrupted"]
-"""``running`` until the run ends - or forever, when its process died before it could
-say how it ended (shown as it is: the store cannot tell a crash from a slow run).
-``interrupted``: a server stopped while the run went on (at shutdown, or found still
-``running`` when the next server started - see :meth:`HistoryStore.mark_interrupted`)."""
+RunStatus = Literal["queued", "running", "completed", "cancelled", "failed", "interrupted"]
+"""``queued``: waiting for a worker process to claim it (:meth:`HistoryStore.enqueue`;
+a run whose worker stopped answering comes back here when it has tries left - see
+:meth:`HistoryStore.reap`). ``running`` until the run ends - or, for a run with no
+worker heartbeat, forever when its process died before it could say how it ended
+(shown as it is: the store cannot tell a crash from a slow run). ``interrupted``: a
+server stopped while the run went on (at shutdown, or found still ``running`` when the
+next server started - see :meth:`HistoryStore.mark_interrupted`), or its worker
+stopped answering after its last try."""
 
 
 class _Record(BaseModel):
@@ -54,3 +59,53 @@ class StoredRun(_Record):
     settings: dict[str, Any]
     result: ResearchResult
     events: list[Event]
+
+
+class ClaimedRun(_Record):
+    """A queued run a worker now holds (:meth:`HistoryStore.claim`): what to research.
+
+    ``request`` is the run request as queued, ``settings`` the stored snapshot (no
+    secrets), ``attempts`` counts this try (1 the first time).
+    """
+
+    id: str
+    question: str
+    mode: ReportMode
+    request: dict[str, Any]
+    settings: dict[str, Any]
+    attempts: int
+
+
+class RunStateInfo(_Record):
+    """Where a run stands, read cheaply (no sources, checks or events).
+
+    ``worker`` and ``heartbeat_at`` are those of the worker holding it (or that last
+    held it); ``cancel_requested``: a cancel is asked of that worker.
+    """
+
+    id: str
+    question: str
+    mode: ReportMode
+    status: RunStatus
+    created_at: datetime
+    finished_at: datetime | None
+    error: str | None
+    attempts: int
+    cancel_requested: bool
+    worker: str | None
+    heartbeat_at: datetime | None
+
+
+class CollectionEntry(_Record):
+    """A document collection registered with the store, so every process can list it.
+
+    ``location`` is where it lives for its ``backend`` (a file path, an index name).
+    """
+
+    name: str
+    backend: str
+    location: str
+    documents: int
+    chunks: int
+    created_at: datetime
+    updated_at: datetime
