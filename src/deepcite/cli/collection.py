@@ -23,6 +23,7 @@ from deepcite.collections import (
     remove_collection,
     scan_collections,
 )
+from deepcite.collections.elastic import BACKENDS
 from deepcite.security.terminal import one_line
 
 collection_app = typer.Typer(no_args_is_help=True)
@@ -40,6 +41,10 @@ def add(
     ] = False,
     reembed: Annotated[bool, typer.Option(
         "--reembed", help="Recompute all embeddings (after changing the model).")] = False,
+    backend: Annotated[str | None, typer.Option(
+        "--backend", help="Where chunks are searched: sqlite (the default, embedded) or "
+        "elasticsearch (the cluster engines.elasticsearch_url; also OpenSearch). Fixed "
+        "when the collection is created.")] = None,
 ) -> None:
     """Index folders (recursively) or files into a collection; re-runs are incremental.
 
@@ -48,10 +53,15 @@ def add(
     """
     with user_errors():
         settings = settings_from({"search.dense": dense or None})
+        if backend is not None and backend not in BACKENDS:
+            fail(f"Unknown backend {backend!r} - use one of {', '.join(BACKENDS)}", 2)
         missing = [display_path(p) for p in folder if not p.exists()]
         if missing:
             fail(f"Folder not found: {', '.join(missing)} - check the path", 2)
-        collection = Collection.create(name, settings=settings)
+        collection = Collection.create(name, settings=settings, backend=backend)
+        if collection.backend == "elasticsearch" and (dense or reembed):
+            fail(f"Collection '{name}' is searched in Elasticsearch, which has no dense "
+                 f"(hybrid) search here - add without --dense/--reembed", 2)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, transient=True) as bar:
             task = bar.add_task("Indexing", total=None)
@@ -112,7 +122,8 @@ def list_(
         out.print_json(json.dumps([
             {"name": i.name, "path": display_path(i.path), "documents": i.documents,
              "chunks": i.chunks, "size_bytes": i.size_bytes,
-             "updated": str(i.updated) if i.updated else None, "read_only": i.read_only}
+             "updated": str(i.updated) if i.updated else None, "read_only": i.read_only,
+             "backend": i.backend}
             for i in infos]))
         return
     if not infos:
@@ -120,10 +131,10 @@ def list_(
             out.print("No collections yet - create one with `deepcite collection add FOLDER "
                       "--name NAME`", markup=False)
         return
-    table = Table("name", "documents", "chunks", "size", "updated")
+    table = Table("name", "backend", "documents", "chunks", "size", "updated")
     for i in infos:
-        table.add_row(i.name, str(i.documents), str(i.chunks), f"{i.size_bytes / 1e6:.1f} MB",
-                      str(i.updated or ""))
+        table.add_row(i.name, i.backend, str(i.documents), str(i.chunks),
+                      f"{i.size_bytes / 1e6:.1f} MB", str(i.updated or ""))
     out.print(table)
 
 
@@ -154,7 +165,12 @@ def search(
 
 @collection_app.command("rm")
 def rm(name: Annotated[str, typer.Argument(help="Collection to remove.")]) -> None:
-    """Delete a collection's index (the documents themselves are not touched)."""
+    """Delete a collection's index (the documents themselves are not touched).
+
+    For an Elasticsearch collection the cluster index is deleted too.
+    """
     with user_errors():
-        remove_collection(name, settings_from({}))
+        warning = remove_collection(name, settings_from({}))
+    if warning:
+        warn(warning)
     out.print(f"Removed collection '{name}'.")

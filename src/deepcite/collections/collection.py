@@ -7,6 +7,10 @@ typed on command lines. Search results come back as ordinary
 ``#page=N`` for PDFs, which browsers and PDF viewers understand), so local documents
 are cited exactly like web pages.
 
+With ``backend="elasticsearch"`` the chunks are also mirrored to a cluster and searched
+there, and a machine without the SQLite file can search the collection through the
+cluster alone (see :mod:`deepcite.collections.elastic`).
+
 A collection in a read-only folder can still be listed and searched; changing it fails
 up front with a one-line :class:`~deepcite.collections.access.ReadOnlyCollectionError`
 (see :mod:`deepcite.collections.access`).
@@ -19,6 +23,7 @@ paths may be ``str`` or ``Path``, and a wrong argument is a one-line
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -28,8 +33,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deepcite.collections import access
+from deepcite.collections import access, elastic
 from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
+from deepcite.collections.elastic import BACKENDS, Cluster, ElasticIndex
 from deepcite.collections.index import Hit, Index
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
 from deepcite.collections.paths import file_path
@@ -49,6 +55,7 @@ class CollectionInfo:
     """Summary of one collection for listings (``updated`` is UTC, ``None`` if unknown).
 
     ``read_only``: it can be searched but not changed (its file or folder is read-only).
+    ``backend``: ``sqlite`` (the embedded index) or ``elasticsearch``.
     """
 
     name: str
@@ -58,6 +65,7 @@ class CollectionInfo:
     size_bytes: int
     updated: datetime | None
     read_only: bool = False
+    backend: str = "sqlite"
 
 
 @dataclass(frozen=True)
@@ -141,13 +149,32 @@ def _missing(name: str) -> CollectionError:
     )
 
 
-class Collection:
-    """One collection; cheap to construct, holds no open connection."""
+def _backend(value: object) -> str:
+    if isinstance(value, str) and value in BACKENDS:
+        return value
+    raise CollectionError(f"Unknown collection backend {value!r} - use one of "
+                          f"{', '.join(BACKENDS)}")
 
-    def __init__(self, name: str, index: Index, settings: Settings | None = None) -> None:
+
+class Collection:
+    """One collection; cheap to construct, holds no open connection.
+
+    ``elastic`` is the cluster index of an ``elasticsearch`` collection (``None`` for the
+    embedded backend); ``search_only`` says there is no SQLite file here, only the index.
+    """
+
+    def __init__(self, name: str, index: Index, settings: Settings | None = None, *,
+                 elastic: ElasticIndex | None = None, search_only: bool = False) -> None:
         self.name = name
         self.index = index
         self.settings = _settings(settings)
+        self.elastic = elastic
+        self.search_only = search_only
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` or ``elasticsearch``: where searches go."""
+        return "sqlite" if self.elastic is None else "elasticsearch"
 
     @property
     def path(self) -> Path:
@@ -159,19 +186,44 @@ class Collection:
 
     @classmethod
     def create(cls, name: str, path: PathArg | None = None, *,
-               settings: Settings | None = None) -> Collection:
+               settings: Settings | None = None, backend: str | None = None) -> Collection:
         """Create the collection ``name`` (at ``path`` if given); open it if it exists.
 
         ``settings`` default to :func:`~deepcite.config.load_settings` (``data_dir`` says
-        where named collections live).
+        where named collections live). ``backend`` is ``sqlite`` (the default for a new
+        collection) or ``elasticsearch`` (chunks mirrored to and searched on the cluster
+        ``engines.elasticsearch_url``); an existing collection keeps its backend, and
+        asking for the other one is an error.
         """
         validate_name(name)
         settings = _settings(settings)
+        wanted = None if backend is None else _backend(backend)
         file = (_as_path(path, "The collection path") if path is not None
                 else collection_path(name, settings))
         if file.exists():
-            return cls._from_file(file, name, settings)
-        return cls(name, Index.create(file, name), settings)
+            found = cls._from_file(file, name, settings)
+            if wanted is not None and wanted != found.backend:
+                raise CollectionError(
+                    f"Collection {name!r} uses the {found.backend} backend; it cannot change "
+                    f"to {wanted} - remove it (`deepcite collection rm {name}`) and add its "
+                    f"folders again, or use another name")
+            return found
+        if wanted != "elasticsearch":
+            return cls(name, Index.create(file, name), settings)
+        remote = ElasticIndex(Cluster(settings), elastic.index_name(name), name)
+        if not access.can_write(file):  # before anything is made on the cluster
+            raise access.read_only_error(file, f"create collection {name!r}")
+        if remote.exists():
+            raise elastic.lives_elsewhere(name)
+        remote.create()
+        index = Index.create(file, name)
+        try:
+            with index.connect() as conn, index.transaction(conn):
+                Index.set_meta(conn, "backend", "elasticsearch")
+                Index.set_meta(conn, "index", remote.name)
+        except sqlite3.Error as exc:
+            raise index.write_error(exc, f"create collection {name!r}") from exc
+        return cls(name, index, settings, elastic=remote)
 
     @classmethod
     def open(cls, name_or_path: PathArg, *, settings: Settings | None = None) -> Collection:
@@ -187,8 +239,25 @@ class Collection:
             return cls._from_file(file, None, settings)
         file = collection_path(name_or_path, settings)
         if not file.exists():  # something else in its place gets its own message (check)
-            raise _missing(name_or_path)
+            return cls._search_only(name_or_path, file, settings)
         return cls._from_file(file, name_or_path, settings)
+
+    @classmethod
+    def _search_only(cls, name: str, file: Path, settings: Settings) -> Collection:
+        """The collection ``name`` from the cluster alone (its SQLite file is elsewhere)."""
+        cluster = Cluster(settings)
+        if not cluster.configured:
+            raise _missing(name)
+        remote = ElasticIndex(cluster, elastic.index_name(name), name)
+        try:
+            found = remote.exists()
+        except CollectionError as exc:
+            raise CollectionError(f"{_missing(name)} (not here, and the cluster could not "
+                                  f"be asked: {exc})") from None
+        if not found:
+            raise CollectionError(f"{_missing(name)} (neither here nor as index "
+                                  f"{remote.name} at {cluster.display_url})")
+        return cls(name, Index(file), settings, elastic=remote, search_only=True)
 
     @classmethod
     def _from_file(cls, file: Path, name: str | None, settings: Settings) -> Collection:
@@ -197,7 +266,15 @@ class Collection:
         if name is None:
             stored = index.get_meta("name")
             name = stored if stored else file.stem
-        return cls(name, index, settings)
+        remote = None
+        try:
+            backend = index.get_meta("backend")
+            if backend == "elasticsearch":
+                remote = ElasticIndex(Cluster(settings),
+                                      index.get_meta("index") or elastic.index_name(name), name)
+        except sqlite3.Error as exc:
+            raise CollectionError(f"{file}: cannot read collection ({exc})") from exc
+        return cls(name, index, settings, elastic=remote)
 
     # ------------------------------------------------------------------ content
 
@@ -221,8 +298,18 @@ class Collection:
         embeddings, new chunks are embedded too; ``reembed`` redoes all of them.
         """
         inputs = _as_inputs(folder_or_files)
+        if self.search_only:
+            raise elastic.lives_elsewhere(self.name)
         self.index.require_writable(f"add to collection {self.name!r}")
         search = self.settings.search
+        if self.elastic is not None:
+            if dense or reembed:
+                raise CollectionError(
+                    f"Collection {self.name!r} is searched in Elasticsearch, which has no "
+                    f"dense (hybrid) search here - add without --dense/--reembed")
+            report = self._add_mirrored(self.elastic, inputs, progress)
+            logger.info("collection %s: %s", self.name, report.summary())
+            return report
         report = add_to_index(self.index, inputs, progress,
                               target_tokens=search.chunk_tokens,
                               overlap_tokens=search.chunk_overlap_tokens)
@@ -231,6 +318,35 @@ class Collection:
             report.embedded = embed_collection(self.index, self.settings, reembed=reembed,
                                                progress=embed_progress)
         logger.info("collection %s: %s", self.name, report.summary())
+        return report
+
+    def _add_mirrored(self, remote: ElasticIndex, inputs: list[Path],
+                      progress: ProgressCallback | None) -> IndexReport:
+        """Index into the SQLite file, then mirror the changed documents to the cluster.
+
+        What is still owed to the cluster is recorded first as "everything" (so a crash
+        leads to a full re-send next time) and, when the add or the mirroring fails or
+        is interrupted, as exactly the documents concerned.
+        """
+        pending = elastic.load_pending(self.index)
+        if not remote.exists():  # first use, or the index was deleted on the cluster
+            remote.create()
+            pending = None
+        elastic.store_pending(self.index, None)
+        changed: set[str] = set()
+        search = self.settings.search
+        try:
+            report = add_to_index(self.index, inputs, progress,
+                                  target_tokens=search.chunk_tokens,
+                                  overlap_tokens=search.chunk_overlap_tokens,
+                                  on_change=changed.add)
+            remote.mirror(self.index, None if pending is None else pending | changed)
+        except BaseException:
+            owed = None if pending is None else pending | changed
+            with contextlib.suppress(sqlite3.Error):  # else "*" stays: all is re-sent
+                elastic.store_pending(self.index, owed)
+            raise
+        elastic.store_pending(self.index, set())
         return report
 
     def search(self, query: str, k: int = 10) -> list[SearchResult]:
@@ -243,6 +359,8 @@ class Collection:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise CollectionError(f"search() needs k, the number of results, as a whole "
                                   f"number of at least 1, not {k!r}")
+        if self.elastic is not None:
+            return [self._result(hit) for hit in self.elastic.search(query, k)]
         try:
             if is_dense(self.index):
                 hits = hybrid_search(self.index, query, k, self.settings)
@@ -278,7 +396,14 @@ class Collection:
         )
 
     def info(self) -> CollectionInfo:
-        """Counts, file size (database plus write-ahead log) and last change time."""
+        """Counts, file size (database plus write-ahead log) and last change time.
+
+        A search-only collection (no SQLite file here) asks the cluster for its counts.
+        """
+        if self.search_only and self.elastic is not None:
+            return CollectionInfo(self.name, self.path, self.elastic.document_count(),
+                                  self.elastic.count(), 0, None, read_only=True,
+                                  backend=self.backend)
         try:
             documents, chunks = self.index.counts()
             updated_raw = self.index.get_meta("updated")
@@ -293,7 +418,7 @@ class Collection:
             datetime.fromtimestamp(float(updated_raw), tz=UTC) if updated_raw else None
         )
         return CollectionInfo(self.name, self.path, documents, chunks, size, updated,
-                              read_only=not self.index.writable)
+                              read_only=not self.index.writable, backend=self.backend)
 
 
 def scan_collections(settings: Settings) -> CollectionListing:
@@ -321,17 +446,49 @@ def list_collections(settings: Settings) -> list[CollectionInfo]:
     return scan_collections(settings).infos
 
 
-def remove_collection(name: str, settings: Settings) -> None:
+def _stored_elastic(file: Path, name: str, settings: Settings) -> ElasticIndex | None:
+    """The cluster index the collection file names, if it is readable and has one."""
+    try:
+        index = Index(file)
+        if index.get_meta("backend") != "elasticsearch":
+            return None
+        stored = index.get_meta("index")
+    except sqlite3.Error:
+        return None
+    return ElasticIndex(Cluster(settings), stored or elastic.index_name(name), name)
+
+
+def remove_collection(name: str, settings: Settings) -> str | None:
     """Delete the collection ``name`` (its SQLite file and WAL side files).
 
     A read-only folder is refused before anything is deleted, so a collection is never
-    left half removed.
+    left half removed. For an ``elasticsearch`` collection the cluster index is deleted
+    too; when that fails the local files are still removed and the returned warning
+    says which index is left on the cluster (``None`` when all went well).
     """
     file = collection_path(name, settings)
     if not file.is_file():
+        cluster = Cluster(settings)
+        if cluster.configured:
+            try:
+                there = ElasticIndex(cluster, elastic.index_name(name), name).exists()
+            except CollectionError:
+                there = False
+            if there:
+                raise CollectionError(
+                    f"{elastic.lives_elsewhere(name)}; remove it from there, or delete index "
+                    f"{elastic.index_name(name)} on {cluster.display_url}")
         raise _missing(name)
     if not access.writable(file.parent):
         raise access.read_only_error(file, f"remove collection {name!r}")
+    warning = None
+    remote = _stored_elastic(file, name, settings)  # a damaged file is removed all the same
+    if remote is not None:
+        try:
+            remote.delete()
+        except CollectionError as exc:
+            warning = (f"index {remote.name} was left on the cluster - delete it there by "
+                       f"hand ({exc})")
     for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm")):
         try:
             path.unlink(missing_ok=True)
@@ -340,3 +497,4 @@ def remove_collection(name: str, settings: Settings) -> None:
                 f"Cannot remove {path} ({exc.strerror or exc}) - check its permissions and "
                 f"remove it by hand") from exc
     logger.info("removed collection %s (%s)", name, file)
+    return warning

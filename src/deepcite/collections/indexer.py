@@ -92,6 +92,8 @@ class IndexReport:
 
 
 ProgressCallback = Callable[[AddProgress], None]
+ChangeCallback = Callable[[str], None]
+"""Told the key of each document whose chunks an ``add`` replaced or deleted."""
 
 
 def _stale(stored: dict[str, StoredDocument], found: Discovery) -> list[str]:
@@ -130,8 +132,10 @@ class _Adder:
         conn: sqlite3.Connection,
         progress: ProgressCallback | None,
         chunking: tuple[int, int],
+        on_change: ChangeCallback | None = None,
     ) -> None:
         self.index = index
+        self.on_change = on_change
         self.conn = conn
         self.progress = progress
         self.target_tokens, self.overlap_tokens = chunking
@@ -153,7 +157,12 @@ class _Adder:
         if key in self.stored:
             # Never keep citing content the file no longer yields.
             self.index.delete_document(self.conn, key)
+            self._changed(key)
         self._tick(path, "failed")
+
+    def _changed(self, key: str) -> None:
+        if self.on_change is not None:
+            self.on_change(key)
 
     def _skip(self, path: Path) -> None:
         self.report.skipped.append(path)
@@ -195,6 +204,7 @@ class _Adder:
         except UnicodeEncodeError as exc:  # lone surrogates from a (plugin) loader
             self._fail(path, f"its loader produced text that is not valid Unicode ({exc.reason})")
             return
+        self._changed(key)
         action: Action = "added" if previous is None else "updated"
         (self.report.added if previous is None else self.report.updated).append(path)
         self._tick(path, action)
@@ -214,6 +224,7 @@ class _Adder:
             self.add_file(path)
         for key in stale:
             self.index.delete_document(self.conn, key)
+            self._changed(key)
             self.report.removed.append(Path(key))
             self._tick(Path(key), "removed")
         return self.report
@@ -226,17 +237,20 @@ def add_to_index(
     *,
     target_tokens: int = TARGET_TOKENS,
     overlap_tokens: int = OVERLAP_TOKENS,
+    on_change: ChangeCallback | None = None,
 ) -> IndexReport:
     """Index ``inputs`` (folders and/or files) into ``index``; see :class:`IndexReport`.
 
     ``target_tokens``/``overlap_tokens`` size the chunks of files indexed by this call;
-    unchanged files keep the chunks they were indexed with.
+    unchanged files keep the chunks they were indexed with. ``on_change`` is told each
+    document whose chunks were written or deleted (to mirror them elsewhere).
     """
     found = discover(inputs)
     try:
         with index.connect() as conn:
             conn.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS merges touch many pages
-            adder = _Adder(index, conn, progress, (target_tokens, overlap_tokens))
+            adder = _Adder(index, conn, progress, (target_tokens, overlap_tokens),
+                           on_change)
             with index.batch(conn):
                 report = adder.run(found)
                 record_stats(conn)
