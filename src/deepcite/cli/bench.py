@@ -153,7 +153,8 @@ def run_command(
             "citations.handler": handler, "research.iterations": iterations,
             "security.offline": offline}
         settings = settings_from(overrides)
-        if not collection and data.documents:
+        own_documents = not collection and bool(data.documents)
+        if own_documents:
             with err.status(f"Indexing {len(data.documents)} passages of {dataset.name} "
                             f"(once)...") as status:
                 name = dataset_collection(
@@ -170,7 +171,8 @@ def run_command(
         folder = output or _default_output(dataset, config.label)
         progress = BenchProgress(len(items), enabled=not quiet)
         runner = BenchRunner(settings, items, folder, config, judge=judge,
-                             parallel=parallel, on_result=progress.add)
+                             parallel=parallel, on_result=progress.add,
+                             own_documents=own_documents)
         progress.already = runner.prepare()
         with progress:
             outcome = run_interruptibly(runner.run, runner.cancel, progress)

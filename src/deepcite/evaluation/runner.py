@@ -167,7 +167,7 @@ class BenchRunner:
 
     def __init__(self, settings: Settings, items: Sequence[EvalItem], folder: Path,
                  config: BenchConfig, *, judge: Judge | None = None, parallel: int = 1,
-                 on_result: OnResult | None = None) -> None:
+                 on_result: OnResult | None = None, own_documents: bool = False) -> None:
         if parallel < 1:
             raise InputError(f"--parallel must be at least 1, not {parallel}")
         self.settings = settings
@@ -177,6 +177,9 @@ class BenchRunner:
         self.judge = judge
         self.parallel = parallel
         self.on_result = on_result
+        #: The collection searched is the dataset's own documents, so the dataset's
+        #: ``answerable`` says whether the answer is in it (SQuAD: always).
+        self.own_documents = own_documents
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._active: set[Researcher] = set()
@@ -272,6 +275,8 @@ class BenchRunner:
     def _gold_in_collection(self, item: EvalItem) -> bool | None:
         """Whether a searched collection answers the question (a chunk holding a gold
         answer among the question's words); the dataset's say without collections."""
+        if self.own_documents and item.answerable is not None:
+            return item.answerable
         collections = self._open_collections()
         if not collections:
             return item.answerable
