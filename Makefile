@@ -44,11 +44,11 @@ $(TEST_STAMP): $(STAMP)
 setup: $(STAMP)
 
 # System packages some features and their tests need (Debian/Ubuntu names): PostgreSQL
-# for the history store on a server, Pango for PDF export (WeasyPrint) and a CJK font so
+# for the history store on a server, Redis for the job queue and its workers, Pango for PDF export (WeasyPrint) and a CJK font so
 # Chinese and Japanese text renders in PDFs, and Chromium for the browser tests. Installed when missing and run as root (CI);
 # otherwise the command to run is printed, and the tests that need them skip visibly.
-DEBIAN_PACKAGES ?= postgresql libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
-  fonts-wqy-microhei chromium
+DEBIAN_PACKAGES ?= postgresql redis-server libpango-1.0-0 libpangoft2-1.0-0 \
+  libharfbuzz-subset0 fonts-wqy-microhei chromium
 system-deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done \
 	  2>/dev/null); \

@@ -44,6 +44,7 @@ from deepcite.config_sections import (
     CitationSettings,
     EngineSettings,
     LLMSettings,
+    QueueSettings,
     ReportSettings,
     ResearchSettings,
     SearchSettings,
@@ -72,6 +73,7 @@ class Settings(BaseSettings):
     security: SecuritySettings = SecuritySettings()
     report: ReportSettings = ReportSettings()
     store: StoreSettings = StoreSettings()
+    queue: QueueSettings = QueueSettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -446,6 +448,7 @@ __all__ = [
     "CitationSettings",
     "EngineSettings",
     "LLMSettings",
+    "QueueSettings",
     "ReportSettings",
     "ResearchSettings",
     "SearchSettings",

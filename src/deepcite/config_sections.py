@@ -220,3 +220,28 @@ class StoreSettings(_Section):
         default=None, description="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db; "
         "default: sqlite file history.db in data_dir")
     save: bool = Field(default=True, description="store every ask and report (--no-save)")
+    pool_size: int = Field(default=5, ge=1, le=100, description="connections kept open "
+                           "per process (PostgreSQL)")
+    max_overflow: int = Field(default=10, ge=0, le=200, description="extra connections "
+                              "opened under load (PostgreSQL)")
+    pool_timeout_seconds: float = Field(default=10.0, gt=0, le=300, description="wait for "
+                                        "a free connection before failing the request")
+
+
+class QueueSettings(_Section):
+    """Where queued research runs go: Redis for RQ workers, or (unset) this process."""
+
+    url: str | None = Field(
+        default=None, description="Redis URL, e.g. redis://localhost:6379/0; set, `deepcite "
+        "serve` queues runs for `deepcite worker` processes (needs deepcite[queue])")
+    queue_name: str = Field(default="deepcite", min_length=1, max_length=64,
+                            description="RQ queue name")
+    heartbeat_seconds: float = Field(default=5.0, gt=0, le=300,
+                                     description="how often a worker says a run is alive")
+    heartbeat_timeout_seconds: float = Field(
+        default=30.0, gt=0, le=3600, description="silence after which a running run's "
+        "worker is taken for dead: the run is re-queued or marked interrupted")
+    max_attempts: int = Field(default=2, ge=1, le=10, description="tries of a run whose "
+                              "worker died (2: re-queued once)")
+    job_timeout_seconds: int = Field(default=3600, ge=10, le=86400,
+                                     description="longest a queued run may work")

@@ -17,6 +17,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- EgressDenied       the egress policy refused an outbound request
      +-- ExportError        a report cannot be exported in the asked format
      +-- StoreError         the history store cannot be opened, or a run is not in it
+     +-- QueueError         the job queue (Redis) cannot be reached or used
 
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
 (``access`` and ``documents``), which exports them. A class is added here when something
@@ -77,3 +78,7 @@ class ExportError(DeepciteError):
 
 class StoreError(DeepciteError):
     """The history store cannot be opened or used, or a run id names no single run."""
+
+
+class QueueError(DeepciteError):
+    """The job queue (Redis, ``queue.url``) cannot be reached, or refused a request."""

@@ -19,6 +19,7 @@ import typer
 from deepcite.cli.ask import ask, report
 from deepcite.cli.bench import bench_app
 from deepcite.cli.collection import collection_app
+from deepcite.cli.db import db_app
 from deepcite.cli.export import export_command
 from deepcite.cli.exporters import exporters
 from deepcite.cli.history import history_command, rm_command, show_command
@@ -26,6 +27,7 @@ from deepcite.cli.info import config_app, engines, models, strategies
 from deepcite.cli.mcp import mcp_command
 from deepcite.cli.serve import serve_command
 from deepcite.cli.verify import verify_command
+from deepcite.cli.worker import worker_command
 
 app = typer.Typer(
     help="deepcite: research questions with answers whose every [n] points at a real source.",
@@ -49,10 +51,13 @@ app.command(help="The export formats, and whether each is usable here.")(exporte
 app.command("mcp", help="Serve deepcite as MCP tools (stdio or HTTP) for assistants.")(
     mcp_command)
 app.command("serve", help="Serve the web app and REST API (deepcite[web]).")(serve_command)
+app.command("worker", help="Execute queued research runs (queue.url; deepcite[queue]).")(
+    worker_command)
 app.add_typer(collection_app, name="collection", help="Index and search local documents.")
 app.add_typer(bench_app, name="bench",
               help="Measure answer quality, citation quality and cost on a dataset.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
+app.add_typer(db_app, name="db", help="The history database: migrations.")
 
 
 @app.callback()

@@ -45,14 +45,20 @@ def serve_command(
         import uvicorn
 
         from deepcite.web.app import create_app
-        from deepcite.web.contracts import WebState
+        from deepcite.web.contracts import RunExecutor, WebState
         from deepcite.web.runs import LocalRunExecutor
     except ImportError as exc:
         fail(f"The web app needs the web extra ({exc.name} is missing): "
              "pip install 'deepcite[web]'")
     with user_errors():
         settings = settings_from({})
-        executor = LocalRunExecutor(settings, workers=workers)
+        executor: RunExecutor
+        if settings.queue.url:
+            from deepcite.distributed.executor import QueueExecutor
+
+            executor = QueueExecutor(settings)  # runs go to `deepcite worker` processes
+        else:
+            executor = LocalRunExecutor(settings, workers=workers)
     state = WebState(settings=settings, executor=executor, token=token,
                      folder_roots=tuple(roots))
     try:

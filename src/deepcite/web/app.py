@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite._version import __version__
-from deepcite.errors import DeepciteError
+from deepcite.errors import DeepciteError, QueueError, StoreError
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
 
@@ -132,9 +132,13 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     async def deepcite_error(request: Request, exc: Exception) -> Response:
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        # The store or the queue being down is the service's trouble, not the request's:
+        # 503, so clients and load balancers retry instead of giving up on the request.
+        status, code = ((503, "unavailable") if isinstance(exc, StoreError | QueueError)
+                        else (400, "bad_request"))
         if not _is_api(request):
-            return PlainTextResponse(message, status_code=400)
-        return error_reply(400, "bad_request", message)
+            return PlainTextResponse(message, status_code=status)
+        return error_reply(status, code, message)
 
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, validation)

@@ -24,15 +24,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from deepcite.api import build_researcher, material_inputs, run_question, with_notices
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeepciteError, StoreError
 from deepcite.materials import normalize_materials
-from deepcite.report.detailed import DetailedReport
-from deepcite.research.material_runs import analyse_materials
 from deepcite.store import HistoryStore, StoredRun
 from deepcite.types import Event, ResearchResult
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
+from deepcite.web.execution import execute_request
 
 logger = logging.getLogger(__name__)
 
@@ -266,24 +264,16 @@ class LocalRunExecutor:
             self._end(run, state, result.error)
 
     def _research(self, run: _Run) -> ResearchResult:
-        request = run.request
-        with build_researcher(run.settings, lambda event: self._record(run, event)
-                              ) as researcher:
-            given, notices = material_inputs(request.materials or None, True)
-            builder = DetailedReport(researcher)
-            cancel = builder.cancel if request.mode == "detailed" else researcher.cancel
-            with self._lock:
-                run.cancel = cancel
-                requested = run.cancel_requested
-            if requested:
-                cancel()
-            analysed = (analyse_materials(researcher, request.question, given)
-                        if given else None)
-            if request.mode == "detailed":
-                result = builder.run(request.question, materials=analysed)
-            else:
-                result = run_question(researcher, request.question, materials=analysed)
-            return with_notices(result, notices)
+        return execute_request(run.settings, run.request,
+                               lambda event: self._record(run, event),
+                               lambda cancel: self._set_cancel(run, cancel))
+
+    def _set_cancel(self, run: _Run, cancel: Callable[[], None]) -> None:
+        with self._lock:
+            run.cancel = cancel
+            requested = run.cancel_requested
+        if requested:
+            cancel()
 
     def _record(self, run: _Run, event: Event) -> None:
         with self._lock:

@@ -1,0 +1,40 @@
+"""``deepcite worker``: execute the runs ``deepcite serve`` queues (``queue.url``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from deepcite.cli.common import err, fail, settings_from, user_errors
+from deepcite.distributed.connection import redis_connection, shown_url
+
+
+def worker_command(
+    concurrency: Annotated[int, typer.Option(
+        "--concurrency", "-c", help="Runs at a time (one worker process each).")] = 1,
+    burst: Annotated[bool, typer.Option(
+        "--burst", help="Stop when the queue is empty (for scripts and tests).")] = False,
+) -> None:
+    """Take research runs from the queue and execute them, until stopped (Ctrl-C lets
+    the runs in progress finish; a second Ctrl-C stops at once)."""
+    if concurrency < 1:
+        fail("--concurrency must be at least 1", 2)
+    with user_errors():
+        settings = settings_from({})
+        if not settings.queue.url:
+            fail("deepcite worker needs queue.url - set DEEPCITE_QUEUE_URL=redis://host:6379/0"
+                 " (the same as `deepcite serve` uses)", 2)
+        if not settings.store.url:
+            err.print("Warning: store.url is not set, so runs are read from this machine's "
+                      "SQLite history; workers on other machines need a shared PostgreSQL "
+                      "store (DEEPCITE_STORE_URL)", markup=False)
+        redis_connection(settings.queue.url).close()  # a wrong URL fails here, in one line
+        logging.getLogger("deepcite").setLevel(logging.INFO)
+        err.print(f"deepcite worker: {concurrency} process(es) on "
+                  f"{shown_url(settings.queue.url)}, queue {settings.queue.queue_name!r}",
+                  markup=False)
+        from deepcite.distributed.worker import supervise
+
+        supervise(settings, concurrency, burst=burst)

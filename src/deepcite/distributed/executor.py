@@ -1,0 +1,180 @@
+"""The web tier's :class:`~deepcite.web.contracts.RunExecutor` over the queue.
+
+Nothing about a run lives in this process: its state and events are read from the
+history store, so any number of ``deepcite serve`` processes behind one port serve the
+same runs. A listener thread subscribed to every run's events channel wakes the SSE
+streams waiting in :meth:`QueueExecutor.events` as soon as a worker announces new
+events; when Redis is away the streams fall back to reading the store every second,
+so they slow down instead of stopping.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from redis.exceptions import RedisError
+
+from deepcite.config import Settings
+from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
+from deepcite.distributed.reaper import Reaper, enqueue_run
+from deepcite.errors import DeepciteError, QueueError, StoreError
+from deepcite.materials import normalize_materials
+from deepcite.store import HistoryStore, RunStateInfo
+from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
+from deepcite.web.runs import run_settings
+
+if TYPE_CHECKING:
+    from redis import Redis
+
+logger = logging.getLogger(__name__)
+
+_ENDED: frozenset[str] = frozenset({"completed", "cancelled", "failed", "interrupted"})
+#: Longest an events() call waits between two looks at the store when no wake-up came.
+POLL_S = 1.0
+#: Pause before the listener reconnects to a Redis that went away.
+RECONNECT_S = 1.0
+
+
+class QueueExecutor:
+    """Runs go to RQ workers; state and events come back through the store."""
+
+    def __init__(self, settings: Settings, *, store: HistoryStore | None = None,
+                 reap: bool = True) -> None:
+        url = settings.queue.url
+        if not url:
+            raise QueueError("QueueExecutor needs queue.url (DEEPCITE_QUEUE_URL), e.g. "
+                             "redis://localhost:6379/0")
+        self._settings = settings
+        self._url = url
+        self._redis = redis_connection(url)
+        self._store = store if store is not None else HistoryStore.open(settings)
+        self._owns_store = store is None
+        self._wake = threading.Condition()
+        self._closing = threading.Event()
+        self._listener = threading.Thread(target=self._listen, name="deepcite-events",
+                                          daemon=True)
+        self._listener.start()
+        self._reaper = Reaper(settings, self._store, self._redis) if reap else None
+        if self._reaper is not None:
+            self._reaper.start()
+
+    @property
+    def store(self) -> HistoryStore:
+        """The history store runs are recorded in."""
+        return self._store
+
+    # ------------------------------------------------------------------ protocol
+
+    def submit(self, request: RunRequest) -> str:
+        settings = run_settings(self._settings, request)
+        if request.materials:
+            normalize_materials(request.materials)  # a bad one is a 400 now, named
+        run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
+                                     request=request.model_dump(mode="json"))
+        try:
+            enqueue_run(self._redis, self._settings, run_id, attempt=1)
+        except QueueError as exc:
+            # Never leave a run "queued" that no worker will ever see.
+            try:
+                self._store.fail(run_id, str(exc))
+            except StoreError:
+                logger.warning("run %s could not be marked failed", run_id[:8])
+            raise
+        return run_id
+
+    def cancel(self, run_id: str) -> bool:
+        info = self._state(run_id)
+        if info.status in _ENDED:
+            return False
+        cancelled = self._store.request_cancel(run_id)
+        self._announce(run_id)
+        return cancelled
+
+    def status(self, run_id: str) -> RunInfo:
+        info = self._state(run_id)
+        position = None
+        if info.status == "queued":
+            queued = self._store.queued_ids()
+            position = queued.index(run_id) + 1 if run_id in queued else None
+        return RunInfo(id=info.id, question=info.question, mode=info.mode,
+                       state=_state_of(info.status), queue_position=position,
+                       created_at=info.created_at, finished_at=info.finished_at,
+                       error=info.error)
+
+    def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
+        after = max(after, 0)
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            ended = self._state(run_id).status in _ENDED
+            fresh = self._store.events_after(run_id, after)
+            left = deadline - time.monotonic()
+            if fresh or ended or left <= 0:
+                # Ended runs have every event stored: one more read closes the race
+                # between a last event and the status change.
+                if ended and not fresh:
+                    fresh = self._store.events_after(run_id, after)
+                more = bool(fresh) and len(self._store.events_after(
+                    run_id, fresh[-1][0], limit=1)) > 0
+                return EventBatch(fresh, finished=ended and not more)
+            with self._wake:
+                self._wake.wait(min(left, POLL_S))
+
+    def shutdown(self) -> None:
+        """Stop the listener and reaper; runs go on on their workers."""
+        self._closing.set()
+        if self._reaper is not None:
+            self._reaper.stop()
+        with self._wake:
+            self._wake.notify_all()
+        if self._owns_store:
+            self._store.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _state(self, run_id: str) -> RunStateInfo:
+        try:
+            return self._store.run_state(run_id)
+        except StoreError as exc:
+            if "unreachable" in str(exc):
+                raise
+            raise KeyError(run_id) from exc
+
+    def _announce(self, run_id: str) -> None:
+        try:
+            self._redis.publish(events_channel(run_id), "state")
+        except RedisError as exc:  # redis errors: SSE clients still poll the store
+            logger.info("could not announce run %s: %s", run_id[:8], exc)
+
+    def _listen(self) -> None:
+        """Wake waiting streams on every announcement; reconnect when Redis comes back."""
+        while not self._closing.is_set():
+            try:
+                self._listen_once(redis_connection(self._url, timeout=None))
+            except (DeepciteError, OSError) as exc:
+                logger.info("events listener: %s", exc)
+            except RedisError as exc:  # redis.ConnectionError and kin: retry, never die
+                logger.info("events listener lost Redis: %s", exc)
+            self._closing.wait(RECONNECT_S)
+
+    def _listen_once(self, client: Redis) -> None:
+        pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        try:
+            pubsub.psubscribe(f"{EVENTS_PREFIX}*")
+            while not self._closing.is_set():
+                message = pubsub.get_message(timeout=POLL_S)
+                if message is not None:
+                    with self._wake:
+                        self._wake.notify_all()
+        finally:
+            pubsub.close()
+            client.close()
+
+
+def _state_of(status: str) -> RunState:
+    states: dict[str, RunState] = {"queued": "queued", "running": "running",
+                                   "completed": "completed", "cancelled": "cancelled",
+                                   "failed": "failed", "interrupted": "interrupted"}
+    return states.get(status, "failed")
