@@ -89,6 +89,7 @@ bench: test-setup
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_export.py
+	$(BIN)/python bench/bench_queue.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -18,13 +18,17 @@ from deepcite.cli.common import err, fail, out, settings_from, user_errors, warn
 from deepcite.collections import (
     AddProgress,
     Collection,
+    CollectionInfo,
     IndexReport,
     display_path,
     remove_collection,
     scan_collections,
 )
 from deepcite.collections.elastic import BACKENDS
+from deepcite.config import Settings
+from deepcite.errors import DeepciteError
 from deepcite.security.terminal import one_line
+from deepcite.store import CollectionEntry, HistoryStore
 
 collection_app = typer.Typer(no_args_is_help=True)
 
@@ -79,6 +83,7 @@ def add(
     _print_problems(report)
     with user_errors():
         info = collection.info()
+    _register(settings, collection, info)
     out.print(
         f"Collection '{info.name}': {len(report.added)} added, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {len(report.skipped)} unchanged, "
@@ -88,6 +93,36 @@ def add(
         + (f", {report.embedded} embedded" if report.embedded else ""),
         markup=False,
     )
+
+
+def _register(settings: Settings, collection: Collection, info: CollectionInfo) -> None:
+    """With a shared history store (``store.url``), record the collection there, so
+    every machine of the service lists it; a failure is a warning, never lost work."""
+    if not settings.store.url:
+        return
+    location = (collection.index.get_meta("index") or "" if info.backend == "elasticsearch"
+                else str(info.path))
+    try:
+        with HistoryStore.open(settings) as store:
+            store.register_collection(
+                info.name, backend=info.backend, location=location,
+                documents=info.documents, chunks=info.chunks,
+                settings={"chunk_tokens": settings.search.chunk_tokens,
+                          "chunk_overlap_tokens": settings.search.chunk_overlap_tokens})
+    except DeepciteError as exc:
+        warn(f"collection '{info.name}' is not registered in the shared history: {exc}")
+
+
+def _registered(settings: Settings) -> list[CollectionEntry]:
+    """The collections the shared history store knows (none without ``store.url``)."""
+    if not settings.store.url:
+        return []
+    try:
+        with HistoryStore.open(settings) as store:
+            return store.collections()
+    except DeepciteError as exc:
+        warn(f"the shared collection registry cannot be read: {exc}")
+        return []
 
 
 def _print_problems(report: IndexReport) -> None:
@@ -111,8 +146,11 @@ def list_(
     out, so the listing never claims there are no collections when there are.
     """
     with user_errors():
-        listing = scan_collections(settings_from({}))
+        settings = settings_from({})
+        listing = scan_collections(settings)
     infos = listing.infos
+    local = {i.name for i in infos}
+    remote = [entry for entry in _registered(settings) if entry.name not in local]
     for path, reason in listing.problems:
         warn(f"cannot read {display_path(path)}: {reason}")
     if listing.read_only:
@@ -124,9 +162,13 @@ def list_(
              "chunks": i.chunks, "size_bytes": i.size_bytes,
              "updated": str(i.updated) if i.updated else None, "read_only": i.read_only,
              "backend": i.backend}
-            for i in infos]))
+            for i in infos] + [
+            {"name": e.name, "path": None, "documents": e.documents, "chunks": e.chunks,
+             "size_bytes": None, "updated": str(e.updated_at), "read_only": True,
+             "backend": e.backend, "registered_only": True}
+            for e in remote]))
         return
-    if not infos:
+    if not infos and not remote:
         if not listing.problems:
             out.print("No collections yet - create one with `deepcite collection add FOLDER "
                       "--name NAME`", markup=False)
@@ -135,6 +177,9 @@ def list_(
     for i in infos:
         table.add_row(i.name, i.backend, str(i.documents), str(i.chunks),
                       f"{i.size_bytes / 1e6:.1f} MB", str(i.updated or ""))
+    for e in remote:  # indexed on another machine of the service
+        table.add_row(e.name, e.backend, str(e.documents), str(e.chunks), "elsewhere",
+                      str(e.updated_at))
     out.print(table)
 
 
@@ -170,7 +215,14 @@ def rm(name: Annotated[str, typer.Argument(help="Collection to remove.")]) -> No
     For an Elasticsearch collection the cluster index is deleted too.
     """
     with user_errors():
-        warning = remove_collection(name, settings_from({}))
+        settings = settings_from({})
+        warning = remove_collection(name, settings)
     if warning:
         warn(warning)
+    if settings.store.url:
+        try:
+            with HistoryStore.open(settings) as store:
+                store.remove_collection(name)
+        except DeepciteError as exc:
+            warn(f"collection '{name}' is still in the shared registry: {exc}")
     out.print(f"Removed collection '{name}'.")
