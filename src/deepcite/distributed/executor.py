@@ -21,10 +21,9 @@ from deepcite.config import Settings
 from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.distributed.reaper import Reaper, enqueue_run
 from deepcite.errors import DeepciteError, QueueError, StoreError
-from deepcite.materials import normalize_materials
 from deepcite.store import HistoryStore, RunStateInfo
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
-from deepcite.web.runs import run_settings
+from deepcite.web.runs import checked_request
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -69,9 +68,7 @@ class QueueExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = run_settings(self._settings, request)
-        if request.materials:
-            normalize_materials(request.materials)  # a bad one is a 400 now, named
+        settings = checked_request(self._settings, request)
         run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
                                      request=request.model_dump(mode="json"))
         try:

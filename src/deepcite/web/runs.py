@@ -77,6 +77,15 @@ def run_settings(base: Settings, request: RunRequest) -> Settings:
     return base.model_copy(update=update) if update else base
 
 
+def checked_request(base: Settings, request: RunRequest) -> Settings:
+    """The run's settings (:func:`run_settings`), with its materials checked too: every
+    problem is a 400 at submit time, named, never a run that fails later."""
+    settings = run_settings(base, request)
+    if request.materials:
+        normalize_materials(request.materials)
+    return settings
+
+
 @dataclass
 class _Run:
     """One run as this process holds it; every field is guarded by the executor's lock."""
@@ -126,9 +135,7 @@ class LocalRunExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = run_settings(self._settings, request)
-        if request.materials:
-            normalize_materials(request.materials)  # a bad one is a 400 now, named
+        settings = checked_request(self._settings, request)
         with self._lock:
             if self._closing:
                 raise DeepciteError("The server is shutting down - submit the run again "
