@@ -230,3 +230,31 @@ def test_worker_and_history_agree_the_run_exists_once(queue_env: Settings) -> No
         assert all(executor.status(i).state == "completed" for i in ids)
     finally:
         executor.shutdown()
+
+
+@pytest.mark.parametrize("concurrency", ["1", "2"])
+def test_an_idle_worker_stops_on_sigterm(queue_env: Settings, redis_url: str,  # noqa: F811
+                                         concurrency: str) -> None:
+    """SIGTERM (a service manager, Ctrl-C's twin) ends an idle worker: it must not read
+    the end of RQ's loop as a lost Redis and start again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DEEPCITE_QUEUE_URL": redis_url,
+           "DEEPCITE_DATA_DIR": str(queue_env.data_dir)}
+    process = subprocess.Popen([sys.executable, "-m", "tests.worker_launcher", "worker",
+                                "--concurrency", concurrency], env=env,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:  # wait until it has started
+            if line.startswith("deepcite worker:"):
+                break
+        process.send_signal(signal.SIGTERM)  # possibly while it is still starting
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import logging
+import signal
+from types import FrameType
 from typing import Annotated
 
 import typer
 
 from deepcite.cli.common import err, fail, settings_from, user_errors
 from deepcite.distributed.connection import redis_connection, shown_url
+
+
+def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def worker_command(
@@ -21,6 +27,18 @@ def worker_command(
     the runs in progress finish; a second Ctrl-C stops at once)."""
     if concurrency < 1:
         fail("--concurrency must be at least 1", 2)
+    # Until RQ installs its own handlers, SIGTERM stops the worker like Ctrl-C does
+    # (a service manager may stop it while it is still starting).
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        _run(concurrency, burst)
+    except KeyboardInterrupt:
+        err.print("deepcite worker: stopped", markup=False)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(concurrency: int, burst: bool) -> None:
     with user_errors():
         settings = settings_from({})
         if not settings.queue.url:

@@ -206,10 +206,25 @@ def _end(context: _Context, run_id: str, write: Callable[[], None]) -> None:
 # ---------------------------------------------------------------------- processes
 
 
+def _worker_class() -> type[Any]:
+    """RQ's SimpleWorker, remembering whether a signal asked it to stop (its loop ends
+    the same way after a stop request as after a lost Redis)."""
+    from rq import SimpleWorker
+
+    class StoppableWorker(SimpleWorker):
+        stop_asked = False
+
+        def request_stop(self, signum: int, frame: FrameType | None) -> None:
+            self.stop_asked = True
+            super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
+
+    return StoppableWorker
+
+
 def work(settings: Settings, *, burst: bool = False) -> None:
     """One worker process's loop: take jobs until stopped (or, ``burst``, until the
     queue is empty); a Redis that goes away is waited for, not fatal."""
-    from rq import Queue, SimpleWorker
+    from rq import Queue
 
     url = settings.queue.url or ""
     context = _context()
@@ -221,11 +236,11 @@ def work(settings: Settings, *, burst: bool = False) -> None:
                 client = redis_connection(url, timeout=None)
                 queue = Queue(settings.queue.queue_name, connection=client)
                 name = f"deepcite-{context.worker_id.replace(':', '-')}-{time.time_ns()}"
-                rq_worker = SimpleWorker([queue], connection=client, name=name)
+                rq_worker = _worker_class()([queue], connection=client, name=name)
                 rq_worker.work(burst=burst, with_scheduler=False, logging_level="WARNING")
                 # RQ's loop also returns (instead of raising) after an error it caught,
                 # e.g. Redis going away mid-job: only a stop request ends this worker.
-                if burst or getattr(rq_worker, "_stop_requested", False):
+                if burst or rq_worker.stop_asked:
                     return
                 logger.warning("the job loop ended without a stop request; restarting in "
                                "%.0f s", RECONNECT_S)
