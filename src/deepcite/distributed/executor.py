@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 _ENDED: frozenset[str] = frozenset({"completed", "cancelled", "failed", "interrupted"})
 #: Longest an events() call waits between two looks at the store when no wake-up came.
 POLL_S = 1.0
+#: Most events returned by one events() call; a full batch means more may follow.
+BATCH = 1000
 #: Pause before the listener reconnects to a Redis that went away.
 RECONNECT_S = 1.0
 
@@ -105,17 +107,13 @@ class QueueExecutor:
         after = max(after, 0)
         deadline = time.monotonic() + max(timeout, 0.0)
         while True:
+            # The state is read before the events: a run stores its last events before
+            # it ends, so a run seen ended has all of them in the read that follows.
             ended = self._state(run_id).status in _ENDED
-            fresh = self._store.events_after(run_id, after)
+            fresh = self._store.events_after(run_id, after, limit=BATCH)
             left = deadline - time.monotonic()
             if fresh or ended or left <= 0:
-                # Ended runs have every event stored: one more read closes the race
-                # between a last event and the status change.
-                if ended and not fresh:
-                    fresh = self._store.events_after(run_id, after)
-                more = bool(fresh) and len(self._store.events_after(
-                    run_id, fresh[-1][0], limit=1)) > 0
-                return EventBatch(fresh, finished=ended and not more)
+                return EventBatch(fresh, finished=ended and len(fresh) < BATCH)
             with self._wake:
                 self._wake.wait(min(left, POLL_S))
 
