@@ -22,12 +22,12 @@ import random
 import time
 import uuid
 from collections.abc import Sequence
-from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from pydantic import ValidationError
 from sqlalchemy import delete, exc, func, insert, select, update
+from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
 from deepcite.errors import StoreError
@@ -166,14 +166,16 @@ class QueueOps(StoreBase):
                 else:
                     continue  # another reaper, or a late heartbeat, got there first
                 attempts = session.scalar(select(Run.attempts).where(Run.id == run_id)) or 0
+                message = ("The worker running this run stopped answering; it was "
+                           f"re-queued (attempt {attempts + 1} of {max_attempts})"
+                           if outcome == "requeued" else
+                           "The worker running this run stopped answering; it was marked "
+                           "interrupted")
+                # In the transaction of the change itself, so a follower that sees the
+                # run interrupted has the warning saying why in the same read.
+                self._insert_events(session, run_id,
+                                    [RunWarning(code="run_failed", message=message)])
             reaped.append((run_id, outcome))
-            message = ("The worker running this run stopped answering; it was re-queued "
-                       f"(attempt {attempts + 1} of {max_attempts})"
-                       if outcome == "requeued" else
-                       "The worker running this run stopped answering; it was marked "
-                       "interrupted")
-            with suppress(StoreError):  # deleted meanwhile: nobody is following it
-                self.append_events(run_id, [RunWarning(code="run_failed", message=message)])
         return reaped
 
     # ------------------------------------------------------------------ events
@@ -196,17 +198,22 @@ class QueueOps(StoreBase):
                             raise StoreError(f"Run {run_id} is not in the history (was it "
                                              "deleted while it ran?); its events were not "
                                              "stored")
-                        last = session.scalar(select(func.max(EventRow.seq))
-                                              .where(EventRow.run_id == run_id)) or 0
-                        if events:
-                            session.execute(insert(EventRow),
-                                            event_rows(run_id, last + 1, list(events)))
-                        return last + len(events)
+                        return self._insert_events(session, run_id, events)
                 except exc.IntegrityError:
                     if attempt == APPEND_TRIES - 1:
                         raise
                     time.sleep(random.uniform(0, _RETRY_PAUSE_S * (attempt + 1)))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _insert_events(session: Session, run_id: str, events: Sequence[Event]) -> int:
+        """Insert ``events`` after the run's highest ``seq`` in ``session`` (whose
+        transaction holds the run's row); the new highest seq."""
+        last = session.scalar(select(func.max(EventRow.seq))
+                              .where(EventRow.run_id == run_id)) or 0
+        if events:
+            session.execute(insert(EventRow), event_rows(run_id, last + 1, list(events)))
+        return last + len(events)
 
     def events_after(self, run_id: str, after: int = 0,
                      limit: int = 1000) -> builtins.list[tuple[int, Event]]:
