@@ -26,6 +26,25 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory,
             monkeypatch.delenv(var)
 
 
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI output never wraps at a width that depends on the terminal or the tmp path.
+
+    rich takes its width from ``COLUMNS`` when it renders (unless it was fixed when the
+    console was made, so the CLI's own consoles are unfixed here), typer's help and
+    error panels from ``COLUMNS`` or ``TERMINAL_WIDTH``. A test that needs a narrow
+    console sets ``COLUMNS`` itself.
+    """
+    from typer import rich_utils
+
+    from deepcite.cli import common
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    monkeypatch.setattr(rich_utils, "MAX_WIDTH", None)
+    for console in (common.out, common.err):
+        monkeypatch.setattr(console, "_width", None)
+
+
 FAKE_DNS = {
     "localhost": ["127.0.0.1", "::1"],
     "metadata.google.internal": ["169.254.169.254"],

@@ -115,3 +115,17 @@ def test_sigterm_cancels_like_ctrl_c_and_prints_the_passages(
     assert "cancelled" in result.stdout and "[1]" in result.stdout
     assert "cache.md" in result.stdout and "synthesis" not in model.purposes()
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
+
+
+def test_an_error_quoting_a_long_path_is_one_line_in_a_narrow_terminal(
+        notes: Path, fake_model: ScriptedChatModel, tmp_path: Path) -> None:
+    # A hard line break inside the path would make the path in the message unusable:
+    # copied from the terminal, it names nothing. The terminal folds the line instead.
+    target = tmp_path / ("a-rather-deep-folder-" * 6) / "answer.md"
+    result = runner.invoke(app, ["ask", "cache", "-c", "notes", "-q", "-o", str(target)],
+                           env={"COLUMNS": "40"})
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("Error:"), result.output
+    assert str(target.parent) in errors[0] and "does not exist" in errors[0]
+    assert fake_model.calls == []

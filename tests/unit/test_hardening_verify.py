@@ -213,7 +213,8 @@ def test_other_unusable_settings_files_are_one_line_errors(
         project: Path, content: str, says: str) -> None:
     (project / "deepcite.toml").write_text(content, encoding="utf-8")
     line = one_line_error(invoke("config", "show"), 2)
-    assert says in line and len(line) < 400
+    # The bad value is cut short; the file's path (as long as the tmp dir's) is not.
+    assert says in line and len(line.replace(str(project), "<project>")) < 400
 
 
 def test_valid_settings_file_still_applies(project: Path) -> None:

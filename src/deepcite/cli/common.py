@@ -92,8 +92,13 @@ class SafeConsole(Console):
         self.print(rendered, soft_wrap=True)
 
 
+# Both soft-wrap: a line is never broken by a hard newline at the console's width. The
+# terminal folds a long line itself, so an error quoting a long path stays one line that
+# copies and pastes whole, and output piped or captured does not depend on the width of
+# the terminal it ran in. Live displays (progress bars, status spinners) are unaffected:
+# rich crops their lines to the width itself, whatever ``print`` is told.
 out = SafeConsole(highlight=False, soft_wrap=True)
-err = SafeConsole(stderr=True, highlight=False)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -6,22 +6,41 @@ language reference topics in ``pydoc_data.topics`` and the docstrings of the sta
 library, which ``pydoc`` renders as plain text. Both are written as ``.txt`` files into
 ``<data_dir>/demo-src`` (so the indexed files exist and citations point at something
 a user can open) and indexed like any folder.
+
+What is indexed is Python's documentation and nothing about the machine that built it.
+pydoc, left to itself, prints the live value of every module attribute - ``os.environ``
+with every environment variable (API keys included), ``sys.path``, ``sys.executable`` -
+the installation path of every module, ``$PYTHONDOCS`` and memory addresses. The demo
+renderer (:class:`_DemoDoc`) prints module and class data by name only, function defaults
+only when they are small literals, a module's file relative to the standard library, and
+the reference link without the environment; what is left of local paths (the home and
+working folders, a virtual environment) is replaced as a last guard. An index built
+before that (without the current :data:`DEMO_FORMAT` stamp) is rebuilt on first use.
 """
 
 from __future__ import annotations
 
+import enum
 import importlib
+import inspect
 import logging
+import os
 import pydoc
 import re
+import sqlite3
+import sys
+import sysconfig
 import warnings
-from pathlib import Path
+from pathlib import Path, PurePath
 from types import ModuleType
+from typing import Any
 
 from deepcite.collections.access import DamagedCollectionError, can_write, read_only_error
 from deepcite.collections.collection import Collection, collection_path, remove_collection
+from deepcite.collections.index import Index
 from deepcite.collections.indexer import ProgressCallback
 from deepcite.config import Settings
+from deepcite.errors import CollectionError
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +58,208 @@ DEMO_MODULES: tuple[str, ...] = (
 )
 """Standard library modules whose pydoc text goes into the demo collection."""
 
-_BOLD = re.compile(".\b")
-# ``pydoc.plaintext`` renders without backspace bolding; typeshed does not declare it.
-_RENDERER: pydoc.TextDoc = getattr(pydoc, "plaintext", None) or pydoc.TextDoc()
+DEMO_FORMAT = "2"
+"""What the demo documents hold, stamped into the index when a build completes. An
+index with another stamp, or none (built before stamps, or a build cut short), is
+rebuilt on first use. 2: no live values, local paths or addresses (1 held them)."""
+
+_FORMAT_KEY = "demo_format"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_OWN_FILES = re.compile(r"(reference|module)-.+\.txt")  # what write_demo_sources writes
+_MAX_LITERAL = 40  # longest string or bytes default shown as it is
+_LOCAL = "<local path>"
+# Never replaced: they name no one's machine, and Python's docs mention them.
+_SYSTEM_DIRS = frozenset({"/", "/usr", "/usr/local", "/opt", "/tmp", "/var/tmp", "/bin"})
+
+
+class _Shown:
+    """A stand-in default whose ``repr`` is the text already decided on."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _literal(value: object, depth: int = 0) -> str | None:
+    """``repr`` of a small literal (numbers, short strings, small tuples of them...).
+
+    Anything else gives ``None``: its ``repr`` may quote the running process (a list
+    of live handlers, an address), so it is not written down.
+    """
+    kind = type(value)
+    if value is None or value is Ellipsis or kind in (bool, int, float, complex):
+        return repr(value)
+    if isinstance(value, str | bytes) and kind in (str, bytes):
+        return repr(value) if len(value) <= _MAX_LITERAL else None
+    if kind in (tuple, list, set, frozenset) and depth < 2:
+        items = list(value)  # type: ignore[call-overload]
+        parts = [_literal(item, depth + 1) for item in items[:9]]
+        if len(items) > 8 or any(part is None for part in parts):
+            return None
+        texts = [part for part in parts if part is not None]
+        if kind in (set, frozenset):
+            texts.sort()  # set order changes with the hash seed
+        inner = ", ".join(texts)
+        if kind is tuple:
+            return f"({inner}{',' if len(texts) == 1 else ''})"
+        if kind is list:
+            return f"[{inner}]"
+        braced = f"{{{inner}}}" if texts else ""
+        return braced or "set()" if kind is set else f"frozenset({braced})"
+    if kind is dict and depth < 2:
+        pairs = list(value.items())  # type: ignore[attr-defined]
+        shown = [(_literal(k, depth + 1), _literal(v, depth + 1)) for k, v in pairs[:9]]
+        if len(pairs) > 8 or any(k is None or v is None for k, v in shown):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in shown) + "}"
+    return None
+
+
+def _type_name(kind: type) -> str:
+    module = getattr(kind, "__module__", "")
+    qualname = getattr(kind, "__qualname__", kind.__name__)
+    return qualname if module in ("builtins", "") else f"{module}.{qualname}"
+
+
+def _shown_default(value: object) -> str:
+    """How a default value is written in a signature: literals as they are, named things
+    (classes, functions, enum members) by name, everything else by its type alone."""
+    literal = _literal(value)
+    if literal is not None:
+        return literal
+    if isinstance(value, enum.Enum) and value.name:  # a combined flag may have no name
+        return f"{_type_name(type(value))}.{value.name}"
+    if isinstance(value, type):
+        return f"<class '{_type_name(value)}'>"
+    if isinstance(value, ModuleType):
+        return f"<module '{value.__name__}'>"
+    if inspect.isroutine(value):
+        return f"<function {getattr(value, '__qualname__', None) or type(value).__name__}>"
+    return f"<{_type_name(type(value))} object>"
+
+
+def _parameters_text(signature: inspect.Signature) -> str:
+    """The parameter list as pydoc prints it, without parentheses or return annotation."""
+    return str(signature.replace(return_annotation=inspect.Signature.empty))[1:-1]
+
+
+def _with_safe_defaults(routine: object, text: str) -> str:
+    """``text`` (pydoc's entry for a function or class) with the defaults of its first
+    signature, the entry's own, as :func:`_shown_default` writes them; pydoc itself
+    writes ``repr(default)``, process state and memory addresses included."""
+    if not (inspect.isroutine(routine) or inspect.isclass(routine)):
+        return text
+    try:
+        signature = inspect.signature(routine)
+    except (TypeError, ValueError):
+        return text
+    shown = [parameter if parameter.default is inspect.Parameter.empty
+             else parameter.replace(default=_Shown(_shown_default(parameter.default)))
+             for parameter in signature.parameters.values()]
+    before = _parameters_text(signature)
+    after = _parameters_text(signature.replace(parameters=shown))
+    return text if before == after else text.replace(before, after, 1)
+
+
+def _in_stdlib(file: str) -> str:
+    """A module's file as it is within any Python installation (``json/__init__.py``)."""
+    for key in ("platstdlib", "stdlib"):
+        base = sysconfig.get_path(key)
+        if base and file.startswith(base.rstrip(os.sep) + os.sep):
+            relative = PurePath(os.path.relpath(file, base)).as_posix()
+            return f"{relative} (in the Python standard library)"
+    return PurePath(file).name
+
+
+class _DemoDoc(pydoc.TextDoc):
+    """pydoc's plain text, less everything that describes this machine instead of Python."""
+
+    def bold(self, text: str) -> str:
+        """No backspace bolding: the text is indexed, not paged."""
+        return text
+
+    def docother(self, object: object, name: str | None = None, mod: str | None = None,
+                 parent: str | None = None, *ignored: object, maxlen: int | None = None,
+                 doc: Any | None = None) -> str:
+        """A data attribute by name only.
+
+        Its value is whatever the building process holds - ``os.environ`` with every
+        environment variable, ``sys.path``, ``sys.executable``, ``time.tzname``, the
+        handlers ``logging`` has - not documentation; even a plain literal like
+        ``sys.platform`` describes the machine. A docstring given for it is kept.
+        """
+        line = name or ""
+        if doc:
+            line += "\n" + self.indent(str(doc)) + "\n"
+        return line
+
+    def docroutine(self, object: object, name: str | None = None, *args: Any,
+                   **kwargs: Any) -> str:
+        """pydoc's entry with defaults written safely (see :func:`_with_safe_defaults`)."""
+        return _with_safe_defaults(object, super().docroutine(object, name, *args, **kwargs))
+
+    def docclass(self, object: object, name: str | None = None, mod: str | None = None,
+                 *ignored: object) -> str:
+        """pydoc's class entry with the class signature's defaults written safely."""
+        return _with_safe_defaults(object, super().docclass(object, name, mod))
+
+    def docmodule(self, object: object, name: str | None = None, mod: Any | None = None,
+                  *ignored: object) -> str:
+        """pydoc's module page with its FILE relative to the standard library: the
+        absolute path says where (and often under whose home) Python is installed."""
+        text = super().docmodule(object, name, mod)
+        try:
+            file = inspect.getabsfile(object)  # type: ignore[arg-type]
+        except TypeError:  # built-in: pydoc says "(built-in)"
+            return text
+        return text.replace(self.section("FILE", file), self.section("FILE", _in_stdlib(file)))
+
+    def getdocloc(self, object: object, basedir: str | None = None) -> str | None:
+        """The module's page on docs.python.org, for this Python's version.
+
+        pydoc takes the base from ``$PYTHONDOCS`` (a local mirror, say) and decides
+        "standard library" by the installation path; neither belongs in an index.
+        """
+        name = getattr(object, "__name__", None)
+        if not isinstance(object, ModuleType) or not isinstance(name, str):
+            return None
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return f"https://docs.python.org/{version}/library/{name.lower()}.html"
+
+
+_RENDERER = _DemoDoc()
+
+
+def _local_paths() -> list[str]:
+    """Paths that say whose machine this is, longest first: the home folder (``$HOME``
+    and the account's), the working folder, a virtual environment, and Python itself
+    when it is installed in one of those (pyenv, uv)."""
+    homes = {os.path.expanduser("~"), os.environ.get("HOME", "")}
+    try:
+        import pwd
+
+        homes.add(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, AttributeError, OSError):
+        pass
+    private = {*homes, os.getcwd()}
+    if sys.prefix != sys.base_prefix:
+        private.add(sys.prefix)
+    installed = {sys.base_prefix, sys.base_exec_prefix, sys.exec_prefix, sys.executable}
+    private |= {path for path in installed
+                if any(path.startswith(place.rstrip(os.sep) + os.sep) for place in homes
+                       if len(place) > 1)}
+    found = {path.rstrip(os.sep) for path in private if path}
+    return sorted((path for path in found if len(path) >= 4 and path not in _SYSTEM_DIRS),
+                  key=len, reverse=True)
+
+
+def _scrub(text: str, local_paths: list[str]) -> str:
+    """The last guard: a local path that still got into a document is replaced."""
+    for path in local_paths:
+        text = text.replace(path, _LOCAL)
+    return text
 
 
 def _document(title: str, body: str) -> str:
@@ -50,11 +267,13 @@ def _document(title: str, body: str) -> str:
     return f"{title}\n{'=' * len(title)}\n\n{body.strip()}\n"
 
 
-def _write(folder: Path, stem: str, content: str) -> None:
+def _write(folder: Path, stem: str, content: str) -> str:
+    """Write one document unless it is already there as it is; return its file name."""
     path = folder / f"{_UNSAFE.sub('_', stem)}.txt"
     # Rewriting identical bytes would be harmless (same hash), but skipping keeps mtimes.
     if not path.is_file() or path.read_text(encoding="utf-8") != content:
         path.write_text(content, encoding="utf-8")
+    return path.name
 
 
 def _import(name: str) -> ModuleType | None:
@@ -70,8 +289,7 @@ def _import(name: str) -> ModuleType | None:
 def _module_text(module: ModuleType) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        text = pydoc.render_doc(module, renderer=_RENDERER)
-    return _BOLD.sub("", text)
+        return pydoc.render_doc(module, renderer=_RENDERER)
 
 
 def write_demo_sources(folder: Path) -> int:
@@ -79,11 +297,11 @@ def write_demo_sources(folder: Path) -> int:
     from pydoc_data.topics import topics  # imported late: a ~0.5 MB dict
 
     folder.mkdir(parents=True, exist_ok=True)
-    count = 0
+    local_paths = _local_paths()
+    written: set[str] = set()
     for topic, text in sorted(topics.items()):
-        _write(folder, f"reference-{topic}",
-               _document(f"Python language reference: {topic}", text))
-        count += 1
+        written.add(_write(folder, f"reference-{topic}", _document(
+            f"Python language reference: {topic}", _scrub(text, local_paths))))
     for name in DEMO_MODULES:
         module = _import(name)
         if module is None:
@@ -92,22 +310,29 @@ def write_demo_sources(folder: Path) -> int:
         title = f"{name} — Python standard library module documentation"
         if synopsis:
             title = f"{name} — {synopsis} (Python standard library module documentation)"
-        _write(folder, f"module-{name}", _document(title, _module_text(module)))
-        count += 1
-    return count
+        written.add(_write(folder, f"module-{name}",
+                           _scrub(_document(title, _module_text(module)), local_paths)))
+    # A document an older version wrote and this one does not would still be indexed.
+    for stale in folder.glob("*.txt"):
+        if _OWN_FILES.fullmatch(stale.name) and stale.name not in written:
+            stale.unlink()
+    return len(written)
 
 
 def ensure_demo_collection(
     settings: Settings, progress: ProgressCallback | None = None
 ) -> Collection:
-    """Open the ``demo`` collection, building it first if it is missing or empty.
+    """Open the ``demo`` collection, building it first if it is missing, empty or stale.
 
-    The fast path (it exists and has documents) renders nothing, so calling this at the
-    start of every run costs one small SQLite query; it works in a read-only data
-    folder too. The existing file is deleted and rebuilt only when it is positively
-    damaged (not a database, corrupt, not a collection) and the folder is writable. An
-    error that says nothing about the data - permissions, a lock, a read-only folder -
-    is raised as it is: deleting on such an error once threw away good indexes.
+    The fast path (it exists, has documents and the current :data:`DEMO_FORMAT` stamp)
+    renders nothing, so calling this at the start of every run costs two small SQLite
+    queries; it works in a read-only data folder too. A stale index (an older format,
+    which held the builder's environment, or a build cut short) is rebuilt when the
+    folder is writable, and used as it is, with a warning, when it is not. The existing
+    file is deleted and rebuilt when it is positively damaged (not a database, corrupt,
+    not a collection) and the folder is writable. An error that says nothing about the
+    data - permissions, a lock, a read-only folder - is raised as it is: deleting on
+    such an error once threw away good indexes.
     """
     path = collection_path(DEMO_NAME, settings)
     if path.exists():
@@ -119,7 +344,17 @@ def ensure_demo_collection(
             remove_collection(DEMO_NAME, settings)
         else:
             if existing.info().documents > 0:
-                return existing
+                built = _built_format(existing)
+                if built == DEMO_FORMAT:
+                    return existing
+                if not can_write(path):
+                    logger.warning("the demo collection at %s is from an older deepcite and "
+                                   "cannot be rebuilt in a read-only folder; using it as it "
+                                   "is", path)
+                    return existing
+                logger.info("rebuilding the demo collection (format %s, now %s)",
+                            built or "unstamped", DEMO_FORMAT)
+                remove_collection(DEMO_NAME, settings)
             # Empty: a first build was interrupted; it is filled in place below.
     _require_writable(path, "build the demo collection")
     source = settings.data_dir / "demo-src"
@@ -129,7 +364,26 @@ def ensure_demo_collection(
     report = collection.add(source, progress)
     if report.failed:
         logger.warning("demo collection: %d files failed: %s", len(report.failed), report.failed)
+    _stamp(collection)
     return collection
+
+
+def _built_format(collection: Collection) -> str | None:
+    """The :data:`DEMO_FORMAT` the collection was completed with (``None``: unstamped)."""
+    try:
+        return collection.index.get_meta(_FORMAT_KEY)
+    except sqlite3.Error as exc:
+        raise CollectionError(f"{collection.path}: cannot read collection ({exc})") from exc
+
+
+def _stamp(collection: Collection) -> None:
+    """Mark the build complete and current; only then does the fast path take it."""
+    index = collection.index
+    try:
+        with index.connect() as conn, index.transaction(conn):
+            Index.set_meta(conn, _FORMAT_KEY, DEMO_FORMAT)
+    except sqlite3.Error as exc:
+        raise index.write_error(exc, "finish the demo collection") from exc
 
 
 def _require_writable(path: Path, action: str) -> None:
