@@ -28,11 +28,11 @@ from deepcite.collections.documents import (
     Loader,
     LoadError,
     PageText,
-    read_bytes,
 )
 from deepcite.collections.encoding import decode_text
 from deepcite.collections.headings import leading_title, markdown_title, rst_title
 from deepcite.collections.html_text import html_title, html_to_text
+from deepcite.collections.limits import TextBudget, check_pages, read_text_file
 from deepcite.collections.loaders_csv import load_csv
 from deepcite.collections.loaders_docx import load_docx
 from deepcite.collections.loaders_epub import load_epub
@@ -61,7 +61,7 @@ ENTRY_POINT_GROUP = LOADERS_GROUP
 def _text_document(
     path: Path, kind: str, find_title: Callable[[str], str | None]
 ) -> LoadedDocument:
-    text = decode_text(read_bytes(path))
+    text = TextBudget(path).add(decode_text(read_text_file(path)))
     title = find_title(text) or path.stem
     return LoadedDocument(path, title, kind, [PageText(None, text)])
 
@@ -87,7 +87,7 @@ def load_html(path: Path) -> LoadedDocument:
     trafilatura drops navigation and boilerplate, which is what a search index wants,
     but it gives up on very short or unusual pages, hence the plain fallback.
     """
-    raw = decode_text(read_bytes(path))
+    raw = TextBudget(path).add(decode_text(read_text_file(path)))
     title = html_title(raw)
     text = trafilatura.extract(raw, include_comments=False)
     if not text or not text.strip():
@@ -97,11 +97,17 @@ def load_html(path: Path) -> LoadedDocument:
 
 
 def load_pdf(path: Path) -> LoadedDocument:
-    """PDF: one :class:`PageText` per page, 1-based; title from the PDF metadata."""
+    """PDF: one :class:`PageText` per page, 1-based; title from the PDF metadata.
+
+    pypdf caps each decompressed stream itself; the page count and the text are
+    capped here, because many pages can share one content stream and repeat its text.
+    """
+    budget = TextBudget(path)
     try:
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError(path, "PDF is password-protected")
+        check_pages(path, len(reader.pages))
         pages = list(reader.pages)
         meta = reader.metadata
         meta_title = meta.title if meta is not None else None
@@ -123,7 +129,7 @@ def load_pdf(path: Path) -> LoadedDocument:
         else:
             if not text.strip():
                 warnings.append(f"page {number}: no extractable text (scanned image?)")
-        texts.append(PageText(number, text.replace("\r\n", "\n")))
+        texts.append(PageText(number, budget.add(text.replace("\r\n", "\n"))))
     title = " ".join(str(meta_title).split()) if isinstance(meta_title, str) else ""
     return LoadedDocument(path, title or path.stem, "pdf", texts, warnings)
 
@@ -200,4 +206,8 @@ def load_document(path: Path) -> LoadedDocument:
         raise LoadError(path, f"cannot load ({type(exc).__name__}: {exc})") from exc
     if not isinstance(document, LoadedDocument):
         raise LoadError(path, f"loader returned {type(document).__name__}, not a document")
+    # The built-ins stop early; this catches plugins (an .odt, .xlsx ... loader) too.
+    budget = TextBudget(path)
+    for page in document.pages:
+        budget.add(page.text)
     return document

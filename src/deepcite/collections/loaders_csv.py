@@ -6,6 +6,11 @@ neither a search nor a reader knows what the numbers are. So each row is written
 large table still says what its values mean. The dialect (delimiter, quoting) is
 sniffed from the start of the file, because "CSV" files use commas, semicolons, tabs
 and pipes alike.
+
+Writing the header's names into every row multiplies the text: a header of long names
+over rows of one-letter values grows a hundredfold. The lines are therefore counted
+as they are made (:class:`~deepcite.collections.limits.TextBudget`), and a table that
+would pass the document limit is refused as "too large" instead of filling memory.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import io
 import itertools
 from pathlib import Path
 
-from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse, read_bytes
+from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
 from deepcite.collections.encoding import decode_text
+from deepcite.collections.limits import TextBudget, read_text_file
 
 _SNIFF_CHARS = 64 * 1024
 _DELIMITERS = ",;\t|"
@@ -43,7 +49,8 @@ def _row_line(names: list[str], row: list[str]) -> str:
 
 def load_csv(path: Path) -> LoadedDocument:
     """CSV/TSV: the first row names the columns; every later row becomes one line."""
-    text = decode_text(read_bytes(path))
+    budget = TextBudget(path)
+    text = decode_text(read_text_file(path))
     reader = csv.reader(io.StringIO(text), _dialect(text, path.suffix.lower() == ".tsv"))
     lines: list[str] = []
     try:
@@ -52,7 +59,7 @@ def load_csv(path: Path) -> LoadedDocument:
         for row in reader:
             line = _row_line(names, row)
             if line:
-                lines.append(line)
+                lines.append(budget.add(line))
     except csv.Error as exc:
         raise LoadError(path, f"not a valid CSV file (line {reader.line_num}: {exc})") from exc
     if not lines and any(names):

@@ -7,6 +7,12 @@ tab-separated cells, which keeps a row's values together in one passage. DOCX ha
 fixed pages (page breaks depend on the renderer), so the document is one page-less
 text. python-docx is an optional dependency: without it a ``.docx`` file is reported
 with the command that installs it, and every other file still loads.
+
+python-docx reads every part of the package into memory when it opens a file, so the
+archive is first unpacked once within :mod:`deepcite.collections.limits` (entry count,
+sizes, compression ratio): a small DOCX that expands to gigabytes is refused as "too
+large" before python-docx sees it. The text is counted as it is built, too, because
+merged table cells repeat their text once per row they span.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
+from deepcite.collections.limits import TextBudget, ZipReader
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -48,7 +55,7 @@ def _paragraph_block(paragraph: Paragraph, title: list[str]) -> str | None:
     return text
 
 
-def _table_block(table: Table) -> str | None:
+def _table_block(table: Table, budget: TextBudget) -> str | None:
     lines = []
     for row in table.rows:
         cells: list[str] = []
@@ -58,7 +65,7 @@ def _table_block(table: Table) -> str | None:
             if id(cell._tc) in seen:
                 continue
             seen.add(id(cell._tc))
-            cells.append(collapse(cell.text))
+            cells.append(budget.add(collapse(cell.text)))
         if any(cells):
             lines.append("\t".join(cells))
     return "\n".join(lines) or None
@@ -71,18 +78,28 @@ def load_docx(path: Path) -> LoadedDocument:
         from docx.table import Table
     except ImportError as exc:
         raise LoadError(path, INSTALL_HINT) from exc
+    budget = TextBudget(path)
     try:
-        document = docx.Document(str(path))
+        with path.open("rb") as handle:
+            with ZipReader.open(path, handle) as package:
+                package.check_all()
+            handle.seek(0)
+            document = docx.Document(handle)
         blocks: list[str] = []
         title_paragraphs: list[str] = []
         for item in document.iter_inner_content():
             if isinstance(item, Table):
-                block = _table_block(item)
+                block = _table_block(item, budget)  # charged cell by cell
             else:
                 block = _paragraph_block(item, title_paragraphs)
+                budget.add(block or "")
             if block:
                 blocks.append(block)
         core_title = document.core_properties.title or ""
+    except LoadError:
+        raise
+    except OSError as exc:
+        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
     except Exception as exc:  # python-docx raises zip, XML, KeyError... on damaged files
         raise LoadError(path, f"not a valid DOCX file ({type(exc).__name__}: {exc})") from exc
     first_heading = next((b.lstrip("# ") for b in blocks if b.startswith("#")), "")

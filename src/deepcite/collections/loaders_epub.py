@@ -8,6 +8,12 @@ Text comes from :func:`~deepcite.collections.html_text.html_to_text`, which keep
 chapter headings as ``#`` lines for the chunker; the standard library's zipfile and
 ElementTree are all this needs. DRM-encrypted content is refused with a clear reason
 rather than indexed as noise.
+
+Every entry is read through :class:`~deepcite.collections.limits.ZipReader` and the
+text is counted by a :class:`~deepcite.collections.limits.TextBudget`, so a small book
+that unpacks to gigabytes is refused as "too large"; a spine that lists the same
+document more than once gets it once (later mentions are skipped with a warning),
+since a repeated section adds no text worth citing twice but can multiply the book.
 """
 
 from __future__ import annotations
@@ -23,19 +29,18 @@ from urllib.parse import unquote
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
 from deepcite.collections.encoding import decode_text
 from deepcite.collections.html_text import html_to_text
+from deepcite.collections.limits import TextBudget, ZipReader, check_pages
 
 logger = logging.getLogger(__name__)
 
 CONTAINER = "META-INF/container.xml"
 ENCRYPTION = "META-INF/encryption.xml"
-MAX_SECTION_BYTES = 64 * 1024 * 1024
-"""Spine documents larger than this (uncompressed) are skipped: a zip bomb guard."""
 _FONT_OBFUSCATION = frozenset(
     {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
 )
 
 
-def _xml(archive: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
+def _xml(archive: ZipReader, name: str, path: Path) -> ET.Element:
     try:
         return ET.fromstring(archive.read(name))
     except KeyError as exc:
@@ -44,14 +49,14 @@ def _xml(archive: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
         raise LoadError(path, f"not a valid EPUB ({name}: {exc})") from exc
 
 
-def _package_path(archive: zipfile.ZipFile, path: Path) -> str:
+def _package_path(archive: ZipReader, path: Path) -> str:
     """The OPF named by container.xml; the first ``.opf`` in the archive if that fails."""
-    if CONTAINER in archive.namelist():
+    if CONTAINER in archive.names():
         rootfile = _xml(archive, CONTAINER, path).find(".//{*}rootfile")
         full_path = rootfile.get("full-path") if rootfile is not None else None
         if full_path:
             return full_path
-    for name in archive.namelist():
+    for name in archive.names():
         if name.lower().endswith(".opf"):
             return name
     raise LoadError(path, "not a valid EPUB (no package document found)")
@@ -73,9 +78,9 @@ def _spine(package: ET.Element, package_path: str) -> list[str]:
     return paths
 
 
-def _encrypted(archive: zipfile.ZipFile) -> set[str]:
+def _encrypted(archive: ZipReader) -> set[str]:
     """Archive paths encrypted with real DRM (font obfuscation is harmless and ignored)."""
-    if ENCRYPTION not in archive.namelist():
+    if ENCRYPTION not in archive.names():
         return set()
     try:
         root = ET.fromstring(archive.read(ENCRYPTION))
@@ -92,19 +97,16 @@ def _encrypted(archive: zipfile.ZipFile) -> set[str]:
     return found
 
 
-def _section(archive: zipfile.ZipFile, name: str, number: int, warnings: list[str]) -> str:
+def _section(archive: ZipReader, name: str, number: int, warnings: list[str]) -> str:
     try:
-        info = archive.getinfo(name)
+        data = archive.read(name)
     except KeyError:
         warnings.append(f"section {number}: {name} is missing from the archive")
         return ""
-    if info.file_size > MAX_SECTION_BYTES:
-        warnings.append(f"section {number}: {name} is too large ({info.file_size} bytes)")
-        return ""
-    return html_to_text(decode_text(archive.read(info)))
+    return html_to_text(decode_text(data))
 
 
-def _read(archive: zipfile.ZipFile, path: Path) -> LoadedDocument:
+def _read(archive: ZipReader, path: Path) -> LoadedDocument:
     package_path = _package_path(archive, path)
     package = _xml(archive, package_path, path)
     spine = _spine(package, package_path)
@@ -114,18 +116,27 @@ def _read(archive: zipfile.ZipFile, path: Path) -> LoadedDocument:
         raise LoadError(path, "EPUB is DRM-protected (its text is encrypted)")
     title_element = package.find("{*}metadata/{*}title")
     title = collapse(title_element.text or "") if title_element is not None else ""
+    check_pages(path, len(spine))
     warnings: list[str] = []
-    pages = [
-        PageText(number, _section(archive, name, number, warnings))
-        for number, name in enumerate(spine, start=1)
-    ]
+    budget = TextBudget(path)
+    pages: list[PageText] = []
+    first: dict[str, int] = {}
+    repeats = 0
+    for number, name in enumerate(spine, start=1):
+        if name in first:
+            repeats += 1
+            continue
+        first[name] = number
+        pages.append(PageText(number, budget.add(_section(archive, name, number, warnings))))
+    if repeats:
+        warnings.append(f"the spine lists {repeats} section(s) again; each was read once")
     return LoadedDocument(path, title or path.stem, "epub", pages, warnings)
 
 
 def load_epub(path: Path) -> LoadedDocument:
     """EPUB: one page per spine document (1-based); title from ``dc:title``."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with path.open("rb") as handle, ZipReader.open(path, handle) as archive:
             return _read(archive, path)
     except LoadError:
         raise

@@ -29,9 +29,16 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-def material_from_file(path: str | Path, *, material_id: str | None = None) -> UserMaterial:
+def material_from_file(path: str | Path, *, material_id: str | None = None,
+                       max_chars: int = MAX_TOTAL_CHARS) -> UserMaterial:
     """The material of the document at ``path``; :class:`MaterialError` when it cannot be
-    read or holds no text (the message names the file)."""
+    read, holds no text, or more than ``max_chars`` characters (the message names the
+    file).
+
+    ``max_chars`` defaults to what a whole request may hold; a caller reading several
+    files passes what is left, so the request is refused at the file that passes the
+    limit instead of after every file has been parsed and kept in memory.
+    """
     # The loaders pull in the PDF and HTML libraries; import them only when a file is read.
     from pydantic import ValidationError
 
@@ -43,6 +50,14 @@ def material_from_file(path: str | Path, *, material_id: str | None = None) -> U
         document = load_document(file)
     except LoadError as exc:
         raise MaterialError(f"Material file {one_line(str(file))}: {exc.reason}") from None
+    size = sum(len(page.text) for page in document.pages)
+    if size > max_chars:
+        # Checked before the pages are joined: no second copy of a huge text is made.
+        raise MaterialError(
+            f"Material file {one_line(str(file))}: too large ({size:,} characters of text, "
+            f"more than the {max_chars:,} the materials may still hold) - pass a shorter "
+            "excerpt or fewer files"
+        )
     parts: list[str] = []
     spans: list[PageSpan] = []
     offset = 0

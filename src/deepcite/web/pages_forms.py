@@ -1,34 +1,53 @@
 """The new-research form: its choices, and turning a submitted form into a RunRequest.
 
-Uploads are untrusted files: each is size-checked while it is read, its type is taken
-from an allow-list of suffixes, and it is parsed by the same loaders as ``--material``
-files (:func:`deepcite.materials.material_from_file`) from a private temporary folder
-that is removed right after. The material's ``url`` then names the upload
-(``/uploads/<name>``) instead of the temporary path, which means nothing once deleted.
+Uploads are untrusted files. Each is streamed into a private temporary folder a chunk
+at a time, and refused once it passes :data:`MAX_UPLOAD_BYTES` or all files together
+pass :data:`MAX_UPLOAD_TOTAL_BYTES`, so memory stays bounded whatever is sent; at most
+:data:`MAX_UPLOAD_FILES` files are taken per request. Its type comes from an allow-list
+of suffixes read from the name the browser sent, and it is parsed by the same loaders
+as ``--material`` files (:func:`deepcite.materials.material_from_file`), which cap how
+far a file may expand; the folder is removed right after. The material's ``url`` then
+names the upload (``/uploads/<name>``) instead of the temporary path, which means
+nothing once deleted.
+
+Parsing a PDF or an EPUB takes seconds of CPU, so :func:`run_request` does all of it
+in a worker thread: the event loop keeps answering health checks and event streams.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import IO, Any
 
+import anyio.to_thread
 from pydantic import ValidationError
 from starlette.datastructures import FormData, UploadFile
 
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
+from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.web.contracts import RunRequest
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: The most bytes all files of one request may hold together.
+MAX_UPLOAD_TOTAL_BYTES = 5 * MAX_UPLOAD_BYTES
+#: Files one request may upload: no more than the materials a run keeps.
+MAX_UPLOAD_FILES = MAX_MATERIALS
 #: File types a material may be uploaded as (lower case, with dot).
 UPLOAD_SUFFIXES = (".pdf", ".docx", ".epub", ".html", ".htm", ".md", ".txt")
+#: Longest safe name in UTF-8 bytes: well under the 255 most file systems allow.
+MAX_NAME_BYTES = 120
 _CHUNK = 1024 * 1024
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_NAME_PUNCTUATION = frozenset("._-")
+#: Names Windows reserves for devices, whatever the suffix; uploads are never given them.
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+                       *(f"lpt{i}" for i in range(10))})
+_MB = 1024 * 1024
 
 
 @dataclass
@@ -77,54 +96,127 @@ def _names(form: FormData, name: str) -> list[str]:
     return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]
 
 
+def _base_name(name: str | None) -> str:
+    """The last path component of ``name`` (either slash), NFC-normalised."""
+    return unicodedata.normalize("NFC", PurePath((name or "").replace("\\", "/")).name)
+
+
+def upload_suffix(name: str | None) -> str:
+    """The upload's suffix, lower case, read from the name as sent (not the cleaned one),
+    so a name whose stem is all non-ASCII still has its type."""
+    return PurePath(_base_name(name)).suffix.lower()
+
+
+def _safe_char(char: str) -> bool:
+    # Letters, digits and combining marks of any script; not spaces, symbols, controls
+    # or format characters (U+202E RIGHT-TO-LEFT OVERRIDE would disguise the suffix).
+    return unicodedata.category(char)[0] in "LNM" or char in _NAME_PUNCTUATION
+
+
+def _clean(text: str) -> str:
+    out: list[str] = []
+    for char in text:
+        if _safe_char(char):
+            out.append(char)
+        elif not out or out[-1] != "_":
+            out.append("_")
+    return "".join(out)
+
+
 def safe_upload_name(name: str | None) -> str:
-    """The upload's file name reduced to safe characters (no folders, no dots first)."""
-    base = PurePath((name or "").replace("\\", "/")).name
-    cleaned = _UNSAFE.sub("_", base).lstrip("._") or "upload"
-    return cleaned[-100:]
+    """The upload's file name reduced to safe characters, its suffix kept.
+
+    Unicode letters and digits stay (``论文.txt`` remains ``论文.txt``); path
+    separators, control and format characters become ``_``; no leading dot, no
+    device name (``CON``), and at most :data:`MAX_NAME_BYTES` bytes. A stem with
+    nothing safe left becomes ``upload``.
+    """
+    base = _base_name(name)
+    raw_suffix = upload_suffix(base)
+    suffix = _clean(raw_suffix)[:16]  # only allowed suffixes get parsed; others are shown
+    stem = _clean(base[: len(base) - len(raw_suffix)]).strip("._") or "upload"
+    if stem.split(".", 1)[0].casefold() in _RESERVED:
+        stem = f"upload_{stem}"
+    room = MAX_NAME_BYTES - len(suffix.encode("utf-8"))
+    stem = stem.encode("utf-8")[:max(room, 1)].decode("utf-8", "ignore").rstrip("._") \
+        or "upload"
+    return stem + suffix
 
 
-async def read_upload(upload: UploadFile) -> tuple[str, bytes]:
-    """The upload's safe name and bytes; :class:`ValueError` saying why it is refused."""
+def _copy_upload(source: IO[bytes], target: Path, name: str, room: int) -> int:
+    """Copy ``source`` to ``target`` a chunk at a time; the bytes copied.
+
+    :class:`ValueError` once the file passes :data:`MAX_UPLOAD_BYTES` or ``room``
+    (what the request's other files left of :data:`MAX_UPLOAD_TOTAL_BYTES`).
+    """
+    size = 0
+    with target.open("wb") as out:
+        while chunk := source.read(_CHUNK):
+            size += len(chunk)
+            if size > MAX_UPLOAD_BYTES:
+                raise ValueError(f"{name}: larger than the {MAX_UPLOAD_BYTES // _MB} MB limit "
+                                 "per file - upload a smaller file or an excerpt")
+            if size > room:
+                raise ValueError(f"{name}: not read - all files together pass the "
+                                 f"{MAX_UPLOAD_TOTAL_BYTES // _MB} MB limit per request; "
+                                 "upload fewer or smaller files")
+            out.write(chunk)
+    return size
+
+
+@dataclass
+class UploadBudget:
+    """What the files of one request have used so far, against the per-request limits."""
+
+    bytes: int = 0
+    chars: int = 0
+
+
+def material_of_upload(upload: UploadFile, budget: UploadBudget) -> dict[str, Any]:
+    """The material object of one uploaded file; :class:`ValueError` saying why not.
+
+    Blocking (file copies and parsing): call it from a worker thread.
+    """
+    from deepcite.materials import material_from_file
+
     name = safe_upload_name(upload.filename)
-    suffix = PurePath(name).suffix.lower()
+    suffix = upload_suffix(upload.filename)
     if suffix not in UPLOAD_SUFFIXES:
         raise ValueError(f"{name}: file type {suffix or '(none)'} is not accepted - upload "
                          "PDF, DOCX, EPUB, HTML, Markdown or text files")
-    data = bytearray()
-    while chunk := await upload.read(_CHUNK):
-        data.extend(chunk)
-        if len(data) > MAX_UPLOAD_BYTES:
-            raise ValueError(f"{name}: larger than the "
-                             f"{MAX_UPLOAD_BYTES // (1024 * 1024)} MB limit per file")
-    return name, bytes(data)
-
-
-def material_of(name: str, data: bytes) -> dict[str, Any]:
-    """The material object of an uploaded file, read by the ``--material`` loaders."""
-    from deepcite.materials import material_from_file
-
     with tempfile.TemporaryDirectory(prefix="deepcite-upload-") as folder:
         file = Path(folder) / name
-        file.write_bytes(data)
+        budget.bytes += _copy_upload(upload.file, file, name,
+                                     MAX_UPLOAD_TOTAL_BYTES - budget.bytes)
         try:
-            material = material_from_file(file)
+            material = material_from_file(file, max_chars=MAX_TOTAL_CHARS - budget.chars)
         except DeepciteError as exc:
             raise ValueError(str(exc).replace(str(file), name)) from None
+    budget.chars += len(material.content)
     update = {"url": f"/uploads/{name}", "title": material.title or name}
     return material.model_copy(update=update).model_dump(mode="json", exclude_none=True)
 
 
-async def run_request(form: FormData) -> tuple[RunRequest | None, list[str]]:
-    """The request the form describes, or ``None`` with the problems to show."""
+def _uploads(form: FormData) -> list[UploadFile]:
+    return [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
+
+
+def request_of(form: FormData) -> tuple[RunRequest | None, list[str]]:
+    """The request the form describes, or ``None`` with the problems to show.
+
+    Blocking (it parses the uploads): :func:`run_request` runs it in a worker thread.
+    """
     problems: list[str] = []
     materials: list[dict[str, Any]] = []
-    for upload in form.getlist("files"):
-        if not isinstance(upload, UploadFile) or not upload.filename:
-            continue
+    uploads = _uploads(form)
+    if len(uploads) > MAX_UPLOAD_FILES:
+        problems.append(f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} are "
+                        "accepted at once - leave some out")
+        uploads = []
+    budget = UploadBudget()
+    for upload in uploads:
         try:
-            name, data = await read_upload(upload)
-            materials.append(material_of(name, data))
+            materials.append(material_of_upload(upload, budget))
         except ValueError as exc:
             problems.append(str(exc))
     pasted = _text(form, "pasted")
@@ -152,3 +244,8 @@ async def run_request(form: FormData) -> tuple[RunRequest | None, list[str]]:
             problems.append(f"{where}: {error['msg']}")
         return None, problems
     return (None, problems) if problems else (request, [])
+
+
+async def run_request(form: FormData) -> tuple[RunRequest | None, list[str]]:
+    """:func:`request_of` in a worker thread, so parsing uploads never blocks the loop."""
+    return await anyio.to_thread.run_sync(request_of, form)

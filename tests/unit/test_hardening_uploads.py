@@ -1,0 +1,496 @@
+"""Hostile documents and uploads: decompression bombs, text that multiplies, huge or
+numerous uploads, non-ASCII names, and parsing that must not block the event loop.
+
+Every hostile file is built here at test time: small on disk, huge when expanded.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import struct
+import sys
+import threading
+import tracemalloc
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from starlette.datastructures import Headers, UploadFile
+from typer.testing import CliRunner
+
+from deepcite.cli import app as cli_app
+from deepcite.collections import limits
+from deepcite.collections.documents import LoadedDocument, LoadError, PageText
+from deepcite.collections.loaders import load_document
+from deepcite.config import Settings
+from deepcite.materials.limits import MAX_MATERIALS
+from deepcite.web import pages_forms
+from deepcite.web.app import create_app
+from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.pages import mount_static, pages_router
+from deepcite.web.pages_forms import (
+    MAX_NAME_BYTES,
+    MAX_UPLOAD_BYTES,
+    UploadBudget,
+    material_of_upload,
+    safe_upload_name,
+)
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sparse files")
+
+MB = 1024 * 1024
+_PARAGRAPH = b"<w:p><w:r><w:t>boom</w:t></w:r></w:p>"
+
+
+# ------------------------------------------------------------------ hostile files
+
+
+def _stream_entry(archive: zipfile.ZipFile, name: str, chunk: bytes, times: int) -> None:
+    """Write ``chunk`` ``times`` times into entry ``name`` without holding it all."""
+    with archive.open(name, "w", force_zip64=True) as entry:
+        for _ in range(times):
+            entry.write(chunk)
+
+
+def docx_bomb(path: Path, unpacked: int = 300 * MB) -> Path:
+    """A DOCX whose document.xml is ``unpacked`` bytes of repeated paragraphs."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        chunk = _PARAGRAPH * (MB // len(_PARAGRAPH))
+        _stream_entry(archive, "word/document.xml", chunk, unpacked // len(chunk))
+    return path
+
+
+def _lie_about_sizes(path: Path, name: bytes, size: int) -> None:
+    """Rewrite the central directory so entry ``name`` declares ``size`` bytes unpacked."""
+    data = bytearray(path.read_bytes())
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        name_length = struct.unpack_from("<H", data, at + 28)[0]
+        if data[at + 46:at + 46 + name_length] == name:
+            struct.pack_into("<L", data, at + 24, size)
+        at = data.find(b"PK\x01\x02", at + 4)
+    path.write_bytes(bytes(data))
+
+
+CONTAINER_XML = """<?xml version="1.0"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles><rootfile full-path="content.opf"
+    media-type="application/oebps-package+xml"/></rootfiles>
+</container>"""
+
+
+def _opf(sections: int, spine: list[int]) -> str:
+    items = "".join(f'<item id="s{i}" href="s{i}.xhtml" media-type="application/xhtml+xml"/>'
+                    for i in range(sections))
+    refs = "".join(f'<itemref idref="s{i}"/>' for i in spine)
+    return ('<package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Bomb</dc:title>'
+            f"</metadata><manifest>{items}</manifest><spine>{refs}</spine></package>")
+
+
+def epub(path: Path, sections: list[bytes | tuple[bytes, int]], spine: list[int]) -> Path:
+    """An EPUB; a section is bytes, or ``(chunk, times)`` streamed into the entry."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", CONTAINER_XML)
+        archive.writestr("content.opf", _opf(len(sections), spine))
+        for number, section in enumerate(sections):
+            if isinstance(section, tuple):
+                _stream_entry(archive, f"s{number}.xhtml", *section)
+            else:
+                archive.writestr(f"s{number}.xhtml", section)
+    return path
+
+
+def _words(count: int, seed: int = 7) -> bytes:
+    """Varied text that packs like prose (about 3x), not like a bomb."""
+    import random
+
+    rng = random.Random(seed)
+    vocabulary = [bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+                  for _ in range(5000)]
+    return b" ".join(rng.choice(vocabulary) for _ in range(count))
+
+
+def _too_large(path: Path) -> LoadError:
+    with pytest.raises(LoadError) as caught:
+        load_document(path)
+    error = caught.value
+    assert "too large" in error.reason and "\n" not in str(error)
+    return error
+
+
+# ------------------------------------------------------------------ item 4: loaders
+
+
+def test_docx_bomb_is_refused_as_too_large(tmp_path: Path) -> None:
+    bomb = docx_bomb(tmp_path / "bomb.docx")
+    assert bomb.stat().st_size < 2 * MB
+    error = _too_large(bomb)
+    assert "split it" in error.reason
+
+
+def test_docx_bomb_under_the_total_is_refused_by_its_ratio(tmp_path: Path) -> None:
+    # 40 MB of one repeated paragraph: under the size caps, but packed ~1000:1
+    bomb = docx_bomb(tmp_path / "ratio.docx", unpacked=40 * MB)
+    assert "times its packed size" in _too_large(bomb).reason
+
+
+def test_docx_that_lies_about_its_size_is_refused(tmp_path: Path) -> None:
+    bomb = docx_bomb(tmp_path / "liar.docx")
+    _lie_about_sizes(bomb, b"word/document.xml", 1000)
+    with pytest.raises(LoadError) as caught:
+        load_document(bomb)
+    assert "\n" not in str(caught.value)
+
+
+def test_archive_with_too_many_entries_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "many.docx"
+    with zipfile.ZipFile(path, "w") as archive:
+        for number in range(limits.MAX_ARCHIVE_ENTRIES + 1):
+            archive.writestr(f"e{number}", b"")
+    assert "entries" in _too_large(path).reason
+
+
+def test_epub_bomb_listing_one_big_section_many_times_is_refused(tmp_path: Path) -> None:
+    chunk = b"<p>" + b"all work and no play " * 50_000 + b"</p>"  # ~1 MB
+    bomb = epub(tmp_path / "bomb.epub", [(chunk, 60)], [0] * 30)
+    assert bomb.stat().st_size < MB
+    _too_large(bomb)
+
+
+def test_epub_spine_repeats_are_read_once(tmp_path: Path) -> None:
+    section = b"<html><body><p>" + _words(40_000) + b"</p></body></html>"
+    book = epub(tmp_path / "echo.epub", [section, b"<p>Second chapter.</p>"],
+                [0] * 200 + [1])
+    doc = load_document(book)
+    assert [page.page for page in doc.pages] == [1, 201]
+    assert any("again" in warning for warning in doc.warnings)
+    assert sum(len(page.text) for page in doc.pages) < 2 * len(section)
+
+
+def test_epub_with_huge_spine_is_refused(tmp_path: Path) -> None:
+    book = epub(tmp_path / "long.epub", [b"<p>x</p>"], [0] * (limits.MAX_PAGES + 1))
+    assert "pages or sections" in _too_large(book).reason
+
+
+def test_csv_whose_header_multiplies_its_rows_is_refused(tmp_path: Path) -> None:
+    columns = 2000
+    header = ",".join(f"{'wide column name ' * 6}{n}" for n in range(columns))
+    row = ",".join("1" * columns)
+    path = tmp_path / "wide.csv"
+    path.write_text(header + "\n" + "\n".join([row] * 120) + "\n")
+    assert path.stat().st_size < MB
+    _too_large(path)
+
+
+def test_text_file_too_big_to_read_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "sparse.txt"
+    with path.open("wb") as handle:  # sparse: takes no disk space
+        handle.truncate(limits.MAX_TEXT_FILE_BYTES + 1)
+    tracemalloc.start()
+    try:
+        _too_large(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < MB
+
+
+def _pdf_sharing_one_content_stream(path: Path, pages: int, text_chars: int) -> Path:
+    from pypdf import PdfWriter
+    from pypdf.generic import (
+        DecodedStreamObject,
+        DictionaryObject,
+        NameObject,
+    )
+
+    writer = PdfWriter()
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"),
+                             NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    resources = DictionaryObject({NameObject("/Font"): DictionaryObject(
+        {NameObject("/F1"): writer._add_object(font)})})
+    content = DecodedStreamObject()
+    words = " ".join(["repeated"] * (text_chars // 9))
+    content.set_data(f"BT /F1 12 Tf 10 700 Td ({words}) Tj ET".encode())
+    shared = writer._add_object(content)
+    for _ in range(pages):
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Contents")] = shared
+        page[NameObject("/Resources")] = resources
+    writer.write(path)
+    return path
+
+
+def test_pdf_pages_sharing_one_content_stream_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real limit takes 20 million characters to reach; a smaller one shows the same
+    # guard: 400 pages repeat one 10,000-character stream, from a file of a few KB.
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_CHARS", 1_000_000)
+    path = _pdf_sharing_one_content_stream(tmp_path / "echo.pdf", 400, 10_000)
+    assert path.stat().st_size < 200_000
+    _too_large(path)
+
+
+def test_plugin_loader_with_huge_text_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plugins: Callable[..., None]
+) -> None:
+    plugins("deepcite.loaders", odt=f"{__name__}:_endless_loader")
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_CHARS", 1000)
+    path = tmp_path / "big.odt"
+    path.write_bytes(b"PK")
+    _too_large(path)
+
+
+def _endless_loader(path: Path) -> LoadedDocument:
+    """A plugin loader that expands a tiny file into many pages of text."""
+    return LoadedDocument(path, "big", "odt", [PageText(n, "x" * 600) for n in (1, 2)])
+
+
+def test_folder_with_bombs_still_indexes_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    docx_bomb(folder / "bomb.docx")
+    epub(folder / "bomb.epub", [(b"<p>" + b"no play " * 100_000 + b"</p>", 60)], [0] * 30)
+    (folder / "good.md").write_text("# Good\n\nThe cache lives in Redis for an hour.\n")
+    result = CliRunner().invoke(cli_app, ["collection", "add", str(folder), "--name", "n"])
+    output = " ".join(result.output.split())
+    assert "1 added" in output and "2 failed" in output, output
+    assert "too large" in output
+    found = CliRunner().invoke(cli_app, ["collection", "search", "n", "redis"])
+    assert "cache lives in Redis" in " ".join(found.output.split())
+
+
+# ------------------------------------------------------------------ the web form
+
+
+class Executor:
+    """Records submitted requests; enough of a RunExecutor for the form."""
+
+    def __init__(self) -> None:
+        self.requests: list[RunRequest] = []
+
+    def submit(self, request: RunRequest) -> str:
+        self.requests.append(request)
+        return f"run{len(self.requests)}"
+
+    def status(self, run_id: str) -> RunInfo:
+        return RunInfo(id=run_id, question="q", mode="quick", state="running",
+                       created_at=datetime.now(UTC))
+
+    def cancel(self, run_id: str) -> bool:
+        return True
+
+    def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
+        return EventBatch([], finished=False)
+
+    def shutdown(self) -> None:
+        pass
+
+
+@pytest.fixture
+def executor() -> Executor:
+    return Executor()
+
+
+@pytest.fixture
+def client(make_settings: Callable[..., Settings], executor: Executor) -> TestClient:
+    app = FastAPI()
+    app.include_router(pages_router(WebState(settings=make_settings(), executor=executor)))
+    mount_static(app)
+    return TestClient(app, follow_redirects=False)
+
+
+def _csrf(page: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert match, "the page has no CSRF field"
+    return match.group(1)
+
+
+def _post(client: TestClient, files: list[tuple[str, tuple[str, bytes, str]]]) -> Any:
+    data = {"csrf_token": _csrf(client.get("/").text), "question": "Boiling?"}
+    return client.post("/", data=data, files=files)
+
+
+# ------------------------------------------------------------------ item 8: names
+
+
+@pytest.mark.parametrize(("sent", "kept"), [
+    ("论文.txt", "论文.txt"),
+    ("日本語.md", "日本語.md"),
+    ("файл.txt", "файл.txt"),
+    ("e\u0301te\u0301.txt", "\u00e9t\u00e9.txt"),  # NFC: one code point per letter
+    ("???.txt", "upload.txt"),
+    ("..\\..\\etc\\论文.txt", "论文.txt"),
+    ("report\u202egpj.txt", "report_gpj.txt"),
+    ("CON.txt", "upload_CON.txt"),
+    (".hidden.md", "hidden.md"),
+])
+def test_unicode_upload_names_are_kept_safely(client: TestClient, executor: Executor,
+                                              sent: str, kept: str) -> None:
+    response = _post(client, [("files", (sent, b"Water boils at 100 C.\n", "text/plain"))])
+    assert response.status_code == 303, response.text
+    [request] = executor.requests
+    assert request.materials[0]["url"] == f"/uploads/{kept}"
+
+
+def test_unsafe_characters_never_reach_the_name() -> None:
+    for sent in ["a/b\\c\x00d\x1f\u202e\u200b\u2066e.txt", "\u202e\u202e\u202e.pdf",
+                 "x" * 5000 + ".pdf", "论" * 5000 + ".md"]:
+        name = safe_upload_name(sent)
+        assert name.endswith(sent[sent.rindex("."):])
+        assert len(name.encode("utf-8")) <= MAX_NAME_BYTES
+        assert not name.startswith(".") and "/" not in name and "\\" not in name
+        assert all(ch.isalnum() or ch in "._-" for ch in name), name
+
+
+def test_rtl_override_cannot_disguise_the_type(client: TestClient,
+                                               executor: Executor) -> None:
+    response = _post(client, [("files", ("photo\u202egpj.exe", b"MZ", "image/jpeg"))])
+    assert response.status_code == 400
+    assert "file type .exe is not accepted" in response.text
+    assert executor.requests == []
+
+
+# ------------------------------------------------------------------ item 17: many files
+
+
+def test_more_files_than_materials_are_refused(client: TestClient,
+                                               executor: Executor) -> None:
+    files = [("files", (f"n{i}.txt", b"note\n", "text/plain"))
+             for i in range(MAX_MATERIALS + 1)]
+    response = _post(client, files)
+    assert response.status_code == 400
+    assert f"at most {MAX_MATERIALS}" in response.text
+    assert executor.requests == []
+
+
+def test_files_together_over_the_request_limit_are_refused(
+    client: TestClient, executor: Executor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
+    files = [("files", (f"part{i}.txt", b"water boils\n" * (MB // 12), "text/plain"))
+             for i in range(4)]
+    response = _post(client, files)
+    assert response.status_code == 400
+    assert "part3.txt: not read" in response.text and "limit per request" in response.text
+    assert "part2.txt" not in response.text
+    assert executor.requests == []
+
+
+def test_materials_over_the_character_limit_stop_at_the_file_that_passes_it(
+    client: TestClient, executor: Executor
+) -> None:
+    text = _words(600_000)  # about 3.5 million characters each
+    files = [("files", (f"book{i}.txt", text, "text/plain")) for i in range(2)]
+    response = _post(client, files)
+    assert response.status_code == 400
+    assert "book1.txt: too large" in response.text
+    assert "book0.txt" not in response.text
+
+
+def test_an_oversized_upload_is_never_held_in_memory(tmp_path: Path) -> None:
+    source = tmp_path / "big.txt"
+    with source.open("wb") as handle:
+        handle.truncate(MAX_UPLOAD_BYTES + 10 * MB)
+    with source.open("rb") as handle:
+        upload = UploadFile(handle, filename="big.txt", headers=Headers({}))
+        tracemalloc.start()
+        try:
+            with pytest.raises(ValueError, match="20 MB limit per file"):
+                material_of_upload(upload, UploadBudget())
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 4 * MB
+
+
+def test_docx_bomb_upload_is_refused_with_its_name(client: TestClient, tmp_path: Path,
+                                                   executor: Executor) -> None:
+    bomb = docx_bomb(tmp_path / "bomb.docx").read_bytes()
+    response = _post(client, [("files", ("论文.docx", bomb, "application/octet-stream"))])
+    assert response.status_code == 400
+    assert "论文.docx: too large" in response.text
+    assert executor.requests == []
+
+
+# ------------------------------------------------------------------ item 5: event loop
+
+
+@pytest.fixture
+def server(make_settings: Callable[..., Settings],
+           executor: Executor) -> Iterator[str]:
+    """The whole app served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
+    app = create_app(WebState(settings=make_settings(), executor=executor))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    served = uvicorn.Server(config)
+    thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as probe:
+            for _ in range(200):
+                try:
+                    probe.get("/api/v1/health")
+                    break
+                except httpx.TransportError:
+                    threading.Event().wait(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        served.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.mark.enable_socket  # a real server on loopback
+def test_health_answers_while_an_upload_is_parsed(
+    server: str, executor: Executor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def slow_loader(path: Path) -> LoadedDocument:
+        started.set()
+        release.wait(30)  # the test sets it; the bound only stops a hang
+        return LoadedDocument(path, "Slow", "epub", [PageText(1, "Water boils at 100 C.")])
+
+    monkeypatch.setattr("deepcite.collections.loaders.load_document", slow_loader)
+    replies: list[httpx.Response] = []
+    with httpx.Client(base_url=server, timeout=60, follow_redirects=False) as browser:
+        token = _csrf(browser.get("/").text)
+
+        def upload() -> None:
+            replies.append(browser.post("/", data={"csrf_token": token, "question": "q"},
+                                        files=[("files", ("book.epub", b"PK", "x"))]))
+
+        poster = threading.Thread(target=upload)
+        poster.start()
+        try:
+            assert started.wait(30), "the upload never reached the loader"
+            with httpx.Client(base_url=server, timeout=10) as probe:
+                health = probe.get("/api/v1/health")  # times out if the loop is blocked
+            assert health.status_code == 200
+            assert not replies, "the upload finished before the loader was released"
+        finally:
+            release.set()
+            poster.join(30)
+    [reply] = replies
+    assert reply.status_code == 303, reply.text
+    assert executor.requests[0].materials[0]["title"] == "Slow"
+
+
