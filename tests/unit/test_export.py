@@ -529,8 +529,9 @@ def test_bibtex_parses_back_with_escaped_fields_and_unique_keys(report: Research
         for name, value in _bibtex_fields(body).items():
             if name not in ("url", "doi", "eprint"):
                 assert not re.search(r"(?<!\\)[%&$#_]", value), (name, value)
-    urls = [_bibtex_fields(body)["url"] for _, _, body in entries]
-    assert all(not re.search(r"[\s{}\\]", url) for url in urls), urls
+    # Source 35's javascript: URL is no link for a reference manager: no url field.
+    urls = [f["url"] for f in (_bibtex_fields(b) for _, _, b in entries) if "url" in f]
+    assert len(urls) == 58 and all(not re.search(r"[\s{}\\]", url) for url in urls), urls
 
 
 def test_csl_json_items_carry_the_metadata(report: ResearchResult) -> None:

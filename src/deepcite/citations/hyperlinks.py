@@ -18,10 +18,12 @@ Modes decide the link label (``--citation-links`` on the CLI):
 from __future__ import annotations
 
 import functools
+import html
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import tldextract
 
@@ -29,6 +31,17 @@ from deepcite.citations.markers import _MARKER, _sub_outside_code, parse_numbers
 from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
 from deepcite.citations.text import escape_html
 from deepcite.security.terminal import one_line
+
+#: Schemes a link in any export or page may have. ``file:`` only where the caller allows
+#: it (the report's own local sources) and only without a host: see :func:`safe_link_url`.
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+_FILE_HOSTS = frozenset({"", "localhost"})
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+# What browsers, Word and LibreOffice drop or skip inside a URL before reading its
+# scheme (``java\tscript:``, a leading space or NUL), plus invisible format characters.
+_INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                        r"\ufeff]")
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 MODES = ("number", "domain", "domain-id", "domain-id-always", "source-tagged", "none")
 
@@ -52,6 +65,72 @@ _HOST_TAGS = (
     ("openalex.org", "openalex"), ("wikipedia.org", "wikipedia"),
 )
 _METADATA_TAGS = (("arxiv_id", "arxiv"), ("pmid", "pubmed"), ("doi", "doi"))
+
+
+def _readings(url: str) -> set[str]:
+    """Every way a renderer might read ``url``: as given, HTML-entity decoded (once or
+    repeatedly: ``&amp;#106;``), Markdown backslash escapes removed, invisible and
+    blank characters dropped. A link is judged by the worst of them."""
+    readings: set[str] = set()
+    current = url
+    for _ in range(4):
+        readings.add(current)
+        decoded = html.unescape(current)
+        if decoded == current:
+            break
+        current = decoded
+    for reading in list(readings):
+        readings.add(_MARKDOWN_ESCAPE.sub(r"\1", reading))
+    return {unicodedata.normalize("NFKC", _INVISIBLE.sub("", r)) for r in readings}
+
+
+def _local_file(url: str) -> bool:
+    """Whether a ``file:`` URL names a file on this machine: no host, and no path that
+    Windows reads as a UNC share (``file:////host/x``, ``file:\\\\host``, ``%5C``)."""
+    decoded = unquote(url)
+    try:
+        parts = urlsplit(decoded)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return False
+    return host in _FILE_HOSTS and "\\" not in decoded and not parts.path.startswith("//")
+
+
+def safe_link_url(url: str, *, allow_file: bool = False) -> str | None:
+    """``url`` when it may be the target of a link deepcite writes, else ``None``.
+
+    The one allow-list every exporter and the web pages use: ``http``, ``https`` and
+    ``mailto`` URLs, in-page anchors (``#x``), and - with ``allow_file``, for the
+    report's own local sources - ``file:`` URLs without a host. Everything else is
+    refused: ``javascript:``, ``vbscript:``, ``data:`` (they run code or show forged
+    content when clicked in a browser, Word or LibreOffice), relative paths (resolved
+    against wherever the document is opened) and ``file://host/share`` (on Windows
+    that reaches an SMB server and hands it the user's credentials). Spellings that a
+    reader would still take for a refused scheme (``JaVaScRiPt:``, `` javascript:``,
+    ``java&#x09;script:``, ``&#106;avascript:``, ``javascript\\:``) are refused too.
+
+    The URL comes back stripped, with any blank or control character left inside it
+    percent-encoded, so it cannot end a Markdown link or a line.
+    """
+    stripped = url.strip()
+    if not stripped:
+        return None
+    for reading in _readings(stripped):
+        if not reading:
+            return None
+        scheme = _SCHEME.match(reading)
+        if scheme is None:
+            if not reading.startswith("#"):
+                return None  # relative, protocol-relative or a scheme hidden by encoding
+            continue
+        name = scheme.group(1).lower()
+        if name == "file" and allow_file:
+            if not _local_file(reading):
+                return None
+            continue
+        if name not in LINK_SCHEMES:
+            return None
+    return re.sub(r"[\x00-\x20\x7f-\x9f]", lambda m: quote(m.group(0)), stripped)
 
 
 @functools.cache
@@ -153,9 +232,13 @@ def _labeller(mode: str, body: str, table: dict[int, CitedEntry]) -> Callable[[C
 def _link(label: str, url: str) -> str:
     # Brackets in a label (file names) and spaces or parentheses in a URL would end the
     # Markdown link early, so they are escaped; so is HTML, since a file may be named
-    # "<img onerror=...>.md".
+    # "<img onerror=...>.md". A URL outside the allow-list (a stored result may hold a
+    # ``javascript:`` one) gives the label without a link.
     safe_label = escape_html(one_line(label).replace("\\", "\\\\").replace("[", "\\[")
                              .replace("]", "\\]"))
-    safe_url = (url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    target = safe_link_url(url, allow_file=True)
+    if target is None:
+        return f"\\[{safe_label}\\]"
+    safe_url = (target.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
                 .replace("<", "%3C").replace(">", "%3E"))
     return f"[[{safe_label}]]({safe_url})"

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from deepcite.citations import CITATION_LINK_MODES, hyperlink
 from deepcite.citations.render import SourceDocument, source_documents
 from deepcite.errors import ConfigError
+from deepcite.export.inert import inert_markdown
 from deepcite.report import to_markdown
 from deepcite.security.terminal import one_line
 from deepcite.types import ResearchResult
@@ -173,10 +174,19 @@ def result_for(report: ResearchResult, exporter: Exporter, data: bytes) -> Expor
                         media_type=exporter.media_type)
 
 
+def inert_report_markdown(report: ResearchResult, options: ExportOptions) -> str:
+    """:func:`to_markdown` made inert (:func:`~deepcite.export.inert.inert_markdown`).
+
+    The one place model text enters every exporter: images, links outside the
+    allow-list and HTML tags are text from here on, before citation links (which may
+    point at the report's own local files) are added.
+    """
+    return inert_markdown(to_markdown(report, show_findings=options.show_findings))
+
+
 def report_markdown(report: ResearchResult, options: ExportOptions) -> str:
-    """The Markdown export: :func:`to_markdown` with citation links per ``options``."""
-    markdown = to_markdown(report, show_findings=options.show_findings)
-    return hyperlink(markdown, report.sources, options.links)
+    """The Markdown export: the inert Markdown with citation links per ``options``."""
+    return hyperlink(inert_report_markdown(report, options), report.sources, options.links)
 
 
 _TITLE_LINE = re.compile(r"\A\s*# [^\n]*\n+")

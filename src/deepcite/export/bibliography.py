@@ -23,7 +23,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from deepcite.citations.hyperlinks import registrable_domain
+from deepcite.citations.hyperlinks import registrable_domain, safe_link_url
 from deepcite.citations.render import SourceDocument
 from deepcite.export.base import (
     ExportOptions,
@@ -91,6 +91,7 @@ class Work:
     numbers: tuple[int, ...]
     kind: WorkKind
     title: str
+    #: The document's link, empty when its URL is not one to link to (``javascript:``).
     url: str
     authors: tuple[Name, ...] = ()
     #: ``(year,)``, ``(year, month)`` or ``(year, month, day)``; empty when unknown.
@@ -166,8 +167,8 @@ def _parse_date(value: object) -> tuple[int, ...]:
 def _date(meta: Mapping[str, Any], published: str | None) -> tuple[int, ...]:
     from_published = _parse_date(published)
     year = meta.get("year")
-    if isinstance(year, str) and year.strip().isdigit():
-        year = int(year)
+    if isinstance(year, str) and year.strip().isdecimal() and len(year.strip()) <= 4:
+        year = int(year)  # isdecimal: isdigit also takes "²", which int() refuses
     if isinstance(year, int) and not isinstance(year, bool) and 1000 <= year <= 2999:
         if from_published and from_published[0] == year:
             return from_published
@@ -225,9 +226,11 @@ def _work(document: SourceDocument, published: str | None, used: set[str]) -> Wo
     authors = _authors(meta.get("authors"))
     date = _date(meta, published)
     title = one_line(entry.title) or (PurePath(entry.path).name if entry.path else entry.url)
-    url = entry.canonical_url or entry.url
-    key = _unique(_key_base(document.numbers[0], kind, title, url, authors,
+    raw_url = entry.canonical_url or entry.url
+    key = _unique(_key_base(document.numbers[0], kind, title, raw_url, authors,
                             date[0] if date else None), used)
+    # A reference manager makes the URL a link: only what the shared allow-list takes.
+    url = safe_link_url(raw_url, allow_file=True) or ""
     return Work(
         key=key, numbers=tuple(document.numbers), kind=kind, title=title, url=url,
         authors=authors, date=date, venue=venue, doi=doi, pmid=_text(meta.get("pmid")),
@@ -276,7 +279,8 @@ def ris_record(work: Work) -> dict[str, Any]:
         record["file_attachments1"] = work.path
     if work.accessed:
         record["access_date"] = "-".join(f"{p:02d}" for p in work.accessed)
-    record["urls"] = [work.url]
+    if work.url:
+        record["urls"] = [work.url]
     record["notes"] = [work.note]
     return record
 
@@ -319,7 +323,10 @@ def _csl_name(name: Name) -> dict[str, str]:
 def csl_item(work: Work) -> dict[str, Any]:
     """One CSL-JSON item (the input format of citeproc, pandoc --citeproc and Zotero)."""
     item: dict[str, Any] = {"id": work.key, "type": _CSL_TYPES[work.kind],
-                            "title": work.title, "URL": work.url, "note": work.note}
+                            "title": work.title}
+    if work.url:
+        item["URL"] = work.url
+    item["note"] = work.note
     if work.authors:
         item["author"] = [_csl_name(name) for name in work.authors]
     if work.date:

@@ -3,14 +3,17 @@
 Everything in a report is untrusted: the model's answer, page titles, snippets, file
 names. The page is therefore built in three guarded steps:
 
-1. The Markdown of :func:`deepcite.report.to_markdown` (raw HTML already turned into
-   text there) is rendered by markdown-it-py with raw HTML off and images off (an image
-   is a request to somebody's server the moment the page opens).
+1. The inert Markdown every exporter starts from
+   (:func:`~deepcite.export.base.inert_report_markdown`: raw HTML, images and links
+   outside the allow-list already text there) is rendered by markdown-it-py with raw
+   HTML off and images off (an image is a request to somebody's server the moment the
+   page opens).
 2. Citation markers become links to the anchors of their Sources entries
    (``#source-n``), labelled by the ``citations.links`` mode; the Sources list is built
    here from the result's sources, each entry linking out to its URL.
 3. The fragment goes through nh3 with an allow-list of exactly the tags and attributes
-   steps 1-2 emit and only http, https, mailto, file and in-page links; the page around
+   steps 1-2 emit and only the links :func:`~deepcite.citations.hyperlinks.safe_link_url`
+   takes (http, https, mailto, host-less file, in-page); the page around
    it (title, inline CSS, a Content-Security-Policy that forbids scripts and fetches)
    is fixed text with the title escaped.
 
@@ -32,18 +35,18 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from deepcite.citations import answer_body, cited_numbers
-from deepcite.citations.hyperlinks import registrable_domain, source_tag
+from deepcite.citations.hyperlinks import registrable_domain, safe_link_url, source_tag
 from deepcite.citations.markers import parse_numbers
 from deepcite.citations.render import CitedEntry, SourceDocument, by_number
 from deepcite.export.base import (
     ExportOptions,
     ExportResult,
     document_title,
+    inert_report_markdown,
     report_documents,
     result_for,
     without_title,
 )
-from deepcite.report import to_markdown
 from deepcite.types import ResearchResult
 
 # The marker shapes of deepcite.citations.markers: [1], [1, 2], [1-3], 【1】. Escaped
@@ -104,8 +107,17 @@ def _in_page_only(url: str) -> str | None:
     return url if url.startswith("#") else None
 
 
+def _allowed_href(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: an ``href`` only where the shared link allow-list takes it
+    (``file:`` without a host: ``file://host/share`` would reach an SMB server)."""
+    if attribute != "href":
+        return value
+    return safe_link_url(value, allow_file=True)
+
+
 _CLEANER = nh3.Cleaner(
     tags=set(_TAGS), attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
+    attribute_filter=_allowed_href,
     url_schemes=set(_URL_SCHEMES), url_relative=_in_page_only,
     filter_style_properties={"text-align"}, strip_comments=True,
     link_rel="noopener noreferrer",
@@ -287,7 +299,7 @@ def _sources_html(documents: Sequence[SourceDocument]) -> str:
 
 def render_fragment(report: ResearchResult, options: ExportOptions) -> str:
     """The sanitised body of the page: the report, then its Sources list."""
-    markdown = without_title(report, to_markdown(report, show_findings=options.show_findings))
+    markdown = without_title(report, inert_report_markdown(report, options))
     body, _ = answer_body(markdown)  # the Sources block is rebuilt as HTML below
     table = by_number(report.sources)
     env: dict[str, Any] = {

@@ -9,19 +9,30 @@ document turned off:
 - no raw HTML, raw TeX, raw attribute blocks or TeX math: a ``\\input{/etc/passwd}``
   in an answer is text in the .tex, not a command for whoever compiles it;
 - no YAML metadata or title blocks in the body, no pandoc citations (``@name`` stays
-  text): only the title set here from the result.
+  text): only the title set here from the result;
+- the Markdown is the inert one every exporter starts from (no images, no links outside
+  the allow-list), and the document pandoc parsed from it is filtered again before any
+  writer sees it (:func:`inert_document`): images become their alt text, links whose
+  target :func:`~deepcite.citations.hyperlinks.safe_link_url` refuses (``javascript:``,
+  ``vbscript:``, ``data:``, remote ``file:``; bare URIs pandoc links itself included)
+  become their text, raw TeX/HTML becomes code. So no ``\\includegraphics`` of a local
+  file reaches a .tex, and no ``javascript:`` hyperlink a .docx or .odt.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import re
 import tempfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+from urllib.parse import unquote
 
 from deepcite.citations import answer_body
+from deepcite.citations.hyperlinks import safe_link_url
 from deepcite.citations.markers import prose_only
 from deepcite.errors import ExportError
 from deepcite.export.base import (
@@ -83,6 +94,60 @@ def pandoc_markdown(report: ResearchResult, options: ExportOptions) -> str:
     return body + "\n".join(lines)
 
 
+_NO_ATTR: list[Any] = ["", [], []]
+
+
+def _link_allowed(target: str, local_files: frozenset[str]) -> bool:
+    """A link target the document may keep: the shared allow-list, with ``file:``
+    only for the report's own local sources (not a path the model or a page wrote)."""
+    if safe_link_url(target) is not None:
+        return True
+    return unquote(target) in local_files and safe_link_url(target, allow_file=True) is not None
+
+
+def _inert_node(node: Any, local_files: frozenset[str]) -> Any:
+    """One node of pandoc's JSON document, and everything under it, made inert."""
+    if isinstance(node, list):
+        return [_inert_node(item, local_files) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("t")
+    content = node.get("c")
+    if kind == "Image" and isinstance(content, list) and len(content) == 3:
+        # The alt text stays readable; nothing is fetched, embedded or \includegraphics'd.
+        return {"t": "Span", "c": [_NO_ATTR, _inert_node(content[1], local_files)]}
+    if kind == "Link" and isinstance(content, list) and len(content) == 3:
+        target = content[2][0] if isinstance(content[2], list) and content[2] else ""
+        if not isinstance(target, str) or not _link_allowed(target, local_files):
+            return {"t": "Span", "c": [_NO_ATTR, _inert_node(content[1], local_files)]}
+    if kind in ("RawInline", "RawBlock") and isinstance(content, list) and len(content) == 2:
+        code = "Code" if kind == "RawInline" else "CodeBlock"
+        return {"t": code, "c": [_NO_ATTR, str(content[1])]}
+    return {key: _inert_node(value, local_files) for key, value in node.items()}
+
+
+def inert_document(document_json: str, local_files: frozenset[str] = frozenset()) -> str:
+    """pandoc's JSON document with images, unsafe links and raw blocks taken out.
+
+    The last line of defence for the pandoc formats: it judges what pandoc actually
+    parsed, whatever Markdown spelling produced it (bare URIs pandoc links itself
+    included). ``local_files`` are the report's local source URLs, percent-decoded:
+    the only ``file:`` links kept.
+    """
+    document = json.loads(document_json)
+    document["blocks"] = _inert_node(document.get("blocks", []), local_files)
+    document["meta"] = _inert_node(document.get("meta", {}), local_files)
+    return json.dumps(document, ensure_ascii=False)
+
+
+def local_sources(report: ResearchResult) -> frozenset[str]:
+    """The report's ``file:`` source URLs, percent-decoded, as :func:`inert_document`
+    compares them."""
+    urls = (source.canonical_url or source.url for source in report.sources)
+    return frozenset(unquote(url.strip()) for url in urls
+                     if url.strip().lower().startswith("file:"))
+
+
 class PandocExporter:
     """A format pandoc writes from the Markdown export."""
 
@@ -121,17 +186,20 @@ class PandocExporter:
             # Reports start at "##" under their title: make those the document's
             # sections (Heading 1, \section) instead of leaving level 1 unused.
             args.append("--shift-heading-level-by=-1")
-        if self._standalone:
-            args.append("--standalone")
+        writer_args = ["--standalone"] if self._standalone else []
         try:
+            parsed = pypandoc.convert_text(markdown, "json", format=READER, extra_args=args,
+                                           sandbox=True)
+            document = inert_document(str(parsed), local_sources(report))
             if not self._binary:
-                text = pypandoc.convert_text(markdown, self._to, format=READER,
-                                             extra_args=args, sandbox=True)
+                text = pypandoc.convert_text(document, self._to, format="json",
+                                             extra_args=writer_args, sandbox=True)
                 return result_for(report, self, str(text).encode("utf-8"))
             with tempfile.TemporaryDirectory(prefix="deepcite-export-") as folder:
                 target = Path(folder) / f"report{self.extension}"
-                pypandoc.convert_text(markdown, self._to, format=READER, extra_args=args,
-                                      outputfile=str(target), sandbox=True)
+                pypandoc.convert_text(document, self._to, format="json",
+                                      extra_args=writer_args, outputfile=str(target),
+                                      sandbox=True)
                 return result_for(report, self, target.read_bytes())
         except (RuntimeError, OSError) as exc:
             logging.getLogger(__name__).debug("pandoc failed", exc_info=True)

@@ -56,7 +56,14 @@ def report_body(result: ResearchResult, settings: Settings) -> str:
 
 
 def evidence(result: ResearchResult) -> list[Evidence]:
-    """One popover per source number: the quotes of the checks of that citation."""
+    """One popover per source number: the quotes of the checks of that citation.
+
+    ``url`` is what the popover's "Open source" link points at, so it passes the
+    exports' link allow-list first; a source whose URL it refuses (a ``javascript:``
+    or ``data:`` one in a stored result) gets an empty ``url`` and no link at all.
+    """
+    from deepcite.citations.hyperlinks import safe_link_url
+
     quotes: dict[int, list[tuple[str, str]]] = {}
     for check in result.citation_checks:
         if check.quote:
@@ -64,7 +71,9 @@ def evidence(result: ResearchResult) -> list[Evidence]:
             pair = (check.outcome, check.quote)
             if pair not in found and len(found) < MAX_QUOTES:
                 found.append(pair)
-    return [Evidence(s.number, s.title, s.canonical_url or s.url, quotes.get(s.number, []))
+    return [Evidence(s.number, s.title,
+                     safe_link_url(s.canonical_url or s.url, allow_file=True) or "",
+                     quotes.get(s.number, []))
             for s in result.sources]
 
 
