@@ -219,3 +219,24 @@ class CollectionRow(Base):
     settings: Mapped[dict[str, Any]]
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+
+
+class WebSessionRow(Base):
+    """A logged-in web session (revision 0004), so that logging out - or a token change -
+    ends it in every web process sharing the store, whatever copies of its cookie exist.
+
+    ``id_hash`` is the SHA-256 of the session id, never the id: whoever reads the
+    database cannot replay a session from it. ``token_tag`` says which access token
+    the session was opened under (derived from the pages' signing key, never the token
+    itself); ``user_name`` is for a later accounts feature and ``None`` until then.
+    """
+
+    __tablename__ = "web_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    token_tag: Mapped[str] = mapped_column(String(64))
+    user_name: Mapped[str | None] = mapped_column(String(200), index=True)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+    #: When it was logged out (or ended by a token change); ``None`` while it is live.
+    revoked_at: Mapped[datetime | None]

@@ -1,0 +1,68 @@
+"""Logged-in web sessions, kept in the history store so that every web process sharing
+it agrees on which sessions are live.
+
+A session is live while its row exists, is not revoked, has not expired and was
+opened under the access token the asking process has (``token_tag``). Session ids
+are hashed (SHA-256) here, at the boundary: callers pass the id from the cookie, the
+database only ever sees its hash. Times come from the caller (``now``) so tests and
+callers with a clock of their own agree with the store; they default to the clock of
+the process (UTC).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, select, update
+
+from deepcite.store.base import StoreBase
+from deepcite.store.models import WebSessionRow
+
+
+def session_hash(session_id: str) -> str:
+    """The key a session is stored under: the SHA-256 of its id, as hex."""
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
+
+
+class SessionOps(StoreBase):
+    """The web-session side of :class:`~deepcite.store.HistoryStore`."""
+
+    def open_web_session(self, session_id: str, *, token_tag: str, expires_at: datetime,
+                         user_name: str | None = None, now: datetime | None = None) -> None:
+        """Record a session that has just logged in, valid until ``expires_at``.
+
+        In the same transaction, rows that have expired are deleted (so the table holds
+        only sessions that could still be used) and live sessions opened under another
+        access token are revoked: a token change ends the old token's sessions for
+        good, even if the old token is set again later.
+        """
+        moment = now or datetime.now(UTC)
+        with self._writing() as session:
+            session.execute(delete(WebSessionRow).where(WebSessionRow.expires_at <= moment))
+            self._changed(session, update(WebSessionRow).where(
+                WebSessionRow.token_tag != token_tag, WebSessionRow.revoked_at.is_(None))
+                .values(revoked_at=moment))
+            session.add(WebSessionRow(id_hash=session_hash(session_id), token_tag=token_tag,
+                                      user_name=user_name, created_at=moment,
+                                      expires_at=expires_at, revoked_at=None))
+
+    def web_session_live(self, session_id: str, *, token_tag: str,
+                         now: datetime | None = None) -> bool:
+        """Whether the session is recorded, unrevoked, unexpired and of ``token_tag``."""
+        moment = now or datetime.now(UTC)
+        with self._reading() as session:
+            found = session.scalar(select(WebSessionRow.id_hash).where(
+                WebSessionRow.id_hash == session_hash(session_id),
+                WebSessionRow.token_tag == token_tag,
+                WebSessionRow.revoked_at.is_(None),
+                WebSessionRow.expires_at > moment))
+        return found is not None
+
+    def revoke_web_session(self, session_id: str, *, now: datetime | None = None) -> bool:
+        """End the session (log out); ``False`` when it was not live anyway."""
+        moment = now or datetime.now(UTC)
+        with self._writing() as session:
+            return bool(self._changed(session, update(WebSessionRow).where(
+                WebSessionRow.id_hash == session_hash(session_id),
+                WebSessionRow.revoked_at.is_(None)).values(revoked_at=moment)))
