@@ -52,12 +52,14 @@ def parse_numbers(group: str) -> list[int]:
     numbers: list[int] = []
     for part in re.split(r"\s*[,;]\s*", group.strip()):
         bounds = re.split(r"\s*[-–]\s*", part)
-        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
+        # isdecimal, not isdigit: "²" is a digit int() refuses; 9 digits bound int() too
+        readable = [b.isdecimal() and len(b) <= 9 for b in bounds]
+        if len(bounds) == 2 and all(readable):
             low, high = int(bounds[0]), int(bounds[1])
             if low <= high and high - low <= _MAX_RANGE:
                 numbers.extend(range(low, high + 1))
                 continue
-        numbers.extend(int(b) for b in bounds if b.isdigit())
+        numbers.extend(int(b) for b, ok in zip(bounds, readable, strict=True) if ok)
     return numbers
 
 

@@ -120,13 +120,30 @@ def _as_inputs(value: object) -> list[Path]:
                           f"them, not {shown}")
 
 
+def _shown(name: str) -> str:
+    """``name`` quoted for a message, cut short: a request may send a megabyte."""
+    return repr(name if len(name) <= 80 else name[:77] + "...")
+
+
 def validate_name(name: str) -> str:
-    """Return ``name`` if it is a valid collection name, else raise ``CollectionError``."""
+    """Return ``name`` if it is a valid collection name, else raise ``CollectionError``.
+
+    Every front end that takes a name from a request calls this (and :meth:`Collection.named`
+    does again), because a name becomes a file name under the data folder: a path given
+    as a name must never reach the file system.
+    """
     if not isinstance(name, str):
         raise CollectionError(f"A collection name must be text (str), not {_kind(name)}")
+    if "/" in name or "\\" in name:
+        # Said before anything looks at the file system, so the reply is the same
+        # whether or not something exists at that path.
+        raise CollectionError(
+            f"Invalid collection name {_shown(name)}: a collection is named, not a path - "
+            f"use 1-64 characters from letters, digits, '_', '.' and '-' (a folder is "
+            f"indexed under a name with `deepcite collection add FOLDER --name NAME`)")
     if not NAME_PATTERN.fullmatch(name):
         raise CollectionError(
-            f"Invalid collection name {name!r}: use 1-64 characters from letters, digits, "
+            f"Invalid collection name {_shown(name)}: use 1-64 characters from letters, digits, "
             f"'_', '.' and '-', starting with a letter or digit"
         )
     return name
@@ -237,10 +254,23 @@ class Collection:
             if not file.is_file():
                 raise CollectionError(f"No collection file at {file}")
             return cls._from_file(file, None, settings)
-        file = collection_path(name_or_path, settings)
+        return cls.named(name_or_path, settings=settings)
+
+    @classmethod
+    def named(cls, name: str, *, settings: Settings | None = None) -> Collection:
+        """Open the collection called ``name``: a name only, never a file path.
+
+        What servers and research runs use (``search.collections`` holds names), so a
+        request cannot make the server open a file outside the data folder: anything
+        that is not a valid name is refused before the file system is looked at, and an
+        unknown name gets the same reply whatever exists elsewhere.
+        """
+        validate_name(name)
+        settings = _settings(settings)
+        file = collection_path(name, settings)
         if not file.exists():  # something else in its place gets its own message (check)
-            return cls._search_only(name_or_path, file, settings)
-        return cls._from_file(file, name_or_path, settings)
+            return cls._search_only(name, file, settings)
+        return cls._from_file(file, name, settings)
 
     @classmethod
     def _search_only(cls, name: str, file: Path, settings: Settings) -> Collection:

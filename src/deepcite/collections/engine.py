@@ -60,7 +60,7 @@ class LocalSearchEngine:
             raise CollectionError(
                 "No collections to search - set search.collections or pass collection names"
             )
-        return cls([Collection.open(name, settings=settings) for name in wanted])
+        return cls([Collection.named(name, settings=settings) for name in wanted])
 
     @property
     def name(self) -> str:

@@ -136,7 +136,9 @@ class AllowEntry:
             host, port = bracketed.group(1), bracketed.group(2)
         elif text.count(":") == 1:
             host, port = text.split(":")
-        port_number = int(port) if port and port.isdigit() else None
+        # ASCII only: isdigit also takes "²", which int() refuses
+        port_number = (int(port) if port and port.isascii() and port.isdigit()
+                       and len(port) <= 5 else None)
         literal = parse_ip(host)
         valid_name = re.fullmatch(r"[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?", host) is not None
         if (port is not None and not (port_number and port_number <= 65535)) or \

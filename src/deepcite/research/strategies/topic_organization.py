@@ -180,8 +180,11 @@ def _as_int(raw: object) -> int | None:
         return None
     if isinstance(raw, int):
         return raw
-    if isinstance(raw, str) and raw.strip().strip("[]").isdigit():
-        return int(raw.strip().strip("[]"))
+    text = raw.strip().strip("[]") if isinstance(raw, str) else ""
+    # isdecimal: exactly what int() reads (isdigit also takes "²"); the length bounds
+    # what int() will convert at all
+    if text.isdecimal() and len(text) <= 9:
+        return int(text)
     return None
 
 

@@ -77,7 +77,7 @@ class PubMedEngine(WebEngine):
         if result.get("ERROR"):
             raise SearchError(f"{self.name}: PubMed refused the query ({result['ERROR']})")
         ids = result.get("idlist") or []
-        return [str(i) for i in ids if str(i).isdigit()][:max_results]
+        return [str(i) for i in ids if str(i).isascii() and str(i).isdigit()][:max_results]
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         # NCBI asks tools to identify themselves.
@@ -97,7 +97,7 @@ def _record(article: ET.Element) -> dict[str, Any] | None:
     citation = article.find("MedlineCitation")
     pmid = _text(citation, "PMID") if citation is not None else ""
     body = citation.find("Article") if citation is not None else None
-    if not pmid.isdigit() or body is None:
+    if not (pmid.isascii() and pmid.isdigit()) or body is None:
         return None
     ids = {a.get("IdType"): _text(a) for a in article.iterfind("PubmedData/ArticleIdList/"
                                                                  "ArticleId")}
@@ -137,20 +137,26 @@ def _author(author: ET.Element) -> str:
     return clean_text(f"{_text(author, 'ForeName')} {_text(author, 'LastName')}")
 
 
+def _small_number(text: str) -> bool:
+    """A month or day number int() can read: ASCII digits (isdigit alone takes "²")."""
+    return text.isascii() and text.isdigit() and len(text) <= 2
+
+
 def _pub_date(element: ET.Element | None) -> tuple[str | None, int | None]:
     """ISO-ish date text and year from Year/Month/Day or a MedlineDate ('2023 Nov-Dec')."""
     if element is None:
         return None, None
     year = _text(element, "Year") or _text(element, "MedlineDate")[:4]
-    if not (len(year) == 4 and year.isdigit()):
+    if not (len(year) == 4 and year.isascii() and year.isdigit()):
         return None, None
     month_text = _text(element, "Month") or _text(element, "MedlineDate")[5:8]
     month = _MONTHS.get(month_text[:3].lower()) or (
-        int(month_text) if month_text.isdigit() and 1 <= int(month_text) <= 12 else None)
+        int(month_text) if _small_number(month_text) and 1 <= int(month_text) <= 12
+        else None)
     day = _text(element, "Day")
     if not month:
         return year, int(year)
-    if day.isdigit():
+    if _small_number(day):
         return f"{year}-{month:02d}-{int(day):02d}", int(year)
     return f"{year}-{month:02d}", int(year)
 

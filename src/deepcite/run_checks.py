@@ -1,0 +1,212 @@
+"""Checks of a run request at submit: what would fail the run later fails the request now.
+
+A front end that takes runs from others - the REST API and the pages (through
+:func:`deepcite.web.runs.checked_request`, which the queue executor calls too) and the
+MCP tools - calls :func:`check_run` with the run's settings and the parts the request
+gave, before anything is queued or started. Without it a whitespace question, an
+unknown collection or engine, or the ``agent`` strategy on the bundled model would be
+accepted and fail minutes later in a worker.
+
+Every problem is a :class:`~deepcite.errors.RequestError` naming the request field, so
+the API answers 422 with it, the form shows it and an MCP tool returns it as one line.
+Only what the request itself chose is checked against the registries: a server setting
+that is wrong fails every run and is the operator's to fix, not the caller's.
+
+The size caps are here too, so the REST model (:class:`~deepcite.web.contracts.RunRequest`)
+and the MCP tools refuse the same oversized names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+
+from deepcite.collections.collection import Collection, validate_name
+from deepcite.collections.demo import DEMO_NAME
+from deepcite.config import Settings
+from deepcite.errors import ConfigError, DeepciteError, RequestError
+
+__all__ = ["MAX_COLLECTIONS", "MAX_ENGINES", "MAX_MODEL_CHARS", "MAX_NAME_CHARS",
+           "MAX_QUESTION_CHARS", "RESERVED_COLLECTIONS", "check_collections",
+           "check_engines", "check_question", "check_run", "check_strategy",
+           "check_tool_calling", "reserved_collection"]
+
+MAX_QUESTION_CHARS = 4000
+"""Characters of a question; a longer text is material, not a question."""
+MAX_NAME_CHARS = 64
+"""Characters of a strategy, provider or engine name (collection names have the same
+cap through :func:`~deepcite.collections.collection.validate_name`)."""
+MAX_MODEL_CHARS = 256
+"""Characters of a model name: long enough for ``hf.co/org/repo-GGUF:Q4_K_M`` ones."""
+MAX_ENGINES = 32
+"""Engines one request may name (there are about fifteen built in)."""
+MAX_COLLECTIONS = 32
+"""Collections one request may name."""
+RESERVED_COLLECTIONS: frozenset[str] = frozenset({DEMO_NAME})
+"""Names deepcite builds itself: a request may search them but never replace them."""
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    return repr(value if len(value) <= limit else value[: limit - 3] + "...")
+
+
+def reserved_collection(name: str) -> RequestError | None:
+    """The error for adding or re-indexing a collection deepcite builds itself, or ``None``.
+
+    Compared case-insensitively: on a case-insensitive file system ``Demo`` is the same
+    file as ``demo``.
+    """
+    if name.casefold() in {reserved.casefold() for reserved in RESERVED_COLLECTIONS}:
+        return RequestError("name", f"{_shown(name)} is the name of the bundled "
+                                    f"{DEMO_NAME} collection and cannot be replaced - "
+                                    "choose another name")
+    return None
+
+
+def check_question(question: str) -> str:
+    """``question`` if it has text and fits; else a RequestError for ``question``."""
+    if not question.strip():
+        raise RequestError("question", "The question is empty - type the question to "
+                                       "research")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise RequestError("question", f"The question is longer than {MAX_QUESTION_CHARS:,} "
+                                       "characters - shorten it and hand long text in as "
+                                       "a material")
+    return question
+
+
+def _check_sizes(field: str, names: Sequence[str], most: int, what: str) -> None:
+    if len(names) > most:
+        raise RequestError(field, f"At most {most} {what}s per request, not {len(names)}")
+    for name in names:
+        if len(name) > MAX_NAME_CHARS:
+            raise RequestError(field, f"The {what} name {_shown(name)} is longer than "
+                                      f"{MAX_NAME_CHARS} characters - no {what} has such "
+                                      "a name")
+
+
+def check_collections(names: Sequence[str], settings: Settings) -> None:
+    """Every name is a valid collection name (never a path) of a collection that exists.
+
+    ``demo`` always exists (it is built on first use). The reply for an unknown name is
+    the same whatever exists elsewhere on the server: a path is refused as a name before
+    the file system is looked at.
+    """
+    if len(names) > MAX_COLLECTIONS:
+        raise RequestError("collections", f"At most {MAX_COLLECTIONS} collections per "
+                                          f"request, not {len(names)}")
+    for name in dict.fromkeys(names):
+        try:
+            validate_name(name)
+            if name != DEMO_NAME:
+                Collection.named(name, settings=settings)
+        except DeepciteError as exc:
+            raise RequestError("collections", _first_line(exc)) from None
+
+
+def check_engines(names: Sequence[str], settings: Settings) -> None:
+    """Every named engine exists and can run with ``settings`` (as ``build_engines`` will
+    require): ``local`` needs a collection; offline, web engines are skipped by the run
+    itself, so only unknown names are refused then."""
+    from deepcite.search.registry import normalise, unavailable_reason
+
+    _check_sizes("engines", names, MAX_ENGINES, "engine")
+    for name in dict.fromkeys(names):
+        if normalise(name) == "local":
+            if not settings.search.collections:
+                raise RequestError("engines", "The local engine searches collections - name "
+                                              "at least one in collections")
+            continue
+        try:
+            reason = unavailable_reason(name, settings)
+        except DeepciteError as exc:
+            raise RequestError("engines", _first_line(exc)) from None
+        if reason and not settings.security.offline:
+            raise RequestError("engines", f"The search engine {_shown(name)} cannot run on "
+                                          f"this server: {reason}")
+
+
+def _known_strategy(name: str) -> bool:
+    """Whether ``name`` is a strategy, an alias or a replaced name (not the fallback for
+    an unknown one, which a command line may accept but a request must not)."""
+    from deepcite.research.strategies import REPLACED, STRATEGY_REGISTRY
+
+    if name in STRATEGY_REGISTRY:
+        return True
+    replaced = {STRATEGY_REGISTRY.canonical(old) for old in REPLACED}
+    return STRATEGY_REGISTRY.canonical(name) in replaced
+
+
+def check_strategy(name: str) -> str:
+    """The registered strategy ``name`` stands for; RequestError when it is unknown or
+    cannot be loaded here (a missing extra, a broken plugin)."""
+    from deepcite.research.strategies import STRATEGY_REGISTRY, load_strategy, resolve_name
+
+    _check_sizes("strategy", [name], 1, "strategy")
+    if not _known_strategy(name):
+        message = STRATEGY_REGISTRY.unknown_message(name)
+        raise RequestError("strategy", message)
+    try:
+        load_strategy(name, warn=lambda _: None)
+    except DeepciteError as exc:
+        raise RequestError("strategy", _first_line(exc)) from None
+    return resolve_name(name, warn=lambda _: None)
+
+
+def _lacks_tool_calling(model_class: type[BaseChatModel]) -> bool:
+    """The test the agent strategy applies to the model it is given: a class that does
+    not override ``bind_tools`` cannot call tools."""
+    return model_class.bind_tools is BaseChatModel.bind_tools
+
+
+def check_tool_calling(settings: Settings, field: str) -> None:
+    """Refuse the ``agent`` strategy when the run's provider is the in-process llama.cpp
+    model, which has no tool calling: the strategy would refuse it when the run starts.
+
+    ``auto`` is resolved as the run will resolve it (a quick Ollama probe), and only when
+    the strategy is ``agent``.
+    """
+    from deepcite.llm import resolve_provider
+    from deepcite.llm.local import LlamaCppChatModel
+    from deepcite.research.strategies import resolve_name
+
+    if resolve_name(settings.research.strategy, warn=lambda _: None) != "agent":
+        return
+    try:
+        provider = resolve_provider(settings)
+    except ConfigError as exc:
+        raise RequestError("provider", _first_line(exc)) from None
+    if provider == "local" and _lacks_tool_calling(LlamaCppChatModel):
+        from deepcite.research.strategies.agent import NO_TOOL_CALLING
+
+        raise RequestError(field, NO_TOOL_CALLING)
+
+
+def check_run(settings: Settings, *, question: str, collections: Sequence[str] = (),
+              engines: Sequence[str] = (), strategy: str | None = None,
+              provider: str | None = None, model: str | None = None) -> None:
+    """Every check above, for a run the request's fields describe.
+
+    ``settings`` are the run's settings (the request's overrides applied); the other
+    arguments are what the request itself gave, checked against the registries.
+    """
+    check_question(question)
+    if provider is not None:
+        _check_sizes("provider", [provider], 1, "provider")
+    if model is not None and len(model) > MAX_MODEL_CHARS:
+        raise RequestError("model", f"The model name is longer than {MAX_MODEL_CHARS} "
+                                    "characters - no model has such a name")
+    if collections:
+        check_collections(collections, settings)
+    if engines:
+        check_engines(engines, settings)
+    if strategy:
+        check_strategy(strategy)
+    if strategy or provider or model:
+        check_tool_calling(settings, "strategy" if strategy else "provider")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
