@@ -8,6 +8,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- ConfigError        a setting, or a name in one (engine, provider...), is not usable
      +-- InputError         the question or another user input cannot be used
      |    +-- MaterialError             a user material cannot be used as given
+     |    +-- RequestError              a request's field names or sizes what cannot run
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
      +-- CollectionError    a document collection is missing, unreadable or bad input
@@ -48,6 +49,20 @@ class MaterialError(InputError):
     """
 
 
+class RequestError(InputError):
+    """A run request (REST API, page form, MCP tool) names something that cannot run.
+
+    Raised at submit, before anything is queued, for what would otherwise fail the run
+    later: an unknown engine, collection or strategy, a strategy the model cannot run.
+    ``field`` names the request field (``collections``, ``strategy`` ...), so the API can
+    answer 422 with it and a form can show it beside the field.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class ModelError(DeepciteError):
     """No chat model could be built, or a call to it failed beyond recovery."""
 
@@ -78,6 +93,13 @@ class ExportError(DeepciteError):
 
 class StoreError(DeepciteError):
     """The history store cannot be opened or used, or a run id names no single run."""
+
+
+class UnknownRunError(StoreError):
+    """A run id (or prefix) names no run in the history: never there, or deleted.
+
+    A :class:`StoreError` so existing handlers keep working, but its own class so a
+    server answers 404 for it instead of the 503 of a store that is down."""
 
 
 class QueueError(DeepciteError):

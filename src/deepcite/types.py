@@ -62,6 +62,7 @@ PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synt
 WarningCode = Literal[
     "agent_budget",           # the agent used all its turns without answering
     "budget",                 # a run budget (research.max_*) stopped the run early
+    "cancelled",              # the run was cancelled (by its user, or its client went away)
     "engine_failed",          # one search on one engine failed
     "engine_skipped",         # an engine is skipped (circuit open, unavailable offline)
     "fetch_failed",           # a page's full text could not be fetched

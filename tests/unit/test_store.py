@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -297,19 +298,71 @@ def test_list_counts_sources_and_shows_running_runs(store: HistoryStore,
         running, "running", 0, None)
 
 
-def test_runs_left_running_are_marked_interrupted(store: HistoryStore,
+def test_runs_left_running_are_marked_interrupted(store: HistoryStore, store_url: str,
                                                   settings: Settings) -> None:
     done = save(store, quick_result(), settings)
-    left = store.begin("Left running?", mode="quick", settings=settings)
-    store.record_event(left, PhaseStarted(phase="questions", iteration=1, iterations=1,
-                                          step=1, total=2))
-    assert store.mark_interrupted() == [left]
+    other = HistoryStore.from_url(store_url)  # another process's store
+    try:
+        left = other.begin("Left running?", mode="quick", settings=settings)
+        other.record_event(left, PhaseStarted(phase="questions", iteration=1,
+                                              iterations=1, step=1, total=2))
+        other.flush_events()
+        # silent for as long as asked: a process that died without ending its run
+        assert store.mark_interrupted(stale_after_s=0) == [left]
+    finally:
+        other.close()
     stored = store.get(left)
     assert (stored.status, stored.finished_at is not None) == ("interrupted", True)
     assert [e.kind for e in stored.events] == ["phase_started"]
     assert store.get(done).status == "completed"
-    assert store.mark_interrupted() == []
+    assert store.mark_interrupted(stale_after_s=0) == []
     assert {s.status for s in store.list()} == {"completed", "interrupted"}
+
+
+def test_a_run_another_live_process_holds_is_never_marked(store: HistoryStore,
+                                                          store_url: str,
+                                                          settings: Settings) -> None:
+    other = HistoryStore.from_url(store_url)
+    try:
+        live = other.begin("Still going?", mode="quick", settings=settings)
+        assert store.mark_interrupted() == []  # its heartbeat is fresh
+        ours = store.begin("Ours?", mode="quick", settings=settings)
+        assert store.mark_interrupted(stale_after_s=0) == [live]  # never our own
+        assert store.get(ours).status == "running"
+        store.finish(ours, quick_result("Ours?"))
+    finally:
+        other.close()
+
+
+def test_events_reach_the_store_while_the_run_goes_on(store: HistoryStore, store_url: str,
+                                                      settings: Settings) -> None:
+    run_id = store.begin("Watched live?", mode="quick", settings=settings)
+    for step in (1, 2):
+        store.record_event(run_id, PhaseStarted(phase="search", iteration=1, iterations=1,
+                                                step=step, total=2))
+    reader = HistoryStore.from_url(store_url)  # a second process following the run
+    try:
+        deadline = time.monotonic() + 30
+        while not reader.get(run_id).events and time.monotonic() < deadline:
+            time.sleep(0.05)  # the keeper writes them; nothing else does before the end
+        assert [e.step for e in reader.get(run_id).events] == [1, 2]  # type: ignore[union-attr]
+        assert reader.get(run_id).status == "running"
+    finally:
+        reader.close()
+    store.finish(run_id, quick_result("Watched live?"))
+    assert len(store.get(run_id).events) == 2  # nothing written twice
+
+
+def test_closing_the_store_interrupts_the_runs_it_still_holds(store_url: str,
+                                                              settings: Settings) -> None:
+    with HistoryStore.from_url(store_url) as first:
+        run_id = first.begin("Cut short?", mode="quick", settings=settings)
+        first.record_event(run_id, PhaseStarted(phase="search", iteration=1, iterations=1,
+                                                step=1, total=2))
+    with HistoryStore.from_url(store_url) as again:
+        stored = again.get(run_id)
+    assert stored.status == "interrupted"
+    assert [e.kind for e in stored.events] == ["phase_started"]
 
 
 def test_interrupt_keeps_the_partial_result(store: HistoryStore, settings: Settings) -> None:
@@ -371,16 +424,19 @@ def test_fail_keeps_events_and_partial_result(store: HistoryStore, settings: Set
     assert len(stored.result.sources) == 2 and stored.result.citation_checks
 
 
-def test_running_run_is_shown_as_it_is_after_reopening(store_url: str,
-                                                      settings: Settings) -> None:
-    with HistoryStore.from_url(store_url) as first:
-        run_id = first.begin("Interrupted?", mode="detailed", settings=settings)
-        first.record_event(run_id, PhaseStarted(phase="questions"))
+def test_a_run_whose_process_is_gone_reads_back_with_its_events(store_url: str,
+                                                                settings: Settings) -> None:
+    first = HistoryStore.from_url(store_url)
+    run_id = first.begin("Interrupted?", mode="detailed", settings=settings)
+    first.record_event(run_id, PhaseStarted(phase="questions"))
+    first.flush_events()
+    first._stop_keeper()  # the process is killed: nothing more is written
     with HistoryStore.from_url(store_url) as second:
         stored = second.get(run_id)
     assert stored.status == "running" and stored.finished_at is None
     assert stored.mode == "detailed" and stored.result.answer == ""
-    assert [e.kind for e in stored.events] == ["phase_started"]  # written by close()
+    assert [e.kind for e in stored.events] == ["phase_started"]
+    first._engine.dispose()
 
 
 def test_finishing_an_unknown_run_is_an_error(store: HistoryStore) -> None:

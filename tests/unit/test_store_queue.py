@@ -162,15 +162,25 @@ def test_queued_ids_are_oldest_first(store: HistoryStore, settings: Settings) ->
 
 
 def test_mark_interrupted_leaves_queued_and_worker_held_runs_alone(
-        store: HistoryStore, settings: Settings) -> None:
+        store: HistoryStore, store_url: str, settings: Settings) -> None:
     queued = enqueue(store, settings)
     held = enqueue(store, settings)
     store.claim(held, "w1")
     age(store, held)
-    in_process = store.begin("In process?", mode="quick", settings=settings)
-    assert store.mark_interrupted() == [in_process]
+    with HistoryStore.from_url(store_url) as other:  # an in-process run of another process
+        in_process = other.begin("In process?", mode="quick", settings=settings)
+        assert store.mark_interrupted(stale_after_s=0) == [in_process]
     assert store.run_state(queued).status == "queued"
     assert store.run_state(held).status == "running"
+    assert store.reap(timeout_s=0, max_attempts=2) == [(held, "requeued")]
+
+
+def test_the_reaper_never_requeues_an_in_process_run(store: HistoryStore, store_url: str,
+                                                     settings: Settings) -> None:
+    with HistoryStore.from_url(store_url) as other:
+        in_process = other.begin("In process?", mode="quick", settings=settings)
+        assert store.reap(timeout_s=0, max_attempts=2) == []  # it has no request to run
+        assert store.run_state(in_process).status == "running"
 
 
 # ------------------------------------------------------------------------------ events
@@ -327,7 +337,7 @@ def test_new_database_matches_the_models_at_head(store_url: str) -> None:
     engine = create_store_engine(store_url)
     try:
         with engine.connect() as connection:
-            assert current_revision(connection) == HEAD_REVISION == "0003"
+            assert current_revision(connection) == HEAD_REVISION
             context = MigrationContext.configure(connection, opts={"compare_type": True})
             assert compare_metadata(context, Base.metadata) == []
     finally:
@@ -365,7 +375,7 @@ def test_upgrade_from_0002_keeps_the_runs(store_url: str) -> None:
         assert store.get(run_id).result.answer == "Old answer."
         assert [seq for seq, _ in store.events_after(run_id)] == [1]
         assert store.append_events(run_id, [PhaseStarted(phase="synthesis")]) == 2
-    assert scalar(store_url, "SELECT version_num FROM alembic_version") == "0003"
+    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION
 
 
 def test_open_sizes_the_pool_from_the_settings(postgres_url: str,  # noqa: F811

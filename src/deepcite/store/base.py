@@ -18,7 +18,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Engine, Executable, exc, select
 from sqlalchemy.orm import Session
 
-from deepcite.errors import StoreError
+from deepcite.errors import StoreError, UnknownRunError
 from deepcite.store.engine import WRITE, operation_error
 from deepcite.store.models import Run
 from deepcite.types import Event
@@ -36,6 +36,13 @@ class StoreBase:
         self._engine = engine
         self._lock = threading.Lock()
         self._pending: dict[str, list[Event]] = {}
+        #: Runs this object began and has not ended (see :mod:`deepcite.store.held`).
+        self._held: set[str] = set()
+        #: Held while buffered events are taken and written, before any transaction
+        #: opens, so two writers never store one run's events out of order.
+        self._flush_lock = threading.RLock()
+        self._keeper: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     @staticmethod
     def _resolve(session: Session, ref: str) -> str:
@@ -45,12 +52,12 @@ class StoreBase:
             raise StoreError(f"Run id {ref!r} is too short - give at least {MIN_PREFIX} "
                              "characters of an id from `deepcite history`")
         if not _HEX.fullmatch(wanted):
-            raise StoreError(f"No run {ref!r} in the history - ids are hexadecimal; "
+            raise UnknownRunError(f"No run {ref!r} in the history - ids are hexadecimal; "
                              "`deepcite history` lists them")
         found = list(session.scalars(select(Run.id).where(Run.id.startswith(wanted))
                                      .order_by(Run.id).limit(4)))
         if not found:
-            raise StoreError(f"No run {ref!r} in the history - `deepcite history` lists "
+            raise UnknownRunError(f"No run {ref!r} in the history - `deepcite history` lists "
                              "the runs")
         if len(found) > 1:
             some = ", ".join(run_id[:12] for run_id in found[:3])
@@ -59,9 +66,9 @@ class StoreBase:
         return found[0]
 
     @staticmethod
-    def _unknown(run_id: str) -> StoreError:
+    def _unknown(run_id: str) -> UnknownRunError:
         """The error for a full id that names no run."""
-        return StoreError(f"No run {run_id!r} in the history - `deepcite history` lists "
+        return UnknownRunError(f"No run {run_id!r} in the history - `deepcite history` lists "
                           "the runs")
 
     @staticmethod

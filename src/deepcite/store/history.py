@@ -5,8 +5,9 @@ One :class:`HistoryStore` per process is enough; it is safe to share between thr
 (each operation takes its own connection and transaction) and between processes. A
 run done in this process goes through :meth:`~HistoryStore.begin` (a ``running`` row,
 so even a run that crashes leaves a trace), events as they happen
-(:meth:`~HistoryStore.record_event`, buffered in memory because they arrive from
-worker threads many times a second, and written with the result), and
+(:meth:`~HistoryStore.record_event`, buffered because they arrive from worker threads
+many times a second, and written within half a second by the store's keeper thread,
+which also keeps the run's heartbeat - see :mod:`deepcite.store.held`), and
 :meth:`~HistoryStore.finish` or :meth:`~HistoryStore.fail`. A run done by a worker
 process is queued, claimed, kept alive and ended with ``worker=`` - see
 :mod:`deepcite.store.queue_ops`.
@@ -18,6 +19,8 @@ Users name runs as git names commits: the full id or any unique prefix of at lea
 from __future__ import annotations
 
 import builtins
+import json
+import logging
 import re
 import uuid
 from datetime import UTC, datetime
@@ -29,7 +32,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
-from deepcite.errors import StoreError
+from deepcite.errors import StoreError, UnknownRunError
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import (
@@ -41,10 +44,12 @@ from deepcite.store.convert import (
     source_rows,
 )
 from deepcite.store.engine import create_store_engine, sqlite_url
+from deepcite.store.held import STALE_S, HeldRuns
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
 from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
+from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.snapshot import settings_snapshot
 from deepcite.types import Event, ReportMode, ResearchResult
 
@@ -52,10 +57,11 @@ __all__ = ["FILE_NAME", "MIN_PREFIX", "HistoryStore"]
 
 FILE_NAME = "history.db"
 """The SQLite file in ``settings.data_dir`` when ``store.url`` is not set."""
+logger = logging.getLogger(__name__)
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore(QueueOps):
+class HistoryStore(QueueOps, HeldRuns, SessionOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening
@@ -88,15 +94,21 @@ class HistoryStore(QueueOps):
         return cls(engine)
 
     def close(self) -> None:
-        """Write events still buffered (of runs that never finished), then disconnect."""
+        """Write events still buffered, mark the runs this object still holds
+        ``interrupted`` (nothing can end them once it is closed), then disconnect."""
         try:
-            with self._lock:
-                pending = list(self._pending)
-            if pending:
-                with self._writing() as session:
-                    for run_id in pending:
-                        if session.get(Run, run_id) is not None:
-                            self._flush_events(session, run_id)
+            self._stop_keeper()
+            self.flush_events()
+            held = self.held()
+            if held:
+                logger.warning("%d run(s) still running when the history store closed; "
+                               "stored as interrupted", len(held))
+                with self._flush_lock, self._writing() as session:
+                    self._changed(session, update(Run).where(
+                        Run.id.in_(held), Run.status == "running", Run.worker.is_(None))
+                        .values(status="interrupted", finished_at=datetime.now(UTC)))
+                with self._lock:
+                    self._held.clear()
         finally:
             self._engine.dispose()
 
@@ -114,20 +126,23 @@ class HistoryStore(QueueOps):
         """Record a run that starts now; returns its id. ``parent_id`` (an id or unique
         prefix) makes it a follow-up of that run."""
         run_id = uuid.uuid4().hex
+        now = datetime.now(UTC)
         with self._writing() as session:
             parent = self._resolve(session, parent_id) if parent_id else None
             session.add(Run(
                 id=run_id, question=question, mode=mode, status="running",
-                created_at=datetime.now(UTC), finished_at=None, parent_id=parent,
+                created_at=now, finished_at=None, parent_id=parent, heartbeat_at=now,
                 settings=settings_snapshot(settings), cancelled=False, warnings=[],
                 warning_codes=[], unsupported_sentences=[], outline=[],
                 questions_by_iteration={}, findings=[],
                 search_text=search_text(question, None, None)))
+        self._hold(run_id)
         return run_id
 
     def record_event(self, run_id: str, event: Event) -> None:
-        """Keep ``event`` for the run; written by :meth:`finish`/:meth:`fail` (or
-        :meth:`close`). Safe to call from any thread; order of arrival is kept."""
+        """Keep ``event`` for the run; written within :data:`~deepcite.store.held.FLUSH_S`
+        seconds (and at the latest by :meth:`finish`/:meth:`fail`/:meth:`close`). Safe to
+        call from any thread; order of arrival is kept."""
         with self._lock:
             self._pending.setdefault(run_id, []).append(event)
 
@@ -155,19 +170,19 @@ class HistoryStore(QueueOps):
         and whatever ``result`` it had when it was cancelled."""
         self._end(run_id, "interrupted", None, result, worker)
 
-    def mark_interrupted(self) -> builtins.list[str]:
-        """Mark every run ``running`` without a worker heartbeat as ``interrupted``;
-        returns their ids.
+    def mark_interrupted(self, stale_after_s: float = STALE_S) -> builtins.list[str]:
+        """Mark every in-process run no live process holds as ``interrupted``; returns
+        their ids.
 
-        For a server starting up: a run it finds ``running`` with no heartbeat was run
-        in-process by a previous server that stopped without ending it, and no one will
-        ever end it now. Queued runs and runs held by workers (they have a heartbeat)
-        are left alone - a silent worker's runs are :meth:`reap`'s business. Only call
-        it when no other process runs research in-process on this store.
+        A run researched in-process has a heartbeat while its process lives (see
+        :mod:`deepcite.store.held`); one silent for ``stale_after_s`` seconds was left by
+        a process that died, and no one will ever end it now. Runs a live CLI, MCP
+        server or second web server holds are left alone, and so are queued runs and
+        runs held by workers - a silent worker's runs are :meth:`reap`'s business.
         """
         now = datetime.now(UTC)
-        orphaned = (Run.status == "running", Run.heartbeat_at.is_(None))
-        with self._writing() as session:
+        orphaned = self._orphaned(stale_after_s)
+        with self._flush_lock, self._writing() as session:
             ids = list(session.scalars(select(Run.id).where(*orphaned)
                                        .order_by(Run.created_at)))
             if ids:
@@ -179,10 +194,20 @@ class HistoryStore(QueueOps):
 
     def _end(self, run_id: str, status: RunStatus, error: str | None,
              result: ResearchResult | None, worker: str | None = None) -> None:
-        with self._writing() as session:
+        try:
+            self._end_held(run_id, status, error, result, worker)
+        finally:
+            if worker is None:
+                self._release(run_id)
+
+    def _end_held(self, run_id: str, status: RunStatus, error: str | None,
+                  result: ResearchResult | None, worker: str | None) -> None:
+        with self._flush_lock, self._writing() as session:
             if session.scalar(select(Run.id).where(Run.id == run_id)) is None:
-                raise StoreError(f"Run {run_id} is not in the history (was it deleted "
-                                 "while it ran?); its result was not stored")
+                with self._lock:
+                    self._pending.pop(run_id, None)
+                raise UnknownRunError(f"Run {run_id} is not in the history (was it deleted "
+                                      "while it ran?); its result was not stored")
             values: dict[str, Any] = {"status": status, "error": error,
                                       "finished_at": datetime.now(UTC)}
             if result is not None:
@@ -222,22 +247,32 @@ class HistoryStore(QueueOps):
             session.execute(delete(Run).where(Run.id == run_id))
         with self._lock:
             self._pending.pop(run_id, None)
+            self._held.discard(run_id)
         return run_id
 
     # ------------------------------------------------------------------ reading
 
     def get(self, ref: str) -> StoredRun:
-        """The run ``ref`` names (an id or a unique prefix), re-assembled."""
+        """The run ``ref`` names (an id or a unique prefix), re-assembled.
+
+        A row that cannot be read back - values a newer deepcite wrote, or a column
+        damaged by something else (invalid JSON, a timestamp that is not one) - is one
+        :class:`StoreError` naming the run and what to do, never a traceback: the rows
+        are decoded as they load, so the loading is guarded as well as the assembling.
+        """
         with self._reading() as session:
             run_id = self._resolve(session, ref)
-            run = session.get_one(Run, run_id)
-            sources = list(session.scalars(select(SourceRow).where(SourceRow.run_id == run_id)
-                                           .order_by(SourceRow.number)))
-            checks = list(session.scalars(select(CheckRow).where(CheckRow.run_id == run_id)
-                                          .order_by(CheckRow.position)))
-            events = list(session.scalars(select(EventRow).where(EventRow.run_id == run_id)
-                                          .order_by(EventRow.seq)))
             try:
+                run = session.get_one(Run, run_id)
+                sources = list(session.scalars(
+                    select(SourceRow).where(SourceRow.run_id == run_id)
+                    .order_by(SourceRow.number)))
+                checks = list(session.scalars(
+                    select(CheckRow).where(CheckRow.run_id == run_id)
+                    .order_by(CheckRow.position)))
+                events = list(session.scalars(
+                    select(EventRow).where(EventRow.run_id == run_id)
+                    .order_by(EventRow.seq)))
                 return StoredRun(
                     id=run.id, created_at=run.created_at, finished_at=run.finished_at,
                     status=cast(RunStatus, run.status), mode=cast(ReportMode, run.mode),
@@ -249,6 +284,15 @@ class HistoryStore(QueueOps):
                 raise StoreError(f"Run {run_id[:8]} cannot be read by this deepcite "
                                  f"({where}: {problem['msg']}); upgrade deepcite, or "
                                  f"`deepcite rm {run_id[:8]}`") from None
+            except json.JSONDecodeError:
+                raise StoreError(f"Run {run_id[:8]} is damaged in the history (a stored "
+                                 "column is not valid JSON); `deepcite rm "
+                                 f"{run_id[:8]}` removes it") from None
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                detail = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                raise StoreError(f"Run {run_id[:8]} is damaged in the history "
+                                 f"({detail[:120]}); `deepcite rm {run_id[:8]}` "
+                                 "removes it") from None
 
     def list(self, *, search: str | None = None,
              limit: int | None = None) -> builtins.list[RunSummary]:
@@ -264,8 +308,29 @@ class HistoryStore(QueueOps):
             query = query.where(Run.search_text.like(f"%{pattern}%", escape="\\"))
         if limit is not None:
             query = query.limit(max(limit, 0))
+        # A damaged row (a value decoding refuses, or one no run can have) is left out
+        # and logged, so one bad run never hides the whole history; `show` names it.
         with self._reading() as session:
-            rows = session.execute(query).all()
-        return [RunSummary(id=row[0], created_at=row[1], question=row[2], mode=row[3],
-                           status=row[4], sources=row[5], parent_id=row[6],
-                           strategy=row[7], title=row[8]) for row in rows]
+            try:
+                rows = list(session.execute(query).all())
+            except (ValueError, TypeError):  # decoding failed: read the rows one by one
+                rows = []
+                for run_id in session.scalars(query.with_only_columns(Run.id)):
+                    try:
+                        rows.append(session.execute(query.where(Run.id == run_id)).one())
+                    except (ValueError, TypeError) as error:
+                        logger.warning("run %s is damaged in the history and left out of "
+                                       "the listing (%s); `deepcite rm %s` removes it",
+                                       run_id[:8], type(error).__name__, run_id[:8])
+        summaries = []
+        for row in rows:
+            try:
+                summaries.append(RunSummary(
+                    id=row[0], created_at=row[1], question=row[2], mode=row[3],
+                    status=row[4], sources=row[5], parent_id=row[6], strategy=row[7],
+                    title=row[8]))
+            except ValidationError:
+                logger.warning("run %s has values this deepcite cannot read and is left "
+                               "out of the listing; `deepcite show %s` says why",
+                               str(row[0])[:8], str(row[0])[:8])
+        return summaries

@@ -149,8 +149,10 @@ class QueueOps(StoreBase):
         cutoff = now - timedelta(seconds=timeout_s)
         with self._reading() as session:
             stale = list(session.scalars(
-                select(Run.id).where(Run.status == "running", Run.heartbeat_at.is_not(None),
-                                     Run.heartbeat_at < cutoff)
+                # in-process runs (no worker) heartbeat too, but are never re-queued:
+                # nothing but their own process could run them (mark_interrupted's job)
+                select(Run.id).where(Run.status == "running", Run.worker.is_not(None),
+                                     Run.heartbeat_at.is_not(None), Run.heartbeat_at < cutoff)
                 .order_by(Run.created_at)))
         reaped: builtins.list[tuple[str, str]] = []
         for run_id in stale:
