@@ -3,7 +3,10 @@
 API errors are always JSON ``{"error": {"code", "message"}}`` - scripts parse them -
 while the pages keep FastAPI's own error replies (the pages router renders its own).
 The headers ask browsers not to sniff types, not to send full referrers and to load
-nothing from other origins, which is what a local research app needs.
+nothing from other origins, which is what a local research app needs. In front of every
+route, :class:`~deepcite.web.guard.FrontDoor` refuses other hosts (DNS rebinding),
+cross-site state changes, requests without credentials and oversized bodies before a
+body byte is read.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite._version import __version__
-from deepcite.errors import DeepciteError, QueueError, StoreError
+from deepcite.errors import DeepciteError, QueueError, RequestError, StoreError, UnknownRunError
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
+from deepcite.web.guard import FrontDoor
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +55,8 @@ def create_app(state: WebState) -> FastAPI:
     _include_pages(app, state)
     _add_error_handlers(app)
 
+    # Added first, so it runs inside SecurityHeaders: its refusals get the headers too.
+    app.add_middleware(FrontDoor, state=state)
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -122,6 +128,16 @@ def _add_error_handlers(app: FastAPI) -> None:
         return error_reply(422, "invalid_request", f"Invalid request: {names}",
                            fields=fields)
 
+    async def request_error(request: Request, exc: Exception) -> Response:
+        # A request that names what cannot run (found at submit, after the body parsed):
+        # the same 422 shape as a body that does not validate, with the field it names.
+        assert isinstance(exc, RequestError)
+        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if not _is_api(request):
+            return PlainTextResponse(message, status_code=422)
+        return error_reply(422, "invalid_request", f"Invalid request: {exc.field}: {message}",
+                           fields=[{"field": exc.field, "message": message}])
+
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if not _is_api(request):
@@ -134,7 +150,8 @@ def _add_error_handlers(app: FastAPI) -> None:
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         # The store or the queue being down is the service's trouble, not the request's:
         # 503, so clients and load balancers retry instead of giving up on the request.
-        status, code = ((503, "unavailable") if isinstance(exc, StoreError | QueueError)
+        status, code = ((404, "unknown_run") if isinstance(exc, UnknownRunError)
+                        else (503, "unavailable") if isinstance(exc, StoreError | QueueError)
                         else (400, "bad_request"))
         if not _is_api(request):
             return PlainTextResponse(message, status_code=status)
@@ -143,4 +160,5 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, validation)
     app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestError, request_error)
     app.add_exception_handler(DeepciteError, deepcite_error)

@@ -1,0 +1,494 @@
+"""The web tier's front door: which hosts it answers, who may send a body, how big.
+
+:class:`FrontDoor` is plain ASGI middleware that decides on a request from its headers
+alone, *before* the app reads one byte of its body:
+
+1. **Host** (DNS rebinding). A web page whose name re-resolves to this machine reaches
+   the server with its own name in ``Host``; answering it would let that page read
+   every report, start runs and index folders. Only the names in
+   :attr:`WebState.allowed_hosts <deepcite.web.contracts.WebState.allowed_hosts>` are
+   answered; others get 421 (Misdirected Request), like the MCP SDK's transport
+   security does for ``deepcite mcp --transport streamable-http``. Entries are matched
+   without their port (the port never makes a rebinding attack) and case-insensitively:
+
+   - a name or address: ``localhost``, ``127.0.0.1``, ``::1`` or ``[::1]``,
+     ``research.example.com`` (``host:port`` is accepted and the port ignored);
+   - ``*.example.com``: any name *below* ``example.com`` (not ``example.com`` itself);
+   - ``0.0.0.0`` / ``::`` (the server is bound to all interfaces): any IPv4 / any IP
+     address literal. An address in ``Host`` cannot be a rebinding attack - rebinding
+     needs a DNS name the attacker controls - so it is safe to accept every address
+     of a machine whose addresses the server cannot know;
+   - ``*``: every host (the check is off; for a proxy that rewrites ``Host``).
+
+   An empty tuple means no host check at all: that is what in-process test clients
+   (``Host: testserver``) get. ``deepcite serve`` always passes
+   :func:`allowed_hosts_for` its bind address, so the command is never without one:
+   loopback binds answer ``localhost``, ``127.0.0.1`` and ``[::1]``; a specific address
+   or name answers only that; all interfaces (``0.0.0.0``/``::``, which need a token)
+   answer any address literal, ``localhost`` and this machine's host name and FQDN -
+   any other name (a reverse proxy's) needs ``--allowed-host NAME``.
+
+2. **Origin** (cross-site requests). A state-changing request (POST, PUT, PATCH,
+   DELETE) whose ``Origin`` is not this server's host or an allowed host (``*``
+   excepted, which only turns the Host check off) gets 403, and so does one without
+   ``Origin`` that a browser marked ``Sec-Fetch-Site: cross-site``. ``Origin: null``
+   (an opaque origin: a no-referrer policy, a sandboxed frame, a ``data:`` page) passes
+   only when the browser also says ``Sec-Fetch-Site: same-origin``.
+
+3. **Credentials before bodies.** With a token set, API requests other than
+   ``/api/v1/health`` and the OpenAPI document need ``Authorization: Bearer <token>``
+   (or, for GET, a signed logged-in page session: the live view and downloads cannot
+   send headers; the API still checks it is live), else 401. A request with a *wrong*
+   token goes on to the API's own check, which throttles guessing, but with an empty
+   body in place of the one sent. Page form posts need the session cookie the form was
+   shown with (every real form post carries it): without a valid one they get 403, and
+   with a token set, a session that is not (or no longer) logged in is sent to the
+   login page, as the route would. ``/login`` gets only the small cap. Without a token
+   the pages' sessions are signed with a key private to the pages router, so only the
+   cookie's presence is checked here (the route's CSRF check still verifies it).
+
+4. **Body size.** Every route has a cap in :data:`BODY_CAPS` (:data:`SMALL_BODY` for
+   any route not listed): a ``Content-Length`` over it gets 413 at once, and a body
+   streamed without one (chunked) is counted as it arrives and cut off with 413 once
+   over.
+
+Refusals are one line: JSON ``{"error": {"code", "message"}}`` under ``/api``, plain
+text elsewhere, and they close the connection (the unread body is never read).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import re
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from deepcite.materials.limits import MAX_TOTAL_CHARS
+from deepcite.web.api import history_store
+from deepcite.web.contracts import WebState
+from deepcite.web.pages_auth import COOKIE, Sessions
+from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+
+logger = logging.getLogger(__name__)
+
+KIB = 1024
+MIB = 1024 * KIB
+
+API_PREFIX = "/api/v1"
+#: API routes anyone may call, token or not (no body, nothing private).
+PUBLIC_API = frozenset({f"{API_PREFIX}/health", f"{API_PREFIX}/openapi.json"})
+#: Methods that change state: the Origin check applies to them.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: Page posts a visitor makes before (or while) logging in: no logged-in session needed.
+LOGIN_PATH, LOGOUT_PATH = "/login", "/logout"
+
+#: Cap of every route not in :data:`BODY_CAPS`: forms with a few short fields (login,
+#: logout, cancel, delete, reindex, a collection's name and folder) and small JSON.
+SMALL_BODY = 64 * KIB
+#: ``POST /api/v1/research``: a question and materials given inline. Their content is at
+#: most ``MAX_TOTAL_CHARS`` characters in all, and JSON writes a non-ASCII character as a
+#: six-byte ``\uXXXX`` escape by default (``json.dumps``, ``requests``); 8 MiB more
+#: hold the other fields and the materials' URLs and titles.
+API_RESEARCH_BODY = 6 * MAX_TOTAL_CHARS + 8 * MIB
+#: The research form's fields other than files: the pasted text (``pages.MAX_FIELD_BYTES``,
+#: 5 MiB), the short fields and the multipart framing of every file.
+FORM_FIELDS_BODY = 6 * MIB
+#: ``POST /``: the research form, with all the uploads it may carry together
+#: (``MAX_UPLOAD_TOTAL_BYTES``; each at most ``MAX_UPLOAD_BYTES``).
+RESEARCH_FORM_BODY = MAX_UPLOAD_TOTAL_BYTES + FORM_FIELDS_BODY
+
+
+@dataclass(frozen=True)
+class BodyCap:
+    """The most bytes a request body to ``method path`` may have; ``{name}`` in ``path``
+    stands for one path segment. ``hint`` says what fits, for the 413 message."""
+
+    method: str
+    path: str
+    limit: int
+    hint: str = ""
+
+    def matches(self, method: str, path: str) -> bool:
+        """Whether the cap is the one of ``method path``."""
+        return method == self.method and _template(self.path).fullmatch(path) is not None
+
+
+#: Every route's body cap, in one place; a route not listed gets :data:`SMALL_BODY`.
+BODY_CAPS: tuple[BodyCap, ...] = (
+    BodyCap("POST", f"{API_PREFIX}/research", API_RESEARCH_BODY,
+            f"materials of up to {MAX_TOTAL_CHARS:,} characters in all"),
+    BodyCap("POST", f"{API_PREFIX}/research/{{run_id}}/cancel", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/collections", SMALL_BODY),
+    BodyCap("POST", "/", RESEARCH_FORM_BODY,
+            f"up to {MAX_UPLOAD_FILES} files, {MAX_UPLOAD_TOTAL_BYTES // MIB} MiB together "
+            f"and {MAX_UPLOAD_BYTES // MIB} MiB each, plus pasted text"),
+    BodyCap("POST", LOGIN_PATH, SMALL_BODY),
+    BodyCap("POST", LOGOUT_PATH, SMALL_BODY),
+    BodyCap("POST", "/runs/{run_id}/cancel", SMALL_BODY),
+    BodyCap("POST", "/history/{run_id}/delete", SMALL_BODY),
+    BodyCap("POST", "/collections", SMALL_BODY),
+    BodyCap("POST", "/collections/{name}/reindex", SMALL_BODY),
+)
+
+_TEMPLATES: dict[str, re.Pattern[str]] = {}
+
+
+def _template(path: str) -> re.Pattern[str]:
+    pattern = _TEMPLATES.get(path)
+    if pattern is None:
+        parts = re.split(r"\{[^/{}]+\}", path)
+        pattern = _TEMPLATES[path] = re.compile("[^/]+".join(re.escape(p) for p in parts))
+    return pattern
+
+
+def body_cap(method: str, path: str) -> BodyCap:
+    """The cap of a request body to ``method path`` (a trailing slash ignored)."""
+    if len(path) > 1:
+        path = path.rstrip("/") or "/"
+    for cap in BODY_CAPS:
+        if cap.matches(method, path):
+            return cap
+    return BodyCap(method, path, SMALL_BODY)
+
+
+# ------------------------------------------------------------------------ hosts
+
+
+def split_host(value: str, *, pattern: bool = False) -> str | None:
+    """The host of a ``Host`` header (or, with ``pattern``, of an allowed-host entry,
+    which may start with ``*.``): lower case, without port, brackets or trailing dot,
+    addresses in their normal form; ``None`` when it is not a host at all."""
+    value = value.strip().lower()
+    port = ""
+    if value.startswith("["):
+        name, bracket, port = value[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")):
+            return None
+        port = port[1:]
+    elif value.count(":") == 1:
+        name, _, port = value.partition(":")
+    else:
+        name = value  # a bare name, or a bare IPv6 address
+    if port and not port.isdigit():
+        return None
+    name = name.rstrip(".")
+    address = _address(name)
+    if address is not None:
+        return str(address)
+    label = r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?"
+    wildcard = r"(?:\*\.)?" if pattern else ""
+    if not re.fullmatch(rf"{wildcard}{label}(?:\.{label})*", name):
+        return None
+    return name
+
+
+def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(name)
+    except ValueError:
+        return None
+
+
+def host_allowed(name: str, allowed: Iterable[str], *, star: bool = True) -> bool:
+    """Whether host ``name`` (a ``Host`` header's, port or not) matches an ``allowed``
+    entry (the forms are in the module docstring); ``star=False`` ignores ``*``."""
+    normal = split_host(name)
+    if normal is None:
+        return False
+    name = normal
+    address = _address(name)
+    for entry in allowed:
+        pattern = "*" if entry.strip() == "*" else split_host(entry, pattern=True)
+        if pattern is None:
+            continue
+        if pattern == "*":
+            if star:
+                return True
+        elif pattern.startswith("*."):
+            if address is None and name.endswith(pattern[1:]):
+                return True
+        elif pattern == "0.0.0.0":
+            if isinstance(address, ipaddress.IPv4Address):
+                return True
+        elif pattern == "::":
+            if address is not None:
+                return True
+        elif pattern == name:
+            return True
+    return False
+
+
+def _is_loopback(host: str) -> bool:
+    name = split_host(host)
+    if name == "localhost":
+        return True
+    address = _address(name or "")
+    return address is not None and address.is_loopback
+
+
+def allowed_hosts_for(bind: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The hosts a server bound to ``bind`` answers (see the module docstring), plus
+    ``extra`` (``--allowed-host``); never empty, so the host check is always on."""
+    name = split_host(bind) or bind.strip().lower()
+    hosts = [name]
+    if _is_loopback(bind):
+        hosts += ["localhost", "127.0.0.1", "::1"]
+    elif name in ("0.0.0.0", "::", ""):
+        hosts += ["localhost", socket.gethostname().lower(), socket.getfqdn().lower()]
+    hosts += [entry.strip() for entry in extra if entry.strip()]
+    return tuple(dict.fromkeys(host for host in hosts if host))
+
+
+def bad_allowed_host(entry: str) -> str | None:
+    """Why ``entry`` cannot be an ``--allowed-host`` (``None`` when it can)."""
+    if entry.strip() == "*" or split_host(entry, pattern=True) is not None:
+        return None
+    return (f"--allowed-host {entry!r} is not a host: give a name, an address, "
+            "*.example.com or *")
+
+
+# ------------------------------------------------------------------------ the middleware
+
+
+class FrontDoor:
+    """Refuses, from the headers alone, requests for another host, cross-site state
+    changes, requests without credentials and bodies over their route's cap; counts a
+    body's bytes as the app reads it. Plain ASGI (see ``SecurityHeaders``)."""
+
+    def __init__(self, app: ASGIApp, state: WebState) -> None:
+        self.app = app
+        self.state = state
+        # With a token the pages' cookies are signed with a key derived from it, so they
+        # verify here (and logins are checked against the store the pages record them
+        # in); without one the key is the pages router's own: only presence is checked.
+        self.sessions = (Sessions(state.token, lambda: history_store(state))
+                         if state.token else None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        method: str = scope["method"]
+        path: str = scope["path"]
+        refusal = self._wrong_host(headers, path) or self._cross_site(headers, method, path)
+        if refusal is None:
+            if _is_api(path):
+                if not self._api_credentials(scope, headers, method, path):
+                    if "authorization" in headers:
+                        # A wrong token: the API's own check answers (and throttles
+                        # guessing), but it never gets a byte of the body.
+                        await self.app(scope, _no_body(), _closing_send(send))
+                        return
+                    refusal = _refuse(True, 401, "unauthorized", "A valid token is "
+                                      "required: send Authorization: Bearer <token>",
+                                      headers={"WWW-Authenticate": "Bearer"})
+            elif method in UNSAFE_METHODS and path != LOGIN_PATH:
+                refusal = await self._session_refusal(scope, path)
+        cap = body_cap(method, path)
+        if refusal is None:
+            refusal = _declared_too_large(headers, method, path, cap)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await _Metered(self.app, scope, cap).run(receive, send)
+
+    def _wrong_host(self, headers: Headers, path: str) -> Response | None:
+        allowed = self.state.allowed_hosts
+        if not allowed:
+            return None
+        given = headers.get("host", "")
+        host = split_host(given)
+        if host is not None and host_allowed(host, allowed):
+            return None
+        return _refuse(_is_api(path), 421, "misdirected_request",
+                       f"This server does not answer to host {given[:100] or '(none)'!r}: "
+                       "open it by its own address, or start deepcite serve with "
+                       f"--allowed-host {host or 'NAME'}")
+
+    def _cross_site(self, headers: Headers, method: str, path: str) -> Response | None:
+        if method not in UNSAFE_METHODS:
+            return None
+        origin = headers.get("origin")
+        fetch_site = headers.get("sec-fetch-site", "").strip().lower()
+        if origin is not None and origin.strip().lower() == "null" \
+                and fetch_site == "same-origin":
+            # An opaque origin: a page with a no-referrer policy, or privacy settings.
+            # A sandboxed frame or data: page of another site says "cross-site" here.
+            return None
+        if origin is None:
+            if fetch_site != "cross-site":
+                return None
+            problem = ("Cross-site request refused: send it from this server's own pages, "
+                       "or from a script")
+        else:
+            try:
+                netloc = urlsplit(origin.strip()).netloc if "://" in origin else ""
+            except ValueError:  # "http://[::1" and the like: no origin at all
+                netloc = ""
+            origin_host = split_host(netloc.rpartition("@")[2]) if netloc else None
+            host = split_host(headers.get("host", ""))
+            if origin_host is not None and (origin_host == host or host_allowed(
+                    origin_host, self.state.allowed_hosts, star=False)):
+                return None
+            problem = (f"Cross-site request refused: Origin {origin[:100]!r} is not this "
+                       "server (a proxy's name needs deepcite serve --allowed-host NAME)")
+        return _refuse(_is_api(path), 403, "cross_site", problem)
+
+    def _api_credentials(self, scope: Scope, headers: Headers, method: str,
+                         path: str) -> bool:
+        """The API's rule (``deepcite.web.api``): no token set, a public route, the
+        bearer token (constant-time), or for GET a signed logged-in page session - whether
+        it is still live is the API's own check, on a thread (a GET has no body)."""
+        token = self.state.token
+        if token is None or path.rstrip("/") in PUBLIC_API:
+            return True
+        if method in ("GET", "HEAD") and self.sessions is not None:
+            claimed = self.sessions.claimed(Request(scope).cookies.get(COOKIE))
+            if claimed is not None and claimed.authed:
+                return True
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode("utf-8"), token.encode("utf-8"))
+
+    async def _session_refusal(self, scope: Scope, path: str) -> Response | None:
+        """A page form post without the session its form was shown with: 403; with a
+        session that is not (or no longer) logged in while a token is set: to the login
+        page, as the route itself would."""
+        cookie = Request(scope).cookies.get(COOKIE)
+        if self.sessions is None:
+            if cookie:
+                return None
+        else:
+            session = self.sessions.claimed(cookie)
+            if session is not None:
+                if path == LOGOUT_PATH:
+                    return None
+                if session.authed and await anyio.to_thread.run_sync(
+                        self.sessions.live, session):
+                    return None
+                return _closing(Response(status_code=303, headers={"Location": LOGIN_PATH}))
+        return _refuse(False, 403, "no_session", "Your session is missing or has expired - "
+                       "reload the page and submit the form again")
+
+
+def _declared_too_large(headers: Headers, method: str, path: str,
+                        cap: BodyCap) -> Response | None:
+    declared = headers.get("content-length")
+    if declared is None:
+        return None
+    if not declared.strip().isdigit():
+        return _refuse(_is_api(path), 400, "bad_content_length",
+                       "The Content-Length header is not a number of bytes - send a valid one")
+    if int(declared) > cap.limit:
+        return _too_large(_is_api(path), method, path, cap)
+    return None
+
+
+def _no_body() -> Receive:
+    """A ``receive`` that gives an empty body, then a disconnect: the client's body is
+    never read."""
+    given = False
+
+    async def receive() -> Message:
+        nonlocal given
+        if given:
+            return {"type": "http.disconnect"}
+        given = True
+        return {"type": "http.request", "body": b"", "more_body": False}
+    return receive
+
+
+def _closing_send(send: Send) -> Send:
+    """``send`` with ``Connection: close`` on the reply: the unread body ends the
+    connection."""
+    async def closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            MutableHeaders(scope=message)["Connection"] = "close"
+        await send(message)
+    return closing
+
+
+class _Metered:
+    """One request through the app with its body counted against ``cap``: over it, the
+    client gets 413 (unless a reply had started), the app a disconnect."""
+
+    def __init__(self, app: ASGIApp, scope: Scope, cap: BodyCap) -> None:
+        self.app, self.scope, self.cap = app, scope, cap
+        self.received = 0
+        self.started = self.over = self.replied = False
+
+    async def run(self, receive: Receive, send: Send) -> None:
+        async def counted() -> Message:
+            if self.over:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                self.received += len(message.get("body", b""))
+                if self.received > self.cap.limit:
+                    self.over = True
+                    if not self.started:
+                        self.replied = True
+                        await _too_large(_is_api(self.scope["path"]), self.scope["method"],
+                                         self.scope["path"], self.cap)(self.scope, receive,
+                                                                       send)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def tracked(message: Message) -> None:
+            if self.replied:
+                return  # the client has its 413; what the app says after is moot
+            if message["type"] == "http.response.start":
+                self.started = True
+            await send(message)
+
+        try:
+            await self.app(self.scope, counted, tracked)
+        except Exception:
+            if not self.replied:
+                raise
+            # The app saw the disconnect the cut-off body became and gave up on it.
+            logger.debug("request body over %d bytes cut off", self.cap.limit, exc_info=True)
+
+
+def _is_api(path: str) -> bool:
+    return path == API_PREFIX or path.startswith(API_PREFIX + "/")
+
+
+def _size(limit: int) -> str:
+    if limit >= MIB:
+        return f"{limit / MIB:.0f} MiB" if limit % MIB == 0 else f"{limit / MIB:.1f} MiB"
+    return f"{limit // KIB} KiB"
+
+
+def _too_large(api: bool, method: str, path: str, cap: BodyCap) -> Response:
+    what = f" ({cap.hint})" if cap.hint else ""
+    return _refuse(api, 413, "body_too_large",
+                   f"Request body too large: {method} {path[:100]} accepts at most "
+                   f"{_size(cap.limit)}{what} - send less")
+
+
+def _refuse(api: bool, status: int, code: str, message: str, *,
+            headers: dict[str, str] | None = None) -> Response:
+    response: Response = (
+        JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
+                     headers=headers) if api
+        else PlainTextResponse(message, status_code=status, headers=headers))
+    return _closing(response)
+
+
+def _closing(response: Response) -> Response:
+    """``response`` closing the connection: the body it refuses is never read, so the
+    connection cannot carry another request."""
+    response.headers["Connection"] = "close"
+    return response
