@@ -44,13 +44,16 @@ DEMO_COLLECTION = "demo"
 
 
 def open_collections(settings: Settings, names: Sequence[str]) -> list[Collection]:
-    """Open the named collections; ``demo`` is built on first use."""
+    """Open the named collections; ``demo`` is built on first use.
+
+    Names only (:meth:`Collection.named`), never file paths: ``search.collections`` can
+    come from a web or MCP request, and a path there must not open a server file."""
     opened = []
     for name in dict.fromkeys(names):
         if name == DEMO_COLLECTION:
             opened.append(ensure_demo_collection(settings))
         else:
-            opened.append(Collection.open(name, settings=settings))
+            opened.append(Collection.named(name, settings=settings))
     return opened
 
 

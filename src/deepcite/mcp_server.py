@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import threading
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any, Literal
 
 import anyio
@@ -36,10 +38,12 @@ from mcp.types import CallToolResult, TextContent
 
 from deepcite.api import build_researcher, open_collections, run_question
 from deepcite.collections import list_collections as collection_infos
+from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
 from deepcite.report import to_json_dict, to_markdown
 from deepcite.report.detailed import DetailedReport
+from deepcite.run_checks import MAX_NAME_CHARS, check_run
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
 from deepcite.security.terminal import one_line
@@ -97,6 +101,13 @@ def _require_text(value: str, what: str) -> str:
     return value
 
 
+def _require_name(value: str, what: str) -> str:
+    if len(value) > MAX_NAME_CHARS:
+        raise InputError(f"The {what} name is longer than {MAX_NAME_CHARS} characters - "
+                         f"no {what} has such a name")
+    return value
+
+
 def _require_count(value: int, what: str) -> int:
     if value < 1 or value > MAX_RESULTS:
         raise InputError(f"{what} must be between 1 and {MAX_RESULTS}, not {value}")
@@ -147,9 +158,39 @@ class _Recorder:
             except DeepciteError as exc:
                 logger.warning("The failed run could not be saved to the history: %s", exc)
 
+    def stop(self, message: str) -> None:
+        """Record at once that the run is cancelled (the client cancelled or went
+        away), without waiting for the research to notice."""
+        if self._store is not None and self.run_id is not None:
+            try:
+                self._store.stop_requested(self.run_id, message)
+            except DeepciteError as exc:
+                logger.warning("The cancel could not be saved to the history: %s", exc)
+
     def close(self) -> None:
+        """Close the store: events still buffered are written, and a run that never
+        ended is stored as interrupted."""
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(self)
         if self._store is not None:
             self._store.close()
+
+
+#: Recorders of runs in flight, closed (their runs stored) when the server exits.
+_ACTIVE: set[_Recorder] = set()
+_ACTIVE_LOCK = threading.Lock()
+#: What a run's history says when its client stopped waiting for it.
+CLIENT_GONE = ("The MCP client cancelled the call or went away; the run was cancelled "
+               "and keeps what it had found")
+
+
+def _close_active() -> None:
+    """Store every run still in flight as the server exits (``interrupted``, with its
+    events), instead of leaving it ``running`` for ever."""
+    with _ACTIVE_LOCK:
+        active = list(_ACTIVE)
+    for recorder in active:
+        recorder.close()
 
 
 # ------------------------------------------------------------------ progress
@@ -220,11 +261,17 @@ class _Cancel:
 # ------------------------------------------------------------------ research
 
 
-def _research_sync(settings: Settings, question: str, mode: ReportMode,
-                   on_event: Callable[[Event], None], cancel: _Cancel
-                   ) -> tuple[ResearchResult, str | None]:
-    """One stored run, start to end, in the calling (worker) thread."""
+def _start_recorder(settings: Settings, question: str, mode: ReportMode) -> _Recorder:
     recorder = _Recorder.start(settings, question, mode)
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(recorder)
+    return recorder
+
+
+def _research_sync(settings: Settings, question: str, mode: ReportMode,
+                   on_event: Callable[[Event], None], cancel: _Cancel,
+                   recorder: _Recorder) -> tuple[ResearchResult, str | None]:
+    """One stored run, start to end, in the calling (worker) thread."""
 
     def send(event: Event) -> None:
         recorder.event(event)
@@ -254,6 +301,12 @@ async def _research(ctx: Context, question: str, mode: ReportMode,
     try:
         _require_text(question, "question")
         settings = _settings(overrides)
+        # The same submit checks as the REST API: a run that cannot work is a tool error
+        # now, not a failure minutes into the research.
+        check_run(settings, question=question,
+                  collections=overrides.get("search.collections") or (),
+                  engines=overrides.get("search.engines") or (),
+                  strategy=overrides.get("research.strategy"))
     except DeepciteError as exc:
         return _error(str(exc))
     progress = _Progress(mode)
@@ -274,14 +327,17 @@ async def _research(ctx: Context, question: str, mode: ReportMode,
             except Exception:  # a closed session must not end the research
                 logger.debug("progress notification not sent", exc_info=True)
 
+    recorder = await anyio.to_thread.run_sync(_start_recorder, settings, question, mode)
     try:
         result, run_id = await anyio.to_thread.run_sync(
-            _research_sync, settings, question, mode, on_event, cancel,
+            _research_sync, settings, question, mode, on_event, cancel, recorder,
             abandon_on_cancel=True)
     except DeepciteError as exc:
         return _error(str(exc))
     except anyio.get_cancelled_exc_class():
         cancel()  # the client gave up: the worker stops and stores what it found
+        with anyio.CancelScope(shield=True):  # said now, not when the worker notices
+            await anyio.to_thread.run_sync(recorder.stop, CLIENT_GONE)
         raise
     markdown = to_markdown(result)
     data = to_json_dict(result) | {"id": run_id}
@@ -414,6 +470,7 @@ def build_server() -> MCPServer:
         try:
             _require_text(query, "query")
             _require_count(max_results, "max_results")
+            _require_name(engine, "engine")
             hits = await anyio.to_thread.run_sync(_search_sync, engine, query, max_results)
         except DeepciteError as exc:
             return _error(str(exc))
@@ -429,6 +486,7 @@ def build_server() -> MCPServer:
         one. list_collections names the collections; "demo" is a bundled sample.
         """
         try:
+            validate_name(name)  # a name, never a path on this machine
             _require_text(query, "query")
             _require_count(k, "k")
             passages = await anyio.to_thread.run_sync(_collection_sync, name, query, k)
@@ -479,7 +537,23 @@ Transport = Literal["stdio", "streamable-http"]
 def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8766) -> None:
     """Run the server until the client goes (stdio) or the process is stopped (HTTP)."""
     server = build_server()
-    if transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port)
+    # SIGTERM as an exception, like Ctrl-C: uvicorn (HTTP) re-raises the signal after
+    # its shutdown, and its default action would end the process before runs in flight
+    # are stored.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host=host, port=port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+        _close_active()
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

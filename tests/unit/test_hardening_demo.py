@@ -9,6 +9,7 @@ from ``$PYTHONDOCS``. An index built that way must be rebuilt after an upgrade.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
@@ -177,6 +178,8 @@ def test_an_old_index_in_a_read_only_folder_is_used_as_it_is(
     _old_demo(settings, tmp_path)
     rendered = _fake_sources(monkeypatch)
     monkeypatch.setattr(demo_module, "can_write", lambda path: False)
+    # the CLI's tests may have left the root logger at ERROR: ask for warnings here
+    caplog.set_level(logging.WARNING, logger=demo_module.__name__)
     demo = ensure_demo_collection(settings)
     assert rendered == [] and demo.info().documents == 1
     assert "older deepcite" in caplog.text and "read-only" in caplog.text

@@ -221,13 +221,17 @@ def test_shutdown_stores_running_runs_as_interrupted(
 
 def test_materials_are_checked_at_submit(client: TestClient) -> None:
     reply = client.post("/api/v1/research", json={"question": "Q?", "materials": [{"x": 1}]})
-    assert reply.status_code == 400 and reply.json()["error"]["code"] == "bad_request"
+    error = reply.json()["error"]
+    assert reply.status_code == 422 and error["code"] == "invalid_request"
+    assert [f["field"] for f in error["fields"]] == ["materials"]
 
 
-def test_bad_overrides_are_400_before_the_run(client: TestClient) -> None:
+def test_bad_overrides_are_422_before_the_run(client: TestClient) -> None:
     reply = client.post("/api/v1/research", json={"question": "Q?", "provider": "nonsense"})
-    assert reply.status_code == 400, reply.text
-    assert "llm.provider" in reply.json()["error"]["message"]
+    assert reply.status_code == 422, reply.text
+    error = reply.json()["error"]
+    assert "llm.provider" in error["message"]
+    assert [f["field"] for f in error["fields"]] == ["provider"]
 
 
 # ----------------------------------------------------------------------- errors

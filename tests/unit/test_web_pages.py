@@ -367,7 +367,9 @@ def test_login_required_when_token_set(settings: Settings, executor: FakeExecuto
     # the API can accept the same cookie for the SSE stream and export links
     request = Request({"type": "http", "headers": [
         (b"cookie", f"deepcite_session={client.cookies['deepcite_session']}".encode())]})
-    assert logged_in(request, TOKEN) and not logged_in(request, "another-token")
+    with HistoryStore.open(settings) as store:  # where the pages recorded the login
+        assert logged_in(request, TOKEN, store)
+        assert not logged_in(request, "another-token", store)
 
 
 def test_login_next_cannot_leave_the_site(settings: Settings, executor: FakeExecutor) -> None:

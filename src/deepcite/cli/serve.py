@@ -30,6 +30,10 @@ def serve_command(
     folder_root: Annotated[list[Path] | None, typer.Option(
         "--folder-root", help="A server folder collections may be indexed from "
         "(repeatable).")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="Another name the server answers to, e.g. a reverse "
+        "proxy's (repeatable; *.example.com for every name below it, * for any). "
+        "Requests for other hosts get 421.")] = None,
 ) -> None:
     """Serve the web app and the REST API (/api/v1)."""
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -42,14 +46,18 @@ def serve_command(
             fail(f"--folder-root {root} is not a folder", 2)
         roots.append(str(root.resolve()))
     try:
-        import uvicorn
-
         from deepcite.web.app import create_app
         from deepcite.web.contracts import RunExecutor, WebState
+        from deepcite.web.guard import allowed_hosts_for, bad_allowed_host
         from deepcite.web.runs import LocalRunExecutor
+        from deepcite.web.serving import serve_app
     except ImportError as exc:
         fail(f"The web app needs the web extra ({exc.name} is missing): "
              "pip install 'deepcite[web]'")
+    for entry in allowed_host or []:
+        problem = bad_allowed_host(entry)
+        if problem:
+            fail(problem, 2)
     with user_errors():
         settings = settings_from({})
         executor: RunExecutor
@@ -59,9 +67,10 @@ def serve_command(
             executor = QueueExecutor(settings)  # runs go to `deepcite worker` processes
         else:
             executor = LocalRunExecutor(settings, workers=workers)
+    # Never empty: the app answers only the names it is bound to (DNS rebinding).
     state = WebState(settings=settings, executor=executor, token=token,
-                     folder_roots=tuple(roots))
-    try:
-        uvicorn.run(create_app(state), host=host, port=port, log_level="info")
-    finally:
-        executor.shutdown()
+                     folder_roots=tuple(roots),
+                     allowed_hosts=allowed_hosts_for(host, allowed_host or []))
+    # SIGTERM and SIGINT alike: no new runs, running ones cancelled and stored with
+    # their events and partial results, then exit 0 (see deepcite.web.serving).
+    serve_app(create_app(state), executor, host=host, port=port)

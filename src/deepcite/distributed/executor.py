@@ -112,10 +112,19 @@ class QueueExecutor:
             ended = self._state(run_id).status in _ENDED
             fresh = self._store.events_after(run_id, after, limit=BATCH)
             left = deadline - time.monotonic()
-            if fresh or ended or left <= 0:
-                return EventBatch(fresh, finished=ended and len(fresh) < BATCH)
+            draining = self._closing.is_set()
+            if fresh or ended or left <= 0 or draining:
+                return EventBatch(fresh, finished=ended and len(fresh) < BATCH,
+                                  draining=draining and not ended)
             with self._wake:
                 self._wake.wait(min(left, POLL_S))
+
+    def drain(self) -> None:
+        """End the event streams this server follows (their clients reconnect to
+        another server); the runs go on on their workers."""
+        self._closing.set()
+        with self._wake:
+            self._wake.notify_all()
 
     def shutdown(self) -> None:
         """Stop the listener and reaper; runs go on on their workers."""

@@ -230,6 +230,10 @@ def work(settings: Settings, *, burst: bool = False) -> None:
     context = _context()
     reaper = Reaper(settings, context.store, context.client)
     reaper.start()
+    # RQ installs its own SIGINT/SIGTERM handlers and never puts the previous ones back:
+    # a program (or test) that calls work() keeps its own Ctrl-C once it returns.
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         while True:
             try:
@@ -254,6 +258,9 @@ def work(settings: Settings, *, burst: bool = False) -> None:
             time.sleep(RECONNECT_S)
     finally:
         reaper.stop()
+        if main:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
 
 
 def _die_with_parent() -> None:

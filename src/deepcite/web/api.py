@@ -7,7 +7,12 @@ handlers), raised here as :class:`ApiError`.
 
 Live events are Server-Sent Events: ``id`` is the event's sequence number, so a client
 that reconnects with ``Last-Event-ID`` (browsers do it themselves) resumes exactly
-where it stopped, and every reader of a run sees the same ordered events.
+where it stopped, and every reader of a run sees the same ordered events. A header that
+is not such an id (not 1-18 ASCII digits) is ignored, as if none was sent.
+
+A run request is checked at submit (:func:`deepcite.web.runs.checked_request`): one
+that names what cannot run is 422 ``invalid_request`` with the field, never a 202
+followed by a failed run. The bundled ``demo`` collection cannot be replaced (409).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,13 +35,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from deepcite._version import __version__
 from deepcite.collections import Collection
 from deepcite.collections.collection import list_collections, validate_name
-from deepcite.errors import ConfigError, DeepciteError
+from deepcite.errors import ConfigError, DeepciteError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.report import to_json_dict
+from deepcite.run_checks import reserved_collection
 from deepcite.store import HistoryStore
 from deepcite.types import Event
 from deepcite.web.contracts import RunInfo, RunRequest, WebState
-from deepcite.web.pages_auth import logged_in
+from deepcite.web.downloads import content_disposition
+from deepcite.web.login_throttle import LoginThrottle
+from deepcite.web.pages_auth import COOKIE, Sessions
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +55,8 @@ KEEP_ALIVE_S = 15.0
 MAX_STREAMS = 256
 _EVENT = TypeAdapter(Event)
 _ENDED = {"completed", "cancelled", "failed", "interrupted"}
+#: What a ``Last-Event-ID`` this API wrote looks like: ASCII digits, at most 18 of them.
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
 
 
 class ApiError(Exception):
@@ -85,13 +96,15 @@ def history_store(state: WebState) -> HistoryStore:
     if isinstance(store, HistoryStore):
         return store
     with _STORES_LOCK:
-        opened = _STORES.get(id(state))
-        if opened is None:
-            opened = _STORES[id(state)] = HistoryStore.open(state.settings)
-        return opened
+        kept = _STORES.get(id(state))
+        if kept is None or kept[0] is not state:  # an id is reused once its state is gone
+            kept = _STORES[id(state)] = (state, HistoryStore.open(state.settings))
+        return kept[1]
 
 
-_STORES: dict[int, HistoryStore] = {}
+#: Stores opened for states whose executor has none, with the state itself, so an id
+#: is never taken for another state's.
+_STORES: dict[int, tuple[WebState, HistoryStore]] = {}
 _STORES_LOCK = threading.Lock()
 
 
@@ -114,7 +127,10 @@ def api_router(state: WebState) -> APIRouter:
         info = _info(state, run_id)
         result = None
         if info.state in _ENDED:
-            result = to_json_dict(history_store(state).get(run_id).result)
+            try:
+                result = to_json_dict(history_store(state).get(run_id).result)
+            except UnknownRunError:  # deleted since it ended
+                raise _unknown(run_id) from None
         return RunStatusReply(**info.model_dump(), result=result)
 
     @guarded.post("/research/{run_id}/cancel", tags=["runs"])
@@ -132,8 +148,9 @@ def api_router(state: WebState) -> APIRouter:
     async def events(run_id: str, after: Annotated[int, Query(ge=0)] = 0,
                      last_event_id: Annotated[str | None, Header()] = None
                      ) -> StreamingResponse:
-        if last_event_id is not None and last_event_id.strip().isdigit():
-            after = int(last_event_id.strip())
+        resumed = _last_event_id(last_event_id)
+        if resumed is not None:
+            after = resumed
         await anyio.to_thread.run_sync(_info, state, run_id)  # 404 before the stream
         return StreamingResponse(_stream(state, run_id, after, limiter),
                                  media_type="text/event-stream",
@@ -157,8 +174,9 @@ def api_router(state: WebState) -> APIRouter:
         result = history_store(state).get(run_id).result
         exported = export_report(result, format_status.name,
                                  ExportOptions.from_settings(state.settings))
+        # The file name is the title's, in any script: RFC 6266 header, never raw UTF-8.
         return Response(exported.data, media_type=exported.media_type, headers={
-            "Content-Disposition": f'attachment; filename="{exported.filename}"'})
+            "Content-Disposition": content_disposition(exported.filename)})
 
     @guarded.get("/history", tags=["history"])
     def history(search: str | None = None,
@@ -176,6 +194,9 @@ def api_router(state: WebState) -> APIRouter:
     @guarded.post("/collections", status_code=202, tags=["collections"])
     def add_collection(body: NewCollection) -> dict[str, str]:
         validate_name(body.name)
+        reserved = reserved_collection(body.name)
+        if reserved is not None:
+            raise ApiError(409, "reserved_name", str(reserved))
         folder = _allowed_folder(state, body.folder)
         threading.Thread(target=_index, args=(state, body.name, folder),
                          name=f"deepcite-index-{body.name}", daemon=True).start()
@@ -188,26 +209,64 @@ def api_router(state: WebState) -> APIRouter:
 # ---------------------------------------------------------------------- helpers
 
 
-def _token_check(state: WebState) -> Any:
+def _token_check(state: WebState, throttle: LoginThrottle | None = None) -> Any:
     """The dependency requiring ``Authorization: Bearer <token>`` when a token is set;
-    compared in constant time so the reply's timing does not leak the token."""
+    compared in constant time so the reply's timing does not leak the token.
+
+    Wrong tokens are throttled as wrong login passwords are (:mod:`~deepcite.web.
+    login_throttle`, counted apart from the login form's): past the limit a request
+    sending a token gets 429 before it is compared, so the API is no faster a way to
+    guess it. ``throttle`` replaces the default, for tests with a clock of their own."""
+    guesses = throttle or LoginThrottle()
+    sessions = Sessions(state.token, lambda: history_store(state)) if state.token else None
+
     async def check(request: Request,
                     authorization: Annotated[str | None, Header()] = None) -> None:
-        # async: pure CPU, so no hop to the thread pool on every request
+        # async: the bearer check is pure CPU, so no hop to the thread pool for it
         if state.token is None:
             return
         # The pages' live view (EventSource) and download links cannot send a header;
         # their session cookie is accepted for reading only, so a forged cross-site
-        # form can never start or cancel a run with it.
-        if request.method == "GET" and logged_in(request, state.token):
-            return
+        # form can never start or cancel a run with it - and only while the session is
+        # live in the store (not logged out, not expired): one read, on a thread, and
+        # only for a cookie whose signature holds.
+        if request.method == "GET" and sessions is not None:
+            claimed = sessions.claimed(request.cookies.get(COOKIE))
+            if claimed is not None and claimed.authed and await anyio.to_thread.run_sync(
+                    sessions.live, claimed):
+                return
+        host = request.client.host if request.client else None
+        if authorization is not None:
+            wait = guesses.retry_after(host)
+            if wait is not None:
+                raise ApiError(429, "too_many_attempts", "Too many wrong tokens - wait "
+                               f"{wait} seconds, then retry with the right token",
+                               headers={"Retry-After": str(wait)})
         scheme, _, given = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(
                 given.strip().encode("utf-8"), state.token.encode("utf-8")):
+            if authorization is not None:
+                guesses.failed(host)
             raise ApiError(401, "unauthorized", "A valid token is required: send "
                            "Authorization: Bearer <token>",
                            headers={"WWW-Authenticate": "Bearer"})
+        guesses.succeeded(host)
     return check
+
+
+def _last_event_id(header: str | None) -> int | None:
+    """The sequence number a reconnecting client sends, or ``None`` to ignore the header.
+
+    Only 1-18 ASCII digits count (the ids this API writes): ``str.isdigit`` also takes
+    ``²`` and other digits ``int`` refuses, and a huge number is no id either. A header
+    that is not an id is ignored, not an error - the stream then starts at ``after``, as
+    for a client that sent none, because a browser's EventSource cannot be told to
+    drop a bad one.
+    """
+    if header is None:
+        return None
+    text = header.strip()
+    return int(text) if _EVENT_ID.fullmatch(text) else None
 
 
 def _unknown(run_id: str) -> ApiError:
@@ -235,6 +294,8 @@ async def _stream(state: WebState, run_id: str, after: int,
             info = await anyio.to_thread.run_sync(_info, state, run_id, limiter=limiter)
             yield f"event: end\ndata: {json.dumps({'state': info.state})}\n\n"
             return
+        if batch.draining:
+            return  # the server is stopping; the client resumes elsewhere by its id
         if not batch.events:
             yield ": keep-alive\n\n"
 

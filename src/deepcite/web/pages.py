@@ -20,16 +20,26 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from deepcite.errors import DeepciteError
+from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError
+from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
+from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions, safe_next
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, UPLOAD_SUFFIXES, form_choices, run_request
+from deepcite.web.pages_forms import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_FILES,
+    UPLOAD_SUFFIXES,
+    form_choices,
+    run_request,
+)
 from deepcite.web.pages_progress import progress_of
 from deepcite.web.pages_views import (
     IndexJobs,
@@ -62,10 +72,15 @@ def _environment() -> Environment:
                        trim_blocks=True, lstrip_blocks=True)
 
 
-def pages_router(state: WebState) -> APIRouter:
-    """The pages' routes for ``state``; include it and call :func:`mount_static`."""
+def pages_router(state: WebState, *, auth: Sessions | None = None,
+                 login_throttle: LoginThrottle | None = None) -> APIRouter:
+    """The pages' routes for ``state``; include it and call :func:`mount_static`.
+
+    ``auth`` and ``login_throttle`` replace the sessions (kept in the history store of
+    ``state``) and the login throttle, for tests that need a clock of their own."""
     router = APIRouter(include_in_schema=False)
-    sessions = Sessions(state.token)
+    sessions = auth or Sessions(state.token, lambda: history_store(state))
+    throttle = login_throttle or LoginThrottle()
     templates = _environment()
     jobs = IndexJobs()
     exports: list[str] = []
@@ -91,7 +106,9 @@ def pages_router(state: WebState) -> APIRouter:
 
     async def posted(request: Request) -> tuple[FormData, Session]:
         form = await request.form(max_part_size=MAX_FIELD_BYTES)
-        session = sessions.check_csrf(request, form.get(CSRF_FIELD))
+        # a thread: a logged-in session is checked against the history store
+        session = await anyio.to_thread.run_sync(sessions.check_csrf, request,
+                                                 form.get(CSRF_FIELD))
         if not sessions.allowed(session):
             raise HTTPException(status_code=303, detail="Log in first",
                                 headers={"Location": "/login"})
@@ -129,11 +146,34 @@ def pages_router(state: WebState) -> APIRouter:
 
     @router.post("/")
     async def submit(request: Request) -> Response:
+        # Parsed here first, with the file cap, so the parser never spools more files
+        # than a run can take; posted() below then reads the same, cached form.
+        try:
+            await request.form(max_files=MAX_UPLOAD_FILES, max_part_size=MAX_FIELD_BYTES)
+        except StarletteHTTPException as exc:
+            if exc.status_code != 400:
+                raise
+            problem = (f"Too many files: at most {MAX_UPLOAD_FILES} can be uploaded at once"
+                       " - leave some out" if "files" in str(exc.detail).lower()
+                       else f"The form was refused ({exc.detail}) - shorten it and retry")
+            refused = await anyio.to_thread.run_sync(session_for, request)
+            return await anyio.to_thread.run_sync(research_form, request, refused, 400,
+                                                  [problem])
         form, session = await posted(request)
-        run, problems = await run_request(form)
+        run, problems = await run_request(form)  # parses the uploads in a worker thread
         if run is None:
-            return research_form(request, session, 400, problems, form)
-        run_id = state.executor.submit(run)
+            return await anyio.to_thread.run_sync(research_form, request, session, 400,
+                                                  problems, form)
+        try:
+            run_id = await anyio.to_thread.run_sync(state.executor.submit, run)
+        except (InputError, ConfigError) as exc:
+            # the executor's submit checks (unknown collection, strategy the model cannot
+            # run, bad materials...) are the form's problems, shown on the form
+            problem = _first_line(exc)
+            if isinstance(exc, RequestError):
+                problem = f"{exc.field}: {problem}"
+            return await anyio.to_thread.run_sync(research_form, request, session, 400,
+                                                  [problem], form)
         return RedirectResponse(f"/runs/{_quote(run_id)}", status_code=303)
 
     # ------------------------------------------------------------------ runs
@@ -156,8 +196,7 @@ def pages_router(state: WebState) -> APIRouter:
     @router.post("/runs/{run_id}/cancel")
     async def cancel(request: Request, run_id: str) -> Response:
         await posted(request)
-        with contextlib.suppress(KeyError):
-            state.executor.cancel(run_id)
+        await anyio.to_thread.run_sync(cancel_run, run_id)
         return RedirectResponse(f"/runs/{_quote(run_id)}", status_code=303)
 
     # ------------------------------------------------------------------ reports
@@ -194,6 +233,17 @@ def pages_router(state: WebState) -> APIRouter:
     @router.post("/history/{run_id}/delete")
     async def delete(request: Request, run_id: str) -> Response:
         _, session = await posted(request)
+        problem = await anyio.to_thread.run_sync(delete_run, run_id)
+        if problem is not None:
+            return await anyio.to_thread.run_sync(not_found, request, session, problem)
+        return RedirectResponse("/history", status_code=303)
+
+    def cancel_run(run_id: str) -> None:
+        with contextlib.suppress(KeyError):
+            state.executor.cancel(run_id)
+
+    def delete_run(run_id: str) -> str | None:
+        """Cancel the run if it is active, then delete it; the problem, if any."""
         try:
             if state.executor.status(run_id).state in _ACTIVE:
                 state.executor.cancel(run_id)
@@ -203,8 +253,8 @@ def pages_router(state: WebState) -> APIRouter:
             with store() as history_store:
                 history_store.delete(run_id)
         except DeepciteError as exc:
-            return not_found(request, session, str(exc))
-        return RedirectResponse("/history", status_code=303)
+            return str(exc)
+        return None
 
     # ------------------------------------------------------------------ collections
 
@@ -232,23 +282,27 @@ def pages_router(state: WebState) -> APIRouter:
     async def add_collection(request: Request) -> Response:
         form, session = await posted(request)
         name, folder = str(form.get("name") or "").strip(), str(form.get("folder") or "")
-        return start_index(request, session, name, folder)
+        return await anyio.to_thread.run_sync(start_index, request, session, name, folder)
 
     @router.post("/collections/{name}/reindex")
     async def reindex(request: Request, name: str) -> Response:
         _, session = await posted(request)
         with jobs.lock:
             folder = jobs.folders.get(name, "")
-        return start_index(request, session, name, folder)
+        return await anyio.to_thread.run_sync(start_index, request, session, name, folder)
 
     def start_index(request: Request, session: Session, name: str,
                     folder: str) -> Response:
         from deepcite.collections.collection import validate_name
+        from deepcite.run_checks import reserved_collection
 
         try:
             validate_name(name)
         except DeepciteError as exc:
             return collections_page(request, session, 400, problem=str(exc))
+        reserved = reserved_collection(name)  # the bundled demo is rebuilt, never replaced
+        if reserved is not None:
+            return collections_page(request, session, 409, problem=str(reserved))
         path = inside_roots(folder.strip(), state.folder_roots) if folder.strip() else None
         if path is None:
             return collections_page(request, session, 400, problem=(
@@ -288,23 +342,43 @@ def pages_router(state: WebState) -> APIRouter:
     @router.post("/login")
     async def do_login(request: Request) -> Response:
         form = await request.form()
-        session = sessions.check_csrf(request, form.get(CSRF_FIELD))
+        # the store is read and written on a thread: the event loop never waits on it
+        session = await anyio.to_thread.run_sync(sessions.check_csrf, request,
+                                                 form.get(CSRF_FIELD))
+        host = request.client.host if request.client else None
+        target = safe_next(form.get("next"))
+        wait = throttle.retry_after(host)  # before the password: even the right one waits
+        if wait is not None:
+            refused = render(request, session, "login.html", 429, title="Log in",
+                             next=target, problem="Too many wrong passwords - wait "
+                             f"{wait} seconds, then try again")
+            refused.headers["Retry-After"] = str(wait)
+            return refused
         if not sessions.password_ok(form.get("password")):
+            throttle.failed(host)
             return render(request, session, "login.html", 401, title="Log in",
-                          next=safe_next(form.get("next")), problem="Wrong password")
-        response = RedirectResponse(safe_next(form.get("next")), status_code=303)
-        sessions.store(response, sessions.new(authed=True), request)
+                          next=target, problem="Wrong password")
+        throttle.succeeded(host)
+        response = RedirectResponse(target, status_code=303)
+        sessions.store(response, await anyio.to_thread.run_sync(sessions.log_in), request)
         return response
 
     @router.post("/logout")
     async def logout(request: Request) -> Response:
         form = await request.form()
-        sessions.check_csrf(request, form.get(CSRF_FIELD))
+        session = await anyio.to_thread.run_sync(sessions.check_csrf, request,
+                                                 form.get(CSRF_FIELD))
+        await anyio.to_thread.run_sync(sessions.log_out, session)
         response = RedirectResponse("/login" if state.token else "/", status_code=303)
         sessions.store(response, sessions.new(authed=False), request)
         return response
 
     return router
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 def _quote(text: str) -> str:

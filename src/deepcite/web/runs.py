@@ -25,8 +25,16 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, DeepciteError, StoreError
+from deepcite.errors import (
+    ConfigError,
+    DeepciteError,
+    MaterialError,
+    RequestError,
+    StoreError,
+    UnknownRunError,
+)
 from deepcite.materials import normalize_materials
+from deepcite.run_checks import check_run
 from deepcite.store import HistoryStore, StoredRun
 from deepcite.types import Event, ResearchResult
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
@@ -38,6 +46,8 @@ logger = logging.getLogger(__name__)
 KEEP_FINISHED = 200
 #: How long :meth:`LocalRunExecutor.shutdown` waits for cancelled runs to stop.
 SHUTDOWN_WAIT_S = 30.0
+#: How often the server looks for runs a dead process left ``running``.
+WATCH_S = 30.0
 _ENDED: frozenset[RunState] = frozenset({"completed", "cancelled", "failed", "interrupted"})
 
 
@@ -49,7 +59,8 @@ def one_line(error: BaseException) -> str:
 
 def run_settings(base: Settings, request: RunRequest) -> Settings:
     """The server's settings with the request's overrides, validated section by section
-    so a bad value is a one-line ConfigError at submit time, not a failed run later."""
+    so a bad value is a one-line :class:`~deepcite.errors.RequestError` naming the request
+    field at submit time (422 over the API), not a failed run later."""
     changes: dict[str, dict[str, Any]] = {"search": {}, "research": {}, "llm": {}}
     if request.engines:
         changes["search"]["engines"] = tuple(request.engines)
@@ -73,16 +84,31 @@ def run_settings(base: Settings, request: RunRequest) -> Settings:
         except ValidationError as error:
             problem = error.errors()[0]
             where = ".".join([name, *(str(part) for part in problem["loc"])])
-            raise ConfigError(f"{where}: {problem['msg']}") from None
+            key = str(problem["loc"][0]) if problem["loc"] else ""
+            raise RequestError(key if key in values else name,
+                               f"{where}: {problem['msg']}") from None
     return base.model_copy(update=update) if update else base
 
 
 def checked_request(base: Settings, request: RunRequest) -> Settings:
-    """The run's settings (:func:`run_settings`), with its materials checked too: every
-    problem is a 400 at submit time, named, never a run that fails later."""
+    """The run's settings (:func:`run_settings`), with the request checked against them:
+    every problem is an error at submit time, named, never a run that fails later.
+
+    What the request names must exist and work together (:func:`deepcite.run_checks.check_run`:
+    a question with text, known collections and engines, a known strategy the model can
+    run) - a :class:`~deepcite.errors.RequestError`, which the API answers with 422 and
+    its field; its materials must be usable (a :class:`~deepcite.errors.MaterialError`).
+    Every executor calls this in ``submit``, so the API, the pages and the queue agree.
+    """
     settings = run_settings(base, request)
+    check_run(settings, question=request.question, collections=request.collections,
+              engines=request.engines, strategy=request.strategy,
+              provider=request.provider, model=request.model)
     if request.materials:
-        normalize_materials(request.materials)
+        try:
+            normalize_materials(request.materials)
+        except MaterialError as exc:
+            raise RequestError("materials", str(exc)) from None
     return settings
 
 
@@ -114,11 +140,9 @@ class LocalRunExecutor:
         self._settings = settings
         self._store = store if store is not None else HistoryStore.open(settings)
         self._owns_store = store is None
-        interrupted = self._store.mark_interrupted()
-        if interrupted:
-            logger.warning("marked %d run(s) left running by a previous server as "
-                           "interrupted", len(interrupted))
         self._lock = threading.Condition()
+        self._stopped = threading.Event()
+        self._mark_orphans()
         self._runs: OrderedDict[str, _Run] = OrderedDict()
         self._queue: deque[str] = deque()
         self._closing = False
@@ -126,6 +150,9 @@ class LocalRunExecutor:
                                           daemon=True) for n in range(1, workers + 1)]
         for thread in self._threads:
             thread.start()
+        self._watcher = threading.Thread(target=self._watch, name="deepcite-web-watch",
+                                         daemon=True)
+        self._watcher.start()
 
     @property
     def store(self) -> HistoryStore:
@@ -200,7 +227,11 @@ class LocalRunExecutor:
         return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
                           finished=stored.status != "running")
 
-    def shutdown(self) -> None:
+    def drain(self) -> None:
+        """Stop taking runs and cancel the queued and running ones, without waiting:
+        what a signal handler calls, so that live event streams end (each with its
+        run's last events) while the server is still serving them. :meth:`shutdown`
+        then waits for the runs to be stored."""
         with self._lock:
             if self._closing:
                 return
@@ -218,6 +249,14 @@ class LocalRunExecutor:
         for run in running:
             if run.cancel is not None:
                 run.cancel()
+
+    def shutdown(self) -> None:
+        self.drain()
+        with self._lock:
+            if self._stopped.is_set():
+                return
+            self._stopped.set()
+        self._watcher.join(timeout=5.0)
         for thread in self._threads:
             thread.join(SHUTDOWN_WAIT_S / len(self._threads))
         with self._lock:  # runs that did not stop in time (only ours: a CLI run on
@@ -265,6 +304,13 @@ class LocalRunExecutor:
                 self._store.interrupt(run.id, result)
             else:
                 self._store.finish(run.id, result)
+        except UnknownRunError:  # deleted while it ran: gone for every reader too
+            logger.info("run %s was deleted while it ran; its result was dropped",
+                        run.id[:8])
+            with self._lock:
+                self._end(run, state, result.error)
+                self._runs.pop(run.id, None)
+            return
         except StoreError as exc:
             logger.warning("run %s could not be stored: %s", run.id[:8], exc)
         with self._lock:
@@ -309,6 +355,24 @@ class LocalRunExecutor:
             logger.warning("run %s could not be stored: %s", run.id[:8], exc)
 
     # ------------------------------------------------------------------ plumbing
+
+    def _mark_orphans(self) -> None:
+        """Mark runs no live process holds as interrupted (never another live CLI,
+        MCP or server's run: they keep a heartbeat)."""
+        try:
+            interrupted = self._store.mark_interrupted()
+        except StoreError as exc:
+            logger.warning("could not look for runs left by a stopped process: %s", exc)
+            return
+        if interrupted:
+            logger.warning("marked %d run(s) left running by a stopped process as "
+                           "interrupted", len(interrupted))
+
+    def _watch(self) -> None:
+        """Now and then, mark runs whose process died after this server started (a
+        killed CLI, a crashed second server), so none stays ``running`` forever."""
+        while not self._stopped.wait(WATCH_S):
+            self._mark_orphans()
 
     def _end(self, run: _Run, state: RunState, error: str | None = None) -> None:
         """Mark ``run`` ended (lock held); forget the oldest ended runs past the limit."""
