@@ -90,6 +90,8 @@ bench: test-setup
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_export.py
 	$(BIN)/python bench/bench_queue.py
+	$(BIN)/python bench/bench_shutdown.py
+	$(BIN)/python bench/bench_hostile.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
