@@ -200,6 +200,28 @@ def test_a_run_whose_worker_went_silent_is_requeued_once_then_interrupted(
         executor.shutdown()
 
 
+def test_the_reaper_marks_an_in_process_run_whose_process_died_never_requeues_it(
+        queue_env: Settings, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from redis import Redis
+
+    import deepcite.store.held as held
+
+    executor = QueueExecutor(queue_env, reap=False)
+    reaper = Reaper(queue_env, executor.store, Redis.from_url(redis_url))
+    cli = HistoryStore.open(queue_env)  # a `deepcite report` on the same store
+    try:
+        run_id = cli.begin("Still going?", mode="detailed", settings=queue_env)
+        assert reaper.reap_once() == []  # alive: its heartbeat is fresh
+        cli._stop_keeper()  # the process is killed: no more heartbeats
+        monkeypatch.setattr(held, "STALE_S", 0.0)  # silent for long enough
+        time.sleep(0.05)
+        done = reaper.reap_once()
+    finally:
+        cli._engine.dispose()
+        executor.shutdown()
+    assert done == [(run_id, "interrupted")]
+
+
 def test_queued_runs_redis_lost_are_enqueued_again(queue_env: Settings,
                                                   redis_server: RedisServer) -> None:  # noqa: F811
     from redis import Redis

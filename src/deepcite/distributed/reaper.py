@@ -80,6 +80,11 @@ class Reaper:
                 self._client.publish(events_channel(run_id), "state")
             except RedisError as exc:  # redis errors: clients still poll the store
                 logger.info("could not announce run %s: %s", run_id[:8], exc)
+        # In-process runs (a CLI report, an MCP run) on the same store whose process
+        # died: no worker will ever take them, so they are marked, never re-queued.
+        for run_id in self._store.mark_interrupted():
+            logger.warning("run %s lost its process: interrupted", run_id[:8])
+            done.append((run_id, "interrupted"))
         self.sweep_queued()
         return done
 

@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
 from deepcite.errors import StoreError, UnknownRunError
+from deepcite.store import held
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import (
@@ -44,7 +45,7 @@ from deepcite.store.convert import (
     source_rows,
 )
 from deepcite.store.engine import create_store_engine, sqlite_url
-from deepcite.store.held import STALE_S, HeldRuns
+from deepcite.store.held import HeldRuns
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
 from deepcite.store.queue_ops import QueueOps
@@ -170,18 +171,19 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
         and whatever ``result`` it had when it was cancelled."""
         self._end(run_id, "interrupted", None, result, worker)
 
-    def mark_interrupted(self, stale_after_s: float = STALE_S) -> builtins.list[str]:
+    def mark_interrupted(self, stale_after_s: float | None = None) -> builtins.list[str]:
         """Mark every in-process run no live process holds as ``interrupted``; returns
         their ids.
 
         A run researched in-process has a heartbeat while its process lives (see
         :mod:`deepcite.store.held`); one silent for ``stale_after_s`` seconds was left by
-        a process that died, and no one will ever end it now. Runs a live CLI, MCP
+        a process that died, and no one will ever end it now (default:
+        :data:`~deepcite.store.held.STALE_S`). Runs a live CLI, MCP
         server or second web server holds are left alone, and so are queued runs and
         runs held by workers - a silent worker's runs are :meth:`reap`'s business.
         """
         now = datetime.now(UTC)
-        orphaned = self._orphaned(stale_after_s)
+        orphaned = self._orphaned(held.STALE_S if stale_after_s is None else stale_after_s)
         with self._flush_lock, self._writing() as session:
             ids = list(session.scalars(select(Run.id).where(*orphaned)
                                        .order_by(Run.created_at)))
