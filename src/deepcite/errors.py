@@ -102,5 +102,10 @@ class UnknownRunError(StoreError):
     server answers 404 for it instead of the 503 of a store that is down."""
 
 
+class ShuttingDown(DeepciteError):
+    """The server is stopping and takes no new runs; a server answers 503 so that
+    clients and load balancers retry, on it once it is back or on another."""
+
+
 class QueueError(DeepciteError):
     """The job queue (Redis, ``queue.url``) cannot be reached, or refused a request."""

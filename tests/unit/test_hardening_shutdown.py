@@ -240,3 +240,22 @@ def test_an_mcp_client_that_goes_away_leaves_its_run_cancelled_not_running(
     assert stored.status in ("cancelled", "interrupted")
     assert stored.events
     gate.open()
+
+
+def test_a_draining_server_answers_503_so_clients_retry(gate: Gate) -> None:
+    from fastapi.testclient import TestClient
+
+    from deepcite.web.app import create_app
+    from deepcite.web.contracts import WebState
+
+    settings = load_settings()
+    executor = LocalRunExecutor(settings, workers=1)
+    try:
+        client = TestClient(create_app(WebState(settings=settings, executor=executor)))
+        executor.drain()  # what the first SIGTERM does
+        reply = client.post("/api/v1/research", json={"question": QUESTION,
+                                                      "collections": ["notes"]})
+        assert reply.status_code == 503
+        assert "shutting down" in reply.json()["error"]["message"]
+    finally:
+        executor.shutdown()

@@ -25,7 +25,14 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite._version import __version__
-from deepcite.errors import DeepciteError, QueueError, RequestError, StoreError, UnknownRunError
+from deepcite.errors import (
+    DeepciteError,
+    QueueError,
+    RequestError,
+    ShuttingDown,
+    StoreError,
+    UnknownRunError,
+)
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
 from deepcite.web.guard import FrontDoor
@@ -151,7 +158,8 @@ def _add_error_handlers(app: FastAPI) -> None:
         # The store or the queue being down is the service's trouble, not the request's:
         # 503, so clients and load balancers retry instead of giving up on the request.
         status, code = ((404, "unknown_run") if isinstance(exc, UnknownRunError)
-                        else (503, "unavailable") if isinstance(exc, StoreError | QueueError)
+                        else (503, "unavailable")
+                        if isinstance(exc, StoreError | QueueError | ShuttingDown)
                         else (400, "bad_request"))
         if not _is_api(request):
             return PlainTextResponse(message, status_code=status)

@@ -30,6 +30,7 @@ from deepcite.errors import (
     DeepciteError,
     MaterialError,
     RequestError,
+    ShuttingDown,
     StoreError,
     UnknownRunError,
 )
@@ -165,8 +166,8 @@ class LocalRunExecutor:
         settings = checked_request(self._settings, request)
         with self._lock:
             if self._closing:
-                raise DeepciteError("The server is shutting down - submit the run again "
-                                    "once it is back")
+                raise ShuttingDown("The server is shutting down - submit the run again "
+                                   "once it is back")
         run_id = self._store.begin(request.question, mode=request.mode, settings=settings)
         run = _Run(run_id, request, settings, datetime.now(UTC))
         with self._lock:
