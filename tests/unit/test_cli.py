@@ -135,6 +135,7 @@ def test_models_lists_every_provider(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
     """Ctrl-C during a search: the run stops and the passages found so far are cited."""
     import _thread
+    import signal
     import sys
     import threading
 
@@ -152,14 +153,21 @@ def test_ctrl_c_cancels_and_keeps_what_was_found(make_settings: Any) -> None:
     def slow_search(query: str, *, max_results: int) -> Any:
         hits = original(query, max_results=max_results)
         searching.set()
-        researcher.cancel_token.wait(10)  # blocks like a slow engine until Ctrl-C
+        researcher.cancel_token.wait(60)  # blocks like a slow engine until Ctrl-C
         return hits
 
     engine.search = slow_search  # type: ignore[method-assign]
-    threading.Thread(target=lambda: (searching.wait(10), _thread.interrupt_main())).start()
-    with RunProgress(enabled=False) as progress:
-        result = running.run_interruptibly(lambda: researcher.run("cache?"),
-                                           researcher.cancel, progress)
+    # Ctrl-C as a terminal delivers it, whatever handler an earlier test left installed
+    # (interrupt_main does nothing unless Python's own SIGINT handler is in place).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=lambda: (searching.wait(60),
+                                         _thread.interrupt_main())).start()
+        with RunProgress(enabled=False) as progress:
+            result = running.run_interruptibly(lambda: researcher.run("cache?"),
+                                               researcher.cancel, progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert result.cancelled
     assert "[1]" in result.answer and result.sources[0].title == "cache"
     assert "synthesis" not in model.purposes()
