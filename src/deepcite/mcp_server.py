@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from types import FrameType
@@ -34,6 +35,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
 from deepcite.api import build_researcher, open_collections, run_question
@@ -43,9 +45,10 @@ from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
 from deepcite.report import to_json_dict, to_markdown
 from deepcite.report.detailed import DetailedReport
-from deepcite.run_checks import MAX_NAME_CHARS, check_run
+from deepcite.run_checks import MAX_NAME_CHARS, check_run, text_problem
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
+from deepcite.security.hosts import is_loopback
 from deepcite.security.terminal import one_line
 from deepcite.store import HistoryStore
 from deepcite.types import Event, PhaseStarted, ReportMode, ResearchResult, SectionStarted
@@ -96,8 +99,10 @@ def _settings(overrides: Overrides | None = None) -> Settings:
 
 
 def _require_text(value: str, what: str) -> str:
-    if not value.strip():
-        raise InputError(f"The {what} is empty - give some text")
+    """``value`` if it is text by the API's own test (:func:`text_problem`)."""
+    problem = text_problem(value, what)
+    if problem:
+        raise InputError(problem)
     return value
 
 
@@ -546,13 +551,34 @@ def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int 
         if transport == "stdio":
             server.run("stdio")
         else:
-            server.run("streamable-http", host=host, port=port)
+            server.run("streamable-http", host=host, port=port,
+                       transport_security=transport_security_for(host, port))
     except KeyboardInterrupt:
         pass
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
         _close_active()
+
+
+def transport_security_for(host: str, port: int) -> TransportSecuritySettings:
+    """DNS-rebinding protection for an HTTP server bound to ``host``:``port``, whatever
+    the address (the SDK turns it on by itself only for the literal ``127.0.0.1``,
+    ``localhost`` and ``::1``, so ``127.0.0.2`` was left open). ``Host`` must name this
+    server - its bind address, plus the loopback names on loopback, plus the machine's
+    names when bound to all interfaces - with this port; ``Origin``, when sent, the
+    same over http or https."""
+    bare = host.strip().strip("[]").lower()
+    names: set[str] = {"127.0.0.1", "localhost", "[::1]"} if is_loopback(bare) else set()
+    if bare in ("0.0.0.0", "::"):
+        names |= {"127.0.0.1", "localhost", "[::1]", socket.gethostname().lower(),
+                  socket.getfqdn().lower()}
+    else:
+        names.add(f"[{bare}]" if ":" in bare else bare)
+    hosts = sorted(f"{name}:{port}" for name in names)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+        allowed_origins=[f"{scheme}://{name}" for name in hosts for scheme in ("http", "https")])
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

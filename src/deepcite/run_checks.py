@@ -18,6 +18,7 @@ and the MCP tools refuse the same oversized names.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
@@ -30,7 +31,8 @@ from deepcite.errors import ConfigError, DeepciteError, RequestError
 __all__ = ["MAX_COLLECTIONS", "MAX_ENGINES", "MAX_MODEL_CHARS", "MAX_NAME_CHARS",
            "MAX_QUESTION_CHARS", "RESERVED_COLLECTIONS", "check_collections",
            "check_engines", "check_question", "check_run", "check_strategy",
-           "check_tool_calling", "reserved_collection"]
+           "check_tool_calling", "has_visible_text", "reserved_collection",
+           "text_problem"]
 
 MAX_QUESTION_CHARS = 4000
 """Characters of a question; a longer text is material, not a question."""
@@ -64,15 +66,53 @@ def reserved_collection(name: str) -> RequestError | None:
     return None
 
 
+_VISIBLE = frozenset("LNSP")
+"""Unicode category groups that make text: letters, numbers, symbols, punctuation."""
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+"""Control characters a question may hold: a form's textarea sends CR LF line ends."""
+
+
+def has_visible_text(text: str) -> bool:
+    """Whether ``text`` has one letter, number, symbol or punctuation character (Unicode
+    categories L*, N*, S*, P*) after NFKC normalisation.
+
+    Whitespace, zero-width and other format characters (U+200B, U+FEFF, bidi controls),
+    combining marks with nothing to combine with, and control characters make none: a
+    question of only those is empty, however long.
+    """
+    return any(unicodedata.category(char)[0] in _VISIBLE
+               for char in unicodedata.normalize("NFKC", text))
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why ``text`` cannot be a ``what`` (one line), or ``None`` when it can.
+
+    Empty unless :func:`has_visible_text`. Control characters (category Cc) other than
+    tab, LF and CR are refused rather than stripped, even inside otherwise good text:
+    NUL and terminal escapes have no place in a question, and silently changing what
+    the user sent would make the run research something they did not ask. Format
+    characters (Cf, such as the zero-width joiner inside emoji or Persian words) stay.
+    """
+    if not has_visible_text(text):
+        return (f"The {what} is empty - it has no letters, digits, symbols or "
+                "punctuation; type some text")
+    for char in text:
+        if unicodedata.category(char) == "Cc" and char not in _ALLOWED_CONTROLS:
+            return (f"The {what} contains the control character U+{ord(char):04X} - "
+                    "remove it")
+    return None
+
+
 def check_question(question: str) -> str:
-    """``question`` if it has text and fits; else a RequestError for ``question``."""
-    if not question.strip():
-        raise RequestError("question", "The question is empty - type the question to "
-                                       "research")
+    """``question`` if it has text (:func:`text_problem`) and fits; else a RequestError
+    for ``question``."""
     if len(question) > MAX_QUESTION_CHARS:
         raise RequestError("question", f"The question is longer than {MAX_QUESTION_CHARS:,} "
                                        "characters - shorten it and hand long text in as "
                                        "a material")
+    problem = text_problem(question, "question")
+    if problem:
+        raise RequestError("question", problem)
     return question
 
 

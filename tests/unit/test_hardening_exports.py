@@ -410,3 +410,81 @@ def test_docx_links_local_sources_but_no_file_the_model_names() -> None:
     rels = _docx_rels(export_report(report, "docx", ExportOptions(links="number")).data)
     targets = [r.get("Target", "") for r in rels if r.get("TargetMode") == "External"]
     assert [unquote(t) for t in targets if t.startswith("file:")] == ["file:///data/my notes.pdf"]
+
+
+# ------------------------------------------ the .md read by pandoc's default reader
+
+#: What pandoc's own Markdown reader (not the one deepcite's pandoc exporter uses) or
+#: Quarto would turn into raw HTML/TeX, metadata, code cells or includes.
+PANDOC_HOSTILE = {
+    "raw fence": "```{=html}\n<script>alert(1)</script>\n```\n\n~~~ {=latex}\n"
+                 "\\input{/etc/passwd}\n~~~",
+    "fence without blank": "Text\n```{=html}\n<script>alert(2)</script>\n```",
+    "fence in quote and list": "> ```{=html}\n> <script>alert(3)</script>\n> ```\n\n"
+                               "- item\n\n  ```{=latex}\n  \\write18{id}\n  ```",
+    "raw span": "x `<script>alert(4)</script>`{=html} y `\\input{/etc/passwd}`{ =latex}",
+    "tex": "\\input{/etc/passwd} \\write18{id} \\immediate\\write18{id} \\begin{verbatim}",
+    "math": "$\\input{/etc/hostname}$ and $$\\write18{x}$$",
+    "yaml": "Intro.\n\n---\ntitle: injected\n---\n\nMore.",
+    "yaml in quote and list": "> a\n>\n> ---\n> title: injected\n> ---\n\n- ---\n"
+                              "  title: injected\n  ...",
+    "cell and shortcode": "```{python}\nimport os\n```\n\n{{< include /etc/passwd >}} "
+                          "{{% env SECRET %}}",
+}
+_ONE_LINE_HOSTILE = ("`<script>alert(5)</script>`{=html} $\\input{/etc/hostname}$ "
+                     "\\write18{id} {{< include /etc/passwd >}}")
+
+
+def _pandoc_default(markdown: str, to: str) -> str:
+    pypandoc = pytest.importorskip("pypandoc")
+    import subprocess
+    return subprocess.run([pypandoc.get_pandoc_path(), "-f", "markdown", "-t", to, "-s"],
+                          input=markdown, capture_output=True, text=True, check=True,
+                          timeout=60).stdout
+
+
+def _assert_pandoc_inert(markdown: str) -> None:
+    html_out = _pandoc_default(markdown, "html")
+    assert "<script" not in html_out.lower()
+    assert "<title>injected" not in html_out and 'class="title">injected' not in html_out
+    latex = _pandoc_default(markdown, "latex")
+    for command in ("\\input{", "\\write18", "\\immediate", "\\title{injected",
+                    "\\begin{verbatim}"):
+        assert command not in latex, (command, latex[-400:])
+
+
+@pytest.mark.parametrize("case", sorted(PANDOC_HOSTILE))
+def test_markdown_export_is_inert_under_pandocs_default_reader(case: str) -> None:
+    report = _report(PANDOC_HOSTILE[case], title=_ONE_LINE_HOSTILE)
+    report = report.model_copy(update={"question": _ONE_LINE_HOSTILE})
+    text = export_report(report, "markdown").data.decode()
+    _assert_pandoc_inert(text)
+    assert inert_markdown(text) == text  # nothing left for a second pass to change
+    untitled = report.model_copy(update={"title": ""})
+    _assert_pandoc_inert(export_report(untitled, "markdown").data.decode())
+
+
+def test_pandoc_inert_text_still_shows_what_the_model_wrote() -> None:
+    text = export_report(_report("Run \\input{/etc/passwd} for $5 `code`{=html}."),
+                         "markdown").data.decode()
+    latex = _pandoc_default(text, "latex")
+    assert "\\textbackslash input\\{/etc/passwd\\}" in latex and "\\$5" in latex
+    html_out = _pandoc_default(text, "html")
+    assert "\\input{/etc/passwd} for $5 <code>code</code>{=html}" in html_out
+
+
+def test_inert_markdown_changes_only_the_info_string_of_code_blocks() -> None:
+    text = "```{=html}\n$x$ \\input{a} {{< b >}}\n---\n```\n\nHeading\n---\n"
+    assert inert_markdown(text) == "```html\n$x$ \\input{a} {{< b >}}\n---\n```\n\nHeading\n---\n"
+    assert inert_markdown("% title\n") == "\\% title\n"
+
+
+@pytest.mark.parametrize("fmt", ["quarto", "html"])
+def test_other_text_exports_get_the_same_inert_step(fmt: str) -> None:
+    text = export_report(_report(PANDOC_HOSTILE["raw fence"] + "\n\n"
+                                 + PANDOC_HOSTILE["cell and shortcode"]), fmt).data.decode()
+    assert "{=html}" not in text and "{=latex}" not in text and "{python}" not in text
+    if fmt == "html":
+        assert "<script" not in text.lower()
+    else:
+        assert "{{{< include /etc/passwd >}}}" in text and "{{{{" not in text

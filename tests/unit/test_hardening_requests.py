@@ -419,3 +419,57 @@ def test_the_pages_cannot_replace_the_demo_collection(client: TestClient,
     path = client.post("/collections/..%2F..%2Fetc/reindex",
                        data={"csrf_token": token.group(1)})
     assert path.status_code in (400, 404)
+
+
+# ------------------------------------------------------------ questions without text (F6)
+
+_NO_TEXT = ["\u200b\u200c\u200d\ufeff", "\u0301\u0301\u0301", "\x00\x01", "\u202e\u2066",
+            " \u00a0\u3000\u2028 "]
+
+
+@pytest.mark.parametrize("question", [*_NO_TEXT, "Cache?\x00", "Why\x1b[31m red?"])
+def test_a_question_without_visible_text_or_with_controls_is_422(
+        client: TestClient, settings: Settings, question: str) -> None:
+    assert _fields(_refused(client, question=question)) == {"question"}
+    with pytest.raises(RequestError) as caught:
+        check_run(settings, question=question)
+    assert caught.value.field == "question"
+    assert _runs(settings) == 0
+
+
+@pytest.mark.parametrize("question", ["Cache?", "Line one\r\nline two\ttabbed?", "€?",
+                                      "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645",  # ZWNJ
+                                      "\U0001f468\u200d\U0001f373?", "\uff21\uff22"])
+def test_questions_with_visible_text_pass_the_check(settings: Settings,
+                                                    question: str) -> None:
+    check_run(settings, question=question)
+
+
+def test_mcp_refuses_questions_and_queries_without_text(settings: Settings) -> None:
+    results: list[CallToolResult] = []
+
+    async def main() -> None:
+        async with Client(build_server()) as mcp_client:
+            for question in [*_NO_TEXT, "Cache?\x00"]:
+                results.append(await mcp_client.call_tool("quick_research",
+                                                          {"question": question}))
+            results.append(await mcp_client.call_tool(
+                "search_collection", {"name": "notes", "query": "\u200b\u200b"}))
+
+    anyio.run(main)
+    for result in results:
+        assert result.is_error
+        assert "\n" not in _text(result)
+        assert "empty" in _text(result) or "control character" in _text(result)
+    assert _runs(settings) == 0
+
+
+@pytest.mark.parametrize("question", [*_NO_TEXT, "Cache?\x00"])
+def test_the_form_model_refuses_questions_without_text(question: str) -> None:
+    from pydantic import ValidationError
+
+    from deepcite.web.contracts import RunRequest
+
+    with pytest.raises(ValidationError) as caught:
+        RunRequest.model_validate({"question": question})
+    assert [error["loc"] for error in caught.value.errors()] == [("question",)]

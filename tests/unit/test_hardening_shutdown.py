@@ -126,13 +126,18 @@ def _stored(run_id: str) -> StoredRun:
         return store.get(run_id)
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("stops", [(signal.SIGTERM,), (signal.SIGINT,), (signal.SIGHUP,),
+                                   (signal.SIGTERM, signal.SIGTERM),
+                                   (signal.SIGTERM, signal.SIGHUP, signal.SIGTERM)])
 def test_a_stop_signal_stores_the_running_run_with_what_it_found(
-        gate: Gate, server: tuple[subprocess.Popen[bytes], str], stop: signal.Signals) -> None:
+        gate: Gate, server: tuple[subprocess.Popen[bytes], str],
+        stops: tuple[signal.Signals, ...]) -> None:
     process, base = server
     run_id = _submit(base)
     gate.wait_started(process)
-    process.send_signal(stop)  # systemd and `docker stop` send SIGTERM
+    for stop in stops:  # systemd and `docker stop` send SIGTERM; a closed terminal SIGHUP
+        process.send_signal(stop)
+        time.sleep(0.2)  # a service manager repeating itself
     time.sleep(0.3)  # the model call in flight returns a moment later
     gate.open()
     assert process.wait(timeout=WAIT_S) == 0

@@ -6,12 +6,14 @@ Every hostile file is built here at test time: small on disk, huge when expanded
 
 from __future__ import annotations
 
+import io
 import re
 import socket
 import struct
 import sys
 import threading
 import tracemalloc
+import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -366,6 +368,28 @@ def test_rtl_override_cannot_disguise_the_type(client: TestClient,
     assert executor.requests == []
 
 
+@pytest.mark.parametrize("sent", ["x.txt\u202egpj", "x.t\u200bx\u2066t\x00\x1b[2J",
+                                  "x.\u2028pdf\u00ad"])
+def test_refused_type_message_echoes_no_control_or_format_character(sent: str) -> None:
+    upload = UploadFile(io.BytesIO(b"text"), filename=sent, headers=Headers({}))
+    with pytest.raises(ValueError, match="is not accepted") as refused:
+        material_of_upload(upload, UploadBudget())
+    message = str(refused.value)
+    assert all(unicodedata.category(ch)[0] not in "CZ" or ch == " " for ch in message), \
+        ascii(message)
+    if "\u202e" in sent:
+        assert "file type .txt\\u202egpj is not accepted" in message
+
+
+def test_refused_type_page_shows_the_override_escaped(client: TestClient,
+                                                      executor: Executor) -> None:
+    response = _post(client, [("files", ("x.txt\u202egpj", b"hi", "text/plain"))])
+    assert response.status_code == 400
+    assert "\u202e" not in response.text
+    assert "file type .txt\\u202egpj is not accepted" in response.text
+    assert executor.requests == []
+
+
 # ------------------------------------------------------------------ item 17: many files
 
 
@@ -494,3 +518,145 @@ def test_health_answers_while_an_upload_is_parsed(
     assert executor.requests[0].materials[0]["title"] == "Slow"
 
 
+
+
+# ------------------------------------------------------------------ parse work (F4)
+
+_W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def _real_docx(path: Path, paragraphs: list[str]) -> Path:
+    import docx
+
+    document = docx.Document()
+    for text in paragraphs:
+        document.add_paragraph(text)
+    document.save(str(path))
+    return path
+
+
+def paragraph_bomb(path: Path, elements: int) -> Path:
+    """A well-formed DOCX whose document.xml holds ``elements`` elements in one-letter
+    paragraphs: varied enough to pack only ~10:1, and under every byte limit."""
+    import random
+
+    rng = random.Random(3)
+    template = _real_docx(path.with_suffix(".template.docx"), ["x"])
+    with zipfile.ZipFile(template) as source, \
+            zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for info in source.infolist():
+            if info.filename != "word/document.xml":
+                archive.writestr(info, source.read(info))
+        with archive.open("word/document.xml", "w") as entry:
+            entry.write(f'<?xml version="1.0"?><w:document {_W}><w:body>'.encode())
+            letters = b"abcdefghijklmnopqrstuvwxyz"
+            for _ in range(elements // 3 // 1000 + 1):  # 3 elements per paragraph
+                entry.write(b"".join(b"<w:p><w:r><w:t>%c</w:t></w:r></w:p>" % rng.choice(letters)
+                                     for _ in range(1000)))
+            entry.write(b"</w:body></w:document>")
+    return path
+
+
+def test_docx_with_too_many_elements_is_refused_before_python_docx(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb = paragraph_bomb(tmp_path / "paras.docx", limits.MAX_XML_ELEMENTS + 3_000)
+    assert bomb.stat().st_size < 8 * MB
+    with zipfile.ZipFile(bomb) as archive:  # under the byte limits: only elements catch it
+        info = archive.getinfo("word/document.xml")
+        assert info.file_size < limits.MAX_ENTRY_BYTES
+        assert info.file_size < limits.MAX_COMPRESSION_RATIO * info.compress_size
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("python-docx was asked to parse the bomb")
+
+    monkeypatch.setattr("docx.Document", never)
+    error = _too_large(bomb)
+    assert "XML elements" in error.reason and "word/document.xml" in error.reason
+    assert "split it" in error.reason
+
+
+def test_a_normal_docx_still_loads(tmp_path: Path) -> None:
+    path = _real_docx(tmp_path / "fine.docx",
+                      [f"Paragraph {n}: water boils at 100 C." for n in range(500)])
+    document = load_document(path)
+    assert "Paragraph 499: water boils" in document.pages[0].text
+
+
+def test_epub_section_with_too_many_elements_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_XML_ELEMENTS", 5_000)
+    body = b"<html><body>" + b"".join(b"<p>%d</p>" % n for n in range(6_000)) + \
+        b"</body></html>"
+    book = epub(tmp_path / "paras.epub", [b"<html><body><p>Intro</p></body></html>", body],
+                [0, 1])
+    assert "XML elements" in _too_large(book).reason
+    fine = epub(tmp_path / "fine.epub", [b"<html><body><p>Intro</p></body></html>"], [0])
+    assert load_document(fine).pages[0].text.strip() == "Intro"
+
+
+def test_renamed_xml_part_is_counted_but_binary_parts_are_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_XML_ELEMENTS", 1_000)
+    for name, data, refused in [("media/x.bin", b"\xef\xbb\xbf  <a>" + b"<b/>" * 2_000, True),
+                                ("media/x.png", b"\x89PNG" + b"<b/>" * 2_000, False)]:
+        path = tmp_path / "p.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr(name, data)
+        with path.open("rb") as handle, limits.ZipReader.open(path, handle) as reader:
+            if refused:
+                with pytest.raises(LoadError, match="XML elements"):
+                    reader.check_all()
+            else:
+                reader.check_all()
+
+
+@pytest.mark.parametrize("sample", [
+    b'<?xml version="1.0"?><a><!-- c --><b x="1"/><c>t</c></a>',
+    '<?xml version="1.0" encoding="utf-16"?><a><b/><c>t</c></a>'.encode("utf-16-le"),
+    '<a><b/><c>t</c></a>'.encode("utf-16-be"),
+])
+def test_element_count_is_the_same_wherever_the_chunks_split(sample: bytes) -> None:
+    expected = 3  # a, b, c
+    for first in range(len(sample) + 1):
+        for second in range(first, min(first + 4, len(sample)) + 1):
+            counter = limits._ElementCounter()
+            for piece in (sample[:first], sample[first:second], sample[second:]):
+                counter.feed(piece)
+            assert counter.count == expected, (first, second)
+
+
+def test_at_most_two_uploads_are_parsed_at_once(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    lock = threading.Lock()
+    running = [0]
+    most = [0]
+
+    def slow_loader(path: Path) -> LoadedDocument:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        threading.Event().wait(0.2)
+        with lock:
+            running[0] -= 1
+        return LoadedDocument(path, "Slow", "epub", [PageText(1, "Water boils at 100 C.")])
+
+    monkeypatch.setattr("deepcite.collections.loaders.load_document", slow_loader)
+    errors: list[BaseException] = []
+
+    def parse(number: int) -> None:
+        source = tmp_path / f"b{number}.epub"
+        source.write_bytes(b"PK")
+        try:
+            with source.open("rb") as handle:
+                upload = UploadFile(handle, filename=source.name, headers=Headers({}))
+                material_of_upload(upload, UploadBudget())
+        except (AssertionError, OSError, ValueError) as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=parse, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    assert most[0] == pages_forms.MAX_CONCURRENT_PARSES == 2

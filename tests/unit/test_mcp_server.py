@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 import deepcite.api
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
-from deepcite.cli.common import is_loopback
 from deepcite.mcp_server import build_server
+from deepcite.security.hosts import is_loopback
 from tests.mcp_launcher import scripted_model
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -361,7 +361,7 @@ def test_serve_refuses_a_network_address_without_a_token(
     from typer.testing import CliRunner
 
     from deepcite.cli import app
-    from deepcite.cli.common import is_loopback
+    from deepcite.security.hosts import is_loopback
 
     ran: list[Any] = []
     monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: ran.append(args))

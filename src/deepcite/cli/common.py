@@ -8,7 +8,6 @@ command needs its own cleaning and none can forget it.
 
 from __future__ import annotations
 
-import ipaddress
 import json as jsonlib
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -135,12 +134,3 @@ def warn(message: str) -> None:
     err.print(Text.assemble(("Warning:", "yellow"), " ", message))
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine only (``localhost``, 127.0.0.0/8, ``::1``): the
-    servers (``serve``, ``mcp``) bind elsewhere only with protection or consent."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False

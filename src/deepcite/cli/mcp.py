@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from deepcite.cli.common import fail, is_loopback
+from deepcite.cli.common import fail
+from deepcite.security.hosts import is_loopback
 
 DEFAULT_PORT = 8766
 

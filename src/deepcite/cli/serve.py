@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from deepcite.cli.common import fail, is_loopback, settings_from, user_errors
+from deepcite.cli.common import fail, settings_from, user_errors
+from deepcite.security.hosts import is_loopback
 
 TOKEN_ENV = "DEEPCITE_WEB_TOKEN"
 

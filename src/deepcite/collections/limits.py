@@ -5,7 +5,9 @@ unpack to gigabytes of XML, and an EPUB can list one big section many times. So 
 loaders measure what a file *expands to* - bytes unpacked from an archive, entries in
 it, the compression ratio, and the characters of text it yields - and refuse the file
 with a one-line :class:`~deepcite.collections.documents.LoadError` ("too large: ...")
-the moment a limit is passed, before the memory is spent. One refused file costs that
+the moment a limit is passed, before the memory is spent. XML parts are measured in
+elements too (:data:`MAX_XML_ELEMENTS`), because parsing costs per element, not per
+byte: one-letter paragraphs make a parse that bytes alone do not bound. One refused file costs that
 file only: the indexer reports it and goes on with the rest of the folder.
 
 :class:`ZipReader` guards every archive-based format (DOCX, EPUB, and any plugin that
@@ -61,7 +63,24 @@ RATIO_CHECK_BYTES = 1024 * 1024
 """The ratio is only checked once an entry has unpacked this much: tiny entries (an
 empty style sheet) may pack very well and harm nobody."""
 
+MAX_XML_ELEMENTS = 2_000_000
+"""XML elements (start and empty tags) one zip-based document may hold, all its XML
+parts together; counted while the bytes are unpacked, before any XML parser runs.
+
+Bytes alone do not bound the *parse*: 62 MiB of one-letter paragraphs
+(``<w:p><w:r><w:t>a</w:t></w:r></w:p>``, 3 elements each) is under every byte limit
+above, yet python-docx spent ~85 s and ~1.2 GB building its 5.4 million elements
+(about 220 bytes and 15 us each). A real document stays far below this cap: a
+paragraph with its properties and a few formatted runs is 10-20 elements, a busy page
+40 paragraphs, so a 1,000-page book is under 1,000,000 - and a document at the cap
+loads in about 14 s and 0.5 GB (measured, one-letter paragraphs).
+"""
+
 _READ_CHUNK = 256 * 1024
+_XML_SUFFIXES = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx", ".svg")
+_NOT_ELEMENTS = (b"</", b"<!", b"<?", b"<\x00/", b"<\x00!", b"<\x00?")  # UTF-16 too
+_TAIL = max(len(pattern) for pattern in _NOT_ELEMENTS) - 1
+_LEADING = b" \t\r\n\x00\xef\xbb\xbf\xfe\xff"  # whitespace, UTF-16 zeros, BOM bytes
 _END_RECORD = struct.Struct("<4s4H2LH")
 _END_SIGNATURE = b"PK\x05\x06"
 _ZIP64_LOCATOR = struct.Struct("<4sLQL")
@@ -78,6 +97,34 @@ def too_large(path: Path, what: str) -> LoadError:
     """The one-line error for a document over a limit, saying what to do about it."""
     return LoadError(path, f"too large: {what}; split it into smaller files or convert "
                            "it to plain text")
+
+
+def _looks_like_xml(name: str, head: bytes) -> bool:
+    """Whether an entry may be parsed as XML: its name says so, or its bytes start like
+    XML (an XML parser goes by the content type, not the name, so a renamed part counts)."""
+    if name.lower().endswith(_XML_SUFFIXES):
+        return True
+    stripped = head.lstrip(_LEADING)
+    return not stripped or stripped.startswith(b"<")
+
+
+class _ElementCounter:
+    """Counts the tags that open an element (``<`` not followed by ``/``, ``!`` or
+    ``?``) in bytes fed a chunk at a time; a pattern split across two chunks counts
+    once. Comments and CDATA holding ``<`` only make the count higher (safe side)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> int:
+        joined = self._tail + chunk
+        self.count += chunk.count(b"<")
+        for pattern in _NOT_ELEMENTS:
+            # Patterns wholly inside the tail were already subtracted with the last chunk.
+            self.count -= joined.count(pattern) - self._tail.count(pattern)
+        self._tail = joined[-_TAIL:]
+        return self.count
 
 
 def _declared_entries(handle: IO[bytes]) -> int | None:
@@ -112,13 +159,16 @@ class ZipReader:
     Open it with :meth:`open` (a context manager); :meth:`read` returns one entry's
     bytes and :meth:`check_all` unpacks every entry once, discarding the bytes, for
     formats whose library reads the whole package itself (python-docx). Every byte
-    unpacked, by either, counts towards :data:`MAX_ARCHIVE_BYTES`.
+    unpacked, by either, counts towards :data:`MAX_ARCHIVE_BYTES`, and every element of
+    an XML entry (one whose name or first bytes say XML) towards
+    :data:`MAX_XML_ELEMENTS`, so the parse a document costs is bounded before it starts.
     """
 
     def __init__(self, archive: zipfile.ZipFile, path: Path) -> None:
         self.archive = archive
         self.path = path
         self.unpacked = 0
+        self.elements = 0
 
     @classmethod
     def open(cls, path: Path, handle: IO[bytes]) -> ZipReader:
@@ -158,8 +208,18 @@ class ZipReader:
         self._check_declared(info)
         parts: list[bytes] = []
         size = 0
+        counter: _ElementCounter | None = None
+        counted = self.elements
         with self.archive.open(info) as member:
             while chunk := member.read(_READ_CHUNK):
+                if size == 0 and _looks_like_xml(info.filename, chunk):
+                    counter = _ElementCounter()
+                if counter is not None:
+                    self.elements = counted + counter.feed(chunk)
+                    if self.elements > MAX_XML_ELEMENTS:
+                        raise too_large(self.path, f"{info.filename} takes it past "
+                                                   f"{MAX_XML_ELEMENTS:,} XML elements "
+                                                   "(the limit per document)")
                 size += len(chunk)
                 self.unpacked += len(chunk)
                 if size > MAX_ENTRY_BYTES:

@@ -11,7 +11,9 @@ rather than indexed as noise.
 
 Every entry is read through :class:`~deepcite.collections.limits.ZipReader` and the
 text is counted by a :class:`~deepcite.collections.limits.TextBudget`, so a small book
-that unpacks to gigabytes is refused as "too large"; a spine that lists the same
+that unpacks to gigabytes, or whose XML (container, package, XHTML sections) holds more
+than :data:`~deepcite.collections.limits.MAX_XML_ELEMENTS` elements, is refused as "too
+large" before that part is parsed; a spine that lists the same
 document more than once gets it once (later mentions are skipped with a warning),
 since a repeated section adds no text worth citing twice but can multiply the book.
 """

@@ -15,11 +15,23 @@ here, once, for every format (:func:`deepcite.export.base.inert_report_markdown`
 * a ``<`` opening an HTML tag becomes ``&lt;``, so ``<img>``, ``<iframe>`` and
   ``<object>`` are text for every renderer.
 
+A user may also convert the ``.md`` with pandoc's *default* Markdown reader or with
+Quarto, which read raw output, TeX and metadata in plain text, so these are text too:
+
+* a backslash before an ASCII letter is escaped (``\\\\input`` shows ``\\input``;
+  no raw TeX command), and ``$`` becomes ``\\$`` (no TeX math);
+* a raw attribute after a code span or a fence (`` `x`{=html} ``) is escaped, and a
+  fence's braced info string (```` ```{=latex} ````, ```` ```{python} ````, an
+  executable Quarto cell) becomes its first word (```` ```latex ````);
+* a ``---`` line after a blank line becomes ``***`` (the same thematic break, but no
+  YAML metadata block), and a ``%`` opening the document is escaped (no title block);
+* shortcodes are written in Quarto's escaped form (``{{{< x >}}}`` shows ``{{< x >}}``).
+
 Fenced code blocks and one-line code spans are left as written (nothing in them is
-rendered); anything the scanner cannot be sure is code is treated as prose, so a
-doubt costs at most a visible backslash, never an image. The pandoc formats also filter
-the parsed document (:mod:`deepcite.export.pandoc`), so no Markdown reading the scanner
-did not foresee can reach a .tex or .docx.
+rendered; only a fence's info string changes); anything the scanner cannot be sure is
+code is treated as prose, so a doubt costs at most a visible backslash, never an image.
+The pandoc formats also filter the parsed document (:mod:`deepcite.export.pandoc`), so
+no Markdown reading the scanner did not foresee can reach a .tex or .docx.
 """
 
 from __future__ import annotations
@@ -36,6 +48,38 @@ _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 _EMAIL_AUTOLINK = re.compile(r"<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9\-.]+>")
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 _BACKTICKS = re.compile(r"`+")
+_TILDES = re.compile(r"~+")
+_TEX_LETTER = re.compile(r"[A-Za-z]")
+_RAW_ATTRIBUTE = re.compile(r"\{\s*=")
+_FENCE_MARK = re.compile(r"(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+_WORD = re.compile(r"[A-Za-z0-9_+#-]+")
+_SHORTCODE_OPEN = re.compile(r"(?<!\{)\{\{(?=[<%])")
+_SHORTCODE_CLOSE = re.compile(r"(?<=[>%])\}\}(?!\})")
+# A "---" line that may open a YAML block: at the top level, in a block quote or a list.
+_YAML_DELIMITER = re.compile(
+    r"^(?P<prefix>[ \t>]*(?P<item>(?:[-*+]|\d{1,9}[.)]|#[.)]|[A-Za-z][.)])[ \t]+)?)"
+    r"---[ \t]*$")
+_BLANKISH = re.compile(r"^[ \t>]*$")
+
+
+def escape_shortcodes(text: str) -> str:
+    """``text`` with Quarto (and Hugo) shortcodes in Quarto's escaped form.
+
+    ``{{< include /etc/passwd >}}`` becomes ``{{{< include /etc/passwd >}}}``, which
+    Quarto shows as the shortcode's text instead of running it; applying it twice
+    changes nothing more.
+    """
+    return _SHORTCODE_CLOSE.sub("}}}", _SHORTCODE_OPEN.sub("{{{", text))
+
+
+def neutral_fence_info(info: str) -> str:
+    """A fence's info string without attributes: ``{=latex}`` (raw output), ``{python}``
+    (an executable Quarto cell) or ``r {=html}`` become their first word, ``latex``,
+    ``python``, ``r``; an info string without braces is kept."""
+    if "{" not in info:
+        return info
+    word = _WORD.search(info)
+    return word.group(0) if word else ""
 
 
 def inert_markdown(markdown: str) -> str:
@@ -44,20 +88,34 @@ def inert_markdown(markdown: str) -> str:
     Applying it twice changes nothing more; safe links and code are kept as they are.
     """
     lines = markdown.split("\n")
-    fenced = _fenced_lines(markdown)
+    fenced, openers = _fenced_lines(markdown)
     out: list[str] = []
     prose: list[str] = []
+    previous_blank = True
     for number, line in enumerate(lines):
         if number in fenced:
             if prose:
                 out.append(_inert_prose("\n".join(prose)))
                 prose = []
-            out.append(line)
+            out.append(_neutral_opener(line) if number in openers else line)
         else:
+            delimiter = _YAML_DELIMITER.match(line)
+            if delimiter and (previous_blank or delimiter.group("item")):
+                line = f"{delimiter.group('prefix')}***"  # a setext underline is kept
             prose.append(line)
+        previous_blank = _BLANKISH.match(line) is not None
     if prose:
         out.append(_inert_prose("\n".join(prose)))
-    return "\n".join(out)
+    text = "\n".join(out)
+    return f"\\{text}" if text.startswith("%") else text
+
+
+def _neutral_opener(line: str) -> str:
+    """A fence's opening line (after any container markers) with its info neutral."""
+    mark = _FENCE_MARK.search(line)
+    if mark is None:
+        return line
+    return f"{line[:mark.start()]}{mark.group('fence')}{neutral_fence_info(mark.group('info'))}"
 
 
 @functools.cache
@@ -67,13 +125,16 @@ def _block_parser() -> Any:
     return markdown_it.MarkdownIt("commonmark").enable(["table"])
 
 
-def _fenced_lines(markdown: str) -> set[int]:
-    """Line numbers inside fenced code blocks, as a CommonMark parser sees them."""
+def _fenced_lines(markdown: str) -> tuple[set[int], set[int]]:
+    """Line numbers inside fenced code blocks, as a CommonMark parser sees them, and
+    the numbers of their opening lines."""
     lines: set[int] = set()
+    openers: set[int] = set()
     for token in _block_parser().parse(markdown):
         if token.type == "fence" and token.map is not None:
             lines.update(range(token.map[0], token.map[1]))
-    return lines
+            openers.add(token.map[0])
+    return lines, openers
 
 
 def _code_span_end(text: str, start: int, run: int) -> int | None:
@@ -125,21 +186,32 @@ def _destination(text: str, start: int) -> str:
 
 def _inert_prose(text: str) -> str:
     """One run of lines outside fenced code, scanned left to right as a renderer does."""
+    text = escape_shortcodes(text)
     out: list[str] = []
     index = 0
     while index < len(text):
         char = text[index]
         if char == "\\":
+            if _TEX_LETTER.match(text, index + 1):  # \input: a TeX command to pandoc
+                out.append("\\\\")
+                index += 1
+                continue
             pair = 2 if index + 1 < len(text) and text[index + 1] in _PUNCTUATION else 1
             out.append(text[index:index + pair])
             index += pair
-        elif char == "`":
-            opener = _BACKTICKS.match(text, index)
+        elif char == "$":  # TeX math to pandoc, whether $x$ or $$x$$
+            out.append("\\$")
+            index += 1
+        elif char in "`~":
+            opener = (_BACKTICKS if char == "`" else _TILDES).match(text, index)
             run = len(opener.group(0)) if opener else 1
-            end = _code_span_end(text, index, run)
+            end = _code_span_end(text, index, run) if char == "`" else None
             stop = end if end is not None else index + run
             out.append(text[index:stop])
             index = stop
+            if _RAW_ATTRIBUTE.match(text, index):  # `x`{=html}: raw output to pandoc
+                out.append("\\{")
+                index += 1
         elif char == "<":
             autolink = _AUTOLINK.match(text, index) or _EMAIL_AUTOLINK.match(text, index)
             email = autolink is not None and autolink.re is _EMAIL_AUTOLINK

@@ -15,6 +15,7 @@ from deepcite.export.base import (
     result_for,
     without_title,
 )
+from deepcite.export.inert import escape_shortcodes, neutral_fence_info
 from deepcite.report import to_json_dict
 from deepcite.types import ResearchResult
 
@@ -49,8 +50,6 @@ class JsonExporter:
 # ----------------------------------------------------------------------------- Quarto
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_BRACED_INFO = re.compile(r"^\s*\{(?P<inside>[^}\n]*)\}?")
-_WORD = re.compile(r"[A-Za-z0-9_+#-]+")
 
 
 def yaml_string(text: str) -> str:
@@ -65,15 +64,6 @@ def yaml_string(text: str) -> str:
                    and char != " " else char for char in quoted)
 
 
-def _neutralise_fence_info(info: str) -> str:
-    """``{python}`` (an executable Quarto cell) or ``{=latex}`` (raw output) -> ``python``."""
-    braced = _BRACED_INFO.match(info)
-    if braced is None:
-        return info
-    word = _WORD.search(braced.group("inside"))
-    return word.group(0) if word else ""
-
-
 def quarto_body(markdown: str) -> str:
     """``markdown`` made inert for ``quarto render``.
 
@@ -83,9 +73,12 @@ def quarto_body(markdown: str) -> str:
     Cell fences lose their braces (plain highlighted code), shortcodes are written in
     Quarto's escaped form (``{{{< x >}}}`` shows ``{{< x >}}``), a ``---`` line after a
     blank line becomes ``***`` (the same thematic break, but no YAML block), and a raw
-    inline attribute `` `x`{=latex} `` is escaped.
+    inline attribute `` `x`{=latex} `` is escaped. The report's Markdown is already
+    inert (:func:`~deepcite.export.inert.inert_markdown` does all of this outside code,
+    with the same helpers); here shortcodes are escaped in code blocks too, since Quarto
+    expands them there.
     """
-    text = markdown.replace("{{<", "{{{<").replace(">}}", ">}}}")
+    text = escape_shortcodes(markdown)
     lines = []
     fence: str | None = None
     previous_blank = True
@@ -94,7 +87,7 @@ def quarto_body(markdown: str) -> str:
         if fence is None and match is not None:
             fence = match.group("fence")
             line = (f"{match.group('indent')}{fence}"
-                    f"{_neutralise_fence_info(match.group('info'))}")
+                    f"{neutral_fence_info(match.group('info'))}")
         elif fence is not None:
             if match is not None and match.group("fence").startswith(fence) \
                     and not match.group("info").strip():

@@ -24,6 +24,7 @@ from deepcite.run_checks import (
     MAX_MODEL_CHARS,
     MAX_NAME_CHARS,
     MAX_QUESTION_CHARS,
+    text_problem,
 )
 from deepcite.types import Event, ReportMode
 
@@ -82,8 +83,9 @@ class RunRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _has_text(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the question is empty - type the question to research")
+        problem = text_problem(value, "question")  # the same test as every front end
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("materials")

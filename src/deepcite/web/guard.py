@@ -74,12 +74,14 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
+from deepcite.security.hosts import is_loopback
 from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
 from deepcite.web.pages_auth import COOKIE, Sessions
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 
 logger = logging.getLogger(__name__)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -179,9 +181,9 @@ def split_host(value: str, *, pattern: bool = False) -> str | None:
         name, _, port = value.partition(":")
     else:
         name = value  # a bare name, or a bare IPv6 address
-    if port and not port.isdigit():
+    if port and not (port.isascii() and port.isdigit()):
         return None
-    name = name.rstrip(".")
+    name = name[:-1] if name.endswith(".") else name  # one root dot: "localhost."
     address = _address(name)
     if address is not None:
         return str(address)
@@ -281,7 +283,9 @@ class FrontDoor:
         headers = Headers(scope=scope)
         method: str = scope["method"]
         path: str = scope["path"]
-        refusal = self._wrong_host(headers, path) or self._cross_site(headers, method, path)
+        scheme = str(scope.get("scheme", "http"))
+        refusal = (self._wrong_host(headers, path)
+                   or self._cross_site(headers, method, path, scheme))
         if refusal is None:
             if _is_api(path):
                 if not self._api_credentials(scope, headers, method, path):
@@ -316,7 +320,8 @@ class FrontDoor:
                        "open it by its own address, or start deepcite serve with "
                        f"--allowed-host {host or 'NAME'}")
 
-    def _cross_site(self, headers: Headers, method: str, path: str) -> Response | None:
+    def _cross_site(self, headers: Headers, method: str, path: str,
+                    scheme: str) -> Response | None:
         if method not in UNSAFE_METHODS:
             return None
         origin = headers.get("origin")
@@ -332,18 +337,43 @@ class FrontDoor:
             problem = ("Cross-site request refused: send it from this server's own pages, "
                        "or from a script")
         else:
-            try:
-                netloc = urlsplit(origin.strip()).netloc if "://" in origin else ""
-            except ValueError:  # "http://[::1" and the like: no origin at all
-                netloc = ""
-            origin_host = split_host(netloc.rpartition("@")[2]) if netloc else None
-            host = split_host(headers.get("host", ""))
-            if origin_host is not None and (origin_host == host or host_allowed(
-                    origin_host, self.state.allowed_hosts, star=False)):
+            if self._same_origin(origin, headers.get("host", ""), scheme):
                 return None
             problem = (f"Cross-site request refused: Origin {origin[:100]!r} is not this "
                        "server (a proxy's name needs deepcite serve --allowed-host NAME)")
         return _refuse(_is_api(path), 403, "cross_site", problem)
+
+    def _same_origin(self, origin: str, host_header: str, request_scheme: str) -> bool:
+        """Whether ``origin`` is this server: the request's own scheme, host *and port*,
+        no user or path; or a name given with ``--allowed-host`` (a proxy's, whose TLS
+        ends before this server). Another program on this machine
+        (``http://localhost:3000``, ``https://127.0.0.1:8765``) is not."""
+        try:
+            parsed = urlsplit(origin.strip())
+            origin_port = parsed.port
+        except ValueError:  # "http://[::1", a port out of range: no origin at all
+            return False
+        scheme = parsed.scheme.lower()
+        if scheme not in _DEFAULT_PORTS or parsed.username is not None \
+                or parsed.password is not None or parsed.path or parsed.query \
+                or parsed.fragment or not parsed.netloc:
+            return False
+        origin_host = split_host(parsed.netloc)
+        if origin_host is None:
+            return False
+        host = split_host(host_header)
+        if host is None:
+            return False
+        port_text = host_header.strip().rpartition("]")[2] if host_header.strip().startswith(
+            "[") else (host_header.partition(":")[2] if host_header.count(":") == 1 else "")
+        port_text = port_text.lstrip(":")
+        default = _DEFAULT_PORTS[scheme]
+        host_port = int(port_text) if port_text else default
+        if origin_host == host and (origin_port or default) == host_port \
+                and scheme == request_scheme.lower():
+            return True
+        return not is_loopback(origin_host) and host_allowed(
+            origin_host, self.state.allowed_hosts, star=False)
 
     def _api_credentials(self, scope: Scope, headers: Headers, method: str,
                          path: str) -> bool:
@@ -427,6 +457,12 @@ class _Metered:
         self.app, self.scope, self.cap = app, scope, cap
         self.received = 0
         self.started = self.over = self.replied = False
+        headers = Headers(scope=scope)
+        #: Whether the body was read to its end; a reply to a request whose body was
+        #: not closes the connection, so the server never drains an unread body (a
+        #: chunked one has no length to refuse it by up front).
+        self.body_done = not ("transfer-encoding" in headers
+                              or headers.get("content-length", "0").strip() not in ("", "0"))
 
     async def run(self, receive: Receive, send: Send) -> None:
         async def counted() -> Message:
@@ -435,6 +471,8 @@ class _Metered:
             message = await receive()
             if message["type"] == "http.request":
                 self.received += len(message.get("body", b""))
+                if not message.get("more_body", False):
+                    self.body_done = True
                 if self.received > self.cap.limit:
                     self.over = True
                     if not self.started:
@@ -450,6 +488,8 @@ class _Metered:
                 return  # the client has its 413; what the app says after is moot
             if message["type"] == "http.response.start":
                 self.started = True
+                if not self.body_done:
+                    MutableHeaders(scope=message)["Connection"] = "close"
             await send(message)
 
         try:

@@ -12,12 +12,15 @@ nothing once deleted.
 
 Parsing a PDF or an EPUB takes seconds of CPU, so :func:`run_request` does all of it
 in a worker thread: the event loop keeps answering health checks and event streams.
+At most :data:`MAX_CONCURRENT_PARSES` uploads are parsed at once, server-wide, so many
+requests sent together cannot each hold a parser's memory; the others wait their turn.
 """
 
 from __future__ import annotations
 
 import contextlib
 import tempfile
+import threading
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -48,6 +51,10 @@ _NAME_PUNCTUATION = frozenset("._-")
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
                        *(f"lpt{i}" for i in range(10))})
 _MB = 1024 * 1024
+#: Uploads parsed at the same time, whatever the number of requests: a hostile file
+#: within every limit may still take a few hundred MB while it is read.
+MAX_CONCURRENT_PARSES = 2
+_PARSING = threading.BoundedSemaphore(MAX_CONCURRENT_PARSES)
 
 
 @dataclass
@@ -182,14 +189,22 @@ def material_of_upload(upload: UploadFile, budget: UploadBudget) -> dict[str, An
     name = safe_upload_name(upload.filename)
     suffix = upload_suffix(upload.filename)
     if suffix not in UPLOAD_SUFFIXES:
-        raise ValueError(f"{name}: file type {suffix or '(none)'} is not accepted - upload "
+        # The suffix as sent may hold bidi overrides (".txt\u202egpj" shows as ".txtjpg"):
+        # control and format characters are shown as \uXXXX escapes, and it is cut short.
+        shown = "".join(f"\\u{ord(char):04x}" if unicodedata.category(char)[0] in "CZ"
+                        and char != " " else char for char in suffix[:32])
+        raise ValueError(f"{name}: file type {shown or '(none)'} is not accepted - upload "
                          "PDF, DOCX, EPUB, HTML, Markdown or text files")
     with tempfile.TemporaryDirectory(prefix="deepcite-upload-") as folder:
         file = Path(folder) / name
         budget.bytes += _copy_upload(upload.file, file, name,
                                      MAX_UPLOAD_TOTAL_BYTES - budget.bytes)
         try:
-            material = material_from_file(file, max_chars=MAX_TOTAL_CHARS - budget.chars)
+            # A thread semaphore, not an anyio limiter: this runs in a worker thread, and
+            # the bound must hold across event loops (and for callers outside one).
+            with _PARSING:
+                material = material_from_file(file,
+                                              max_chars=MAX_TOTAL_CHARS - budget.chars)
         except DeepciteError as exc:
             raise ValueError(str(exc).replace(str(file), name)) from None
     budget.chars += len(material.content)

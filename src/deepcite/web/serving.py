@@ -4,14 +4,15 @@ Uvicorn alone loses them to SIGTERM (systemd, ``docker stop``): it waits for ope
 connections - event streams of runs that go on for minutes - and afterwards re-raises
 the signal, whose default action kills the process before any ``finally`` runs. So:
 
-1. On the first SIGTERM or SIGINT the executor is *drained* at once: it stops taking
-   runs and cancels the queued and running ones. Their streams get the last events and
-   end, so uvicorn's graceful shutdown can finish.
+1. On the first SIGTERM, SIGINT or SIGHUP (a closed terminal) the executor is *drained*
+   at once: it stops taking runs and cancels the queued and running ones. Their streams
+   get the last events and end, so uvicorn's graceful shutdown can finish.
 2. Uvicorn stops; a stream still open after :data:`GRACE_S` is cut.
 3. The executor's shutdown waits for the cancelled runs to store their partial results
    and events (``interrupted``), and the process exits with status 0.
 
-A second SIGINT forces uvicorn's exit as usual; the runs are still stored by step 3.
+A second SIGINT forces uvicorn's exit as usual; the runs are still stored by step 3, and
+signals that arrive while they are being stored are logged, never fatal.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 GRACE_S = 20.0
 """How long open connections may take to finish once a stop signal arrived."""
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class DrainingServer(uvicorn.Server):
@@ -76,8 +77,22 @@ def serve_app(app: FastAPI, executor: RunExecutor, *, host: str, port: int,
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
                             timeout_graceful_shutdown=int(GRACE_S))
     server = DrainingServer(config, executor)
+    late: list[int] = []
+
+    def storing(sig: int, frame: FrameType | None) -> None:
+        # uvicorn has stopped (its own handlers are gone): a second `kill`, or a
+        # service manager repeating itself, must not end the process mid-store
+        late.append(sig)
+        logger.warning("still storing the runs in progress; exiting once they are stored")
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, storing) for sig in _SIGNALS} if main else {}
     try:
-        server.run()
+        try:
+            server.run()
+        finally:
+            executor.shutdown()
     finally:
-        executor.shutdown()
-    return server.stop_signals
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return server.stop_signals + late

@@ -1,0 +1,84 @@
+"""``deepcite mcp --transport http`` checks Host and Origin on every loopback address, not
+only on the three the SDK knows by name (DNS rebinding)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from deepcite.mcp_server import transport_security_for
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.enable_socket
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "probe", "version": "1"}}}
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def mcp_http(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    host = "127.0.0.2"  # loopback, but not a name the SDK protects by itself
+    port = _free_port(host)
+    env = {**os.environ, "DEEPCITE_DATA_DIR": str(tmp_path / "data"),
+           "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "deepcite", "mcp", "--transport", "http", "--host", host,
+         "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "deepcite mcp exited"
+            try:
+                with socket.create_connection((host, port), timeout=1):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "deepcite mcp did not start"
+                time.sleep(0.1)
+        yield host, port
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _post(host: str, port: int, **headers: str) -> int:
+    reply = httpx.post(f"http://{host}:{port}/mcp", content=json.dumps(INITIALIZE),
+                       headers={"Content-Type": "application/json",
+                                "Accept": "application/json, text/event-stream", **headers},
+                       timeout=30)
+    return reply.status_code
+
+
+def test_a_rebound_host_or_a_foreign_origin_is_refused_on_any_loopback_address(
+        mcp_http: tuple[str, int]) -> None:
+    host, port = mcp_http
+    assert _post(host, port, Host="evil.example") == 421
+    assert _post(host, port, Host=f"evil.example:{port}") == 421
+    assert _post(host, port, Origin="http://evil.example") == 403
+    assert _post(host, port, Origin=f"http://{host}:{port + 1}") == 403  # another port
+    assert _post(host, port) == 200  # its own name and port
+
+
+def test_the_allowed_names_follow_the_bind_address() -> None:
+    loopback = transport_security_for("127.0.0.5", 9000)
+    assert set(loopback.allowed_hosts) == {"127.0.0.5:9000", "127.0.0.1:9000",
+                                           "localhost:9000", "[::1]:9000"}
+    assert "http://localhost:9000" in loopback.allowed_origins
+    assert transport_security_for("::1", 9000).enable_dns_rebinding_protection
+    remote = transport_security_for("10.1.2.3", 9000)
+    assert remote.allowed_hosts == ["10.1.2.3:9000"]
