@@ -32,11 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import select
 import shutil
 import signal
 import socket
+import string
 import struct
 import subprocess
 import sys
@@ -113,6 +115,24 @@ def epub_bomb(path: Path, chunk: bytes, times: int, listed: int) -> Path:
     return path
 
 
+def paragraphs_docx(path: Path, unpacked: int) -> Path:
+    """A DOCX under every byte and ratio limit whose document.xml is ``unpacked`` bytes of
+    one-letter paragraphs (random letters, so it does not compress past the ratio cap):
+    millions of elements, the parse that bytes alone do not bound."""
+    rng = random.Random(0)
+    letters = string.ascii_letters.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        with archive.open("word/document.xml", "w", force_zip64=True) as entry:
+            written = 0
+            while written < unpacked:
+                block = b"".join(b"<w:p><w:r><w:t>%c</w:t></w:r></w:p>" % rng.choice(letters)
+                                 for _ in range(30_000))
+                entry.write(block)
+                written += len(block)
+    return path
+
+
 def build_bombs(folder: Path) -> list[tuple[str, Path]]:
     """``(label, path)`` for each bomb, written under ``folder``."""
     bomb = docx_bomb(folder / "bomb.docx", unpacked=3 * 1024 * MB // 2)  # 1.5 GB of XML
@@ -122,7 +142,9 @@ def build_bombs(folder: Path) -> list[tuple[str, Path]]:
     ratio = docx_bomb(folder / "ratio.docx", unpacked=40 * MB)
     section = b"<p>" + b"all work and no play " * 50_000 + b"</p>"  # ~1 MB
     book = epub_bomb(folder / "bomb.epub", section, times=60, listed=30)
+    many = paragraphs_docx(folder / "paragraphs.docx", unpacked=62 * MB)
     return [("docx bomb, 1.5 GB of XML", bomb),
+            ("docx of 62 MB one-letter paragraphs, under the byte limits", many),
             ("docx lying its XML is 1,000 bytes", liar),
             ("docx of 40 MB XML packed ~1000:1", ratio),
             ("epub listing a 60 MB section 30 times", book)]
