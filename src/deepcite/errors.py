@@ -102,6 +102,12 @@ class UnknownRunError(StoreError):
     server answers 404 for it instead of the 503 of a store that is down."""
 
 
+class UnreadableRunError(StoreError):
+    """A stored run exists but cannot be read back (damaged, or written by a newer
+    deepcite); the message says how to remove it. A server answers 500 with that line,
+    never 404 (the run is there) nor 503 (the store is up)."""
+
+
 class ShuttingDown(DeepciteError):
     """The server is stopping and takes no new runs; a server answers 503 so that
     clients and load balancers retry, on it once it is back or on another."""

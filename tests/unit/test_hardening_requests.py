@@ -378,6 +378,19 @@ def test_show_of_a_damaged_run_is_one_line_not_a_traceback(
     assert "What is kept?" in listed.output
 
 
+def test_a_damaged_run_over_http_says_so_instead_of_not_found(
+        settings: Settings, client: TestClient) -> None:
+    bad = _stored(settings, "What broke?")
+    _damage(settings, "UPDATE events SET payload = 'nope' WHERE run_id = ?", bad)
+    for path in (f"/api/v1/research/{bad}", f"/api/v1/research/{bad}/export/markdown"):
+        reply = client.get(path)
+        assert reply.status_code == 500, (path, reply.text)
+        error = reply.json()["error"]
+        assert error["code"] == "run_unreadable" and "deepcite rm" in error["message"]
+        assert "\n" not in error["message"]
+    assert client.get(f"/api/v1/research/{'0' * 32}").status_code == 404  # still 404
+
+
 def test_history_lists_the_readable_runs_around_a_damaged_one(settings: Settings) -> None:
     first = _stored(settings, "First question?")
     bad = _stored(settings, "Broken question?")

@@ -20,7 +20,7 @@ from redis.exceptions import RedisError
 from deepcite.config import Settings
 from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.distributed.reaper import Reaper, enqueue_run
-from deepcite.errors import DeepciteError, QueueError, StoreError
+from deepcite.errors import DeepciteError, QueueError, StoreError, UnknownRunError
 from deepcite.store import HistoryStore, RunStateInfo
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
 from deepcite.web.runs import checked_request
@@ -141,9 +141,7 @@ class QueueExecutor:
     def _state(self, run_id: str) -> RunStateInfo:
         try:
             return self._store.run_state(run_id)
-        except StoreError as exc:
-            if "unreachable" in str(exc):
-                raise
+        except UnknownRunError as exc:  # told apart by class: a store that is down raises
             raise KeyError(run_id) from exc
 
     def _announce(self, run_id: str) -> None:

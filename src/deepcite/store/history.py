@@ -32,7 +32,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
-from deepcite.errors import StoreError, UnknownRunError
+from deepcite.errors import StoreError, UnknownRunError, UnreadableRunError
 from deepcite.store import held
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
@@ -283,16 +283,16 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(part) for part in problem["loc"])
-                raise StoreError(f"Run {run_id[:8]} cannot be read by this deepcite "
+                raise UnreadableRunError(f"Run {run_id[:8]} cannot be read by this deepcite "
                                  f"({where}: {problem['msg']}); upgrade deepcite, or "
                                  f"`deepcite rm {run_id[:8]}`") from None
             except json.JSONDecodeError:
-                raise StoreError(f"Run {run_id[:8]} is damaged in the history (a stored "
+                raise UnreadableRunError(f"Run {run_id[:8]} is damaged in the history (a stored "
                                  "column is not valid JSON); `deepcite rm "
                                  f"{run_id[:8]}` removes it") from None
             except (ValueError, TypeError, KeyError, AttributeError) as error:
                 detail = (str(error).strip().splitlines() or [type(error).__name__])[0]
-                raise StoreError(f"Run {run_id[:8]} is damaged in the history "
+                raise UnreadableRunError(f"Run {run_id[:8]} is damaged in the history "
                                  f"({detail[:120]}); `deepcite rm {run_id[:8]}` "
                                  "removes it") from None
 

@@ -32,6 +32,7 @@ from deepcite.errors import (
     ShuttingDown,
     StoreError,
     UnknownRunError,
+    UnreadableRunError,
 )
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
@@ -158,6 +159,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         # The store or the queue being down is the service's trouble, not the request's:
         # 503, so clients and load balancers retry instead of giving up on the request.
         status, code = ((404, "unknown_run") if isinstance(exc, UnknownRunError)
+                        else (500, "run_unreadable") if isinstance(exc, UnreadableRunError)
                         else (503, "unavailable")
                         if isinstance(exc, StoreError | QueueError | ShuttingDown)
                         else (400, "bad_request"))

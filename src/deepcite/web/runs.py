@@ -388,7 +388,7 @@ class LocalRunExecutor:
         """The stored run ``run_id`` (a full id); ``KeyError`` when the store has none."""
         try:
             stored = self._store.get(run_id)
-        except StoreError as exc:
+        except UnknownRunError as exc:  # a damaged run or a store that is down says so
             raise KeyError(run_id) from exc
         if stored.id != run_id:  # a prefix: routes name runs by their full id only
             raise KeyError(run_id)
