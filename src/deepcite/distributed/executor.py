@@ -21,7 +21,7 @@ from deepcite.config import Settings
 from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.distributed.reaper import Reaper, enqueue_run
 from deepcite.errors import DeepciteError, QueueError, StoreError, UnknownRunError
-from deepcite.store import HistoryStore, RunStateInfo
+from deepcite.store import ENDED, HistoryStore, RunStateInfo
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
 from deepcite.web.runs import checked_request
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_ENDED: frozenset[str] = frozenset({"completed", "cancelled", "failed", "interrupted"})
 #: Longest an events() call waits between two looks at the store when no wake-up came.
 POLL_S = 1.0
 #: Most events returned by one events() call; a full batch means more may follow.
@@ -86,7 +85,7 @@ class QueueExecutor:
 
     def cancel(self, run_id: str) -> bool:
         info = self._state(run_id)
-        if info.status in _ENDED:
+        if info.status in ENDED:
             return False
         cancelled = self._store.request_cancel(run_id)
         self._announce(run_id)
@@ -109,7 +108,7 @@ class QueueExecutor:
         while True:
             # The state is read before the events: a run stores its last events before
             # it ends, so a run seen ended has all of them in the read that follows.
-            ended = self._state(run_id).status in _ENDED
+            ended = self._state(run_id).status in ENDED
             fresh = self._store.events_after(run_id, after, limit=BATCH)
             left = deadline - time.monotonic()
             draining = self._closing.is_set()

@@ -15,6 +15,7 @@ citations can be checked again later), the citation checks and the run's events.
 
 from deepcite.store.history import HistoryStore
 from deepcite.store.records import (
+    ENDED,
     ClaimedRun,
     CollectionEntry,
     RunStateInfo,
@@ -23,5 +24,5 @@ from deepcite.store.records import (
     StoredRun,
 )
 
-__all__ = ["ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo", "RunStatus",
+__all__ = ["ENDED", "ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo", "RunStatus",
            "RunSummary", "StoredRun"]

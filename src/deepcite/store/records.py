@@ -22,6 +22,9 @@ server stopped while the run went on (at shutdown, or found still ``running`` wh
 next server started - see :meth:`HistoryStore.mark_interrupted`), or its worker
 stopped answering after its last try."""
 
+ENDED: frozenset[RunStatus] = frozenset({"completed", "cancelled", "failed", "interrupted"})
+"""The states a run never leaves: the one "ended" set every executor and route uses."""
+
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -39,7 +39,7 @@ from deepcite.errors import ConfigError, DeepciteError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.report import to_json_dict
 from deepcite.run_checks import reserved_collection
-from deepcite.store import HistoryStore
+from deepcite.store import ENDED, HistoryStore
 from deepcite.types import Event
 from deepcite.web.contracts import RunInfo, RunRequest, WebState
 from deepcite.web.downloads import content_disposition
@@ -54,7 +54,6 @@ KEEP_ALIVE_S = 15.0
 #: never starve the pool FastAPI runs the other (sync) routes on.
 MAX_STREAMS = 256
 _EVENT = TypeAdapter(Event)
-_ENDED = {"completed", "cancelled", "failed", "interrupted"}
 #: What a ``Last-Event-ID`` this API wrote looks like: ASCII digits, at most 18 of them.
 _EVENT_ID = re.compile(r"[0-9]{1,18}")
 
@@ -126,7 +125,7 @@ def api_router(state: WebState) -> APIRouter:
     def status(run_id: str) -> RunStatusReply:
         info = _info(state, run_id)
         result = None
-        if info.state in _ENDED:
+        if info.state in ENDED:
             try:
                 result = to_json_dict(history_store(state).get(run_id).result)
             except UnknownRunError:  # deleted since it ended
@@ -168,7 +167,7 @@ def api_router(state: WebState) -> APIRouter:
                            f"Cannot export as {format_status.name}: "
                            f"{format_status.description}")
         info = _info(state, run_id)
-        if info.state not in _ENDED:
+        if info.state not in ENDED:
             raise ApiError(409, "run_not_ended", f"Run {run_id} is still {info.state}; "
                            "export it once it has ended")
         result = history_store(state).get(run_id).result

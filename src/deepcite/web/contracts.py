@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -26,11 +26,12 @@ from deepcite.run_checks import (
     MAX_QUESTION_CHARS,
     text_problem,
 )
+from deepcite.store.records import RunStatus
 from deepcite.types import Event, ReportMode
 
 #: Where a run is: waiting for a worker, working, or one of the ends the store keeps
-#: (``interrupted``: the server stopped while it ran).
-RunState = Literal["queued", "running", "completed", "cancelled", "failed", "interrupted"]
+#: (``interrupted``: the server stopped while it ran) - the store's own literal.
+RunState = RunStatus
 
 
 def _collection_name(name: str) -> str:

@@ -36,7 +36,7 @@ from deepcite.errors import (
 )
 from deepcite.materials import normalize_materials
 from deepcite.run_checks import check_run
-from deepcite.store import HistoryStore, StoredRun
+from deepcite.store import ENDED, HistoryStore, StoredRun
 from deepcite.types import Event, ResearchResult
 from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
 from deepcite.web.execution import execute_request
@@ -49,7 +49,6 @@ KEEP_FINISHED = 200
 SHUTDOWN_WAIT_S = 30.0
 #: How often the server looks for runs a dead process left ``running``.
 WATCH_S = 30.0
-_ENDED: frozenset[RunState] = frozenset({"completed", "cancelled", "failed", "interrupted"})
 
 
 def one_line(error: BaseException) -> str:
@@ -182,7 +181,7 @@ class LocalRunExecutor:
             if run is None:
                 self._stored(run_id)  # KeyError for an unknown id
                 return False
-            if run.state in _ENDED:
+            if run.state in ENDED:
                 return False
             run.cancel_requested = True
             if run.state == "queued":
@@ -218,11 +217,11 @@ class LocalRunExecutor:
         with self._lock:
             run = self._runs.get(run_id)
             if run is not None:
-                self._lock.wait_for(lambda: len(run.events) > after or run.state in _ENDED,
+                self._lock.wait_for(lambda: len(run.events) > after or run.state in ENDED,
                                     timeout=max(timeout, 0.0))
                 fresh = run.events[after:]
                 return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
-                                  finished=run.state in _ENDED)
+                                  finished=run.state in ENDED)
         stored = self._stored(run_id)
         fresh = stored.events[after:]
         return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
@@ -380,7 +379,7 @@ class LocalRunExecutor:
         run.state, run.error, run.finished_at = state, error, datetime.now(UTC)
         run.cancel = None
         self._lock.notify_all()
-        ended = [key for key, kept in self._runs.items() if kept.state in _ENDED]
+        ended = [key for key, kept in self._runs.items() if kept.state in ENDED]
         for key in ended[:max(len(ended) - KEEP_FINISHED, 0)]:
             del self._runs[key]
 
