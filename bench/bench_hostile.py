@@ -39,7 +39,6 @@ import shutil
 import signal
 import socket
 import string
-import struct
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-MB = 1024 * 1024
+sys.path.insert(0, str(ROOT))
+
+from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry  # noqa: E402
+
 TOKEN = "bench-hostile-token"
 PIECE = MB
 SERVER_START_S = 60.0
@@ -63,41 +65,11 @@ STOP_WAIT_S = 30.0
 
 # ---------------------------------------------------------------------- bombs
 
-_PARAGRAPH = b"<w:p><w:r><w:t>boom</w:t></w:r></w:p>"
 _CONTAINER_XML = """<?xml version="1.0"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
   <rootfiles><rootfile full-path="content.opf"
     media-type="application/oebps-package+xml"/></rootfiles>
 </container>"""
-
-
-def _stream_entry(archive: zipfile.ZipFile, name: str, chunk: bytes, times: int) -> None:
-    """Write ``chunk`` ``times`` times into entry ``name`` without holding it all."""
-    with archive.open(name, "w", force_zip64=True) as entry:
-        for _ in range(times):
-            entry.write(chunk)
-
-
-def docx_bomb(path: Path, unpacked: int) -> Path:
-    """A DOCX whose document.xml is ``unpacked`` bytes of one repeated paragraph."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        chunk = _PARAGRAPH * (MB // len(_PARAGRAPH))
-        _stream_entry(archive, "word/document.xml", chunk, unpacked // len(chunk))
-    return path
-
-
-def lie_about_size(path: Path, name: bytes, size: int) -> Path:
-    """Rewrite the central directory so entry ``name`` declares ``size`` bytes unpacked."""
-    data = bytearray(path.read_bytes())
-    at = data.find(b"PK\x01\x02")
-    while at >= 0:
-        name_length = struct.unpack_from("<H", data, at + 28)[0]
-        if data[at + 46:at + 46 + name_length] == name:
-            struct.pack_into("<L", data, at + 24, size)
-        at = data.find(b"PK\x01\x02", at + 4)
-    path.write_bytes(bytes(data))
-    return path
 
 
 def epub_bomb(path: Path, chunk: bytes, times: int, listed: int) -> Path:
@@ -111,7 +83,7 @@ def epub_bomb(path: Path, chunk: bytes, times: int, listed: int) -> Path:
         archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
         archive.writestr("META-INF/container.xml", _CONTAINER_XML)
         archive.writestr("content.opf", opf)
-        _stream_entry(archive, "s0.xhtml", chunk, times)
+        stream_entry(archive, "s0.xhtml", chunk, times)
     return path
 
 

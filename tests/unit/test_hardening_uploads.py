@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import re
 import socket
-import struct
 import sys
 import threading
 import tracemalloc
@@ -45,42 +44,13 @@ from deepcite.web.pages_forms import (
     material_of_upload,
     safe_upload_name,
 )
+from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sparse files")
 
-MB = 1024 * 1024
-_PARAGRAPH = b"<w:p><w:r><w:t>boom</w:t></w:r></w:p>"
 
 
 # ------------------------------------------------------------------ hostile files
-
-
-def _stream_entry(archive: zipfile.ZipFile, name: str, chunk: bytes, times: int) -> None:
-    """Write ``chunk`` ``times`` times into entry ``name`` without holding it all."""
-    with archive.open(name, "w", force_zip64=True) as entry:
-        for _ in range(times):
-            entry.write(chunk)
-
-
-def docx_bomb(path: Path, unpacked: int = 300 * MB) -> Path:
-    """A DOCX whose document.xml is ``unpacked`` bytes of repeated paragraphs."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        chunk = _PARAGRAPH * (MB // len(_PARAGRAPH))
-        _stream_entry(archive, "word/document.xml", chunk, unpacked // len(chunk))
-    return path
-
-
-def _lie_about_sizes(path: Path, name: bytes, size: int) -> None:
-    """Rewrite the central directory so entry ``name`` declares ``size`` bytes unpacked."""
-    data = bytearray(path.read_bytes())
-    at = data.find(b"PK\x01\x02")
-    while at >= 0:
-        name_length = struct.unpack_from("<H", data, at + 28)[0]
-        if data[at + 46:at + 46 + name_length] == name:
-            struct.pack_into("<L", data, at + 24, size)
-        at = data.find(b"PK\x01\x02", at + 4)
-    path.write_bytes(bytes(data))
 
 
 CONTAINER_XML = """<?xml version="1.0"?>
@@ -107,7 +77,7 @@ def epub(path: Path, sections: list[bytes | tuple[bytes, int]], spine: list[int]
         archive.writestr("content.opf", _opf(len(sections), spine))
         for number, section in enumerate(sections):
             if isinstance(section, tuple):
-                _stream_entry(archive, f"s{number}.xhtml", *section)
+                stream_entry(archive, f"s{number}.xhtml", *section)
             else:
                 archive.writestr(f"s{number}.xhtml", section)
     return path
@@ -149,7 +119,7 @@ def test_docx_bomb_under_the_total_is_refused_by_its_ratio(tmp_path: Path) -> No
 
 def test_docx_that_lies_about_its_size_is_refused(tmp_path: Path) -> None:
     bomb = docx_bomb(tmp_path / "liar.docx")
-    _lie_about_sizes(bomb, b"word/document.xml", 1000)
+    lie_about_size(bomb, b"word/document.xml", 1000)
     with pytest.raises(LoadError) as caught:
         load_document(bomb)
     assert "\n" not in str(caught.value)
