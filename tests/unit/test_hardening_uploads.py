@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-import socket
 import sys
 import threading
 import tracemalloc
@@ -21,7 +20,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.datastructures import Headers, UploadFile
@@ -45,6 +43,7 @@ from deepcite.web.pages_forms import (
     safe_upload_name,
 )
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
+from tests.live_server import serving
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sparse files")
 
@@ -430,26 +429,8 @@ def server(make_settings: Callable[..., Settings],
            executor: Executor) -> Iterator[str]:
     """The whole app served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
     app = create_app(WebState(settings=make_settings(), executor=executor))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    served = uvicorn.Server(config)
-    thread = threading.Thread(target=served.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as probe:
-            for _ in range(200):
-                try:
-                    probe.get("/api/v1/health")
-                    break
-                except httpx.TransportError:
-                    threading.Event().wait(0.05)
+    with serving(app) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        served.should_exit = True
-        thread.join(10)
-        sock.close()
 
 
 @pytest.mark.enable_socket  # a real server on loopback

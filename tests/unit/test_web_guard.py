@@ -12,15 +12,14 @@ import json
 import re
 import select
 import socket
-import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -38,6 +37,7 @@ from deepcite.web.guard import (
     host_allowed,
     split_host,
 )
+from tests.live_server import serving
 
 pytestmark = pytest.mark.enable_socket  # real servers on loopback
 
@@ -91,7 +91,7 @@ class Served:
 @pytest.fixture
 def serve(make_settings: Callable[..., Settings]) -> Iterator[Callable[..., Served]]:
     """Starts ``create_app`` under uvicorn on 127.0.0.1 (a free port) in a thread."""
-    servers: list[tuple[uvicorn.Server, threading.Thread, socket.socket]] = []
+    servers = ExitStack()
 
     def start(*, token: str | None = None, bind: str = "127.0.0.1",
               extra: tuple[str, ...] = (), hosts: tuple[str, ...] | None = None) -> Served:
@@ -99,29 +99,11 @@ def serve(make_settings: Callable[..., Settings]) -> Iterator[Callable[..., Serv
         allowed = allowed_hosts_for(bind, extra) if hosts is None else hosts
         state = WebState(settings=make_settings(), executor=executor, token=token,
                          allowed_hosts=allowed)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(create_app(state), log_level="warning",
-                                               lifespan="off"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
-                                  daemon=True)
-        thread.start()
-        servers.append((server, thread, sock))
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as probe:
-            for _ in range(200):
-                try:
-                    probe.get("/api/v1/health")
-                    break
-                except httpx.TransportError:
-                    threading.Event().wait(0.05)
+        port = servers.enter_context(serving(create_app(state)))
         return Served(port, executor)
 
-    yield start
-    for server, thread, sock in servers:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    with servers:
+        yield start
 
 
 @dataclass

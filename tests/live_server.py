@@ -1,0 +1,38 @@
+"""An ASGI app served by real uvicorn on 127.0.0.1 in a thread, for tests about what
+crosses the wire (raw sockets, concurrent clients) rather than what TestClient sees."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import uvicorn
+from starlette.types import ASGIApp
+
+
+@contextmanager
+def serving(app: ASGIApp) -> Iterator[int]:
+    """Serve ``app`` on a free loopback port until the block ends; yields the port once
+    ``/api/v1/health`` answers (or after about 10 s of trying)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as probe:
+            for _ in range(200):
+                try:
+                    probe.get("/api/v1/health")
+                    break
+                except httpx.TransportError:
+                    threading.Event().wait(0.05)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
