@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from deepcite import registry
+from deepcite.cli import app
 from deepcite.config import Settings, load_settings
 
 
@@ -117,3 +119,20 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     registry.refresh()
     yield install
     registry.refresh()
+
+
+@pytest.fixture
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A collection "notes" of two small Markdown files, in a temporary data dir."""
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "cache.md").write_text(
+        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
+        "because the database was overloaded.\n", encoding="utf-8")
+    (folder / "team.md").write_text(
+        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
+        encoding="utf-8")
+    added = CliRunner().invoke(app, ["collection", "add", str(folder), "--name", "notes"])
+    assert added.exit_code == 0, added.output
+    return folder

@@ -25,7 +25,6 @@ from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
 import deepcite.api
-from deepcite.cli import app
 from deepcite.config import load_settings
 from deepcite.store import HistoryStore, StoredRun
 from deepcite.web.contracts import RunRequest
@@ -57,19 +56,8 @@ class Gate:
 
 
 @pytest.fixture
-def gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Gate:
-    """A data dir with a collection "notes", and the gate files of a gated model."""
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
-    added = runner.invoke(app, ["collection", "add", str(folder), "--name", "notes"])
-    assert added.exit_code == 0, added.output
+def gate(tmp_path: Path, notes: Path) -> Gate:
+    """The collection "notes" in a temporary data dir, and a gated model's gate files."""
     started, gated = tmp_path / "started", tmp_path / "gate"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DEEPCITE_TEST_STARTED": str(started),
            "DEEPCITE_TEST_GATE": str(gated), "DEEPCITE_DATA_DIR": str(tmp_path / "data")}

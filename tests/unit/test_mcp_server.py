@@ -35,23 +35,6 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A collection "notes" of two small Markdown files, in a temporary data dir."""
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
-    added = runner.invoke(app, ["collection", "add", str(folder), "--name", "notes"])
-    assert added.exit_code == 0, added.output
-    return folder
-
-
-@pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
     model = scripted_model()
     monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)

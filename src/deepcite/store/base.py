@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, Executable, exc, select
+from sqlalchemy import CursorResult, Engine, Executable, exc, func, insert, select
 from sqlalchemy.orm import Session
 
 from deepcite.errors import StoreError, UnknownRunError
+from deepcite.store.convert import event_rows
 from deepcite.store.engine import WRITE, operation_error
-from deepcite.store.models import Run
+from deepcite.store.models import EventRow, Run
 from deepcite.types import Event
 
 MIN_PREFIX = 4
@@ -70,6 +71,16 @@ class StoreBase:
         """The error for a full id that names no run."""
         return UnknownRunError(f"No run {run_id!r} in the history - `deepcite history` lists "
                           "the runs")
+
+    @staticmethod
+    def _insert_events(session: Session, run_id: str, events: Sequence[Event]) -> int:
+        """Insert ``events`` after the run's highest ``seq`` in ``session`` (whose
+        transaction holds the run's row); the new highest seq."""
+        last = session.scalar(select(func.max(EventRow.seq))
+                              .where(EventRow.run_id == run_id)) or 0
+        if events:
+            session.execute(insert(EventRow), event_rows(run_id, last + 1, list(events)))
+        return last + len(events)
 
     @staticmethod
     def _changed(session: Session, statement: Executable) -> int:

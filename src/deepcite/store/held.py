@@ -23,15 +23,15 @@ import builtins
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import ColumnElement, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.errors import StoreError
 from deepcite.store.base import StoreBase
-from deepcite.store.convert import event_rows
-from deepcite.store.models import EventRow, Run
+from deepcite.store.models import Run
 from deepcite.types import Event, RunWarning
 
 logger = logging.getLogger(__name__)
@@ -106,14 +106,11 @@ class HeldRuns(StoreBase):
                                        [RunWarning(code="cancelled", message=message)])
         return bool(stopped)
 
-    @staticmethod
-    def _write_events(session: Session, run_id: str, events: builtins.list[Event]) -> None:
+    def _write_events(self, session: Session, run_id: str, events: Sequence[Event]) -> None:
         """Append ``events`` after the run's last, holding its row (no-op once deleted)."""
         if session.scalar(select(Run.id).where(Run.id == run_id).with_for_update()) is None:
             return
-        last = session.scalar(select(func.max(EventRow.seq))
-                              .where(EventRow.run_id == run_id)) or 0
-        session.execute(insert(EventRow), event_rows(run_id, last + 1, events))
+        self._insert_events(session, run_id, events)
 
     def beat(self) -> None:
         """Say now that every run this store holds is alive."""

@@ -39,7 +39,6 @@ from deepcite.store.body import search_text
 from deepcite.store.convert import (
     assemble,
     check_rows,
-    event_rows,
     events_of,
     result_columns,
     source_rows,
@@ -234,12 +233,9 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
     def _flush_events(self, session: Session, run_id: str) -> None:
         with self._lock:
             events = self._pending.pop(run_id, [])
-        if not events:
-            return
-        # the run's row lock orders this after any append_events to the same run
-        session.scalar(select(Run.id).where(Run.id == run_id).with_for_update())
-        last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))
-        session.execute(insert(EventRow), event_rows(run_id, (last or 0) + 1, events))
+        if events:
+            # the run's row lock orders this after any append_events to the same run
+            self._write_events(session, run_id, events)
 
     def delete(self, ref: str) -> str:
         """Delete a run with its sources, checks and events; returns its full id.

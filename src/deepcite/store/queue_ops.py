@@ -26,14 +26,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from pydantic import ValidationError
-from sqlalchemy import delete, exc, func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import delete, exc, insert, select, update
 
 from deepcite.config import Settings
 from deepcite.errors import StoreError
 from deepcite.store.base import StoreBase
 from deepcite.store.body import search_text
-from deepcite.store.convert import event_rows, events_of
+from deepcite.store.convert import events_of
 from deepcite.store.models import CollectionRow, EventRow, Run
 from deepcite.store.records import ClaimedRun, CollectionEntry, RunStateInfo, RunStatus
 from deepcite.store.snapshot import settings_snapshot
@@ -206,16 +205,6 @@ class QueueOps(StoreBase):
                         raise
                     time.sleep(random.uniform(0, _RETRY_PAUSE_S * (attempt + 1)))
         raise AssertionError("unreachable")  # pragma: no cover
-
-    @staticmethod
-    def _insert_events(session: Session, run_id: str, events: Sequence[Event]) -> int:
-        """Insert ``events`` after the run's highest ``seq`` in ``session`` (whose
-        transaction holds the run's row); the new highest seq."""
-        last = session.scalar(select(func.max(EventRow.seq))
-                              .where(EventRow.run_id == run_id)) or 0
-        if events:
-            session.execute(insert(EventRow), event_rows(run_id, last + 1, list(events)))
-        return last + len(events)
 
     def events_after(self, run_id: str, after: int = 0,
                      limit: int = 1000) -> builtins.list[tuple[int, Event]]:
