@@ -170,6 +170,12 @@ def split_host(value: str, *, pattern: bool = False) -> str | None:
     """The host of a ``Host`` header (or, with ``pattern``, of an allowed-host entry,
     which may start with ``*.``): lower case, without port, brackets or trailing dot,
     addresses in their normal form; ``None`` when it is not a host at all."""
+    split = host_and_port(value, pattern=pattern)
+    return split[0] if split is not None else None
+
+
+def host_and_port(value: str, *, pattern: bool = False) -> tuple[str, int | None] | None:
+    """:func:`split_host`'s host, and the port the value names (``None``: none given)."""
     value = value.strip().lower()
     port = ""
     if value.startswith("["):
@@ -184,14 +190,15 @@ def split_host(value: str, *, pattern: bool = False) -> str | None:
     if port and not (port.isascii() and port.isdigit()):
         return None
     name = name[:-1] if name.endswith(".") else name  # one root dot: "localhost."
+    number = int(port) if port else None
     address = _address(name)
     if address is not None:
-        return str(address)
+        return str(address), number
     label = r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?"
     wildcard = r"(?:\*\.)?" if pattern else ""
     if not re.fullmatch(rf"{wildcard}{label}(?:\.{label})*", name):
         return None
-    return name
+    return name, number
 
 
 def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -361,15 +368,12 @@ class FrontDoor:
         origin_host = split_host(parsed.netloc)
         if origin_host is None:
             return False
-        host = split_host(host_header)
-        if host is None:
+        own = host_and_port(host_header)
+        if own is None:
             return False
-        port_text = host_header.strip().rpartition("]")[2] if host_header.strip().startswith(
-            "[") else (host_header.partition(":")[2] if host_header.count(":") == 1 else "")
-        port_text = port_text.lstrip(":")
+        host, host_port = own
         default = _DEFAULT_PORTS[scheme]
-        host_port = int(port_text) if port_text else default
-        if origin_host == host and (origin_port or default) == host_port \
+        if origin_host == host and (origin_port or default) == (host_port or default) \
                 and scheme == request_scheme.lower():
             return True
         return not is_loopback(origin_host) and host_allowed(
