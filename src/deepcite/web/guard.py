@@ -237,20 +237,12 @@ def host_allowed(name: str, allowed: Iterable[str], *, star: bool = True) -> boo
     return False
 
 
-def _is_loopback(host: str) -> bool:
-    name = split_host(host)
-    if name == "localhost":
-        return True
-    address = _address(name or "")
-    return address is not None and address.is_loopback
-
-
 def allowed_hosts_for(bind: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The hosts a server bound to ``bind`` answers (see the module docstring), plus
     ``extra`` (``--allowed-host``); never empty, so the host check is always on."""
     name = split_host(bind) or bind.strip().lower()
     hosts = [name]
-    if _is_loopback(bind):
+    if is_loopback(name):  # the rule `deepcite serve` asks a token by
         hosts += ["localhost", "127.0.0.1", "::1"]
     elif name in ("0.0.0.0", "::", ""):
         hosts += ["localhost", socket.gethostname().lower(), socket.getfqdn().lower()]
