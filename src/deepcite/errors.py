@@ -115,3 +115,10 @@ class ShuttingDown(DeepciteError):
 
 class QueueError(DeepciteError):
     """The job queue (Redis, ``queue.url``) cannot be reached, or refused a request."""
+
+
+def error_line(error: BaseException) -> str:
+    """``error`` as the one line a run's status shows: the first line of its message,
+    else the name of its class."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__

@@ -36,8 +36,10 @@ def result_columns(result: ResearchResult) -> dict[str, Any]:
         "metrics": result.metrics.model_dump(mode="json"),
         "verification": (result.verification.model_dump(mode="json")
                          if result.verification is not None else None),
-        "warnings": list(result.warnings),
-        "warning_codes": list(result.warning_codes),
+        # Two columns, as before warnings were one list: the messages, and their codes
+        # in the same order (read back into one list by :func:`assemble`).
+        "warnings": [notice.message for notice in result.warnings],
+        "warning_codes": [notice.code for notice in result.warnings],
         "unsupported_sentences": list(result.unsupported_sentences),
         "outline": [entry.model_dump(mode="json") for entry in result.outline],
         "questions_by_iteration": {str(iteration): list(queries) for iteration, queries
@@ -108,6 +110,8 @@ def assemble(run: Run, sources: list[SourceRow], checks: list[CheckRow]) -> Rese
         "questions_by_iteration": run.questions_by_iteration,
         "findings": run.findings,
         "metrics": run.metrics or {},
+        # The two columns in the shape results had before warnings were one list;
+        # ResearchResult reads them back into one list of (code, message) notices.
         "warnings": run.warnings,
         "warning_codes": run.warning_codes,
         "cancelled": run.cancelled,

@@ -122,9 +122,10 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
     # ------------------------------------------------------------------ writing
 
     def begin(self, question: str, *, mode: ReportMode, settings: Settings,
-              parent_id: str | None = None) -> str:
+              parent_id: str | None = None, request: dict[str, Any] | None = None) -> str:
         """Record a run that starts now; returns its id. ``parent_id`` (an id or unique
-        prefix) makes it a follow-up of that run."""
+        prefix) makes it a follow-up of that run; ``request`` (the run request as
+        JSON-ready data) is kept so the run can be made again (``deepcite rerun``)."""
         run_id = uuid.uuid4().hex
         now = datetime.now(UTC)
         with self._writing() as session:
@@ -134,7 +135,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
                 created_at=now, finished_at=None, parent_id=parent, heartbeat_at=now,
                 settings=settings_snapshot(settings), cancelled=False, warnings=[],
                 warning_codes=[], unsupported_sentences=[], outline=[],
-                questions_by_iteration={}, findings=[],
+                questions_by_iteration={}, findings=[], request=request,
                 search_text=search_text(question, None, None)))
         self._hold(run_id)
         return run_id
@@ -275,7 +276,8 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
                     id=run.id, created_at=run.created_at, finished_at=run.finished_at,
                     status=cast(RunStatus, run.status), mode=cast(ReportMode, run.mode),
                     parent_id=run.parent_id, settings=run.settings,
-                    result=assemble(run, sources, checks), events=events_of(events))
+                    result=assemble(run, sources, checks), events=events_of(events),
+                    request=run.request)
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(part) for part in problem["loc"])

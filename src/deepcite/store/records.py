@@ -62,6 +62,9 @@ class StoredRun(_Record):
     settings: dict[str, Any]
     result: ResearchResult
     events: list[Event]
+    #: The run request as kept (no materials' text; ``None`` for runs stored before
+    #: requests were kept): what ``deepcite rerun`` runs again.
+    request: dict[str, Any] | None = None
 
 
 class ClaimedRun(_Record):

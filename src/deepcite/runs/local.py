@@ -17,29 +17,27 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from deepcite.config import Settings
 from deepcite.errors import (
     ConfigError,
     DeepciteError,
-    MaterialError,
-    RequestError,
     ShuttingDown,
     StoreError,
     UnknownRunError,
+    error_line,
 )
-from deepcite.materials import normalize_materials
-from deepcite.run_checks import check_run
+from deepcite.runs.cancel import CancelScope
+from deepcite.runs.execute import run_recorded
+from deepcite.runs.executor import EventBatch, RunInfo, RunState
+from deepcite.runs.parents import checked_parent
+from deepcite.runs.recorder import Recorder
+from deepcite.runs.request import RunRequest
+from deepcite.runs.settings import checked_settings
 from deepcite.store import ENDED, HistoryStore, StoredRun
 from deepcite.types import Event, ResearchResult
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
-from deepcite.web.execution import execute_request
 
 logger = logging.getLogger(__name__)
 
@@ -49,67 +47,6 @@ KEEP_FINISHED = 200
 SHUTDOWN_WAIT_S = 30.0
 #: How often the server looks for runs a dead process left ``running``.
 WATCH_S = 30.0
-
-
-def one_line(error: BaseException) -> str:
-    """An error as the one line a status shows (the first line of its message)."""
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
-def run_settings(base: Settings, request: RunRequest) -> Settings:
-    """The server's settings with the request's overrides, validated section by section
-    so a bad value is a one-line :class:`~deepcite.errors.RequestError` naming the request
-    field at submit time (422 over the API), not a failed run later."""
-    changes: dict[str, dict[str, Any]] = {"search": {}, "research": {}, "llm": {}}
-    if request.engines:
-        changes["search"]["engines"] = tuple(request.engines)
-    if request.collections:
-        changes["search"]["collections"] = tuple(request.collections)
-    if request.strategy:
-        changes["research"]["strategy"] = request.strategy
-    if request.iterations is not None:
-        changes["research"]["iterations"] = request.iterations
-    if request.provider:
-        changes["llm"]["provider"] = request.provider
-    if request.model:
-        changes["llm"]["model"] = request.model
-    update: dict[str, BaseModel] = {}
-    for name, values in changes.items():
-        if not values:
-            continue
-        section: BaseModel = getattr(base, name)
-        try:
-            update[name] = type(section).model_validate({**dict(section), **values})
-        except ValidationError as error:
-            problem = error.errors()[0]
-            where = ".".join([name, *(str(part) for part in problem["loc"])])
-            key = str(problem["loc"][0]) if problem["loc"] else ""
-            raise RequestError(key if key in values else name,
-                               f"{where}: {problem['msg']}") from None
-    return base.model_copy(update=update) if update else base
-
-
-def checked_request(base: Settings, request: RunRequest) -> Settings:
-    """The run's settings (:func:`run_settings`), with the request checked against them:
-    every problem is an error at submit time, named, never a run that fails later.
-
-    What the request names must exist and work together (:func:`deepcite.run_checks.check_run`:
-    a question with text, known collections and engines, a known strategy the model can
-    run) - a :class:`~deepcite.errors.RequestError`, which the API answers with 422 and
-    its field; its materials must be usable (a :class:`~deepcite.errors.MaterialError`).
-    Every executor calls this in ``submit``, so the API, the pages and the queue agree.
-    """
-    settings = run_settings(base, request)
-    check_run(settings, question=request.question, collections=request.collections,
-              engines=request.engines, strategy=request.strategy,
-              provider=request.provider, model=request.model)
-    if request.materials:
-        try:
-            normalize_materials(request.materials)
-        except MaterialError as exc:
-            raise RequestError("materials", str(exc)) from None
-    return settings
 
 
 @dataclass
@@ -123,9 +60,9 @@ class _Run:
     state: RunState = "queued"
     finished_at: datetime | None = None
     error: str | None = None
+    parent: ResearchResult | None = None
     events: list[Event] = field(default_factory=list)
-    cancel: Callable[[], None] | None = None
-    cancel_requested: bool = False
+    scope: CancelScope = field(default_factory=CancelScope)
 
 
 class LocalRunExecutor:
@@ -162,13 +99,16 @@ class LocalRunExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = checked_request(self._settings, request)
+        settings = checked_settings(self._settings, request)
+        request, parent = checked_parent(self._store, request)
         with self._lock:
             if self._closing:
                 raise ShuttingDown("The server is shutting down - submit the run again "
                                    "once it is back")
-        run_id = self._store.begin(request.question, mode=request.mode, settings=settings)
-        run = _Run(run_id, request, settings, datetime.now(UTC))
+        run_id = self._store.begin(request.question, mode=request.mode, settings=settings,
+                                   parent_id=request.parent_id, request=request.stored())
+        run = _Run(run_id, request, settings, datetime.now(UTC),
+                   parent=parent.result if parent else None)
         with self._lock:
             self._runs[run_id] = run
             self._queue.append(run_id)
@@ -179,22 +119,17 @@ class LocalRunExecutor:
         with self._lock:
             run = self._runs.get(run_id)
             if run is None:
-                self._stored(run_id)  # KeyError for an unknown id
+                self._stored(run_id)  # UnknownRunError for an unknown id
                 return False
             if run.state in ENDED:
                 return False
-            run.cancel_requested = True
-            if run.state == "queued":
+            queued = run.state == "queued"
+            if queued:
                 self._queue.remove(run_id)
                 self._end(run, "cancelled")
-                cancel = None
-            else:
-                cancel = run.cancel
-        if cancel is None:
-            if run.state == "cancelled":
-                self._store_unstarted(run, interrupted=False)
-            return True  # a run still being set up cancels as soon as it can
-        cancel()
+        if queued:
+            self._store_unstarted(run, interrupted=False)
+        run.scope.cancel()  # a run still being set up cancels as soon as it can
         return True
 
     def status(self, run_id: str) -> RunInfo:
@@ -241,14 +176,11 @@ class LocalRunExecutor:
             running = [run for run in self._runs.values() if run.state == "running"]
             for run in queued:
                 self._end(run, "interrupted")
-            for run in running:
-                run.cancel_requested = True
             self._lock.notify_all()
         for run in queued:
             self._store_unstarted(run, interrupted=True)
         for run in running:
-            if run.cancel is not None:
-                run.cancel()
+            run.scope.cancel()
 
     def shutdown(self) -> None:
         self.drain()
@@ -286,61 +218,38 @@ class LocalRunExecutor:
 
     def _execute(self, run: _Run) -> None:
         """Run one request and record how it ended; never raises (it would kill a worker)."""
+        recorder = Recorder(self._store, run.id)
         try:
-            result = self._research(run)
+            result = run_recorded(run.request, run.settings, recorder, _Feed(self, run),
+                                  run.scope, parent=run.parent, stopping=self._stopping)
         except Exception as exc:  # every failure ends the run, logged, never the worker
             if isinstance(exc, DeepciteError):
-                logger.warning("run %s failed: %s", run.id[:8], one_line(exc))
+                logger.warning("run %s failed: %s", run.id[:8], error_line(exc))
             else:
                 logger.exception("run %s crashed", run.id[:8])
-            self._finish_failed(run, one_line(exc))
-            return
-        with self._lock:
-            stopping = self._closing and result.cancelled
-        state: RunState = ("interrupted" if stopping else "cancelled" if result.cancelled
-                           else "failed" if result.error else "completed")
-        try:
-            if stopping:
-                self._store.interrupt(run.id, result)
-            else:
-                self._store.finish(run.id, result)
-        except UnknownRunError:  # deleted while it ran: gone for every reader too
-            logger.info("run %s was deleted while it ran; its result was dropped",
-                        run.id[:8])
             with self._lock:
-                self._end(run, state, result.error)
-                self._runs.pop(run.id, None)
+                self._end(run, "failed", error_line(exc))
             return
-        except StoreError as exc:
-            logger.warning("run %s could not be stored: %s", run.id[:8], exc)
+        finally:
+            recorder.close()
+        state: RunState = ("interrupted" if result.cancelled and self._stopping()
+                           else "cancelled" if result.cancelled
+                           else "failed" if result.error else "completed")
         with self._lock:
             self._end(run, state, result.error)
+            if recorder.deleted:  # deleted while it ran: gone for every reader too
+                self._runs.pop(run.id, None)
 
-    def _research(self, run: _Run) -> ResearchResult:
-        return execute_request(run.settings, run.request,
-                               lambda event: self._record(run, event),
-                               lambda cancel: self._set_cancel(run, cancel))
-
-    def _set_cancel(self, run: _Run, cancel: Callable[[], None]) -> None:
+    def _stopping(self) -> bool:
         with self._lock:
-            run.cancel = cancel
-            requested = run.cancel_requested
-        if requested:
-            cancel()
+            return self._closing
 
-    def _record(self, run: _Run, event: Event) -> None:
+    def _append(self, run: _Run, event: Event) -> None:
+        """Keep ``event`` for this process's readers (the store has it from the
+        recorder) and wake the streams waiting for it."""
         with self._lock:
             run.events.append(event)
             self._lock.notify_all()
-        self._store.record_event(run.id, event)
-
-    def _finish_failed(self, run: _Run, error: str) -> None:
-        try:
-            self._store.fail(run.id, error)
-        except StoreError as exc:
-            logger.warning("failed run %s could not be stored: %s", run.id[:8], exc)
-        with self._lock:
-            self._end(run, "failed", error)
 
     def _store_unstarted(self, run: _Run, *, interrupted: bool) -> None:
         """Store a run that ended before it started, with an empty result."""
@@ -377,18 +286,26 @@ class LocalRunExecutor:
     def _end(self, run: _Run, state: RunState, error: str | None = None) -> None:
         """Mark ``run`` ended (lock held); forget the oldest ended runs past the limit."""
         run.state, run.error, run.finished_at = state, error, datetime.now(UTC)
-        run.cancel = None
         self._lock.notify_all()
         ended = [key for key, kept in self._runs.items() if kept.state in ENDED]
         for key in ended[:max(len(ended) - KEEP_FINISHED, 0)]:
             del self._runs[key]
 
     def _stored(self, run_id: str) -> StoredRun:
-        """The stored run ``run_id`` (a full id); ``KeyError`` when the store has none."""
-        try:
-            stored = self._store.get(run_id)
-        except UnknownRunError as exc:  # a damaged run or a store that is down says so
-            raise KeyError(run_id) from exc
+        """The stored run ``run_id`` (a full id); :class:`UnknownRunError` when the store
+        has none (a damaged run or a store that is down raise their own error)."""
+        stored = self._store.get(run_id)
         if stored.id != run_id:  # a prefix: routes name runs by their full id only
-            raise KeyError(run_id)
+            raise UnknownRunError(f"No run {run_id!r}")
         return stored
+
+
+@dataclass(frozen=True)
+class _Feed:
+    """The sink of one pooled run: its events, numbered, for this process's readers."""
+
+    executor: LocalRunExecutor
+    run: _Run
+
+    def event(self, event: Event) -> None:
+        self.executor._append(self.run, event)

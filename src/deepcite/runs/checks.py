@@ -1,7 +1,7 @@
 """Checks of a run request at submit: what would fail the run later fails the request now.
 
 A front end that takes runs from others - the REST API and the pages (through
-:func:`deepcite.web.runs.checked_request`, which the queue executor calls too) and the
+:func:`deepcite.runs.settings.checked_settings`, which every executor calls) and the
 MCP tools - calls :func:`check_run` with the run's settings and the parts the request
 gave, before anything is queued or started. Without it a whitespace question, an
 unknown collection or engine, or the ``agent`` strategy on the bundled model would be
@@ -12,7 +12,7 @@ the API answers 422 with it, the form shows it and an MCP tool returns it as one
 Only what the request itself chose is checked against the registries: a server setting
 that is wrong fails every run and is the operator's to fix, not the caller's.
 
-The size caps are here too, so the REST model (:class:`~deepcite.web.contracts.RunRequest`)
+The size caps are here too, so the REST model (:class:`~deepcite.runs.request.RunRequest`)
 and the MCP tools refuse the same oversized names.
 """
 
@@ -28,11 +28,24 @@ from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeepciteError, RequestError
 
-__all__ = ["MAX_COLLECTIONS", "MAX_ENGINES", "MAX_MODEL_CHARS", "MAX_NAME_CHARS",
-           "MAX_QUESTION_CHARS", "RESERVED_COLLECTIONS", "check_collections",
-           "check_engines", "check_question", "check_run", "check_strategy",
-           "check_tool_calling", "has_visible_text", "reserved_collection",
-           "text_problem"]
+__all__ = [
+    "MAX_COLLECTIONS",
+    "MAX_ENGINES",
+    "MAX_MODEL_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_QUESTION_CHARS",
+    "RESERVED_COLLECTIONS",
+    "check_collections",
+    "check_engines",
+    "check_question",
+    "check_run",
+    "check_strategy",
+    "check_tool_calling",
+    "has_visible_text",
+    "question_problem",
+    "reserved_collection",
+    "text_problem",
+]
 
 MAX_QUESTION_CHARS = 4000
 """Characters of a question; a longer text is material, not a question."""
@@ -106,14 +119,21 @@ def text_problem(text: str, what: str) -> str | None:
 def check_question(question: str) -> str:
     """``question`` if it has text (:func:`text_problem`) and fits; else a RequestError
     for ``question``."""
-    if len(question) > MAX_QUESTION_CHARS:
-        raise RequestError("question", f"The question is longer than {MAX_QUESTION_CHARS:,} "
-                                       "characters - shorten it and hand long text in as "
-                                       "a material")
-    problem = text_problem(question, "question")
+    problem = question_problem(question)
     if problem:
         raise RequestError("question", problem)
     return question
+
+
+def question_problem(question: str) -> str | None:
+    """Why ``question`` cannot be asked (one line), or ``None``: it must have text
+    (:func:`text_problem`) and, its whitespace folded as the research folds it, at most
+    :data:`MAX_QUESTION_CHARS` characters - every front end's one rule."""
+    folded = len(" ".join(question.split()))
+    if folded > MAX_QUESTION_CHARS:
+        return (f"The question is {folded:,} characters; at most {MAX_QUESTION_CHARS:,} "
+                "are accepted - shorten it and hand long text in as a material")
+    return text_problem(question, "question")
 
 
 def _check_sizes(field: str, names: Sequence[str], most: int, what: str) -> None:

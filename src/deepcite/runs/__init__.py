@@ -1,0 +1,29 @@
+"""Runs: the application layer between the front ends and the research engine.
+
+This package is the only place that turns a request into a stored, cancellable,
+observable run. A front end (CLI, Python API, web app, MCP, queue worker, ``bench
+run``) parses what it was given into a :class:`RunRequest`, gets the run's settings
+(:func:`settings_for_run` / :func:`checked_settings`), and calls :func:`execute` (or
+:func:`run_recorded` to keep it in the history) with a :class:`RunSink` for the events
+and a :class:`CancelScope` to stop it; background runs go through a
+:class:`RunExecutor` (:class:`deepcite.runs.local.LocalRunExecutor` in process, or the
+queue). See ``docs/architecture.md``.
+
+Submodules are imported by their own names (``deepcite.runs.local``,
+``deepcite.runs.compare``, ``deepcite.runs.replay``) so importing this package stays
+cheap; the names below are the layer's interface.
+"""
+
+from deepcite.runs.cancel import CancelScope
+from deepcite.runs.execute import execute, run_recorded
+from deepcite.runs.executor import EventBatch, RunExecutor, RunInfo, RunState
+from deepcite.runs.parents import ParentError, parent_run
+from deepcite.runs.recorder import Recorder
+from deepcite.runs.request import RunBudget, RunRequest
+from deepcite.runs.settings import checked_settings, settings_for_run
+from deepcite.runs.sink import CallbackSink, NullSink, RunSink, tee
+
+__all__ = ["CallbackSink", "CancelScope", "EventBatch", "NullSink", "ParentError",
+           "Recorder", "RunBudget", "RunExecutor", "RunInfo", "RunRequest", "RunSink",
+           "RunState", "checked_settings", "execute", "parent_run", "run_recorded",
+           "settings_for_run", "tee"]

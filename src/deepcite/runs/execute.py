@@ -1,0 +1,130 @@
+"""One run request, executed: the only place a request becomes research.
+
+:func:`execute` is what every front end and executor calls - the CLI, the Python API,
+the web app's pool, the MCP tools, the queue workers, ``deepcite rerun`` - so a run
+gives the same result wherever it is asked and executed. It builds the Researcher
+(engines, collections, a model whose server passes the egress policy), analyses the
+user's materials (their summaries cached on disk by content, so a second turn or a
+second process does not summarise them again), builds on a follow-up's parent, and
+writes a quick answer or a detailed report. Its events go to one sink and it is
+stopped through one :class:`~deepcite.runs.cancel.CancelScope`.
+
+:func:`run_recorded` adds the history record around it: events stored as they happen,
+the end stored however the run ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from deepcite.config import Settings
+from deepcite.materials import SummaryCache
+from deepcite.report.detailed import DetailedReport, cut_at_sentence
+from deepcite.research import Researcher
+from deepcite.research.brief import RunBrief
+from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
+from deepcite.runs import build
+from deepcite.runs.cancel import CancelScope
+from deepcite.runs.recorder import Recorder
+from deepcite.runs.request import RunRequest
+from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
+from deepcite.security.terminal import one_line
+from deepcite.types import ResearchResult, WarningCode
+
+__all__ = ["execute", "follow_up_brief", "material_notices", "run_question",
+           "run_recorded"]
+
+
+def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None,
+            cancel: CancelScope | None = None, *, parent: ResearchResult | None = None,
+            cache: SummaryCache | None = None,
+            reviewer: OutlineReviewer | None = None) -> ResearchResult:
+    """Research ``request`` with ``settings`` (the run's own: :func:`~deepcite.runs.
+    settings.settings_for_run`) and return the result.
+
+    ``parent`` is the stored result ``request.parent_id`` names (the caller reads it,
+    from its store); ``cache`` keeps material summaries between runs; ``reviewer``
+    answers ``request.review_outline``. Raises :class:`~deepcite.errors.DeepciteError`
+    subclasses for what stops a run before it starts (a missing collection, a model
+    server the egress policy refuses).
+    """
+    scope = cancel if cancel is not None else CancelScope()
+    events = sink if sink is not None else NullSink()
+    with build.build_researcher(settings, events.event) as researcher:
+        given, notices = material_notices(request)
+        review = reviewer if request.review_outline else None
+        builder = DetailedReport(researcher, outline_review=review)
+        scope.bind(builder.cancel if request.mode == "detailed" else researcher.cancel)
+        analysed = (analyse_materials(researcher, request.question, given, cache=cache)
+                    if given else None)
+        if request.mode == "detailed":
+            result = builder.run(request.question, materials=analysed)
+        else:
+            result = run_question(researcher, request.question, follow_up=parent,
+                                  materials=analysed)
+        return result.with_warnings(notices)
+
+
+def run_recorded(request: RunRequest, settings: Settings, recorder: Recorder,
+                 sink: RunSink | None = None, cancel: CancelScope | None = None, *,
+                 parent: ResearchResult | None = None, cache: SummaryCache | None = None,
+                 reviewer: OutlineReviewer | None = None,
+                 stopping: Callable[[], bool] = lambda: False) -> ResearchResult:
+    """:func:`execute`, with every event and the end recorded by ``recorder``.
+
+    A run that raises is stored as failed (with its events) before the error goes on;
+    a cancelled run is stored as interrupted when ``stopping()`` says its process is
+    the one that stopped it (a server shutting down), else as cancelled.
+    """
+    try:
+        result = execute(request, settings, tee(recorder, sink), cancel, parent=parent,
+                         cache=cache, reviewer=reviewer)
+    except BaseException as exc:
+        recorder.fail(one_line(str(exc)) or type(exc).__name__)
+        raise
+    recorder.finish(result, interrupted=result.cancelled and stopping())
+    return result
+
+
+def material_notices(request: RunRequest
+                     ) -> tuple[list[MaterialInput], list[tuple[WarningCode, str]]]:
+    """The materials a run uses, and the notice when the request switched them off."""
+    if not request.materials:
+        return [], []
+    if not request.materials_enabled:
+        return [], [("materials_ignored", f"{len(request.materials)} material(s) ignored: "
+                     "materials_enabled is false")]
+    return list(request.materials), []
+
+
+def run_question(researcher: Researcher, question: str, *,
+                 follow_up: ResearchResult | None = None,
+                 materials: Materials | None = None) -> ResearchResult:
+    """One quick run on ``researcher``, building on ``follow_up`` and ``materials``."""
+    brief = RunBrief()
+    if follow_up is not None:
+        researcher.registry.restore(follow_up.sources)
+        brief = follow_up_brief(follow_up, researcher.settings)
+    if materials is None:
+        return researcher.run(question, brief=brief)
+    ids = materials.usable_ids
+    plan = materials.plan(question, ids, limit=researcher.settings.research.max_sources,
+                          whole_question=True)
+    brief = dataclasses.replace(brief, evidence=plan.evidence,
+                                search_queries=plan.search_queries)
+    result = researcher.run(question, brief=brief)
+    log_route("answer", plan, len(ids), result)
+    notices: Sequence[tuple[WarningCode, str]] = [("materials", w) for w in materials.warnings]
+    return result.with_warnings(notices)
+
+
+def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:
+    """What a follow-up builds on: the parent's answer, cut like a report's written
+    context (``report.max_context_chars``), and its sources, whose numbers stay valid.
+    A detailed parent contributes its body without the contents list."""
+    body = parent.answer
+    if body.startswith("## Contents") and "\n## " in body:
+        body = "## " + body.split("\n## ", 1)[1]
+    prior = cut_at_sentence(body.strip(), settings.report.max_context_chars)
+    return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources))

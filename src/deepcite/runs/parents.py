@@ -1,0 +1,49 @@
+"""The stored run a follow-up builds on.
+
+A follow-up (``deepcite ask --follow-up ID``, ``parent_id`` over REST, ``follow_up``
+over MCP) builds on an earlier answer: the parent's answer is what is already known and
+its sources keep their numbers. Only a run that ended with an answer can be built on;
+anything else is refused at submit with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+from deepcite.errors import InputError, RequestError, UnknownRunError
+from deepcite.runs.request import RunRequest
+from deepcite.store import HistoryStore, StoredRun
+
+__all__ = ["ParentError", "checked_parent", "parent_run"]
+
+
+class ParentError(InputError):
+    """The run named as a follow-up's parent cannot be built on."""
+
+
+def parent_run(store: HistoryStore, ref: str) -> StoredRun:
+    """Stored run ``ref`` (an id or unique prefix), to build on."""
+    try:
+        stored = store.get(ref)
+    except UnknownRunError as exc:
+        raise ParentError(f"No run {ref!r} to follow up - see `deepcite history` or "
+                          "GET /api/v1/runs for the ids") from exc
+    if stored.status in ("queued", "running"):
+        raise ParentError(f"Run {stored.id[:8]} has not ended yet - follow it up once "
+                          "it has an answer")
+    if not stored.result.answer.strip():
+        raise ParentError(f"Run {stored.id[:8]} has no answer to build on - ask the "
+                          "question again instead")
+    return stored
+
+
+def checked_parent(store: HistoryStore, request: RunRequest
+                   ) -> tuple[RunRequest, StoredRun | None]:
+    """``request`` naming its parent by full id, and the parent run (``None`` for a run
+    that follows nothing); the submit-time check of every executor, its problem a
+    :class:`~deepcite.errors.RequestError` for ``parent_id`` (422 over the API)."""
+    if request.parent_id is None:
+        return request, None
+    try:
+        parent = parent_run(store, request.parent_id)
+    except ParentError as exc:
+        raise RequestError("parent_id", str(exc)) from None
+    return request.model_copy(update={"parent_id": parent.id}), parent

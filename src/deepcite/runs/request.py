@@ -1,0 +1,208 @@
+"""What a run is asked to do: one typed request every front end builds.
+
+The CLI, the Python API, the REST API and the pages, the MCP tools, the queue and the
+benchmark runner all describe a run with a :class:`RunRequest`, so a feature a request
+can carry (a follow-up, materials, an outline review, budgets) is a field here and
+works from every front end at once. The request is data: it is stored with the run
+(the queue hands it to a worker, ``deepcite rerun`` runs it again), so it holds names
+and values, never functions - an outline review is asked for by a flag and answered by
+the front end's sink (:class:`~deepcite.runs.sink.RunSink`).
+
+Every string and list is capped, so a request cannot make the server hold or echo a
+megabyte "model name"; whether the names are *known* is checked at submit by
+:func:`deepcite.runs.settings.checked_settings` (see :mod:`deepcite.runs.checks`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from deepcite.collections.collection import validate_name
+from deepcite.errors import CollectionError, InputError, MaterialError
+from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
+from deepcite.materials.model import MAX_FIELD_CHARS, MAX_URL_CHARS, UserMaterial
+from deepcite.materials.normalize import validate_materials
+from deepcite.runs.checks import (
+    MAX_COLLECTIONS,
+    MAX_ENGINES,
+    MAX_MODEL_CHARS,
+    MAX_NAME_CHARS,
+    MAX_QUESTION_CHARS,
+    question_problem,
+)
+from deepcite.types import ReportMode
+
+__all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "AnswerMode", "RunBudget",
+           "RunRequest"]
+
+
+def _collection_name(name: str) -> str:
+    """A collection name, never a path (``CollectionError`` is not a ValueError, so it is
+    turned into one for pydantic to report against the list item)."""
+    try:
+        return validate_name(name)
+    except CollectionError as exc:
+        raise ValueError(str(exc)) from None
+
+
+_Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+_CollectionName = Annotated[str, AfterValidator(_collection_name)]
+#: Optional text fields of a material, and their cap (the material model's own).
+_MATERIAL_TEXT: dict[str, int] = {"url": MAX_URL_CHARS, "material_id": 64,
+                                  "title": MAX_FIELD_CHARS, "publish_time": MAX_FIELD_CHARS,
+                                  "content_time": MAX_FIELD_CHARS}
+#: Fields a material may have at all (the material model refuses others, by name).
+_MATERIAL_FIELDS = len(_MATERIAL_TEXT) + 2  # + content, pages
+#: Materials one request may carry: beyond :data:`MAX_MATERIALS` duplicates and extras
+#: are dropped with a notice, far beyond it the request is refused.
+MAX_REQUEST_MATERIALS = 4 * MAX_MATERIALS
+#: Page spans one material may carry (a long PDF has a few thousand pages).
+MAX_MATERIAL_PAGES = 20_000
+
+AnswerMode = Literal["auto", "abstractive", "grounded"]
+
+
+class RunBudget(BaseModel):
+    """Limits of one run (``research.max_*``); ``None`` keeps the configured limit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_model_calls: int | None = Field(default=None, ge=1, le=10_000)
+    max_tokens: int | None = Field(default=None, ge=100, le=100_000_000)
+    max_seconds: float | None = Field(default=None, gt=0, le=86_400)
+    max_searches: int | None = Field(default=None, ge=1, le=10_000)
+
+    def limits(self) -> dict[str, int | float]:
+        """The limits this budget sets, by their ``research.*`` name."""
+        return {name: value for name, value in self.model_dump().items()
+                if value is not None}
+
+
+class RunRequest(BaseModel):
+    """One research request: the question and everything a caller may choose for it.
+
+    ``materials`` are the user's own documents (cited like any source); ``parent_id``
+    makes the run a follow-up of a stored run (a quick answer that builds on it);
+    ``review_outline`` asks the front end to approve the outline of a detailed report
+    before the parts are written; ``budget``, ``answer_mode`` and the named fields
+    override the settings for this run only (see :func:`deepcite.runs.settings.
+    settings_for_run`).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Capped by :func:`~deepcite.runs.checks.question_problem` (whitespace folded),
+    #: with pydantic's cap far above it only so a megabyte never reaches the check.
+    question: str = Field(min_length=1, max_length=64 * MAX_QUESTION_CHARS)
+    mode: ReportMode = "quick"
+    strategy: _Name | None = None
+    handler: _Name | None = None
+    engines: list[_Name] = Field(default_factory=list, max_length=MAX_ENGINES)
+    collections: list[_CollectionName] = Field(default_factory=list,
+                                               max_length=MAX_COLLECTIONS)
+    provider: _Name | None = None
+    model: Annotated[str, Field(min_length=1, max_length=MAX_MODEL_CHARS)] | None = None
+    iterations: int | None = Field(default=None, ge=1, le=20)
+    #: The user's materials: :class:`~deepcite.materials.UserMaterial` objects (or the
+    #: ``{url, content, material_id?, title?, ...}`` mappings they are read from).
+    materials: list[UserMaterial] = Field(default_factory=list,
+                                          max_length=MAX_REQUEST_MATERIALS)
+    #: ``False``: the materials are ignored, with a notice (a switch a UI can offer).
+    materials_enabled: bool = True
+    #: The stored run this one follows up (its full id); quick runs only.
+    parent_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    review_outline: bool = False
+    budget: RunBudget | None = None
+    answer_mode: AnswerMode | None = None
+
+    @field_validator("question")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        problem = question_problem(value)  # the same test as every front end
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("materials", mode="before")
+    @classmethod
+    def _material_sizes(cls, value: Any) -> Any:
+        """Size caps before anything is parsed; what a material must hold is checked by
+        the material model (and its duplicates are dropped, with notices, at the run)."""
+        if not isinstance(value, list):
+            return value
+        total = 0
+        for number, item in enumerate(value, 1):
+            fields = item.model_dump() if isinstance(item, UserMaterial) else item
+            if not isinstance(fields, dict):
+                continue
+            if len(fields) > _MATERIAL_FIELDS:
+                raise ValueError(f"material {number} has {len(fields)} fields; a material "
+                                 f"has at most {_MATERIAL_FIELDS}")
+            for key, most in _MATERIAL_TEXT.items():
+                text = fields.get(key)
+                if isinstance(text, str) and len(text) > most:
+                    raise ValueError(f"material {number}: {key} is longer than {most:,} "
+                                     "characters")
+            content = fields.get("content")
+            total += len(content) if isinstance(content, str) else 0
+            pages = fields.get("pages")
+            if isinstance(pages, list) and len(pages) > MAX_MATERIAL_PAGES:
+                raise ValueError(f"material {number} has {len(pages):,} pages; at most "
+                                 f"{MAX_MATERIAL_PAGES:,}")
+        if total > MAX_TOTAL_CHARS:
+            raise ValueError(f"the materials hold more than {MAX_TOTAL_CHARS:,} characters "
+                             "of content together - hand in fewer or shorter ones")
+        try:  # the message names the material (``Material 3 (notes.md): ...``)
+            return validate_materials(value)
+        except MaterialError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _fits_mode(self) -> RunRequest:
+        if self.parent_id is not None and self.mode == "detailed":
+            raise ValueError("a follow-up builds a quick answer on a stored run; ask a "
+                             "detailed report as a new question instead")
+        if self.review_outline and self.mode != "detailed":
+            raise ValueError("review_outline is for detailed reports (mode detailed)")
+        return self
+
+    @classmethod
+    def parse(cls, **fields: Any) -> RunRequest:
+        """A request from keyword fields, its first problem as one line: an
+        :class:`~deepcite.errors.InputError` (``iterations: ...``), or a
+        :class:`~deepcite.errors.MaterialError` naming the material - for front ends
+        that report errors to a person rather than as a 422."""
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            if where == "materials":  # the message names the material already
+                raise MaterialError(message) from None
+            if problem["type"] == "value_error" or not where:  # ours name their field
+                raise InputError(message) from None
+            raise InputError(f"{where}: {message}") from None
+
+    def stored(self) -> dict[str, Any]:
+        """The request as JSON-ready data, kept with the run (``deepcite rerun``).
+
+        The materials are left out: their text is the user's, handed in for one
+        request, and the history (a file users copy and share) never keeps it - the
+        run's sources still name them by id, title and url."""
+        return self.model_dump(mode="json", exclude_defaults=True, exclude={"materials"})
+
+    def queued(self) -> dict[str, Any]:
+        """The request as JSON-ready data for the worker that will run it, materials
+        included (a queued run cannot be done without them)."""
+        return self.model_dump(mode="json", exclude_defaults=True)

@@ -1,0 +1,55 @@
+"""Running a stored run again: its request, with the settings it was made with.
+
+A stored run keeps what is needed to make it again: its request (without the user's
+materials, which the history never keeps), the settings snapshot (without secrets),
+and through its sources and citation checks the texts it cited. :func:`rerun_plan`
+turns that back into a request and settings on this machine - the snapshot over the
+local settings, secrets, data folder and store from here (:func:`~deepcite.store.
+snapshot.restore_settings`) - and says what cannot be the same: materials that were
+handed in, and of course the web, which answers differently over time.
+``deepcite rerun ID`` runs the plan and ``deepcite compare`` shows what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deepcite.config import Settings
+from deepcite.errors import InputError
+from deepcite.runs.request import RunRequest
+from deepcite.store import StoredRun
+from deepcite.store.convert import USER_MATERIAL
+from deepcite.store.snapshot import restore_settings
+
+__all__ = ["RerunPlan", "rerun_plan"]
+
+
+@dataclass(frozen=True)
+class RerunPlan:
+    """What a rerun of a stored run will do, and what it cannot repeat."""
+
+    request: RunRequest
+    settings: Settings
+    notes: list[str] = field(default_factory=list)
+
+
+def rerun_plan(stored: StoredRun, local: Settings) -> RerunPlan:
+    """The request and settings that make ``stored`` again on this machine."""
+    notes: list[str] = []
+    kept = dict(stored.request or {"question": stored.result.question, "mode": stored.mode})
+    if stored.request is None:
+        notes.append("This run was stored before requests were kept: it is run again "
+                     "from its question, mode and settings")
+    parent = kept.get("parent_id")
+    if parent is not None and parent != stored.parent_id:
+        kept["parent_id"] = stored.parent_id
+    try:
+        request = RunRequest.parse(**kept)
+    except InputError as exc:
+        raise InputError(f"Run {stored.id[:8]} cannot be run again: {exc}") from None
+    materials = [s for s in stored.result.sources if s.engine == USER_MATERIAL]
+    if materials:
+        notes.append(f"The run cited {len(materials)} material(s) of yours; the history "
+                     "does not keep their text, so the rerun goes without them - hand "
+                     "them in again with `deepcite ask -m FILE`")
+    return RerunPlan(request, restore_settings(stored.settings, local), notes)
