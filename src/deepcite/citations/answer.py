@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Protocol
 
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
+from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
 from deepcite.citations.text import (
     best_excerpt,
     content_words,
@@ -31,12 +30,6 @@ from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
 from deepcite.types import Source
 
-NO_SOURCES_ANSWER = (
-    "No sources were found for this question, so no answer was generated: answering "
-    "without sources would mean relying on the language model's built-in knowledge, "
-    "which cannot be checked and could contain fabricated citations. Try other search "
-    "terms, another collection (`--collection NAME`) or more iterations."
-)
 MIN_CHARS_PER_SOURCE = 200
 EVIDENCE_PASSAGES = 3
 #: Prompt characters kept for a system prompt when the caller does not say how long its
@@ -47,38 +40,6 @@ FALLBACK_INTRO = (
     "The model did not produce a usable answer, so here are the most relevant passages "
     "found:"
 )
-
-
-class Completer(Protocol):
-    """The slice of :class:`deepcite.llm.ChatClient` that handlers need."""
-
-    @property
-    def prompt_budget_chars(self) -> int:
-        """How many characters of prompt fit the model's context with room to reply."""
-        ...
-
-    def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
-    ) -> str:
-        """One chat call; returns the cleaned reply text."""
-        ...
-
-
-@dataclass
-class CitedAnswer:
-    """A handler's answer; every marker in ``text`` resolves to a given source.
-
-    ``fallback`` names why the model's reply was not used as it was (``None`` when it
-    was); ``removed_markers`` counts citation numbers that resolved to no source;
-    ``attributed`` counts sentences that got their citation from text overlap.
-    """
-
-    text: str
-    model_called: bool
-    fallback: str | None = None
-    removed_markers: int = 0
-    attributed: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 def build_prompt(question: str, sources: list[Source], budget_chars: int,

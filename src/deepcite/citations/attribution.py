@@ -29,16 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepcite.citations.markers import prose_only
+from deepcite.citations.records import Completer
 from deepcite.citations.support import Evidence, SourceIndex, key_terms, stem, stems
 from deepcite.citations.text import content_words, sentence_spans, split_sentences
+from deepcite.citations.verify import FLAG, model_verdict
 from deepcite.errors import ModelError
 from deepcite.types import Source
-
-if TYPE_CHECKING:
-    from deepcite.citations.answer import Completer
 
 MIN_WORDS = 3
 #: A source must share this share of a sentence's words to be asked about (model).
@@ -48,10 +47,9 @@ CANDIDATE_OVERLAP = 0.4
 CHECK_OVERLAP = 0.6
 MAX_CANDIDATES = 3
 UNSUPPORTED_MARK = "^(unsupported)"
-_FLAGGED = "^(unverified)"  # deepcite.citations.verify.FLAG (not imported: import cycle)
 _TRAILING_PUNCT = re.compile(r"([.!?:;]+)$")
-_LEADING_MARKERS = re.compile(r"^(?:\[\d+\](?:\^\(unverified\))?\s*)+")
-_MARKER = re.compile(r"(?<!\\)\[(\d+)\](\^\(unverified\))?")
+_LEADING_MARKERS = re.compile(rf"^(?:\[\d+\](?:{re.escape(FLAG)})?\s*)+")
+_MARKER = re.compile(rf"(?<!\\)\[(\d+)\]({re.escape(FLAG)})?")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _WORD = re.compile(r"[A-Za-z0-9_]+")  # as in deepcite.citations.support
@@ -216,8 +214,6 @@ class _Matcher:
 
 def _ask_model(model: Completer, claim: str, source: _Source) -> bool:
     """The model's verdict (verification's call): supported, with a verbatim quote."""
-    from deepcite.citations.verify import model_verdict  # verify -> answer -> here
-
     entry = {"number": source.number, "title": source.title, "text": source.text}
     try:
         return model_verdict(model, claim, entry).outcome == "supported"

@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepcite.citations.attribution import looks_like_prose
-from deepcite.citations.handlers.base import CitedAnswer, Completer
 from deepcite.citations.handlers.precision import (
     PATTERNS,
     choose,
@@ -51,6 +50,7 @@ from deepcite.citations.handlers.precision import (
     question_type,
 )
 from deepcite.citations.markers import clean_markers
+from deepcite.citations.records import CitedAnswer, Completer
 from deepcite.citations.support import SourceIndex, stem
 from deepcite.citations.text import STOPWORDS, content_words, escape_quoted, neutralise_html
 from deepcite.errors import ModelError

@@ -11,29 +11,14 @@ reports or follow-ups.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from deepcite.citations.handlers import AnswerStyle
-from deepcite.llm import Usage
+from deepcite.research.budget import Budget
 from deepcite.types import SearchResult, Source
 
 WRITTEN_OPEN = "=== CONTENT ALREADY WRITTEN (DO NOT REPEAT) ==="
 WRITTEN_CLOSE = "=== END OF CONTENT ALREADY WRITTEN ==="
-
-
-@dataclass
-class SharedBudget:
-    """The baseline several runs count their ``research.max_*`` budgets from.
-
-    A detailed report's budget holds for the whole report, not per section: every run
-    of the report measures time and model usage from the report's start and adds the
-    searches of the runs before it (``searches``, kept up to date by the Researcher).
-    """
-
-    usage_start: Usage
-    started: float = field(default_factory=time.monotonic)
-    searches: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,6 +34,11 @@ class RunBrief:
     ``iterations`` overrides ``research.iterations`` for this run. ``evidence`` and
     ``search_queries`` let a run build on the user's materials and search only for what
     they leave open.
+
+    ``budget`` is the budget the run spends (a detailed report's, shared by all its
+    runs); ``None`` gives the run a budget of its own. The brief is frozen, but the
+    :class:`~deepcite.research.budget.Budget` it refers to is not: the runs count their
+    searches in it and read the client's usage through it.
     """
 
     prior_knowledge: str = ""
@@ -57,7 +47,7 @@ class RunBrief:
     avoid: str = ""
     style: AnswerStyle | None = None
     iterations: int | None = None
-    budget: SharedBudget | None = None
+    budget: Budget | None = None
     #: Passages the run starts with (the user's materials): registered first and always
     #: given to the answer, ahead of whatever the search finds.
     evidence: tuple[SearchResult, ...] = ()

@@ -27,11 +27,12 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from deepcite.citations.answer import CitedAnswer, evidence_answer, evidence_list
+from deepcite.citations.answer import evidence_answer, evidence_list
 from deepcite.citations.attribution import Attribution, attribute
 from deepcite.citations.grounded import grounded_answer, use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
+from deepcite.citations.records import CitedAnswer
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.errors import DeepciteError

@@ -1,16 +1,16 @@
 """What a strategy gets to work with, and what it hands back.
 
 A :class:`RunContext` lives for one run. It holds what belongs to that run only: its
-cancel token, the model usage at its start (so budgets and metrics count this run,
-not the client's lifetime), the sources it registered (earlier runs' sources stay in
-the shared registry but are not this run's to quote), its warnings and its progress
-steps. The registry itself is shared across runs, so numbering continues.
+cancel token, the model usage at its start (so metrics count this run, not the
+client's lifetime), the sources it registered (earlier runs' sources stay in the
+shared registry but are not this run's to quote), its warnings and its progress
+steps. The registry itself is shared across runs, so numbering continues, and so is a
+detailed report's :class:`~deepcite.research.budget.Budget`; a quick run has its own.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +19,7 @@ from deepcite.citations.registry import SourceRegistry
 from deepcite.config import Settings
 from deepcite.llm import ModelInterface, Usage
 from deepcite.research.brief import RunBrief
+from deepcite.research.budget import Budget
 from deepcite.research.cancel import CancelToken
 from deepcite.research.parallel import SearchOutcome
 from deepcite.search.base import SearchEngine
@@ -27,6 +28,7 @@ from deepcite.types import (
     Finding,
     PhaseName,
     PhaseStarted,
+    RunNotice,
     RunWarning,
     SearchDone,
     SearchResult,
@@ -66,12 +68,10 @@ class RunContext:
     emit: Callable[[Event], None]
     #: What the run builds on (report sections, follow-ups); empty for a quick answer.
     brief: RunBrief = field(default_factory=RunBrief)
-    warnings: list[str] = field(default_factory=list)
-    #: The code of each warning, in the same order (``uncited_answer``, ``budget`` ...).
-    warning_codes: list[WarningCode] = field(default_factory=list)
+    #: The run's warnings so far, each with its code (``uncited_answer``, ``budget`` ...).
+    warnings: list[RunNotice] = field(default_factory=list)
     search_seconds: float = 0.0
     searches: int = 0
-    started: float = field(default_factory=time.monotonic)
     budget_note: str | None = None
     plan: Plan = field(default_factory=lambda: Plan(steps=1))
     handler: CitationHandler = field(init=False)
@@ -79,6 +79,8 @@ class RunContext:
     pinned: list[Source] = field(default_factory=list)
     #: The client's totals when the run began; this run's usage is what came after.
     usage_start: Usage = field(init=False)
+    #: The budget this run spends: the brief's (a report's, shared), else its own.
+    budget: Budget = field(init=False)
     _reported_open: set[str] = field(default_factory=set, repr=False)
     _numbers: dict[int, Source] = field(default_factory=dict, repr=False)
     _step: int = field(default=0, repr=False)
@@ -86,6 +88,9 @@ class RunContext:
 
     def __post_init__(self) -> None:
         self.usage_start = self.client.usage
+        client = self.client
+        self.budget = (self.brief.budget if self.brief.budget is not None
+                       else Budget(self.settings.research, lambda: client.usage))
         self.handler = get_handler(self.settings.citations.handler, self.client,
                                    lambda message: self.warn("handler", message))
 
@@ -98,14 +103,7 @@ class RunContext:
         """Whether the run may spend ``model_calls`` more calls and ``searches`` more
         searches. The first time a limit is reached the user is told which, once; the
         strategy then stops searching and answers from what it has."""
-        shared = self.brief.budget
-        if shared is None:
-            usage, started, done = self.usage, self.started, self.searches
-        else:  # a report's run: the budget is the report's, counted from its start
-            usage = self.client.usage.since(shared.usage_start)
-            started, done = shared.started, shared.searches + self.searches
-        reason = budget_reason(self.settings, usage, time.monotonic() - started, done,
-                               model_calls=model_calls, searches=searches)
+        reason = self.budget.exhausted(model_calls=model_calls, searches=searches)
         if reason is None:
             return True
         if self.budget_note is None:
@@ -116,8 +114,7 @@ class RunContext:
     def warn(self, code: WarningCode, message: str) -> None:
         """Record a degradation the user should know about and emit it as an event."""
         with self._lock:
-            self.warnings.append(message)
-            self.warning_codes.append(code)
+            self.warnings.append(RunNotice(code=code, message=message))
         self.emit(RunWarning(code=code, message=message))
 
     def phase(self, name: PhaseName, iteration: int | None = None) -> None:
@@ -163,29 +160,13 @@ class RunContext:
             with self._lock:
                 self.searches += 1
                 self.search_seconds += outcome.seconds
+            self.budget.add_searches(1)
             self.emit(SearchDone(iteration=iteration, query=outcome.query,
                                  engine=outcome.engine, results=len(outcome.results),
                                  seconds=outcome.seconds, error=outcome.error))
             if outcome.error:
                 self.warn("engine_failed", f"{outcome.engine} failed for "
                           f"{outcome.query!r}: {outcome.error}")
-
-
-def budget_reason(settings: Settings, usage: Usage, elapsed: float, searches_done: int,
-                  *, model_calls: int = 0, searches: int = 0) -> str | None:
-    """Which ``research.max_*`` budget spending ``model_calls`` more calls and ``searches``
-    more searches would break, or ``None``. Shared by runs and by the report builder,
-    which asks before starting each section."""
-    cfg = settings.research
-    if cfg.max_seconds is not None and elapsed >= cfg.max_seconds:
-        return f"time budget of {cfg.max_seconds:g} s reached"
-    if cfg.max_model_calls is not None and usage.calls + model_calls > cfg.max_model_calls:
-        return f"model-call budget of {cfg.max_model_calls} reached"
-    if cfg.max_tokens is not None and usage.total_tokens >= cfg.max_tokens:
-        return f"token budget of {cfg.max_tokens} reached"
-    if cfg.max_searches is not None and searches_done + searches > cfg.max_searches:
-        return f"search budget of {cfg.max_searches} reached"
-    return None
 
 
 @dataclass

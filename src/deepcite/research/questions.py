@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from deepcite.citations.grounded import term
-from deepcite.citations.handlers.base import Completer
+from deepcite.citations.records import Completer
 from deepcite.citations.text import STOPWORDS, content_words, normalised_words
 from deepcite.llm import parse_list
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence

@@ -8,8 +8,8 @@ Whatever goes wrong after sources were found, the result keeps them.
 One Researcher serves many runs, one at a time: a detailed report runs one research per
 section and follow-ups build on earlier runs. The registry is shared, so numbering
 continues across runs; everything else is per run - the cancel token, the model usage
-the budgets and metrics count from, the warnings. Used as a context manager it closes
-its engines (HTTP pools, indexes) at the end.
+the metrics count from, the budget (unless a report shares its own), the warnings.
+Used as a context manager it closes its engines (HTTP pools, indexes) at the end.
 """
 
 from __future__ import annotations
@@ -181,8 +181,6 @@ class Researcher:
             known = {s.number: s for s in (*brief.prior_sources, *outcome.sources)}
             outcome.sources = [known[n] for n in sorted(known)]
         finished = step.finish(question, outcome)
-        if brief.budget is not None:
-            brief.budget.searches += context.searches
         answer, checked = finished.text, finished.verification
         usage = context.usage
         metrics = RunMetrics(
@@ -198,7 +196,7 @@ class Researcher:
             handler=context.handler.name, sources=outcome.sources,
             questions_by_iteration=outcome.questions_by_iteration,
             findings=outcome.findings, metrics=metrics, warnings=list(context.warnings),
-            warning_codes=list(context.warning_codes), cancelled=cancelled, error=error,
+            cancelled=cancelled, error=error,
             verification=verification_counts(checked) if checked is not None else None,
             citation_checks=citation_checks(checked) if checked is not None else [],
             unsupported_sentences=finished.unsupported_sentences,

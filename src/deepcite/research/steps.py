@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from deepcite.citations.answer import UNCITED_NOTE, CitedAnswer, flag_answer
+from deepcite.citations.answer import UNCITED_NOTE, flag_answer
 from deepcite.citations.markers import cited_numbers
+from deepcite.citations.records import CitedAnswer
 from deepcite.citations.verify import Verification
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
@@ -25,11 +26,7 @@ UNVERIFIED_NOTE = "Unverified: the sources support none of this answer's citatio
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
     """How many of ``wanted`` queries the search budget still allows (all engines each)."""
-    limit = ctx.settings.research.max_searches
-    if limit is None:
-        return wanted
-    per_query = max(1, len(ctx.engines))
-    return max(0, min(wanted, (limit - ctx.searches) // per_query))
+    return ctx.budget.search_allowance(wanted, per_query=len(ctx.engines))
 
 
 def search_iteration(ctx: RunContext, iteration: int,

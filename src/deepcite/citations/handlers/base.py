@@ -1,18 +1,17 @@
-"""What every citation handler shares: the model interface, the result, the gate, the style.
+"""What every citation handler shares besides the records: the system prompt and the style.
 
 The gate is the rule that matters most: with no sources (and no earlier knowledge to
 build on) the standard and precision handlers never call the model, because a model
 asked to cite sources it was not given falls back on memory and invents citations. The
 result type, the gate's answer and the model slice live in
-:mod:`deepcite.citations.answer` with the rest of the answer toolkit; they are
-re-exported here because they are what a handler is written against.
+:mod:`deepcite.citations.records`, shared with the answer toolkit, verification and
+attribution; :mod:`deepcite.citations.handlers` exports them with the handlers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepcite.citations.answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 
 SYSTEM_PROMPT = (
@@ -39,4 +38,4 @@ class AnswerStyle:
     max_tokens: int | None = None
 
 
-__all__ = ["NO_SOURCES_ANSWER", "SYSTEM_PROMPT", "AnswerStyle", "CitedAnswer", "Completer"]
+__all__ = ["SYSTEM_PROMPT", "AnswerStyle"]
