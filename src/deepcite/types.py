@@ -8,9 +8,10 @@ result it returns. They import nothing else of deepcite so every layer can use t
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Record(BaseModel):
@@ -57,8 +58,8 @@ class Source(_Record):
 PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis"]
 
 #: The machine-readable code of every warning a run can give (:class:`RunWarning`,
-#: ``ResearchResult.warning_codes``). Front ends and scripts match on these, so a new
-#: warning gets a new code here rather than reusing a near one.
+#: :class:`RunNotice`). Front ends and scripts match on these, so a new warning gets a
+#: new code here rather than reusing a near one.
 WarningCode = Literal[
     "agent_budget",           # the agent used all its turns without answering
     "budget",                 # a run budget (research.max_*) stopped the run early
@@ -73,6 +74,7 @@ WarningCode = Literal[
     "materials",              # a material was left out, or the materials' analysis failed
     "materials_ignored",      # materials were given with materials_enabled false
     "no_engines",             # nothing to search
+    "other",                  # a stored warning from before codes (or a code since removed)
     "questions_unusable",     # the model's queries were unusable; the question was searched
     "relevance_unusable",     # the relevance filter's reply was unusable; all results kept
     "run_failed",             # the run stopped with an error; passages are returned
@@ -84,6 +86,8 @@ WarningCode = Literal[
     "unsupported_citations",  # verification removed or flagged unsupported citations
     "verify_failed",          # verification itself failed; the answer is unchecked
 ]
+
+_WARNING_CODES = frozenset(get_args(WarningCode))
 
 CitationOutcome = Literal["supported", "partial", "unsupported"]
 CitationMethod = Literal["exact", "fuzzy", "overlap", "model", "none"]
@@ -145,6 +149,12 @@ class VerificationCounts(_Record):
     undecided: int = 0
     model_calls: int = 0
 
+    @classmethod
+    def total(cls, counts: Sequence[VerificationCounts]) -> VerificationCounts:
+        """The counts of several answers added up (a report's parts)."""
+        return cls(**{name: sum(int(c.model_dump()[name]) for c in counts)
+                      for name in cls.model_fields})
+
 
 #: What a run produced: a quick answer, or a detailed report of researched sections.
 ReportMode = Literal["quick", "detailed"]
@@ -166,6 +176,29 @@ class OutlineEntry(_Record):
     materials: list[str] = Field(default_factory=list)
 
 
+class RunNotice(_Record):
+    """One warning of a result: its machine-readable ``code`` and the ``message`` for
+    people (the same pair a :class:`RunWarning` event carried while the run went on)."""
+
+    code: WarningCode
+    message: str
+
+
+def _notices(messages: Sequence[Any], codes: Sequence[Any]) -> list[Any]:
+    """The old two-list shape of warnings (``warnings`` strings, ``warning_codes`` in the
+    same order) as :class:`RunNotice` data; a message without a known code is ``other``.
+    Items already in the new shape pass through."""
+    notices: list[Any] = []
+    for index, item in enumerate(messages):
+        if not isinstance(item, str):
+            notices.append(item)
+            continue
+        code = codes[index] if index < len(codes) else None
+        known = isinstance(code, str) and code in _WARNING_CODES
+        notices.append({"code": code if known else "other", "message": item})
+    return notices
+
+
 class ResearchResult(_Record):
     """The outcome of one research run.
 
@@ -183,10 +216,9 @@ class ResearchResult(_Record):
     questions_by_iteration: dict[int, list[str]] = Field(default_factory=dict)
     findings: list[Finding] = Field(default_factory=list)
     metrics: RunMetrics = Field(default_factory=RunMetrics)
-    warnings: list[str] = Field(default_factory=list)
-    #: The machine-readable code of each warning, in the same order as ``warnings``
+    #: What degraded during the run, in the order it happened, each with its code
     #: (``unsupported_answer``: no citation of the answer is supported by its sources).
-    warning_codes: list[WarningCode] = Field(default_factory=list)
+    warnings: list[RunNotice] = Field(default_factory=list)
     cancelled: bool = False
     error: str | None = None
     #: Counts from citation verification; ``None`` when verification was off.
@@ -205,6 +237,31 @@ class ResearchResult(_Record):
     title: str | None = None
     #: The outline a detailed report was written to (empty for quick answers).
     outline: list[OutlineEntry] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_old_warnings(cls, data: Any) -> Any:
+        """Read results stored or exported before warnings were one list: ``warnings``
+        as strings with their codes in a parallel ``warning_codes`` (which is dropped)."""
+        if not isinstance(data, dict):
+            return data
+        warnings = data.get("warnings")
+        old = isinstance(warnings, list) and any(isinstance(w, str) for w in warnings)
+        if not old and "warning_codes" not in data:
+            return data
+        data = dict(data)
+        codes = data.pop("warning_codes", None)
+        if isinstance(warnings, list):
+            data["warnings"] = _notices(warnings, codes if isinstance(codes, list) else [])
+        return data
+
+    def with_warnings(self, warnings: Sequence[tuple[WarningCode, str]]) -> ResearchResult:
+        """This result with ``warnings`` (code, message) put before its own: notices
+        raised before or around the run (materials switched off, analysed)."""
+        if not warnings:
+            return self
+        added = [RunNotice(code=code, message=message) for code, message in warnings]
+        return self.model_copy(update={"warnings": [*added, *self.warnings]})
 
 
 # ---------------------------------------------------------------------------- events

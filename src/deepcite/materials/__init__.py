@@ -56,6 +56,7 @@ from deepcite.materials.relevance import (
 )
 from deepcite.materials.routing import log_missing_material_evidence, log_section_route
 from deepcite.materials.summaries import CachedSummary, CallLimits, SummaryCache
+from deepcite.materials.summary_store import DiskSummaryCache, summary_cache_for
 from deepcite.materials.tokens import content_hash, estimate_tokens
 from deepcite.materials.usage import UsageMode, is_material_first, usage_mode
 
@@ -74,6 +75,7 @@ __all__ = [
     "CachedSummary",
     "CallLimits",
     "Claim",
+    "DiskSummaryCache",
     "DroppedMaterial",
     "MaterialAnalysis",
     "MaterialBinding",
@@ -107,6 +109,7 @@ __all__ = [
     "parse_relevance",
     "prepare_materials",
     "section_coverage",
+    "summary_cache_for",
     "usage_mode",
     "with_relevance",
 ]

@@ -7,8 +7,10 @@ each chunk is summarised, and one more call merges the partial summaries (map-re
 The call limits shrink to what the model's prompt can hold (``prompt_budget_chars``),
 so a small local model gets smaller chunks instead of an overflowing prompt; a material
 that would need more than :data:`MAX_MAP_CALLS` chunk calls at that size is not
-summarised at all. Summaries depend only on the material's text, so they are cached by
-content hash (:class:`SummaryCache`) and reused across turns of a conversation.
+summarised at all. For one model, summaries depend only on the material's text, so
+they are cached by content hash (:class:`SummaryCache`, in memory) and reused across
+turns of a conversation; :class:`~deepcite.materials.summary_store.DiskSummaryCache`
+keeps them on disk for every process of the machine, scoped to the model and prompts.
 
 A summary that fails - the model errs, returns nothing, or there is no model - falls
 back to the head of the text (``truncated``) and the run goes on. Every prompt fences
@@ -71,7 +73,7 @@ class Completer(Protocol):
     """What summaries need of a chat client (:class:`deepcite.llm.ChatClient` has it).
 
     Declared here rather than imported from ``deepcite.citations`` so that this package
-    stays below the citation layer; it matches ``deepcite.citations.answer.Completer``.
+    stays below the citation layer; it matches ``deepcite.citations.records.Completer``.
     """
 
     @property

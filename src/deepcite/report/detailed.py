@@ -18,7 +18,7 @@
    and in every export, so body and block always read the same numbers.
 
 The report's budget (``research.max_*``) holds for the whole report: every run counts
-from the report's start (:class:`~deepcite.research.brief.SharedBudget`), and once it
+from the report's start (one :class:`~deepcite.research.budget.Budget`), and once it
 is spent the remaining parts say so instead of being researched. Cancelling keeps the
 parts written so far and returns them as a cancelled report.
 """
@@ -37,8 +37,8 @@ from deepcite.citations.render import answer_body
 from deepcite.errors import DeepciteError, InputError
 from deepcite.materials import log_missing_material_evidence
 from deepcite.research import Researcher
-from deepcite.research.brief import RunBrief, SharedBudget
-from deepcite.research.context import budget_reason
+from deepcite.research.brief import RunBrief
+from deepcite.research.budget import Budget
 from deepcite.research.material_runs import Materials, log_route
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
@@ -47,6 +47,7 @@ from deepcite.types import (
     OutlineReady,
     ResearchResult,
     RunMetrics,
+    RunNotice,
     RunWarning,
     SectionStarted,
     VerificationCounts,
@@ -96,21 +97,19 @@ class _Tally:
     """What the report's runs add up to."""
 
     results: list[ResearchResult] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    codes: list[WarningCode] = field(default_factory=list)
+    warnings: list[RunNotice] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     def add(self, result: ResearchResult, label: str) -> None:
         self.results.append(result)
-        for message, code in zip(result.warnings, result.warning_codes, strict=False):
-            self.warn(code, f"{label}: {message}" if label else message)
+        for notice in result.warnings:
+            self.warn(notice.code, f"{label}: {notice.message}" if label else notice.message)
         self.findings.append(Finding(phase=label or "research", question=result.question,
                                      content=result.answer))
 
     def warn(self, code: WarningCode, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
-            self.codes.append(code)
+        if all(notice.message != message for notice in self.warnings):
+            self.warnings.append(RunNotice(code=code, message=message))
 
 
 def cut_at_sentence(text: str, limit: int) -> str:
@@ -172,7 +171,7 @@ class DetailedReport:
         researcher = self._researcher
         self._materials = materials
         started = time.perf_counter()
-        budget = SharedBudget(usage_start=researcher.client.usage)
+        budget = Budget(researcher.settings.research, lambda: researcher.client.usage)
         self._usage_start = budget.usage_start
         tally = _Tally()
         materials = self._materials
@@ -202,13 +201,13 @@ class DetailedReport:
 
     # ------------------------------------------------------------------ outline
 
-    def _outline(self, question: str, summary: ResearchResult, budget: SharedBudget,
+    def _outline(self, question: str, summary: ResearchResult, budget: Budget,
                  tally: _Tally) -> list[OutlineEntry]:
         researcher = self._researcher
         cfg = researcher.settings.report
         entries: list[OutlineEntry] = []
         problem = "the model's outline was unusable"
-        reason = self._budget_reason(budget, model_calls=1)
+        reason = budget.exhausted(model_calls=1)
         if reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
@@ -256,7 +255,7 @@ class DetailedReport:
     # ----------------------------------------------------------------- sections
 
     def _sections(self, question: str, entries: list[OutlineEntry], summary: ResearchResult,
-                  budget: SharedBudget, tally: _Tally) -> list[_Part]:
+                  budget: Budget, tally: _Tally) -> list[_Part]:
         researcher = self._researcher
         cfg = researcher.settings.report
         todo = research_parts(entries)
@@ -271,7 +270,7 @@ class DetailedReport:
             if self.cancelled:
                 break
             if stopped is None:
-                reason = self._budget_reason(budget, model_calls=1, searches=1)
+                reason = budget.exhausted(model_calls=1, searches=1)
                 if reason is not None:
                     stopped = f"Not researched: the report's {reason}."
                     tally.warn("budget", f"Stopped early: {reason}; the remaining parts "
@@ -310,13 +309,6 @@ class DetailedReport:
             log_missing_material_evidence(ids=list(dict.fromkeys(bound)))
         return parts
 
-    def _budget_reason(self, budget: SharedBudget, *, model_calls: int = 0,
-                       searches: int = 0) -> str | None:
-        client = self._researcher.client
-        return budget_reason(self._researcher.settings, client.usage.since(budget.usage_start),
-                             time.monotonic() - budget.started, budget.searches,
-                             model_calls=model_calls, searches=searches)
-
     # ----------------------------------------------------------------- assembly
 
     def _assemble(self, question: str, summary: ResearchResult,
@@ -332,18 +324,14 @@ class DetailedReport:
             search_seconds=sum(r.metrics.search_seconds for r in results),
             searches=sum(r.metrics.searches for r in results), wall_seconds=wall)
         checked = [r.verification for r in results if r.verification is not None]
-        verification = None
-        if checked:
-            verification = VerificationCounts(**{
-                name: sum(getattr(v, name) for v in checked)
-                for name in VerificationCounts.model_fields})
+        verification = VerificationCounts.total(checked) if checked else None
         errors = [r.error for r in results if r.error]
         return ResearchResult(
             question=question, answer=body, strategy=summary.strategy,
             handler=summary.handler, sources=researcher.registry.sources(),
             questions_by_iteration=summary.questions_by_iteration,
             findings=tally.findings, metrics=metrics, warnings=tally.warnings,
-            warning_codes=tally.codes, cancelled=cancelled,
+            cancelled=cancelled,
             error=errors[0] if errors else None, verification=verification,
             citation_checks=[c for r in results for c in r.citation_checks],
             unsupported_sentences=[s for r in results for s in r.unsupported_sentences],

@@ -43,7 +43,8 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
     """The structured result as plain JSON types.
 
     ``strategy`` and ``handler`` name what really ran (after any fallback from an
-    unknown name); ``verification`` is ``{}`` when verification was off.
+    unknown name); ``warnings`` are ``{"code", "message"}`` objects in the order they
+    happened; ``verification`` is ``{}`` when verification was off.
     """
     return {
         "question": result.question,
@@ -68,8 +69,7 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         ],
         "questions_by_iteration": {str(k): v for k, v in result.questions_by_iteration.items()},
         "metrics": result.metrics.model_dump(),
-        "warnings": result.warnings,
-        "warning_codes": result.warning_codes,
+        "warnings": [notice.model_dump() for notice in result.warnings],
         "verification": result.verification.model_dump() if result.verification else {},
         "citation_checks": [check.model_dump() for check in result.citation_checks],
         "unsupported_sentences": result.unsupported_sentences,
@@ -89,5 +89,5 @@ def _findings(result: ResearchResult) -> str:
         lines.append(f"\n**{finding.phase.capitalize()}**\n\n{finding.content.strip()}")
     if result.warnings:
         lines.append("\n**Warnings**")
-        lines.extend(f"- {warning}" for warning in result.warnings)
+        lines.extend(f"- {notice.message}" for notice in result.warnings)
     return "\n".join(lines)
