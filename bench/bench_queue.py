@@ -47,8 +47,8 @@ from tests.redis_fixture import RedisServer  # noqa: E402
 from deepcite.collections import Collection  # noqa: E402
 from deepcite.config import Settings, load_settings  # noqa: E402
 from deepcite.distributed.executor import QueueExecutor  # noqa: E402
+from deepcite.runs import RunRequest  # noqa: E402
 from deepcite.store import HistoryStore  # noqa: E402
-from deepcite.web.contracts import RunRequest  # noqa: E402
 
 MODEL_DELAY_S = 1.0
 LATENCY_MODEL_DELAY_S = 0.1

@@ -18,10 +18,10 @@ import statistics
 import tempfile
 import time
 
-from deepcite.api import build_researcher
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import load_settings
 from deepcite.llm import get_chat_model
+from deepcite.runs.build import build_researcher
 
 QUESTION = "How do I parse command line arguments?"
 

@@ -20,10 +20,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from deepcite.api import build_researcher
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import load_settings
 from deepcite.research import Researcher
+from deepcite.runs.build import build_researcher
 from deepcite.types import Event, PhaseStarted, SearchResult
 
 LATENCY = 1.0

@@ -51,10 +51,10 @@ from pathlib import Path
 from typing import Any
 
 import deepcite
-from deepcite.api import build_researcher
 from deepcite.citations.markers import cited_numbers
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
+from deepcite.runs.build import build_researcher
 
 HOW_TO_GET = ("no --squad PATH given: run `pip download --no-deps --no-binary :all: "
               "bigbench==1.0.0`, extract bigbench/benchmark_tasks/squad_shifts/"
@@ -165,7 +165,7 @@ def ask_api(settings: Settings, item: Item) -> Score:
     seconds = time.perf_counter() - started
     m = result.metrics
     checked, supported = _verification(result)
-    return score(item, result.answer, result.sources, list(result.warning_codes),
+    return score(item, result.answer, result.sources, [w.code for w in result.warnings],
                  m.model_calls, m.prompt_tokens + m.completion_tokens, checked, supported,
                  seconds)
 

@@ -31,13 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fakes import ScriptedChatModel
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
+from deepcite.runs.local import LocalRunExecutor
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.runs import LocalRunExecutor
 
 
 def slow(text: str, delay: float) -> object:
@@ -52,7 +52,7 @@ def serve(settings: Settings, port: int, delay: float) -> None:
     fake = ScriptedChatModel(script={
         "questions": [slow("Where is the cache kept?", delay)],
         "synthesis": [slow("The cache is in Redis [1].", delay)]}, default="")
-    mock.patch.object(deepcite.api, "get_chat_model", lambda settings: fake).start()
+    mock.patch.object(deepcite.runs.build, "get_chat_model", lambda settings: fake).start()
     executor = LocalRunExecutor(settings, workers=2)
     try:
         uvicorn.run(create_app(WebState(settings=settings, executor=executor)),

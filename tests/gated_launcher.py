@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-import deepcite.api
+import deepcite.runs.build
 from tests.fakes import ScriptedChatModel
 from tests.mcp_launcher import cite_all
 
@@ -32,7 +32,7 @@ def gated(prompt: str) -> str:
 
 def main() -> None:
     model = ScriptedChatModel(script={"questions": [""], "synthesis": [gated]})
-    deepcite.api.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
+    deepcite.runs.build.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
     from deepcite.cli import app
 
     app(sys.argv[1:])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
-import deepcite.api
+import deepcite.runs.build
 from tests.fakes import ScriptedChatModel
 
 OUTLINE = "1. Cache storage - where the cache lives\n2. Team rhythm - when the team meets\n"
@@ -29,7 +29,7 @@ def scripted_model() -> ScriptedChatModel:
 
 def main() -> None:
     model = scripted_model()
-    deepcite.api.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
+    deepcite.runs.build.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
     from deepcite.cli import app
 
     app(["mcp", *sys.argv[1:]])

@@ -1,7 +1,7 @@
 """Runs the deepcite CLI with the chat model faked, for the queue tests and the bench.
 
 ``python -m tests.worker_launcher worker --concurrency 1`` (or ``serve ...``, or any
-other deepcite command) first replaces ``deepcite.api.get_chat_model`` with a
+other deepcite command) first replaces ``deepcite.runs.build.get_chat_model`` with a
 :class:`SlowScriptedModel` - the scripted replies of ``tests.mcp_launcher`` (the answer
 cites every source it is shown, so a run over a collection completes with a cited
 answer) after sleeping ``DEEPCITE_TEST_MODEL_DELAY`` seconds (default 1.0) on every
@@ -20,7 +20,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
-import deepcite.api
+import deepcite.runs.build
 from tests.fakes import ScriptedChatModel
 from tests.mcp_launcher import OUTLINE, cite_all
 
@@ -55,7 +55,7 @@ def slow_model(delay: float) -> SlowScriptedModel:
 
 def main() -> None:
     model = slow_model(model_delay())
-    deepcite.api.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
+    deepcite.runs.build.get_chat_model = lambda settings: model  # type: ignore[attr-defined]
     from deepcite.cli import app
 
     app(sys.argv[1:], prog_name="deepcite")

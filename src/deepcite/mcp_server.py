@@ -26,7 +26,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import FrameType
 from typing import Any, Literal
 
@@ -38,14 +38,24 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
-from deepcite.api import build_researcher, open_collections, run_question
 from deepcite.collections import list_collections as collection_infos
 from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.materials import summary_cache_for
 from deepcite.report import to_json_dict, to_markdown
-from deepcite.report.detailed import DetailedReport
-from deepcite.run_checks import MAX_NAME_CHARS, check_run, text_problem
+from deepcite.runs import (
+    CallbackSink,
+    CancelScope,
+    Recorder,
+    RunRequest,
+    checked_settings,
+    run_recorded,
+)
+from deepcite.runs.build import open_collections
+from deepcite.runs.checks import MAX_NAME_CHARS, text_problem
+from deepcite.runs.parents import checked_parent
+from deepcite.runs.recorder import close_active
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
 from deepcite.security.hosts import is_loopback
@@ -119,83 +129,9 @@ def _require_count(value: int, what: str) -> int:
     return value
 
 
-# ------------------------------------------------------------------ history
-
-
-class _Recorder:
-    """The history record of one tool run (the pattern of the CLI's ``Recorder``).
-
-    A store that cannot be opened is a logged warning, not a failed run: the research
-    is what the caller came for, and losing it to a history problem would be worse.
-    """
-
-    def __init__(self, store: HistoryStore | None, run_id: str | None) -> None:
-        self._store = store
-        self.run_id = run_id
-
-    @classmethod
-    def start(cls, settings: Settings, question: str, mode: ReportMode) -> _Recorder:
-        if not settings.store.save:
-            return cls(None, None)
-        store: HistoryStore | None = None
-        try:
-            store = HistoryStore.open(settings)
-            return cls(store, store.begin(question, mode=mode, settings=settings))
-        except DeepciteError as exc:
-            logger.warning("This run will not be saved to the history: %s", exc)
-            return cls(store, None)
-
-    def event(self, event: Event) -> None:
-        if self._store is not None and self.run_id is not None:
-            self._store.record_event(self.run_id, event)
-
-    def finish(self, result: ResearchResult) -> None:
-        if self._store is not None and self.run_id is not None:
-            try:
-                self._store.finish(self.run_id, result)
-            except DeepciteError as exc:
-                logger.warning("The run could not be saved to the history: %s", exc)
-
-    def fail(self, error: str) -> None:
-        if self._store is not None and self.run_id is not None:
-            try:
-                self._store.fail(self.run_id, error)
-            except DeepciteError as exc:
-                logger.warning("The failed run could not be saved to the history: %s", exc)
-
-    def stop(self, message: str) -> None:
-        """Record at once that the run is cancelled (the client cancelled or went
-        away), without waiting for the research to notice."""
-        if self._store is not None and self.run_id is not None:
-            try:
-                self._store.stop_requested(self.run_id, message)
-            except DeepciteError as exc:
-                logger.warning("The cancel could not be saved to the history: %s", exc)
-
-    def close(self) -> None:
-        """Close the store: events still buffered are written, and a run that never
-        ended is stored as interrupted."""
-        with _ACTIVE_LOCK:
-            _ACTIVE.discard(self)
-        if self._store is not None:
-            self._store.close()
-
-
-#: Recorders of runs in flight, closed (their runs stored) when the server exits.
-_ACTIVE: set[_Recorder] = set()
-_ACTIVE_LOCK = threading.Lock()
 #: What a run's history says when its client stopped waiting for it.
 CLIENT_GONE = ("The MCP client cancelled the call or went away; the run was cancelled "
                "and keeps what it had found")
-
-
-def _close_active() -> None:
-    """Store every run still in flight as the server exits (``interrupted``, with its
-    events), instead of leaving it ``running`` for ever."""
-    with _ACTIVE_LOCK:
-        active = list(_ACTIVE)
-    for recorder in active:
-        recorder.close()
 
 
 # ------------------------------------------------------------------ progress
@@ -240,82 +176,40 @@ class _Progress:
         return value, total, message
 
 
-class _Cancel:
-    """The cancel function of a run that starts in a worker thread, once it exists."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._cancel: Callable[[], None] | None = None
-        self._asked = False
-
-    def set(self, cancel: Callable[[], None]) -> None:
-        with self._lock:
-            self._cancel = cancel
-            asked = self._asked
-        if asked:
-            cancel()
-
-    def __call__(self) -> None:
-        with self._lock:
-            self._asked = True
-            cancel = self._cancel
-        if cancel is not None:
-            cancel()
-
-
 # ------------------------------------------------------------------ research
 
 
-def _start_recorder(settings: Settings, question: str, mode: ReportMode) -> _Recorder:
-    recorder = _Recorder.start(settings, question, mode)
-    with _ACTIVE_LOCK:
-        _ACTIVE.add(recorder)
-    return recorder
+def _request(fields: Mapping[str, Any]) -> RunRequest:
+    """The run request of a tool call; a bad argument is one line naming it."""
+    given = {key: value for key, value in fields.items() if value not in (None, [])}
+    return RunRequest.parse(**given)
 
 
-def _research_sync(settings: Settings, question: str, mode: ReportMode,
-                   on_event: Callable[[Event], None], cancel: _Cancel,
-                   recorder: _Recorder) -> tuple[ResearchResult, str | None]:
-    """One stored run, start to end, in the calling (worker) thread."""
-
-    def send(event: Event) -> None:
-        recorder.event(event)
-        on_event(event)
-
-    try:
-        with build_researcher(settings, send) as researcher:
-            if mode == "detailed":
-                builder = DetailedReport(researcher)
-                cancel.set(builder.cancel)
-                result = builder.run(question)
-            else:
-                cancel.set(researcher.cancel)
-                result = run_question(researcher, question)
-    except BaseException as exc:
-        recorder.fail(one_line(str(exc)) or type(exc).__name__)
-        recorder.close()
-        raise
-    recorder.finish(result)
-    recorder.close()
-    return result, recorder.run_id
+def _prepare(request: RunRequest
+             ) -> tuple[RunRequest, Settings, Recorder, ResearchResult | None]:
+    """The request (its parent by full id), its checked settings, its history record
+    and the parent it builds on."""
+    settings = checked_settings(_settings(), request)
+    parent = None
+    if request.parent_id is not None:
+        with HistoryStore.open(settings) as store:
+            request, parent = checked_parent(store, request)
+    recorder = Recorder.begin(settings, request, save=settings.store.save)
+    return request, settings, recorder, parent.result if parent else None
 
 
-async def _research(ctx: Context, question: str, mode: ReportMode,
-                    overrides: Overrides) -> CallToolResult:
+async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
     """Run research in a worker thread, forwarding its progress; the tool's answer."""
     try:
-        _require_text(question, "question")
-        settings = _settings(overrides)
+        request = _request(fields)
         # The same submit checks as the REST API: a run that cannot work is a tool error
         # now, not a failure minutes into the research.
-        check_run(settings, question=question,
-                  collections=overrides.get("search.collections") or (),
-                  engines=overrides.get("search.engines") or (),
-                  strategy=overrides.get("research.strategy"))
+        request, settings, recorder, parent = await anyio.to_thread.run_sync(_prepare,
+                                                                             request)
     except DeepciteError as exc:
         return _error(str(exc))
-    progress = _Progress(mode)
-    cancel = _Cancel()
+    progress = _Progress(request.mode)
+    scope = CancelScope()
     # Events come from the run's own threads (parallel searches too), not only from the
     # worker this call starts: they reach the loop by its token, one at a time so that
     # the values arrive in the order they were computed.
@@ -332,18 +226,23 @@ async def _research(ctx: Context, question: str, mode: ReportMode,
             except Exception:  # a closed session must not end the research
                 logger.debug("progress notification not sent", exc_info=True)
 
-    recorder = await anyio.to_thread.run_sync(_start_recorder, settings, question, mode)
+    def research() -> ResearchResult:
+        try:
+            return run_recorded(request, settings, recorder, CallbackSink(on_event), scope,
+                                parent=parent, cache=summary_cache_for(settings))
+        finally:
+            recorder.close()
+
     try:
-        result, run_id = await anyio.to_thread.run_sync(
-            _research_sync, settings, question, mode, on_event, cancel, recorder,
-            abandon_on_cancel=True)
+        result = await anyio.to_thread.run_sync(research, abandon_on_cancel=True)
     except DeepciteError as exc:
         return _error(str(exc))
     except anyio.get_cancelled_exc_class():
-        cancel()  # the client gave up: the worker stops and stores what it found
+        scope.cancel()  # the client gave up: the worker stops and stores what it found
         with anyio.CancelScope(shield=True):  # said now, not when the worker notices
             await anyio.to_thread.run_sync(recorder.stop, CLIENT_GONE)
         raise
+    run_id = recorder.run_id
     markdown = to_markdown(result)
     data = to_json_dict(result) | {"id": run_id}
     if run_id is None:
@@ -351,12 +250,6 @@ async def _research(ctx: Context, question: str, mode: ReportMode,
     return _text_result(markdown, data,
                         f"Stored as run {run_id} (get_report with its first 8 characters "
                         "shows it again).")
-
-
-def _run_overrides(collections: list[str] | None, engines: list[str] | None,
-                   strategy: str | None, iterations: int | None) -> Overrides:
-    return {"search.collections": collections or None, "search.engines": engines or None,
-            "research.strategy": strategy, "research.iterations": iterations}
 
 
 # ------------------------------------------------------------------ the other tools
@@ -371,9 +264,7 @@ def _search_sync(engine: str, query: str, max_results: int) -> list[dict[str, An
     try:
         hits = built.search(query, max_results=max_results)
     finally:
-        close = getattr(built, "close", None)
-        if callable(close):
-            close()
+        built.close()
     return [{"title": hit.title, "url": hit.url, "snippet": hit.snippet,
              "published": hit.published, "engine": hit.engine} for hit in hits]
 
@@ -432,7 +323,9 @@ def build_server() -> MCPServer:
                              collections: list[str] | None = None,
                              engines: list[str] | None = None,
                              strategy: str | None = None,
-                             iterations: int | None = None) -> CallToolResult:
+                             iterations: int | None = None,
+                             materials: list[dict[str, Any]] | None = None,
+                             follow_up: str | None = None) -> CallToolResult:
         """Research a question and return a short cited answer as Markdown.
 
         The answer ends with a Sources block; every [n] in it points at the listed
@@ -440,28 +333,40 @@ def build_server() -> MCPServer:
         `collections` names local collections to search (see list_collections; "demo"
         is a bundled sample); `engines` names web search engines (default duckduckgo,
         none when collections are given); `strategy` and `iterations` tune the research.
+        `materials` are the user's own documents to build on, each {"url": an absolute
+        path or http(s) URL naming it, "content": its whole text, optional "title",
+        "material_id", "publish_time"}; they are cited like any source and never
+        fetched. `follow_up` is the id of a stored run to build on: its answer is what
+        is already known and its sources keep their numbers.
         The run is stored in the history: the result names its id for get_report.
         Progress notifications report the research phases. Takes seconds to minutes.
         """
-        return await _research(ctx, question, "quick",
-                               _run_overrides(collections, engines, strategy, iterations))
+        return await _research(ctx, {
+            "question": question, "mode": "quick", "collections": collections,
+            "engines": engines, "strategy": strategy, "iterations": iterations,
+            "materials": materials, "parent_id": follow_up})
 
     @server.tool()
     async def detailed_report(question: str, ctx: Context,
                               collections: list[str] | None = None,
                               engines: list[str] | None = None,
                               strategy: str | None = None,
-                              iterations: int | None = None) -> CallToolResult:
+                              iterations: int | None = None,
+                              materials: list[dict[str, Any]] | None = None
+                              ) -> CallToolResult:
         """Research a question as a sectioned report and return it as Markdown.
 
         The model proposes an outline and each part is researched and written in turn;
         one Sources block ends the report, and every [n] in it points at the listed
-        source numbered n. Arguments as for quick_research. The run is stored in the
-        history (its id is returned). Progress notifications report each part. Takes
-        minutes: use quick_research for a short answer.
+        source numbered n. Arguments as for quick_research (`materials` are bound to
+        the parts they serve). The run is stored in the history (its id is returned).
+        Progress notifications report each part. Takes minutes: use quick_research for
+        a short answer.
         """
-        return await _research(ctx, question, "detailed",
-                               _run_overrides(collections, engines, strategy, iterations))
+        return await _research(ctx, {
+            "question": question, "mode": "detailed", "collections": collections,
+            "engines": engines, "strategy": strategy, "iterations": iterations,
+            "materials": materials})
 
     @server.tool()
     async def search(query: str, engine: str = "duckduckgo",
@@ -558,7 +463,7 @@ def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int 
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
-        _close_active()
+        close_active()
 
 
 def transport_security_for(host: str, port: int) -> TransportSecuritySettings:

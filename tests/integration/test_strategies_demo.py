@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.api import build_researcher
 from deepcite.citations import cited_numbers
 from deepcite.config import load_settings
 from deepcite.llm import bundled_model_path
+from deepcite.runs.build import build_researcher
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +38,7 @@ def test_strategy_completes_on_the_demo_collection(data_dir: Path, strategy: str
     assert result.error is None, result.error
     assert result.answer.strip() and result.sources
     assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
-    assert not any("Unknown strategy" in w for w in result.warnings)
+    assert not any("Unknown strategy" in w.message for w in result.warnings)
     if strategy == "topic-organization":
         assert "### " in result.answer
     else:

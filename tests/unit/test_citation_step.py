@@ -4,7 +4,6 @@ filter, exits and progress hold the same way whichever strategy runs."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.citations.handlers import NO_SOURCES_ANSWER
 from deepcite.citations.handlers.forced import FORCED_PREFIX
@@ -144,7 +143,8 @@ def test_json_says_which_strategy_and_handler_really_ran(make_settings: Any) -> 
                   **{"citations.handler": "fancy"})
     data = to_json_dict(result)
     assert data["strategy"] == "source-based" and data["handler"] == "standard"
-    assert {"strategy", "handler"} <= set(result.warning_codes)
+    assert {"strategy", "handler"} <= {w.code for w in result.warnings}
+    assert all(set(w) == {"code", "message"} for w in data["warnings"])
     json.dumps(data)  # plain JSON types throughout
 
 
@@ -159,15 +159,15 @@ def test_ask_json_names_what_ran_and_the_run_closes_its_engines(
     runner = CliRunner()
     added = runner.invoke(app, ["collection", "add", str(folder), "--name", "notes"])
     assert added.exit_code == 0, added.output
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: _model())
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: _model())
     built: list[Researcher] = []
-    original = deepcite.api.build_researcher
+    original = deepcite.runs.build.build_researcher
 
     def build(settings: Any, on_event: Any = None) -> Researcher:
         built.append(original(settings, on_event))
         return built[-1]
 
-    monkeypatch.setattr(sys.modules["deepcite.cli.ask"], "build_researcher", build)
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", build)
     shown = runner.invoke(app, ["ask", QUESTION, "-c", "notes", "-q", "--json",
                                 "--strategy", "focused", "--handler", "Precision"])
     assert shown.exit_code == 0, shown.output
@@ -186,7 +186,7 @@ def test_model_call_budget_holds_in_every_strategy(make_settings: Any, strategy:
     model = _model()
     result = _run(make_settings, model, strategy, iterations=2, max_model_calls=1)
     assert len(model.purposes()) == 1 and result.metrics.model_calls == 1
-    assert sum("model-call budget of 1" in w for w in result.warnings) == 1
+    assert sum("model-call budget of 1" in w.message for w in result.warnings) == 1
     assert result.sources and _resolves(result)
 
 
@@ -205,7 +205,7 @@ def test_time_budget_holds_in_every_strategy(make_settings: Any, strategy: str) 
         else _model()
     result = _run(make_settings, model, strategy, max_seconds=1e-9)
     assert result.error is None and not result.cancelled
-    assert any("time budget" in w for w in result.warnings)
+    assert any("time budget" in w.message for w in result.warnings)
     assert _resolves(result)
 
 

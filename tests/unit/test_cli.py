@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
 from tests.fakes import ScriptedChatModel
@@ -37,7 +37,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
         "followups": ["redis cache"],
         "synthesis": ["We keep the cache in Redis with a one hour expiry [1]. Also [42]."],
     })
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     return model
 
 
@@ -217,8 +217,9 @@ def test_failing_web_engine_leaves_local_results(notes: Path, fake_model: Script
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["sources"] and all(s["engine"] == "local" for s in data["sources"])
-    assert any("wikipedia failed" in w and "503" in w for w in data["warnings"])
-    assert any("skipped for the rest of the run" in w for w in data["warnings"])
+    messages = [w["message"] for w in data["warnings"]]
+    assert any("wikipedia failed" in m and "503" in m for m in messages)
+    assert any("skipped for the rest of the run" in m for m in messages)
 
 
 def test_offline_skips_web_engines_and_says_so(notes: Path, fake_model: ScriptedChatModel
@@ -229,8 +230,9 @@ def test_offline_skips_web_engines_and_says_so(notes: Path, fake_model: Scripted
                                  "--iterations", "1", "--json", "-q"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    skipped = [w for w in data["warnings"] if w.startswith("Skipped engine")]
-    assert len(skipped) == 2 and "offline" in skipped[0]
+    skipped = [w for w in data["warnings"] if w["message"].startswith("Skipped engine")]
+    assert len(skipped) == 2 and "offline" in skipped[0]["message"]
+    assert {w["code"] for w in skipped} == {"engine_skipped"}
     assert data["sources"]
 
 

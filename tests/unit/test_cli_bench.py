@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.cli import app
 from tests.fakes import ScriptedChatModel
 
@@ -62,7 +62,7 @@ def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(default="")
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: fake)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake
 
 

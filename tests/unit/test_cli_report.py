@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
 from tests.fakes import ScriptedChatModel
@@ -46,7 +46,7 @@ def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(script={
         "questions": [""], "synthesis": [_cite_all], "section": [_cite_all],
         "outline": [OUTLINE]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: fake)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake
 
 
@@ -158,12 +158,11 @@ def test_the_outline_can_be_reviewed(notes: Path, model: ScriptedChatModel) -> N
 
 def test_a_run_that_crashes_is_stored_as_failed(notes: Path, model: ScriptedChatModel,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(sys.modules["deepcite.cli.ask"], "build_researcher", broken)
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", broken)
     result = _ask("ask", "What did we decide about the cache?")
     assert result.exit_code != 0
     assert _history()[0]["status"] == "failed"

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from deepcite.api import run_question
 from deepcite.citations import cited_numbers
 from deepcite.report import to_markdown
 from deepcite.report.detailed import (
@@ -18,6 +17,7 @@ from deepcite.report.detailed import (
 )
 from deepcite.report.outline import default_outline, parse_outline
 from deepcite.research import Researcher
+from deepcite.runs.execute import run_question
 from deepcite.types import (
     Event,
     OutlineEntry,
@@ -188,7 +188,7 @@ def test_an_unusable_outline_falls_back_to_the_default_with_a_warning(
         make_settings: Any) -> None:
     result = _report(make_settings, _model(outline="I cannot help with that."))
     assert [e.title for e in result.outline] == [e.title for e in default_outline(QUESTION)]
-    assert "outline_fallback" in result.warning_codes
+    assert "outline_fallback" in [w.code for w in result.warnings]
     assert "1. Background" in _headings(result)
 
 
@@ -253,7 +253,7 @@ def test_budgets_hold_for_the_whole_report(make_settings: Any) -> None:
     result = _report(make_settings, engines=[engine], **{"research.max_searches": 3})
     assert len(engine.queries) <= 3
     assert result.metrics.searches <= 3
-    assert "budget" in result.warning_codes
+    assert "budget" in [w.code for w in result.warnings]
     assert "Not researched: the report's search budget of 3 reached." in result.answer
 
 

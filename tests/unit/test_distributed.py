@@ -18,16 +18,17 @@ from typing import Any
 
 import pytest
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.distributed import worker as worker_module
 from deepcite.distributed.executor import QueueExecutor
 from deepcite.distributed.reaper import Reaper
-from deepcite.distributed.worker import snapshot_settings, work
-from deepcite.errors import QueueError
+from deepcite.distributed.worker import work
+from deepcite.errors import QueueError, UnknownRunError
+from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
-from deepcite.web.contracts import RunRequest
+from deepcite.store.snapshot import restore_settings
 from tests.fakes import ScriptedChatModel
 from tests.mcp_launcher import scripted_model
 from tests.redis_fixture import RedisServer, redis_server, redis_url  # noqa: F401
@@ -54,7 +55,7 @@ def queue_env(tmp_path: Path, redis_url: str,  # noqa: F811
         (folder / name).write_text(text, encoding="utf-8")
     Collection.create("notes", settings=settings).add(folder)
     model = scripted_model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     monkeypatch.setattr(worker_module, "_CONTEXT", None)  # a fresh worker per test
     yield settings
     context = worker_module._CONTEXT
@@ -107,7 +108,7 @@ def test_secrets_never_travel_with_the_run(queue_env: Settings, redis_url: str, 
         # The worker resolves its own key from its own environment.
         monkeypatch.setenv("DEEPCITE_LLM_API_KEY", "sk-worker-key")
         local = load_settings(config_files=[])
-        rebuilt = snapshot_settings(claimed.settings, local)
+        rebuilt = restore_settings(claimed.settings, local)
         assert rebuilt.llm.api_key is not None
         assert rebuilt.llm.api_key.get_secret_value() == "sk-worker-key"
         assert rebuilt.search.collections == ("notes",)
@@ -129,7 +130,7 @@ def test_cancel_of_a_queued_run_ends_it_and_the_worker_skips_it(
         work(queue_env, burst=True)
         assert executor.status(first).state == "cancelled"
         assert executor.status(second).state == "completed"
-        with pytest.raises(KeyError):
+        with pytest.raises(UnknownRunError):
             executor.status("0" * 32)
     finally:
         executor.shutdown()
@@ -146,7 +147,7 @@ def test_a_run_cancelled_while_running_stops_on_its_worker(
 
     model = ScriptedChatModel(script={"questions": [cancel_then_answer],
                                       "synthesis": ["Green tea is steamed [1]."]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     try:
         run_id = executor.submit(_request(strategy="source-based", iterations=3))
         work(queue_env, burst=True)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-import deepcite.api
 import deepcite.evaluation.judge
+import deepcite.runs.build
 from deepcite.config import Settings, load_settings
 from deepcite.errors import InputError, SearchError
 from deepcite.evaluation.datasets import load_dataset
@@ -108,7 +108,7 @@ class Bench:
 def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     """The research model: replies nothing useful, so answers are quoted passages."""
     fake = ScriptedChatModel(default="")
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: fake)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake
 
 
@@ -185,7 +185,7 @@ def test_resume_asks_only_the_missing_questions(bench: Bench, model: ScriptedCha
 def test_failed_question_is_recorded_then_asked_again(bench: Bench,
                                                       monkeypatch: pytest.MonkeyPatch,
                                                       tmp_path: Path) -> None:
-    real = deepcite.api.build_researcher
+    real = deepcite.runs.build.build_researcher
     calls: list[int] = []
 
     def first_one_fails(settings: Settings, *args: Any, **kwargs: Any) -> Researcher:
@@ -194,7 +194,7 @@ def test_failed_question_is_recorded_then_asked_again(bench: Bench,
             raise SearchError("the index is locked")
         return real(settings, *args, **kwargs)
 
-    monkeypatch.setattr(deepcite.api, "build_researcher", first_one_fails)
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", first_one_fails)
     folder = tmp_path / "out"
     first = bench.runner(folder).run()
 
@@ -221,7 +221,7 @@ def test_crash_that_is_not_a_deepcite_error_is_recorded_too(bench: Bench,
     def broken(settings: Settings, *args: Any, **kwargs: Any) -> Researcher:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(deepcite.api, "build_researcher", broken)
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", broken)
     folder = tmp_path / "out"
     outcome = bench.runner(folder, bench.dataset.items[:2]).run()
     assert outcome.asked == 2

@@ -37,7 +37,7 @@ from deepcite.export import (
 )
 from deepcite.export.bibliography import split_name, works
 from deepcite.export.text import quarto_body, yaml_string
-from deepcite.types import ResearchResult, Source
+from deepcite.types import ResearchResult, RunNotice, Source
 
 HERE = __name__
 CJK_PASSAGE = "量子计算利用叠加和纠缠来处理信息，这是中文段落。"
@@ -203,6 +203,18 @@ def test_json_is_the_structured_result(report: ResearchResult) -> None:
     assert [s["number"] for s in data["sources"]] == list(range(1, 61))
     assert data["sources"][0]["metadata"]["doi"] == "10.5555/3295222.1"
     assert "量子" in export_report(report, "json").data.decode("utf-8")  # not \\u escapes
+
+
+def test_json_warnings_are_code_and_message(report: ResearchResult) -> None:
+    warned = report.with_warnings([("materials_ignored", "1 material(s) ignored"),
+                                   ("budget", "Stopped early: 量子")])
+    data = json.loads(export_report(warned, "json").data)
+    assert data["warnings"][:2] == [
+        {"code": "materials_ignored", "message": "1 material(s) ignored"},
+        {"code": "budget", "message": "Stopped early: 量子"}]
+    assert data["warnings"][2:] == [w.model_dump() for w in report.warnings]
+    assert "warning_codes" not in data
+    assert [RunNotice(**w) for w in data["warnings"]] == warned.warnings
 
 
 # -------------------------------------------------------------------------- options

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.errors import InputError
 from deepcite.research import Researcher
@@ -39,11 +38,11 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     model = ScriptedChatModel(script={"questions": ["cache seconds"],
                                       "synthesis": ["The cache keeps entries for 300 seconds "
                                                     "[1]."]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     return model
 
 
-def test_question_over_the_context_is_refused_with_the_limit(notes: Path,
+def test_question_over_the_limit_is_refused_with_the_limit(notes: Path,
                                                              fake_model: ScriptedChatModel
                                                              ) -> None:
     question = "cache " * 20_000
@@ -51,7 +50,7 @@ def test_question_over_the_context_is_refused_with_the_limit(notes: Path,
     assert result.exit_code == 2
     message = " ".join(result.output.split())  # the console wraps at its width
     assert message.startswith("Error: The question is 119,999 characters")  # whitespace folded
-    assert "llm.context_size" in message and "at most" in message and "Traceback" not in message
+    assert "at most 4,000" in message and "material" in message and "Traceback" not in message
     assert fake_model.calls == []
 
 
@@ -87,8 +86,8 @@ def test_output_path_is_checked_before_the_run(notes: Path, fake_model: Scripted
 def test_sigterm_cancels_like_ctrl_c_and_prints_the_passages(
         notes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedChatModel(script={"questions": ["cache seconds"]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
-    original = deepcite.api.build_researcher
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
+    original = deepcite.runs.build.build_researcher
 
     def build(settings: Any, on_event: Any = None) -> Researcher:
         researcher = original(settings, on_event)
@@ -107,7 +106,7 @@ def test_sigterm_cancels_like_ctrl_c_and_prints_the_passages(
         engine.search = search  # type: ignore[method-assign]
         return researcher
 
-    monkeypatch.setattr(sys.modules["deepcite.cli.ask"], "build_researcher", build)
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", build)
     before = signal.getsignal(signal.SIGTERM)
     result = runner.invoke(app, ["ask", "cache seconds", "-c", "notes", "-q",
                                  "--iterations", "3"])

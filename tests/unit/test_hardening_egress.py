@@ -17,7 +17,7 @@ import pytest
 import respx
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError, SearchError
 from deepcite.search.engines.searxng import SearxngEngine
@@ -102,7 +102,7 @@ def hostile_searxng(internal: _Server) -> Iterator[_Server]:
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     model = ScriptedChatModel(script={"questions": ["cache ttl"], "followups": ["ttl"],
                                       "synthesis": ["The cache ttl is 300 seconds [1]."]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     return model
 
 
@@ -138,7 +138,8 @@ def test_loopback_searxng_results_on_other_ports_are_never_fetched(
     assert internal.requests == []
     data = json.loads(result.stdout)
     assert SECRET not in result.stdout
-    assert any("Refused" in w and str(internal.port) in w for w in data["warnings"])
+    messages = [w["message"] for w in data["warnings"]]
+    assert any("Refused" in m and str(internal.port) in m for m in messages)
 
 
 @pytest.mark.enable_socket
@@ -207,7 +208,7 @@ def test_configured_model_server_on_a_metadata_address_is_refused(make_settings:
     settings = make_settings(**{"llm.provider": "openai", "llm.model": "m",
                                 "llm.base_url": "http://169.254.169.254/v1"})
     with pytest.raises(ModelError, match="never contacted"):
-        deepcite.api.check_model_egress(settings)
+        deepcite.runs.build.check_model_egress(settings)
 
 
 def test_searxng_on_a_metadata_address_fails_to_build(make_settings: Any) -> None:

@@ -29,10 +29,11 @@ from deepcite.config import Settings
 from deepcite.export import ExportOptions, export_report, safe_filename
 from deepcite.export.bibtex import bibtex_escape, bibtex_key
 from deepcite.export.inert import inert_markdown
+from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult, Source
 from deepcite.web.app import create_app
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
 
 # ------------------------------------------------------------------ shared payloads
@@ -96,6 +97,7 @@ class _StoredRuns:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.infos: dict[str, RunInfo] = {}
+        self.store = HistoryStore.open(settings)
 
     def add(self, result: ResearchResult) -> str:
         with HistoryStore.open(self.settings) as store:

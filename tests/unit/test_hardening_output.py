@@ -20,8 +20,8 @@ from rich.table import Table
 from rich.text import Text
 from typer.testing import CliRunner
 
-import deepcite.api
 import deepcite.cli.common as common
+import deepcite.runs.build
 from deepcite.citations import cited_numbers, clean_markers, hyperlink, render_sources, verify
 from deepcite.citations.text import escape_html, escape_quoted, neutralise_html
 from deepcite.cli import app
@@ -132,7 +132,7 @@ def html_model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
                       "<script>alert(1)</script> <img src=x onerror=alert(2)> and a < b; "
                       "code stays: `<b>`"],
     })
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     return model
 
 
@@ -259,9 +259,8 @@ def _flagged(result: ResearchResult, note: str = REMOVED_NOTE) -> None:
     assert "30 seconds" in answer  # kept, so the reader sees what is being flagged
     assert f"_{note}; check it against these passages:_" in answer
     assert "\u201cThe cache TTL is 300 seconds.\u201d [1]" in answer
-    assert "unsupported_answer" in result.warning_codes
-    assert len(result.warning_codes) == len(result.warnings)
-    assert any("No citation of the answer is supported" in w for w in result.warnings)
+    notice = next(w for w in result.warnings if w.code == "unsupported_answer")
+    assert "No citation of the answer is supported" in notice.message
 
 
 def _ttl_run(make_settings: Any, model: Any, strategy: str, **overrides: Any
@@ -294,7 +293,7 @@ def test_supported_answer_is_not_flagged(make_settings: Any, strategy: str) -> N
     result = _ttl_run(make_settings, _scripted(strategy, RIGHT_TTL), strategy)
     assert "300 seconds [1]" in result.answer
     assert "check it against these passages" not in result.answer
-    assert "unsupported_answer" not in result.warning_codes
+    assert "unsupported_answer" not in {w.code for w in result.warnings}
 
 
 def test_focused_evidence_follows_a_verified_answer(make_settings: Any) -> None:
@@ -326,8 +325,10 @@ def test_flag_mode_flags_an_answer_with_only_unverified_citations(make_settings:
 def test_json_result_names_the_warning_codes(make_settings: Any) -> None:
     result = _ttl_run(make_settings, _scripted("source-based", WRONG_TTL), "source-based")
     data = to_json_dict(result)
-    assert data["warning_codes"] == result.warning_codes
-    assert "unsupported_answer" in data["warning_codes"]
+    assert data["warnings"] == [{"code": w.code, "message": w.message}
+                                for w in result.warnings]
+    assert "unsupported_answer" in [w["code"] for w in data["warnings"]]
+    assert "warning_codes" not in data
 
 
 @pytest.fixture
@@ -347,7 +348,7 @@ def test_unbacked_answer_is_flagged_in_every_output_form(
         ttl_notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedChatModel(script={"questions": ["cache TTL decision"],
                                       "synthesis": [WRONG_TTL]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     ask = ["ask", TTL_QUESTION, "-c", "notes", "--iterations", "1"]
     target = tmp_path / "answer.md"
     quiet = runner.invoke(app, [*ask, "-q", "-o", str(target)])
@@ -362,5 +363,5 @@ def test_unbacked_answer_is_flagged_in_every_output_form(
         assert "30 seconds" in text, form
         assert f"_{REMOVED_NOTE}; check it against these passages:_" in text, form
         assert "\u201cThe cache TTL is 300 seconds.\u201d [1]" in text, form
-    assert "unsupported_answer" in data["warning_codes"]
-    assert any("No citation of the answer is supported" in w for w in data["warnings"])
+    notice = next(w for w in data["warnings"] if w["code"] == "unsupported_answer")
+    assert "No citation of the answer is supported" in notice["message"]

@@ -21,20 +21,20 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
-import deepcite.api
-from deepcite.api import open_collections
+import deepcite.runs.build
 from deepcite.cli import app as cli_app
 from deepcite.collections import Collection, LocalSearchEngine
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError, ConfigError, RequestError
 from deepcite.mcp_server import build_server
-from deepcite.run_checks import check_run, check_tool_calling
+from deepcite.runs.build import open_collections
+from deepcite.runs.checks import check_run, check_tool_calling
+from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
 from deepcite.types import PhaseStarted
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.runs import LocalRunExecutor
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_store import quick_result
 
@@ -56,7 +56,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(script={"questions": [""], "synthesis": ["Redis it is [1]."]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: fake)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake
 
 
@@ -150,7 +150,7 @@ def test_the_lowest_layer_opens_names_only(settings: Settings, tmp_path: Path) -
 def test_a_run_whose_settings_name_a_path_fails_before_any_file_is_read(
         settings: Settings) -> None:
     with pytest.raises(CollectionError, match="named, not a path"):
-        deepcite.api.build_engines(settings.model_copy(update={
+        deepcite.runs.build.build_engines(settings.model_copy(update={
             "search": settings.search.model_copy(update={"collections": ("/etc/passwd",)})}))
 
 
@@ -481,7 +481,7 @@ def test_mcp_refuses_questions_and_queries_without_text(settings: Settings) -> N
 def test_the_form_model_refuses_questions_without_text(question: str) -> None:
     from pydantic import ValidationError
 
-    from deepcite.web.contracts import RunRequest
+    from deepcite.runs import RunRequest
 
     with pytest.raises(ValidationError) as caught:
         RunRequest.model_validate({"question": question})

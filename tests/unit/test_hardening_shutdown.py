@@ -24,11 +24,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.config import load_settings
+from deepcite.errors import UnknownRunError
+from deepcite.runs import RunRequest
+from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore, StoredRun
-from deepcite.web.contracts import RunRequest
-from deepcite.web.runs import LocalRunExecutor
 from tests.mcp_launcher import scripted_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,7 +185,7 @@ def test_starting_a_server_leaves_runs_of_live_processes_alone(gate: Gate) -> No
 def test_a_run_deleted_while_it_runs_is_gone_not_unavailable(
         gate: Gate, monkeypatch: pytest.MonkeyPatch) -> None:
     model = scripted_model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     settings = load_settings()
     executor = LocalRunExecutor(settings, workers=1)
     try:
@@ -195,7 +196,7 @@ def test_a_run_deleted_while_it_runs_is_gone_not_unavailable(
         while True:
             try:
                 state = executor.status(run_id).state
-            except KeyError:
+            except UnknownRunError:
                 break  # gone, as for every other reader
             assert state in ("queued", "running"), state
             assert time.monotonic() < deadline

@@ -29,11 +29,13 @@ from deepcite.cli import app as cli_app
 from deepcite.collections import limits
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText
 from deepcite.collections.loaders import load_document
-from deepcite.config import Settings
+from deepcite.config import Settings, load_settings
 from deepcite.materials.limits import MAX_MATERIALS
+from deepcite.runs import EventBatch, RunInfo, RunRequest
+from deepcite.store import HistoryStore
 from deepcite.web import pages_forms
 from deepcite.web.app import create_app
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.pages import mount_static, pages_router
 from deepcite.web.pages_forms import (
     MAX_NAME_BYTES,
@@ -255,6 +257,13 @@ class Executor:
     def __init__(self) -> None:
         self.requests: list[RunRequest] = []
 
+    @property
+    def store(self) -> HistoryStore:
+        """The history the routes read (the test's own, isolated data folder)."""
+        if not hasattr(self, "_store"):
+            self._store = HistoryStore.open(load_settings())
+        return self._store
+
     def submit(self, request: RunRequest) -> str:
         self.requests.append(request)
         return f"run{len(self.requests)}"
@@ -316,7 +325,7 @@ def test_unicode_upload_names_are_kept_safely(client: TestClient, executor: Exec
     response = _post(client, [("files", (sent, b"Water boils at 100 C.\n", "text/plain"))])
     assert response.status_code == 303, response.text
     [request] = executor.requests
-    assert request.materials[0]["url"] == f"/uploads/{kept}"
+    assert request.materials[0].url == f"/uploads/{kept}"
 
 
 def test_unsafe_characters_never_reach_the_name() -> None:
@@ -466,7 +475,7 @@ def test_health_answers_while_an_upload_is_parsed(
             poster.join(30)
     [reply] = replies
     assert reply.status_code == 303, reply.text
-    assert executor.requests[0].materials[0]["title"] == "Slow"
+    assert executor.requests[0].materials[0].title == "Slow"
 
 
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
-from deepcite.api import run_question, with_notices
+import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.report.detailed import DetailedReport
 from deepcite.research import Researcher
 from deepcite.research.material_runs import analyse_materials
+from deepcite.runs.execute import run_question
 from deepcite.store import HistoryStore
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 
@@ -110,14 +110,14 @@ def test_irrelevant_materials_are_left_out(make_settings: Any) -> None:
 def test_materials_switched_off_are_ignored_with_one_warning(
         make_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     model = _model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
-    monkeypatch.setattr(deepcite.api, "build_engines",
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "build_engines",
                         lambda settings: ([MemoryEngine(WEB)], []))
-    result = deepcite.api.quick_summary(QUESTION, materials=[NOTES], materials_enabled=False,
+    result = deepcite.quick_summary(QUESTION, materials=[NOTES], materials_enabled=False,
                                         iterations=1, data_dir=str(make_settings().data_dir))
-    assert result.warning_codes.count("materials_ignored") == 1
+    assert [w.code for w in result.warnings].count("materials_ignored") == 1
     assert all(s.engine != "user_material" for s in result.sources)
-    assert with_notices(result, []) is result
+    assert result.with_warnings([]) is result
 
 
 def _section_sources(model: ScriptedChatModel) -> list[str]:
@@ -176,7 +176,7 @@ def test_cli_material_files_are_cited_and_stored_without_their_text(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     model = _model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     notes = tmp_path / "cli.md"
     notes.write_text("# CLI conventions\n\nOur tools parse command line arguments with "
                      "click groups.\n", encoding="utf-8")
@@ -198,7 +198,7 @@ def test_cli_refuses_a_bad_material_before_the_run(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     model = _model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     listing = tmp_path / "materials.json"
     listing.write_text(json.dumps([{"url": "javascript:alert(1)", "content": "x"}]),
                        encoding="utf-8")
@@ -213,7 +213,7 @@ def test_a_pdf_materials_page_numbers_reach_the_sources_block(
 
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     model = _model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     paper = make_pdf(tmp_path / "paper.pdf", [
         "An introduction about nothing in particular.",
         "Our tools parse command line arguments with click groups."], title="Tools paper")

@@ -1,6 +1,6 @@
 """The MCP server, driven by the SDK's own client: in-process, and over real stdio pipes.
 
-The model is faked at its boundary (``deepcite.api.get_chat_model``; in the server
+The model is faked at its boundary (``deepcite.runs.build.get_chat_model``; in the server
 process by ``tests/mcp_launcher.py``); collections, the index, the history store and
 the protocol are real.
 """
@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
 from deepcite.mcp_server import build_server
@@ -37,7 +37,7 @@ runner = CliRunner()
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
     model = scripted_model()
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: model)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
 
 
 def _text(result: CallToolResult) -> str:

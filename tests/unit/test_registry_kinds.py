@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 from typer.testing import CliRunner
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite import registry
 from deepcite.citations.handlers import (
     HANDLER_REGISTRY,
@@ -145,6 +145,10 @@ def _run(make_settings: Any, model: Any = None, engines: list[Any] | None = None
     return Researcher(settings, model or _model(), engines).run(QUESTION)
 
 
+def _codes(result: ResearchResult) -> list[str]:
+    return [warning.code for warning in result.warnings]
+
+
 # ------------------------------------------------------------------ strategies: names
 
 
@@ -192,9 +196,9 @@ def test_an_unknown_strategy_warns_with_the_closest_names_and_falls_back() -> No
 def test_an_unknown_strategy_in_a_run_is_a_strategy_warning(make_settings: Any) -> None:
     result = _run(make_settings, strategy="deep-magic")
     assert result.strategy == "source-based" and result.sources
-    assert result.warning_codes.count("strategy") == 1
-    warning = result.warnings[result.warning_codes.index("strategy")]
-    assert warning.startswith("Unknown strategy 'deep-magic'; using 'source-based'")
+    strategy = [w.message for w in result.warnings if w.code == "strategy"]
+    assert len(strategy) == 1
+    assert strategy[0].startswith("Unknown strategy 'deep-magic'; using 'source-based'")
 
 
 def test_without_warn_an_unknown_strategy_is_logged(caplog: pytest.LogCaptureFixture) -> None:
@@ -236,9 +240,9 @@ def test_an_unknown_handler_warns_with_the_closest_names_and_falls_back() -> Non
 def test_an_unknown_handler_in_a_run_is_a_handler_warning(make_settings: Any) -> None:
     result = _run(make_settings, **{"citations.handler": "fancy"})
     assert result.handler == "standard" and result.answer.startswith("It arrived")
-    assert result.warning_codes.count("handler") == 1
-    warning = result.warnings[result.warning_codes.index("handler")]
-    assert warning.startswith("Unknown citation handler 'fancy'; using 'standard'")
+    handler = [w.message for w in result.warnings if w.code == "handler"]
+    assert len(handler) == 1
+    assert handler[0].startswith("Unknown citation handler 'fancy'; using 'standard'")
 
 
 # ------------------------------------------------------------------ plugins in real runs
@@ -251,7 +255,7 @@ def test_a_plugin_strategy_runs_a_real_question(make_settings: Any,
     engine = MemoryEngine(PASSAGES)
     model = _model()
     result = _run(make_settings, model, [engine], strategy="ONE_SEARCH")
-    assert result.strategy == "one-search" and "strategy" not in result.warning_codes
+    assert result.strategy == "one-search" and "strategy" not in _codes(result)
     assert engine.queries == [QUESTION]  # its own search, not source-based's
     assert "questions" not in model.purposes()
     assert result.answer.startswith("It arrived with Python 3.2 in 2011 [1]")
@@ -264,7 +268,7 @@ def test_a_plugin_handler_answers_a_real_run(make_settings: Any, plugins: Callab
     plugins(registry.CITATION_HANDLERS_GROUP, Quote=f"{HERE}:{target}")
     model = _model()
     result = _run(make_settings, model, **{"citations.handler": "QUOTE"})
-    assert result.handler == "quote" and "handler" not in result.warning_codes
+    assert result.handler == "quote" and "handler" not in _codes(result)
     assert result.answer.startswith("argparse was added to the standard library in 2011 "
                                     "with Python 3.2. [1]")
     assert "synthesis" not in model.purposes()
@@ -278,7 +282,7 @@ def test_a_plugin_strategy_and_handler_together(make_settings: Any,
     result = _run(make_settings, model, strategy="one-search",
                   **{"citations.handler": "quote"})
     assert (result.strategy, result.handler) == ("one-search", "quote")
-    assert model.purposes() == [] and result.warning_codes == []
+    assert model.purposes() == [] and result.warnings == []
 
 
 # ------------------------------------------------------------------ plugins cannot shadow
@@ -420,8 +424,8 @@ def test_quick_summary_closes_its_engines(make_settings: Any, tmp_path: Path,
         built.append(Researcher(make_settings(iterations=1), _model(), [engine], on_event))
         return built[-1]
 
-    monkeypatch.setattr(deepcite.api, "build_researcher", build)
-    result = deepcite.api.quick_summary(QUESTION, data_dir=str(tmp_path / "data"))
+    monkeypatch.setattr(deepcite.runs.build, "build_researcher", build)
+    result = deepcite.quick_summary(QUESTION, data_dir=str(tmp_path / "data"))
     assert result.sources and engine.closed == 1
     with pytest.raises(RuntimeError, match="closed"):
         built[0].run(QUESTION)

@@ -87,7 +87,7 @@ def test_malformed_question_reply_degrades_to_the_question_and_derived_queries(
     derived = engine.queries[1:]  # follow-ups built from what the question found
     assert derived and all(q.startswith("parse command line arguments ") for q in derived)
     assert result.sources and "argparse" in result.answer
-    assert any("question only" in w for w in result.warnings)
+    assert any("question only" in w.message for w in result.warnings)
 
 
 def test_nothing_found_skips_synthesis_and_says_so(make_settings: Any) -> None:
@@ -107,7 +107,7 @@ def test_failing_engine_is_a_warning_not_a_crash(make_settings: Any) -> None:
     settings = make_settings(iterations=1)
     result = Researcher(settings, model, [broken, MemoryEngine(PASSAGES)]).run(QUESTION)
     assert result.error is None and result.sources
-    assert any("broken failed" in w and "503" in w for w in result.warnings)
+    assert any("broken failed" in w.message and "503" in w.message for w in result.warnings)
 
 
 def test_empty_question_is_a_clear_error(make_settings: Any) -> None:
@@ -153,7 +153,7 @@ def test_model_call_budget_keeps_one_call_for_the_answer(make_settings: Any) -> 
                          max_model_calls=1).run(QUESTION)
     assert model.purposes() == ["synthesis"]
     assert engine.queries == [QUESTION]
-    assert sum("model-call budget of 1" in w for w in result.warnings) == 1
+    assert sum("model-call budget of 1" in w.message for w in result.warnings) == 1
     assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
 
 
@@ -166,7 +166,7 @@ def test_search_budget_caps_queries_and_still_answers(make_settings: Any) -> Non
                          max_searches=2).run(QUESTION)
     assert len(engine.queries) == 2 and result.metrics.searches == 2
     assert "synthesis" in model.purposes() and result.sources
-    assert any("search budget of 2" in w for w in result.warnings)
+    assert any("search budget of 2" in w.message for w in result.warnings)
 
 
 def test_time_budget_answers_from_what_it_has(make_settings: Any) -> None:
@@ -174,7 +174,7 @@ def test_time_budget_answers_from_what_it_has(make_settings: Any) -> None:
     result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=3,
                          max_seconds=1e-9).run(QUESTION)
     assert result.error is None and not result.cancelled
-    assert any("time budget" in w for w in result.warnings)
+    assert any("time budget" in w.message for w in result.warnings)
     assert result.answer  # the no-sources answer or quoted passages, never a crash
 
 
@@ -236,7 +236,7 @@ def test_garbage_relevance_reply_keeps_everything(make_settings: Any) -> None:
     result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1,
                          relevance_filter=True, max_sources=3).run(QUESTION)
     assert len(result.sources) == 3
-    assert any("relevance filter" in w for w in result.warnings)
+    assert any("relevance filter" in w.message for w in result.warnings)
 
 
 def test_cancel_in_a_slow_second_iteration_keeps_the_first(make_settings: Any) -> None:
@@ -273,7 +273,7 @@ def test_reply_in_another_script_falls_back(make_settings: Any) -> None:
     model = ScriptedChatModel(script={"questions": [""], "synthesis": [chinese]})
     result = _researcher(make_settings, model, MemoryEngine(PASSAGES), iterations=1).run(
         QUESTION)
-    assert any("another script" in w for w in result.warnings)
+    assert any("another script" in w.message for w in result.warnings)
     assert "[1]" in result.answer and "使用" not in result.answer
 
 
@@ -287,7 +287,8 @@ def test_unsupported_citations_are_removed_before_the_answer_leaves(make_setting
     assert "parses command line arguments [1]." in result.answer
     assert "Normans [1]" not in result.answer and "Normans" in result.answer
     assert result.verification.unsupported == 1 and result.verification.supported >= 1
-    assert any("do not support" in w or "does not support" in w for w in result.warnings)
+    messages = [w.message for w in result.warnings]
+    assert any("do not support" in m or "does not support" in m for m in messages)
     check = next(c for c in result.citation_checks if c.outcome == "supported")
     source = next(s for s in result.sources if s.number == check.source_number)
     assert source.text[check.start:check.end] == check.quote

@@ -138,7 +138,7 @@ def test_budgets_of_a_run_are_not_spent_by_earlier_runs(make_settings: Any) -> N
     first = researcher.run(ARGPARSE)
     second = researcher.run(LOGGING)
     assert first.metrics.model_calls == second.metrics.model_calls == 2
-    assert not any("budget" in w for w in first.warnings + second.warnings)
+    assert not any("budget" in w.message for w in first.warnings + second.warnings)
     assert model.purposes() == ["questions", "synthesis"] * 2
 
 
@@ -265,7 +265,7 @@ def test_unexpected_strategy_error_is_logged_with_its_traceback(
     with caplog.at_level(logging.ERROR, logger="deepcite.research.researcher"):
         result = researcher.run(ARGPARSE)
     assert result.error is not None and "unexpectedly" in result.error
-    assert "run_failed" in result.warning_codes
+    assert "run_failed" in [w.code for w in result.warnings]
     assert result.sources and _resolves(result) and "[1]" in result.answer  # iteration 1's
     record = next(r for r in caplog.records if r.exc_info)
     assert record.exc_info is not None and record.exc_info[2] is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -32,6 +33,7 @@ from deepcite.types import (
     PhaseStarted,
     ResearchResult,
     RunMetrics,
+    RunNotice,
     RunWarning,
     SearchDone,
     SectionStarted,
@@ -69,8 +71,8 @@ def quick_result(question: str = "Why is the sky blue?", **changes: Any) -> Rese
         "metrics": RunMetrics(model_calls=3, prompt_tokens=120, completion_tokens=40,
                               model_seconds=1.25, search_seconds=0.5, searches=4,
                               wall_seconds=2.0),
-        "warnings": ["one engine failed", "a page could not be fetched"],
-        "warning_codes": ["engine_failed", "fetch_failed"],
+        "warnings": [RunNotice(code="engine_failed", message="one engine failed"),
+                     RunNotice(code="fetch_failed", message="a page could not be fetched")],
         "verification": VerificationCounts(markers_checked=2, supported=1, partial=1),
         "citation_checks": [
             CitationCheck(number=1, sentence="Rayleigh scattering.", outcome="supported",
@@ -173,6 +175,23 @@ def test_quick_result_round_trips(store: HistoryStore, settings: Settings) -> No
     assert stored.created_at.tzinfo == UTC and stored.finished_at is not None
     assert stored.finished_at.tzinfo == UTC and stored.finished_at >= stored.created_at
     assert stored.settings["research"]["strategy"] == settings.research.strategy
+
+
+def test_warnings_round_trip_with_their_codes_in_order(store: HistoryStore, store_url: str,
+                                                       settings: Settings) -> None:
+    notices = [RunNotice(code="budget", message="Stopped early"),
+               RunNotice(code="engine_failed", message="wikipedia failed: 503"),
+               RunNotice(code="budget", message="Not researched: the last part"),
+               RunNotice(code="other", message="an old warning")]
+    run_id = save(store, quick_result(warnings=notices), settings)
+    assert store.get(run_id).result.warnings == notices
+
+    def column(name: str) -> Any:  # the columns are kept: messages, and codes beside them
+        value = scalar(store_url, f"SELECT {name} FROM runs WHERE id = :id", id=run_id)
+        return json.loads(value) if isinstance(value, str) else value
+
+    assert column("warnings") == [n.message for n in notices]
+    assert column("warning_codes") == [n.code for n in notices]
 
 
 def events_without_time(stored: list[Any], expected: list[Any]) -> list[Any]:
@@ -400,8 +419,8 @@ def test_delete_cascades_and_unlinks_follow_ups(store: HistoryStore, settings: S
 
 def test_cancelled_and_failed_results(store: HistoryStore, settings: Settings) -> None:
     cancelled = save(store, quick_result(cancelled=True), settings)
-    errored = save(store, quick_result(error="model went away", warning_codes=["run_failed"],
-                                       warnings=["stopped"]), settings)
+    errored = save(store, quick_result(error="model went away", warnings=[
+        RunNotice(code="run_failed", message="stopped")]), settings)
     assert store.get(cancelled).status == "cancelled"
     assert store.get(cancelled).result.cancelled
     stored = store.get(errored)
@@ -557,7 +576,8 @@ def test_upgrade_from_0001_keeps_the_rows(store_url: str) -> None:
             id=run_id, question="Old question", mode="quick", status="completed",
             created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), settings={"llm": {}},
             body="An old Answer about Kelp [1].", title=None, cancelled=False,
-            warnings=[], warning_codes=[], unsupported_sentences=[], outline=[],
+            warnings=["An engine failed", "No code kept"], warning_codes=["engine_failed"],
+            unsupported_sentences=[], outline=[],
             questions_by_iteration={"1": ["kelp"]}, findings=[], strategy="rapid",
             handler="standard"))
         connection.execute(sa.insert(sources), [
@@ -573,6 +593,8 @@ def test_upgrade_from_0001_keeps_the_rows(store_url: str) -> None:
     assert [s.number for s in stored.result.sources] == [1, 2]
     assert stored.result.sources[0].metadata == {"page": 2}
     assert stored.result.questions_by_iteration == {1: ["kelp"]}
+    assert stored.result.warnings == [RunNotice(code="engine_failed", message="An engine failed"),
+                                      RunNotice(code="other", message="No code kept")]
     assert stored.result.citation_checks == [] and stored.events == []
     assert stored.created_at == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION

@@ -84,7 +84,7 @@ def test_focused_short_answer_cites_registered_sources_plus_evidence(make_settin
     assert heading and short.startswith("The argparse module parses")
     assert "[99]" not in result.answer and _resolves(result)
     assert evidence.startswith("- ") and "\u201c" in evidence
-    assert any("Removed 1 citation" in w for w in result.warnings)
+    assert any("Removed 1 citation" in w.message for w in result.warnings)
 
 
 def test_focused_no_sources_means_no_answer_call(make_settings: Any) -> None:
@@ -107,7 +107,7 @@ def test_focused_garbage_queries_fall_back_to_the_question(make_settings: Any,
     result = _run(make_settings, FocusedIterationStrategy, model, engine)
     assert engine.queries == [QUESTION]  # searched once; iteration 2 had nothing to ask
     assert result.sources and _resolves(result)
-    assert any("question only" in w for w in result.warnings)
+    assert any("question only" in w.message for w in result.warnings)
 
 
 def test_focused_unusable_answer_gives_quoted_evidence_once(make_settings: Any) -> None:
@@ -117,7 +117,7 @@ def test_focused_unusable_answer_gives_quoted_evidence_once(make_settings: Any) 
                   MemoryEngine(PASSAGES))
     assert result.answer.startswith("The model did not produce a usable answer")
     assert "Evidence:" not in result.answer and _resolves(result)
-    assert any("not usable" in w for w in result.warnings)
+    assert any("not usable" in w.message for w in result.warnings)
 
 
 # -- topic-organization --------------------------------------------------------------
@@ -147,7 +147,7 @@ def test_topics_group_sources_and_write_cited_sections(make_settings: Any) -> No
     headings = re.findall(r"^### (.+)$", result.answer, re.MULTILINE)
     assert headings == ["Python modules", "C-style parsing", "Other"]  # shlex unplaced
     assert _resolves(result) and "[42]" not in result.answer and "[99]" not in result.answer
-    assert any("Dropped 1 topic source" in w for w in result.warnings)
+    assert any("Dropped 1 topic source" in w.message for w in result.warnings)
     sections = [user for purpose, user in model.calls if purpose == "topic_section"]
     assert set(_ids(sections[1])) == {"getopt"}  # a section sees only its own sources
     assert "topics" in {e.phase for e in events if isinstance(e, PhaseStarted)}
@@ -163,7 +163,7 @@ def test_unusable_topics_fall_back_to_one_topic_per_document(
                   MemoryEngine(PASSAGES), iterations=1)
     headings = re.findall(r"^### (.+)$", result.answer, re.MULTILINE)
     assert headings == [s.title for s in result.sources]  # distinct titles, source order
-    assert any("grouped sources by document" in w for w in result.warnings)
+    assert any("grouped sources by document" in w.message for w in result.warnings)
     assert _resolves(result)
 
 

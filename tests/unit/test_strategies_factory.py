@@ -34,7 +34,7 @@ def test_unknown_name_falls_back_and_names_the_known_ones(make_settings: Any) ->
     engine = MemoryEngine([passage("argparse", "argparse parses command line arguments")])
     result = Researcher(make_settings(strategy="deep-magic", iterations=1), model,
                         [engine]).run("parse command line arguments")
-    warning = next(w for w in result.warnings if "deep-magic" in w)
+    warning = next(w.message for w in result.warnings if "deep-magic" in w.message)
     assert "source-based" in warning and "focused-iteration" in warning
     assert result.sources
 

@@ -102,7 +102,7 @@ def test_tools_register_sources_and_bogus_citations_are_removed(make_settings: A
     assert result.sources[0].title == "argparse"
     assert result.metrics.searches == 1
     assert result.questions_by_iteration == {1: ["argparse command line"]}
-    assert any("Removed 1 citation" in w for w in result.warnings)
+    assert any("Removed 1 citation" in w.message for w in result.warnings)
     assert any(isinstance(e, PhaseStarted) and e.phase == "agent" for e in events)
     assert any(isinstance(e, SourcesAdded) for e in events)
     agent_calls = [e for e in events if isinstance(e, ModelCall) and e.purpose == "agent"]
@@ -142,7 +142,7 @@ def test_step_budget_stops_a_looping_model(make_settings: Any) -> None:
     assert len(model.prompts) == AgentStrategy.MAX_STEPS
     assert "last turn" in str(model.prompts[-1][-1].content)
     assert result.answer.startswith(BUDGET_INTRO)
-    assert any("all 8 steps" in w for w in result.warnings)
+    assert any("all 8 steps" in w.message for w in result.warnings)
     assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
 
 

@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import deepcite.api
+import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
+from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.runs import LocalRunExecutor
 from tests.fakes import ScriptedChatModel
 
 QUESTION = "What did we decide about the cache?"
@@ -75,7 +75,7 @@ def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(script={
         "questions": [""], "synthesis": [_cite_all], "section": [_cite_all],
         "outline": [OUTLINE]})
-    monkeypatch.setattr(deepcite.api, "get_chat_model", lambda settings: fake)
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake
 
 

@@ -23,9 +23,11 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from deepcite.config import Settings
+from deepcite.config import Settings, load_settings
+from deepcite.runs import EventBatch, RunInfo, RunRequest
+from deepcite.store import HistoryStore
 from deepcite.web.app import create_app
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.guard import (
     API_RESEARCH_BODY,
     BODY_CAPS,
@@ -52,6 +54,13 @@ class RecordingExecutor:
     def __init__(self) -> None:
         self.requests: list[RunRequest] = []
         self.cancelled: list[str] = []
+
+    @property
+    def store(self) -> HistoryStore:
+        """The history the routes read (the test's own, isolated data folder)."""
+        if not hasattr(self, "_store"):
+            self._store = HistoryStore.open(load_settings())
+        return self._store
 
     def submit(self, request: RunRequest) -> str:
         self.requests.append(request)
@@ -470,7 +479,7 @@ def test_bodies_within_their_cap_still_work(serve: Callable[..., Served]) -> Non
     assert len(body) > 2 * 1024 * 1024
     reply = request(served, "POST", "/api/v1/research", body=body, headers=auth)
     assert reply.status == 202, reply.body[:300]
-    assert served.executor.requests[0].materials[0]["content"] == content
+    assert served.executor.requests[0].materials[0].content == content
 
 
 def test_every_cap_fits_what_its_route_accepts() -> None:

@@ -17,6 +17,8 @@ from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 from deepcite.config import Settings
+from deepcite.errors import UnknownRunError
+from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.store import HistoryStore
 from deepcite.types import (
     CitationCheck,
@@ -24,12 +26,13 @@ from deepcite.types import (
     ModelCall,
     PhaseStarted,
     ResearchResult,
+    RunNotice,
     RunWarning,
     Source,
     SourcesAdded,
     VerificationCounts,
 )
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.pages import STATIC_DIR, mount_static, pages_router
 from deepcite.web.pages_auth import logged_in
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES
@@ -58,6 +61,7 @@ def _result(question: str) -> ResearchResult:
         question=question, answer="Water boils at 100 C [1]. Ice melts at 0 C [2].",
         strategy="standard", handler="standard", sources=sources, citation_checks=checks,
         verification=VerificationCounts(markers_checked=2, supported=1, unsupported=1),
+        warnings=[RunNotice(code="engine_failed", message="engine <i>web</i> failed: 503")],
     )
 
 
@@ -71,6 +75,7 @@ class FakeExecutor:
         self.infos: dict[str, RunInfo] = {}
         self.event_log: dict[str, list[Event]] = {}
         self.lock = threading.Lock()
+        self.store = HistoryStore.open(settings)
 
     def submit(self, request: RunRequest) -> str:
         self.requests.append(request)
@@ -90,7 +95,7 @@ class FakeExecutor:
 
     def cancel(self, run_id: str) -> bool:
         if run_id not in self.infos:
-            raise KeyError(run_id)
+            raise UnknownRunError(run_id)
         self.cancelled.append(run_id)
         return True
 
@@ -195,9 +200,9 @@ def test_uploaded_and_pasted_materials(client: TestClient, executor: FakeExecuto
     assert response.status_code == 303, response.text
     [request] = executor.requests
     upload, pasted = request.materials
-    assert "Water boils at 100 C" in upload["content"]
-    assert upload["url"] == "/uploads/notes.md"
-    assert pasted["content"] == "Pasted fact: ice is cold." and pasted["title"] == "My note"
+    assert "Water boils at 100 C" in upload.content
+    assert upload.url == "/uploads/notes.md"
+    assert pasted.content == "Pasted fact: ice is cold." and pasted.title == "My note"
 
 
 @pytest.mark.parametrize(("name", "content", "message"), [
@@ -261,6 +266,8 @@ def test_report_page(client: TestClient) -> None:
     assert "Citations checked</dt><dd>2" in text and "Supported</dt><dd>1" in text
     assert f'href="/api/v1/research/{run_id}/export/markdown"' in text
     assert f'href="/api/v1/research/{run_id}/export/json"' in text
+    assert ('<li data-code="engine_failed">engine &lt;i&gt;web&lt;/i&gt; failed: 503</li>'
+            in text)
 
 
 def test_untrusted_text_renders_as_text(client: TestClient) -> None:

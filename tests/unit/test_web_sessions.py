@@ -20,12 +20,14 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from deepcite.config import Settings
+from deepcite.errors import UnknownRunError
+from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.store import HistoryStore
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import current_revision, upgrade
 from deepcite.web.api import api_router
 from deepcite.web.app import _add_error_handlers
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle, client_key
 from deepcite.web.pages import pages_router
 from deepcite.web.pages_auth import COOKIE, SESSION_SECONDS, Session, Sessions
@@ -136,13 +138,13 @@ class Executor:
         return "0" * 32
 
     def cancel(self, run_id: str) -> bool:
-        raise KeyError(run_id)
+        raise UnknownRunError(run_id)
 
     def status(self, run_id: str) -> RunInfo:
-        raise KeyError(run_id)
+        raise UnknownRunError(run_id)
 
     def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
-        raise KeyError(run_id)
+        raise UnknownRunError(run_id)
 
     def shutdown(self) -> None:
         pass

@@ -25,6 +25,7 @@ from deepcite.cli.exporters import exporters
 from deepcite.cli.history import history_command, rm_command, show_command
 from deepcite.cli.info import config_app, engines, models, strategies
 from deepcite.cli.mcp import mcp_command
+from deepcite.cli.replay import compare_command, rerun_command
 from deepcite.cli.serve import serve_command
 from deepcite.cli.verify import verify_command
 from deepcite.cli.worker import worker_command
@@ -46,6 +47,10 @@ app.command("verify", help="Check the citations of a Markdown report against its
 app.command("history", help="List stored runs, newest first.")(history_command)
 app.command("show", help="Print a stored run's report again.")(show_command)
 app.command("rm", help="Delete a stored run.")(rm_command)
+app.command("compare", help="Compare two stored runs: sources, claims, figures, settings.")(
+    compare_command)
+app.command("rerun", help="Run a stored run again (--offline: replay its verification).")(
+    rerun_command)
 app.command("export", help="Export a stored run: PDF, Word, HTML, BibTeX...")(export_command)
 app.command(help="The export formats, and whether each is usable here.")(exporters)
 app.command("mcp", help="Serve deepcite as MCP tools (stdio or HTTP) for assistants.")(

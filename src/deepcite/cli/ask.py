@@ -17,28 +17,24 @@ from typing import Annotated, Any, get_type_hints
 
 import typer
 
-from deepcite.api import DEMO_COLLECTION, build_researcher, run_question
 from deepcite.cli.common import err, fail, settings_from, user_errors
-from deepcite.cli.progress import RunProgress
 from deepcite.cli.running import (
     EXIT_CANCELLED,
-    Recorder,
     check_format,
     check_writable,
-    outline_reviewer,
     print_result,
-    run_interruptibly,
-    tee,
+    run_with_progress,
 )
-from deepcite.collections import ensure_demo_collection
-from deepcite.config import Settings
-from deepcite.materials import material_from_file, materials_from_json, normalize_materials
-from deepcite.report.detailed import DetailedReport, OutlineReview
-from deepcite.research import Researcher
-from deepcite.research.material_runs import MaterialInput, analyse_materials
+from deepcite.materials import (
+    UserMaterial,
+    material_from_file,
+    materials_from_json,
+)
+from deepcite.materials.normalize import validate_materials
+from deepcite.runs import RunRequest
+from deepcite.runs.parents import parent_run
 from deepcite.security.text import valid_utf8
-from deepcite.store import HistoryStore, StoredRun
-from deepcite.types import ResearchResult
+from deepcite.store import HistoryStore
 
 
 class Mode(enum.StrEnum):
@@ -138,73 +134,34 @@ def ask(
             check_writable(output)
         check_format(fmt)
         given = _materials(material, materials_file)
-        stored, store = _parent(settings, follow_up)
-        parent = stored.result if stored is not None else None
-        if DEMO_COLLECTION in settings.search.collections:
-            with err.status("Preparing the demo collection (built once, offline)..."):
-                ensure_demo_collection(settings)
-        recorder = Recorder.start(settings, question, mode=mode.value,
-                                  save=settings.store.save and not no_save,
-                                  parent_id=stored.id if stored is not None else None,
-                                  store=store)
+        store = HistoryStore.open(settings) if follow_up is not None else None
         try:
-            with RunProgress(enabled=not quiet) as progress, \
-                    build_researcher(settings, tee(progress, recorder.event)) as researcher:
-                job, cancel = _job(researcher, question, mode, parent, given,
-                                   outline_reviewer(progress) if review_outline else None)
-                result = run_interruptibly(job, cancel, progress)
-        except BaseException as exc:
-            recorder.fail(str(exc) or type(exc).__name__)
-            recorder.close()
-            raise
-        recorder.finish(result)
-        recorder.close()
-        if recorder.run_id is not None and not quiet:
-            err.print(f"Saved as {recorder.run_id[:8]} (deepcite show {recorder.run_id[:8]})",
-                      markup=False)
+            parent = parent_run(store, follow_up) if store and follow_up else None
+            request = RunRequest.parse(question=question, mode=mode.value, materials=given,
+                                       parent_id=parent.id if parent else None,
+                                       review_outline=review_outline)
+            result, run_id = run_with_progress(request, settings,
+                                  parent=parent.result if parent else None, store=store,
+                                  save=settings.store.save and not no_save, quiet=quiet)
+        finally:
+            if store is not None:
+                store.close()
+        if run_id is not None and not quiet:
+            err.print(f"Saved as {run_id[:8]} (deepcite show {run_id[:8]})", markup=False)
         print_result(result, settings, fmt=fmt, as_json=as_json, output=output,
                      show_findings=show_findings)
     if result.cancelled:
         raise typer.Exit(EXIT_CANCELLED)
 
 
-def _parent(settings: Settings, ref: str | None
-            ) -> tuple[StoredRun | None, HistoryStore | None]:
-    """The stored run a follow-up builds on (and the open store it came from)."""
-    if ref is None:
-        return None, None
-    store = HistoryStore.open(settings)
-    try:
-        return store.get(ref), store
-    except BaseException:
-        store.close()
-        raise
-
-
-def _materials(files: list[Path] | None, listing: Path | None) -> list[MaterialInput]:
+def _materials(files: list[Path] | None, listing: Path | None) -> list[UserMaterial]:
     """The materials handed in: files read through the collection loaders (their
-    absolute path is the url), then the objects of a JSON list; checked before the run."""
-    given: list[MaterialInput] = [material_from_file(path) for path in files or []]
+    absolute path is the url), then the objects of a JSON list; checked before the run
+    (a bad one stops here, named, before any model call)."""
+    given: list[UserMaterial] = [material_from_file(path) for path in files or []]
     if listing is not None:
-        given.extend(materials_from_json(listing))
-    if given:
-        normalize_materials(given)  # a bad one stops here, named, before any model call
+        given.extend(validate_materials(materials_from_json(listing)))
     return given
-
-
-def _job(researcher: Researcher, question: str, mode: Mode, parent: ResearchResult | None,
-         materials: list[MaterialInput], review: OutlineReview | None
-         ) -> tuple[Callable[[], ResearchResult], Callable[[], None]]:
-    """What to run and how to cancel it, for the mode asked."""
-    builder = DetailedReport(researcher, outline_review=review)
-
-    def run() -> ResearchResult:
-        analysed = analyse_materials(researcher, question, materials) if materials else None
-        if mode is Mode.detailed:
-            return builder.run(question, materials=analysed)
-        return run_question(researcher, question, follow_up=parent, materials=analysed)
-
-    return run, (builder.cancel if mode is Mode.detailed else researcher.cancel)
 
 
 def _report_command() -> Callable[..., None]:

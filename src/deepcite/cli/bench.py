@@ -24,7 +24,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from deepcite.api import DEMO_COLLECTION
 from deepcite.cli.common import err, fail, out, settings_from, user_errors
 from deepcite.cli.running import EXIT_CANCELLED, run_interruptibly
 from deepcite.collections import ensure_demo_collection
@@ -35,6 +34,7 @@ from deepcite.evaluation.judge import Judge
 from deepcite.evaluation.records import QuestionResult
 from deepcite.evaluation.report import load_runs, render_table, write_report
 from deepcite.evaluation.runner import BenchRunner, bench_config, dataset_collection
+from deepcite.runs.build import DEMO_COLLECTION
 
 bench_app = typer.Typer(no_args_is_help=True)
 

@@ -40,5 +40,6 @@ def export_command(
             check_writable(output)
         with HistoryStore.open(settings) as store:
             stored = store.get(run)
-        options = ExportOptions.from_settings(settings, show_findings=show_findings)
+        options = ExportOptions.for_run(stored.settings, settings, links=links,
+                                        show_findings=show_findings)
         write_export(export_report(stored.result, fmt, options), output)

@@ -1,9 +1,8 @@
 """Running research from the CLI: interrupts, the history record, outline review, output.
 
-Shared by ``ask`` and ``report``. A run goes on in a worker thread so that Ctrl-C and
-SIGTERM cancel it cleanly (the first interrupt keeps what was found, a second quits at
-once), every event goes both to the progress display and to the history store, and a
-run that crashes or is interrupted is still stored, as such, with what it had.
+Shared by ``ask``, ``report`` and ``rerun``. A run goes on in a worker thread so that
+Ctrl-C and SIGTERM cancel it cleanly (the first interrupt keeps what was found, a
+second quits at once); the history record is :class:`deepcite.runs.Recorder`'s.
 """
 
 from __future__ import annotations
@@ -22,13 +21,16 @@ import typer
 
 from deepcite.cli.common import err, fail, out, warn
 from deepcite.cli.progress import RunProgress
+from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
-from deepcite.errors import DeepciteError
 from deepcite.export import ExportOptions, ExportResult, export_report, exporter_status
+from deepcite.materials import summary_cache_for
 from deepcite.report.outline import outline_text, parse_outline
 from deepcite.research.threads import Worker
+from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
+from deepcite.runs.build import DEMO_COLLECTION
 from deepcite.store import HistoryStore
-from deepcite.types import Event, OutlineEntry, ReportMode, ResearchResult
+from deepcite.types import OutlineEntry, ResearchResult
 
 EXIT_CANCELLED = 130
 T = TypeVar("T")
@@ -79,63 +81,6 @@ def _wait_cancelling(worker: Worker[T], cancel: Callable[[], None],
             worker.wait()
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_CANCELLED) from None
-
-
-class Recorder:
-    """The history record of one CLI run; does nothing when saving is off or broken.
-
-    A store that cannot be opened is a warning, not a failed run: the research is what
-    the user came for, and losing it to a history problem would be the worse outcome.
-    """
-
-    def __init__(self, store: HistoryStore | None, run_id: str | None) -> None:
-        self._store = store
-        self.run_id = run_id
-
-    @classmethod
-    def start(cls, settings: Settings, question: str, *, mode: ReportMode, save: bool,
-              parent_id: str | None = None, store: HistoryStore | None = None) -> Recorder:
-        if not save:
-            return cls(store, None)
-        try:
-            store = store or HistoryStore.open(settings)
-            run_id = store.begin(question, mode=mode, settings=settings, parent_id=parent_id)
-        except DeepciteError as exc:
-            warn(f"This run will not be saved to the history: {exc}")
-            return cls(store, None)
-        return cls(store, run_id)
-
-    def event(self, event: Event) -> None:
-        if self._store is not None and self.run_id is not None:
-            self._store.record_event(self.run_id, event)
-
-    def finish(self, result: ResearchResult) -> None:
-        if self._store is None or self.run_id is None:
-            return
-        try:
-            self._store.finish(self.run_id, result)
-        except DeepciteError as exc:
-            warn(f"The run could not be saved to the history: {exc}")
-
-    def fail(self, error: str) -> None:
-        if self._store is None or self.run_id is None:
-            return
-        try:
-            self._store.fail(self.run_id, error)
-        except DeepciteError as exc:
-            warn(f"The failed run could not be saved to the history: {exc}")
-
-    def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-
-
-def tee(*sinks: Callable[[Event], None]) -> Callable[[Event], None]:
-    """One event callback feeding several (progress display and history)."""
-    def send(event: Event) -> None:
-        for sink in sinks:
-            sink(event)
-    return send
 
 
 def outline_reviewer(progress: RunProgress) -> Callable[[list[OutlineEntry]], list[OutlineEntry]
@@ -240,3 +185,26 @@ def _is_text(exported: ExportResult) -> bool:
     except UnicodeDecodeError:
         return False
     return b"\x00" not in exported.data
+
+
+def run_with_progress(request: RunRequest, settings: Settings, *, parent: ResearchResult | None,
+         store: HistoryStore | None, save: bool, quiet: bool
+         ) -> tuple[ResearchResult, str | None]:
+    """Run ``request`` with live progress, kept in the history (unless ``save`` is off);
+    Ctrl-C cancels it and keeps what was found. Returns the result and its run id."""
+    if DEMO_COLLECTION in settings.search.collections:
+        with err.status("Preparing the demo collection (built once, offline)..."):
+            ensure_demo_collection(settings)
+    recorder = Recorder.begin(settings, request, save=save, store=store, on_problem=warn)
+    scope = CancelScope()
+    try:
+        with RunProgress(enabled=not quiet) as progress:
+            reviewer = outline_reviewer(progress) if request.review_outline else None
+            result = run_interruptibly(
+                lambda: run_recorded(request, settings, recorder, CallbackSink(progress),
+                                     scope, parent=parent, reviewer=reviewer,
+                                     cache=summary_cache_for(settings)),
+                scope.cancel, progress)
+    finally:
+        recorder.close()
+    return result, recorder.run_id

@@ -47,10 +47,11 @@ def serve_command(
             fail(f"--folder-root {root} is not a folder", 2)
         roots.append(str(root.resolve()))
     try:
+        from deepcite.runs import RunExecutor
+        from deepcite.runs.local import LocalRunExecutor
         from deepcite.web.app import create_app
-        from deepcite.web.contracts import RunExecutor, WebState
+        from deepcite.web.contracts import WebState
         from deepcite.web.guard import allowed_hosts_for, bad_allowed_host
-        from deepcite.web.runs import LocalRunExecutor
         from deepcite.web.serving import serve_app
     except ImportError as exc:
         fail(f"The web app needs the web extra ({exc.name} is missing): "

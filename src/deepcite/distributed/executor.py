@@ -20,10 +20,10 @@ from redis.exceptions import RedisError
 from deepcite.config import Settings
 from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.distributed.reaper import Reaper, enqueue_run
-from deepcite.errors import DeepciteError, QueueError, StoreError, UnknownRunError
+from deepcite.errors import DeepciteError, QueueError, StoreError
+from deepcite.runs import EventBatch, RunInfo, RunRequest, checked_settings
+from deepcite.runs.parents import checked_parent
 from deepcite.store import ENDED, HistoryStore, RunStateInfo
-from deepcite.web.contracts import EventBatch, RunInfo, RunRequest, RunState
-from deepcite.web.runs import checked_request
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -69,9 +69,10 @@ class QueueExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = checked_request(self._settings, request)
+        settings = checked_settings(self._settings, request)
+        request, _ = checked_parent(self._store, request)  # now, not in the worker
         run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
-                                     request=request.model_dump(mode="json"))
+                                     request=request.queued(), parent_id=request.parent_id)
         try:
             enqueue_run(self._redis, self._settings, run_id, attempt=1)
         except QueueError as exc:
@@ -98,7 +99,7 @@ class QueueExecutor:
             queued = self._store.queued_ids()
             position = queued.index(run_id) + 1 if run_id in queued else None
         return RunInfo(id=info.id, question=info.question, mode=info.mode,
-                       state=_state_of(info.status), queue_position=position,
+                       state=info.status, queue_position=position,
                        created_at=info.created_at, finished_at=info.finished_at,
                        error=info.error)
 
@@ -138,10 +139,9 @@ class QueueExecutor:
     # ------------------------------------------------------------------ plumbing
 
     def _state(self, run_id: str) -> RunStateInfo:
-        try:
-            return self._store.run_state(run_id)
-        except UnknownRunError as exc:  # told apart by class: a store that is down raises
-            raise KeyError(run_id) from exc
+        """The run's state; :class:`~deepcite.errors.UnknownRunError` for an unknown id
+        (told apart by class from a store that is down)."""
+        return self._store.run_state(run_id)
 
     def _announce(self, run_id: str) -> None:
         try:
@@ -172,10 +172,3 @@ class QueueExecutor:
         finally:
             pubsub.close()
             client.close()
-
-
-def _state_of(status: str) -> RunState:
-    states: dict[str, RunState] = {"queued": "queued", "running": "running",
-                                   "completed": "completed", "cancelled": "cancelled",
-                                   "failed": "failed", "interrupted": "interrupted"}
-    return states.get(status, "failed")

@@ -30,17 +30,16 @@ from redis.exceptions import RedisError
 from deepcite.config import Settings, load_settings
 from deepcite.distributed.connection import events_channel, redis_connection
 from deepcite.distributed.reaper import Reaper
-from deepcite.errors import DeepciteError, QueueError, StoreError
+from deepcite.errors import DeepciteError, QueueError, StoreError, error_line
+from deepcite.materials import summary_cache_for
+from deepcite.runs import CancelScope, RunRequest, execute
+from deepcite.runs.parents import parent_run
 from deepcite.store import HistoryStore
+from deepcite.store.snapshot import restore_settings
 from deepcite.types import Event
-from deepcite.web.contracts import RunRequest
-from deepcite.web.execution import execute_request
 
 logger = logging.getLogger(__name__)
 
-#: Settings a run does not take from its snapshot: where this worker keeps its data,
-#: its store and its queue are this machine's business.
-LOCAL_SECTIONS = frozenset({"data_dir", "store", "queue"})
 #: How often the holder looks for a cancel request between heartbeats.
 CANCEL_POLL_S = 0.5
 #: Pause before a worker reconnects to a Redis that went away.
@@ -72,50 +71,17 @@ def _context() -> _Context:
         return _CONTEXT
 
 
-def snapshot_settings(snapshot: dict[str, Any], local: Settings) -> Settings:
-    """The run's settings: its snapshot over this machine's layers (config files and
-    environment, which also hold the secrets the snapshot never carries)."""
-    overrides: dict[str, Any] = {}
-    for section, values in snapshot.items():
-        if section in LOCAL_SECTIONS:
-            continue
-        if isinstance(values, dict):
-            kept = {k: v for k, v in values.items() if v is not None}
-            if kept:
-                overrides[section] = kept
-        elif values is not None:
-            overrides[section] = values
-    settings = load_settings(overrides)
-    return settings.model_copy(update={"data_dir": local.data_dir, "store": local.store,
-                                       "queue": local.queue})
-
-
 @dataclass
 class _Holder:
     """Heartbeats one run, relays cancel requests, stores and announces its events."""
 
     context: _Context
     run_id: str
-    cancel: Callable[[], None] | None = None
-    cancel_pending: bool = False
+    scope: CancelScope = field(default_factory=CancelScope)
     lost: bool = False
     pending: list[Event] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopped: threading.Event = field(default_factory=threading.Event)
-
-    def set_cancel(self, cancel: Callable[[], None]) -> None:
-        with self.lock:
-            self.cancel = cancel
-            pending = self.cancel_pending
-        if pending:
-            cancel()
-
-    def _cancel(self) -> None:
-        with self.lock:
-            self.cancel_pending = True
-            cancel = self.cancel
-        if cancel is not None:
-            cancel()
 
     def event(self, event: Event) -> None:
         with self.lock:
@@ -147,14 +113,14 @@ class _Holder:
         while not self.stopped.wait(CANCEL_POLL_S):
             try:
                 if store.run_state(self.run_id).cancel_requested:
-                    self._cancel()
+                    self.scope.cancel()
                 if time.monotonic() - last_beat >= every:
                     last_beat = time.monotonic()
                     if not store.heartbeat(self.run_id, worker):
                         logger.warning("run %s is no longer this worker's; stopping it",
                                        self.run_id[:8])
                         self.lost = True
-                        self._cancel()
+                        self.scope.cancel()
                         return
             except StoreError as exc:  # the store is away: the run goes on meanwhile
                 logger.warning("run %s: %s", self.run_id[:8], exc)
@@ -172,13 +138,16 @@ def run_queued(run_id: str) -> str:
     watcher.start()
     worker = context.worker_id
     try:
-        settings = snapshot_settings(claimed.settings, context.settings)
+        settings = restore_settings(claimed.settings, context.settings)
         request = RunRequest.model_validate(claimed.request)
-        result = execute_request(settings, request, holder.event, holder.set_cancel)
+        parent = (parent_run(context.store, request.parent_id).result
+                  if request.parent_id else None)
+        result = execute(request, settings, holder, holder.scope, parent=parent,
+                         cache=summary_cache_for(settings))
     except Exception as exc:  # any failure ends the run as failed, never the worker
         holder.stopped.set()
         holder.flush()
-        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        message = error_line(exc)
         if not isinstance(exc, DeepciteError):
             logger.exception("run %s crashed", run_id[:8])
         _end(context, run_id, lambda: context.store.fail(run_id, message, worker=worker))

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from deepcite import api
+from deepcite._version import __version__
 from deepcite.collections import Collection
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, DeepciteError, InputError
@@ -46,8 +46,8 @@ from deepcite.evaluation.records import (
 )
 from deepcite.evaluation.scoring import failed, score
 from deepcite.evaluation.summary import summarise
-from deepcite.research import Researcher
-from deepcite.store.snapshot import settings_snapshot
+from deepcite.runs import CancelScope, RunRequest, execute
+from deepcite.store.snapshot import REDACTED_KEY, settings_snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 GOLD_CHECK_HITS = 20
 #: Settings that describe where things live, not how questions are answered: they may
 #: differ between the first run and a resume (another machine, another data dir).
-_PLACE_KEYS = frozenset({"data_dir"})
+_PLACE_KEYS = frozenset({"data_dir", REDACTED_KEY})
 
 OnResult = Callable[[QuestionResult], None]
 
@@ -182,7 +182,7 @@ class BenchRunner:
         self.own_documents = own_documents
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
-        self._active: set[Researcher] = set()
+        self._active: set[CancelScope] = set()
         self._collections: list[Collection] | None = None
         self._done: dict[str, QuestionResult] | None = None
 
@@ -191,8 +191,8 @@ class BenchRunner:
         self._cancelled.set()
         with self._lock:
             active = list(self._active)
-        for researcher in active:
-            researcher.cancel()
+        for scope in active:
+            scope.cancel()
 
     @property
     def cancelled(self) -> bool:
@@ -246,23 +246,23 @@ class BenchRunner:
         if self.cancelled:
             return None
         started = time.perf_counter()
+        scope = CancelScope()
+        with self._lock:
+            self._active.add(scope)
+        if self.cancelled:
+            scope.cancel()
         try:
-            with api.build_researcher(self.settings) as researcher:
-                with self._lock:
-                    self._active.add(researcher)
-                if self.cancelled:
-                    researcher.cancel()
-                try:
-                    result = researcher.run(item.question)
-                finally:
-                    with self._lock:
-                        self._active.discard(researcher)
+            result = execute(RunRequest.parse(question=item.question), self.settings,
+                             cancel=scope)
         except DeepciteError as exc:
             return failed(item, index, str(exc), seconds=time.perf_counter() - started)
         except Exception as exc:  # one question's crash is recorded; the run goes on
             logger.exception("question %s failed", item.id)
             return failed(item, index, f"{type(exc).__name__}: {exc}",
                           seconds=time.perf_counter() - started)
+        finally:
+            with self._lock:
+                self._active.discard(scope)
         seconds = time.perf_counter() - started
         if result.cancelled:
             return None
@@ -302,8 +302,6 @@ def bench_config(settings: Settings, dataset: Dataset, dataset_path: Path,
                  sample: dict[str, Any], *, label: str | None, judge: Judge | None
                  ) -> BenchConfig:
     """The ``config.json`` of a run with ``settings`` over ``dataset``."""
-    import deepcite
-
     llm = settings.llm
     strategy = settings.research.strategy
     model = llm.model or ("bundled" if llm.provider in {"auto", "local"} else "default")
@@ -314,4 +312,4 @@ def bench_config(settings: Settings, dataset: Dataset, dataset_path: Path,
         judge=judge.name if judge else None,
         collections=list(settings.search.collections),
         settings=settings_snapshot(settings),
-        deepcite_version=getattr(deepcite, "__version__", ""), created=time.time())
+        deepcite_version=__version__, created=time.time())

@@ -42,6 +42,7 @@ def score(item: EvalItem, index: int, result: ResearchResult, *, seconds: float,
     valid = bool(resolved) and (counts is None or supported + partial > 0)
     gold = item.gold_passage
     metrics = result.metrics
+    codes: list[str] = [notice.code for notice in result.warnings]
     return QuestionResult(
         id=item.id, index=index, question=item.question, gold=item.answers,
         gold_passage=gold, answer=answer,
@@ -61,13 +62,13 @@ def score(item: EvalItem, index: int, result: ResearchResult, *, seconds: float,
         unsupported_citations=unsupported,
         valid_citation=valid,
         refused=result.error is None and (not result.sources or is_refusal(answer)),
-        fallback=bool(FALLBACK_CODES & set(result.warning_codes)),
+        fallback=bool(FALLBACK_CODES & set(codes)),
         gold_in_collection=gold_in_collection,
         model_calls=metrics.model_calls, prompt_tokens=metrics.prompt_tokens,
         completion_tokens=metrics.completion_tokens,
         tokens=metrics.prompt_tokens + metrics.completion_tokens,
         searches=metrics.searches, seconds=round(seconds, 3),
-        warning_codes=list(result.warning_codes), error=result.error,
+        warning_codes=codes, error=result.error,
     )
 
 

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -69,6 +70,20 @@ class ExportOptions:
                               f"{', '.join(known)}")
         given = {key: value for key, value in overrides.items() if value is not None}
         return dataclasses.replace(options, **given)
+
+    @classmethod
+    def for_run(cls, snapshot: Mapping[str, Any], fallback: Settings,
+                **overrides: Any) -> ExportOptions:
+        """Options for a stored run: the settings it was made with (its snapshot), so a
+        report exports the same from the CLI, the API and the pages whatever the
+        exporting machine's own settings are; ``fallback``'s where the snapshot has no
+        usable value (a run stored before the setting existed), ``overrides`` on top."""
+        options = cls.from_settings(fallback, **overrides)
+        citations = snapshot.get("citations")
+        links = citations.get("links") if isinstance(citations, Mapping) else None
+        if overrides.get("links") is None and links in CITATION_LINK_MODES:
+            options = dataclasses.replace(options, links=links)
+        return options
 
 
 @dataclass(frozen=True)

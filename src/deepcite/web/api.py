@@ -10,7 +10,7 @@ that reconnects with ``Last-Event-ID`` (browsers do it themselves) resumes exact
 where it stopped, and every reader of a run sees the same ordered events. A header that
 is not such an id (not 1-18 ASCII digits) is ignored, as if none was sent.
 
-A run request is checked at submit (:func:`deepcite.web.runs.checked_request`): one
+A run request is checked at submit (:func:`deepcite.runs.settings.checked_settings`): one
 that names what cannot run is 422 ``invalid_request`` with the field, never a 202
 followed by a failed run. The bundled ``demo`` collection cannot be replaced (409).
 """
@@ -38,10 +38,12 @@ from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import ConfigError, DeepciteError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.report import to_json_dict
-from deepcite.run_checks import reserved_collection
+from deepcite.runs import RunInfo, RunRequest
+from deepcite.runs.checks import reserved_collection
+from deepcite.runs.compare import RunComparison, compare_runs
 from deepcite.store import ENDED, HistoryStore
 from deepcite.types import Event
-from deepcite.web.contracts import RunInfo, RunRequest, WebState
+from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages_auth import COOKIE, Sessions
@@ -90,21 +92,8 @@ class NewCollection(BaseModel):
 
 
 def history_store(state: WebState) -> HistoryStore:
-    """The executor's store when it has one, else one opened once for ``state``."""
-    store = getattr(state.executor, "store", None)
-    if isinstance(store, HistoryStore):
-        return store
-    with _STORES_LOCK:
-        kept = _STORES.get(id(state))
-        if kept is None or kept[0] is not state:  # an id is reused once its state is gone
-            kept = _STORES[id(state)] = (state, HistoryStore.open(state.settings))
-        return kept[1]
-
-
-#: Stores opened for states whose executor has none, with the state itself, so an id
-#: is never taken for another state's.
-_STORES: dict[int, tuple[WebState, HistoryStore]] = {}
-_STORES_LOCK = threading.Lock()
+    """The store the executor records runs in: every route reads history there."""
+    return state.executor.store
 
 
 def api_router(state: WebState) -> APIRouter:
@@ -136,7 +125,7 @@ def api_router(state: WebState) -> APIRouter:
     def cancel(run_id: str) -> dict[str, str]:
         try:
             cancelled = state.executor.cancel(run_id)
-        except KeyError:
+        except UnknownRunError:
             raise _unknown(run_id) from None
         if not cancelled:
             raise ApiError(409, "run_ended", f"Run {run_id} has already ended")
@@ -170,12 +159,23 @@ def api_router(state: WebState) -> APIRouter:
         if info.state not in ENDED:
             raise ApiError(409, "run_not_ended", f"Run {run_id} is still {info.state}; "
                            "export it once it has ended")
-        result = history_store(state).get(run_id).result
-        exported = export_report(result, format_status.name,
-                                 ExportOptions.from_settings(state.settings))
+        stored = history_store(state).get(run_id)
+        exported = export_report(stored.result, format_status.name,
+                                 ExportOptions.for_run(stored.settings, state.settings))
         # The file name is the title's, in any script: RFC 6266 header, never raw UTF-8.
         return Response(exported.data, media_type=exported.media_type, headers={
             "Content-Disposition": content_disposition(exported.filename)})
+
+    @guarded.get("/runs/{a}/compare/{b}", response_model=RunComparison, tags=["history"])
+    def compare(a: str, b: str) -> RunComparison:
+        store = history_store(state)
+        runs = []
+        for ref in (a, b):
+            try:
+                runs.append(store.get(ref))
+            except UnknownRunError:
+                raise _unknown(ref) from None
+        return compare_runs(runs[0], runs[1])
 
     @guarded.get("/history", tags=["history"])
     def history(search: str | None = None,
@@ -275,7 +275,7 @@ def _unknown(run_id: str) -> ApiError:
 def _info(state: WebState, run_id: str) -> RunInfo:
     try:
         return state.executor.status(run_id)
-    except KeyError:
+    except UnknownRunError:
         raise _unknown(run_id) from None
 
 

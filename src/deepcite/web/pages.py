@@ -28,7 +28,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError
+from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, UnknownRunError
+from deepcite.store import HistoryStore
 from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
@@ -114,10 +115,10 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
                                 headers={"Location": "/login"})
         return form, session
 
-    def store() -> Any:
-        from deepcite.store import HistoryStore
-
-        return HistoryStore.open(state.settings)
+    def store() -> contextlib.AbstractContextManager[HistoryStore]:
+        """The executor's store, the one runs are recorded in (left open: it is the
+        executor's to close)."""
+        return contextlib.nullcontext(state.executor.store)
 
     def not_found(request: Request, session: Session, what: str) -> HTMLResponse:
         return render(request, session, "error.html", 404, title="Not found", message=what)
@@ -183,7 +184,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
         session = session_for(request)
         try:
             info = state.executor.status(run_id)
-        except KeyError:
+        except UnknownRunError:
             return RedirectResponse(f"/reports/{_quote(run_id)}", status_code=303)
         if info.state == "completed":
             return RedirectResponse(f"/reports/{_quote(info.id)}", status_code=303)
@@ -212,7 +213,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
         result = stored.result
         return render(request, session, "report.html",
                       title=result.title or result.question, run=stored, result=result,
-                      body=report_body(result, state.settings),
+                      body=report_body(result, stored.settings, state.settings),
                       evidence=evidence(result), exports=usable_exports(),
                       export_base=f"/api/v1/research/{_quote(stored.id)}/export/")
 
@@ -239,7 +240,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
         return RedirectResponse("/history", status_code=303)
 
     def cancel_run(run_id: str) -> None:
-        with contextlib.suppress(KeyError):
+        with contextlib.suppress(UnknownRunError):
             state.executor.cancel(run_id)
 
     def delete_run(run_id: str) -> str | None:
@@ -247,7 +248,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
         try:
             if state.executor.status(run_id).state in _ACTIVE:
                 state.executor.cancel(run_id)
-        except KeyError:
+        except UnknownRunError:
             pass
         try:
             with store() as history_store:
@@ -294,7 +295,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
     def start_index(request: Request, session: Session, name: str,
                     folder: str) -> Response:
         from deepcite.collections.collection import validate_name
-        from deepcite.run_checks import reserved_collection
+        from deepcite.runs.checks import reserved_collection
 
         try:
             validate_name(name)

@@ -33,7 +33,7 @@ from starlette.datastructures import FormData, UploadFile
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
-from deepcite.web.contracts import RunRequest
+from deepcite.runs import RunRequest
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024

@@ -13,6 +13,7 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,13 +41,14 @@ class Evidence:
     quotes: list[tuple[str, str]] = field(default_factory=list)  # (outcome, quote)
 
 
-def report_body(result: ResearchResult, settings: Settings) -> str:
-    """The sanitised report (body and Sources), citations linked to their popovers."""
+def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: Settings) -> str:
+    """The sanitised report (body and Sources), citations linked to their popovers,
+    labelled as the run's own settings say (as its exports are)."""
     from deepcite.export import ExportOptions
     from deepcite.export.html import render_fragment
 
     try:
-        options = ExportOptions.from_settings(settings)
+        options = ExportOptions.for_run(snapshot, settings)
     except DeepciteError:
         options = ExportOptions()
     fragment = render_fragment(result, options)

@@ -27,7 +27,7 @@ from types import FrameType
 import uvicorn
 from fastapi import FastAPI
 
-from deepcite.web.contracts import RunExecutor
+from deepcite.runs import RunExecutor
 
 logger = logging.getLogger(__name__)
 
