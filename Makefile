@@ -68,6 +68,7 @@ demo: setup
 
 lint: test-setup
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports --no-cache
 
 typecheck: test-setup
 	$(BIN)/mypy
@@ -87,6 +88,7 @@ bench: test-setup
 	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_collections.py
 	$(BIN)/python bench/bench_report.py
+	$(BIN)/python bench/bench_rerun.py
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_export.py
 	$(BIN)/python bench/bench_queue.py

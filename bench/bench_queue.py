@@ -1,7 +1,7 @@
 """Queue figures ("Past one machine"): throughput against workers, and the queue's latency.
 
 1. Throughput: ``--runs`` quick research runs (default 8) submitted at once through
-   :class:`~deepcite.distributed.executor.QueueExecutor` and executed by ``deepcite
+   :class:`~deepcite.runs.queue.executor.QueueExecutor` and executed by ``deepcite
    worker --concurrency W`` for W in ``--workers`` (default 1,2,4), the chat model faked
    at exactly 1 s per call (``tests.worker_launcher``; a run makes 2 calls). Reported:
    runs/minute per worker count and the scaling factor against 1 worker. A warm-up run
@@ -46,8 +46,8 @@ from tests.redis_fixture import RedisServer  # noqa: E402
 
 from deepcite.collections import Collection  # noqa: E402
 from deepcite.config import Settings, load_settings  # noqa: E402
-from deepcite.distributed.executor import QueueExecutor  # noqa: E402
 from deepcite.runs import RunRequest  # noqa: E402
+from deepcite.runs.queue.executor import QueueExecutor  # noqa: E402
 from deepcite.store import HistoryStore  # noqa: E402
 
 MODEL_DELAY_S = 1.0
@@ -124,7 +124,7 @@ def workers(count: int, env: dict[str, str], queue_url: str, log: Path) -> Itera
     """``deepcite worker --concurrency count``, registered with RQ before it yields."""
     from rq import Worker
 
-    from deepcite.distributed.connection import redis_connection
+    from deepcite.runs.queue.connection import redis_connection
 
     with log.open("ab") as out:
         process = subprocess.Popen(

@@ -173,7 +173,7 @@ def ask_api(settings: Settings, item: Item) -> Score:
 def ask_direct(settings: Settings, item: Item, use_model: bool = True) -> Score:
     """The grounded small-model path, by hand: search, PRF search, grounded answer."""
     from deepcite.citations.grounded import grounded_answer
-    from deepcite.citations.registry import SourceRegistry
+    from deepcite.citations.numbering import SourceNumbering
     from deepcite.citations.verify import verify
     from deepcite.collections import LocalSearchEngine
     from deepcite.llm import ChatClient, get_chat_model, model_context_size
@@ -192,7 +192,7 @@ def ask_direct(settings: Settings, item: Item, use_model: bool = True) -> Score:
     queries = QuestionGenerator(None).followups(
         item.question, first, [item.question], settings.research.followups_per_iteration)
     lists = [first] + [engine.search(q, max_results=k) for q in queries]
-    registry = SourceRegistry()
+    registry = SourceNumbering()
     sources = registry.add_many(fuse(lists, settings.research.max_sources))
     cited = grounded_answer(item.question, sources, client)
     checked_text = cited.text if cited is not None else ""

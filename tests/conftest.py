@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from deepcite import registry
+from deepcite import plugins as registry
 from deepcite.cli import app
 from deepcite.config import Settings, load_settings
 

@@ -16,24 +16,25 @@ message (``InputError`` for arguments, ``ConfigError`` for settings), never a ba
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from deepcite.config import Settings, load_settings
 from deepcite.errors import InputError
-from deepcite.materials import SummaryCache, summary_cache_for
-from deepcite.report.detailed import OutlineReview
+from deepcite.materials import SummaryCache, UserMaterial, summary_cache_for
 from deepcite.research import Researcher
-from deepcite.research.material_runs import MaterialInput
 from deepcite.runs import build
 from deepcite.runs.execute import execute, run_recorded
 from deepcite.runs.parents import parent_run
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
 from deepcite.runs.rerun import rerun_plan
-from deepcite.runs.sink import CallbackSink, RunSink
+from deepcite.runs.sink import CallbackSink, OutlineReviewer, RunSink
 from deepcite.store import HistoryStore
 from deepcite.types import Event, ResearchResult
+
+#: A material as a script hands it in: the object, or a mapping with url and content.
+MaterialInput = UserMaterial | Mapping[str, Any]
 
 __all__ = ["build_researcher", "detailed_report", "quick_summary", "rerun"]
 
@@ -78,7 +79,7 @@ def quick_summary(
 
 def detailed_report(
     question: str, *, on_event: Callable[[Event], None] | None = None,
-    outline_review: OutlineReview | None = None,
+    outline_review: OutlineReviewer | None = None,
     materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
     material_cache: SummaryCache | None = None, **overrides: Any
 ) -> ResearchResult:

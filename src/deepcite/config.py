@@ -17,7 +17,7 @@ shown by ``deepcite config show``): other tools set variables with that prefix t
 
 Names that plugins can add to - ``llm.provider``, the keys of
 ``engines.rate_per_second`` and of ``engines.plugins`` (the ``[engines.<name>]`` tables
-of plugin engines) - are spelled by the one rule of :mod:`deepcite.registry`
+of plugin engines) - are spelled by the one rule of :mod:`deepcite.plugins`
 (kebab-case). A plugin engine's table is validated by the engine registry, which knows
 the engine's settings model.
 The result is a frozen :class:`Settings`; every component of a run gets the same
@@ -52,7 +52,7 @@ from deepcite.config_sections import (
     StoreSettings,
 )
 from deepcite.errors import ConfigError
-from deepcite.registry import closest
+from deepcite.plugins import closest
 
 logger = logging.getLogger(__name__)
 

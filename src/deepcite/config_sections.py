@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_core import PydanticCustomError
 
-from deepcite.registry import LLM_PROVIDERS_GROUP, closest, entry_point_names, kebab_case
+from deepcite.plugins import LLM_PROVIDERS_GROUP, closest, entry_point_names, kebab_case
 
 #: ``llm.provider`` values that need no plugin (``deepcite.llm.PROVIDERS`` plus ``auto``).
 BUILTIN_PROVIDERS = ("auto", "local", "ollama", "openai", "anthropic")

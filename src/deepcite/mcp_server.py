@@ -42,8 +42,8 @@ from deepcite.collections import list_collections as collection_infos
 from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.materials import summary_cache_for
-from deepcite.report import to_json_dict, to_markdown
 from deepcite.runs import (
     CallbackSink,
     CancelScope,

@@ -1,7 +1,7 @@
 """Data that crosses module boundaries.
 
 These are plain, typed records: search results as engines return them, sources as the
-:class:`~deepcite.citations.SourceRegistry` numbers them, the events a run emits and the
+:class:`~deepcite.citations.SourceNumbering` numbers them, the events a run emits and the
 result it returns. They import nothing else of deepcite so every layer can use them.
 """
 

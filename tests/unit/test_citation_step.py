@@ -18,7 +18,7 @@ from deepcite.citations.handlers import NO_SOURCES_ANSWER
 from deepcite.citations.handlers.forced import FORCED_PREFIX
 from deepcite.cli import app
 from deepcite.cli.progress import RunProgress
-from deepcite.report import to_json_dict
+from deepcite.export.markdown import to_json_dict
 from deepcite.research import Researcher
 from deepcite.research.citation_step import CANCELLED_INTRO
 from deepcite.types import Event, Finished, PhaseStarted, ResearchResult

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from deepcite import registry
+from deepcite import plugins as registry
 from deepcite.collections import Collection
 from deepcite.collections import loaders as loaders_module
 from deepcite.collections.files import discover

@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 
 from deepcite.citations import cited_numbers
-from deepcite.report import to_markdown
-from deepcite.report.detailed import (
+from deepcite.export.markdown import to_markdown
+from deepcite.research import Researcher
+from deepcite.research.detailed import (
     NO_SOURCES_LINE,
     DetailedReport,
     already_written,
     cut_at_sentence,
 )
-from deepcite.report.outline import default_outline, parse_outline
-from deepcite.research import Researcher
+from deepcite.research.outline import default_outline, parse_outline
 from deepcite.runs.execute import run_question
 from deepcite.types import (
     Event,

@@ -21,12 +21,12 @@ import pytest
 import deepcite.runs.build
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
-from deepcite.distributed import worker as worker_module
-from deepcite.distributed.executor import QueueExecutor
-from deepcite.distributed.reaper import Reaper
-from deepcite.distributed.worker import work
 from deepcite.errors import QueueError, UnknownRunError
 from deepcite.runs import RunRequest
+from deepcite.runs.queue import worker as worker_module
+from deepcite.runs.queue.executor import QueueExecutor
+from deepcite.runs.queue.reaper import Reaper
+from deepcite.runs.queue.worker import work
 from deepcite.store import HistoryStore
 from deepcite.store.snapshot import restore_settings
 from tests.fakes import ScriptedChatModel

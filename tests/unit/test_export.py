@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from deepcite import registry
+from deepcite import plugins as registry
 from deepcite.cli import app
 from deepcite.config import Settings
 from deepcite.config_sections import CitationSettings

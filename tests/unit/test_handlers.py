@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepcite.citations import SourceRegistry, cited_numbers
+from deepcite.citations import SourceNumbering, cited_numbers
 from deepcite.citations.answer import finalise_reply
 from deepcite.citations.handlers import (
     HANDLERS,
@@ -26,7 +26,7 @@ def _client(model: ScriptedChatModel) -> ChatClient:
 
 
 def _sources(*texts: str) -> list[Source]:
-    return SourceRegistry().add_many([passage(f"Doc {i}", t) for i, t in enumerate(texts)])
+    return SourceNumbering().add_many([passage(f"Doc {i}", t) for i, t in enumerate(texts)])
 
 
 def _all_cited_exist(text: str, numbers: set[int]) -> bool:

@@ -26,7 +26,7 @@ from deepcite.citations import cited_numbers, clean_markers, hyperlink, render_s
 from deepcite.citations.text import escape_html, escape_quoted, neutralise_html
 from deepcite.cli import app
 from deepcite.cli.common import SafeConsole
-from deepcite.report import to_json_dict, to_markdown
+from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.research import Researcher
 from deepcite.research.steps import REMOVED_NOTE, UNVERIFIED_NOTE
 from deepcite.security.terminal import one_line, terminal_safe

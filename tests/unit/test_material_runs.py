@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 import deepcite.runs.build
 from deepcite.cli import app
-from deepcite.report.detailed import DetailedReport
 from deepcite.research import Researcher
+from deepcite.research.detailed import DetailedReport
 from deepcite.research.material_runs import analyse_materials
 from deepcite.runs.execute import run_question
 from deepcite.store import HistoryStore

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from deepcite import registry
+from deepcite import plugins as registry
 from deepcite.config import load_settings
 from deepcite.errors import ConfigError
 from deepcite.llm.providers import (
@@ -22,7 +22,7 @@ from deepcite.llm.providers import (
     get_provider,
     resolve_provider,
 )
-from deepcite.registry import Registry, file_suffix, kebab_case
+from deepcite.plugins import Registry, file_suffix, kebab_case
 from deepcite.search.base import EngineBase, EngineClass
 from deepcite.search.registry import (
     BUILTIN_ENGINES,
@@ -198,7 +198,7 @@ def test_a_kind_with_a_fallback_warns_instead(plugins: Callable[..., None]) -> N
 
 def test_a_fallback_warning_without_callback_is_logged(
         plugins: Callable[..., None], caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="deepcite.registry"):
+    with caplog.at_level(logging.WARNING, logger="deepcite.plugins"):
         assert _strategy_like().resolve("bogus") == "source-based"
     assert "Unknown strategy 'bogus'" in caplog.text
 
@@ -249,7 +249,7 @@ def test_plugins_register_by_entry_point_in_every_spelling(
 
 def test_a_plugin_cannot_shadow_a_built_in_or_its_alias(
         plugins: Callable[..., None], caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="deepcite.registry"):
+    with caplog.at_level(logging.WARNING, logger="deepcite.plugins"):
         plugins(registry.SEARCH_ENGINES_GROUP, DuckDuckGo=f"{HERE}:PlainEngine",
                 s2=f"{HERE}:PlainEngine", Semantic_Scholar=f"{HERE}:PlainEngine")
         assert load_engine_class("duckduckgo") is not PlainEngine

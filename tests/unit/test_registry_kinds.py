@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import deepcite.runs.build
-from deepcite import registry
+from deepcite import plugins as registry
 from deepcite.citations.handlers import (
     HANDLER_REGISTRY,
     HANDLERS,
@@ -29,7 +29,7 @@ from deepcite.citations.handlers import (
     handler_statuses,
 )
 from deepcite.citations.hyperlinks import hyperlink, source_tag
-from deepcite.citations.registry import SourceRegistry
+from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import normalise
 from deepcite.cli import app
 from deepcite.errors import ConfigError
@@ -202,7 +202,7 @@ def test_an_unknown_strategy_in_a_run_is_a_strategy_warning(make_settings: Any) 
 
 
 def test_without_warn_an_unknown_strategy_is_logged(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="deepcite.registry"):
+    with caplog.at_level(logging.WARNING, logger="deepcite.plugins"):
         assert resolve_name("nonsense") == "source-based"
     assert "Unknown strategy 'nonsense'" in caplog.text
 
@@ -291,7 +291,7 @@ def test_a_plugin_strategy_and_handler_together(make_settings: Any,
 def test_a_plugin_cannot_shadow_the_standard_handler(
         make_settings: Any, plugins: Callable[..., None],
         caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="deepcite.registry"):
+    with caplog.at_level(logging.WARNING, logger="deepcite.plugins"):
         plugins(registry.CITATION_HANDLERS_GROUP, Standard=f"{HERE}:QuoteHandler")
         assert HANDLER_REGISTRY.load("standard") is StandardCitationHandler
         assert HANDLER_REGISTRY.names() == ["standard", "forced", "precision"]
@@ -378,7 +378,7 @@ def test_the_strategies_command_lists_plugins_and_handlers(
 
 def test_create_strategy_warns_through_the_given_callback(make_settings: Any) -> None:
     researcher = Researcher(make_settings(), _model(), [MemoryEngine(PASSAGES)])
-    context = RunContext(researcher.settings, researcher.client, [], SourceRegistry(),
+    context = RunContext(researcher.settings, researcher.client, [], SourceNumbering(),
                          CancelToken(), lambda event: None)
     warnings: list[str] = []
     strategy = create_strategy("rapid", context, warnings.append)

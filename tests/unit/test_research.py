@@ -223,10 +223,10 @@ def test_relevance_filter_never_touches_earlier_sources(make_settings: Any) -> N
     second = researcher.run("What does the logging module record?")
     assert "relevance" in model.purposes()[len(model.purposes()) // 2:]
     for number, url in numbered.items():  # earlier numbers still mean the same sources
-        source = researcher.registry.get(number)
+        source = researcher.numbering.get(number)
         assert source is not None and source.url == url
     for source in second.sources:
-        known = researcher.registry.get(source.number)
+        known = researcher.numbering.get(source.number)
         assert known is not None and known.url == source.url
 
 

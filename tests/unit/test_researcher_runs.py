@@ -111,7 +111,7 @@ def test_source_numbers_continue_across_runs(make_settings: Any) -> None:
     for result in (first, second, third):
         assert _resolves(result)
         for source in result.sources:
-            known = researcher.registry.get(source.number)
+            known = researcher.numbering.get(source.number)
             assert known is not None and known.url == source.url
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from deepcite.report import to_json_dict
+from deepcite.export.markdown import to_json_dict
 from deepcite.types import ResearchResult, RunNotice
 
 BASE: dict[str, Any] = {"question": "Why?", "answer": "Because [1].",

@@ -431,3 +431,18 @@ def test_the_store_works_again_after_the_server_restarts(settings: Settings) -> 
             assert store.append_events(run_id, [PhaseStarted(phase="search")]) == 1
     finally:
         cluster.stop()
+
+
+def test_a_queued_runs_materials_leave_the_history_when_it_ends(
+        store: HistoryStore, settings: Settings) -> None:
+    """The worker needs the materials' text; once the run has ended, nobody does, and
+    the history (a file users copy and share) never keeps a user's document."""
+    secret = "Quarterly figures nobody outside the team may read."
+    request = {**REQUEST, "materials": [{"url": "/home/me/q3.md", "content": secret}]}
+    run_id = store.enqueue("Q3?", mode="quick", settings=settings, request=request)
+    claimed = store.claim(run_id, "w1")
+    assert claimed is not None and claimed.request["materials"][0]["content"] == secret
+    store.finish(run_id, quick_result(), worker="w1")
+    kept = store.get(run_id).request
+    assert kept is not None and "materials" not in kept
+    assert kept["question"] == REQUEST["question"]

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli import app
-from deepcite.report import to_markdown
+from deepcite.export.markdown import to_markdown
 from deepcite.research import Researcher
 from deepcite.research.strategies import resolve_name
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage

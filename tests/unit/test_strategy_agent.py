@@ -171,7 +171,7 @@ def test_tools_answer_cancelled_once_the_run_is_cancelled(make_settings: Any) ->
     researcher.cancel()
     from deepcite.research.context import RunContext
 
-    ctx = RunContext(researcher.settings, researcher.client, [engine], researcher.registry,
+    ctx = RunContext(researcher.settings, researcher.client, [engine], researcher.numbering,
                      researcher.cancel_token, lambda e: None)
     tools = AgentTools(ctx)
     assert tools.search("memory", "argparse") == "cancelled"

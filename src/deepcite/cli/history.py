@@ -87,7 +87,7 @@ def show_command(
 ) -> None:
     """Print a stored run's report (answer and Sources), as `deepcite ask` printed it."""
     from deepcite.citations import hyperlink
-    from deepcite.report import to_json_dict, to_markdown
+    from deepcite.export.markdown import to_json_dict, to_markdown
 
     with user_errors():
         settings = settings_from({})

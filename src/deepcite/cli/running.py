@@ -25,7 +25,7 @@ from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
 from deepcite.export import ExportOptions, ExportResult, export_report, exporter_status
 from deepcite.materials import summary_cache_for
-from deepcite.report.outline import outline_text, parse_outline
+from deepcite.research.outline import outline_text, parse_outline
 from deepcite.research.threads import Worker
 from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
 from deepcite.runs.build import DEMO_COLLECTION

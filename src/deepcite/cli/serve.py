@@ -64,7 +64,7 @@ def serve_command(
         settings = settings_from({})
         executor: RunExecutor
         if settings.queue.url:
-            from deepcite.distributed.executor import QueueExecutor
+            from deepcite.runs.queue.executor import QueueExecutor
 
             executor = QueueExecutor(settings)  # runs go to `deepcite worker` processes
         else:

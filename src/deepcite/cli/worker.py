@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from deepcite.cli.common import err, fail, settings_from, user_errors
-from deepcite.distributed.connection import redis_connection, shown_url
+from deepcite.runs.queue.connection import redis_connection, shown_url
 
 
 def _terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -53,6 +53,6 @@ def _run(concurrency: int, burst: bool) -> None:
         err.print(f"deepcite worker: {concurrency} process(es) on "
                   f"{shown_url(settings.queue.url)}, queue {settings.queue.queue_name!r}",
                   markup=False)
-        from deepcite.distributed.worker import supervise
+        from deepcite.runs.queue.worker import supervise
 
         supervise(settings, concurrency, burst=burst)

@@ -3,7 +3,7 @@
 Each supported suffix maps to one loader function: the built-ins in :data:`LOADERS`,
 and plugins registered in the ``deepcite.loaders`` entry point group (name: the suffix,
 such as ``.odt`` or ``odt``; value: a callable ``(Path) -> LoadedDocument``), both held
-by :data:`LOADER_REGISTRY`, the shared :class:`deepcite.registry.Registry` spelled by
+by :data:`LOADER_REGISTRY`, the shared :class:`deepcite.plugins.Registry` spelled by
 suffix. A plugin cannot shadow a built-in suffix, so installing a package never silently
 changes how existing files are read. Loaders keep page numbers where the format has
 pages (PDF, EPUB sections), because citations point at them, and they report pages
@@ -37,7 +37,7 @@ from deepcite.collections.loaders_csv import load_csv
 from deepcite.collections.loaders_docx import load_docx
 from deepcite.collections.loaders_epub import load_epub
 from deepcite.errors import ConfigError
-from deepcite.registry import LOADERS_GROUP, Registry, file_suffix
+from deepcite.plugins import LOADERS_GROUP, Registry, file_suffix
 
 __all__ = [
     "ENTRY_POINT_GROUP",

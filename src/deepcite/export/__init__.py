@@ -1,7 +1,7 @@
 """Exporting a research result: Markdown, HTML, PDF, Word, ODT, LaTeX, Quarto, RIS,
 BibTeX, CSL-JSON and JSON, plus plugin formats.
 
-Formats are named through :class:`deepcite.registry.Registry` like every other
+Formats are named through :class:`deepcite.plugins.Registry` like every other
 pluggable kind: ``md``, ``Markdown`` and ``markdown`` are the same format, an unknown
 name is a :class:`~deepcite.errors.ConfigError` naming the closest ones, and plugins
 register an exporter (a class, an instance or a factory building one) in the
@@ -32,7 +32,8 @@ from deepcite.export.base import (
     is_safe_filename,
     safe_filename,
 )
-from deepcite.registry import EXPORTERS_GROUP, Registry
+from deepcite.export.markdown import to_json_dict, to_markdown
+from deepcite.plugins import EXPORTERS_GROUP, Registry
 from deepcite.types import ResearchResult
 
 #: The largest export :func:`export_report` hands back; a bigger one is an ExportError.
@@ -96,7 +97,7 @@ EXPORTER_REGISTRY: Registry[Exporter] = Registry(
     "export format", group=EXPORTERS_GROUP, builtins=EXPORTERS, aliases=ALIASES,
     check=_exporter, hint=HINT,
 )
-"""Every export format; see :class:`deepcite.registry.Registry`."""
+"""Every export format; see :class:`deepcite.plugins.Registry`."""
 
 
 @dataclass(frozen=True)
@@ -201,4 +202,6 @@ __all__ = [
     "get_exporter",
     "is_safe_filename",
     "safe_filename",
+    "to_json_dict",
+    "to_markdown",
 ]

@@ -5,7 +5,7 @@ that the built-in exporter modules can import these types without importing the
 registry that imports them.
 
 The exporters start from the same two things so that every format reads the same
-numbers: the Markdown of :func:`deepcite.report.to_markdown` (the body and its Sources
+numbers: the Markdown of :func:`deepcite.export.markdown.to_markdown` (the body and its Sources
 block) and the result's own sources, grouped into documents exactly as that block
 groups them (:func:`source_documents`). No exporter renumbers anything.
 """
@@ -24,7 +24,7 @@ from deepcite.citations import CITATION_LINK_MODES, hyperlink
 from deepcite.citations.render import SourceDocument, source_documents
 from deepcite.errors import ConfigError
 from deepcite.export.inert import inert_markdown
-from deepcite.report import to_markdown
+from deepcite.export.markdown import to_markdown
 from deepcite.security.terminal import one_line
 from deepcite.types import ResearchResult
 

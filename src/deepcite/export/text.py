@@ -16,7 +16,7 @@ from deepcite.export.base import (
     without_title,
 )
 from deepcite.export.inert import escape_shortcodes, neutral_fence_info
-from deepcite.report import to_json_dict
+from deepcite.export.markdown import to_json_dict
 from deepcite.types import ResearchResult
 
 
@@ -29,7 +29,7 @@ class MarkdownExporter:
     description = "Markdown with the Sources block (citations.links applies)"
 
     def export(self, report: ResearchResult, options: ExportOptions) -> ExportResult:
-        """:func:`deepcite.report.to_markdown` with citation links per ``options.links``."""
+        """:func:`~deepcite.export.markdown.to_markdown`, citations linked per ``options.links``."""
         return result_for(report, self, report_markdown(report, options).encode("utf-8"))
 
 
@@ -42,7 +42,7 @@ class JsonExporter:
     description = "the structured result: answer, sources with metadata, checks, metrics"
 
     def export(self, report: ResearchResult, options: ExportOptions) -> ExportResult:
-        """:func:`deepcite.report.to_json_dict`, UTF-8 and indented; ``options`` unused."""
+        """:func:`deepcite.export.markdown.to_json_dict`, UTF-8 and indented; ``options`` unused."""
         text = json.dumps(to_json_dict(report), ensure_ascii=False, indent=2, default=str)
         return result_for(report, self, (text + "\n").encode("utf-8"))
 

@@ -5,7 +5,7 @@ LangChain chat model from the settings, and how to tell, without building it, wh
 can work here and what to do if not (``deepcite models`` prints exactly that). Adding a
 provider means adding one entry, not another branch somewhere; a package adds one
 through the ``deepcite.llm_providers`` entry point group (value: a :class:`ProviderSpec`),
-spelled and checked by the shared :class:`deepcite.registry.Registry`
+spelled and checked by the shared :class:`deepcite.plugins.Registry`
 (:data:`PROVIDER_REGISTRY`).
 
 The SDK packages of the remote providers are optional extras, so they are imported only
@@ -44,7 +44,7 @@ from deepcite.llm.local import (
     llama_cpp_installed,
     missing_gguf_message,
 )
-from deepcite.registry import LLM_PROVIDERS_GROUP, Registry
+from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
 from deepcite.security.egress import EgressPolicy
 from deepcite.security.transport import egress_client
 

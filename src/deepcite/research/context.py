@@ -3,8 +3,8 @@
 A :class:`RunContext` lives for one run. It holds what belongs to that run only: its
 cancel token, the model usage at its start (so metrics count this run, not the
 client's lifetime), the sources it registered (earlier runs' sources stay in the
-shared registry but are not this run's to quote), its warnings and its progress
-steps. The registry itself is shared across runs, so numbering continues, and so is a
+shared source numbering but are not this run's to quote), its warnings and its progress
+steps. The source numbering itself is shared across runs, so numbering continues, and so is a
 detailed report's :class:`~deepcite.research.budget.Budget`; a quick run has its own.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.handlers import CitationHandler, get_handler
-from deepcite.citations.registry import SourceRegistry
+from deepcite.citations.numbering import SourceNumbering
 from deepcite.config import Settings
 from deepcite.llm import ModelInterface, Usage
 from deepcite.research.brief import RunBrief
@@ -53,7 +53,7 @@ class Plan:
 
 @dataclass
 class RunContext:
-    """Everything one run shares: settings snapshot, model, engines, registry, events.
+    """Everything one run shares: settings snapshot, model, engines, source numbering, events.
 
     ``handler`` is the citation handler this run answers with, resolved from the
     settings when the context is made (an unknown name warns once and falls back to
@@ -63,7 +63,7 @@ class RunContext:
     settings: Settings
     client: ModelInterface
     engines: Sequence[SearchEngine]
-    registry: SourceRegistry
+    numbering: SourceNumbering
     cancel: CancelToken
     emit: Callable[[Event], None]
     #: What the run builds on (report sections, follow-ups); empty for a quick answer.
@@ -129,17 +129,17 @@ class RunContext:
                                iterations=self.plan.iterations, step=step, total=total))
 
     def register(self, results: Sequence[SearchResult]) -> list[Source]:
-        """Number ``results`` in the registry as sources of this run; announce them.
+        """Number ``results`` in the source numbering as sources of this run; announce them.
 
         A passage an earlier run registered keeps its number, and counts as this run's
         source too (it was found again).
         """
-        sources = self.registry.add_many(results)
+        sources = self.numbering.add_many(results)
         if sources:
             with self._lock:
                 self._numbers.update((s.number, s) for s in sources)
             self.emit(SourcesAdded(numbers=[s.number for s in sources],
-                                   total=len(self.registry)))
+                                   total=len(self.numbering)))
         return sources
 
     def run_sources(self) -> list[Source]:

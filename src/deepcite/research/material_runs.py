@@ -7,7 +7,7 @@ the relevance map (claims, gaps). :meth:`Materials.brief` then gives one run - a
 answer, a report's summary or one of its parts - what it builds on:
 
 - **evidence**: passages of the materials bound to the part (all usable ones for a
-  quick answer), the best for the part's query first; they enter the registry as
+  quick answer), the best for the part's query first; they enter the source numbering as
   sources (engine ``user_material``, url as given) and are cited like any source;
 - **what to search**: the analysis call also proposes web queries for the question,
   so a quick answer or a report's summary searches the question and those instead of

@@ -1,12 +1,12 @@
 """The Researcher: coordinates research runs.
 
-It owns the SourceRegistry, picks the strategy through the factory, hands every part
+It owns the SourceNumbering, picks the strategy through the factory, hands every part
 the same frozen settings snapshot, and reports progress only as typed events through
 one callback, so the CLI, the web app and other front ends never reach into the engine.
 Whatever goes wrong after sources were found, the result keeps them.
 
 One Researcher serves many runs, one at a time: a detailed report runs one research per
-section and follow-ups build on earlier runs. The registry is shared, so numbering
+section and follow-ups build on earlier runs. The source numbering is shared, so numbering
 continues across runs; everything else is per run - the cancel token, the model usage
 the metrics count from, the budget (unless a report shares its own), the warnings.
 Used as a context manager it closes its engines (HTTP pools, indexes) at the end.
@@ -22,7 +22,7 @@ from types import TracebackType
 
 from langchain_core.language_models import BaseChatModel
 
-from deepcite.citations.registry import SourceRegistry
+from deepcite.citations.numbering import SourceNumbering
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
@@ -51,7 +51,7 @@ MIN_QUESTION_LIMIT_CHARS = 300
 
 
 class Researcher:
-    """Runs research for questions with one model, one set of engines and one registry."""
+    """Runs research for questions with one model, one set of engines and one source numbering."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class Researcher:
         notices: Sequence[str] = (),
     ) -> None:
         self.settings = settings
-        self.registry = SourceRegistry()
+        self.numbering = SourceNumbering()
         self._on_event = on_event
         self._engines = list(engines)
         self._notices = list(notices)
@@ -148,7 +148,7 @@ class Researcher:
         if brief.iterations is not None:
             settings = settings.model_copy(update={"research": settings.research.model_copy(
                 update={"iterations": brief.iterations})})
-        context = RunContext(settings, self.client, self._engines, self.registry,
+        context = RunContext(settings, self.client, self._engines, self.numbering,
                              token, self._emit, brief=brief)
         for notice in self._notices:
             context.warn("engine_skipped", notice)

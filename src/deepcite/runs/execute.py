@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 
 from deepcite.config import Settings
 from deepcite.materials import SummaryCache
-from deepcite.report.detailed import DetailedReport, cut_at_sentence
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
+from deepcite.research.detailed import DetailedReport, cut_at_sentence
 from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
 from deepcite.runs import build
 from deepcite.runs.cancel import CancelScope
@@ -104,7 +104,7 @@ def run_question(researcher: Researcher, question: str, *,
     """One quick run on ``researcher``, building on ``follow_up`` and ``materials``."""
     brief = RunBrief()
     if follow_up is not None:
-        researcher.registry.restore(follow_up.sources)
+        researcher.numbering.restore(follow_up.sources)
         brief = follow_up_brief(follow_up, researcher.settings)
     if materials is None:
         return researcher.run(question, brief=brief)

@@ -3,7 +3,7 @@
 Routes (REST, SSE, pages) and MCP talk to background runs only through
 :class:`RunExecutor`: submit, cancel, status, events. The in-process pool
 (:class:`deepcite.runs.local.LocalRunExecutor`) and the queue
-(:class:`deepcite.distributed.executor.QueueExecutor`) implement it, so a deployment
+(:class:`deepcite.runs.queue.executor.QueueExecutor`) implement it, so a deployment
 picks one without touching a route.
 """
 

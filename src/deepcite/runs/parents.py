@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from deepcite.errors import InputError, RequestError, UnknownRunError
 from deepcite.runs.request import RunRequest
-from deepcite.store import HistoryStore, StoredRun
+from deepcite.store import ACTIVE, HistoryStore, StoredRun
 
 __all__ = ["ParentError", "checked_parent", "parent_run"]
 
@@ -26,7 +26,7 @@ def parent_run(store: HistoryStore, ref: str) -> StoredRun:
     except UnknownRunError as exc:
         raise ParentError(f"No run {ref!r} to follow up - see `deepcite history` or "
                           "GET /api/v1/runs for the ids") from exc
-    if stored.status in ("queued", "running"):
+    if stored.status in ACTIVE:
         raise ParentError(f"Run {stored.id[:8]} has not ended yet - follow it up once "
                           "it has an answer")
     if not stored.result.answer.strip():

@@ -67,6 +67,7 @@ from deepcite.research.citation_step import (
     citation_checks,
     verification_counts,
 )
+from deepcite.store import ACTIVE
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.records import StoredRun
 from deepcite.types import CitationCheck, ResearchResult, Source, VerificationCounts
@@ -235,7 +236,7 @@ def replay_verification(stored: StoredRun, settings: Settings) -> ReplayOutcome:
         raise InputError(f"Run {short} is a detailed report: each of its parts was verified "
                          "on its own, from a text the history does not keep, so it cannot be "
                          "replayed offline (quick runs can)")
-    if stored.status in ("queued", "running") or not (result.answer or result.findings):
+    if stored.status in ACTIVE or not (result.answer or result.findings):
         raise InputError(f"Run {short} has no result to replay (status {stored.status})")
     cfg = stored_citation_settings(stored.settings, settings.citations)
     text, origin = verified_text(result)

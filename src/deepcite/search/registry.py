@@ -1,6 +1,6 @@
 """The engine registry: names to engine classes, built-ins and plugins alike.
 
-Built on :class:`deepcite.registry.Registry`: names are kebab-case (``semantic-scholar``;
+Built on :class:`deepcite.plugins.Registry`: names are kebab-case (``semantic-scholar``;
 ``semantic_scholar`` and ``Semantic_Scholar`` still work, so do the aliases below), an
 unknown name is a :class:`~deepcite.errors.ConfigError` naming the closest engines, and
 built-in engines are imported only when used, so an engine whose optional dependency is
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from deepcite.config import EngineSettings, Settings
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.registry import SEARCH_ENGINES_GROUP, Registry, closest
+from deepcite.plugins import SEARCH_ENGINES_GROUP, Registry, closest
 from deepcite.search.base import ENGINE_CLASS_MEMBERS, EngineClass, SearchEngine
 
 logger = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ ENGINES: Registry[EngineClass] = Registry(
     "search engine", group=SEARCH_ENGINES_GROUP, builtins=BUILTIN_ENGINES,
     aliases=ALIASES, check=_engine_class, hint=HINT,
 )
-"""Every search engine; see :class:`deepcite.registry.Registry`."""
+"""Every search engine; see :class:`deepcite.plugins.Registry`."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ citations can be checked again later), the citation checks and the run's events.
 
 from deepcite.store.history import HistoryStore
 from deepcite.store.records import (
+    ACTIVE,
     ENDED,
     ClaimedRun,
     CollectionEntry,
@@ -24,5 +25,5 @@ from deepcite.store.records import (
     StoredRun,
 )
 
-__all__ = ["ENDED", "ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo", "RunStatus",
-           "RunSummary", "StoredRun"]
+__all__ = ["ACTIVE", "ENDED", "ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo",
+           "RunStatus", "RunSummary", "StoredRun"]

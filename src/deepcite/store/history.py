@@ -205,13 +205,19 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
     def _end_held(self, run_id: str, status: RunStatus, error: str | None,
                   result: ResearchResult | None, worker: str | None) -> None:
         with self._flush_lock, self._writing() as session:
-            if session.scalar(select(Run.id).where(Run.id == run_id)) is None:
+            request = session.scalar(select(Run.request).where(Run.id == run_id))
+            if request is None and session.scalar(select(Run.id).where(Run.id == run_id)) \
+                    is None:
                 with self._lock:
                     self._pending.pop(run_id, None)
                 raise UnknownRunError(f"Run {run_id} is not in the history (was it deleted "
                                       "while it ran?); its result was not stored")
             values: dict[str, Any] = {"status": status, "error": error,
                                       "finished_at": datetime.now(UTC)}
+            if isinstance(request, dict) and "materials" in request:
+                # a queued run carried its materials for the worker; once it has ended
+                # their text leaves the history, as for a run begun in process
+                values["request"] = {k: v for k, v in request.items() if k != "materials"}
             if result is not None:
                 values.update(result_columns(result))
             held = update(Run).where(Run.id == run_id)

@@ -34,7 +34,7 @@ from deepcite.store.base import StoreBase
 from deepcite.store.body import search_text
 from deepcite.store.convert import events_of
 from deepcite.store.models import CollectionRow, EventRow, Run
-from deepcite.store.records import ClaimedRun, CollectionEntry, RunStateInfo, RunStatus
+from deepcite.store.records import ACTIVE, ClaimedRun, CollectionEntry, RunStateInfo, RunStatus
 from deepcite.store.snapshot import settings_snapshot
 from deepcite.types import Event, ReportMode, RunWarning
 
@@ -108,7 +108,7 @@ class QueueOps(StoreBase):
                 status = session.scalar(select(Run.status).where(Run.id == run_id))
                 if status is None:
                     raise self._unknown(run_id)
-                if status not in ("queued", "running"):
+                if status not in ACTIVE:
                     return False
         return False
 

@@ -24,6 +24,8 @@ stopped answering after its last try."""
 
 ENDED: frozenset[RunStatus] = frozenset({"completed", "cancelled", "failed", "interrupted"})
 """The states a run never leaves: the one "ended" set every executor and route uses."""
+ACTIVE: frozenset[RunStatus] = frozenset({"queued", "running"})
+"""The states of a run that has not ended yet (every other state is in :data:`ENDED`)."""
 
 
 class _Record(BaseModel):

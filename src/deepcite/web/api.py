@@ -37,7 +37,7 @@ from deepcite.collections import Collection
 from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import ConfigError, DeepciteError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
-from deepcite.report import to_json_dict
+from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
 from deepcite.runs.checks import reserved_collection
 from deepcite.runs.compare import RunComparison, compare_runs

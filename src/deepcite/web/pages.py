@@ -29,7 +29,7 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, UnknownRunError
-from deepcite.store import HistoryStore
+from deepcite.store import ACTIVE, HistoryStore
 from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
@@ -58,7 +58,6 @@ STATIC_DIR = PACKAGE_DIR / "static"
 STATIC_PATH = "/static"
 #: Largest form field other than a file (pasted material text), in bytes.
 MAX_FIELD_BYTES = 5 * 1024 * 1024
-_ACTIVE = ("queued", "running")
 
 
 def mount_static(app: FastAPI) -> None:
@@ -190,7 +189,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
             return RedirectResponse(f"/reports/{_quote(info.id)}", status_code=303)
         batch = state.executor.events(info.id, 0, 0.0)
         return render(request, session, "run.html", title="Research run", run=info,
-                      active=info.state in _ACTIVE,
+                      active=info.state in ACTIVE,
                       progress=progress_of(event for _, event in batch.events),
                       events_url=f"/api/v1/research/{_quote(info.id)}/events")
 
@@ -246,7 +245,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
     def delete_run(run_id: str) -> str | None:
         """Cancel the run if it is active, then delete it; the problem, if any."""
         try:
-            if state.executor.status(run_id).state in _ACTIVE:
+            if state.executor.status(run_id).state in ACTIVE:
                 state.executor.cancel(run_id)
         except UnknownRunError:
             pass

@@ -5,7 +5,7 @@ the research layer can switch them by configuration alone: every strategy ends i
 one citation step (:mod:`deepcite.research.citation_step`), which asks the configured
 handler for the answer.
 
-Names go through :class:`deepcite.registry.Registry` like every other pluggable kind:
+Names go through :class:`deepcite.plugins.Registry` like every other pluggable kind:
 ``Precision``, ``precision_`` and ``PRECISION`` are the same name, and an unknown one is
 a warning and ``standard`` rather than an error, because the standard handler's answer
 is always a safe one to give. Plugins register a handler class (or any callable taking
@@ -27,7 +27,7 @@ from deepcite.citations.handlers.precision import PrecisionCitationHandler
 from deepcite.citations.handlers.standard import StandardCitationHandler
 from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.registry import CITATION_HANDLERS_GROUP, Registry
+from deepcite.plugins import CITATION_HANDLERS_GROUP, Registry
 from deepcite.types import Source
 
 
@@ -122,7 +122,7 @@ HANDLER_REGISTRY: Registry[HandlerFactory] = Registry(
     "citation handler", group=CITATION_HANDLERS_GROUP, builtins=HANDLERS,
     fallback=DEFAULT_HANDLER, check=_handler_factory, hint=HINT,
 )
-"""Every citation handler; see :class:`deepcite.registry.Registry`."""
+"""Every citation handler; see :class:`deepcite.plugins.Registry`."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The strategy factory: names to strategy classes, built-ins and plugins alike.
 
-Built on :class:`deepcite.registry.Registry`, so strategies follow the same rules as
+Built on :class:`deepcite.plugins.Registry`, so strategies follow the same rules as
 engines and providers: names are kebab-case and compared after one spelling rule
 (``source_based``, ``Source-Based`` and ``source_based_search`` all mean
 ``source-based``); strategies that were removed or renamed map to their successor with
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.registry import STRATEGIES_GROUP, Registry
+from deepcite.plugins import STRATEGIES_GROUP, Registry
 from deepcite.research.context import RunContext
 from deepcite.research.strategies.base import Strategy
 
@@ -83,7 +83,7 @@ STRATEGY_REGISTRY: Registry[type[Strategy]] = Registry(
     "strategy", group=STRATEGIES_GROUP, builtins=STRATEGIES, aliases=ALIASES,
     replaced=REPLACED, fallback=DEFAULT_STRATEGY, check=_strategy_class, hint=HINT,
 )
-"""Every research strategy; see :class:`deepcite.registry.Registry`."""
+"""Every research strategy; see :class:`deepcite.plugins.Registry`."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A small LangGraph graph alternates a model turn and a tool turn until the model answers
 without calling a tool, the step budget is spent or the run is cancelled. The tools
-register every hit in the SourceRegistry before the model sees it (see agent_tools), so
+register every hit in the SourceNumbering before the model sees it (see agent_tools), so
 the model cites real numbers. The run ends in the shared citation step: with the
 standard handler the agent's final text is checked as the answer (every number not
 registered in this run is removed); precision and forced answer in their own shape from

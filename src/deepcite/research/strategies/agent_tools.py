@@ -1,6 +1,6 @@
 """The tools the agent strategy hands to the model, and the accounting of its calls.
 
-Every tool registers what it finds in the run's SourceRegistry *before* the model sees
+Every tool registers what it finds in the run's SourceNumbering *before* the model sees
 it, and shows it fenced and labelled with its registry number, so the numbers the model
 cites are the numbers the answer is checked against. Tools never raise for an expected
 failure (unknown engine, dead page, cancelled run): they return a line the model can

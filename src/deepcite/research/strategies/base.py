@@ -37,7 +37,7 @@ class Strategy(ABC):
 
     @abstractmethod
     def run(self, question: str) -> StrategyOutcome:
-        """Research ``question`` and return a cited answer built from the registry."""
+        """Research ``question`` and return a cited answer built from the source numbering."""
 
     @abstractmethod
     def plan(self) -> Plan:

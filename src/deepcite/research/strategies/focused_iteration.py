@@ -4,7 +4,7 @@ A fact question ("Which flag makes argparse accept a variable number of values?"
 answered by one good passage, not by a broad survey. So each iteration shows the model
 only the few best passages found so far and asks for sharper queries; the loop stops as
 soon as an iteration finds nothing new (saturation), which keeps easy questions cheap.
-The answer is one or two sentences citing the registry, followed by the quoted evidence
+The answer is one or two sentences citing the source numbering, followed by the quoted evidence
 so the reader can check the fact at a glance.
 """
 

@@ -1,10 +1,10 @@
-"""The default strategy: iterate searches, then write one answer citing the registry.
+"""The default strategy: iterate searches, then write one answer citing the source numbering.
 
 Iteration 1 searches the question verbatim (unless it is too long to be a good query)
 plus generated sub-queries; later iterations ask for follow-ups built from the most
 recent results of *all* earlier iterations, so one empty iteration does not starve the
 next. Searches of an iteration run concurrently. At the end the best passages (kept by
-the relevance filter when it is on) enter the registry and the configured citation
+the relevance filter when it is on) enter the source numbering and the configured citation
 handler writes the answer citing their numbers: standard a cited paragraph or two,
 precision a short confirmed fact, forced a definite (labelled) guess.
 """

@@ -7,7 +7,7 @@ the model first groups the registered sources into a few topics (one short JSON 
 then writes one section per topic seeing only that topic's sources, which keeps each
 prompt small enough for small models and each citation close to its passage. Every
 section is written by the standard handler in the citation step, so every marker
-resolves to the registry. Model calls stay bounded: the search calls, one grouping
+resolves to the source numbering. Model calls stay bounded: the search calls, one grouping
 call, at most five sections, each within the run's budget (when only one call is
 left, one answer over all sources is written instead).
 

@@ -3,18 +3,18 @@
 1. **Research** the question once with the run's strategy; its answer becomes the
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
-   purpose each (:mod:`deepcite.report.outline` parses it leniently, drops sections
+   purpose each (:mod:`deepcite.research.outline` parses it leniently, drops sections
    about sources or methodology, and falls back to a default structure with a
    warning). ``outline_review`` lets the user edit or approve it first.
 3. **Sections**: every part gets its own research run on the *same* Researcher, so the
-   one SourceRegistry numbers the whole report - sources keep their numbers, new ones
+   one SourceNumbering numbers the whole report - sources keep their numbers, new ones
    continue the count. The writer sees the most recent parts already written (at most
    ``report.max_context_sections`` parts and ``report.max_context_chars`` characters,
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
    found nothing says so in one line instead of inventing. Each part's answer is
    verified like a quick answer (the citation step does it for every run).
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
-   the body: it is rendered from the registry on output (``to_markdown``), in the store
+   the body: it is rendered from the source numbering on output (``to_markdown``), in the store
    and in every export, so body and block always read the same numbers.
 
 The report's budget (``research.max_*``) holds for the whole report: every run counts
@@ -328,7 +328,7 @@ class DetailedReport:
         errors = [r.error for r in results if r.error]
         return ResearchResult(
             question=question, answer=body, strategy=summary.strategy,
-            handler=summary.handler, sources=researcher.registry.sources(),
+            handler=summary.handler, sources=researcher.numbering.sources(),
             questions_by_iteration=summary.questions_by_iteration,
             findings=tally.findings, metrics=metrics, warnings=tally.warnings,
             cancelled=cancelled,

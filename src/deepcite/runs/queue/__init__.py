@@ -15,6 +15,6 @@ every worker and web process) re-queues the run once (``queue.max_attempts``) or
 it interrupted.
 """
 
-from deepcite.distributed.connection import events_channel, redis_connection
+from deepcite.runs.queue.connection import events_channel, redis_connection
 
 __all__ = ["events_channel", "redis_connection"]

@@ -1,6 +1,6 @@
-"""The SourceRegistry: the only place citation numbers are given.
+"""The SourceNumbering: the only place citation numbers are given.
 
-A result gets its number when it first enters the registry and keeps it for the whole
+A result gets its number when it first enters the source numbering and keeps it for the whole
 run, across iterations and report sections. Adding the same passage again (same
 canonical URL and same text) returns the existing source instead of a new number, so
 a number is never reused and never duplicated.
@@ -21,7 +21,7 @@ from deepcite.security.terminal import one_line
 from deepcite.types import SearchResult, Source
 
 
-class SourceRegistry:
+class SourceNumbering:
     """Numbers sources 1, 2, 3 ... in the order they are added; thread-safe."""
 
     def __init__(self) -> None:
@@ -57,7 +57,7 @@ class SourceRegistry:
         """Take back sources numbered in an earlier session (a stored run a follow-up
         builds on), keeping their numbers; new sources then continue after the highest.
 
-        Numbers must rise above the registry's own, or two sources would share one - a
+        Numbers must rise above the source numbering's own, or two sources would share one - a
         ``ValueError``, since only stored runs, which a registry numbered, are restored.
         A stored run may lack numbers (sources registered but never used), so gaps are
         allowed; no later source takes a number inside one.

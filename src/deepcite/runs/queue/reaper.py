@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from redis.exceptions import RedisError
 
 from deepcite.config import Settings
-from deepcite.distributed.connection import events_channel, unreachable
 from deepcite.errors import DeepciteError, QueueError
+from deepcite.runs.queue.connection import events_channel, unreachable
 from deepcite.store import HistoryStore
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: The job function workers run (imported by RQ from its dotted name).
-JOB_FUNCTION = "deepcite.distributed.worker.run_queued"
+JOB_FUNCTION = "deepcite.runs.queue.worker.run_queued"
 
 
 def enqueue_run(client: Redis, settings: Settings, run_id: str, *, attempt: int) -> None:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from redis.exceptions import RedisError
 
 from deepcite.config import Settings
-from deepcite.distributed.connection import EVENTS_PREFIX, events_channel, redis_connection
-from deepcite.distributed.reaper import Reaper, enqueue_run
 from deepcite.errors import DeepciteError, QueueError, StoreError
 from deepcite.runs import EventBatch, RunInfo, RunRequest, checked_settings
 from deepcite.runs.parents import checked_parent
+from deepcite.runs.queue.connection import EVENTS_PREFIX, events_channel, redis_connection
+from deepcite.runs.queue.reaper import Reaper, enqueue_run
 from deepcite.store import ENDED, HistoryStore, RunStateInfo
 
 if TYPE_CHECKING:

@@ -28,12 +28,12 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from deepcite.config import Settings, load_settings
-from deepcite.distributed.connection import events_channel, redis_connection
-from deepcite.distributed.reaper import Reaper
 from deepcite.errors import DeepciteError, QueueError, StoreError, error_line
 from deepcite.materials import summary_cache_for
 from deepcite.runs import CancelScope, RunRequest, execute
 from deepcite.runs.parents import parent_run
+from deepcite.runs.queue.connection import events_channel, redis_connection
+from deepcite.runs.queue.reaper import Reaper
 from deepcite.store import HistoryStore
 from deepcite.store.snapshot import restore_settings
 from deepcite.types import Event
