@@ -96,6 +96,11 @@ class SearchSettings(_Section):
     concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
 
 
+#: The API key settings of the built-in engines (``engines.<name>``).
+EngineKey = Literal["tavily_api_key", "perplexity_api_key", "brave_api_key",
+                    "semantic_scholar_api_key", "pubmed_api_key", "elasticsearch_api_key"]
+
+
 class EngineSettings(_Section):
     """Options of the built-in search engines; keys also come from their usual env vars."""
 
@@ -136,6 +141,20 @@ class EngineSettings(_Section):
     def _engine_spelling(cls, value: dict[str, Any]) -> dict[str, Any]:
         """Engine names as the registry spells them (``semantic_scholar`` still works)."""
         return {kebab_case(name): item for name, item in value.items()}
+
+    def api_key(self, name: EngineKey) -> SecretStr | None:
+        """The API key setting ``name`` (``engines.<name>``), typed rather than looked up
+        by attribute name, so a built-in engine naming a setting that does not exist is a
+        type error; a plugin's own key lives in ``engines.plugins`` (``None`` here)."""
+        keys: dict[EngineKey, SecretStr | None] = {
+            "tavily_api_key": self.tavily_api_key,
+            "perplexity_api_key": self.perplexity_api_key,
+            "brave_api_key": self.brave_api_key,
+            "semantic_scholar_api_key": self.semantic_scholar_api_key,
+            "pubmed_api_key": self.pubmed_api_key,
+            "elasticsearch_api_key": self.elasticsearch_api_key,
+        }
+        return keys.get(name)
 
 
 class CitationSettings(_Section):

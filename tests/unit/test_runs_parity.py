@@ -11,6 +11,7 @@ and the MCP protocol are real.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -204,3 +205,26 @@ def test_the_python_api_reruns_a_stored_run_and_compares(
     assert not comparison.sources_gained and not comparison.sources_lost
     assert [(k.a_number, k.b_number) for k in comparison.sources_kept] == \
         [(s.number, s.number) for s in original.result.sources]
+
+
+def test_the_report_page_follows_up_on_its_run(settings: Settings, web: TestClient) -> None:
+    first_id = _rest(web, QUESTION)
+    page = web.get(f"/reports/{first_id}").text
+    form = re.search(r'<form class="card follow-up".*?</form>', page, re.S)
+    assert form, "a completed quick answer offers a follow-up"
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"',
+                             form.group(0)))
+    assert fields["parent_id"] == first_id and fields["collections"] == "notes"
+    posted = web.post("/", data={**fields, "question": FOLLOW_UP}, follow_redirects=False)
+    assert posted.status_code == 303, posted.text
+    run_id = posted.headers["location"].rsplit("/", 1)[-1]
+    deadline = time.monotonic() + 30
+    while web.get(f"/api/v1/research/{run_id}").json()["state"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    with HistoryStore.open(settings) as store:
+        follow_up = store.get(run_id)
+        first = store.get(first_id)
+    assert follow_up.parent_id == first_id
+    kept = {(s.number, s.url) for s in first.result.sources}
+    assert kept <= {(s.number, s.url) for s in follow_up.result.sources}

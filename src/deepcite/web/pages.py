@@ -213,6 +213,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
         return render(request, session, "report.html",
                       title=result.title or result.question, run=stored, result=result,
                       body=report_body(result, stored.settings, state.settings),
+                      follow_up_collections=_snapshot_collections(stored.settings),
                       evidence=evidence(result), exports=usable_exports(),
                       export_base=f"/api/v1/research/{_quote(stored.id)}/export/")
 
@@ -385,3 +386,10 @@ def _quote(text: str) -> str:
     from urllib.parse import quote
 
     return quote(text, safe="/")
+
+
+def _snapshot_collections(snapshot: dict[str, Any]) -> list[str]:
+    """The collections a stored run searched (a follow-up searches them again)."""
+    search = snapshot.get("search")
+    names = search.get("collections") if isinstance(search, dict) else None
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []

@@ -250,6 +250,7 @@ def request_of(form: FormData) -> tuple[RunRequest | None, list[str]]:
         "model": _text(form, "model"),
         "iterations": iterations,
         "materials": materials,
+        "parent_id": _text(form, "parent_id"),
     }
     try:
         request = RunRequest.model_validate(fields)

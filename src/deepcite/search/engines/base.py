@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from typing import ClassVar
 
-from pydantic import SecretStr
-
 from deepcite.config import Settings
+from deepcite.config_sections import EngineKey
 from deepcite.errors import ConfigError, EgressDenied
 from deepcite.search.base import EngineBase, EngineClass
 from deepcite.search.filters import SearchFilters, apply_filters
@@ -32,7 +31,7 @@ class WebEngine(EngineBase):
     #: Requests per second unless ``engines.rate_per_second`` says otherwise.
     default_rate: ClassVar[float | None] = None
     #: EngineSettings field holding the API key, and its usual environment variables.
-    key_setting: ClassVar[str | None] = None
+    key_setting: ClassVar[EngineKey | None] = None
     key_env: ClassVar[tuple[str, ...]] = ()
     #: Whether the key is required (Semantic Scholar and PubMed work without one).
     key_required: ClassVar[bool] = True
@@ -63,8 +62,8 @@ class WebEngine(EngineBase):
     def api_key(cls, settings: Settings) -> str | None:
         """The key from settings, else from the first of the engine's env vars set."""
         if cls.key_setting:
-            value = getattr(settings.engines, cls.key_setting, None)
-            if isinstance(value, SecretStr) and value.get_secret_value():
+            value = settings.engines.api_key(cls.key_setting)
+            if value is not None and value.get_secret_value():
                 return value.get_secret_value()
         for var in cls.key_env:
             if os.environ.get(var):

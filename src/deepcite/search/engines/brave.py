@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, ClassVar
 
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.filters import site_query
@@ -30,7 +31,7 @@ class BraveEngine(WebEngine):
     description: ClassVar[str] = "Brave Search API (independent index)"
     needs: ClassVar[str] = "API key"
     default_rate: ClassVar[float | None] = 1.0
-    key_setting: ClassVar[str | None] = "brave_api_key"
+    key_setting: ClassVar[EngineKey | None] = "brave_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY")
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from deepcite.config import Settings
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.results import clean_text, keep, make_result
@@ -36,7 +37,7 @@ class ElasticsearchEngine(WebEngine):
     description: ClassVar[str] = "your Elasticsearch/OpenSearch index"
     needs: ClassVar[str] = "cluster URL"
     offline_capable: ClassVar[bool] = True
-    key_setting: ClassVar[str | None] = "elasticsearch_api_key"
+    key_setting: ClassVar[EngineKey | None] = "elasticsearch_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("ELASTICSEARCH_API_KEY",)
     key_required: ClassVar[bool] = False
 

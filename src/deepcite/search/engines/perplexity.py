@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.results import keep, make_result
@@ -39,7 +40,7 @@ class PerplexityEngine(WebEngine):
     name: ClassVar[str] = "perplexity"
     description: ClassVar[str] = "Perplexity Sonar answers with their cited links"
     needs: ClassVar[str] = "API key"
-    key_setting: ClassVar[str | None] = "perplexity_api_key"
+    key_setting: ClassVar[EngineKey | None] = "perplexity_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("PERPLEXITY_API_KEY",)
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, ClassVar
 
 from deepcite.config import Settings
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.engines.parsing import bare_doi, parse_xml
@@ -35,7 +36,7 @@ class PubMedEngine(WebEngine):
     description: ClassVar[str] = "PubMed biomedical literature (NCBI)"
     needs: ClassVar[str] = "nothing (optional API key)"
     default_rate: ClassVar[float | None] = 3.0
-    key_setting: ClassVar[str | None] = "pubmed_api_key"
+    key_setting: ClassVar[EngineKey | None] = "pubmed_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("NCBI_API_KEY",)
     key_required: ClassVar[bool] = False
 

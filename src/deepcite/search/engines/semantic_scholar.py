@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.engines.parsing import bare_doi
@@ -31,7 +32,7 @@ class SemanticScholarEngine(WebEngine):
     description: ClassVar[str] = "Semantic Scholar papers, all fields, with TLDRs"
     needs: ClassVar[str] = "optional API key"
     default_rate: ClassVar[float | None] = 1.0
-    key_setting: ClassVar[str | None] = "semantic_scholar_api_key"
+    key_setting: ClassVar[EngineKey | None] = "semantic_scholar_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("SEMANTIC_SCHOLAR_API_KEY", "S2_API_KEY")
     key_required: ClassVar[bool] = False
 

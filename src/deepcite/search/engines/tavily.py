@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from deepcite.config_sections import EngineKey
 from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.results import keep, make_result
@@ -26,7 +27,7 @@ class TavilyEngine(WebEngine):
     name: ClassVar[str] = "tavily"
     description: ClassVar[str] = "Tavily search API (returns page text)"
     needs: ClassVar[str] = "API key"
-    key_setting: ClassVar[str | None] = "tavily_api_key"
+    key_setting: ClassVar[EngineKey | None] = "tavily_api_key"
     key_env: ClassVar[tuple[str, ...]] = ("TAVILY_API_KEY",)
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
