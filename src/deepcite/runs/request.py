@@ -42,8 +42,8 @@ from deepcite.runs.checks import (
 )
 from deepcite.types import ReportMode
 
-__all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "AnswerMode", "RunBudget",
-           "RunRequest"]
+__all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",
+           "RunBudget", "RunRequest", "per_run_setting"]
 
 
 def _collection_name(name: str) -> str:
@@ -71,6 +71,21 @@ MAX_MATERIAL_PAGES = 20_000
 
 AnswerMode = Literal["auto", "abstractive", "grounded"]
 
+#: What a request may set besides its named fields: whole sections that shape the
+#: research and its writing (``research.``, ``report.``, ``citations.``) and the search
+#: filters. Never where data is kept, the model's server, the egress policy, the engines'
+#: keys or URLs: a request from the web must not redirect the server.
+PER_RUN_SETTINGS = frozenset({
+    "research.*", "report.*", "citations.*", "search.since", "search.until",
+    "search.include_domains", "search.exclude_domains", "search.fetch_full_text",
+    "search.max_results"})
+
+
+def per_run_setting(key: str) -> bool:
+    """Whether dotted setting ``key`` may be chosen by a request."""
+    section = key.split(".", 1)[0]
+    return key in PER_RUN_SETTINGS or (f"{section}.*" in PER_RUN_SETTINGS and "." in key)
+
 
 class RunBudget(BaseModel):
     """Limits of one run (``research.max_*``); ``None`` keeps the configured limit."""
@@ -94,8 +109,8 @@ class RunRequest(BaseModel):
     ``materials`` are the user's own documents (cited like any source); ``parent_id``
     makes the run a follow-up of a stored run (a quick answer that builds on it);
     ``review_outline`` asks the front end to approve the outline of a detailed report
-    before the parts are written; ``budget``, ``answer_mode`` and the named fields
-    override the settings for this run only (see :func:`deepcite.runs.settings.
+    before the parts are written; ``budget``, ``answer_mode``, ``settings`` and the
+    named fields override the settings for this run only (see :func:`deepcite.runs.settings.
     settings_for_run`).
     """
 
@@ -124,6 +139,20 @@ class RunRequest(BaseModel):
     review_outline: bool = False
     budget: RunBudget | None = None
     answer_mode: AnswerMode | None = None
+    #: Other settings for this run only, by dotted key (``{"search.since": "2024-01-01",
+    #: "report.max_sections": 3}``); only :data:`PER_RUN_SETTINGS` may be given.
+    settings: dict[str, Any] = Field(default_factory=dict, max_length=64)
+
+    @field_validator("settings")
+    @classmethod
+    def _per_run(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key in value:
+            if not per_run_setting(key):
+                raise ValueError(
+                    f"settings: {key!r} cannot be chosen per run - per-run settings are "
+                    f"{', '.join(sorted(PER_RUN_SETTINGS))}; the others are the "
+                    "operator's (deepcite.toml, DEEPCITE_* variables)")
+        return value
 
     @field_validator("question")
     @classmethod

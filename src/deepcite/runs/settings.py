@@ -29,7 +29,10 @@ __all__ = ["checked_settings", "settings_for_run"]
 def _changes(request: RunRequest) -> dict[str, dict[str, Any]]:
     """What ``request`` changes, section by section (``research.iterations`` ...)."""
     changes: dict[str, dict[str, Any]] = {"search": {}, "research": {}, "llm": {},
-                                          "citations": {}}
+                                          "citations": {}, "report": {}}
+    for key, value in request.settings.items():  # first: the named fields win
+        section, _, name = key.partition(".")
+        changes[section][name] = value
     if request.engines:
         changes["search"]["engines"] = tuple(request.engines)
     if request.collections:
@@ -51,6 +54,12 @@ def _changes(request: RunRequest) -> dict[str, dict[str, Any]]:
     return changes
 
 
+#: Request fields named after the setting they change, by setting name and section.
+_NAMED = {"engines": "search", "collections": "search", "strategy": "research",
+          "iterations": "research", "provider": "llm", "model": "llm",
+          "handler": "citations", "answer_mode": "citations"}
+
+
 def settings_for_run(base: Settings, request: RunRequest) -> Settings:
     """``base`` with ``request``'s choices, validated section by section, so a bad value
     is a one-line :class:`RequestError` naming the request field (422 over the API) at
@@ -66,8 +75,9 @@ def settings_for_run(base: Settings, request: RunRequest) -> Settings:
             problem = error.errors()[0]
             where = ".".join([name, *(str(part) for part in problem["loc"])])
             key = str(problem["loc"][0]) if problem["loc"] else ""
-            raise RequestError(key if key in values else name,
-                               f"{where}: {problem['msg']}") from None
+            field = (key if key in _NAMED and _NAMED[key] == name else
+                     "settings" if f"{name}.{key}" in request.settings else name)
+            raise RequestError(field, f"{where}: {problem['msg']}") from None
     return base.model_copy(update=update) if update else base
 
 
