@@ -21,7 +21,7 @@ from typing import Any
 
 from deepcite.config import Settings, load_settings
 from deepcite.errors import InputError
-from deepcite.materials import SummaryCache, UserMaterial, summary_cache_for
+from deepcite.materials import SummaryCache, UserMaterial
 from deepcite.research import Researcher
 from deepcite.runs import build
 from deepcite.runs.execute import execute, run_recorded
@@ -73,8 +73,7 @@ def quick_summary(
         raise InputError(f"{where}: follow_up must be an earlier ResearchResult "
                          f"(e.g. HistoryStore.get(id).result), not {build.kind(follow_up)}")
     settings = load_settings(overrides)
-    return execute(request, settings, sink, parent=follow_up,
-                   cache=_cache(material_cache, settings))
+    return execute(request, settings, sink, parent=follow_up, cache=material_cache)
 
 
 def detailed_report(
@@ -102,8 +101,7 @@ def detailed_report(
                        review=outline_review is not None)
     sink = _sink(on_event, where)
     settings = load_settings(overrides)
-    return execute(request, settings, sink, reviewer=outline_review,
-                   cache=_cache(material_cache, settings))
+    return execute(request, settings, sink, reviewer=outline_review, cache=material_cache)
 
 
 def rerun(ref: str, *, on_event: Callable[[Event], None] | None = None) -> ResearchResult:
@@ -121,8 +119,7 @@ def rerun(ref: str, *, on_event: Callable[[Event], None] | None = None) -> Resea
                   if plan.request.parent_id else None)
         recorder = Recorder.begin(plan.settings, plan.request, store=store)
         try:
-            result = run_recorded(plan.request, plan.settings, recorder, sink, parent=parent,
-                                  cache=summary_cache_for(plan.settings))
+            result = run_recorded(plan.request, plan.settings, recorder, sink, parent=parent)
         finally:
             recorder.close()
     return result.with_warnings([("other", note) for note in plan.notes])
@@ -147,8 +144,3 @@ def _sink(on_event: Callable[[Event], None] | None, where: str) -> RunSink | Non
         raise InputError(f"{where}: on_event must be a function taking an event, or None, "
                          f"not {build.kind(on_event)}")
     return CallbackSink(on_event) if on_event is not None else None
-
-
-def _cache(given: SummaryCache | None, settings: Settings) -> SummaryCache:
-    """The caller's cache, else the one on disk every front end shares."""
-    return given if given is not None else summary_cache_for(settings)

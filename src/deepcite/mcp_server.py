@@ -43,7 +43,6 @@ from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
 from deepcite.export.markdown import to_json_dict, to_markdown
-from deepcite.materials import summary_cache_for
 from deepcite.runs import (
     CallbackSink,
     CancelScope,
@@ -229,7 +228,7 @@ async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
     def research() -> ResearchResult:
         try:
             return run_recorded(request, settings, recorder, CallbackSink(on_event), scope,
-                                parent=parent, cache=summary_cache_for(settings))
+                                parent=parent)
         finally:
             recorder.close()
 

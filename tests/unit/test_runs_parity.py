@@ -228,3 +228,48 @@ def test_the_report_page_follows_up_on_its_run(settings: Settings, web: TestClie
     assert follow_up.parent_id == first_id
     kept = {(s.number, s.url) for s in first.result.sources}
     assert kept <= {(s.number, s.url) for s in follow_up.result.sources}
+
+
+def test_a_long_material_is_summarised_once_for_every_front_end(
+        settings: Settings, tmp_path: Path, web: TestClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary cache is on disk: a material summarised for a CLI run is not
+    summarised again for the same material handed in over REST or MCP."""
+    models: list[Any] = []
+
+    def counted(settings: Settings) -> Any:
+        model = scripted_model()
+        model.script["material_summary"] = ["The review keeps a one hour cache expiry."]
+        model.script["material_reduce"] = ["The review keeps a one hour cache expiry."]
+        models.append(model)
+        return model
+
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", counted)
+    long_text = " ".join(f"Finding {i}: the one hour cache expiry held up." for i in range(3000))
+    material = {"url": "https://example.org/long-review", "content": long_text}
+    listing = tmp_path / "long.json"
+    listing.write_text(json.dumps([material]), encoding="utf-8")
+    done = runner.invoke(app, ["ask", QUESTION, "-c", "notes", "-q", "--materials",
+                               str(listing)])
+    assert done.exit_code == 0, done.output
+    first_calls = sum(m.purposes().count("material_summary") for m in models)
+    assert first_calls >= 1
+    reply = web.post("/api/v1/research", json={"question": QUESTION, "collections": ["notes"],
+                                               "materials": [material]})
+    assert reply.status_code == 202, reply.text
+    run_id = reply.json()["id"]
+    deadline = time.monotonic() + 30
+    while web.get(f"/api/v1/research/{run_id}").json()["state"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    _mcp(QUESTION, materials=False)
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(build_server()) as client:
+            seen["reply"] = await client.call_tool("quick_research", {
+                "question": QUESTION, "collections": ["notes"], "materials": [material]})
+
+    anyio.run(main)
+    assert not seen["reply"].is_error
+    assert sum(m.purposes().count("material_summary") for m in models) == first_calls

@@ -24,7 +24,6 @@ from deepcite.cli.progress import RunProgress
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
 from deepcite.export import ExportOptions, ExportResult, export_report, exporter_status
-from deepcite.materials import summary_cache_for
 from deepcite.research.outline import outline_text, parse_outline
 from deepcite.research.threads import Worker
 from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
@@ -202,8 +201,7 @@ def run_with_progress(request: RunRequest, settings: Settings, *, parent: Resear
             reviewer = outline_reviewer(progress) if request.review_outline else None
             result = run_interruptibly(
                 lambda: run_recorded(request, settings, recorder, CallbackSink(progress),
-                                     scope, parent=parent, reviewer=reviewer,
-                                     cache=summary_cache_for(settings)),
+                                     scope, parent=parent, reviewer=reviewer),
                 scope.cancel, progress)
     finally:
         recorder.close()

@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from deepcite.config import Settings
-from deepcite.materials import SummaryCache
+from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
 from deepcite.research.detailed import DetailedReport, cut_at_sentence
@@ -44,7 +44,8 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
     settings.settings_for_run`) and return the result.
 
     ``parent`` is the stored result ``request.parent_id`` names (the caller reads it,
-    from its store); ``cache`` keeps material summaries between runs; ``reviewer``
+    from its store); ``cache`` keeps material summaries between runs (by default the
+    one on disk every front end and process of this machine shares); ``reviewer``
     answers ``request.review_outline``. Raises :class:`~deepcite.errors.DeepciteError`
     subclasses for what stops a run before it starts (a missing collection, a model
     server the egress policy refuses).
@@ -56,6 +57,8 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
         review = reviewer if request.review_outline else None
         builder = DetailedReport(researcher, outline_review=review)
         scope.bind(builder.cancel if request.mode == "detailed" else researcher.cancel)
+        if given and cache is None:
+            cache = summary_cache_for(settings)
         analysed = (analyse_materials(researcher, request.question, given, cache=cache)
                     if given else None)
         if request.mode == "detailed":

@@ -29,7 +29,6 @@ from redis.exceptions import RedisError
 
 from deepcite.config import Settings, load_settings
 from deepcite.errors import DeepciteError, QueueError, StoreError, error_line
-from deepcite.materials import summary_cache_for
 from deepcite.runs import CancelScope, RunRequest, execute
 from deepcite.runs.parents import parent_run
 from deepcite.runs.queue.connection import events_channel, redis_connection
@@ -142,8 +141,7 @@ def run_queued(run_id: str) -> str:
         request = RunRequest.model_validate(claimed.request)
         parent = (parent_run(context.store, request.parent_id).result
                   if request.parent_id else None)
-        result = execute(request, settings, holder, holder.scope, parent=parent,
-                         cache=summary_cache_for(settings))
+        result = execute(request, settings, holder, holder.scope, parent=parent)
     except Exception as exc:  # any failure ends the run as failed, never the worker
         holder.stopped.set()
         holder.flush()
