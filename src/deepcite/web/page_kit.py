@@ -1,0 +1,117 @@
+"""What every page route shares: the state, sessions, templates and helpers.
+
+The pages are split by area (research and runs, reports, history, collections,
+settings, login), one module each, every one a function ``routes(kit)`` returning its
+router; :func:`deepcite.web.pages.pages_router` includes them all. A :class:`PageKit`
+is what they share, so an area's routes are written the same way wherever they live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import anyio.to_thread
+from fastapi import HTTPException, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.datastructures import FormData
+
+from deepcite.store import HistoryStore
+from deepcite.web.contracts import WebState
+from deepcite.web.login_throttle import LoginThrottle
+from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
+from deepcite.web.pages_views import IndexJobs
+
+PACKAGE_DIR = Path(__file__).parent
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+#: The stylesheet and scripts; :func:`deepcite.web.pages.mount_static` serves them.
+STATIC_DIR = PACKAGE_DIR / "static"
+STATIC_PATH = "/static"
+#: Largest form field other than a file (pasted material text), in bytes.
+MAX_FIELD_BYTES = 5 * 1024 * 1024
+
+
+def environment() -> Environment:
+    """The pages' Jinja2 environment: autoescape on for every template."""
+    return Environment(loader=FileSystemLoader(TEMPLATES_DIR),
+                       autoescape=select_autoescape(default=True, default_for_string=True),
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+class PageKit:
+    """The state, sessions and templates of one app's pages, and the helpers every
+    route uses: who is asking (:meth:`session_for`), a posted form with its CSRF check
+    (:meth:`posted`), rendering (:meth:`render`), the history store (:meth:`store`)."""
+
+    def __init__(self, state: WebState, sessions: Sessions, throttle: LoginThrottle) -> None:
+        self.state = state
+        self.sessions = sessions
+        self.throttle = throttle
+        self.templates = environment()
+        self.jobs = IndexJobs()
+        self._exports: list[str] = []
+
+    def session_for(self, request: Request) -> Session:
+        """The asking session; a redirect to the login page when it may not see pages."""
+        session = self.sessions.load(request)
+        if not self.sessions.allowed(session):
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            raise HTTPException(status_code=303, detail="Log in first",
+                                headers={"Location": f"/login?next={quote_path(target)}"})
+        return session
+
+    def render(self, request: Request, session: Session, name: str, status: int = 200,
+               **context: Any) -> HTMLResponse:
+        """Template ``name`` with ``context`` and what every page needs (CSRF, login)."""
+        state = self.state
+        context.update(csrf_field=CSRF_FIELD, csrf_token=self.sessions.csrf_token(session),
+                       logged_in=state.token is not None and session.authed,
+                       static=STATIC_PATH, path=request.url.path)
+        response = HTMLResponse(self.templates.get_template(name).render(context),
+                                status_code=status)
+        response.headers["Cache-Control"] = "no-store"
+        self.sessions.store(response, session, request)
+        return response
+
+    async def posted(self, request: Request) -> tuple[FormData, Session]:
+        """The posted form and its session, once the CSRF token and login are checked."""
+        form = await request.form(max_part_size=MAX_FIELD_BYTES)
+        # a thread: a logged-in session is checked against the history store
+        session = await anyio.to_thread.run_sync(self.sessions.check_csrf, request,
+                                                 form.get(CSRF_FIELD))
+        if not self.sessions.allowed(session):
+            raise HTTPException(status_code=303, detail="Log in first",
+                                headers={"Location": "/login"})
+        return form, session
+
+    def store(self) -> contextlib.AbstractContextManager[HistoryStore]:
+        """The executor's store, the one runs are recorded in (left open: it is the
+        executor's to close)."""
+        return contextlib.nullcontext(self.state.executor.store)
+
+    def not_found(self, request: Request, session: Session, what: str) -> HTMLResponse:
+        """The 404 page saying ``what`` was not found."""
+        return self.render(request, session, "error.html", 404, title="Not found",
+                           message=what)
+
+    def usable_exports(self) -> list[str]:
+        """The export formats usable on this server (looked up once)."""
+        if not self._exports:
+            from deepcite.export import exporter_statuses
+
+            self._exports.extend(s.name for s in exporter_statuses() if s.usable)
+        return self._exports
+
+
+def first_line(error: BaseException) -> str:
+    """An error as the one line a page shows."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def quote_path(text: str) -> str:
+    """``text`` quoted for a URL path (slashes kept)."""
+    return quote(text, safe="/")

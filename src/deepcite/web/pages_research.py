@@ -1,0 +1,103 @@
+"""New research and the run it starts: the form, submitting it, the live run page, cancelling."""
+
+from __future__ import annotations
+
+import contextlib
+
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from deepcite.errors import ConfigError, InputError, RequestError, UnknownRunError
+from deepcite.store import ACTIVE
+from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, first_line, quote_path
+from deepcite.web.pages_auth import Session
+from deepcite.web.pages_forms import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_FILES,
+    UPLOAD_SUFFIXES,
+    form_choices,
+    run_request,
+)
+from deepcite.web.pages_progress import progress_of
+
+
+def routes(kit: PageKit) -> APIRouter:
+    """The routes of this area of the pages."""
+    router = APIRouter(include_in_schema=False)
+
+    def research_form(request: Request, session: Session, status: int = 200,
+                      problems: list[str] | None = None,
+                      values: FormData | None = None) -> HTMLResponse:
+        return kit.render(request, session, "index.html", status, title="New research",
+                      choices=form_choices(kit.state.settings), problems=problems or [],
+                      values=values or {}, settings=kit.state.settings,
+                      max_upload_mb=MAX_UPLOAD_BYTES // (1024 * 1024),
+                      accept=",".join(UPLOAD_SUFFIXES))
+
+    @router.get("/", response_class=HTMLResponse)
+    def index(request: Request) -> Response:
+        return research_form(request, kit.session_for(request))
+
+    @router.post("/")
+    async def submit(request: Request) -> Response:
+        # Parsed here first, with the file cap, so the parser never spools more files
+        # than a run can take; kit.posted() below then reads the same, cached form.
+        try:
+            await request.form(max_files=MAX_UPLOAD_FILES, max_part_size=MAX_FIELD_BYTES)
+        except StarletteHTTPException as exc:
+            if exc.status_code != 400:
+                raise
+            problem = (f"Too many files: at most {MAX_UPLOAD_FILES} can be uploaded at once"
+                       " - leave some out" if "files" in str(exc.detail).lower()
+                       else f"The form was refused ({exc.detail}) - shorten it and retry")
+            refused = await anyio.to_thread.run_sync(kit.session_for, request)
+            return await anyio.to_thread.run_sync(research_form, request, refused, 400,
+                                                  [problem])
+        form, session = await kit.posted(request)
+        run, problems = await run_request(form)  # parses the uploads in a worker thread
+        if run is None:
+            return await anyio.to_thread.run_sync(research_form, request, session, 400,
+                                                  problems, form)
+        try:
+            run_id = await anyio.to_thread.run_sync(kit.state.executor.submit, run)
+        except (InputError, ConfigError) as exc:
+            # the executor's submit checks (unknown collection, strategy the model cannot
+            # run, bad materials...) are the form's problems, shown on the form
+            problem = first_line(exc)
+            if isinstance(exc, RequestError):
+                problem = f"{exc.field}: {problem}"
+            return await anyio.to_thread.run_sync(research_form, request, session, 400,
+                                                  [problem], form)
+        return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
+
+    # ------------------------------------------------------------------ runs
+
+    @router.get("/runs/{run_id}", response_class=HTMLResponse)
+    def run_page(request: Request, run_id: str) -> Response:
+        session = kit.session_for(request)
+        try:
+            info = kit.state.executor.status(run_id)
+        except UnknownRunError:
+            return RedirectResponse(f"/reports/{quote_path(run_id)}", status_code=303)
+        if info.state == "completed":
+            return RedirectResponse(f"/reports/{quote_path(info.id)}", status_code=303)
+        batch = kit.state.executor.events(info.id, 0, 0.0)
+        return kit.render(request, session, "run.html", title="Research run", run=info,
+                      active=info.state in ACTIVE,
+                      progress=progress_of(event for _, event in batch.events),
+                      events_url=f"/api/v1/research/{quote_path(info.id)}/events")
+
+    @router.post("/runs/{run_id}/cancel")
+    async def cancel(request: Request, run_id: str) -> Response:
+        await kit.posted(request)
+        await anyio.to_thread.run_sync(cancel_run, run_id)
+        return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
+
+    def cancel_run(run_id: str) -> None:
+        with contextlib.suppress(UnknownRunError):
+            kit.state.executor.cancel(run_id)
+
+    return router
