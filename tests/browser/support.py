@@ -1,0 +1,53 @@
+"""What the browser tests share: the served app, Chromium, and how a user drives them.
+
+The fixtures (``server``, ``browser``, ``page``) are in ``conftest.py``; this module has
+the constants and the steps several test files take.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DEEPCITE = str(Path(sys.executable).parent / "deepcite")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+QUESTION = "How do I parse command line arguments?"
+XSS_TITLE = "<img src=x onerror=alert(1)> Cache notes"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def unavailable(reason: str) -> None:
+    """Skip outside CI, fail in CI: the browser tests never silently stop running."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI runs the browser tests; `make system-deps` installs it)")
+    pytest.skip(reason)
+
+
+def server_env(data_dir: Path) -> dict[str, str]:
+    """The environment of a served app: its own data folder, the bundled model."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCITE_")}
+    env.update(DEEPCITE_DATA_DIR=str(data_dir), DEEPCITE_LLM_PROVIDER="local",
+               OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1")
+    return env
+
+
+def research(page: Any, base: str, question: str, collection: str) -> str:
+    """Submit the form; returns the run page's URL."""
+    page.goto(base + "/")
+    page.fill("textarea[name=question]", question)
+    page.click("summary:has-text('Sources and model')")  # a folded part of the form
+    page.check(f"input[name=collections][value={collection}]")
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/(runs|reports)/[0-9a-f]{32}"), timeout=30_000)
+    return str(page.url)
+
+
