@@ -181,7 +181,7 @@ class _Progress:
 def _request(fields: Mapping[str, Any]) -> RunRequest:
     """The run request of a tool call; a bad argument is one line naming it."""
     given = {key: value for key, value in fields.items() if value not in (None, [])}
-    return RunRequest.parse(**given)
+    return RunRequest.parse(**given, origin="mcp")
 
 
 def _prepare(request: RunRequest

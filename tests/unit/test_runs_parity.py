@@ -273,3 +273,17 @@ def test_a_long_material_is_summarised_once_for_every_front_end(
     anyio.run(main)
     assert not seen["reply"].is_error
     assert sum(m.purposes().count("material_summary") for m in models) == first_calls
+
+
+def test_each_run_says_which_front_end_asked_for_it(
+        settings: Settings, tmp_path: Path, web: TestClient) -> None:
+    cli = _cli(settings, tmp_path, QUESTION)
+    reply = web.post("/api/v1/research", json={"question": QUESTION, "collections": ["notes"],
+                                               "origin": "cli"})  # a client cannot say
+    rest = reply.json()["id"]
+    _rest(web, QUESTION)  # waits for the runs before it too (one worker)
+    mcp = _mcp(QUESTION)
+    with HistoryStore.open(settings) as store:
+        origins = {name: (store.get(run_id).request or {}).get("origin", "python")
+                   for name, run_id in (("cli", cli), ("rest", rest), ("mcp", mcp))}
+    assert origins == {"cli": "cli", "rest": "api", "mcp": "mcp"}

@@ -139,7 +139,7 @@ def ask(
             parent = parent_run(store, follow_up) if store and follow_up else None
             request = RunRequest.parse(question=question, mode=mode.value, materials=given,
                                        parent_id=parent.id if parent else None,
-                                       review_outline=review_outline)
+                                       review_outline=review_outline, origin="cli")
             result, run_id = run_with_progress(request, settings,
                                   parent=parent.result if parent else None, store=store,
                                   save=settings.store.save and not no_save, quiet=quiet)

@@ -252,8 +252,8 @@ class BenchRunner:
         if self.cancelled:
             scope.cancel()
         try:
-            result = execute(RunRequest.parse(question=item.question), self.settings,
-                             cancel=scope)
+            request = RunRequest.parse(question=item.question, origin="bench")
+            result = execute(request, self.settings, cancel=scope)
         except DeepciteError as exc:
             return failed(item, index, str(exc), seconds=time.perf_counter() - started)
         except Exception as exc:  # one question's crash is recorded; the run goes on

@@ -43,7 +43,7 @@ from deepcite.runs.checks import (
 from deepcite.types import ReportMode
 
 __all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",
-           "RunBudget", "RunRequest", "per_run_setting"]
+           "Origin", "RunBudget", "RunRequest", "per_run_setting"]
 
 
 def _collection_name(name: str) -> str:
@@ -70,6 +70,9 @@ MAX_REQUEST_MATERIALS = 4 * MAX_MATERIALS
 MAX_MATERIAL_PAGES = 20_000
 
 AnswerMode = Literal["auto", "abstractive", "grounded"]
+#: Which front end asked for a run (the history can be filtered by it). Set by the
+#: front end itself, never taken from a client: the REST API and the pages overwrite it.
+Origin = Literal["cli", "web", "api", "mcp", "python", "bench"]
 
 #: What a request may set besides its named fields: whole sections that shape the
 #: research and its writing (``research.``, ``report.``, ``citations.``) and the search
@@ -142,6 +145,7 @@ class RunRequest(BaseModel):
     #: Other settings for this run only, by dotted key (``{"search.since": "2024-01-01",
     #: "report.max_sections": 3}``); only :data:`PER_RUN_SETTINGS` may be given.
     settings: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    origin: Origin = "python"
 
     @field_validator("settings")
     @classmethod

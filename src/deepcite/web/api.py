@@ -108,7 +108,8 @@ def api_router(state: WebState) -> APIRouter:
 
     @guarded.post("/research", status_code=202, response_model=RunAccepted, tags=["runs"])
     def submit(request: RunRequest) -> RunAccepted:
-        return RunAccepted(id=state.executor.submit(request))
+        asked = request.model_copy(update={"origin": "api"})  # the server says who asked
+        return RunAccepted(id=state.executor.submit(asked))
 
     @guarded.get("/research/{run_id}", response_model=RunStatusReply, tags=["runs"])
     def status(run_id: str) -> RunStatusReply:

@@ -251,6 +251,7 @@ def request_of(form: FormData) -> tuple[RunRequest | None, list[str]]:
         "iterations": iterations,
         "materials": materials,
         "parent_id": _text(form, "parent_id"),
+        "origin": "web",
     }
     try:
         request = RunRequest.model_validate(fields)
