@@ -33,10 +33,13 @@ def unavailable(reason: str) -> None:
 
 
 def server_env(data_dir: Path) -> dict[str, str]:
-    """The environment of a served app: its own data folder, the bundled model."""
+    """The environment of a served app: its own data and config folders, the bundled
+    model."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCITE_")}
     env.update(DEEPCITE_DATA_DIR=str(data_dir), DEEPCITE_LLM_PROVIDER="local",
-               OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1")
+               OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1",
+               # the settings page writes the user's config file: the served app's own
+               XDG_CONFIG_HOME=str(data_dir / "config"))
     return env
 
 
@@ -44,10 +47,15 @@ def research(page: Any, base: str, question: str, collection: str) -> str:
     """Submit the form; returns the run page's URL."""
     page.goto(base + "/")
     page.fill("textarea[name=question]", question)
-    page.click("summary:has-text('Sources and model')")  # a folded part of the form
+    open_sources(page)
     page.check(f"input[name=collections][value={collection}]")
     page.click("form button[type=submit]")
     page.wait_for_url(re.compile(r".*/(runs|reports)/[0-9a-f]{32}"), timeout=30_000)
     return str(page.url)
 
 
+def open_sources(page: Any) -> None:
+    """Unfold "Sources and model" on the form unless it is open already."""
+    folded = page.locator("details:has(summary:has-text('Sources and model'))")
+    if folded.count() and folded.first.get_attribute("open") is None:
+        page.click("summary:has-text('Sources and model')")

@@ -2,7 +2,7 @@
 
 The server is `deepcite serve` in its own process with the bundled model and the demo
 collection (nothing faked); the browser is Debian's Chromium driven by Playwright with
-``executable_path``. Screenshots of the main pages land in ``docs/screenshots/``.
+``executable_path``. The screenshots are ``test_web_screenshots.py``'s.
 Outside CI a missing Chromium or Playwright skips these tests with the reason; in CI
 (``CI`` set) it fails them, so they never silently stop running.
 """
@@ -15,15 +15,13 @@ from typing import Any
 
 import pytest
 
-from tests.browser.support import QUESTION, SCREENSHOTS, research
+from tests.browser.support import QUESTION, research
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
 
 def test_research_in_the_browser_from_form_to_download(page: Any, server: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(server + "/")
-    page.screenshot(path=str(SCREENSHOTS / "new-research.png"), full_page=True)
     research(page, server, QUESTION, "demo")
     if "/runs/" in page.url:  # live progress: events arrive before the report opens
         page.wait_for_function(
@@ -31,12 +29,9 @@ def test_research_in_the_browser_from_form_to_download(page: Any, server: str) -
             "parseInt((document.getElementById('calls') || {}).textContent || '0') > 0 || "
             "parseInt((document.getElementById('searches') || {}).textContent || '0') > 0",
             timeout=120_000)
-        if "/runs/" in page.url:
-            page.screenshot(path=str(SCREENSHOTS / "run-progress.png"), full_page=True)
     page.wait_for_url(re.compile(r".*/reports/[0-9a-f]{32}"), timeout=300_000)
     page.wait_for_selector("a.cite")
     report_url = page.url
-    page.screenshot(path=str(SCREENSHOTS / "report.png"), full_page=True)
 
     citation = page.locator("a.cite").first
     number = citation.get_attribute("data-evidence")
@@ -44,7 +39,6 @@ def test_research_in_the_browser_from_form_to_download(page: Any, server: str) -
     evidence = page.locator(f"#evidence-{number}")
     assert evidence.is_visible()
     assert f"[{number}]" in evidence.inner_text()
-    page.screenshot(path=str(SCREENSHOTS / "evidence.png"))
 
     page.goto(report_url)  # the popover closed
     with page.expect_download() as download_info:
@@ -54,7 +48,6 @@ def test_research_in_the_browser_from_form_to_download(page: Any, server: str) -
 
     page.goto(server + "/history")
     assert QUESTION in page.content()
-    page.screenshot(path=str(SCREENSHOTS / "history.png"), full_page=True)
 
 
 def test_a_source_title_with_html_renders_as_text(page: Any, server: str) -> None:

@@ -340,9 +340,11 @@ def test_collections_only_from_folder_roots(settings: Settings, model: ScriptedC
         sneaky = client.post("/api/v1/collections",
                              json={"name": "x", "folder": f"{allowed}/../notes"})
         assert sneaky.status_code == 403
-        reply = client.post("/api/v1/collections",
-                            json={"name": "alpha", "folder": str(allowed / "docs")})
-        assert reply.status_code == 202
+        relative_out = client.post("/api/v1/collections",
+                                   json={"name": "x", "folder": "../notes"})
+        assert relative_out.status_code == 403
+        reply = client.post("/api/v1/collections", json={"name": "alpha", "folder": "docs"})
+        assert reply.status_code == 202  # relative to the folder root, as on the page
         deadline = time.monotonic() + 20
         names: set[str] = set()
         while "alpha" not in names and time.monotonic() < deadline:

@@ -41,8 +41,10 @@ from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
 from deepcite.runs.checks import reserved_collection
 from deepcite.runs.compare import RunComparison, compare_runs
-from deepcite.store import ENDED, HistoryStore
-from deepcite.types import Event
+from deepcite.runs.request import Origin
+from deepcite.store import ENDED, HistoryStore, RunStatus
+from deepcite.types import Event, ReportMode
+from deepcite.web.collection_jobs import folder_problem, inside_roots
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
 from deepcite.web.login_throttle import LoginThrottle
@@ -180,8 +182,15 @@ def api_router(state: WebState) -> APIRouter:
 
     @guarded.get("/history", tags=["history"])
     def history(search: str | None = None,
-                limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> list[dict[str, Any]]:
-        runs = history_store(state).list(search=search, limit=limit)
+                limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+                offset: Annotated[int, Query(ge=0)] = 0,
+                status: RunStatus | None = None, mode: ReportMode | None = None,
+                collection: Annotated[str, Query(max_length=64)] | None = None,
+                origin: Origin | None = None) -> list[dict[str, Any]]:
+        """Stored runs, newest first, filtered as the history page filters them."""
+        runs = history_store(state).list(search=search, limit=limit, offset=offset,
+                                         status=status, mode=mode, collection=collection,
+                                         origin=origin)
         return [run.model_dump(mode="json") for run in runs]
 
     @guarded.get("/collections", tags=["collections"])
@@ -190,6 +199,24 @@ def api_router(state: WebState) -> APIRouter:
                  "size_bytes": info.size_bytes, "read_only": info.read_only,
                  "updated": info.updated.isoformat() if info.updated else None}
                 for info in list_collections(state.settings)]
+
+    @guarded.get("/collections/{name}", tags=["collections"])
+    def collection(name: str) -> dict[str, Any]:
+        return _collection_detail(state, name)
+
+    @guarded.delete("/collections/{name}", tags=["collections"])
+    def delete_collection(name: str) -> dict[str, Any]:
+        from deepcite.web.collection_jobs import delete_collection as delete
+
+        validate_name(name)
+        reserved = reserved_collection(name)
+        if reserved is not None:
+            raise ApiError(409, "reserved_name", str(reserved))
+        try:
+            warning = delete(name, state.settings, history_store(state))
+        except DeepciteError as exc:
+            raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
+        return {"name": name, "deleted": True, "warning": warning}
 
     @guarded.post("/collections", status_code=202, tags=["collections"])
     def add_collection(body: NewCollection) -> dict[str, str]:
@@ -202,6 +229,9 @@ def api_router(state: WebState) -> APIRouter:
                          name=f"deepcite-index-{body.name}", daemon=True).start()
         return {"name": body.name, "status": "indexing"}
 
+    from deepcite.web.api_sources import sources_router  # it imports this module
+
+    guarded.include_router(sources_router(state))
     router.include_router(guarded)
     return router
 
@@ -301,16 +331,41 @@ async def _stream(state: WebState, run_id: str, after: int,
 
 
 def _allowed_folder(state: WebState, folder: str) -> Path:
-    """``folder`` resolved, if it lies inside a folder root; else a 403 (or a 400 when
-    it is not a folder at all)."""
-    path = Path(folder).expanduser().resolve()
-    roots = [Path(root).expanduser().resolve() for root in state.folder_roots]
-    if not any(path == root or path.is_relative_to(root) for root in roots):
-        raise ApiError(403, "folder_not_allowed", "That folder is outside the folders this "
-                       "server may index (deepcite serve --folder-root PATH)")
-    if not path.is_dir():
+    """``folder`` resolved (absolute, or relative to a folder root), if it lies inside
+    a folder root - the pages' rule (:func:`~deepcite.web.collection_jobs.inside_roots`);
+    else a 403 (a 400 when it is a path inside a root that is not a folder)."""
+    path = inside_roots(folder, state.folder_roots)
+    if path is not None:
+        return path
+    given = Path(folder).expanduser()
+    inside = [Path(root).expanduser().resolve() for root in state.folder_roots
+              if (Path(root) / given if not given.is_absolute() else given).resolve()
+              .is_relative_to(Path(root).expanduser().resolve())]
+    if inside:
         raise ApiError(400, "not_a_folder", f"{folder} is not a folder on the server")
-    return path
+    raise ApiError(403, "folder_not_allowed", folder_problem(state.folder_roots))
+
+
+def _collection_detail(state: WebState, name: str) -> dict[str, Any]:
+    """``GET /collections/{name}``: counts, documents and the web indexing as last
+    recorded (its folder, state, summary and failed documents)."""
+    validate_name(name)
+    try:
+        opened = Collection.named(name, settings=state.settings)
+        info = opened.info()
+        documents = [] if opened.search_only else sorted(
+            opened.index.documents().values(), key=lambda d: d.path)
+    except DeepciteError as exc:
+        raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
+    entries = [e for e in history_store(state).collections() if e.name == name]
+    kept = entries[0].settings.get("web") if entries else None
+    return {"name": info.name, "backend": info.backend, "documents": info.documents,
+            "chunks": info.chunks, "size_bytes": info.size_bytes,
+            "read_only": info.read_only,
+            "updated": info.updated.isoformat() if info.updated else None,
+            "indexing": kept if isinstance(kept, dict) else None,
+            "files": [{"path": d.path, "chunks": d.chunks, "size": d.size}
+                      for d in documents]}
 
 
 def _index(state: WebState, name: str, folder: Path) -> None:

@@ -20,10 +20,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 
 from deepcite.store import HistoryStore
+from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
-from deepcite.web.pages_views import IndexJobs
 
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"

@@ -27,6 +27,7 @@ from deepcite.web import (
     pages_reports,
     pages_research,
     pages_settings,
+    pages_sources,
 )
 from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
@@ -45,7 +46,7 @@ __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mou
 
 #: The areas of the pages, each a ``routes(kit)`` function.
 AREAS = (pages_research, pages_reports, pages_history, pages_collections, pages_settings,
-         pages_login)
+         pages_login, pages_sources)
 
 
 def mount_static(app: FastAPI) -> None:

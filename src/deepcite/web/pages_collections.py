@@ -1,15 +1,76 @@
-"""The collections: listing, indexing a server folder inside the folder roots, re-indexing."""
+"""The collections: listing, creating one from uploaded files or a server folder inside
+the folder roots, its documents and search, re-indexing and deleting (confirmed).
+
+Every route checks who is asking (:meth:`PageKit.session_for`, or :meth:`PageKit.posted`
+with its CSRF check for a post). Uploads are streamed to disk with the research form's
+caps (:func:`deepcite.web.pages_forms.save_upload`) into a staging folder, and kept
+under ``<data_dir>/uploads/<name>`` only when every file passed; indexing then runs in
+the background (:class:`deepcite.web.collection_jobs.IndexJobs`), its page reloading
+itself (no script) until it is done.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
 import anyio.to_thread
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.datastructures import FormData, UploadFile
 
 from deepcite.errors import DeepciteError
-from deepcite.web.page_kit import PageKit
+from deepcite.web.collection_jobs import (
+    delete_collection,
+    folder_problem,
+    inside_roots,
+    upload_folder,
+)
+from deepcite.web.page_kit import PageKit, first_line, quote_path
 from deepcite.web.pages_auth import Session
-from deepcite.web.pages_views import inside_roots
+
+#: Documents listed on a collection's page; the count says how many more there are.
+MAX_DOCUMENTS_SHOWN = 1000
+#: Passages a search shows, and the longest query taken.
+SEARCH_RESULTS = 10
+MAX_QUERY_CHARS = 500
+MAX_SNIPPET_CHARS = 600
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """One indexed document as its collection's page shows it."""
+
+    path: str
+    chunks: int
+    size: int
+    modified: datetime | None
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One search result: where it is and how well it matched."""
+
+    title: str
+    file: str
+    page: int | None
+    heading: str
+    score: float
+    text: str
+
+
+def _relative(path: str, folder: str) -> str:
+    if folder:
+        try:
+            return str(Path(path).relative_to(folder))
+        except ValueError:
+            pass
+    return path
 
 
 def routes(kit: PageKit) -> APIRouter:
@@ -18,59 +79,272 @@ def routes(kit: PageKit) -> APIRouter:
 
     def collections_page(request: Request, session: Session, status: int = 200,
                          problem: str | None = None, message: str | None = None,
-                         ) -> HTMLResponse:
+                         problems_of_form: list[str] | None = None,
+                         fields: dict[str, str] | None = None) -> HTMLResponse:
         from deepcite.collections.collection import scan_collections
+        from deepcite.runs.checks import reserved_collection
 
         try:
             listing = scan_collections(kit.state.settings)
             infos, problems = listing.infos, [f"{p}: {why}" for p, why in listing.problems]
         except (DeepciteError, OSError) as exc:
             infos, problems = [], [str(exc)]
-        with kit.jobs.lock:
-            states, folders = dict(kit.jobs.states), dict(kit.jobs.folders)
+        states = kit.jobs.snapshot(kit.state.executor.store)
+        listed = {info.name for info in infos}
+        pending = sorted(name for name, state in states.items()
+                         if name not in listed and state.state == "indexing")
         return kit.render(request, session, "collections.html", status, title="Collections",
-                      infos=infos, problems=problems, problem=problem, message=message,
-                      states=states, folders=folders, roots=kit.state.folder_roots)
+                          infos=infos, problems=problems, problem=problem, message=message,
+                          form_problems=problems_of_form or [], fields=fields or {},
+                          states=states, pending=pending, roots=kit.state.folder_roots,
+                          reserved={info.name for info in infos
+                                    if reserved_collection(info.name) is not None})
 
     @router.get("/collections", response_class=HTMLResponse)
-    def collections(request: Request) -> Response:
-        return collections_page(request, kit.session_for(request))
+    def collections(request: Request, deleted: str | None = None) -> Response:
+        session = kit.session_for(request)
+        from deepcite.collections.collection import NAME_PATTERN
+
+        message = None
+        if deleted and NAME_PATTERN.fullmatch(deleted):
+            message = f"Collection {deleted} was deleted"
+        return collections_page(request, session, message=message)
 
     @router.post("/collections")
     async def add_collection(request: Request) -> Response:
         form, session = await kit.posted(request)
-        name, folder = str(form.get("name") or "").strip(), str(form.get("folder") or "")
-        return await anyio.to_thread.run_sync(start_index, request, session, name, folder)
+        name, folder = _field(form, "name"), _field(form, "folder")
+        return await anyio.to_thread.run_sync(add_folder, request, session, name, folder)
+
+    @router.post("/collections/upload")
+    async def upload_collection(request: Request) -> Response:
+        form, session = await kit.posted(request)
+        return await anyio.to_thread.run_sync(add_uploads, request, session, form)
+
+    @router.get("/collections/{name}", response_class=HTMLResponse)
+    def collection(request: Request, name: str, q: str | None = None) -> Response:
+        session = kit.session_for(request)
+        return collection_page(request, session, name, (q or "").strip()[:MAX_QUERY_CHARS])
 
     @router.post("/collections/{name}/reindex")
     async def reindex(request: Request, name: str) -> Response:
         _, session = await kit.posted(request)
-        with kit.jobs.lock:
-            folder = kit.jobs.folders.get(name, "")
-        return await anyio.to_thread.run_sync(start_index, request, session, name, folder)
+        return await anyio.to_thread.run_sync(reindex_collection, request, session, name)
 
-    def start_index(request: Request, session: Session, name: str,
-                    folder: str) -> Response:
+    @router.get("/collections/{name}/delete", response_class=HTMLResponse)
+    def confirm_delete(request: Request, name: str) -> Response:
+        session = kit.session_for(request)
+        refused = refusal(name)
+        if refused is not None:
+            return collection_error(request, session, *refused)
+        return kit.render(request, session, "collection_delete.html", title=f"Delete {name}",
+                          collection=name, problem=None)
+
+    @router.post("/collections/{name}/delete")
+    async def delete(request: Request, name: str) -> Response:
+        form, session = await kit.posted(request)
+        return await anyio.to_thread.run_sync(delete_confirmed, request, session, name,
+                                              _field(form, "confirm"))
+
+    # ------------------------------------------------------------------ helpers
+
+    def refusal(name: str, *, changing: bool = True) -> tuple[int, str] | None:
+        """Why ``name`` may not be changed (status, message), or ``None``."""
         from deepcite.collections.collection import validate_name
         from deepcite.runs.checks import reserved_collection
 
         try:
             validate_name(name)
         except DeepciteError as exc:
-            return collections_page(request, session, 400, problem=str(exc))
+            return 404 if changing else 400, str(exc)
         reserved = reserved_collection(name)  # the bundled demo is rebuilt, never replaced
         if reserved is not None:
-            return collections_page(request, session, 409, problem=str(reserved))
-        path = inside_roots(folder.strip(), kit.state.folder_roots) if folder.strip() else None
-        if path is None:
-            return collections_page(request, session, 400, problem=(
-                "The folder must be an existing folder inside one of the allowed folders "
-                f"({', '.join(kit.state.folder_roots) or 'none configured'})"))
+            return 409, str(reserved)
         if kit.jobs.running(name):
+            return 409, f"{name} is being indexed now - wait until it is done"
+        return None
+
+    def collection_error(request: Request, session: Session, status: int,
+                         problem: str) -> HTMLResponse:
+        if status == 404:
+            return kit.not_found(request, session, problem)
+        return collections_page(request, session, status, problem=problem)
+
+    def started(name: str) -> Response:
+        return RedirectResponse(f"/collections/{quote_path(name)}", status_code=303)
+
+    def add_folder(request: Request, session: Session, name: str, folder: str) -> Response:
+        fields = {"name": name, "folder": folder}
+        refused = refusal(name, changing=False)
+        if refused is not None:
+            return collections_page(request, session, refused[0], problem=refused[1],
+                                    fields=fields)
+        path = inside_roots(folder, kit.state.folder_roots)
+        if path is None:
+            return collections_page(request, session, 400,
+                                    problem=folder_problem(kit.state.folder_roots),
+                                    fields=fields)
+        if not kit.jobs.start(name, path, kit.state.settings, kit.state.executor.store):
+            return collections_page(request, session, 409, fields=fields,
+                                    problem=f"{name} is being indexed already")
+        return started(name)
+
+    def add_uploads(request: Request, session: Session, form: FormData) -> Response:
+        from deepcite.collections.collection import collection_path
+        from deepcite.web.pages_forms import (
+            MAX_UPLOAD_FILES,
+            UploadBudget,
+            save_upload,
+        )
+
+        name = _field(form, "name")
+        fields = {"upload_name": name}
+
+        def refuse(status: int, problem: str, found: list[str] | None = None) -> Response:
+            return collections_page(request, session, status, problem=problem,
+                                    problems_of_form=found, fields=fields)
+
+        refused = refusal(name, changing=False)
+        if refused is not None:
+            return refuse(*refused)
+        settings, store = kit.state.settings, kit.state.executor.store
+        target = upload_folder(settings, name)
+        known = kit.jobs.get(name, store)
+        if collection_path(name, settings).exists() and (
+                known is None or Path(known.folder) != target.resolve()):
+            return refuse(409, f"A collection {name} exists already, not made of uploads - "
+                               "choose another name")
+        uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
+        if not uploads:
+            return refuse(400, "Choose one or more files to upload")
+        if len(uploads) > MAX_UPLOAD_FILES:
+            return refuse(400, f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} "
+                               "are accepted at once - upload them in several goes")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
+        try:
+            budget, saved, problems = UploadBudget(), [], []
+            for upload in uploads:
+                try:
+                    saved.append(save_upload(upload, staging, budget))
+                except ValueError as exc:
+                    problems.append(str(exc))
+            if problems:
+                return refuse(400, "Nothing was uploaded - every file must be accepted",
+                              problems)
+            target.mkdir(exist_ok=True)
+            for file in saved:  # a name already there is replaced: a newer version
+                os.replace(file, target / file.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        if not kit.jobs.start(name, target.resolve(), settings, store):
+            return refuse(409, f"{name} is being indexed already; the files were kept - "
+                               "re-index it when it is done")
+        return started(name)
+
+    def reindex_collection(request: Request, session: Session, name: str) -> Response:
+        refused = refusal(name)
+        if refused is not None:
+            return collection_error(request, session, *refused)
+        settings, store = kit.state.settings, kit.state.executor.store
+        known = kit.jobs.get(name, store)
+        if known is None:
+            return collections_page(request, session, 409, problem=(
+                f"No folder is recorded for {name} - add its folder or files again"))
+        uploads = upload_folder(settings, name).resolve()
+        path: Path | None = uploads if Path(known.folder) == uploads else inside_roots(
+            known.folder, kit.state.folder_roots)
+        if path is None or not path.is_dir():
+            return collections_page(request, session, 400, problem=(
+                f"{name} was indexed from {known.folder}, which is no longer allowed or "
+                f"there. {folder_problem(kit.state.folder_roots)}"))
+        if not kit.jobs.start(name, path, settings, store):
             return collections_page(request, session, 409,
                                     problem=f"{name} is being indexed already")
-        kit.jobs.start(name, path, kit.state.settings)
-        return collections_page(request, session, 202,
-                                message=f"Indexing {path} into {name} - reload for progress")
+        return started(name)
+
+    def collection_page(request: Request, session: Session, name: str,
+                        query: str) -> HTMLResponse:
+        from deepcite.collections.collection import Collection, validate_name
+        from deepcite.runs.checks import reserved_collection
+
+        try:
+            validate_name(name)
+        except DeepciteError as exc:
+            return kit.not_found(request, session, first_line(exc))
+        state = kit.jobs.get(name, kit.state.executor.store)
+        indexing = state is not None and state.state == "indexing"
+        try:
+            opened = Collection.named(name, settings=kit.state.settings)
+            info = opened.info()
+        except DeepciteError as exc:
+            if not indexing:
+                return kit.not_found(request, session, first_line(exc))
+            # being created right now: the page waits for it, reloading itself
+            return kit.render(request, session, "collection.html", title=name,
+                              collection=name, info=None, state=state, documents=[],
+                              more=0, query="", passages=[], problem=None, reserved=False,
+                              refresh=True)
+        folder = state.folder if state else ""
+        documents: list[DocumentRow] = []
+        problem = None
+        if not opened.search_only:
+            try:
+                stored = sorted(opened.index.documents().values(), key=lambda d: d.path)
+            except Exception as exc:  # noqa: BLE001 - a damaged file: say so, keep the page
+                stored, problem = [], f"The documents cannot be listed: {first_line(exc)}"
+            documents = [DocumentRow(_relative(d.path, folder), d.chunks, d.size,
+                                     datetime.fromtimestamp(d.mtime_ns / 1e9, tz=UTC)
+                                     if d.mtime_ns else None)
+                         for d in stored[:MAX_DOCUMENTS_SHOWN]]
+        passages: list[Passage] = []
+        if query:
+            try:
+                passages = [_passage(hit.title, hit.snippet, hit.metadata, folder)
+                            for hit in opened.search(query, SEARCH_RESULTS)]
+            except DeepciteError as exc:
+                problem = f"The search failed: {first_line(exc)}"
+        return kit.render(request, session, "collection.html", title=name, collection=name,
+                          info=info, state=state, documents=documents,
+                          more=max(info.documents - len(documents), 0), query=query,
+                          passages=passages, problem=problem,
+                          reserved=reserved_collection(name) is not None,
+                          refresh=indexing)
+
+    def delete_confirmed(request: Request, session: Session, name: str,
+                         confirm: str) -> Response:
+        refused = refusal(name)
+        if refused is not None:
+            return collection_error(request, session, *refused)
+        if confirm != name:
+            return kit.render(request, session, "collection_delete.html", 400,
+                              title=f"Delete {name}", collection=name,
+                              problem=f"Tick \u201cyes, delete {name}\u201d to delete it")
+        try:
+            warning = delete_collection(name, kit.state.settings, kit.state.executor.store)
+        except DeepciteError as exc:
+            return collections_page(request, session, 409, problem=first_line(exc))
+        kit.jobs.forget(name)
+        if warning:
+            return collections_page(request, session, 200,
+                                    message=f"Collection {name} was deleted; {warning}")
+        return RedirectResponse(f"/collections?deleted={quote_path(name)}", status_code=303)
 
     return router
+
+
+def _field(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value.strip()[:4096] if isinstance(value, str) else ""
+
+
+def _passage(title: str, text: str, metadata: dict[str, Any], folder: str) -> Passage:
+    page = metadata.get("page")
+    score = metadata.get("score")
+    path = str(metadata.get("path") or "")
+    snippet = text if len(text) <= MAX_SNIPPET_CHARS else text[:MAX_SNIPPET_CHARS] + "..."
+    return Passage(title=title, file=_relative(path, folder),
+                   page=page if isinstance(page, int) else None,
+                   heading=str(metadata.get("heading") or ""),
+                   score=float(score) if isinstance(score, int | float) else 0.0,
+                   text=snippet)

@@ -19,6 +19,7 @@ requests sent together cannot each hold a parser's memory; the others wait their
 from __future__ import annotations
 
 import contextlib
+import re
 import tempfile
 import threading
 import unicodedata
@@ -34,6 +35,7 @@ from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
+from deepcite.store import HistoryStore
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -57,23 +59,127 @@ MAX_CONCURRENT_PARSES = 2
 _PARSING = threading.BoundedSemaphore(MAX_CONCURRENT_PARSES)
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One engine or collection the form offers, whether it can be used now, and why
+    not (in page words, see :func:`page_words`)."""
+
+    name: str
+    usable: bool
+    detail: str
+
+
 @dataclass
 class FormChoices:
-    """What the form offers; names only, each list safe to show (autoescaped)."""
+    """What the form offers; names only, each list safe to show (autoescaped).
+
+    ``engines`` and ``collections`` are the usable names (ticking one works);
+    ``engine_rows``/``collection_rows`` are every one with its availability, as
+    ``deepcite engines`` lists them. ``preselected`` are the collections ticked when
+    the form opens: with no usable web engine (offline, or none configured) a run
+    needs a collection, so the last-used ones (the newest run's), else ``demo``.
+    """
 
     strategies: list[str] = field(default_factory=list)
     engines: list[str] = field(default_factory=list)
     collections: list[str] = field(default_factory=list)
     providers: list[str] = field(default_factory=list)
+    engine_rows: list[Choice] = field(default_factory=list)
+    collection_rows: list[Choice] = field(default_factory=list)
+    preselected: list[str] = field(default_factory=list)
+    web_usable: bool = True
 
 
-def form_choices(settings: Settings) -> FormChoices:
-    """The strategies, usable engines, collections and providers to choose from.
+#: Engines that are not web search: ``auto`` picks among the others, ``local`` searches
+#: the collections.
+_NOT_WEB = frozenset({"auto", "local"})
+
+#: CLI advice as the form puts it: (pattern, replacement), applied in order.
+_PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\(?`?deepcite collection add FOLDER --name [^`)\s]+`?\)?"),
+     "(add a folder on the Collections page)"),
+    (re.compile(r"`?deepcite collection rm [^`)\s]+`?"), "remove it on the Collections page"),
+    (re.compile(r"\(?`?--collection NAME`?\)?"), "(tick a collection under Sources and model)"),
+    (re.compile(r"pass \(tick a collection under Sources and model\)"),
+     "tick a collection under Sources and model"),
+    (re.compile(r"--collection (\S+)"), r"the \1 collection"),
+    (re.compile(r"--provider (\S+) --model (\S+)"), r"provider \1 with model \2"),
+    (re.compile(r"(?:use )?--provider (\S+)"), r"choose provider \1 under Sources and model"),
+    (re.compile(r"(?:use )?--strategy (\S+)"), r"choose strategy \1 under Sources and model"),
+    (re.compile(r"(?:use )?--model (\S+)"), r"enter model \1 under Sources and model"),
+    (re.compile(r"(?:use )?--engine (\S+)"), r"tick engine \1 under Sources and model"),
+    (re.compile(r"--iterations"), "the Iterations field"),
+    (re.compile(r"--offline"), "offline mode"),
+    (re.compile(r"\bset ((?:engines|llm|search|research)\.[a-z_]+)"),
+     r"set \1 in the server's configuration"),
+)
+
+#: Request fields as the form labels them.
+_FIELD_LABELS = {"question": "Question", "mode": "Report", "strategy": "Strategy",
+                 "engines": "Search engines", "collections": "Collections",
+                 "provider": "Provider", "model": "Model", "iterations": "Iterations",
+                 "materials": "Your materials", "parent_id": "Follow-up",
+                 "search.collections": "Collections", "search.engines": "Search engines"}
+
+
+def page_words(message: str) -> str:
+    """``message`` with CLI advice (``--collection NAME``, ``deepcite collection add``)
+    put in the form's terms; the engines' own messages stay as they are elsewhere."""
+    for pattern, replacement in _PAGE_WORDS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def field_label(name: str) -> str:
+    """A request field (``collections``, ``materials.0``) as the form labels it."""
+    head = name.split(".", 1)[0]
+    return _FIELD_LABELS.get(name) or _FIELD_LABELS.get(head) or name
+
+
+def last_collections(store: HistoryStore | None) -> list[str]:
+    """The collections of the newest stored run (its settings snapshot), or none."""
+    if store is None:
+        return []
+    try:
+        newest = store.list(limit=1)
+        if not newest:
+            return []
+        snapshot = store.get(newest[0].id).settings
+    except (DeepciteError, OSError):
+        return []
+    search = snapshot.get("search") if isinstance(snapshot, dict) else None
+    names = search.get("collections") if isinstance(search, dict) else None
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _collection_rows(settings: Settings) -> list[Choice]:
+    from deepcite.collections.collection import scan_collections
+
+    rows: list[Choice] = []
+    with contextlib.suppress(DeepciteError, OSError):
+        listing = scan_collections(settings)
+        for info in listing.infos:
+            if info.documents:
+                detail = f"ready: {info.documents} document{'s' if info.documents != 1 else ''}"
+            elif info.name == "demo":
+                detail = "bundled: its index is built on first use"
+            else:
+                detail = "empty: add files to it on the Collections page"
+            rows.append(Choice(info.name, True, detail))
+        for path, problem in listing.problems:
+            rows.append(Choice(path.stem, False, f"cannot be read: {page_words(problem)}"))
+    if all(row.name != "demo" for row in rows):  # bundled: built on first use
+        rows.insert(0, Choice("demo", True, "bundled: its index is built on first use"))
+    return rows
+
+
+def form_choices(settings: Settings, store: HistoryStore | None = None) -> FormChoices:
+    """The strategies, engines, collections and providers to choose from, each engine
+    and collection with its availability, and the collections to preselect.
 
     A listing that fails (a broken plugin, an unreadable data folder) leaves its list
     empty instead of breaking the form: the defaults still work.
     """
-    from deepcite.collections.collection import list_collections
     from deepcite.llm import describe_providers
     from deepcite.research.strategies import strategy_statuses
     from deepcite.search import describe_engines
@@ -82,13 +188,22 @@ def form_choices(settings: Settings) -> FormChoices:
     with contextlib.suppress(DeepciteError):
         choices.strategies = [s.name for s in strategy_statuses() if s.usable]
     with contextlib.suppress(DeepciteError):
-        choices.engines = [e.name for e in describe_engines(settings) if e.usable]
-    with contextlib.suppress(DeepciteError, OSError):
-        choices.collections = [c.name for c in list_collections(settings)]
-    if "demo" not in choices.collections:  # bundled: built on first use, so always offered
-        choices.collections.insert(0, "demo")
+        choices.engine_rows = [
+            Choice(e.name, e.usable, "ready" if e.usable else page_words(e.detail))
+            for e in describe_engines(settings)]
+    choices.engines = [row.name for row in choices.engine_rows if row.usable]
+    choices.collection_rows = _collection_rows(settings)
+    choices.collections = [row.name for row in choices.collection_rows if row.usable]
     with contextlib.suppress(DeepciteError):
         choices.providers = [p.name for p in describe_providers(settings)]
+    choices.web_usable = not settings.security.offline and any(
+        name not in _NOT_WEB for name in choices.engines)
+    configured = [n for n in settings.search.collections if n in choices.collections]
+    if configured:
+        choices.preselected = configured
+    elif not choices.web_usable:
+        last = [n for n in last_collections(store) if n in choices.collections]
+        choices.preselected = last or ["demo"]
     return choices
 
 
@@ -179,13 +294,15 @@ class UploadBudget:
     chars: int = 0
 
 
-def material_of_upload(upload: UploadFile, budget: UploadBudget) -> dict[str, Any]:
-    """The material object of one uploaded file; :class:`ValueError` saying why not.
+def save_upload(upload: UploadFile, folder: Path, budget: UploadBudget) -> Path:
+    """Stream one uploaded file into ``folder`` under its safe name; the file written.
 
-    Blocking (file copies and parsing): call it from a worker thread.
+    :class:`ValueError` saying why not: a type outside :data:`UPLOAD_SUFFIXES`, a file
+    past :data:`MAX_UPLOAD_BYTES` or past what ``budget`` leaves of
+    :data:`MAX_UPLOAD_TOTAL_BYTES` (what was written of it is then removed). A name
+    already in ``folder`` gets ``-2``, ``-3``... before its suffix. Blocking: call it
+    from a worker thread. Research uploads and collection uploads both use it.
     """
-    from deepcite.materials import material_from_file
-
     name = safe_upload_name(upload.filename)
     suffix = upload_suffix(upload.filename)
     if suffix not in UPLOAD_SUFFIXES:
@@ -195,10 +312,31 @@ def material_of_upload(upload: UploadFile, budget: UploadBudget) -> dict[str, An
                         and char != " " else char for char in suffix[:32])
         raise ValueError(f"{name}: file type {shown or '(none)'} is not accepted - upload "
                          "PDF, DOCX, EPUB, HTML, Markdown or text files")
-    with tempfile.TemporaryDirectory(prefix="deepcite-upload-") as folder:
-        file = Path(folder) / name
+    file = folder / name
+    stem, ext = file.stem, file.suffix
+    number = 1
+    while file.exists():
+        number += 1
+        file = folder / f"{stem}-{number}{ext}"
+    try:
         budget.bytes += _copy_upload(upload.file, file, name,
                                      MAX_UPLOAD_TOTAL_BYTES - budget.bytes)
+    except BaseException:
+        file.unlink(missing_ok=True)
+        raise
+    return file
+
+
+def material_of_upload(upload: UploadFile, budget: UploadBudget) -> dict[str, Any]:
+    """The material object of one uploaded file; :class:`ValueError` saying why not.
+
+    Blocking (file copies and parsing): call it from a worker thread.
+    """
+    from deepcite.materials import material_from_file
+
+    name = safe_upload_name(upload.filename)
+    with tempfile.TemporaryDirectory(prefix="deepcite-upload-") as folder:
+        file = save_upload(upload, Path(folder), budget)
         try:
             # A thread semaphore, not an anyio limiter: this runs in a worker thread, and
             # the bound must hold across event loops (and for callers outside one).
@@ -258,7 +396,7 @@ def request_of(form: FormData) -> tuple[RunRequest | None, list[str]]:
     except ValidationError as exc:
         for error in exc.errors():
             where = ".".join(str(part) for part in error["loc"]) or "form"
-            problems.append(f"{where}: {error['msg']}")
+            problems.append(f"{field_label(where)}: {page_words(str(error['msg']))}")
         return None, problems
     return (None, problems) if problems else (request, [])
 

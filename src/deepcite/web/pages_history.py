@@ -1,52 +1,204 @@
-"""The history: every stored run, a search box, delete."""
+"""The history: every stored run, filters, pages of 50, delete with confirmation and undo.
+
+Filters are the store's (:meth:`HistoryStore.list`): status and mode in SQL, collection
+and origin in Python (they live in JSON columns).
+
+Deleting asks first (``GET /history/{id}/delete`` is the "Delete run X?" page; its form
+posts). A deleted run goes to this server's trash: hidden from the history at once, and
+deleted from the store for good :data:`TRASH_SECONDS` later (when the history is next
+looked at or posted to), so "Restore" can undo it until then. The trash lives in this
+server process's memory: a run deleted just before a restart stays in the store (it is
+shown again, never lost by surprise), other server processes and ``deepcite history``
+list it until it is purged, and its report page stays reachable by its address. The
+undo needs no schema change this way.
+"""
 
 from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import get_args
+from urllib.parse import urlencode
 
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from deepcite.errors import DeepciteError, UnknownRunError
+from deepcite.runs.request import Origin
 from deepcite.store import ACTIVE
+from deepcite.store.records import RunStatus, RunSummary
+from deepcite.types import ReportMode
 from deepcite.web.page_kit import PageKit
+from deepcite.web.pages_auth import Session
+
+#: Runs per page of the history.
+PAGE_SIZE = 50
+#: How long a deleted run can be restored before it is deleted for good.
+TRASH_SECONDS = 600
+#: Longest question shown on a Delete button's label.
+LABEL_CHARS = 60
+STATUSES: tuple[str, ...] = get_args(RunStatus)
+MODES: tuple[str, ...] = get_args(ReportMode)
+ORIGINS: tuple[str, ...] = get_args(Origin)
+
+
+@dataclass
+class Trash:
+    """Runs deleted on this server and not yet purged: id -> (when, question)."""
+
+    entries: dict[str, tuple[float, str]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, run_id: str, question: str) -> None:
+        with self.lock:
+            self.entries[run_id] = (time.monotonic(), question)
+
+    def restore(self, run_id: str) -> bool:
+        with self.lock:
+            return self.entries.pop(run_id, None) is not None
+
+    def expired(self) -> list[str]:
+        """The ids whose undo time is over, taken out of the trash."""
+        now = time.monotonic()
+        with self.lock:
+            gone = [i for i, (when, _) in self.entries.items() if now - when >= TRASH_SECONDS]
+            for run_id in gone:
+                del self.entries[run_id]
+        return gone
+
+    def listed(self) -> list[tuple[str, str, int]]:
+        """(id, question, minutes left) of each run in the trash, newest first."""
+        now = time.monotonic()
+        with self.lock:
+            items = sorted(self.entries.items(), key=lambda item: -item[1][0])
+        return [(run_id, question, max(1, round((TRASH_SECONDS - (now - when)) / 60)))
+                for run_id, (when, question) in items]
+
+    def ids(self) -> set[str]:
+        with self.lock:
+            return set(self.entries)
+
+
+def duration(run: RunSummary) -> str:
+    """How long the run took (``finished_at - created_at``), ``""`` when unknown."""
+    if run.finished_at is None:
+        return ""
+    start, end = run.created_at, run.finished_at
+    if (start.tzinfo is None) != (end.tzinfo is None):
+        start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    seconds = max(0, int((end - start).total_seconds()))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
+def cut(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
 
 
 def routes(kit: PageKit) -> APIRouter:
     """The routes of this area of the pages."""
     router = APIRouter(include_in_schema=False)
+    trash = Trash()
+
+    def purge() -> None:
+        """Delete for good the runs whose undo time is over."""
+        for run_id in trash.expired():
+            try:
+                with kit.store() as history_store:
+                    history_store.delete(run_id)
+            except DeepciteError:
+                pass  # already gone, or the store is down: nothing to undo either way
 
     @router.get("/history", response_class=HTMLResponse)
-    def history(request: Request, q: str = "") -> Response:
+    def history(request: Request, q: str = "", status: str = "", mode: str = "",
+                collection: str = "", origin: str = "", page: str = "1",
+                deleted: str = "") -> Response:
         session = kit.session_for(request)
-        problem = None
+        purge()
+        problems = []
+        filters = {"status": status, "mode": mode, "collection": collection.strip(),
+                   "origin": origin}
+        for name, allowed in (("status", STATUSES), ("mode", MODES), ("origin", ORIGINS)):
+            if filters[name] and filters[name] not in allowed:
+                problems.append(f"Unknown {name} {filters[name]!r}: showing every {name}")
+                filters[name] = ""
+        number = int(page) if page.isdigit() and 0 < int(page) < 1_000_000 else 1
+        hidden = trash.ids()
         try:
             with kit.store() as history_store:
-                runs = history_store.list(search=q or None, limit=500)
+                runs = history_store.list(
+                    search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
+                    offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
+                    mode=filters["mode"] or None, collection=filters["collection"] or None,
+                    origin=filters["origin"] or None)
         except DeepciteError as exc:
-            runs, problem = [], str(exc)
-        return kit.render(request, session, "history.html", title="History", runs=runs, q=q,
-                      problem=problem)
+            runs = []
+            problems.append(str(exc))
+        runs = [run for run in runs if run.id not in hidden]
+        more = len(runs) > PAGE_SIZE
+        runs = runs[:PAGE_SIZE]
+        query = {k: v for k, v in {"q": q, **filters}.items() if v}
+        filtered = bool(query)
+
+        def page_link(n: int) -> str:
+            return "/history?" + urlencode({**query, "page": n})
+
+        return kit.render(
+            request, session, "history.html", title="History", runs=runs, q=q,
+            filters=filters, filtered=filtered, statuses=STATUSES, modes=MODES,
+            origins=ORIGINS, problems=problems, page=number,
+            previous=page_link(number - 1) if number > 1 else None,
+            next=page_link(number + 1) if more else None,
+            trash=trash.listed(), deleted=deleted, duration=duration, cut=cut,
+            active=ACTIVE, trash_minutes=TRASH_SECONDS // 60)
+
+    @router.get("/history/{run_id}/delete", response_class=HTMLResponse)
+    def confirm(request: Request, run_id: str) -> Response:
+        session = kit.session_for(request)
+        try:
+            with kit.store() as history_store:
+                stored = history_store.get(run_id)
+        except DeepciteError as exc:
+            return kit.not_found(request, session, str(exc))
+        return kit.render(request, session, "history.html", title="Delete run?",
+                          confirm=stored, active=ACTIVE, cut=cut,
+                          trash_minutes=TRASH_SECONDS // 60)
 
     @router.post("/history/{run_id}/delete")
     async def delete(request: Request, run_id: str) -> Response:
         _, session = await kit.posted(request)
-        problem = await anyio.to_thread.run_sync(delete_run, run_id)
-        if problem is not None:
-            return await anyio.to_thread.run_sync(kit.not_found, request, session, problem)
+        return await anyio.to_thread.run_sync(delete_run, request, session, run_id)
+
+    @router.post("/history/{run_id}/restore")
+    async def restore(request: Request, run_id: str) -> Response:
+        _, session = await kit.posted(request)
+        if not trash.restore(run_id):
+            return await anyio.to_thread.run_sync(
+                kit.not_found, request, session,
+                "That run is no longer in the trash: it was restored or deleted for good")
         return RedirectResponse("/history", status_code=303)
 
-    def delete_run(run_id: str) -> str | None:
-        """Cancel the run if it is active, then delete it; the problem, if any."""
-        try:
-            if kit.state.executor.status(run_id).state in ACTIVE:
-                kit.state.executor.cancel(run_id)
-        except UnknownRunError:
-            pass
+    def delete_run(request: Request, session: Session, run_id: str) -> Response:
+        """Cancel the run if it is active, then put it in the trash."""
+        purge()
         try:
             with kit.store() as history_store:
-                history_store.delete(run_id)
+                stored = history_store.get(run_id)
         except DeepciteError as exc:
-            return str(exc)
-        return None
+            return kit.not_found(request, session, str(exc))
+        try:
+            if kit.state.executor.status(stored.id).state in ACTIVE:
+                kit.state.executor.cancel(stored.id)
+        except (UnknownRunError, KeyError):
+            pass
+        trash.add(stored.id, stored.result.question)
+        return RedirectResponse(f"/history?deleted={stored.id}", status_code=303)
 
     return router

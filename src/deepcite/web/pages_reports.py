@@ -1,16 +1,22 @@
 """A stored report: rendered like the HTML export, with its evidence popovers,
-downloads and a follow-up box."""
+downloads, a follow-up box, "Run again" and "Compare with..."."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from deepcite.errors import DeepciteError
-from deepcite.web.page_kit import PageKit, quote_path
+from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.store import StoredRun
+from deepcite.web.page_kit import PageKit, first_line, quote_path
 from deepcite.web.pages_views import evidence, report_body
+
+#: Runs offered in the "Compare with..." list.
+MAX_COMPARE_CHOICES = 20
+BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
 
 
 def routes(kit: PageKit) -> APIRouter:
@@ -23,16 +29,50 @@ def routes(kit: PageKit) -> APIRouter:
         try:
             with kit.store() as history:
                 stored = history.get(run_id)
+                choices = _compare_choices(history.list(search=stored.result.question,
+                                                        limit=MAX_COMPARE_CHOICES), stored)
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         result = stored.result
         return kit.render(request, session, "report.html",
                       title=result.title or result.question, run=stored, result=result,
-                      body=report_body(result, stored.settings, kit.state.settings),
+                      body=report_body(result, stored.settings, kit.state.settings,
+                                       stored.id),
                       follow_up_collections=_snapshot_collections(stored.settings),
                       evidence=evidence(result), exports=kit.usable_exports(),
-                      export_base=f"/api/v1/research/{quote_path(stored.id)}/export/")
+                      export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
+                      viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
+                      compare_choices=choices, model_notice=bundled_notice(stored.settings),
+                      duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
 
+    @router.post("/reports/{run_id}/rerun")
+    async def rerun(request: Request, run_id: str) -> Response:
+        _, session = await kit.posted(request)
+        outcome = await anyio.to_thread.run_sync(submit_rerun, run_id)
+        if isinstance(outcome, tuple):
+            status, message = outcome
+            return await anyio.to_thread.run_sync(
+                lambda: kit.render(request, session, "error.html", status,
+                                   title="Cannot run again", message=message))
+        return RedirectResponse(f"/runs/{quote_path(outcome)}", status_code=303)
+
+    def submit_rerun(run_id: str) -> str | tuple[int, str]:
+        """The new run's id, or ``(status, message)`` when it cannot be run again.
+
+        The executor takes its own base settings, so the plan's request is what is
+        submitted (the snapshot's settings beyond the request are the server's)."""
+        from deepcite.runs.rerun import rerun_plan
+
+        try:
+            with kit.store() as history:
+                stored = history.get(run_id)
+            plan = rerun_plan(stored, kit.state.settings)
+            asked = plan.request.model_copy(update={"origin": "web"})
+            return kit.state.executor.submit(asked)
+        except (InputError, ConfigError) as exc:
+            return 400, first_line(exc)
+        except DeepciteError as exc:
+            return 404, first_line(exc)
 
     return router
 
@@ -42,3 +82,58 @@ def _snapshot_collections(snapshot: dict[str, Any]) -> list[str]:
     search = snapshot.get("search")
     names = search.get("collections") if isinstance(search, dict) else None
     return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
+
+
+def _compare_choices(runs: list[Any], stored: StoredRun) -> list[tuple[str, str]]:
+    """``(id, label)`` of the runs this one can be compared with: the same question
+    (recent first) and its parent; never itself."""
+    question = " ".join(stored.result.question.split()).casefold()
+    choices: list[tuple[str, str]] = []
+    for run in runs:
+        if run.id == stored.id or " ".join(run.question.split()).casefold() != question:
+            continue
+        label = f"{run.created_at:%Y-%m-%d %H:%M} · {run.mode} · {run.status}"
+        if run.id == stored.parent_id:
+            label += " · parent"
+        choices.append((run.id, label))
+    if stored.parent_id and all(run_id != stored.parent_id for run_id, _ in choices):
+        choices.insert(0, (stored.parent_id, "the run this follows up"))
+    return choices
+
+
+def bundled_notice(snapshot: dict[str, Any]) -> str | None:
+    """The notice for a run the bundled model may have written, else ``None``.
+
+    ``local`` without ``llm.gguf_path`` is the bundled SmolLM2-135M; ``auto`` is too
+    unless an Ollama model answered, which the snapshot cannot tell, so it says so."""
+    llm = snapshot.get("llm")
+    if not isinstance(llm, dict) or llm.get("gguf_path"):
+        return None
+    provider = llm.get("provider")
+    if provider == "local":
+        return BUNDLED_NOTICE
+    if provider == "auto":
+        return f"{BUNDLED_NOTICE} (unless a local Ollama model answered)"
+    return None
+
+
+def run_seconds(stored: StoredRun) -> float | None:
+    """How long the run took: its measured wall time, else created to finished."""
+    wall = stored.result.metrics.wall_seconds
+    if wall > 0:
+        return wall
+    if stored.finished_at is not None:
+        return max(0.0, (stored.finished_at - stored.created_at).total_seconds())
+    return None
+
+
+def _queries(by_iteration: Any) -> list[list[str]]:
+    """The queries searched, per iteration (whatever shape the store gave back)."""
+    rounds = by_iteration.values() if isinstance(by_iteration, dict) else by_iteration
+    shown = []
+    for queries in rounds or []:
+        if isinstance(queries, list | tuple):
+            texts = [q for q in queries if isinstance(q, str) and q]
+            if texts:
+                shown.append(texts)
+    return shown

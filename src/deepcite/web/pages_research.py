@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from datetime import UTC, datetime
 
 import anyio.to_thread
 from fastapi import APIRouter, Request
@@ -10,18 +11,28 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from deepcite.errors import ConfigError, InputError, RequestError, UnknownRunError
+from deepcite.errors import (
+    ConfigError,
+    DeepciteError,
+    InputError,
+    RequestError,
+    UnknownRunError,
+)
+from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
+from deepcite.types import ResearchResult
 from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, first_line, quote_path
 from deepcite.web.pages_auth import Session
 from deepcite.web.pages_forms import (
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_FILES,
     UPLOAD_SUFFIXES,
+    field_label,
     form_choices,
+    page_words,
     run_request,
 )
-from deepcite.web.pages_progress import progress_of
+from deepcite.web.pages_progress import PHASE_LABELS, elapsed, ended_with, progress_of
 
 
 def routes(kit: PageKit) -> APIRouter:
@@ -31,9 +42,21 @@ def routes(kit: PageKit) -> APIRouter:
     def research_form(request: Request, session: Session, status: int = 200,
                       problems: list[str] | None = None,
                       values: FormData | None = None) -> HTMLResponse:
+        with kit.store() as store:
+            choices = form_choices(kit.state.settings, store)
+        shown = [page_words(problem) for problem in problems or []]
+        ticked = (values.getlist("collections") if values is not None
+                  else choices.preselected)
+        engines = values.getlist("engines") if values is not None else []
+        # open when something in it is ticked, or a problem is about what it holds
+        sources_open = bool(ticked or engines) or any(
+            word in problem.lower() for problem in shown
+            for word in ("collection", "engine", "strategy", "provider", "model",
+                         "iteration", "sources and model"))
         return kit.render(request, session, "index.html", status, title="New research",
-                      choices=form_choices(kit.state.settings), problems=problems or [],
-                      values=values or {}, settings=kit.state.settings,
+                      choices=choices, problems=shown, values=values or {},
+                      ticked=ticked, ticked_engines=engines, sources_open=sources_open,
+                      settings=kit.state.settings,
                       max_upload_mb=MAX_UPLOAD_BYTES // (1024 * 1024),
                       accept=",".join(UPLOAD_SUFFIXES))
 
@@ -68,7 +91,7 @@ def routes(kit: PageKit) -> APIRouter:
             # run, bad materials...) are the form's problems, shown on the form
             problem = first_line(exc)
             if isinstance(exc, RequestError):
-                problem = f"{exc.field}: {problem}"
+                problem = f"{field_label(exc.field)}: {problem}"
             return await anyio.to_thread.run_sync(research_form, request, session, 400,
                                                   [problem], form)
         return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
@@ -85,10 +108,48 @@ def routes(kit: PageKit) -> APIRouter:
         if info.state == "completed":
             return RedirectResponse(f"/reports/{quote_path(info.id)}", status_code=303)
         batch = kit.state.executor.events(info.id, 0, 0.0)
+        active = info.state in ACTIVE
+        progress = progress_of((event for _, event in batch.events), mode=info.mode,
+                               started=info.created_at.timestamp())
+        if info.state == "running" and progress.phase == "waiting":
+            progress.phase = "starting"
+        if not active:
+            progress = ended_with(progress, info.state, stored_result(info.id))
         return kit.render(request, session, "run.html", title="Research run", run=info,
-                      active=info.state in ACTIVE,
-                      progress=progress_of(event for _, event in batch.events),
+                      active=active, progress=progress, state_text=state_text(info),
+                      phase_labels=PHASE_LABELS,
+                      started_ms=int(info.created_at.timestamp() * 1000),
+                      elapsed=elapsed(info.created_at, info.finished_at
+                                      or datetime.now(UTC)),
                       events_url=f"/api/v1/research/{quote_path(info.id)}/events")
+
+    def stored_result(run_id: str) -> ResearchResult | None:
+        """The run's stored result (its metrics are the report's), if it can be read."""
+        try:
+            with kit.store() as store:
+                return store.get(run_id).result
+        except (DeepciteError, OSError):
+            return None
+
+    def state_text(info: RunInfo) -> str:
+        """The run's state in words: "queued" only while something is ahead of it."""
+        if info.state == "queued":
+            ahead = (info.queue_position or 1) - 1
+            if ahead:
+                return f"queued: {ahead} run{'s' if ahead > 1 else ''} ahead of it"
+            if others_running(info.id):
+                return "queued: waiting for a running run to finish"
+            return "starting"
+        return {"interrupted": "interrupted (the server stopped)"}.get(info.state,
+                                                                       info.state)
+
+    def others_running(run_id: str) -> bool:
+        try:
+            with kit.store() as store:
+                running = store.list(status="running", limit=2)
+        except (DeepciteError, OSError):
+            return False
+        return any(run.id != run_id for run in running)
 
     @router.post("/runs/{run_id}/cancel")
     async def cancel(request: Request, run_id: str) -> Response:

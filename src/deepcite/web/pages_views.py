@@ -1,10 +1,12 @@
-"""What the report, settings and collections pages show, built from deepcite's own parts.
+"""What the report and settings pages show, built from deepcite's own parts.
 
 The report body is :func:`deepcite.export.html.render_fragment` - the HTML export's
 renderer and nh3 allow-list - so the page and the exported file can never disagree or
-differ in what they let through. The one change here: citation links point at the
-citation's evidence popover (``#evidence-n``) instead of the Sources entry, and the
-popover links on to the entry.
+differ in what they let through. The changes here: citation links point at the source
+viewer (``/runs/{id}/sources/n``; report.js opens the evidence popover instead), Sources
+entries link to the viewer rather than ``file://`` (which browsers block on http pages),
+and a detailed report's Contents list links to its sections. Quotes in the popovers are
+cleaned of reST/Sphinx markup (:func:`deepcite.web.sources_view.clean_markup`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from pydantic import SecretBytes, SecretStr
 
@@ -27,6 +28,12 @@ from deepcite.types import ResearchResult
 logger = logging.getLogger(__name__)
 
 _CITE_LINK = re.compile(r'<a href="#source-(\d+)" class="cite"')
+# A Sources entry's title link as render_fragment writes it (the href is optional).
+_SOURCE_ENTRY = re.compile(r'(\[<span id="source-(\d+)">\d+</span>\]</span> )'
+                           r'<a class="source-title"(?: href="[^"]*")?[^>]*>([^<]*)</a>')
+_HEADING = re.compile(r'<h([2-4]) id="([^"]+)">([^<]*)</h\1>')
+_CONTENTS_ITEM = re.compile(r"<li>([^<]+?)(\n?<ul>|\n?</li>)")
+_NUMBERED_ITEM = re.compile(r'<li>\n<ol(?: start="(\d+)")?>\n<li>([^<]+)</li>\n</ol>\n')
 #: Quotes shown per citation number; more would no longer be a small popover.
 MAX_QUOTES = 3
 
@@ -41,9 +48,12 @@ class Evidence:
     quotes: list[tuple[str, str]] = field(default_factory=list)  # (outcome, quote)
 
 
-def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: Settings) -> str:
-    """The sanitised report (body and Sources), citations linked to their popovers,
-    labelled as the run's own settings say (as its exports are)."""
+def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: Settings,
+                run_id: str | None = None) -> str:
+    """The sanitised report (body and Sources), labelled as the run's own settings say
+    (as its exports are). With ``run_id``, citations link to the source viewer (the
+    popover is report.js's, keyed by ``data-evidence``), Sources entries link there
+    instead of ``file://`` links, and the Contents list links to its sections."""
     from deepcite.export import ExportOptions
     from deepcite.export.html import render_fragment
 
@@ -53,8 +63,43 @@ def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: S
         options = ExportOptions()
     fragment = render_fragment(result, options)
     # Only rewrites what render_fragment itself emitted after nh3: digits and fixed text.
-    return _CITE_LINK.sub(r'<a href="#evidence-\1" class="cite" data-evidence="\1"',
-                          fragment)
+    if run_id is None:
+        return _CITE_LINK.sub(r'<a href="#evidence-\1" class="cite" data-evidence="\1"',
+                              fragment)
+    base = "/runs/" + quote(run_id, safe="") + "/sources/"
+    fragment = _CITE_LINK.sub(
+        lambda m: f'<a href="{base}{m[1]}" class="cite" data-evidence="{m[1]}"', fragment)
+    web = {s.number for s in result.sources
+           if (s.canonical_url or s.url).lower().startswith(("http://", "https://"))}
+
+    def entry(match: re.Match[str]) -> str:
+        number = int(match[2])
+        if number in web:  # the link out stays; the passage is one more link
+            return f'{match[0]} <a class="source-view" href="{base}{number}">passage</a>'
+        return f'{match[1]}<a class="source-title" href="{base}{number}">{match[3]}</a>'
+
+    fragment = _SOURCE_ENTRY.sub(entry, fragment)
+    return linked_contents(fragment)
+
+
+def linked_contents(fragment: str) -> str:
+    """The "Contents" list of a detailed report with each entry linked to the section
+    heading of the same text (entries without such a heading stay text)."""
+    start = fragment.find('<h2 id="contents">')
+    if start < 0:
+        return fragment
+    anchors = {text: anchor for _, anchor, text in _HEADING.findall(fragment)}
+    end = fragment.find("<h2", start + 1)
+    end = len(fragment) if end < 0 else end
+    # "- 1. Part" is read by Markdown as a list item holding an ordered list: written
+    # back as the numbered entry it is, so it can be matched with its heading.
+    contents = _NUMBERED_ITEM.sub(
+        lambda m: f"<li>{m[1] or 1}. {m[2]}{chr(10)}", fragment[start:end])
+    contents = _CONTENTS_ITEM.sub(
+        lambda m: (f'<li><a href="#{anchors[m[1]]}">{m[1]}</a>{m[2]}'
+                   if m[1] in anchors and anchors[m[1]] != "contents" else m[0]),
+        contents)
+    return fragment[:start] + contents + fragment[end:]
 
 
 def evidence(result: ResearchResult) -> list[Evidence]:
@@ -65,16 +110,17 @@ def evidence(result: ResearchResult) -> list[Evidence]:
     or ``data:`` one in a stored result) gets an empty ``url`` and no link at all.
     """
     from deepcite.citations.hyperlinks import safe_link_url
+    from deepcite.web.sources_view import clean_markup
 
     quotes: dict[int, list[tuple[str, str]]] = {}
     for check in result.citation_checks:
         if check.quote:
             found = quotes.setdefault(check.number, [])
-            pair = (check.outcome, check.quote)
+            pair = (check.outcome, clean_markup(check.quote))
             if pair not in found and len(found) < MAX_QUOTES:
                 found.append(pair)
     return [Evidence(s.number, s.title,
-                     safe_link_url(s.canonical_url or s.url, allow_file=True) or "",
+                     safe_link_url(s.canonical_url or s.url) or "",
                      quotes.get(s.number, []))
             for s in result.sources]
 
@@ -110,64 +156,3 @@ def key_status(settings: Settings, environ: dict[str, str]) -> list[tuple[str, s
         rows.append((name, "set" if environ.get(name) else "not set"))
     return rows
 
-
-def inside_roots(folder: str, roots: tuple[str, ...]) -> Path | None:
-    """The folder, resolved, when it lies inside one of ``roots``; else ``None``.
-
-    Resolving first means ``..`` and symlinks cannot lead out of a root.
-    """
-    try:
-        path = Path(folder).expanduser().resolve(strict=True)
-    except (OSError, RuntimeError):
-        return None
-    if not path.is_dir():
-        return None
-    for root in roots:
-        try:
-            base = Path(root).expanduser().resolve(strict=True)
-        except (OSError, RuntimeError):
-            continue
-        if path.is_relative_to(base):
-            return path
-    return None
-
-
-@dataclass
-class IndexJobs:
-    """Background indexing of collections, and its state for the collections page.
-
-    Indexing a folder can take minutes; the request only starts it. The state is kept
-    in memory: a restart forgets it, and the collection's own counts remain.
-    """
-
-    states: dict[str, str] = field(default_factory=dict)
-    folders: dict[str, str] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def running(self, name: str) -> bool:
-        """Whether ``name`` is being indexed now."""
-        with self.lock:
-            return self.states.get(name) == "indexing"
-
-    def start(self, name: str, folder: Path, settings: Settings) -> None:
-        """Index ``folder`` into the collection ``name`` (created if missing)."""
-        with self.lock:
-            self.states[name] = "indexing"
-            self.folders[name] = str(folder)
-        thread = threading.Thread(target=self._index, args=(name, folder, settings),
-                                  name=f"deepcite-index-{name}", daemon=True)
-        thread.start()
-
-    def _index(self, name: str, folder: Path, settings: Settings) -> None:
-        from deepcite.collections.collection import Collection
-
-        try:
-            report = Collection.create(name, settings=settings).add(folder)
-            state = f"done: {report.summary()}"
-        except (DeepciteError, OSError) as exc:
-            state = f"failed: {exc}"
-        except Exception as exc:  # a thread has nobody else to tell
-            logger.exception("indexing collection %s failed", name)
-            state = f"failed: {type(exc).__name__}"
-        with self.lock:
-            self.states[name] = state

@@ -1,29 +1,52 @@
-// Hovering a citation opens its evidence popover; clicking works without this file
-// (the popover is the link's :target).
+// Citations link to the source viewer, which works without this file. Here, hovering
+// or clicking a citation opens its evidence popover instead: one at a time, closed by
+// its button, Esc or a click elsewhere, without moving the page or adding history.
 (function () {
   "use strict";
   // The server only writes links the exports' allow-list takes; this is the second
   // line: a link in the popovers or the report whose scheme is not one of these loses
   // its href, so a javascript:/data:/vbscript: URL can never be followed from here.
-  var SAFE = { "http:": true, "https:": true, "mailto:": true, "file:": true };
+  var SAFE = { "http:": true, "https:": true, "mailto:": true };
   var safeHref = function (link) {
     var raw = link.getAttribute("href") || "";
-    if (raw.charAt(0) === "#") { return true; }
+    if (raw.charAt(0) === "#" || raw.charAt(0) === "/" && raw.charAt(1) !== "/") { return true; }
     var parsed;
     try { parsed = new URL(raw, window.location.href); } catch (e) { return false; }
-    return SAFE[parsed.protocol] === true && (parsed.protocol !== "file:" || parsed.host === "" || parsed.host === "localhost");
+    return SAFE[parsed.protocol] === true;
   };
   document.querySelectorAll(".evidence a[href], .report-body a[href]").forEach(function (link) {
     if (!safeHref(link)) { link.removeAttribute("href"); }
   });
   var timer = null;
-  var close = function () { document.querySelectorAll(".evidence.open").forEach(function (el) { el.classList.remove("open"); }); };
+  var pinned = null;
+  var close = function () {
+    pinned = null;
+    document.querySelectorAll(".evidence.open").forEach(function (el) { el.classList.remove("open"); });
+  };
+  var open = function (box) { clearTimeout(timer); close(); box.classList.add("open"); };
+  var later = function () { if (!pinned) { timer = setTimeout(close, 400); } };
   document.querySelectorAll("a.cite[data-evidence]").forEach(function (link) {
     var box = document.getElementById("evidence-" + link.dataset.evidence);
     if (!box) { return; }
-    link.addEventListener("mouseenter", function () { clearTimeout(timer); close(); box.classList.add("open"); });
-    link.addEventListener("mouseleave", function () { timer = setTimeout(close, 400); });
+    link.addEventListener("mouseenter", function () { if (!pinned) { open(box); } });
+    link.addEventListener("mouseleave", later);
+    link.addEventListener("click", function (event) {
+      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) { return; }
+      event.preventDefault();
+      if (pinned === box) { close(); return; }
+      open(box);
+      pinned = box;
+    });
     box.addEventListener("mouseenter", function () { clearTimeout(timer); });
-    box.addEventListener("mouseleave", function () { timer = setTimeout(close, 400); });
+    box.addEventListener("mouseleave", later);
+  });
+  document.querySelectorAll(".evidence .close").forEach(function (button) {
+    button.addEventListener("click", function (event) { event.preventDefault(); close(); });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") { close(); }
+  });
+  document.addEventListener("click", function (event) {
+    if (pinned && !pinned.contains(event.target) && !event.target.closest("a.cite")) { close(); }
   });
 })();

@@ -1,0 +1,53 @@
+"""``GET /api/v1/runs/{id}/sources/{n}``: one source of a stored run as the viewer shows
+it (passage, highlight spans, file, page, headings), and its collection document.
+
+Included by :func:`deepcite.web.api.api_router` under the token dependency, so the
+access rules are every other API route's. The document is found only through the
+collection that indexed it (:func:`deepcite.web.sources_view.document_file`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from deepcite.errors import UnknownRunError
+from deepcite.store import StoredRun
+from deepcite.web.api import ApiError, history_store
+from deepcite.web.contracts import WebState
+from deepcite.web.pages_sources import document_response, viewer_url
+from deepcite.web.sources_view import document_file, source_view
+
+
+def sources_router(state: WebState) -> APIRouter:
+    """The source routes; include them in the guarded ``/api/v1`` router."""
+    router = APIRouter()
+
+    def stored_run(run_id: str) -> StoredRun:
+        try:
+            return history_store(state).get(run_id)
+        except UnknownRunError:
+            raise ApiError(404, "unknown_run", f"No run {run_id!r}") from None
+
+    @router.get("/runs/{run_id}/sources/{number}", tags=["history"])
+    def source(run_id: str, number: int) -> dict[str, Any]:
+        stored = stored_run(run_id)
+        view = source_view(stored.id, stored.result, number,
+                           f"/api/v1{viewer_url(stored.id, number)}/document")
+        if view is None:
+            raise ApiError(404, "unknown_source", f"Run {stored.id[:8]} has no source {number}")
+        return view.as_json()
+
+    @router.get("/runs/{run_id}/sources/{number}/document", tags=["history"])
+    def document(run_id: str, number: int) -> Response:
+        stored = stored_run(run_id)
+        found = next((s for s in stored.result.sources if s.number == number), None)
+        path = None if found is None else document_file(found, state.settings)
+        if path is None:
+            raise ApiError(404, "no_document", "No such document in an indexed collection "
+                           "of this server")
+        return document_response(path)
+
+    return router

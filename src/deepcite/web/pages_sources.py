@@ -1,0 +1,99 @@
+"""The source viewer (``/runs/{id}/sources/{n}``), a collection document
+(``/runs/{id}/sources/{n}/document``) and the comparison of two runs (``/compare``).
+
+Each route asks who is asking first (:meth:`PageKit.session_for`). The document route
+serves only what :func:`deepcite.web.sources_view.document_file` finds: a file its
+collection indexed, never a path from the request. It is served as a download-safe
+type (PDF, plain text, else an attachment) with ``nosniff`` and a sandboxing policy, so
+an HTML or SVG file of a collection can never run script on the app's origin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from deepcite.errors import DeepciteError
+from deepcite.store import StoredRun
+from deepcite.web.downloads import content_disposition
+from deepcite.web.page_kit import PageKit, quote_path
+from deepcite.web.sources_view import document_file, source_view
+
+#: Suffixes served inline as plain text; PDF inline as PDF; anything else a download.
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst", ".csv", ".tsv", ".text"})
+#: What every served document carries: no sniffing, no script, no framing elsewhere.
+DOCUMENT_HEADERS = {"X-Content-Type-Options": "nosniff",
+                    "Content-Security-Policy": "sandbox; default-src 'none'",
+                    "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
+def viewer_url(run_id: str, number: int) -> str:
+    """The viewer page of source ``number`` of run ``run_id``."""
+    return f"/runs/{quote_path(run_id)}/sources/{number}"
+
+
+def document_response(path: Path) -> Response:
+    """``path`` (already checked by ``document_file``) as a safe response."""
+    suffix = path.suffix.lower()
+    inline = suffix == ".pdf" or suffix in TEXT_SUFFIXES
+    media = ("application/pdf" if suffix == ".pdf" else "text/plain; charset=utf-8"
+             if inline else "application/octet-stream")
+    header = content_disposition(path.name, "inline" if inline else "attachment")
+    return FileResponse(path, media_type=media,
+                        headers={**DOCUMENT_HEADERS, "Content-Disposition": header})
+
+
+def routes(kit: PageKit) -> APIRouter:
+    """The routes of this area of the pages."""
+    router = APIRouter(include_in_schema=False)
+
+    def stored_run(run_id: str) -> StoredRun | None:
+        try:
+            with kit.store() as history:
+                return history.get(run_id)
+        except DeepciteError:
+            return None
+
+    @router.get("/runs/{run_id}/sources/{number}", response_class=HTMLResponse)
+    def source(request: Request, run_id: str, number: int) -> Response:
+        session = kit.session_for(request)
+        stored = stored_run(run_id)
+        if stored is None:
+            return kit.not_found(request, session, f"No run {run_id}")
+        base = viewer_url(stored.id, number)
+        view = source_view(stored.id, stored.result, number, f"{base}/document")
+        if view is None:
+            return kit.not_found(request, session, f"Run {stored.id[:8]} has no source {number}")
+        return kit.render(request, session, "source.html",
+                          title=f"[{number}] {view.title}", view=view, run=stored,
+                          report_url=f"/reports/{quote_path(stored.id)}")
+
+    @router.get("/runs/{run_id}/sources/{number}/document")
+    def document(request: Request, run_id: str, number: int) -> Response:
+        session = kit.session_for(request)
+        stored = stored_run(run_id)
+        found = None if stored is None else next(
+            (s for s in stored.result.sources if s.number == number), None)
+        path = None if found is None else document_file(found, kit.state.settings)
+        if path is None:
+            return kit.not_found(request, session, "No such document in an indexed "
+                                 "collection of this server")
+        return document_response(path)
+
+    @router.get("/compare", response_class=HTMLResponse)
+    def compare(request: Request, a: str = "", b: str = "") -> Response:
+        from deepcite.runs.compare import compare_runs
+
+        session = kit.session_for(request)
+        runs = [stored_run(ref) if ref else None for ref in (a, b)]
+        if runs[0] is None or runs[1] is None:
+            missing = next(ref for ref, run in zip((a, b), runs, strict=True) if run is None)
+            return kit.not_found(request, session,
+                                 f"No run {missing}" if missing else "Choose two runs to compare")
+        first, second = runs[0], runs[1]
+        return kit.render(request, session, "compare.html", title="Compare runs",
+                          a=first, b=second, comparison=compare_runs(first, second))
+
+    return router

@@ -1,0 +1,125 @@
+"""The research form's offline defaults and the live run page, in a real Chromium.
+
+This module's server runs offline (``DEEPCITE_SECURITY_OFFLINE=1``) with the bundled
+model: no web engine is usable, so the form must preselect the demo collection and
+open its "Sources and model" part. A detailed report on the demo collection must then
+show named phases (the outline, part k of N), a progress bar, and live counters that
+end where the report's do.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.support import DEEPCITE, QUESTION, SCREENSHOTS, server_env
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
+
+#: Installed in every page before its scripts: each change of the live section is
+#: handed to the test (``recordProgress``), across the reloads of the run page.
+OBSERVER = """
+window.addEventListener("DOMContentLoaded", () => {
+  const live = document.getElementById("live");
+  if (!live) { return; }
+  const text = (id) => (document.getElementById(id) || {}).textContent || "";
+  const snap = () => window.recordProgress({
+    phase: text("phase"), section: text("section"), calls: text("calls"),
+    tokens: text("tokens"), log: document.querySelectorAll("#log-items li").length,
+    bar: !!document.getElementById("bar"), path: location.pathname});
+  snap();
+  new MutationObserver(snap).observe(live, {subtree: true, childList: true,
+                                            characterData: true, attributes: true});
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any) -> Iterator[str]:
+    """`deepcite serve`, offline, on a free loopback port (as conftest's, offline)."""
+    data_dir = tmp_path_factory.mktemp("web-offline-data")
+    env = {**server_env(data_dir), "DEEPCITE_SECURITY_OFFLINE": "1"}
+    lines: list[str] = []
+    for _attempt in range(5):
+        port = random.randint(20000, 40000)
+        process = subprocess.Popen(
+            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        assert process.stderr is not None
+        started = time.monotonic()
+        while time.monotonic() - started < 60:
+            line = process.stderr.readline()
+            lines.append(line)
+            if "Uvicorn running on" in line or "Application startup complete" in line:
+                break
+            if not line and process.poll() is not None:
+                break
+        if process.poll() is None:
+            break
+    else:
+        pytest.fail("deepcite serve did not start:\n" + "".join(lines))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _number(text: str) -> int:
+    digits = re.sub(r"\D", "", text)
+    return int(digits) if digits else 0
+
+
+def test_offline_form_preselects_the_demo_collection(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    assert page.locator("#sources-and-model").get_attribute("open") is not None
+    demo = page.locator("input[name=collections][value=demo]")
+    assert demo.is_visible() and demo.is_checked()
+    assert page.locator("input[name=engines][value=duckduckgo]").is_disabled()
+    assert "offline" in page.locator("#no-web").inner_text()
+    assert not re.search(r"--[a-z]", page.locator("main").inner_text())  # page words only
+
+
+def test_detailed_report_shows_named_phases_and_consistent_counters(page: Any,
+                                                                    server: str) -> None:
+    snapshots: list[dict[str, Any]] = []
+    def record(snapshot: dict[str, Any]) -> None:
+        snapshots.append(snapshot)
+
+    page.expose_function("recordProgress", record)
+    page.add_init_script(OBSERVER)
+    page.goto(server + "/")
+    page.fill("textarea[name=question]", QUESTION)
+    page.check("input[name=mode][value=detailed]")
+    assert page.locator("input[name=collections][value=demo]").is_checked()  # preselected
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/runs/[0-9a-f]{32}"), timeout=30_000)
+    page.wait_for_function("() => /^Part|Writing|Searching|Building|Reading|Choosing/"
+                           ".test((document.getElementById('phase') || {}).textContent"
+                           " || '')", timeout=120_000)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "run-phases.png"), full_page=True)
+    page.wait_for_url(re.compile(r".*/reports/[0-9a-f]{32}"), timeout=600_000)
+    live = [s for s in snapshots if s["path"].startswith("/runs/")]
+    assert live and all(s["bar"] for s in live)
+    phases = {s["phase"] for s in live}
+    assert "Writing the outline" in phases, phases
+    assert any(s["section"].startswith("1 of ") for s in live), phases
+    assert not any(p.lower() in ("finished", "done") for p in phases)
+    assert max(s["log"] for s in live) > 0
+    last = live[-1]
+    facts = page.locator("main").inner_text()
+    calls = re.search(r"Model calls\s+([\d,]+)", facts)
+    tokens = re.search(r"Tokens\s+([\d,]+)", facts)
+    assert calls and tokens, facts
+    assert _number(last["calls"]) == _number(calls.group(1)) > 0
+    assert _number(last["tokens"]) == _number(tokens.group(1))

@@ -1,0 +1,97 @@
+"""The report page as a workspace: citations to the viewer, linked contents, notices,
+duration and queries, "Run again" and the compare page."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from deepcite.config import Settings
+from deepcite.store import HistoryStore
+from deepcite.types import ResearchResult, RunMetrics
+from deepcite.web.pages_reports import BUNDLED_NOTICE
+from tests.unit.test_web_pages import FakeExecutor, _client, _csrf, _result, _submit
+
+
+@pytest.fixture
+def settings(make_settings: Any) -> Settings:
+    value: Settings = make_settings()
+    return value
+
+
+@pytest.fixture
+def executor(settings: Settings) -> FakeExecutor:
+    return FakeExecutor(settings)
+
+
+@pytest.fixture
+def client(settings: Settings, executor: FakeExecutor) -> TestClient:
+    return _client(settings, executor)
+
+
+def _run_id(client: TestClient, **fields: Any) -> str:
+    return str(_submit(client, **fields).headers["location"].rsplit("/", 1)[1])
+
+
+def test_citations_and_sources_link_to_the_viewer(client: TestClient) -> None:
+    run_id = _run_id(client)
+    text = client.get(f"/reports/{run_id}").text
+    assert f'href="/runs/{run_id}/sources/1" class="cite" data-evidence="1"' in text
+    assert f'<a class="source-view" href="/runs/{run_id}/sources/2">passage</a>' in text
+    assert f'href="/runs/{run_id}/sources/1">Passage and file</a>' in text
+    assert "file://" not in text
+
+
+def test_contents_link_to_sections(make_settings: Any) -> None:
+    from deepcite.web.pages_views import report_body
+
+    body = ("## Contents\n\n- Summary\n- 1. Heat <b>\n    - 1.1 Sub\n\n## Summary\n\nS.\n\n"
+            "## 1. Heat <b>\n\n### 1.1 Sub\n\nX.")
+    result = ResearchResult(question="q", answer=body, mode="detailed", strategy="s",
+                            handler="h")
+    html = report_body(result, {}, make_settings(), "abc")
+    assert '<a href="#summary">Summary</a>' in html and '<a href="#11-sub">1.1 Sub</a>' in html
+    assert re.search(r'<a href="#1-heat-[^"]*">1\. Heat &lt;b&gt;</a>', html)
+    assert "<b>" not in html
+
+
+def test_bundled_notice_duration_and_queries(settings: Settings,
+                                             executor: FakeExecutor) -> None:
+    local = settings.model_copy(update={"llm": settings.llm.model_copy(
+        update={"provider": "local"})})
+    result = _result("Why?").model_copy(update={
+        "metrics": RunMetrics(wall_seconds=12.34),
+        "questions_by_iteration": {1: ["boiling <point>", "water"]}})
+    with HistoryStore.open(settings) as store:
+        run_id = store.begin("Why?", mode="quick", settings=local)
+        store.finish(run_id, result)
+    text = _client(settings, executor).get(f"/reports/{run_id}").text
+    assert BUNDLED_NOTICE in text
+    assert "12.3 s" in text and "boiling &lt;point&gt; · water" in text
+
+
+def test_run_again_submits_the_stored_request(client: TestClient,
+                                              executor: FakeExecutor) -> None:
+    run_id = _run_id(client, question="How hot is <i>boiling</i> water?")
+    page = client.get(f"/reports/{run_id}").text
+    assert f'action="/reports/{run_id}/rerun"' in page
+    assert client.post(f"/reports/{run_id}/rerun", data={}).status_code == 403
+    reply = client.post(f"/reports/{run_id}/rerun", data={"csrf_token": _csrf(client)})
+    assert reply.status_code == 303 and reply.headers["location"].startswith("/runs/")
+    assert executor.requests[-1].question == "How hot is <i>boiling</i> water?"
+    assert len(executor.requests) == 2
+    new_id = reply.headers["location"].rsplit("/", 1)[1]
+    report = client.get(f"/reports/{new_id}").text
+    assert f'<option value="{run_id}">' in report  # compare with the first run
+    compare = client.get(f"/compare?a={run_id}&b={new_id}")
+    assert compare.status_code == 200
+    assert "Kept (2)" in compare.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in compare.text
+    assert "<script>alert(1)" not in compare.text
+
+
+def test_compare_unknown_is_404(client: TestClient) -> None:
+    assert client.get("/compare?a=ffff&b=eeee").status_code == 404
+    assert client.get("/compare").status_code == 404
