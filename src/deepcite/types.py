@@ -55,7 +55,11 @@ class Source(_Record):
 
 
 #: The phases a run announces in :class:`PhaseStarted` (and names findings after).
-PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis"]
+#: ``index`` (building the demo collection's index), ``materials`` (analysing the
+#: user's materials) and ``outline`` (a detailed report's outline) come without
+#: ``step``/``total``: they are the run's own steps, not a strategy's.
+PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis",
+                    "index", "materials", "outline", "verify"]
 
 #: The machine-readable code of every warning a run can give (:class:`RunWarning`,
 #: :class:`RunNotice`). Front ends and scripts match on these, so a new warning gets a

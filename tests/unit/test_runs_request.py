@@ -107,3 +107,28 @@ def test_the_rest_api_refuses_operator_settings_with_422(base: Settings) -> None
         assert "cannot be chosen per run" in reply.text
     finally:
         executor.shutdown()
+
+
+def test_a_rerun_carries_the_per_run_settings_it_was_made_with(base: Settings) -> None:
+    """An executor that starts from its own settings (the web pool, the queue) still
+    makes the stored run again: what differed is in the request."""
+    from datetime import UTC, datetime
+
+    from deepcite.runs.rerun import rerun_plan
+    from deepcite.store import StoredRun
+    from deepcite.store.snapshot import settings_snapshot
+    from deepcite.types import ResearchResult
+
+    made = base.model_copy(update={
+        "research": base.research.model_copy(update={"iterations": 4, "max_sources": 3}),
+        "citations": base.citations.model_copy(update={"answer_mode": "grounded"})})
+    stored = StoredRun(
+        id="a" * 32, created_at=datetime.now(UTC), finished_at=None, status="completed",
+        mode="quick", parent_id=None, settings=settings_snapshot(made),
+        result=ResearchResult(question="Which cache?", answer="x", strategy="s", handler="h"),
+        events=[], request={"question": "Which cache?"})
+    plan = rerun_plan(stored, base)
+    assert plan.request.settings == {"research.iterations": 4, "research.max_sources": 3,
+                                     "citations.answer_mode": "grounded"}
+    again = settings_for_run(base, plan.request)
+    assert again.research.iterations == 4 and again.citations.answer_mode == "grounded"

@@ -217,7 +217,8 @@ def test_detailed_result_round_trips(store: HistoryStore, settings: Settings) ->
     assert summary == RunSummary(id=run_id, created_at=stored.created_at,
                                  question=result.question, mode="detailed",
                                  status="completed", sources=3, parent_id=None,
-                                 strategy="detailed", title="Ocean currents")
+                                 strategy="detailed", title="Ocean currents",
+                                 finished_at=stored.finished_at, origin="python")
 
 
 def test_answer_is_stored_without_its_sources_block(store: HistoryStore, settings: Settings,
@@ -724,3 +725,32 @@ def test_no_postgres_server_skips_but_fails_in_ci(monkeypatch: pytest.MonkeyPatc
     outcome = pytest.fail.Exception if ci else pytest.skip.Exception
     with pytest.raises(outcome, match="initdb/pg_ctl not found"):
         postgres_fixture.unavailable(str(why.value))
+
+
+def test_an_event_a_newer_deepcite_wrote_does_not_make_the_run_unreadable(
+        tmp_path: Path) -> None:
+    """A worker upgraded first writes a phase this version does not know: the run and
+    its result still read, without that event."""
+    import sqlalchemy as sa
+
+    from deepcite.config import load_settings
+    from deepcite.types import PhaseStarted
+
+    settings = load_settings({"data_dir": str(tmp_path)}, config_files=[], environ={})
+    with HistoryStore.open(settings) as store:
+        run_id = store.begin("Q?", mode="quick", settings=settings)
+        store.record_event(run_id, PhaseStarted(phase="search", step=1, total=2))
+        store.record_event(run_id, PhaseStarted(phase="synthesis", step=2, total=2))
+        store.finish(run_id, quick_result())
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'history.db'}")
+    with engine.begin() as connection:
+        rows = connection.execute(sa.text("SELECT seq, payload FROM events")).all()
+        assert len(rows) == 2
+        connection.execute(sa.text("UPDATE events SET payload = :p WHERE seq = :s"),
+                           {"p": '{"kind": "phase_started", "phase": "dreaming"}',
+                            "s": rows[0][0]})
+    engine.dispose()
+    with HistoryStore.open(settings) as store:
+        stored = store.get(run_id)
+    assert [e.phase for e in stored.events if isinstance(e, PhaseStarted)] == ["synthesis"]
+    assert stored.result.answer == quick_result().answer

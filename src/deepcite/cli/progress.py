@@ -36,6 +36,10 @@ _PHASES = {
     "topics": "Grouping the sources into topics",
     "agent": "Agent turn",
     "synthesis": "Writing the cited answer",
+    "index": "Building the demo collection's index",
+    "materials": "Reading your materials",
+    "outline": "Writing the outline",
+    "verify": "Verifying the citations",
 }
 
 

@@ -38,7 +38,7 @@ from deepcite.citations.verify import Verification, verify
 from deepcite.errors import DeepciteError
 from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.steps import flag_unsupported, report_answer
-from deepcite.types import CitationCheck, Finding, Source, VerificationCounts
+from deepcite.types import CitationCheck, Finding, PhaseStarted, Source, VerificationCounts
 
 CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
 BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
@@ -197,6 +197,7 @@ class CitationStep:
         cfg = self._ctx.settings.citations
         if not cfg.verify or not sources:
             return None
+        self._ctx.emit(PhaseStarted(phase="verify"))  # no step: the plan's count is kept
         model = self._ctx.client if cfg.verify_with_model else None
         try:
             result = attribute(answer, sources, model=model,

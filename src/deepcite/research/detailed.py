@@ -45,6 +45,7 @@ from deepcite.types import (
     Finding,
     OutlineEntry,
     OutlineReady,
+    PhaseStarted,
     ResearchResult,
     RunMetrics,
     RunNotice,
@@ -211,6 +212,7 @@ class DetailedReport:
         if reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
+            researcher.emit(PhaseStarted(phase="outline"))
             try:
                 manifest = self._materials.analysis.manifest if self._materials else ""
                 known = self._materials.ids if self._materials else []

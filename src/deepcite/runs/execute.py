@@ -30,7 +30,7 @@ from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
 from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
 from deepcite.security.terminal import one_line
-from deepcite.types import ResearchResult, WarningCode
+from deepcite.types import PhaseStarted, ResearchResult, WarningCode
 
 __all__ = ["execute", "follow_up_brief", "material_notices", "run_question",
            "run_recorded"]
@@ -52,6 +52,8 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
     """
     scope = cancel if cancel is not None else CancelScope()
     events = sink if sink is not None else NullSink()
+    if _demo_to_build(settings):
+        events.event(PhaseStarted(phase="index"))  # the first run builds it: seconds
     with build.build_researcher(settings, events.event) as researcher:
         given, notices = material_notices(request)
         review = reviewer if request.review_outline else None
@@ -59,14 +61,34 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
         scope.bind(builder.cancel if request.mode == "detailed" else researcher.cancel)
         if given and cache is None:
             cache = summary_cache_for(settings)
-        analysed = (analyse_materials(researcher, request.question, given, cache=cache)
-                    if given else None)
+        before = researcher.client.usage
+        analysed = None
+        if given:
+            events.event(PhaseStarted(phase="materials"))
+            analysed = analyse_materials(researcher, request.question, given, cache=cache)
+        # the analysis calls are the run's too: its metrics count every ModelCall event
+        spent = researcher.client.usage.since(before)
         if request.mode == "detailed":
             result = builder.run(request.question, materials=analysed)
         else:
             result = run_question(researcher, request.question, follow_up=parent,
                                   materials=analysed)
+        if spent.calls:
+            metrics = result.metrics
+            result = result.model_copy(update={"metrics": metrics.model_copy(update={
+                "model_calls": metrics.model_calls + spent.calls,
+                "prompt_tokens": metrics.prompt_tokens + spent.prompt_tokens,
+                "completion_tokens": metrics.completion_tokens + spent.completion_tokens,
+                "model_seconds": metrics.model_seconds + spent.seconds})})
         return result.with_warnings(notices)
+
+
+def _demo_to_build(settings: Settings) -> bool:
+    """Whether the run opens the bundled demo collection before its index exists."""
+    from deepcite.collections.collection import collection_path
+
+    return (build.DEMO_COLLECTION in settings.search.collections
+            and not collection_path(build.DEMO_COLLECTION, settings).exists())
 
 
 def run_recorded(request: RunRequest, settings: Settings, recorder: Recorder,

@@ -13,10 +13,11 @@ handed in, and of course the web, which answers differently over time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from deepcite.config import Settings
 from deepcite.errors import InputError
-from deepcite.runs.request import RunRequest
+from deepcite.runs.request import RunRequest, per_run_setting
 from deepcite.store import StoredRun
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.snapshot import restore_settings
@@ -52,4 +53,21 @@ def rerun_plan(stored: StoredRun, local: Settings) -> RerunPlan:
         notes.append(f"The run cited {len(materials)} material(s) of yours; the history "
                      "does not keep their text, so the rerun goes without them - hand "
                      "them in again with `deepcite ask -m FILE`")
-    return RerunPlan(request, restore_settings(stored.settings, local), notes)
+    settings = restore_settings(stored.settings, local)
+    request = request.model_copy(update={"settings": {
+        **_per_run_differences(settings, local), **request.settings}})
+    return RerunPlan(request, settings, notes)
+
+
+def _per_run_differences(made_with: Settings, local: Settings) -> dict[str, Any]:
+    """The per-run settings (:data:`~deepcite.runs.request.PER_RUN_SETTINGS`) the run was
+    made with that differ from this machine's: carried in the request, so an executor
+    that starts from its own settings (the web app's pool, the queue) makes the same run."""
+    ours, theirs = local.model_dump(mode="json"), made_with.model_dump(mode="json")
+    changed: dict[str, Any] = {}
+    for section in ("research", "report", "citations", "search"):
+        for key, value in theirs.get(section, {}).items():
+            dotted = f"{section}.{key}"
+            if per_run_setting(dotted) and ours.get(section, {}).get(key) != value:
+                changed[dotted] = value
+    return changed

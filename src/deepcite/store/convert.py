@@ -12,7 +12,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from deepcite.store.body import search_text, stored_body
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
@@ -129,5 +129,16 @@ def assemble(run: Run, sources: list[SourceRow], checks: list[CheckRow]) -> Rese
 
 
 def events_of(rows: list[EventRow]) -> list[Event]:
-    """The events of a run from its rows (in ``seq`` order)."""
-    return [EVENTS.validate_python(row.payload) for row in rows]
+    """The events of a run from its rows (in ``seq`` order).
+
+    An event this version cannot read (a newer deepcite's new phase or kind, written by
+    a worker upgraded first) is left out, logged - the run and its result stay readable,
+    since events only tell how a run went, not what it found."""
+    events: list[Event] = []
+    for row in rows:
+        try:
+            events.append(EVENTS.validate_python(row.payload))
+        except ValidationError as error:
+            logger.info("an event of run %s was left out: this deepcite cannot read it (%s)",
+                        row.run_id[:8], error.errors()[0].get("msg", "unknown shape"))
+    return events

@@ -300,20 +300,39 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
                                  f"({detail[:120]}); `deepcite rm {run_id[:8]}` "
                                  "removes it") from None
 
-    def list(self, *, search: str | None = None,
-             limit: int | None = None) -> builtins.list[RunSummary]:
+    def list(self, *, search: str | None = None, limit: int | None = None,
+             offset: int = 0, status: str | None = None, mode: str | None = None,
+             collection: str | None = None,
+             origin: str | None = None) -> builtins.list[RunSummary]:
         """Runs newest first; ``search`` keeps those whose question, title or body holds
-        it (case-insensitive); ``limit`` keeps the first so many."""
+        it (case-insensitive); ``limit`` keeps the first so many after skipping
+        ``offset``.
+
+        ``status`` and ``mode`` are filtered in SQL. ``collection`` (one of the
+        collections in the run's settings snapshot, else its request) and ``origin``
+        (the request's ``origin``; ``python`` when absent) live in JSON columns whose
+        query syntax differs between SQLite and PostgreSQL, so they are filtered here
+        in Python, and ``offset``/``limit`` then apply to what is kept.
+        """
         sources = (select(func.count(SourceRow.id)).where(SourceRow.run_id == Run.id)
                    .correlate(Run).scalar_subquery())
         query = (select(Run.id, Run.created_at, Run.question, Run.mode, Run.status,
-                        sources, Run.parent_id, Run.strategy, Run.title)
+                        sources, Run.parent_id, Run.strategy, Run.title, Run.finished_at,
+                        Run.request, Run.settings)
                  .order_by(Run.created_at.desc(), Run.id.desc()))
         if search and search.strip():
             pattern = _LIKE_SPECIAL.sub(r"\\\1", search.strip().casefold())
             query = query.where(Run.search_text.like(f"%{pattern}%", escape="\\"))
-        if limit is not None:
-            query = query.limit(max(limit, 0))
+        if status:
+            query = query.where(Run.status == status)
+        if mode:
+            query = query.where(Run.mode == mode)
+        in_python = bool(collection or origin)
+        if not in_python:
+            if offset > 0:
+                query = query.offset(offset)
+            if limit is not None:
+                query = query.limit(max(limit, 0))
         # A damaged row (a value decoding refuses, or one no run can have) is left out
         # and logged, so one bad run never hides the whole history; `show` names it.
         with self._reading() as session:
@@ -330,13 +349,32 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps):
                                        run_id[:8], type(error).__name__, run_id[:8])
         summaries = []
         for row in rows:
+            request = row[10] if isinstance(row[10], dict) else {}
+            run_origin = request.get("origin")
+            run_origin = run_origin if isinstance(run_origin, str) else "python"
+            if origin and run_origin != origin:
+                continue
+            if collection and collection not in _run_collections(row[11], request):
+                continue
             try:
                 summaries.append(RunSummary(
                     id=row[0], created_at=row[1], question=row[2], mode=row[3],
                     status=row[4], sources=row[5], parent_id=row[6], strategy=row[7],
-                    title=row[8]))
+                    title=row[8], finished_at=row[9], origin=run_origin))
             except ValidationError:
                 logger.warning("run %s has values this deepcite cannot read and is left "
                                "out of the listing; `deepcite show %s` says why",
                                str(row[0])[:8], str(row[0])[:8])
+        if in_python:
+            end = None if limit is None else max(offset, 0) + max(limit, 0)
+            summaries = summaries[max(offset, 0):end]
         return summaries
+
+
+def _run_collections(snapshot: Any, request: dict[str, Any]) -> builtins.list[str]:
+    """The collections a run searched: its settings snapshot's, else its request's."""
+    search = snapshot.get("search") if isinstance(snapshot, dict) else None
+    names = search.get("collections") if isinstance(search, dict) else None
+    if not names:
+        names = request.get("collections")
+    return [name for name in names or () if isinstance(name, str)]

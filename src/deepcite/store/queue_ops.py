@@ -250,7 +250,8 @@ class QueueOps(StoreBase):
             rows = list(session.scalars(select(CollectionRow).order_by(CollectionRow.name)))
             return [CollectionEntry(name=row.name, backend=row.backend, location=row.location,
                                     documents=row.documents, chunks=row.chunks,
-                                    created_at=row.created_at, updated_at=row.updated_at)
+                                    created_at=row.created_at, updated_at=row.updated_at,
+                                    settings=dict(row.settings or {}))
                     for row in rows]
 
     def remove_collection(self, name: str) -> bool:

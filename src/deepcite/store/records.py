@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from deepcite.types import Event, ReportMode, ResearchResult
 
@@ -44,6 +44,11 @@ class RunSummary(_Record):
     parent_id: str | None
     strategy: str | None
     title: str | None
+    #: When the run ended (UTC); ``None`` while it runs or when it never said.
+    finished_at: datetime | None = None
+    #: The front end that started it (``RunRequest.origin``; ``python`` when the stored
+    #: request does not say).
+    origin: str | None = None
 
 
 class StoredRun(_Record):
@@ -117,3 +122,6 @@ class CollectionEntry(_Record):
     chunks: int
     created_at: datetime
     updated_at: datetime
+    #: What was recorded with it: the chunk sizes, and for one the web app indexed
+    #: (``web``) the folder it came from and the last indexing outcome.
+    settings: dict[str, Any] = Field(default_factory=dict)

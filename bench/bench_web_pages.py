@@ -1,0 +1,120 @@
+"""What a user of the web pages waits for: submit to first progress, submit to report.
+
+Starts `deepcite serve` (bundled model, a fresh data folder, offline so the form
+preselects the demo collection) and drives Debian's Chromium with Playwright: for a
+quick answer (cold: the demo index is built and the model loaded on first use; then
+warm), a detailed report and a quick answer with an uploaded file, it prints the
+seconds from the click on "Start research" to the first progress event shown on the
+run page (the first line of its event log) and to the report page.
+
+    .venv/bin/python bench/bench_web_pages.py [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+QUESTION = "How do I parse command line arguments?"
+DEEPCITE = str(Path(sys.executable).parent / "deepcite")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update"]
+OBSERVER = """
+window.addEventListener("DOMContentLoaded", () => {
+  const live = document.getElementById("live");
+  if (!live) { return; }
+  const seen = () => document.querySelectorAll("#log-items li").length;
+  const tell = () => { if (seen() > 0) { window.progressShown(location.pathname); } };
+  tell();
+  new MutationObserver(tell).observe(live, {subtree: true, childList: true});
+});
+"""
+
+
+def serve(data_dir: str) -> tuple[subprocess.Popen[str], str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCITE_")}
+    env.update(DEEPCITE_DATA_DIR=data_dir, DEEPCITE_LLM_PROVIDER="local",
+               DEEPCITE_SECURITY_OFFLINE="1", OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1")
+    port = random.randint(20000, 40000)
+    process = subprocess.Popen([DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port)],
+                               env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               text=True)
+    assert process.stderr is not None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if "Uvicorn running on" in line or "Application startup complete" in line:
+            return process, f"http://127.0.0.1:{port}"
+        if not line and process.poll() is not None:
+            break
+    process.kill()
+    raise SystemExit("deepcite serve did not start")
+
+
+def one_run(page: Any, base: str, mode: str, first: list[float],
+            upload: Path | None = None) -> tuple[float, float]:
+    first.clear()
+    page.goto(base + "/")
+    page.fill("textarea[name=question]", QUESTION)
+    page.check(f"input[name=mode][value={mode}]")
+    page.check("input[name=collections][value=demo]")
+    if upload is not None:  # "Your materials": a file of the user's, read by the loaders
+        page.set_input_files("input[type=file][name=files]", str(upload))
+    started = time.perf_counter()
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/reports/[0-9a-f]{32}"), timeout=900_000)
+    page.wait_for_load_state("load")
+    report = time.perf_counter() - started
+    shown = (first[0] - started) if first else float("nan")  # nan: report came first
+    return shown, report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1, help="warm runs of each mode")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as data_dir:
+        process, base = serve(data_dir)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                page = browser.new_page()
+                first: list[float] = []
+
+                def shown(path: str) -> None:
+                    if not first and path.startswith("/runs/"):
+                        first.append(time.perf_counter())
+
+                page.expose_function("progressShown", shown)
+                page.add_init_script(OBSERVER)
+                notes = Path(data_dir) / "cli-notes.md"
+                notes.write_text("# Our CLI notes\n\n" + " ".join(
+                    f"Note {i}: our tools parse arguments with argparse subcommands."
+                    for i in range(400)) + "\n", encoding="utf-8")
+                plan = [("quick", "cold", None)] + [("quick", "warm", None)] * args.runs \
+                    + [("detailed", "warm", None)] * args.runs \
+                    + [("quick", "upload", notes)] * args.runs
+                print(f"{'mode':<9} {'server':<6} {'first progress s':>17} {'report s':>9}")
+                for mode, state, upload in plan:
+                    progress, report = one_run(page, base, mode, first, upload)
+                    print(f"{mode:<9} {state:<6} {progress:>17.2f} {report:>9.2f}")
+                browser.close()
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
