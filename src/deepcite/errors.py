@@ -18,6 +18,8 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- EgressDenied       the egress policy refused an outbound request
      +-- ExportError        a report cannot be exported in the asked format
      +-- StoreError         the history store cannot be opened, or a run is not in it
+     |    +-- UnknownRunError, UnreadableRunError   a run is not there / not readable
+     |    +-- UnknownUserError, DuplicateUserError  a user is not there / already there
      +-- QueueError         the job queue (Redis) cannot be reached or used
 
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
@@ -100,6 +102,15 @@ class UnknownRunError(StoreError):
 
     A :class:`StoreError` so existing handlers keep working, but its own class so a
     server answers 404 for it instead of the 503 of a store that is down."""
+
+
+class UnknownUserError(StoreError):
+    """A user name (or a token id of a user) names no account in the store. A server
+    answers 404 for it, as for :class:`UnknownRunError`."""
+
+
+class DuplicateUserError(StoreError):
+    """A user of that name (case aside) is already in the store."""
 
 
 class UnreadableRunError(StoreError):

@@ -24,7 +24,7 @@ from deepcite.errors import UnknownRunError
 from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.store import HistoryStore
 from deepcite.store.engine import create_store_engine
-from deepcite.store.migrate import current_revision, upgrade
+from deepcite.store.migrate import HEAD_REVISION, current_revision, upgrade
 from deepcite.web.api import api_router
 from deepcite.web.app import _add_error_handlers
 from deepcite.web.contracts import WebState
@@ -115,7 +115,7 @@ def test_upgrade_from_0003_adds_the_table_and_keeps_the_runs(store_url: str,
     engine = create_store_engine(store_url)
     try:
         with engine.connect() as connection:
-            assert current_revision(connection) == "0004"
+            assert current_revision(connection) == HEAD_REVISION
             assert sa.inspect(connection).has_table("web_sessions")
     finally:
         engine.dispose()

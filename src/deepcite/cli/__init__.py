@@ -27,6 +27,7 @@ from deepcite.cli.info import config_app, engines, models, strategies
 from deepcite.cli.mcp import mcp_command
 from deepcite.cli.replay import compare_command, rerun_command
 from deepcite.cli.serve import serve_command
+from deepcite.cli.users import audit_command, users_app
 from deepcite.cli.verify import verify_command
 from deepcite.cli.worker import worker_command
 
@@ -63,6 +64,9 @@ app.add_typer(bench_app, name="bench",
               help="Measure answer quality, citation quality and cost on a dataset.")
 app.add_typer(config_app, name="config", help="Inspect settings.")
 app.add_typer(db_app, name="db", help="The history database: migrations.")
+app.add_typer(users_app, name="users",
+              help="User accounts and their API tokens (deepcite[web] for argon2-cffi).")
+app.command("audit", help="Show the audit log, newest first.")(audit_command)
 
 
 @app.callback()

@@ -17,13 +17,16 @@ from deepcite.store.history import HistoryStore
 from deepcite.store.records import (
     ACTIVE,
     ENDED,
+    AuditEntry,
     ClaimedRun,
     CollectionEntry,
     RunStateInfo,
     RunStatus,
     RunSummary,
     StoredRun,
+    TokenInfo,
+    UserInfo,
 )
 
-__all__ = ["ACTIVE", "ENDED", "ClaimedRun", "CollectionEntry", "HistoryStore", "RunStateInfo",
-           "RunStatus", "RunSummary", "StoredRun"]
+__all__ = ["ACTIVE", "ENDED", "AuditEntry", "ClaimedRun", "CollectionEntry", "HistoryStore",
+           "RunStateInfo", "RunStatus", "RunSummary", "StoredRun", "TokenInfo", "UserInfo"]

@@ -51,6 +51,7 @@ from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
 from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.snapshot import settings_snapshot
+from deepcite.store.users_ops import UserOps
 from deepcite.types import Event, ReportMode, ResearchResult
 
 __all__ = ["FILE_NAME", "MIN_PREFIX", "HistoryStore"]
@@ -61,7 +62,7 @@ logger = logging.getLogger(__name__)
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore(QueueOps, HeldRuns, SessionOps):
+class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening

@@ -146,6 +146,10 @@ class Run(Base):
     worker: Mapped[str | None] = mapped_column(String(200))
     #: A cancel was asked of the worker running the run.
     cancel_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: The ``users.id`` of the run's owner (revision 0005); no foreign key, as removing a
+    #: user may keep their runs. ``None`` for runs from before accounts, and for every
+    #: run until ownership is recorded (a later step).
+    owner_id: Mapped[int | None] = mapped_column(Integer, index=True)
 
 
 class SourceRow(Base):
@@ -240,3 +244,54 @@ class WebSessionRow(Base):
     expires_at: Mapped[datetime] = mapped_column(index=True)
     #: When it was logged out (or ended by a token change); ``None`` while it is live.
     revoked_at: Mapped[datetime | None]
+
+
+class UserRow(Base):
+    """A user account (revision 0005).
+
+    ``name`` is kept as typed; ``name_key`` is its case-folded form, unique, so names
+    are unique regardless of case on every backend. ``password_hash`` is Argon2id
+    (:mod:`deepcite.security.passwords`), never the password.
+    """
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200))
+    name_key: Mapped[str] = mapped_column(String(200), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    is_admin: Mapped[bool] = mapped_column(default=False, server_default=false())
+    disabled: Mapped[bool] = mapped_column(default=False, server_default=false())
+    created_at: Mapped[datetime]
+
+
+class ApiTokenRow(Base):
+    """An API token of a user (revision 0005): only the SHA-256 (hex) of the token is
+    kept, so whoever reads the database cannot use a token from it."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    #: The label its user gave it (``--label``).
+    name: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    last_used_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+
+
+class AuditRow(Base):
+    """One entry of the audit log (revision 0005): who (``actor``: a user name, ``cli``,
+    or ``None``) did what (``action``) to what (``target``), when, and from where."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(index=True)
+    actor: Mapped[str | None] = mapped_column(String(200), index=True)
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    target: Mapped[str | None]
+    detail: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
+    address: Mapped[str | None] = mapped_column(String(100))

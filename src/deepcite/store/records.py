@@ -125,3 +125,39 @@ class CollectionEntry(_Record):
     #: What was recorded with it: the chunk sizes, and for one the web app indexed
     #: (``web``) the folder it came from and the last indexing outcome.
     settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserInfo(_Record):
+    """A user account as the store hands it out: never its password hash."""
+
+    id: int
+    name: str
+    is_admin: bool
+    disabled: bool
+    created_at: datetime
+    #: How many of the user's API tokens are not revoked.
+    tokens: int = 0
+
+
+class TokenInfo(_Record):
+    """An API token of a user: its id and label, never the token nor its hash."""
+
+    id: int
+    user: str
+    label: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class AuditEntry(_Record):
+    """One entry of the audit log: who (``actor``: a user name, ``cli``, or ``None``)
+    did what (``action``, such as ``user.add``) to what (``target``), and from where."""
+
+    id: int
+    at: datetime
+    actor: str | None
+    action: str
+    target: str | None
+    detail: dict[str, Any] | None
+    address: str | None

@@ -1,0 +1,269 @@
+"""User accounts, their API tokens and the audit log, kept in the history store.
+
+Names are unique regardless of case (``Bob`` and ``bob`` are one user): rows keep the
+name as typed and its case-folded form, which every lookup uses. Passwords are hashed
+with Argon2id (:mod:`deepcite.security.passwords`, argon2-cffi from the ``web`` extra)
+and never stored, logged or put in an error message. API tokens are ``dc_`` plus 32
+random bytes (URL-safe base64); the store keeps only their SHA-256 as hex, so the
+plaintext is shown once, when it is made, and whoever reads the database cannot use a
+token from it.
+
+This is the store side only: the web app, REST API and MCP do not check accounts yet,
+and runs are not given owners yet (``runs.owner_id`` stays ``NULL``; see
+``docs/accounts.md``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import re
+import secrets
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from sqlalchemy import delete, exc, func, select, update
+from sqlalchemy.orm import Session
+
+from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
+from deepcite.security.passwords import hash_password, needs_rehash, verify_password
+from deepcite.store.base import StoreBase
+from deepcite.store.models import ApiTokenRow, AuditRow, Run, UserRow
+from deepcite.store.records import AuditEntry, TokenInfo, UserInfo
+
+MIN_PASSWORD = 8
+"""The shortest password accepted."""
+MAX_PASSWORD = 1024
+"""The longest password accepted (hashing a huge one is work an attacker could ask for)."""
+TOKEN_PREFIX = "dc_"
+"""Every API token starts with it, so one that leaks is easy to recognise (and scan for)."""
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,199}")
+_LIST_HINT = "`deepcite users list` shows the users"
+
+
+def token_hash(token: str) -> str:
+    """What a token is stored as: the SHA-256 of it, as hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_user_name(name: str) -> str:
+    """``name`` when it can name a user (letters, digits, ``.``, ``_``, ``@``, ``-``;
+    1 to 200 characters, starting with a letter or digit), else a one-line InputError."""
+    if not _NAME.fullmatch(name):
+        raise InputError(f"User name {name!r} cannot be used - use 1 to 200 letters, digits, "
+                         "'.', '_', '@' or '-', starting with a letter or digit")
+    return name
+
+
+def check_new_password(password: str) -> str:
+    """``password`` when it is long enough (and not absurdly long), else a one-line
+    InputError that does not quote it."""
+    if len(password) < MIN_PASSWORD:
+        raise InputError(f"The password is too short - use at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise InputError(f"The password is too long - use at most {MAX_PASSWORD} characters")
+    return password
+
+
+@cache
+def _dummy_hash() -> str:
+    """A hash no password matches, verified when a user does not exist, so that a login
+    for an unknown name costs as long as one for a known name."""
+    return hash_password(secrets.token_urlsafe(32))
+
+
+def _user_info(row: UserRow, tokens: int = 0) -> UserInfo:
+    return UserInfo(id=row.id, name=row.name, is_admin=row.is_admin, disabled=row.disabled,
+                    created_at=row.created_at, tokens=tokens)
+
+
+class UserOps(StoreBase):
+    """The accounts side of :class:`~deepcite.store.HistoryStore`."""
+
+    @staticmethod
+    def _user_row(session: Session, name: str) -> UserRow:
+        row = session.scalar(select(UserRow).where(UserRow.name_key == name.casefold()))
+        if row is None:
+            raise UnknownUserError(f"No user {name!r} - {_LIST_HINT}")
+        return row
+
+    # ------------------------------------------------------------------ users
+
+    def add_user(self, name: str, password: str, *, admin: bool = False,
+                 now: datetime | None = None) -> UserInfo:
+        """Create a user; a :class:`DuplicateUserError` when the name (case aside) is
+        taken, an :class:`InputError` for a bad name or a password under 8 characters."""
+        check_user_name(name)
+        hashed = hash_password(check_new_password(password))
+        row = UserRow(name=name, name_key=name.casefold(), password_hash=hashed,
+                      is_admin=admin, disabled=False, created_at=now or datetime.now(UTC))
+        taken = DuplicateUserError(f"There is already a user {name!r} - {_LIST_HINT}")
+        with self._database_errors():
+            try:
+                with self._transaction() as session:
+                    if session.scalar(select(UserRow.id).where(
+                            UserRow.name_key == row.name_key)) is not None:
+                        raise taken
+                    session.add(row)
+                    session.flush()
+                    return _user_info(row)
+            except exc.IntegrityError:  # another process added the name meanwhile
+                raise taken from None
+
+    def users(self) -> builtins.list[UserInfo]:
+        """Every user, by name, with how many live tokens each has."""
+        live = (select(ApiTokenRow.user_id, func.count().label("n"))
+                .where(ApiTokenRow.revoked_at.is_(None)).group_by(ApiTokenRow.user_id)
+                .subquery())
+        with self._reading() as session:
+            rows = session.execute(select(UserRow, live.c.n)
+                                   .outerjoin(live, live.c.user_id == UserRow.id)
+                                   .order_by(UserRow.name_key)).all()
+            return [_user_info(row, count or 0) for row, count in rows]
+
+    def user(self, name: str) -> UserInfo:
+        """The user ``name`` (case aside), or an :class:`UnknownUserError`."""
+        with self._reading() as session:
+            row = self._user_row(session, name)
+            count = session.scalar(select(func.count()).select_from(ApiTokenRow).where(
+                ApiTokenRow.user_id == row.id, ApiTokenRow.revoked_at.is_(None))) or 0
+            return _user_info(row, count)
+
+    def check_password(self, name: str, password: str) -> UserInfo | None:
+        """The user when ``password`` is theirs and they are not disabled, else ``None``.
+
+        An unknown name verifies a dummy hash, so it takes as long as a wrong password.
+        A hash made with weaker parameters than today's is replaced on success.
+        """
+        with self._reading() as session:
+            row = session.scalar(select(UserRow).where(UserRow.name_key == name.casefold()))
+        if row is None or len(password) > MAX_PASSWORD:
+            verify_password(_dummy_hash(), password[:MAX_PASSWORD])
+            return None
+        if not verify_password(row.password_hash, password) or row.disabled:
+            return None
+        if needs_rehash(row.password_hash):
+            with self._writing() as session:
+                session.execute(update(UserRow).where(UserRow.id == row.id)
+                                .values(password_hash=hash_password(password)))
+        return _user_info(row)
+
+    def set_password(self, name: str, password: str) -> None:
+        """Give the user a new password (at least 8 characters).
+
+        Web sessions are not linked to users yet, so they are not ended here; that
+        comes with the web step, which records the user of each session.
+        """
+        hashed = hash_password(check_new_password(password))
+        with self._writing() as session:
+            row = self._user_row(session, name)
+            row.password_hash = hashed
+
+    def set_disabled(self, name: str, disabled: bool) -> bool:
+        """Disable (or enable again) the user: a disabled user's password and tokens
+        are refused. ``False`` when the user already was in that state."""
+        with self._writing() as session:
+            row = self._user_row(session, name)
+            if row.disabled == disabled:
+                return False
+            row.disabled = disabled
+            return True
+
+    def remove_user(self, name: str, *, keep_runs: bool) -> int:
+        """Remove the user and their tokens. Their runs stay, with no owner, when
+        ``keep_runs``; else they are deleted. Returns how many runs were kept or deleted."""
+        with self._writing() as session:
+            row = self._user_row(session, name)
+            owned = list(session.scalars(select(Run.id).where(Run.owner_id == row.id)))
+            if keep_runs:
+                session.execute(update(Run).where(Run.owner_id == row.id)
+                                .values(owner_id=None))
+            else:
+                session.execute(delete(Run).where(Run.owner_id == row.id))
+            session.execute(delete(ApiTokenRow).where(ApiTokenRow.user_id == row.id))
+            session.execute(delete(UserRow).where(UserRow.id == row.id))
+        if not keep_runs:
+            with self._lock:
+                for run_id in owned:
+                    self._pending.pop(run_id, None)
+                    self._held.discard(run_id)
+        return len(owned)
+
+    # ------------------------------------------------------------------ tokens
+
+    def create_token(self, name: str, label: str = "", *,
+                     now: datetime | None = None) -> str:
+        """A new API token of the user, returned this once (only its SHA-256 is stored;
+        :meth:`tokens` lists it, newest last)."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._writing() as session:
+            user = self._user_row(session, name)
+            row = ApiTokenRow(user_id=user.id, name=label.strip()[:200],
+                              token_hash=token_hash(token),
+                              created_at=now or datetime.now(UTC))
+            session.add(row)
+        return token
+
+    def tokens(self, name: str) -> builtins.list[TokenInfo]:
+        """The user's tokens, oldest first, revoked ones included (never the tokens)."""
+        with self._reading() as session:
+            user = self._user_row(session, name)
+            rows = session.scalars(select(ApiTokenRow).where(ApiTokenRow.user_id == user.id)
+                                   .order_by(ApiTokenRow.id))
+            return [TokenInfo(id=row.id, user=user.name, label=row.name,
+                              created_at=row.created_at, last_used_at=row.last_used_at,
+                              revoked_at=row.revoked_at) for row in rows]
+
+    def revoke_token(self, name: str, token_id: int, *, now: datetime | None = None) -> bool:
+        """Revoke a token of the user, at once; ``False`` when it already was revoked,
+        an :class:`UnknownUserError` when the user has no token of that id."""
+        with self._writing() as session:
+            user = self._user_row(session, name)
+            row = session.scalar(select(ApiTokenRow).where(
+                ApiTokenRow.id == token_id, ApiTokenRow.user_id == user.id))
+            if row is None:
+                raise UnknownUserError(f"User {user.name!r} has no token {token_id} - "
+                                       "`deepcite users list` counts the tokens")
+            if row.revoked_at is not None:
+                return False
+            row.revoked_at = now or datetime.now(UTC)
+            return True
+
+    def token_owner(self, token: str, *, now: datetime | None = None) -> UserInfo | None:
+        """The user whose live token ``token`` is, noting that it was used; ``None`` for
+        an unknown or revoked token, or one of a disabled user."""
+        if not token.startswith(TOKEN_PREFIX):
+            return None
+        with self._writing() as session:
+            found = session.execute(
+                select(ApiTokenRow, UserRow).join(UserRow, UserRow.id == ApiTokenRow.user_id)
+                .where(ApiTokenRow.token_hash == token_hash(token),
+                       ApiTokenRow.revoked_at.is_(None))).first()
+            if found is None or found[1].disabled:
+                return None
+            found[0].last_used_at = now or datetime.now(UTC)
+            return _user_info(found[1])
+
+    # ------------------------------------------------------------------ audit log
+
+    def audit(self, action: str, *, actor: str | None, target: str | None = None,
+              detail: dict[str, Any] | None = None, address: str | None = None,
+              now: datetime | None = None) -> None:
+        """Write an entry to the audit log (never put a password or token in ``detail``)."""
+        with self._writing() as session:
+            session.add(AuditRow(at=now or datetime.now(UTC), actor=actor, action=action,
+                                 target=target, detail=detail, address=address))
+
+    def audit_log(self, limit: int = 50, *, actor: str | None = None,
+                  action: str | None = None) -> builtins.list[AuditEntry]:
+        """The newest ``limit`` entries, newest first, of ``actor`` and ``action`` if given."""
+        query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
+        if actor is not None:
+            query = query.where(AuditRow.actor == actor)
+        if action is not None:
+            query = query.where(AuditRow.action == action)
+        with self._reading() as session:
+            return [AuditEntry(id=row.id, at=row.at, actor=row.actor, action=row.action,
+                               target=row.target, detail=row.detail, address=row.address)
+                    for row in session.scalars(query)]

@@ -1,0 +1,91 @@
+"""``deepcite users ...`` and ``deepcite audit`` on the default SQLite history."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from deepcite.cli import app
+from deepcite.store import HistoryStore
+
+runner = CliRunner()
+PASSWORD = "correct horse"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(folder))
+    return folder
+
+
+def invoke(*args: str, input: str | None = None, code: int = 0) -> str:
+    result = runner.invoke(app, list(args), input=input)
+    assert result.exit_code == code, result.output
+    return " ".join((result.stdout if code == 0 else result.stderr).split())
+
+
+def store(data_dir: Path) -> HistoryStore:
+    return HistoryStore.from_url(f"sqlite:///{data_dir / 'history.db'}")
+
+
+def test_users_lifecycle_is_audited(data_dir: Path) -> None:
+    assert invoke("users", "list") == "No users yet - `deepcite users add NAME` adds one"
+    assert invoke("users", "add", "bob", "--admin", "--password-stdin",
+                  input=PASSWORD + "\n") == "Added user bob (admin)"
+    assert invoke("users", "add", "alice", input=f"{PASSWORD}\n{PASSWORD}\n").endswith(
+        "Added user alice")
+    listing = invoke("users", "list")
+    assert "alice" in listing and "bob" in listing and "yes" in listing
+    with store(data_dir) as opened:
+        assert opened.check_password("bob", PASSWORD) is not None
+        assert opened.user("bob").is_admin
+
+    made = invoke("users", "token", "bob", "--label", "laptop")
+    token = re.search(r"dc_[A-Za-z0-9_-]+", made)
+    assert token is not None and "will not be shown again" in made
+    assert token.group() not in invoke("audit")
+    assert invoke("users", "passwd", "bob", "--password-stdin",
+                  input="another password\n") == "Password of bob changed"
+    assert invoke("users", "disable", "bob") == "User bob disabled"
+    assert invoke("users", "disable", "bob") == "User bob was already disabled"
+    assert invoke("users", "enable", "bob") == "User bob enabled"
+    with store(data_dir) as opened:
+        assert opened.check_password("bob", "another password") is not None
+        assert opened.token_owner(token.group()) is not None
+    token_id = made.split()[1]
+    assert invoke("users", "revoke", "bob", token_id) == f"Token {token_id} of bob revoked"
+    with store(data_dir) as opened:
+        assert opened.token_owner(token.group()) is None
+    assert invoke("users", "rm", "alice", "--delete-runs") == "Removed user alice (0 runs deleted)"
+
+    with store(data_dir) as opened:
+        entries = opened.audit_log()
+    assert [entry.action for entry in reversed(entries)] == [
+        "user.add", "user.add", "token.create", "user.passwd", "user.disable",
+        "user.enable", "token.revoke", "user.remove"]
+    assert {entry.actor for entry in entries} == {"cli"}
+    assert all("another password" not in str(entry.detail) for entry in entries)
+    assert "token.revoke" in invoke("audit", "--action", "token.revoke")
+    assert "user.add" not in invoke("audit", "--action", "token.revoke")
+    assert invoke("audit", "--user", "nobody") == "No audit entries"
+    assert len(invoke("audit", "--limit", "1").split("cli")) == 2
+
+
+def test_errors_are_one_line(data_dir: Path) -> None:
+    assert invoke("users", "add", "bob", "--password-stdin", input="short\n", code=2) == (
+        "Error: The password is too short - use at least 8 characters")
+    invoke("users", "add", "bob", "--password-stdin", input=PASSWORD + "\n")
+    assert invoke("users", "add", "BOB", "--password-stdin", input=PASSWORD + "\n",
+                  code=1) == ("Error: There is already a user 'BOB' - `deepcite users list` "
+                              "shows the users")
+    assert invoke("users", "passwd", "carol", "--password-stdin", input=PASSWORD + "\n",
+                  code=1) == "Error: No user 'carol' - `deepcite users list` shows the users"
+    assert invoke("users", "rm", "bob", code=2) == (
+        "Error: Say what becomes of the user's runs - add --keep-runs or --delete-runs")
+    assert invoke("users", "revoke", "bob", "7", code=1).startswith(
+        "Error: User 'bob' has no token 7")
+    assert invoke("users", "rm", "bob", "--keep-runs") == "Removed user bob (0 runs kept)"
