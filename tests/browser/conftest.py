@@ -7,9 +7,7 @@ collection whose title is HTML (``xss``) beside the bundled ``demo``.
 
 from __future__ import annotations
 
-import random
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from tests.browser.support import (
     DEEPCITE,
     XSS_TITLE,
     server_env,
+    serving,
     unavailable,
 )
 
@@ -48,33 +47,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any) -> Ite
                            env=server_env(data_dir), capture_output=True, text=True, timeout=300,
                            check=False)
     assert added.returncode == 0, added.stderr
-    for _attempt in range(5):
-        port = random.randint(20000, 40000)
-        process = subprocess.Popen(
-            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=server_env(data_dir), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-        assert process.stderr is not None
-        started = time.monotonic()
-        lines: list[str] = []
-        while time.monotonic() - started < 60:
-            line = process.stderr.readline()
-            lines.append(line)
-            if "Uvicorn running on" in line or "Application startup complete" in line:
-                break
-            if not line and process.poll() is not None:
-                break
-        if process.poll() is None:
-            break
-    else:
-        pytest.fail("deepcite serve did not start:\n" + "".join(lines))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with serving(data_dir) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,14 @@ the constants and the steps several test files take.
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
+import subprocess
 import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +64,40 @@ def open_sources(page: Any) -> None:
     folded = page.locator("details:has(summary:has-text('Sources and model'))")
     if folded.count() and folded.first.get_attribute("open") is None:
         page.click("summary:has-text('Sources and model')")
+
+
+@contextmanager
+def serving(data_dir: Path, *args: str, env: Mapping[str, str] | None = None,
+            ports: tuple[int, int] = (20000, 40000)) -> Iterator[str]:
+    """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL.
+
+    ``env`` adds to :func:`server_env` (``DEEPCITE_SECURITY_OFFLINE`` and the like).
+    A port taken by something else is retried on another one."""
+    environment = {**server_env(data_dir), **(env or {})}
+    lines: list[str] = []
+    for _attempt in range(5):
+        port = random.randint(*ports)
+        process = subprocess.Popen(
+            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+            env=environment, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        assert process.stderr is not None
+        started = time.monotonic()
+        while time.monotonic() - started < 60:
+            line = process.stderr.readline()
+            lines.append(line)
+            if "Uvicorn running on" in line or "Application startup complete" in line:
+                break
+            if not line and process.poll() is not None:
+                break
+        if process.poll() is None:
+            break
+    else:
+        pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "".join(lines))
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -10,10 +10,7 @@ scroll sideways. The bytes each page costs (HTML + CSS + JS) are printed.
 
 from __future__ import annotations
 
-import random
 import re
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.support import DEEPCITE, QUESTION, research, server_env
+from tests.browser.support import QUESTION, research, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -42,34 +39,8 @@ WEIGHT = ("() => performance.getEntriesByType('navigation').concat("
 @contextmanager
 def serve_with_token(data_dir: Path) -> Iterator[str]:
     """`deepcite serve --token` on loopback: every page then asks for the login."""
-    for _attempt in range(5):
-        port = random.randint(40001, 60000)
-        process = subprocess.Popen(
-            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port), "--token", TOKEN],
-            env=server_env(data_dir), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-            text=True)
-        assert process.stderr is not None
-        started = time.monotonic()
-        lines: list[str] = []
-        while time.monotonic() - started < 60:
-            line = process.stderr.readline()
-            lines.append(line)
-            if "Uvicorn running on" in line or "Application startup complete" in line:
-                break
-            if not line and process.poll() is not None:
-                break
-        if process.poll() is None:
-            break
-    else:
-        pytest.fail("deepcite serve --token did not start:\n" + "".join(lines))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with serving(data_dir, "--token", TOKEN, ports=(40001, 60000)) as base:
+        yield base
 
 
 def run_pages(browser: Any, server: str) -> dict[str, str]:

@@ -9,16 +9,13 @@ end where the report's do.
 
 from __future__ import annotations
 
-import random
 import re
-import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.support import DEEPCITE, QUESTION, SCREENSHOTS, server_env
+from tests.browser.support import QUESTION, SCREENSHOTS, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -44,34 +41,8 @@ window.addEventListener("DOMContentLoaded", () => {
 def server(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any) -> Iterator[str]:
     """`deepcite serve`, offline, on a free loopback port (as conftest's, offline)."""
     data_dir = tmp_path_factory.mktemp("web-offline-data")
-    env = {**server_env(data_dir), "DEEPCITE_SECURITY_OFFLINE": "1"}
-    lines: list[str] = []
-    for _attempt in range(5):
-        port = random.randint(20000, 40000)
-        process = subprocess.Popen(
-            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-        assert process.stderr is not None
-        started = time.monotonic()
-        while time.monotonic() - started < 60:
-            line = process.stderr.readline()
-            lines.append(line)
-            if "Uvicorn running on" in line or "Application startup complete" in line:
-                break
-            if not line and process.poll() is not None:
-                break
-        if process.poll() is None:
-            break
-    else:
-        pytest.fail("deepcite serve did not start:\n" + "".join(lines))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with serving(data_dir, env={"DEEPCITE_SECURITY_OFFLINE": "1"}) as base:
+        yield base
 
 
 def _number(text: str) -> int:
