@@ -8,7 +8,6 @@ is what they share, so an area's routes are written the same way wherever they l
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -44,7 +43,7 @@ def environment() -> Environment:
 class PageKit:
     """The state, sessions and templates of one app's pages, and the helpers every
     route uses: who is asking (:meth:`session_for`), a posted form with its CSRF check
-    (:meth:`posted`), rendering (:meth:`render`), the history store (:meth:`store`)."""
+    (:meth:`posted`), rendering (:meth:`render`), the history store (:attr:`history`)."""
 
     def __init__(self, state: WebState, sessions: Sessions, throttle: LoginThrottle) -> None:
         self.state = state
@@ -87,10 +86,10 @@ class PageKit:
                                 headers={"Location": "/login"})
         return form, session
 
-    def store(self) -> contextlib.AbstractContextManager[HistoryStore]:
-        """The executor's store, the one runs are recorded in (left open: it is the
-        executor's to close)."""
-        return contextlib.nullcontext(self.state.executor.store)
+    @property
+    def history(self) -> HistoryStore:
+        """The executor's store, the one runs are recorded in (the executor's to close)."""
+        return self.state.executor.store
 
     def not_found(self, request: Request, session: Session, what: str) -> HTMLResponse:
         """The 404 page saying ``what`` was not found."""

@@ -15,6 +15,7 @@ undo needs no schema change this way.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -110,11 +111,9 @@ def routes(kit: PageKit) -> APIRouter:
     def purge() -> None:
         """Delete for good the runs whose undo time is over."""
         for run_id in trash.expired():
-            try:
-                with kit.store() as history_store:
-                    history_store.delete(run_id)
-            except DeepciteError:
-                pass  # already gone, or the store is down: nothing to undo either way
+            # already gone, or the store is down: nothing to undo either way
+            with contextlib.suppress(DeepciteError):
+                kit.history.delete(run_id)
 
     @router.get("/history", response_class=HTMLResponse)
     def history(request: Request, q: str = "", status: str = "", mode: str = "",
@@ -132,12 +131,11 @@ def routes(kit: PageKit) -> APIRouter:
         number = int(page) if page.isdigit() and 0 < int(page) < 1_000_000 else 1
         hidden = trash.ids()
         try:
-            with kit.store() as history_store:
-                runs = history_store.list(
-                    search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
-                    offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
-                    mode=filters["mode"] or None, collection=filters["collection"] or None,
-                    origin=filters["origin"] or None)
+            runs = kit.history.list(
+                search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
+                offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
+                mode=filters["mode"] or None, collection=filters["collection"] or None,
+                origin=filters["origin"] or None)
         except DeepciteError as exc:
             runs = []
             problems.append(str(exc))
@@ -163,8 +161,7 @@ def routes(kit: PageKit) -> APIRouter:
     def confirm(request: Request, run_id: str) -> Response:
         session = kit.session_for(request)
         try:
-            with kit.store() as history_store:
-                stored = history_store.get(run_id)
+            stored = kit.history.get(run_id)
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         return kit.render(request, session, "history.html", title="Delete run?",
@@ -189,8 +186,7 @@ def routes(kit: PageKit) -> APIRouter:
         """Cancel the run if it is active, then put it in the trash."""
         purge()
         try:
-            with kit.store() as history_store:
-                stored = history_store.get(run_id)
+            stored = kit.history.get(run_id)
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         try:

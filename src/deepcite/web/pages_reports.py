@@ -27,9 +27,8 @@ def routes(kit: PageKit) -> APIRouter:
     def report(request: Request, run_id: str) -> Response:
         session = kit.session_for(request)
         try:
-            with kit.store() as history:
-                stored = history.get(run_id)
-                choices = _compare_choices(history.list(search=stored.result.question,
+            stored = kit.history.get(run_id)
+            choices = _compare_choices(kit.history.list(search=stored.result.question,
                                                         limit=MAX_COMPARE_CHOICES), stored)
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
@@ -64,8 +63,7 @@ def routes(kit: PageKit) -> APIRouter:
         from deepcite.runs.rerun import rerun_plan
 
         try:
-            with kit.store() as history:
-                stored = history.get(run_id)
+            stored = kit.history.get(run_id)
             plan = rerun_plan(stored, kit.state.settings)
             asked = plan.request.model_copy(update={"origin": "web"})
             return kit.state.executor.submit(asked)

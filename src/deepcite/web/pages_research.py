@@ -42,8 +42,7 @@ def routes(kit: PageKit) -> APIRouter:
     def research_form(request: Request, session: Session, status: int = 200,
                       problems: list[str] | None = None,
                       values: FormData | None = None) -> HTMLResponse:
-        with kit.store() as store:
-            choices = form_choices(kit.state.settings, store)
+        choices = form_choices(kit.state.settings, kit.history)
         shown = [page_words(problem) for problem in problems or []]
         ticked = (values.getlist("collections") if values is not None
                   else choices.preselected)
@@ -126,8 +125,7 @@ def routes(kit: PageKit) -> APIRouter:
     def stored_result(run_id: str) -> ResearchResult | None:
         """The run's stored result (its metrics are the report's), if it can be read."""
         try:
-            with kit.store() as store:
-                return store.get(run_id).result
+            return kit.history.get(run_id).result
         except (DeepciteError, OSError):
             return None
 
@@ -145,8 +143,7 @@ def routes(kit: PageKit) -> APIRouter:
 
     def others_running(run_id: str) -> bool:
         try:
-            with kit.store() as store:
-                running = store.list(status="running", limit=2)
+            running = kit.history.list(status="running", limit=2)
         except (DeepciteError, OSError):
             return False
         return any(run.id != run_id for run in running)

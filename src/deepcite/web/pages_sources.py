@@ -51,8 +51,7 @@ def routes(kit: PageKit) -> APIRouter:
 
     def stored_run(run_id: str) -> StoredRun | None:
         try:
-            with kit.store() as history:
-                return history.get(run_id)
+            return kit.history.get(run_id)
         except DeepciteError:
             return None
 
