@@ -14,7 +14,6 @@ import tracemalloc
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +28,8 @@ from deepcite.cli import app as cli_app
 from deepcite.collections import limits
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText
 from deepcite.collections.loaders import load_document
-from deepcite.config import Settings, load_settings
+from deepcite.config import Settings
 from deepcite.materials.limits import MAX_MATERIALS
-from deepcite.runs import EventBatch, RunInfo, RunRequest
-from deepcite.store import HistoryStore
 from deepcite.web import pages_forms
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
@@ -46,6 +43,7 @@ from deepcite.web.pages_forms import (
 )
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
 from tests.live_server import serving
+from tests.recording_executor import RecordingExecutor
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sparse files")
 
@@ -251,44 +249,13 @@ def test_folder_with_bombs_still_indexes_the_rest(
 # ------------------------------------------------------------------ the web form
 
 
-class Executor:
-    """Records submitted requests; enough of a RunExecutor for the form."""
-
-    def __init__(self) -> None:
-        self.requests: list[RunRequest] = []
-
-    @property
-    def store(self) -> HistoryStore:
-        """The history the routes read (the test's own, isolated data folder)."""
-        if not hasattr(self, "_store"):
-            self._store = HistoryStore.open(load_settings())
-        return self._store
-
-    def submit(self, request: RunRequest) -> str:
-        self.requests.append(request)
-        return f"run{len(self.requests)}"
-
-    def status(self, run_id: str) -> RunInfo:
-        return RunInfo(id=run_id, question="q", mode="quick", state="running",
-                       created_at=datetime.now(UTC))
-
-    def cancel(self, run_id: str) -> bool:
-        return True
-
-    def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
-        return EventBatch([], finished=False)
-
-    def shutdown(self) -> None:
-        pass
+@pytest.fixture
+def executor() -> RecordingExecutor:
+    return RecordingExecutor(state="running")
 
 
 @pytest.fixture
-def executor() -> Executor:
-    return Executor()
-
-
-@pytest.fixture
-def client(make_settings: Callable[..., Settings], executor: Executor) -> TestClient:
+def client(make_settings: Callable[..., Settings], executor: RecordingExecutor) -> TestClient:
     app = FastAPI()
     app.include_router(pages_router(WebState(settings=make_settings(), executor=executor)))
     mount_static(app)
@@ -320,7 +287,7 @@ def _post(client: TestClient, files: list[tuple[str, tuple[str, bytes, str]]]) -
     ("CON.txt", "upload_CON.txt"),
     (".hidden.md", "hidden.md"),
 ])
-def test_unicode_upload_names_are_kept_safely(client: TestClient, executor: Executor,
+def test_unicode_upload_names_are_kept_safely(client: TestClient, executor: RecordingExecutor,
                                               sent: str, kept: str) -> None:
     response = _post(client, [("files", (sent, b"Water boils at 100 C.\n", "text/plain"))])
     assert response.status_code == 303, response.text
@@ -339,7 +306,7 @@ def test_unsafe_characters_never_reach_the_name() -> None:
 
 
 def test_rtl_override_cannot_disguise_the_type(client: TestClient,
-                                               executor: Executor) -> None:
+                                               executor: RecordingExecutor) -> None:
     response = _post(client, [("files", ("photo\u202egpj.exe", b"MZ", "image/jpeg"))])
     assert response.status_code == 400
     assert "file type .exe is not accepted" in response.text
@@ -360,7 +327,7 @@ def test_refused_type_message_echoes_no_control_or_format_character(sent: str) -
 
 
 def test_refused_type_page_shows_the_override_escaped(client: TestClient,
-                                                      executor: Executor) -> None:
+                                                      executor: RecordingExecutor) -> None:
     response = _post(client, [("files", ("x.txt\u202egpj", b"hi", "text/plain"))])
     assert response.status_code == 400
     assert "\u202e" not in response.text
@@ -372,7 +339,7 @@ def test_refused_type_page_shows_the_override_escaped(client: TestClient,
 
 
 def test_more_files_than_materials_are_refused(client: TestClient,
-                                               executor: Executor) -> None:
+                                               executor: RecordingExecutor) -> None:
     files = [("files", (f"n{i}.txt", b"note\n", "text/plain"))
              for i in range(MAX_MATERIALS + 1)]
     response = _post(client, files)
@@ -382,7 +349,7 @@ def test_more_files_than_materials_are_refused(client: TestClient,
 
 
 def test_files_together_over_the_request_limit_are_refused(
-    client: TestClient, executor: Executor, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, executor: RecordingExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pages_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
     files = [("files", (f"part{i}.txt", b"water boils\n" * (MB // 12), "text/plain"))
@@ -395,7 +362,7 @@ def test_files_together_over_the_request_limit_are_refused(
 
 
 def test_materials_over_the_character_limit_stop_at_the_file_that_passes_it(
-    client: TestClient, executor: Executor
+    client: TestClient, executor: RecordingExecutor
 ) -> None:
     text = _words(600_000)  # about 3.5 million characters each
     files = [("files", (f"book{i}.txt", text, "text/plain")) for i in range(2)]
@@ -422,7 +389,7 @@ def test_an_oversized_upload_is_never_held_in_memory(tmp_path: Path) -> None:
 
 
 def test_docx_bomb_upload_is_refused_with_its_name(client: TestClient, tmp_path: Path,
-                                                   executor: Executor) -> None:
+                                                   executor: RecordingExecutor) -> None:
     bomb = docx_bomb(tmp_path / "bomb.docx").read_bytes()
     response = _post(client, [("files", ("论文.docx", bomb, "application/octet-stream"))])
     assert response.status_code == 400
@@ -435,7 +402,7 @@ def test_docx_bomb_upload_is_refused_with_its_name(client: TestClient, tmp_path:
 
 @pytest.fixture
 def server(make_settings: Callable[..., Settings],
-           executor: Executor) -> Iterator[str]:
+           executor: RecordingExecutor) -> Iterator[str]:
     """The whole app served by uvicorn on 127.0.0.1 in a thread; yields its base URL."""
     app = create_app(WebState(settings=make_settings(), executor=executor))
     with serving(app) as port:
@@ -444,7 +411,7 @@ def server(make_settings: Callable[..., Settings],
 
 @pytest.mark.enable_socket  # a real server on loopback
 def test_health_answers_while_an_upload_is_parsed(
-    server: str, executor: Executor, monkeypatch: pytest.MonkeyPatch
+    server: str, executor: RecordingExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started, release = threading.Event(), threading.Event()
 

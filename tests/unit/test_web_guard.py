@@ -15,7 +15,6 @@ import socket
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -23,9 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from deepcite.config import Settings, load_settings
-from deepcite.runs import EventBatch, RunInfo, RunRequest
-from deepcite.store import HistoryStore
+from deepcite.config import Settings
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.guard import (
@@ -40,48 +37,13 @@ from deepcite.web.guard import (
     split_host,
 )
 from tests.live_server import serving
+from tests.recording_executor import RecordingExecutor
 
 pytestmark = pytest.mark.enable_socket  # real servers on loopback
 
 TOKEN = "front-door-token-8841"
 #: Far more than any cap: sent only as a declared length, never as bytes.
 HUGE = 300 * 1024 * 1024
-
-
-class RecordingExecutor:
-    """A RunExecutor that records what reaches it and runs nothing."""
-
-    def __init__(self) -> None:
-        self.requests: list[RunRequest] = []
-        self.cancelled: list[str] = []
-
-    @property
-    def store(self) -> HistoryStore:
-        """The history the routes read (the test's own, isolated data folder)."""
-        if not hasattr(self, "_store"):
-            self._store = HistoryStore.open(load_settings())
-        return self._store
-
-    def submit(self, request: RunRequest) -> str:
-        self.requests.append(request)
-        return f"run{len(self.requests)}"
-
-    def cancel(self, run_id: str) -> bool:
-        self.cancelled.append(run_id)
-        return True
-
-    def status(self, run_id: str) -> RunInfo:
-        return RunInfo(id=run_id, question="q", mode="quick", state="queued",
-                       created_at=datetime.now(UTC))
-
-    def events(self, run_id: str, after: int = 0, timeout: float = 0.0) -> EventBatch:
-        return EventBatch([], finished=False)
-
-    def drain(self) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        pass
 
 
 @dataclass
