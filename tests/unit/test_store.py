@@ -6,7 +6,6 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,6 @@ from deepcite.types import (
     VerificationCounts,
 )
 from tests.unit import postgres_fixture
-from tests.unit.postgres_fixture import postgres_server, postgres_url  # noqa: F401
 
 # ----------------------------------------------------------------------------- samples
 
@@ -120,24 +118,10 @@ def events() -> list[Any]:
 # ---------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store' / 'history.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 @pytest.fixture
 def settings(make_settings: Any) -> Settings:
     settings: Settings = make_settings()
     return settings
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[HistoryStore]:
-    with HistoryStore.from_url(store_url) as opened:
-        yield opened
 
 
 def save(store: HistoryStore, result: ResearchResult, settings: Settings,

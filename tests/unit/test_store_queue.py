@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,24 +27,10 @@ from tests.unit.test_store import quick_result, scalar
 REQUEST = {"question": "Why is the sky blue?", "mode": "quick", "engines": ["arxiv"]}
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store' / 'history.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 @pytest.fixture
 def settings(make_settings: Any) -> Settings:
     made: Settings = make_settings()
     return made
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[HistoryStore]:
-    with HistoryStore.from_url(store_url) as opened:
-        yield opened
 
 
 def enqueue(store: HistoryStore, settings: Settings, question: str = "Why is the sky blue?"

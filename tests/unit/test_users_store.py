@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,24 +16,9 @@ from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import HEAD_REVISION, upgrade
 from deepcite.store.models import Run
 from deepcite.store.users_ops import token_hash
-from tests.unit.postgres_fixture import postgres_server, postgres_url  # noqa: F401
 from tests.unit.test_store import scalar
 
 PASSWORD = "correct horse"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store' / 'history.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[HistoryStore]:
-    with HistoryStore.from_url(store_url) as opened:
-        yield opened
 
 
 def insert_run(store: HistoryStore, owner_id: int | None) -> str:

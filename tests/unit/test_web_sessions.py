@@ -31,25 +31,10 @@ from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle, client_key
 from deepcite.web.pages import pages_router
 from deepcite.web.pages_auth import COOKIE, SESSION_SECONDS, Session, Sessions
-from tests.unit.postgres_fixture import postgres_server, postgres_url  # noqa: F401
 
 TOKEN = "the-access-token-4567"
 OTHER_TOKEN = "a-new-access-token-8901"
 T0 = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'history.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[HistoryStore]:
-    with HistoryStore.from_url(store_url) as opened:
-        yield opened
 
 
 def _rows(url: str) -> list[dict[str, Any]]:
