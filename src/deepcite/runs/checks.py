@@ -26,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from deepcite.collections.collection import Collection, validate_name
 from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, DeepciteError, RequestError
+from deepcite.errors import ConfigError, DeepciteError, RequestError, error_line
 
 __all__ = [
     "MAX_COLLECTIONS",
@@ -162,7 +162,7 @@ def check_collections(names: Sequence[str], settings: Settings) -> None:
             if name != DEMO_NAME:
                 Collection.named(name, settings=settings)
         except DeepciteError as exc:
-            raise RequestError("collections", _first_line(exc)) from None
+            raise RequestError("collections", error_line(exc)) from None
 
 
 def check_engines(names: Sequence[str], settings: Settings) -> None:
@@ -181,7 +181,7 @@ def check_engines(names: Sequence[str], settings: Settings) -> None:
         try:
             reason = unavailable_reason(name, settings)
         except DeepciteError as exc:
-            raise RequestError("engines", _first_line(exc)) from None
+            raise RequestError("engines", error_line(exc)) from None
         if reason and not settings.security.offline:
             raise RequestError("engines", f"The search engine {_shown(name)} cannot run on "
                                           f"this server: {reason}")
@@ -210,7 +210,7 @@ def check_strategy(name: str) -> str:
     try:
         load_strategy(name, warn=lambda _: None)
     except DeepciteError as exc:
-        raise RequestError("strategy", _first_line(exc)) from None
+        raise RequestError("strategy", error_line(exc)) from None
     return resolve_name(name, warn=lambda _: None)
 
 
@@ -236,7 +236,7 @@ def check_tool_calling(settings: Settings, field: str) -> None:
     try:
         provider = resolve_provider(settings)
     except ConfigError as exc:
-        raise RequestError("provider", _first_line(exc)) from None
+        raise RequestError("provider", error_line(exc)) from None
     if provider == "local" and _lacks_tool_calling(LlamaCppChatModel):
         from deepcite.research.strategies.agent import NO_TOOL_CALLING
 
@@ -266,7 +266,3 @@ def check_run(settings: Settings, *, question: str, collections: Sequence[str] =
     if strategy or provider or model:
         check_tool_calling(settings, "strategy" if strategy else "provider")
 
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__

@@ -32,7 +32,7 @@ from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.config import Settings
-from deepcite.errors import StoreError, UnknownRunError, UnreadableRunError
+from deepcite.errors import StoreError, UnknownRunError, UnreadableRunError, error_line
 from deepcite.store import held
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
@@ -296,7 +296,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
                                  "column is not valid JSON); `deepcite rm "
                                  f"{run_id[:8]}` removes it") from None
             except (ValueError, TypeError, KeyError, AttributeError) as error:
-                detail = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                detail = error_line(error)
                 raise UnreadableRunError(f"Run {run_id[:8]} is damaged in the history "
                                  f"({detail[:120]}); `deepcite rm {run_id[:8]}` "
                                  "removes it") from None

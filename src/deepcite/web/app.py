@@ -33,6 +33,7 @@ from deepcite.errors import (
     StoreError,
     UnknownRunError,
     UnreadableRunError,
+    error_line,
 )
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
@@ -140,7 +141,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         # A request that names what cannot run (found at submit, after the body parsed):
         # the same 422 shape as a body that does not validate, with the field it names.
         assert isinstance(exc, RequestError)
-        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        message = error_line(exc)
         if not _is_api(request):
             return PlainTextResponse(message, status_code=422)
         return error_reply(422, "invalid_request", f"Invalid request: {exc.field}: {message}",
@@ -155,7 +156,7 @@ def _add_error_handlers(app: FastAPI) -> None:
                            headers=getattr(exc, "headers", None))
 
     async def deepcite_error(request: Request, exc: Exception) -> Response:
-        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        message = error_line(exc)
         # The store or the queue being down is the service's trouble, not the request's:
         # 503, so clients and load balancers retry instead of giving up on the request.
         status, code = ((404, "unknown_run") if isinstance(exc, UnknownRunError)

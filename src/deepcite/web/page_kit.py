@@ -105,12 +105,6 @@ class PageKit:
         return self._exports
 
 
-def first_line(error: BaseException) -> str:
-    """An error as the one line a page shows."""
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
 def quote_path(text: str) -> str:
     """``text`` quoted for a URL path (slashes kept)."""
     return quote(text, safe="/")

@@ -24,14 +24,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
-from deepcite.errors import DeepciteError
+from deepcite.errors import DeepciteError, error_line
 from deepcite.web.collection_jobs import (
     delete_collection,
     folder_problem,
     inside_roots,
     upload_folder,
 )
-from deepcite.web.page_kit import PageKit, first_line, quote_path
+from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_auth import Session
 
 #: Documents listed on a collection's page; the count says how many more there are.
@@ -271,7 +271,7 @@ def routes(kit: PageKit) -> APIRouter:
         try:
             validate_name(name)
         except DeepciteError as exc:
-            return kit.not_found(request, session, first_line(exc))
+            return kit.not_found(request, session, error_line(exc))
         state = kit.jobs.get(name, kit.state.executor.store)
         indexing = state is not None and state.state == "indexing"
         try:
@@ -279,7 +279,7 @@ def routes(kit: PageKit) -> APIRouter:
             info = opened.info()
         except DeepciteError as exc:
             if not indexing:
-                return kit.not_found(request, session, first_line(exc))
+                return kit.not_found(request, session, error_line(exc))
             # being created right now: the page waits for it, reloading itself
             return kit.render(request, session, "collection.html", title=name,
                               collection=name, info=None, state=state, documents=[],
@@ -292,7 +292,7 @@ def routes(kit: PageKit) -> APIRouter:
             try:
                 stored = sorted(opened.index.documents().values(), key=lambda d: d.path)
             except Exception as exc:  # noqa: BLE001 - a damaged file: say so, keep the page
-                stored, problem = [], f"The documents cannot be listed: {first_line(exc)}"
+                stored, problem = [], f"The documents cannot be listed: {error_line(exc)}"
             documents = [DocumentRow(_relative(d.path, folder), d.chunks, d.size,
                                      datetime.fromtimestamp(d.mtime_ns / 1e9, tz=UTC)
                                      if d.mtime_ns else None)
@@ -303,7 +303,7 @@ def routes(kit: PageKit) -> APIRouter:
                 passages = [_passage(hit.title, hit.snippet, hit.metadata, folder)
                             for hit in opened.search(query, SEARCH_RESULTS)]
             except DeepciteError as exc:
-                problem = f"The search failed: {first_line(exc)}"
+                problem = f"The search failed: {error_line(exc)}"
         return kit.render(request, session, "collection.html", title=name, collection=name,
                           info=info, state=state, documents=documents,
                           more=max(info.documents - len(documents), 0), query=query,
@@ -323,7 +323,7 @@ def routes(kit: PageKit) -> APIRouter:
         try:
             warning = delete_collection(name, kit.state.settings, kit.state.executor.store)
         except DeepciteError as exc:
-            return collections_page(request, session, 409, problem=first_line(exc))
+            return collections_page(request, session, 409, problem=error_line(exc))
         kit.jobs.forget(name)
         if warning:
             return collections_page(request, session, 200,

@@ -9,9 +9,9 @@ import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.store import StoredRun
-from deepcite.web.page_kit import PageKit, first_line, quote_path
+from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_views import evidence, report_body
 
 #: Runs offered in the "Compare with..." list.
@@ -68,9 +68,9 @@ def routes(kit: PageKit) -> APIRouter:
             asked = plan.request.model_copy(update={"origin": "web"})
             return kit.state.executor.submit(asked)
         except (InputError, ConfigError) as exc:
-            return 400, first_line(exc)
+            return 400, error_line(exc)
         except DeepciteError as exc:
-            return 404, first_line(exc)
+            return 404, error_line(exc)
 
     return router
 

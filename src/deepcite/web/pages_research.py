@@ -17,11 +17,12 @@ from deepcite.errors import (
     InputError,
     RequestError,
     UnknownRunError,
+    error_line,
 )
 from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
 from deepcite.types import ResearchResult
-from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, first_line, quote_path
+from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, quote_path
 from deepcite.web.pages_auth import Session
 from deepcite.web.pages_forms import (
     MAX_UPLOAD_BYTES,
@@ -88,7 +89,7 @@ def routes(kit: PageKit) -> APIRouter:
         except (InputError, ConfigError) as exc:
             # the executor's submit checks (unknown collection, strategy the model cannot
             # run, bad materials...) are the form's problems, shown on the form
-            problem = first_line(exc)
+            problem = error_line(exc)
             if isinstance(exc, RequestError):
                 problem = f"{field_label(exc.field)}: {problem}"
             return await anyio.to_thread.run_sync(research_form, request, session, 400,

@@ -39,8 +39,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData
 
 from deepcite.config import Settings, default_config_files, explain_settings, load_settings
-from deepcite.errors import ConfigError, DeepciteError
-from deepcite.web.page_kit import PageKit, first_line
+from deepcite.errors import ConfigError, DeepciteError, error_line
+from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import Session
 from deepcite.web.pages_views import key_status, settings_rows
 
@@ -144,7 +144,7 @@ def parse_form(form: FormData) -> tuple[dict[str, Any], dict[str, Any], dict[str
         try:
             load_settings({name: value}, config_files=[], environ={})
         except ConfigError as exc:
-            problems[name] = first_line(exc) if name != API_KEY else f"{name}: not a valid key"
+            problems[name] = error_line(exc) if name != API_KEY else f"{name}: not a valid key"
     return typed, changes, problems
 
 
@@ -169,7 +169,7 @@ def read_config(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} is not valid TOML ({first_line(exc)}); fix it first: "
+        raise ConfigError(f"{path} is not valid TOML ({error_line(exc)}); fix it first: "
                           "the settings page does not overwrite a file it cannot read"
                           ) from None
     except OSError as exc:
@@ -338,7 +338,7 @@ def routes(kit: PageKit) -> APIRouter:
         try:
             save(changes)
         except ConfigError as exc:
-            return settings_page(request, session, 400, typed=typed, problem=first_line(exc))
+            return settings_page(request, session, 400, typed=typed, problem=error_line(exc))
         return RedirectResponse("/settings?saved=1", status_code=303)
 
     return router

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from deepcite.errors import QueueError
+from deepcite.errors import QueueError, error_line
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -39,7 +39,7 @@ def shown_url(url: str) -> str:
 
 def unreachable(url: str, error: BaseException) -> QueueError:
     """The one-line error for a Redis that cannot be used right now."""
-    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    reason = error_line(error)
     return QueueError(f"The job queue at {shown_url(url)} is unreachable ({reason}) - check "
                       f"that Redis is running and queue.url / DEEPCITE_QUEUE_URL")
 
