@@ -50,7 +50,7 @@ from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
 from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
 from deepcite.store.sessions_ops import SessionOps
-from deepcite.store.snapshot import settings_snapshot
+from deepcite.store.snapshot import settings_snapshot, snapshot_collections
 from deepcite.store.users_ops import UserOps
 from deepcite.types import Event, ReportMode, ResearchResult
 
@@ -374,8 +374,5 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
 
 def _run_collections(snapshot: Any, request: dict[str, Any]) -> builtins.list[str]:
     """The collections a run searched: its settings snapshot's, else its request's."""
-    search = snapshot.get("search") if isinstance(snapshot, dict) else None
-    names = search.get("collections") if isinstance(search, dict) else None
-    if not names:
-        names = request.get("collections")
-    return [name for name in names or () if isinstance(name, str)]
+    names = snapshot_collections(snapshot) or request.get("collections") or ()
+    return [name for name in names if isinstance(name, str)]

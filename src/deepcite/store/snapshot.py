@@ -261,4 +261,13 @@ def _is_secret(annotation: Any) -> bool:
     return any(_is_secret(arg) for arg in args)
 
 
-__all__ = ["LOCAL_SECTIONS", "REDACTED_KEY", "restore_settings", "settings_snapshot"]
+__all__ = ["LOCAL_SECTIONS", "REDACTED_KEY", "restore_settings", "settings_snapshot",
+           "snapshot_collections"]
+
+
+def snapshot_collections(snapshot: object) -> list[str]:
+    """The collections a stored snapshot says its run searched (``search.collections``),
+    read leniently: a snapshot of another version, or a damaged one, gives none."""
+    search = snapshot.get("search") if isinstance(snapshot, dict) else None
+    names = search.get("collections") if isinstance(search, dict) else None
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []

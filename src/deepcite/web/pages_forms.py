@@ -36,6 +36,7 @@ from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
+from deepcite.store.snapshot import snapshot_collections
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -144,12 +145,9 @@ def last_collections(store: HistoryStore | None) -> list[str]:
         newest = store.list(limit=1)
         if not newest:
             return []
-        snapshot = store.get(newest[0].id).settings
+        return snapshot_collections(store.get(newest[0].id).settings)
     except (DeepciteError, OSError):
         return []
-    search = snapshot.get("search") if isinstance(snapshot, dict) else None
-    names = search.get("collections") if isinstance(search, dict) else None
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def _collection_rows(settings: Settings) -> list[Choice]:

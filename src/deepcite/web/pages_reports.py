@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.store import StoredRun
+from deepcite.store.snapshot import snapshot_collections
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_views import evidence, report_body
 
@@ -37,7 +38,7 @@ def routes(kit: PageKit) -> APIRouter:
                       title=result.title or result.question, run=stored, result=result,
                       body=report_body(result, stored.settings, kit.state.settings,
                                        stored.id),
-                      follow_up_collections=_snapshot_collections(stored.settings),
+                      follow_up_collections=snapshot_collections(stored.settings),
                       evidence=evidence(result), exports=kit.usable_exports(),
                       export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
                       viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
@@ -73,13 +74,6 @@ def routes(kit: PageKit) -> APIRouter:
             return 404, error_line(exc)
 
     return router
-
-
-def _snapshot_collections(snapshot: dict[str, Any]) -> list[str]:
-    """The collections a stored run searched (a follow-up searches them again)."""
-    search = snapshot.get("search")
-    names = search.get("collections") if isinstance(search, dict) else None
-    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
 
 
 def _compare_choices(runs: list[Any], stored: StoredRun) -> list[tuple[str, str]]:
