@@ -355,13 +355,15 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
             run_origin = run_origin if isinstance(run_origin, str) else "python"
             if origin and run_origin != origin:
                 continue
-            if collection and collection not in _run_collections(row[11], request):
+            searched = _run_collections(row[11], request)
+            if collection and collection not in searched:
                 continue
             try:
                 summaries.append(RunSummary(
                     id=row[0], created_at=row[1], question=row[2], mode=row[3],
                     status=row[4], sources=row[5], parent_id=row[6], strategy=row[7],
-                    title=row[8], finished_at=row[9], origin=run_origin))
+                    title=row[8], finished_at=row[9], origin=run_origin,
+                    collections=searched))
             except ValidationError:
                 logger.warning("run %s has values this deepcite cannot read and is left "
                                "out of the listing; `deepcite show %s` says why",

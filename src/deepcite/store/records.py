@@ -49,6 +49,8 @@ class RunSummary(_Record):
     #: The front end that started it (``RunRequest.origin``; ``python`` when the stored
     #: request does not say).
     origin: str | None = None
+    #: The collections it searched (its settings snapshot's, else its request's).
+    collections: list[str] = Field(default_factory=list)
 
 
 class StoredRun(_Record):

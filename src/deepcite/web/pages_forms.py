@@ -36,7 +36,6 @@ from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
-from deepcite.store.snapshot import snapshot_collections
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -143,11 +142,9 @@ def last_collections(store: HistoryStore | None) -> list[str]:
         return []
     try:
         newest = store.list(limit=1)
-        if not newest:
-            return []
-        return snapshot_collections(store.get(newest[0].id).settings)
     except (DeepciteError, OSError):
         return []
+    return newest[0].collections if newest else []
 
 
 def _collection_rows(settings: Settings) -> list[Choice]:
