@@ -34,11 +34,8 @@ QUESTION = "How do I parse command line arguments?"
 
 
 def _stored_run(settings: Settings, request: RunRequest, store: HistoryStore) -> str:
-    recorder = Recorder.begin(settings, request, store=store)
-    try:
+    with Recorder.begin(settings, request, store=store) as recorder:
         run_recorded(request, settings, recorder)
-    finally:
-        recorder.close()
     assert recorder.run_id is not None
     return recorder.run_id
 
@@ -58,7 +55,7 @@ def main() -> None:
             print(f"original detailed report: {time.perf_counter() - started:.1f} s")
 
             started = time.perf_counter()
-            plan = rerun_plan(store.get(first), settings)
+            plan = rerun_plan(store.get(first), settings, store)
             planned = time.perf_counter() - started
             second = _stored_run(plan.settings, plan.request, store)
             rerun = time.perf_counter() - started

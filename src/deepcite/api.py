@@ -25,7 +25,6 @@ from deepcite.materials import SummaryCache, UserMaterial
 from deepcite.research import Researcher
 from deepcite.runs import build
 from deepcite.runs.execute import execute, run_recorded
-from deepcite.runs.parents import parent_run
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
 from deepcite.runs.rerun import rerun_plan
@@ -114,14 +113,10 @@ def rerun(ref: str, *, on_event: Callable[[Event], None] | None = None) -> Resea
     sink = _sink(on_event, "rerun()")
     settings = load_settings()
     with HistoryStore.open(settings) as store:
-        plan = rerun_plan(store.get(ref), settings)
-        parent = (parent_run(store, plan.request.parent_id).result
-                  if plan.request.parent_id else None)
-        recorder = Recorder.begin(plan.settings, plan.request, store=store)
-        try:
-            result = run_recorded(plan.request, plan.settings, recorder, sink, parent=parent)
-        finally:
-            recorder.close()
+        plan = rerun_plan(store.get(ref), settings, store)
+        with Recorder.begin(plan.settings, plan.request, store=store) as recorder:
+            result = run_recorded(plan.request, plan.settings, recorder, sink,
+                                  parent=plan.parent)
     return result.with_warnings([("other", note) for note in plan.notes])
 
 

@@ -226,11 +226,9 @@ async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
                 logger.debug("progress notification not sent", exc_info=True)
 
     def research() -> ResearchResult:
-        try:
+        with recorder:
             return run_recorded(request, settings, recorder, CallbackSink(on_event), scope,
                                 parent=parent)
-        finally:
-            recorder.close()
 
     try:
         result = await anyio.to_thread.run_sync(research, abandon_on_cancel=True)

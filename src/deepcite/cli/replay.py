@@ -92,16 +92,13 @@ def _rerun_live(stored: StoredRun, settings: Settings, *, store_again: bool, qui
     and, with ``compare``, what changed."""
     from deepcite.cli.running import print_result, run_with_progress
     from deepcite.runs.compare import compare_runs, comparison_markdown
-    from deepcite.runs.parents import parent_run
     from deepcite.runs.rerun import rerun_plan
 
-    plan = rerun_plan(stored, settings)
-    for note in plan.notes:
-        warn(note)
-    with _open(plan.settings) as store:
-        parent = (parent_run(store, plan.request.parent_id).result
-                  if plan.request.parent_id else None)
-        result, run_id = run_with_progress(plan.request, plan.settings, parent=parent,
+    with _open(settings) as store:
+        plan = rerun_plan(stored, settings, store)
+        for note in plan.notes:
+            warn(note)
+        result, run_id = run_with_progress(plan.request, plan.settings, parent=plan.parent,
                                            store=store, save=store_again, quiet=quiet)
         again = store.get(run_id) if run_id is not None else None
     print_result(result, plan.settings, fmt=None, as_json=False, output=None,

@@ -194,15 +194,12 @@ def run_with_progress(request: RunRequest, settings: Settings, *, parent: Resear
     if DEMO_COLLECTION in settings.search.collections:
         with err.status("Preparing the demo collection (built once, offline)..."):
             ensure_demo_collection(settings)
-    recorder = Recorder.begin(settings, request, save=save, store=store, on_problem=warn)
     scope = CancelScope()
-    try:
-        with RunProgress(enabled=not quiet) as progress:
-            reviewer = outline_reviewer(progress) if request.review_outline else None
-            result = run_interruptibly(
-                lambda: run_recorded(request, settings, recorder, CallbackSink(progress),
-                                     scope, parent=parent, reviewer=reviewer),
-                scope.cancel, progress)
-    finally:
-        recorder.close()
+    with Recorder.begin(settings, request, save=save, store=store, on_problem=warn) \
+            as recorder, RunProgress(enabled=not quiet) as progress:
+        reviewer = outline_reviewer(progress) if request.review_outline else None
+        result = run_interruptibly(
+            lambda: run_recorded(request, settings, recorder, CallbackSink(progress),
+                                 scope, parent=parent, reviewer=reviewer),
+            scope.cancel, progress)
     return result, recorder.run_id

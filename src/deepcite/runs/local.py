@@ -218,10 +218,10 @@ class LocalRunExecutor:
 
     def _execute(self, run: _Run) -> None:
         """Run one request and record how it ended; never raises (it would kill a worker)."""
-        recorder = Recorder(self._store, run.id)
         try:
-            result = run_recorded(run.request, run.settings, recorder, _Feed(self, run),
-                                  run.scope, parent=run.parent, stopping=self._stopping)
+            with Recorder(self._store, run.id) as recorder:
+                result = run_recorded(run.request, run.settings, recorder, _Feed(self, run),
+                                      run.scope, parent=run.parent, stopping=self._stopping)
         except Exception as exc:  # every failure ends the run, logged, never the worker
             if isinstance(exc, DeepciteError):
                 logger.warning("run %s failed: %s", run.id[:8], error_line(exc))
@@ -230,8 +230,6 @@ class LocalRunExecutor:
             with self._lock:
                 self._end(run, "failed", error_line(exc))
             return
-        finally:
-            recorder.close()
         state: RunState = ("interrupted" if result.cancelled and self._stopping()
                            else "cancelled" if result.cancelled
                            else "failed" if result.error else "completed")

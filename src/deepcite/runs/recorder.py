@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from types import TracebackType
 
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, UnknownRunError
@@ -93,6 +94,13 @@ class Recorder:
         research to notice (a client that went away)."""
         self._write(lambda store, run_id: store.stop_requested(run_id, message),
                     "The cancel could not be saved to the history")
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
 
     def close(self) -> None:
         """Write what is buffered; a run that never ended is stored as interrupted

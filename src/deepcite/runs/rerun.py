@@ -17,10 +17,12 @@ from typing import Any
 
 from deepcite.config import Settings
 from deepcite.errors import InputError
+from deepcite.runs.parents import parent_run
 from deepcite.runs.request import RunRequest, per_run_setting
-from deepcite.store import StoredRun
+from deepcite.store import HistoryStore, StoredRun
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.snapshot import restore_settings
+from deepcite.types import ResearchResult
 
 __all__ = ["RerunPlan", "rerun_plan"]
 
@@ -31,11 +33,14 @@ class RerunPlan:
 
     request: RunRequest
     settings: Settings
+    #: The result the stored run followed up, when it was a follow-up.
+    parent: ResearchResult | None = None
     notes: list[str] = field(default_factory=list)
 
 
-def rerun_plan(stored: StoredRun, local: Settings) -> RerunPlan:
-    """The request and settings that make ``stored`` again on this machine."""
+def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore) -> RerunPlan:
+    """The request and settings that make ``stored`` again on this machine, and the
+    parent it follows up (read from ``store``, the history ``stored`` came from)."""
     notes: list[str] = []
     kept = dict(stored.request or {"question": stored.result.question, "mode": stored.mode})
     if stored.request is None:
@@ -56,7 +61,8 @@ def rerun_plan(stored: StoredRun, local: Settings) -> RerunPlan:
     settings = restore_settings(stored.settings, local)
     request = request.model_copy(update={"settings": {
         **_per_run_differences(settings, local), **request.settings}})
-    return RerunPlan(request, settings, notes)
+    parent = parent_run(store, request.parent_id).result if request.parent_id else None
+    return RerunPlan(request, settings, parent, notes)
 
 
 def _per_run_differences(made_with: Settings, local: Settings) -> dict[str, Any]:

@@ -59,13 +59,14 @@ def routes(kit: PageKit) -> APIRouter:
     def submit_rerun(run_id: str) -> str | tuple[int, str]:
         """The new run's id, or ``(status, message)`` when it cannot be run again.
 
-        The executor takes its own base settings, so the plan's request is what is
-        submitted (the snapshot's settings beyond the request are the server's)."""
+        The executor starts from its own settings: the plan's request carries the
+        per-run settings the stored run was made with, the rest (model server, keys,
+        data) is the server's."""
         from deepcite.runs.rerun import rerun_plan
 
         try:
             stored = kit.history.get(run_id)
-            plan = rerun_plan(stored, kit.state.settings)
+            plan = rerun_plan(stored, kit.state.settings, kit.history)
             asked = plan.request.model_copy(update={"origin": "web"})
             return kit.state.executor.submit(asked)
         except (InputError, ConfigError) as exc:
