@@ -5,7 +5,8 @@ preselects the demo collection) and drives Debian's Chromium with Playwright: fo
 quick answer (cold: the demo index is built and the model loaded on first use; then
 warm), a detailed report and a quick answer with an uploaded file, it prints the
 seconds from the click on "Start research" to the first progress event shown on the
-run page (the first line of its event log) and to the report page.
+run page (the first line of its event log) and to the report page; then the weight of
+every page (bytes of HTML, CSS and JS).
 
     .venv/bin/python bench/bench_web_pages.py [--runs 1]
 """
@@ -79,6 +80,31 @@ def one_run(page: Any, base: str, mode: str, first: list[float],
     return shown, report
 
 
+#: Bytes the browser received for a page: the document and every resource it loaded.
+WEIGHT = ("() => performance.getEntriesByType('navigation').concat("
+          "performance.getEntriesByType('resource'))"
+          ".reduce((total, entry) => total + entry.decodedBodySize, 0)")
+
+
+def print_weights(browser: Any, base: str, report: str) -> None:
+    """The page weight (HTML + CSS + JS, decoded) of every page, in a fresh context so
+    nothing comes from the cache."""
+    run_id = report.rsplit("/", 1)[-1]
+    pages = {"new research": "/", "report": f"/reports/{run_id}",
+             "source viewer": f"/runs/{run_id}/sources/1",
+             "compare": f"/compare?a={run_id}&b={run_id}", "history": "/history",
+             "collections": "/collections", "collection": "/collections/demo",
+             "settings": "/settings", "error": "/reports/" + "0" * 32}
+    print(f"\n{'page':<14} {'bytes':>8}")
+    for name, path in pages.items():
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(base + path)
+        page.wait_for_load_state("load")
+        print(f"{name:<14} {page.evaluate(WEIGHT):>8,}")
+        context.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="warm runs of each mode")
@@ -110,6 +136,7 @@ def main() -> None:
                 for mode, state, upload in plan:
                     progress, report = one_run(page, base, mode, first, upload)
                     print(f"{mode:<9} {state:<6} {progress:>17.2f} {report:>9.2f}")
+                print_weights(browser, base, page.url)
                 browser.close()
         finally:
             process.terminate()

@@ -31,9 +31,6 @@ TEXT_BOX = ("e => { const text = [...e.childNodes].find(n => n.nodeType === 3 &&
             "n.textContent.trim()); const range = document.createRange(); "
             "range.selectNodeContents(text); const box = range.getBoundingClientRect(); "
             "return {left: box.left, top: box.top}; }")
-WEIGHT = ("() => performance.getEntriesByType('navigation').concat("
-          "performance.getEntriesByType('resource'))"
-          ".reduce((total, entry) => total + entry.decodedBodySize, 0)")
 
 
 @contextmanager
@@ -115,7 +112,6 @@ def test_every_page_passes_axe(browser: Any, pages: dict[str, str], size: str,
                                   is_mobile=size == "phone", has_touch=size == "phone",
                                   device_scale_factor=1)
     problems: list[str] = []
-    weights: dict[str, int] = {}
     try:
         for name, url in pages.items():
             page = context.new_page()
@@ -123,7 +119,6 @@ def test_every_page_passes_axe(browser: Any, pages: dict[str, str], size: str,
             page.wait_for_load_state("load")
             if name == "evidence":
                 open_evidence(page)
-            weights[name] = page.evaluate(WEIGHT)
             results = axe.run(page, options=AXE_OPTIONS)
             problems += describe(f"{name} ({url})", results.response["violations"])
             wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
@@ -132,7 +127,6 @@ def test_every_page_passes_axe(browser: Any, pages: dict[str, str], size: str,
             page.close()
     finally:
         context.close()
-    print(f"\npage weight ({size}, {scheme}), bytes of HTML + CSS + JS:", weights)
     assert not problems, f"{len(problems)} accessibility problems ({size}, {scheme}):\n" + \
         "\n".join(problems)
 
