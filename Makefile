@@ -94,6 +94,7 @@ bench: test-setup
 	$(BIN)/python bench/bench_queue.py
 	$(BIN)/python bench/bench_shutdown.py
 	$(BIN)/python bench/bench_hostile.py
+	$(BIN)/python bench/bench_web_pages.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
