@@ -50,6 +50,7 @@ from deepcite.config_sections import (
     SearchSettings,
     SecuritySettings,
     StoreSettings,
+    WebSettings,
 )
 from deepcite.errors import ConfigError
 from deepcite.plugins import closest
@@ -74,6 +75,7 @@ class Settings(BaseSettings):
     report: ReportSettings = ReportSettings()
     store: StoreSettings = StoreSettings()
     queue: QueueSettings = QueueSettings()
+    web: WebSettings = WebSettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -456,6 +458,7 @@ __all__ = [
     "SettingValue",
     "Settings",
     "StoreSettings",
+    "WebSettings",
     "config_warnings",
     "default_config_files",
     "env_name",

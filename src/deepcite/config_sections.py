@@ -264,3 +264,28 @@ class QueueSettings(_Section):
                               "worker died (2: re-queued once)")
     job_timeout_seconds: int = Field(default=3600, ge=10, le=86400,
                                      description="longest a queued run may work")
+
+
+class WebSettings(_Section):
+    """Accounts on a shared server: sessions, self-registration, single sign-on."""
+
+    session_idle_minutes: int = Field(
+        default=480, ge=5, le=43200, description="a logged-in session unused this long "
+        "ends (accounts)")
+    session_max_hours: int = Field(
+        default=168, ge=1, le=8760, description="a logged-in session ends this long after "
+        "login, however it is used")
+    registration: bool = Field(
+        default=False, description="let visitors create their own account at /register")
+    registration_approval: bool = Field(
+        default=True, description="a self-registered account stays disabled until an "
+        "admin enables it (`deepcite users enable NAME` or the admin page)")
+    trusted_user_header: str | None = Field(
+        default=None, max_length=100, description="a header naming the logged-in user, "
+        "set by a reverse proxy that authenticated them (e.g. X-Forwarded-User)")
+    trusted_proxies: tuple[str, ...] = Field(
+        default=(), description="addresses or CIDRs of the proxies allowed to send "
+        "trusted_user_header; from any other address it is refused")
+    trusted_header_creates_users: bool = Field(
+        default=False, description="a trusted-header user with no account gets one "
+        "(else they are refused until an admin adds them)")

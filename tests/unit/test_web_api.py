@@ -304,7 +304,7 @@ def test_the_token_guards_every_route_but_health(
         compared.append(a)
         return real(a, b)
 
-    monkeypatch.setattr("deepcite.web.api.hmac.compare_digest", spy)
+    monkeypatch.setattr("deepcite.web.gate.hmac.compare_digest", spy)
     client, executor = _app(settings, token="s3cret")
     try:
         assert client.get("/api/v1/health").status_code == 200

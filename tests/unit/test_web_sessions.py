@@ -28,6 +28,7 @@ from deepcite.store.migrate import HEAD_REVISION, current_revision, upgrade
 from deepcite.web.api import api_router
 from deepcite.web.app import _add_error_handlers
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle, client_key
 from deepcite.web.pages import pages_router
 from deepcite.web.pages_auth import COOKIE, SESSION_SECONDS, Session, Sessions
@@ -153,10 +154,12 @@ class Server:
         self.store = HistoryStore.from_url(url)
         self.executor = Executor(self.store)
         state = WebState(settings=settings, executor=self.executor, token=token)
-        self.sessions = Sessions(token, lambda: self.store, clock or Clock(T0.timestamp()))
+        clock = clock or Clock(T0.timestamp())
+        self.sessions = Sessions(token, lambda: self.store, clock)
+        gate = Gate(state, sessions=self.sessions, clock=clock)  # the API's clock too
         app = FastAPI()
-        app.include_router(api_router(state))
-        app.include_router(pages_router(state, auth=self.sessions, login_throttle=throttle))
+        app.include_router(api_router(state, gate))
+        app.include_router(pages_router(state, gate=gate, login_throttle=throttle))
         _add_error_handlers(app)
         self.app = app
 
@@ -235,10 +238,6 @@ def test_a_session_ends_server_side_after_its_lifetime(
     url = f"sqlite:///{tmp_path / 'history.db'}"
     clock = Clock(T0.timestamp())
 
-    def api_sessions(token: str | None, store: Any) -> Sessions:
-        return Sessions(token, store, clock)
-
-    monkeypatch.setattr("deepcite.web.api.Sessions", api_sessions)  # the API's clock
     server = _server(servers, url, make_settings(), clock=clock)
     browser = server.client()
     _log_in(browser)
@@ -307,7 +306,7 @@ def test_wrong_passwords_are_throttled_even_before_the_right_one(
     refused = _guess(guesser, TOKEN)  # the right password, but too late
     assert refused.status_code == 429
     assert refused.headers["retry-after"] == "300"
-    assert "Too many wrong passwords - wait 300 seconds" in refused.text
+    assert "Too many wrong passwords - try again in 300 s" in refused.text
     assert _opens(guesser) == (False, False)
     # another address is not held up by this one
     assert _guess(server.client("198.51.100.2"), TOKEN).status_code == 303
@@ -367,7 +366,7 @@ def test_wrong_api_tokens_are_throttled_too(
     def throttle() -> LoginThrottle:
         return LoginThrottle(clock=clock)
 
-    monkeypatch.setattr("deepcite.web.api.LoginThrottle", throttle)
+    monkeypatch.setattr("deepcite.web.gate.LoginThrottle", throttle)
     url = f"sqlite:///{tmp_path / 'history.db'}"
     client = _server(servers, url, make_settings()).client("203.0.113.50")
     for _ in range(5):

@@ -106,7 +106,8 @@ class LocalRunExecutor:
                 raise ShuttingDown("The server is shutting down - submit the run again "
                                    "once it is back")
         run_id = self._store.begin(request.question, mode=request.mode, settings=settings,
-                                   parent_id=request.parent_id, request=request.stored())
+                                   parent_id=request.parent_id, request=request.stored(),
+                                   owner_id=request.owner_id)
         run = _Run(run_id, request, settings, datetime.now(UTC),
                    parent=parent.result if parent else None)
         with self._lock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from deepcite.errors import InputError, RequestError, UnknownRunError
 from deepcite.runs.request import RunRequest
 from deepcite.store import ACTIVE, HistoryStore, StoredRun
+from deepcite.store.access import EVERYTHING, Access
 
 __all__ = ["ParentError", "checked_parent", "parent_run"]
 
@@ -19,10 +20,11 @@ class ParentError(InputError):
     """The run named as a follow-up's parent cannot be built on."""
 
 
-def parent_run(store: HistoryStore, ref: str) -> StoredRun:
-    """Stored run ``ref`` (an id or unique prefix), to build on."""
+def parent_run(store: HistoryStore, ref: str, access: Access = EVERYTHING) -> StoredRun:
+    """Stored run ``ref`` (an id or unique prefix of a run ``access`` may see), to
+    build on; another user's run is as unknown as one that does not exist."""
     try:
-        stored = store.get(ref)
+        stored = store.get(ref, access)
     except UnknownRunError as exc:
         raise ParentError(f"No run {ref!r} to follow up - see `deepcite history` or "
                           "GET /api/v1/runs for the ids") from exc
@@ -43,7 +45,7 @@ def checked_parent(store: HistoryStore, request: RunRequest
     if request.parent_id is None:
         return request, None
     try:
-        parent = parent_run(store, request.parent_id)
+        parent = parent_run(store, request.parent_id, request.access)
     except ParentError as exc:
         raise RequestError("parent_id", str(exc)) from None
     return request.model_copy(update={"parent_id": parent.id}), parent

@@ -61,7 +61,8 @@ class Recorder:
         try:
             store = store or HistoryStore.open(settings)
             run_id = store.begin(request.question, mode=request.mode, settings=settings,
-                                 parent_id=request.parent_id, request=request.stored())
+                                 parent_id=request.parent_id, request=request.stored(),
+                                 owner_id=request.owner_id)
         except DeepciteError as exc:
             on_problem(f"This run will not be saved to the history: {exc}")
             return cls(store, None, owns_store=owns, on_problem=on_problem)

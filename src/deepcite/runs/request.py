@@ -40,6 +40,7 @@ from deepcite.runs.checks import (
     MAX_QUESTION_CHARS,
     question_problem,
 )
+from deepcite.store.access import EVERYTHING, Access
 from deepcite.types import ReportMode
 
 __all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",
@@ -88,6 +89,22 @@ def per_run_setting(key: str) -> bool:
     """Whether dotted setting ``key`` may be chosen by a request."""
     section = key.split(".", 1)[0]
     return key in PER_RUN_SETTINGS or (f"{section}.*" in PER_RUN_SETTINGS and "." in key)
+
+
+class RunOwner(BaseModel):
+    """The user a run belongs to, set by the server from who asked (never by the
+    client: every front end overwrites it), and carried to the worker of a queued run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int
+    name: str = Field(max_length=200)
+    admin: bool = False
+
+    @property
+    def access(self) -> Access:
+        """What this owner may see in the history."""
+        return Access(user_id=self.id, admin=self.admin, name=self.name)
 
 
 class RunBudget(BaseModel):
@@ -146,6 +163,8 @@ class RunRequest(BaseModel):
     #: "report.max_sections": 3}``); only :data:`PER_RUN_SETTINGS` may be given.
     settings: dict[str, Any] = Field(default_factory=dict, max_length=64)
     origin: Origin = "python"
+    #: Whose run it is (``None``: no accounts). Set by the server, like ``origin``.
+    owner: RunOwner | None = None
 
     @field_validator("settings")
     @classmethod
@@ -226,6 +245,21 @@ class RunRequest(BaseModel):
             if problem["type"] == "value_error" or not where:  # ours name their field
                 raise InputError(message) from None
             raise InputError(f"{where}: {message}") from None
+
+    @property
+    def access(self) -> Access:
+        """What the run's owner may see (everything on a server without accounts)."""
+        return self.owner.access if self.owner is not None else EVERYTHING
+
+    @property
+    def owner_id(self) -> int | None:
+        """The id of the user the run belongs to (``None``: no one)."""
+        return self.owner.id if self.owner is not None else None
+
+    def asked_by(self, origin: Origin, owner: RunOwner | None) -> RunRequest:
+        """This request as the server records it: from front end ``origin``, owned by
+        ``owner`` - whatever the client sent for either."""
+        return self.model_copy(update={"origin": origin, "owner": owner})
 
     def stored(self) -> dict[str, Any]:
         """The request as JSON-ready data, kept with the run (``deepcite rerun``).

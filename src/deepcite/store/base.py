@@ -19,6 +19,7 @@ from sqlalchemy import CursorResult, Engine, Executable, exc, func, insert, sele
 from sqlalchemy.orm import Session
 
 from deepcite.errors import StoreError, UnknownRunError
+from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.convert import event_rows
 from deepcite.store.engine import WRITE, operation_error
 from deepcite.store.models import EventRow, Run
@@ -46,8 +47,10 @@ class StoreBase:
         self._stopping = threading.Event()
 
     @staticmethod
-    def _resolve(session: Session, ref: str) -> str:
-        """The full id of the one run ``ref`` names, or a one-line :class:`StoreError`."""
+    def _resolve(session: Session, ref: str, access: Access = EVERYTHING) -> str:
+        """The full id of the one run ``ref`` names among those ``access`` may see, or a
+        one-line :class:`StoreError` (:class:`UnknownRunError` when it names none of
+        them: another user's run is not there, and never makes a prefix ambiguous)."""
         wanted = ref.strip().lower()
         if len(wanted) < MIN_PREFIX:
             raise StoreError(f"Run id {ref!r} is too short - give at least {MIN_PREFIX} "
@@ -55,7 +58,8 @@ class StoreBase:
         if not _HEX.fullmatch(wanted):
             raise UnknownRunError(f"No run {ref!r} in the history - ids are hexadecimal; "
                              "`deepcite history` lists them")
-        found = list(session.scalars(select(Run.id).where(Run.id.startswith(wanted))
+        found = list(session.scalars(select(Run.id).where(Run.id.startswith(wanted),
+                                                         access.runs())
                                      .order_by(Run.id).limit(4)))
         if not found:
             raise UnknownRunError(f"No run {ref!r} in the history - `deepcite history` lists "

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from deepcite.config import Settings
 from deepcite.errors import StoreError, UnknownRunError, UnreadableRunError, error_line
 from deepcite.store import held
+from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import (
@@ -46,7 +47,7 @@ from deepcite.store.convert import (
 from deepcite.store.engine import create_store_engine, sqlite_url
 from deepcite.store.held import HeldRuns
 from deepcite.store.migrate import upgrade
-from deepcite.store.models import CheckRow, EventRow, Run, SourceRow
+from deepcite.store.models import CheckRow, EventRow, Run, SourceRow, UserRow
 from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
 from deepcite.store.sessions_ops import SessionOps
@@ -123,10 +124,12 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
     # ------------------------------------------------------------------ writing
 
     def begin(self, question: str, *, mode: ReportMode, settings: Settings,
-              parent_id: str | None = None, request: dict[str, Any] | None = None) -> str:
+              parent_id: str | None = None, request: dict[str, Any] | None = None,
+              owner_id: int | None = None) -> str:
         """Record a run that starts now; returns its id. ``parent_id`` (an id or unique
-        prefix) makes it a follow-up of that run; ``request`` (the run request as
-        JSON-ready data) is kept so the run can be made again (``deepcite rerun``)."""
+        prefix; the front end has checked its asker may see it) makes it a follow-up of
+        that run; ``request`` (the run request as JSON-ready data) is kept so the run
+        can be made again (``deepcite rerun``); the run belongs to user ``owner_id``."""
         run_id = uuid.uuid4().hex
         now = datetime.now(UTC)
         with self._writing() as session:
@@ -137,7 +140,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
                 settings=settings_snapshot(settings), cancelled=False, warnings=[],
                 warning_codes=[], unsupported_sentences=[], outline=[],
                 questions_by_iteration={}, findings=[], request=request,
-                search_text=search_text(question, None, None)))
+                search_text=search_text(question, None, None), owner_id=owner_id))
         self._hold(run_id)
         return run_id
 
@@ -245,11 +248,11 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
             # the run's row lock orders this after any append_events to the same run
             self._write_events(session, run_id, events)
 
-    def delete(self, ref: str) -> str:
-        """Delete a run with its sources, checks and events; returns its full id.
-        Follow-ups of it stay, no longer linked to it."""
+    def delete(self, ref: str, access: Access = EVERYTHING) -> str:
+        """Delete a run ``access`` may see with its sources, checks and events; returns
+        its full id. Follow-ups of it stay, no longer linked to it."""
         with self._writing() as session:
-            run_id = self._resolve(session, ref)
+            run_id = self._resolve(session, ref, access)
             session.execute(delete(Run).where(Run.id == run_id))
         with self._lock:
             self._pending.pop(run_id, None)
@@ -258,8 +261,15 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
 
     # ------------------------------------------------------------------ reading
 
-    def get(self, ref: str) -> StoredRun:
-        """The run ``ref`` names (an id or a unique prefix), re-assembled.
+    def visible(self, ref: str, access: Access = EVERYTHING) -> str:
+        """The full id of the run ``ref`` names if ``access`` may see it, else an
+        :class:`UnknownRunError` (the same whether it is another user's or absent)."""
+        with self._reading() as session:
+            return self._resolve(session, ref, access)
+
+    def get(self, ref: str, access: Access = EVERYTHING) -> StoredRun:
+        """The run ``ref`` names (an id or a unique prefix of a run ``access`` may see),
+        re-assembled.
 
         A row that cannot be read back - values a newer deepcite wrote, or a column
         damaged by something else (invalid JSON, a timestamp that is not one) - is one
@@ -267,7 +277,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
         are decoded as they load, so the loading is guarded as well as the assembling.
         """
         with self._reading() as session:
-            run_id = self._resolve(session, ref)
+            run_id = self._resolve(session, ref, access)
             try:
                 run = session.get_one(Run, run_id)
                 sources = list(session.scalars(
@@ -303,8 +313,8 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
 
     def list(self, *, search: str | None = None, limit: int | None = None,
              offset: int = 0, status: str | None = None, mode: str | None = None,
-             collection: str | None = None,
-             origin: str | None = None) -> builtins.list[RunSummary]:
+             collection: str | None = None, origin: str | None = None,
+             access: Access = EVERYTHING) -> builtins.list[RunSummary]:
         """Runs newest first; ``search`` keeps those whose question, title or body holds
         it (case-insensitive); ``limit`` keeps the first so many after skipping
         ``offset``.
@@ -313,13 +323,17 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
         collections in the run's settings snapshot, else its request) and ``origin``
         (the request's ``origin``; ``python`` when absent) live in JSON columns whose
         query syntax differs between SQLite and PostgreSQL, so they are filtered here
-        in Python, and ``offset``/``limit`` then apply to what is kept.
+        in Python, and ``offset``/``limit`` then apply to what is kept. Only the runs
+        ``access`` may see are listed (in SQL, on the indexed ``owner_id``); each names
+        its owner.
         """
         sources = (select(func.count(SourceRow.id)).where(SourceRow.run_id == Run.id)
                    .correlate(Run).scalar_subquery())
         query = (select(Run.id, Run.created_at, Run.question, Run.mode, Run.status,
                         sources, Run.parent_id, Run.strategy, Run.title, Run.finished_at,
-                        Run.request, Run.settings)
+                        Run.request, Run.settings, UserRow.name)
+                 .outerjoin(UserRow, UserRow.id == Run.owner_id)
+                 .where(access.runs())
                  .order_by(Run.created_at.desc(), Run.id.desc()))
         if search and search.strip():
             pattern = _LIKE_SPECIAL.sub(r"\\\1", search.strip().casefold())
@@ -363,7 +377,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
                     id=row[0], created_at=row[1], question=row[2], mode=row[3],
                     status=row[4], sources=row[5], parent_id=row[6], strategy=row[7],
                     title=row[8], finished_at=row[9], origin=run_origin,
-                    collections=searched))
+                    collections=searched, owner=row[12]))
             except ValidationError:
                 logger.warning("run %s has values this deepcite cannot read and is left "
                                "out of the listing; `deepcite show %s` says why",

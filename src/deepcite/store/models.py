@@ -244,6 +244,8 @@ class WebSessionRow(Base):
     expires_at: Mapped[datetime] = mapped_column(index=True)
     #: When it was logged out (or ended by a token change); ``None`` while it is live.
     revoked_at: Mapped[datetime | None]
+    #: When it was last used (revision 0006), for the idle expiry of accounts' sessions.
+    last_seen_at: Mapped[datetime | None]
 
 
 class UserRow(Base):
@@ -295,3 +297,25 @@ class AuditRow(Base):
     target: Mapped[str | None]
     detail: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
     address: Mapped[str | None] = mapped_column(String(100))
+
+
+class CollectionAccessRow(Base):
+    """Who may search a collection (revision 0006): its owner (``None``: admins only),
+    everyone (``shared_all``) or the users whose ids ``shared_with`` lists."""
+
+    __tablename__ = "collection_access"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    owner_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    shared_all: Mapped[bool] = mapped_column(default=False, server_default=false())
+    shared_with: Mapped[list[Any]]
+    updated_at: Mapped[datetime]
+
+
+class ServerSecretRow(Base):
+    """A random key every process sharing the store agrees on (revision 0006)."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))

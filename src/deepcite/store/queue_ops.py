@@ -49,17 +49,19 @@ class QueueOps(StoreBase):
     # ------------------------------------------------------------------ queue
 
     def enqueue(self, question: str, *, mode: ReportMode, settings: Settings,
-                request: dict[str, Any], parent_id: str | None = None) -> str:
+                request: dict[str, Any], parent_id: str | None = None,
+                owner_id: int | None = None) -> str:
         """Record a run that waits for a worker (status ``queued``); returns its id.
 
         ``request`` (the run request as JSON-ready data) is stored as given, for the
-        worker that claims the run; ``settings`` as a snapshot without secrets.
+        worker that claims the run; ``settings`` as a snapshot without secrets. The run
+        belongs to user ``owner_id``.
         """
         run_id = uuid.uuid4().hex
         with self._writing() as session:
             parent = self._resolve(session, parent_id) if parent_id else None
             session.add(Run(
-                id=run_id, question=question, mode=mode, status="queued",
+                id=run_id, question=question, mode=mode, status="queued", owner_id=owner_id,
                 created_at=datetime.now(UTC), finished_at=None, parent_id=parent,
                 settings=settings_snapshot(settings), cancelled=False, warnings=[],
                 warning_codes=[], unsupported_sentences=[], outline=[],

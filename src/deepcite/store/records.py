@@ -51,6 +51,8 @@ class RunSummary(_Record):
     origin: str | None = None
     #: The collections it searched (its settings snapshot's, else its request's).
     collections: list[str] = Field(default_factory=list)
+    #: The name of the user it belongs to (``None``: no one; shown to admins).
+    owner: str | None = None
 
 
 class StoredRun(_Record):

@@ -8,9 +8,10 @@ random bytes (URL-safe base64); the store keeps only their SHA-256 as hex, so th
 plaintext is shown once, when it is made, and whoever reads the database cannot use a
 token from it.
 
-This is the store side only: the web app, REST API and MCP do not check accounts yet,
-and runs are not given owners yet (``runs.owner_id`` stays ``NULL``; see
-``docs/accounts.md``).
+Once any user exists the web app, the REST API and MCP over HTTP need a session or a
+token (``docs/accounts.md``). Changing a password, disabling or removing a user ends
+every web session of theirs at once (:meth:`UserOps.end_sessions`). The first admin
+created takes over the runs recorded before accounts existed (``owner_id`` ``NULL``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sqlalchemy.orm import Session
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.security.passwords import hash_password, needs_rehash, verify_password
 from deepcite.store.base import StoreBase
-from deepcite.store.models import ApiTokenRow, AuditRow, Run, UserRow
+from deepcite.store.models import ApiTokenRow, AuditRow, Run, UserRow, WebSessionRow
 from deepcite.store.records import AuditEntry, TokenInfo, UserInfo
 
 MIN_PASSWORD = 8
@@ -105,11 +106,27 @@ class UserOps(StoreBase):
                     if session.scalar(select(UserRow.id).where(
                             UserRow.name_key == row.name_key)) is not None:
                         raise taken
+                    first_admin = admin and session.scalar(select(UserRow.id).where(
+                        UserRow.is_admin.is_(True)).limit(1)) is None
                     session.add(row)
                     session.flush()
+                    if first_admin:  # the runs from before accounts are the admin's
+                        session.execute(update(Run).where(Run.owner_id.is_(None))
+                                        .values(owner_id=row.id))
                     return _user_info(row)
             except exc.IntegrityError:  # another process added the name meanwhile
                 raise taken from None
+
+    def has_users(self) -> bool:
+        """Whether any user exists (then every web route needs a login or a token)."""
+        with self._reading() as session:
+            return session.scalar(select(UserRow.id).limit(1)) is not None
+
+    def user_by_id(self, user_id: int) -> UserInfo | None:
+        """The user with this id, or ``None``."""
+        with self._reading() as session:
+            row = session.get(UserRow, user_id)
+            return _user_info(row) if row is not None else None
 
     def users(self) -> builtins.list[UserInfo]:
         """Every user, by name, with how many live tokens each has."""
@@ -150,15 +167,13 @@ class UserOps(StoreBase):
         return _user_info(row)
 
     def set_password(self, name: str, password: str) -> None:
-        """Give the user a new password (at least 8 characters).
-
-        Web sessions are not linked to users yet, so they are not ended here; that
-        comes with the web step, which records the user of each session.
-        """
+        """Give the user a new password (at least 8 characters), ending every web
+        session of theirs: whoever knew the old one is logged out everywhere."""
         hashed = hash_password(check_new_password(password))
         with self._writing() as session:
             row = self._user_row(session, name)
             row.password_hash = hashed
+            self._end_sessions(session, row.name)
 
     def set_disabled(self, name: str, disabled: bool) -> bool:
         """Disable (or enable again) the user: a disabled user's password and tokens
@@ -168,7 +183,20 @@ class UserOps(StoreBase):
             if row.disabled == disabled:
                 return False
             row.disabled = disabled
+            if disabled:
+                self._end_sessions(session, row.name)
             return True
+
+    def end_sessions(self, name: str, *, now: datetime | None = None) -> int:
+        """End every live web session of the user (an admin's "log them out"); how many."""
+        with self._writing() as session:
+            row = self._user_row(session, name)
+            return self._end_sessions(session, row.name, now)
+
+    def _end_sessions(self, session: Session, name: str, now: datetime | None = None) -> int:
+        return self._changed(session, update(WebSessionRow).where(
+            WebSessionRow.user_name == name, WebSessionRow.revoked_at.is_(None))
+            .values(revoked_at=now or datetime.now(UTC)))
 
     def remove_user(self, name: str, *, keep_runs: bool) -> int:
         """Remove the user and their tokens. Their runs stay, with no owner, when
@@ -182,6 +210,7 @@ class UserOps(StoreBase):
             else:
                 session.execute(delete(Run).where(Run.owner_id == row.id))
             session.execute(delete(ApiTokenRow).where(ApiTokenRow.user_id == row.id))
+            self._end_sessions(session, row.name)
             session.execute(delete(UserRow).where(UserRow.id == row.id))
         if not keep_runs:
             with self._lock:

@@ -17,12 +17,11 @@ followed by a failed run. The bundled ``demo`` collection cannot be replaced (40
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,8 +46,7 @@ from deepcite.types import Event, ReportMode
 from deepcite.web.collection_jobs import folder_problem, inside_roots
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
-from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.pages_auth import COOKIE, Sessions
+from deepcite.web.gate import Caller, Gate, Refused
 
 logger = logging.getLogger(__name__)
 
@@ -98,10 +96,12 @@ def history_store(state: WebState) -> HistoryStore:
     return state.executor.store
 
 
-def api_router(state: WebState) -> APIRouter:
-    """The ``/api/v1`` routes for ``state``; all but ``/health`` need the token when set."""
+def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
+    """The ``/api/v1`` routes for ``state``; all but ``/health`` need what ``gate``
+    asks (a token, a session, a user: :mod:`deepcite.web.gate`). Another user's run
+    is answered 404, as one that does not exist."""
     router = APIRouter(prefix="/api/v1")
-    guarded = APIRouter(dependencies=[Depends(_token_check(state))])
+    guarded = APIRouter(dependencies=[Depends(caller_dependency(gate or Gate(state)))])
     limiter = CapacityLimiter(MAX_STREAMS)
 
     @router.get("/health", tags=["meta"])
@@ -109,12 +109,13 @@ def api_router(state: WebState) -> APIRouter:
         return {"status": "ok", "version": __version__}
 
     @guarded.post("/research", status_code=202, response_model=RunAccepted, tags=["runs"])
-    def submit(request: RunRequest) -> RunAccepted:
-        asked = request.model_copy(update={"origin": "api"})  # the server says who asked
-        return RunAccepted(id=state.executor.submit(asked))
+    def submit(request: RunRequest, caller: AskedBy) -> RunAccepted:
+        # the server says who asked, whatever the client sent
+        return RunAccepted(id=state.executor.submit(request.asked_by("api", caller.owner)))
 
     @guarded.get("/research/{run_id}", response_model=RunStatusReply, tags=["runs"])
-    def status(run_id: str) -> RunStatusReply:
+    def status(run_id: str, caller: AskedBy) -> RunStatusReply:
+        run_id = visible_run(state, caller, run_id)
         info = _info(state, run_id)
         result = None
         if info.state in ENDED:
@@ -125,7 +126,8 @@ def api_router(state: WebState) -> APIRouter:
         return RunStatusReply(**info.model_dump(), result=result)
 
     @guarded.post("/research/{run_id}/cancel", tags=["runs"])
-    def cancel(run_id: str) -> dict[str, str]:
+    def cancel(run_id: str, caller: AskedBy) -> dict[str, str]:
+        run_id = visible_run(state, caller, run_id)
         try:
             cancelled = state.executor.cancel(run_id)
         except UnknownRunError:
@@ -136,20 +138,22 @@ def api_router(state: WebState) -> APIRouter:
 
     @guarded.get("/research/{run_id}/events", tags=["runs"],
                  response_class=StreamingResponse)
-    async def events(run_id: str, after: Annotated[int, Query(ge=0)] = 0,
+    async def events(run_id: str, caller: AskedBy, after: Annotated[int, Query(ge=0)] = 0,
                      last_event_id: Annotated[str | None, Header()] = None
                      ) -> StreamingResponse:
         resumed = _last_event_id(last_event_id)
         if resumed is not None:
             after = resumed
-        await anyio.to_thread.run_sync(_info, state, run_id)  # 404 before the stream
+        # 404 before the stream, for a run that is not there or not the caller's
+        run_id = await anyio.to_thread.run_sync(visible_run, state, caller, run_id)
+        await anyio.to_thread.run_sync(_info, state, run_id)
         return StreamingResponse(_stream(state, run_id, after, limiter),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache",
                                           "X-Accel-Buffering": "no"})
 
     @guarded.get("/research/{run_id}/export/{fmt}", tags=["runs"])
-    def export(run_id: str, fmt: str) -> Response:
+    def export(run_id: str, fmt: str, caller: AskedBy) -> Response:
         try:
             format_status = exporter_status(fmt)
         except ConfigError as exc:
@@ -158,6 +162,7 @@ def api_router(state: WebState) -> APIRouter:
             raise ApiError(501, "format_unavailable",
                            f"Cannot export as {format_status.name}: "
                            f"{format_status.description}")
+        run_id = visible_run(state, caller, run_id)
         info = _info(state, run_id)
         if info.state not in ENDED:
             raise ApiError(409, "run_not_ended", f"Run {run_id} is still {info.state}; "
@@ -170,27 +175,28 @@ def api_router(state: WebState) -> APIRouter:
             "Content-Disposition": content_disposition(exported.filename)})
 
     @guarded.get("/runs/{a}/compare/{b}", response_model=RunComparison, tags=["history"])
-    def compare(a: str, b: str) -> RunComparison:
+    def compare(a: str, b: str, caller: AskedBy) -> RunComparison:
         store = history_store(state)
         runs = []
         for ref in (a, b):
             try:
-                runs.append(store.get(ref))
+                runs.append(store.get(ref, caller.access))
             except UnknownRunError:
                 raise _unknown(ref) from None
         return compare_runs(runs[0], runs[1])
 
     @guarded.get("/history", tags=["history"])
-    def history(search: str | None = None,
+    def history(caller: AskedBy, search: str | None = None,
                 limit: Annotated[int, Query(ge=1, le=1000)] = 50,
                 offset: Annotated[int, Query(ge=0)] = 0,
                 status: RunStatus | None = None, mode: ReportMode | None = None,
                 collection: Annotated[str, Query(max_length=64)] | None = None,
                 origin: Origin | None = None) -> list[dict[str, Any]]:
-        """Stored runs, newest first, filtered as the history page filters them."""
+        """The caller's stored runs (an admin's: everyone's, each naming its owner),
+        newest first, filtered as the history page filters them."""
         runs = history_store(state).list(search=search, limit=limit, offset=offset,
                                          status=status, mode=mode, collection=collection,
-                                         origin=origin)
+                                         origin=origin, access=caller.access)
         return [run.model_dump(mode="json") for run in runs]
 
     @guarded.get("/collections", tags=["collections"])
@@ -239,49 +245,44 @@ def api_router(state: WebState) -> APIRouter:
 # ---------------------------------------------------------------------- helpers
 
 
-def _token_check(state: WebState, throttle: LoginThrottle | None = None) -> Any:
-    """The dependency requiring ``Authorization: Bearer <token>`` when a token is set;
-    compared in constant time so the reply's timing does not leak the token.
+def caller_dependency(gate: Gate) -> Callable[[Request], Awaitable[Caller]]:
+    """The dependency naming who calls: the caller the front door found (kept in the
+    request's state), or the gate's answer when the router runs without it (an app
+    assembled by hand). A refusal is the gate's status and one-line message."""
 
-    Wrong tokens are throttled as wrong login passwords are (:mod:`~deepcite.web.
-    login_throttle`, counted apart from the login form's): past the limit a request
-    sending a token gets 429 before it is compared, so the API is no faster a way to
-    guess it. ``throttle`` replaces the default, for tests with a clock of their own."""
-    guesses = throttle or LoginThrottle()
-    sessions = Sessions(state.token, lambda: history_store(state)) if state.token else None
+    async def caller(request: Request) -> Caller:
+        found = getattr(request.state, "caller", None)
+        if isinstance(found, Caller):
+            return found
+        try:
+            asked: Caller = await anyio.to_thread.run_sync(gate.api_caller, request)
+        except Refused as refused:
+            raise ApiError(refused.status, refused.code, refused.message,
+                           headers=refused.headers or None) from None
+        request.state.caller = asked
+        return asked
+    return caller
 
-    async def check(request: Request,
-                    authorization: Annotated[str | None, Header()] = None) -> None:
-        # async: the bearer check is pure CPU, so no hop to the thread pool for it
-        if state.token is None:
-            return
-        # The pages' live view (EventSource) and download links cannot send a header;
-        # their session cookie is accepted for reading only, so a forged cross-site
-        # form can never start or cancel a run with it - and only while the session is
-        # live in the store (not logged out, not expired): one read, on a thread, and
-        # only for a cookie whose signature holds.
-        if request.method == "GET" and sessions is not None:
-            claimed = sessions.claimed(request.cookies.get(COOKIE))
-            if claimed is not None and claimed.authed and await anyio.to_thread.run_sync(
-                    sessions.live, claimed):
-                return
-        host = request.client.host if request.client else None
-        if authorization is not None:
-            wait = guesses.retry_after(host)
-            if wait is not None:
-                raise ApiError(429, "too_many_attempts", "Too many wrong tokens - wait "
-                               f"{wait} seconds, then retry with the right token",
-                               headers={"Retry-After": str(wait)})
-        scheme, _, given = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip().encode("utf-8"), state.token.encode("utf-8")):
-            if authorization is not None:
-                guesses.failed(host)
-            raise ApiError(401, "unauthorized", "A valid token is required: send "
-                           "Authorization: Bearer <token>",
-                           headers={"WWW-Authenticate": "Bearer"})
-        guesses.succeeded(host)
-    return check
+
+async def current_caller(request: Request) -> Caller:
+    """The caller the guarded router's dependency found (it runs first)."""
+    found = getattr(request.state, "caller", None)
+    if not isinstance(found, Caller):  # a route outside the guarded router: a wiring bug
+        raise RuntimeError("no caller: include the route in the guarded router")
+    return found
+
+
+#: A route parameter naming who calls (``caller: AskedBy``).
+AskedBy = Annotated[Caller, Depends(current_caller)]
+
+
+def visible_run(state: WebState, caller: Caller, ref: str) -> str:
+    """The full id of run ``ref`` if ``caller`` may see it, else 404 ``unknown_run`` -
+    the same reply for another user's run as for one that never existed."""
+    try:
+        return history_store(state).visible(ref, caller.access)
+    except UnknownRunError:
+        raise _unknown(ref) from None
 
 
 def _last_event_id(header: str | None) -> int | None:

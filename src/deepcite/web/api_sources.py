@@ -15,8 +15,9 @@ from fastapi.responses import Response
 
 from deepcite.errors import UnknownRunError
 from deepcite.store import StoredRun
-from deepcite.web.api import ApiError, history_store
+from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Caller
 from deepcite.web.pages_sources import document_response, viewer_url
 from deepcite.web.sources_view import document_file, source_view
 
@@ -25,15 +26,15 @@ def sources_router(state: WebState) -> APIRouter:
     """The source routes; include them in the guarded ``/api/v1`` router."""
     router = APIRouter()
 
-    def stored_run(run_id: str) -> StoredRun:
+    def stored_run(run_id: str, caller: Caller) -> StoredRun:
         try:
-            return history_store(state).get(run_id)
+            return history_store(state).get(run_id, caller.access)
         except UnknownRunError:
             raise ApiError(404, "unknown_run", f"No run {run_id!r}") from None
 
     @router.get("/runs/{run_id}/sources/{number}", tags=["history"])
-    def source(run_id: str, number: int) -> dict[str, Any]:
-        stored = stored_run(run_id)
+    def source(run_id: str, number: int, caller: AskedBy) -> dict[str, Any]:
+        stored = stored_run(run_id, caller)
         view = source_view(stored.id, stored.result, number,
                            f"/api/v1{viewer_url(stored.id, number)}/document")
         if view is None:
@@ -41,8 +42,8 @@ def sources_router(state: WebState) -> APIRouter:
         return view.as_json()
 
     @router.get("/runs/{run_id}/sources/{number}/document", tags=["history"])
-    def document(run_id: str, number: int) -> Response:
-        stored = stored_run(run_id)
+    def document(run_id: str, number: int, caller: AskedBy) -> Response:
+        stored = stored_run(run_id, caller)
         found = next((s for s in stored.result.sources if s.number == number), None)
         path = None if found is None else document_file(found, state.settings)
         if path is None:

@@ -37,6 +37,7 @@ from deepcite.errors import (
 )
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Gate
 from deepcite.web.guard import FrontDoor
 
 logger = logging.getLogger(__name__)
@@ -60,12 +61,13 @@ def create_app(state: WebState) -> FastAPI:
                   description="Deep research with citations you can check.",
                   openapi_url=f"{API_PREFIX}/openapi.json", docs_url=None, redoc_url=None)
     app.state.web = state
-    app.include_router(api_router(state))
-    _include_pages(app, state)
+    gate = Gate(state)  # one answer to "who is asking" for the door, the API and pages
+    app.include_router(api_router(state, gate))
+    _include_pages(app, state, gate)
     _add_error_handlers(app)
 
     # Added first, so it runs inside SecurityHeaders: its refusals get the headers too.
-    app.add_middleware(FrontDoor, state=state)
+    app.add_middleware(FrontDoor, state=state, gate=gate)
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -95,7 +97,7 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def _include_pages(app: FastAPI, state: WebState) -> None:
+def _include_pages(app: FastAPI, state: WebState, gate: Gate) -> None:
     try:
         from deepcite.web.pages import pages_router
     except ImportError as exc:
@@ -103,7 +105,7 @@ def _include_pages(app: FastAPI, state: WebState) -> None:
             raise  # the pages exist but something they need is missing: say so
         logger.warning("deepcite.web.pages is not available; serving the API only")
         return
-    app.include_router(pages_router(state))
+    app.include_router(pages_router(state, gate=gate))
     from deepcite.web.pages import mount_static  # a router cannot carry a mount
 
     mount_static(app)

@@ -58,7 +58,6 @@ text elsewhere, and they close the connection (the unread body is never read).
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import logging
 import re
@@ -75,9 +74,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
 from deepcite.security.hosts import is_loopback
-from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
-from deepcite.web.pages_auth import COOKIE, Sessions
+from deepcite.web.gate import Gate, Refused
+from deepcite.web.pages_auth import COOKIE, Session
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 
 logger = logging.getLogger(__name__)
@@ -92,7 +91,9 @@ PUBLIC_API = frozenset({f"{API_PREFIX}/health", f"{API_PREFIX}/openapi.json"})
 #: Methods that change state: the Origin check applies to them.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: Page posts a visitor makes before (or while) logging in: no logged-in session needed.
-LOGIN_PATH, LOGOUT_PATH = "/login", "/logout"
+LOGIN_PATH, LOGOUT_PATH, REGISTER_PATH = "/login", "/logout", "/register"
+#: Page posts that need no logged-in session (their routes check the CSRF token).
+OPEN_POSTS = frozenset({LOGIN_PATH, REGISTER_PATH})
 
 #: Cap of every route not in :data:`BODY_CAPS`: forms with a few short fields (login,
 #: logout, cancel, delete, reindex, a collection's name and folder) and small JSON.
@@ -136,6 +137,7 @@ BODY_CAPS: tuple[BodyCap, ...] = (
             f"and {MAX_UPLOAD_BYTES // MIB} MiB each, plus pasted text"),
     BodyCap("POST", LOGIN_PATH, SMALL_BODY),
     BodyCap("POST", LOGOUT_PATH, SMALL_BODY),
+    BodyCap("POST", REGISTER_PATH, SMALL_BODY),
     BodyCap("POST", "/runs/{run_id}/cancel", SMALL_BODY),
     BodyCap("POST", "/history/{run_id}/delete", SMALL_BODY),
     BodyCap("POST", "/collections", SMALL_BODY),
@@ -266,14 +268,11 @@ class FrontDoor:
     changes, requests without credentials and bodies over their route's cap; counts a
     body's bytes as the app reads it. Plain ASGI (see ``SecurityHeaders``)."""
 
-    def __init__(self, app: ASGIApp, state: WebState) -> None:
+    def __init__(self, app: ASGIApp, state: WebState, gate: Gate | None = None) -> None:
         self.app = app
         self.state = state
-        # With a token the pages' cookies are signed with a key derived from it, so they
-        # verify here (and logins are checked against the store the pages record them
-        # in); without one the key is the pages router's own: only presence is checked.
-        self.sessions = (Sessions(state.token, lambda: history_store(state))
-                         if state.token else None)
+        #: Who is asking; shared with the API and the pages (``create_app`` passes it).
+        self.gate = gate or Gate(state)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -287,16 +286,9 @@ class FrontDoor:
                    or self._cross_site(headers, method, path, scheme))
         if refusal is None:
             if _is_api(path):
-                if not self._api_credentials(scope, headers, method, path):
-                    if "authorization" in headers:
-                        # A wrong token: the API's own check answers (and throttles
-                        # guessing), but it never gets a byte of the body.
-                        await self.app(scope, _no_body(), _closing_send(send))
-                        return
-                    refusal = _refuse(True, 401, "unauthorized", "A valid token is "
-                                      "required: send Authorization: Bearer <token>",
-                                      headers={"WWW-Authenticate": "Bearer"})
-            elif method in UNSAFE_METHODS and path != LOGIN_PATH:
+                if path.rstrip("/") not in PUBLIC_API:
+                    refusal = await self._api_refusal(scope)
+            elif method in UNSAFE_METHODS and path not in OPEN_POSTS:
                 refusal = await self._session_refusal(scope, path)
         cap = body_cap(method, path)
         if refusal is None:
@@ -371,41 +363,48 @@ class FrontDoor:
         return not is_loopback(origin_host) and host_allowed(
             origin_host, self.state.allowed_hosts, star=False)
 
-    def _api_credentials(self, scope: Scope, headers: Headers, method: str,
-                         path: str) -> bool:
-        """The API's rule (``deepcite.web.api``): no token set, a public route, the
-        bearer token (constant-time), or for GET a signed logged-in page session - whether
-        it is still live is the API's own check, on a thread (a GET has no body)."""
-        token = self.state.token
-        if token is None or path.rstrip("/") in PUBLIC_API:
-            return True
-        if method in ("GET", "HEAD") and self.sessions is not None:
-            claimed = self.sessions.claimed(Request(scope).cookies.get(COOKIE))
-            if claimed is not None and claimed.authed:
-                return True
-        scheme, _, given = headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(
-            given.strip().encode("utf-8"), token.encode("utf-8"))
+    async def _api_refusal(self, scope: Scope) -> Response | None:
+        """The gate's answer for an API request, before its body is read: the caller is
+        kept in the request's state for the route (``request.state.caller``), or the
+        refusal is sent and the connection closed."""
+        try:
+            caller = await anyio.to_thread.run_sync(self.gate.api_caller, Request(scope))
+        except Refused as refused:
+            return _refuse(True, refused.status, refused.code, refused.message,
+                           headers=refused.headers or None)
+        scope.setdefault("state", {})["caller"] = caller
+        return None
 
     async def _session_refusal(self, scope: Scope, path: str) -> Response | None:
         """A page form post without the session its form was shown with: 403; with a
-        session that is not (or no longer) logged in while a token is set: to the login
-        page, as the route itself would."""
-        cookie = Request(scope).cookies.get(COOKIE)
-        if self.sessions is None:
+        session that is not (or no longer) logged in while a login is needed: to the
+        login page, as the route itself would."""
+        request = Request(scope)
+        cookie = request.cookies.get(COOKIE)
+        sessions = await anyio.to_thread.run_sync(self.gate.sessions)
+        if not sessions.login_required:
             if cookie:
                 return None
         else:
-            session = self.sessions.claimed(cookie)
+            session = sessions.claimed(cookie)
             if session is not None:
                 if path == LOGOUT_PATH:
                     return None
-                if session.authed and await anyio.to_thread.run_sync(
-                        self.sessions.live, session):
+                try:
+                    live = await anyio.to_thread.run_sync(self._page_login, session,
+                                                          request)
+                except Refused as refused:
+                    return _refuse(False, refused.status, refused.code, refused.message)
+                if live:
                     return None
                 return _closing(Response(status_code=303, headers={"Location": LOGIN_PATH}))
         return _refuse(False, 403, "no_session", "Your session is missing or has expired - "
                        "reload the page and submit the form again")
+
+    def _page_login(self, session: Session, request: Request) -> bool:
+        """Whether a page post's session is logged in (or a trusted proxy names its user)."""
+        sessions = self.gate.sessions()
+        return self.gate.page_session(sessions.checked(session), request).authed
 
 
 def _declared_too_large(headers: Headers, method: str, path: str,

@@ -33,6 +33,8 @@ CLIENT_FAILURES = 5
 #: every login is refused, so guessing from many addresses is as slow. An attacker
 #: can hold logins shut this way; sessions already logged in are unaffected.
 GLOBAL_FAILURES = 100
+#: Wrong passwords for one account, from any address, in :data:`WINDOW_S` seconds.
+ACCOUNT_FAILURES = 10
 #: The sliding window the failures are counted in, in seconds.
 WINDOW_S = 300.0
 
@@ -53,22 +55,30 @@ def client_key(host: str | None) -> str:
     return str(address)
 
 
+def _account_key(account: str) -> str:
+    """Whom an account's failures are counted against (never an address's key)."""
+    return "account:" + account.casefold()
+
+
 class LoginThrottle:
     """Counts wrong passwords per client and overall (see the module docstring);
     thread-safe. ``clock`` (monotonic seconds) is injectable for tests."""
 
     def __init__(self, *, client_failures: int = CLIENT_FAILURES,
                  global_failures: int = GLOBAL_FAILURES, window_s: float = WINDOW_S,
+                 account_failures: int = ACCOUNT_FAILURES,
                  clock: Callable[[], float] = time.monotonic) -> None:
         """Limits default to the module constants."""
         self.client_failures, self.global_failures = client_failures, global_failures
+        self.account_failures = account_failures
         self.window_s, self.clock = window_s, clock
         self._lock = threading.Lock()
         self._clients: dict[str, deque[float]] = {}
         self._all: deque[float] = deque()
 
-    def retry_after(self, host: str | None) -> int | None:
-        """Seconds until ``host`` may try again, or ``None`` when it may try now."""
+    def retry_after(self, host: str | None, account: str | None = None) -> int | None:
+        """Seconds until ``host`` (for ``account``, when given) may try again, or
+        ``None`` when it may try now."""
         now = self.clock()
         with self._lock:
             self._expire(now)
@@ -76,22 +86,30 @@ class LoginThrottle:
             mine = self._clients.get(client_key(host))
             if mine is not None and len(mine) >= self.client_failures:
                 waits.append(mine[-self.client_failures] + self.window_s - now)
+            theirs = self._clients.get(_account_key(account)) if account else None
+            if theirs is not None and len(theirs) >= self.account_failures:
+                waits.append(theirs[-self.account_failures] + self.window_s - now)
             if len(self._all) >= self.global_failures:
                 waits.append(self._all[-self.global_failures] + self.window_s - now)
         return max(1, math.ceil(max(waits))) if waits else None
 
-    def failed(self, host: str | None) -> None:
-        """Count a wrong password from ``host``."""
+    def failed(self, host: str | None, account: str | None = None) -> None:
+        """Count a wrong password from ``host`` (for ``account``, when given)."""
         now = self.clock()
         with self._lock:
             self._expire(now)
             self._clients.setdefault(client_key(host), deque()).append(now)
+            if account:
+                self._clients.setdefault(_account_key(account), deque()).append(now)
             self._all.append(now)
 
-    def succeeded(self, host: str | None) -> None:
-        """``host`` logged in: forget its failures (the global count keeps them)."""
+    def succeeded(self, host: str | None, account: str | None = None) -> None:
+        """``host`` logged in (as ``account``): forget their failures (the global count
+        keeps them)."""
         with self._lock:
             self._clients.pop(client_key(host), None)
+            if account:
+                self._clients.pop(_account_key(account), None)
 
     def _expire(self, now: float) -> None:
         """Drop failures older than the window; memory stays bounded by the failures

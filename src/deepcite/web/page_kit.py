@@ -19,8 +19,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 
 from deepcite.store import HistoryStore
+from deepcite.store.access import Access
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Caller, Gate
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
 
@@ -45,18 +47,26 @@ class PageKit:
     route uses: who is asking (:meth:`session_for`), a posted form with its CSRF check
     (:meth:`posted`), rendering (:meth:`render`), the history store (:attr:`history`)."""
 
-    def __init__(self, state: WebState, sessions: Sessions, throttle: LoginThrottle) -> None:
+    def __init__(self, state: WebState, gate: Gate, throttle: LoginThrottle) -> None:
         self.state = state
-        self.sessions = sessions
+        self.gate = gate
         self.throttle = throttle
         self.templates = environment()
         self.jobs = IndexJobs()
         self._exports: list[str] = []
 
+    @property
+    def sessions(self) -> Sessions:
+        """The sessions of the server's mode (blocks: it may read the store - call it
+        from a sync route or a thread)."""
+        return self.gate.sessions()
+
     def session_for(self, request: Request) -> Session:
-        """The asking session; a redirect to the login page when it may not see pages."""
-        session = self.sessions.load(request)
-        if not self.sessions.allowed(session):
+        """The asking session (logged in as the trusted proxy's user, when one names
+        a user); a redirect to the login page when it may not see pages."""
+        sessions = self.sessions
+        session = self.gate.page_session(sessions.load(request), request)
+        if not sessions.allowed(session):
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             raise HTTPException(status_code=303, detail="Log in first",
                                 headers={"Location": f"/login?next={quote_path(target)}"})
@@ -65,26 +75,42 @@ class PageKit:
     def render(self, request: Request, session: Session, name: str, status: int = 200,
                **context: Any) -> HTMLResponse:
         """Template ``name`` with ``context`` and what every page needs (CSRF, login)."""
-        state = self.state
-        context.update(csrf_field=CSRF_FIELD, csrf_token=self.sessions.csrf_token(session),
-                       logged_in=state.token is not None and session.authed,
+        sessions = self.sessions
+        context.update(csrf_field=CSRF_FIELD, csrf_token=sessions.csrf_token(session),
+                       logged_in=sessions.login_required and session.authed,
+                       user=session.user, accounts=sessions.accounts,
+                       registration=sessions.accounts and self.state.settings.web.registration,
                        static=STATIC_PATH, path=request.url.path)
         response = HTMLResponse(self.templates.get_template(name).render(context),
                                 status_code=status)
         response.headers["Cache-Control"] = "no-store"
-        self.sessions.store(response, session, request)
+        sessions.store(response, session, request)
         return response
 
     async def posted(self, request: Request) -> tuple[FormData, Session]:
         """The posted form and its session, once the CSRF token and login are checked."""
         form = await request.form(max_part_size=MAX_FIELD_BYTES)
         # a thread: a logged-in session is checked against the history store
-        session = await anyio.to_thread.run_sync(self.sessions.check_csrf, request,
+        session = await anyio.to_thread.run_sync(self._posted_session, request,
                                                  form.get(CSRF_FIELD))
-        if not self.sessions.allowed(session):
+        return form, session
+
+    def _posted_session(self, request: Request, sent: object) -> Session:
+        sessions = self.sessions
+        session = self.gate.page_session(sessions.check_csrf(request, sent), request)
+        if not sessions.allowed(session):
             raise HTTPException(status_code=303, detail="Log in first",
                                 headers={"Location": "/login"})
-        return form, session
+        return session
+
+    def caller(self, session: Session) -> Caller:
+        """Who a page's session is, for the store (:attr:`Caller.access`) and the runs
+        it starts (:attr:`Caller.owner`)."""
+        return Caller(session.user, "session") if session.user is not None else Caller()
+
+    def access(self, session: Session) -> Access:
+        """What the store may show ``session``'s user (everything without accounts)."""
+        return self.caller(session).access
 
     @property
     def history(self) -> HistoryStore:

@@ -29,8 +29,8 @@ from deepcite.web import (
     pages_settings,
     pages_sources,
 )
-from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.page_kit import (
     MAX_FIELD_BYTES,
@@ -56,13 +56,14 @@ def mount_static(app: FastAPI) -> None:
 
 
 def pages_router(state: WebState, *, auth: Sessions | None = None,
-                 login_throttle: LoginThrottle | None = None) -> APIRouter:
+                 login_throttle: LoginThrottle | None = None,
+                 gate: Gate | None = None) -> APIRouter:
     """The pages' routes for ``state``; include it and call :func:`mount_static`.
 
-    ``auth`` and ``login_throttle`` replace the sessions (kept in the history store of
+    ``gate`` says who is asking (``create_app`` shares its own); ``auth`` and
+    ``login_throttle`` replace the token mode's sessions (kept in the history store of
     ``state``) and the login throttle, for tests that need a clock of their own."""
-    kit = PageKit(state, auth or Sessions(state.token, lambda: history_store(state)),
-                  login_throttle or LoginThrottle())
+    kit = PageKit(state, gate or Gate(state, sessions=auth), login_throttle or LoginThrottle())
     router = APIRouter(include_in_schema=False)
     for area in AREAS:
         router.include_router(area.routes(kit))

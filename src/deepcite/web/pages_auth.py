@@ -16,6 +16,13 @@ A cookie signed under another token does not verify, and the first login under a
 token revokes the sessions of the old one (:meth:`SessionOps.open_web_session`), so a
 token change ends them for good.
 
+With user accounts (:mod:`deepcite.web.gate` switches to them once any user exists)
+the key is a random secret kept in the store (every process shares it), a logged-in
+session names its user, and it is live only while that user is enabled and it was used
+within ``web.session_idle_minutes``; it ends ``web.session_max_hours`` after login
+whatever happens. Changing the password, disabling or removing the user, or an admin's
+"end sessions" revokes every session of theirs at once.
+
 CSRF: every form carries a token derived from the session id with the same key; a POST
 whose token does not match its cookie's session is refused (403). Both comparisons use
 :func:`hmac.compare_digest`, so their timing says nothing about the expected value.
@@ -36,6 +43,8 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from fastapi import HTTPException, Request, Response
+
+from deepcite.store.records import UserInfo
 
 COOKIE = "deepcite_session"
 CSRF_FIELD = "csrf_token"
@@ -62,14 +71,21 @@ class SessionStore(Protocol):
         """End the session."""
         ...
 
+    def web_session_user(self, session_id: str, *, token_tag: str, idle_s: float,
+                         now: datetime | None = None) -> UserInfo | None:
+        """The enabled user of a live, recently used session, else ``None``."""
+        ...
+
 
 @dataclass(frozen=True)
 class Session:
-    """A visitor's session: ``fresh`` when the cookie still has to be set."""
+    """A visitor's session: ``fresh`` when the cookie still has to be set; ``user`` is
+    who logged in, with accounts (``None`` otherwise)."""
 
     sid: str
     authed: bool
     fresh: bool = False
+    user: UserInfo | None = None
 
 
 @functools.lru_cache(maxsize=8)
@@ -83,14 +99,22 @@ class Sessions:
     """Signs, checks and ends the session cookies of one app, and derives CSRF tokens."""
 
     def __init__(self, token: str | None, store: Callable[[], SessionStore] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *, accounts_key: bytes | None = None,
+                 idle_s: float = 8 * 3600, max_s: float = SESSION_SECONDS) -> None:
         """``token`` is the login password (``None``: no login, loopback); ``store``
         gives the store logged-in sessions are kept in (required with a token: without
-        one no login is ever accepted); ``clock`` is the time in epoch seconds."""
+        one no login is ever accepted); ``clock`` is the time in epoch seconds.
+
+        ``accounts_key`` (the store's shared secret) makes these the sessions of user
+        accounts: logins name a user, idle ones end after ``idle_s`` seconds, every one
+        after ``max_s``."""
         self.token = token
         self._store = store
         self.clock = clock
-        self._key = _token_key(token) if token else secrets.token_bytes(32)
+        self.accounts = accounts_key is not None
+        self.idle_s, self.max_s = idle_s, max_s
+        self._key = (accounts_key if accounts_key is not None
+                     else _token_key(token) if token else secrets.token_bytes(32))
         #: Names the token in the store's rows without revealing it.
         self.token_tag = self._sign(b"token-tag")
 
@@ -103,7 +127,7 @@ class Sessions:
     def encode(self, session: Session) -> str:
         """The cookie value: ``base64(payload).signature``."""
         payload = json.dumps({"sid": session.sid, "auth": session.authed,
-                              "exp": int(self.clock()) + SESSION_SECONDS}).encode()
+                              "exp": int(self.clock() + self.max_s)}).encode()
         data = base64.urlsafe_b64encode(payload).decode().rstrip("=")
         return f"{data}.{self._sign(data.encode())}"
 
@@ -124,44 +148,65 @@ class Sessions:
             return None
         return Session(sid, authed)
 
+    @property
+    def login_required(self) -> bool:
+        """Whether pages need a login: a token is set, or user accounts exist."""
+        return self.token is not None or self.accounts
+
     def live(self, session: Session) -> bool:
         """Whether a logged-in ``session`` is still live in the store (not logged out,
-        not expired, opened under this token). One indexed read."""
-        if self.token is None or self._store is None:
-            return False
-        return self._store().web_session_live(session.sid, token_tag=self.token_tag,
-                                              now=self._now())
+        not expired, opened under this token or key; with accounts, its user enabled
+        and the session not idle). One indexed read."""
+        return self.checked(session).authed
+
+    def checked(self, session: Session) -> Session:
+        """``session`` as the store has it: logged in (with its user, with accounts)
+        only while it is live; else the same id, not logged in."""
+        if not session.authed:
+            return session
+        if self._store is not None:
+            if self.accounts:
+                user = self._store().web_session_user(
+                    session.sid, token_tag=self.token_tag, idle_s=self.idle_s,
+                    now=self._now())
+                if user is not None:
+                    return Session(session.sid, True, session.fresh, user)
+            elif self.token is not None and self._store().web_session_live(
+                    session.sid, token_tag=self.token_tag, now=self._now()):
+                return session
+        return Session(session.sid, authed=False)
 
     def decode(self, value: str | None) -> Session | None:
         """The session in a cookie value, logged in only while the store says it is
         live; ``None`` when absent, forged or expired."""
         session = self.claimed(value)
-        if session is not None and session.authed and not self.live(session):
-            return Session(session.sid, authed=False)
-        return session
+        return self.checked(session) if session is not None else None
 
     def load(self, request: Request) -> Session:
         """The request's session; a new anonymous one (set by :meth:`store`) when there
         is none or its login has ended, so the dead cookie gets replaced."""
         session = self.claimed(request.cookies.get(COOKIE))
-        if session is None or (session.authed and not self.live(session)):
+        if session is None:
             return self.new(authed=False)
-        return session
+        live = self.checked(session)
+        return live if live.authed or not session.authed else self.new(authed=False)
 
     def new(self, authed: bool) -> Session:
         """A new session id: logging in never keeps the id an attacker may have set.
         Not recorded anywhere: :meth:`log_in` makes a logged-in one."""
         return Session(secrets.token_urlsafe(18), authed, fresh=True)
 
-    def log_in(self, user_name: str | None = None) -> Session:
-        """A new logged-in session, recorded in the store (set it with :meth:`store`)."""
+    def log_in(self, user: UserInfo | None = None) -> Session:
+        """A new logged-in session (of ``user``, with accounts), recorded in the store
+        (set it with :meth:`store`)."""
         if self._store is None:
             raise RuntimeError("Sessions needs a store to log in")  # a wiring bug
-        session = self.new(authed=True)
+        session = Session(secrets.token_urlsafe(18), True, fresh=True, user=user)
         now = self.clock()
         self._store().open_web_session(
-            session.sid, token_tag=self.token_tag, user_name=user_name,
-            expires_at=datetime.fromtimestamp(now + SESSION_SECONDS, UTC),
+            session.sid, token_tag=self.token_tag,
+            user_name=user.name if user is not None else None,
+            expires_at=datetime.fromtimestamp(now + self.max_s, UTC),
             now=datetime.fromtimestamp(now, UTC))
         return session
 
@@ -173,7 +218,7 @@ class Sessions:
     def store(self, response: Response, session: Session, request: Request) -> None:
         """Set the cookie when ``session`` is new (HttpOnly, SameSite=Lax)."""
         if session.fresh:
-            response.set_cookie(COOKIE, self.encode(session), max_age=SESSION_SECONDS,
+            response.set_cookie(COOKIE, self.encode(session), max_age=int(self.max_s),
                                 httponly=True, samesite="lax", path="/",
                                 secure=request.url.scheme == "https")
 
@@ -190,14 +235,12 @@ class Sessions:
                 sent.encode(), self.csrf_token(session).encode()):
             raise HTTPException(status_code=403, detail="Invalid or missing CSRF token - "
                                 "reload the page and submit the form again")
-        if session.authed and not self.live(session):
-            return Session(session.sid, authed=False)
-        return session
+        return self.checked(session)
 
     def allowed(self, session: Session) -> bool:
-        """Whether pages may be shown: no token set, or the session logged in (as
+        """Whether pages may be shown: no login needed, or the session logged in (as
         checked against the store by :meth:`load`/:meth:`check_csrf`)."""
-        return self.token is None or session.authed
+        return not self.login_required or session.authed
 
     def password_ok(self, password: object) -> bool:
         """Whether ``password`` is the token (constant-time)."""

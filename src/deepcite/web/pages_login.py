@@ -1,13 +1,17 @@
-"""Logging in and out (when the server needs a token)."""
+"""Logging in and out: with the server token, or as a user (accounts), and
+self-registration when ``web.registration`` is on."""
 
 from __future__ import annotations
 
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.datastructures import FormData
 
+from deepcite.errors import DuplicateUserError, InputError
+from deepcite.store import UserInfo
 from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import CSRF_FIELD, safe_next
+from deepcite.web.pages_auth import CSRF_FIELD, Session, safe_next
 
 
 def routes(kit: PageKit) -> APIRouter:
@@ -16,8 +20,8 @@ def routes(kit: PageKit) -> APIRouter:
 
     @router.get("/login", response_class=HTMLResponse)
     def login(request: Request, next: str = "/") -> Response:
-        session = kit.sessions.load(request)
-        if kit.state.token is None or session.authed:
+        session = kit.gate.page_session(kit.sessions.load(request), request)
+        if not kit.sessions.login_required or session.authed:
             return RedirectResponse(safe_next(next), status_code=303)
         return kit.render(request, session, "login.html", title="Log in", next=safe_next(next))
 
@@ -25,34 +29,123 @@ def routes(kit: PageKit) -> APIRouter:
     async def do_login(request: Request) -> Response:
         form = await request.form()
         # the store is read and written on a thread: the event loop never waits on it
-        session = await anyio.to_thread.run_sync(kit.sessions.check_csrf, request,
-                                                 form.get(CSRF_FIELD))
-        host = request.client.host if request.client else None
-        target = safe_next(form.get("next"))
-        wait = kit.throttle.retry_after(host)  # before the password: even the right one waits
-        if wait is not None:
-            refused = kit.render(request, session, "login.html", 429, title="Log in",
-                             next=target, problem="Too many wrong passwords - wait "
-                             f"{wait} seconds, then try again")
-            refused.headers["Retry-After"] = str(wait)
-            return refused
-        if not kit.sessions.password_ok(form.get("password")):
-            kit.throttle.failed(host)
-            return kit.render(request, session, "login.html", 401, title="Log in",
-                          next=target, problem="Wrong password")
-        kit.throttle.succeeded(host)
-        response = RedirectResponse(target, status_code=303)
-        kit.sessions.store(response, await anyio.to_thread.run_sync(kit.sessions.log_in), request)
-        return response
+        return await anyio.to_thread.run_sync(_log_in, kit, request, form)
 
     @router.post("/logout")
     async def logout(request: Request) -> Response:
         form = await request.form()
-        session = await anyio.to_thread.run_sync(kit.sessions.check_csrf, request,
-                                                 form.get(CSRF_FIELD))
-        await anyio.to_thread.run_sync(kit.sessions.log_out, session)
-        response = RedirectResponse("/login" if kit.state.token else "/", status_code=303)
-        kit.sessions.store(response, kit.sessions.new(authed=False), request)
-        return response
+        return await anyio.to_thread.run_sync(_log_out, kit, request, form)
+
+    @router.get("/register", response_class=HTMLResponse)
+    def register(request: Request) -> Response:
+        session = kit.sessions.load(request)
+        if not _registration_open(kit):
+            return kit.not_found(request, session, "There is no sign-up on this server - "
+                                 "ask an admin for an account")
+        return kit.render(request, session, "register.html", title="Create an account")
+
+    @router.post("/register")
+    async def do_register(request: Request) -> Response:
+        form = await request.form()
+        return await anyio.to_thread.run_sync(_register, kit, request, form)
 
     return router
+
+
+def _registration_open(kit: PageKit) -> bool:
+    return kit.sessions.accounts and kit.state.settings.web.registration
+
+
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _log_in(kit: PageKit, request: Request, form: FormData) -> Response:
+    sessions = kit.sessions
+    session = sessions.check_csrf(request, form.get(CSRF_FIELD))
+    host = _address(request)
+    target = safe_next(form.get("next"))
+    name_field = form.get("name")
+    name = name_field.strip() if sessions.accounts and isinstance(name_field, str) else None
+    wait = kit.throttle.retry_after(host, name)  # before the password: even the right one waits
+    if wait is not None:
+        refused = kit.render(request, session, "login.html", 429, title="Log in",
+                             next=target, user_name=name or "", problem="Too many wrong "
+                             f"passwords - try again in {wait} s")
+        refused.headers["Retry-After"] = str(wait)
+        return refused
+    password = form.get("password")
+    user: UserInfo | None = None
+    if sessions.accounts:
+        if name and isinstance(password, str):
+            user = kit.history.check_password(name, password)
+        ok = user is not None
+    else:
+        ok = sessions.password_ok(password)
+    if not ok:
+        kit.throttle.failed(host, name)
+        if sessions.accounts:
+            kit.history.audit("login.failed", actor=None, target=(name or "")[:200] or None,
+                              address=host)
+        return kit.render(request, session, "login.html", 401, title="Log in",
+                          next=target, user_name=name or "", problem="Wrong name or password"
+                          if sessions.accounts else "Wrong password")
+    kit.throttle.succeeded(host, name)
+    if user is not None:
+        kit.history.audit("login", actor=user.name, address=host)
+    response = RedirectResponse(target, status_code=303)
+    sessions.store(response, sessions.log_in(user), request)
+    return response
+
+
+def _log_out(kit: PageKit, request: Request, form: FormData) -> Response:
+    sessions = kit.sessions
+    session = sessions.check_csrf(request, form.get(CSRF_FIELD))
+    sessions.log_out(session)
+    if session.user is not None:
+        kit.history.audit("logout", actor=session.user.name, address=_address(request))
+    response = RedirectResponse("/login" if sessions.login_required else "/", status_code=303)
+    sessions.store(response, sessions.new(authed=False), request)
+    return response
+
+
+def _register(kit: PageKit, request: Request, form: FormData) -> Response:
+    sessions = kit.sessions
+    session: Session = sessions.check_csrf(request, form.get(CSRF_FIELD))
+    if not _registration_open(kit):
+        return kit.not_found(request, session, "There is no sign-up on this server - ask "
+                             "an admin for an account")
+    host = _address(request)
+    wait = kit.throttle.retry_after(host)
+    if wait is not None:  # sign-ups count as attempts: no one fills the table for free
+        refused = kit.render(request, session, "register.html", 429,
+                             title="Create an account",
+                             problem=f"Too many attempts - try again in {wait} s")
+        refused.headers["Retry-After"] = str(wait)
+        return refused
+    name, password, again = (form.get("name"), form.get("password"), form.get("again"))
+    if not (isinstance(name, str) and isinstance(password, str) and isinstance(again, str)):
+        problem = "Give a name and a password, twice"
+    elif password != again:
+        problem = "The two passwords differ - type the same one twice"
+    else:
+        problem = ""
+        approval = kit.state.settings.web.registration_approval
+        try:
+            user = kit.history.add_user(name.strip(), password)
+            if approval:
+                kit.history.set_disabled(user.name, True)
+        except (InputError, DuplicateUserError) as exc:
+            problem = str(exc).split(" - `deepcite")[0]
+        else:
+            kit.throttle.failed(host)  # one sign-up per attempt slot
+            kit.history.audit("user.register", actor=user.name, address=host,
+                              detail={"approval": approval})
+            if approval:
+                return kit.render(request, session, "register.html", 202,
+                                  title="Account requested", done=True)
+            response = RedirectResponse("/", status_code=303)
+            sessions.store(response, sessions.log_in(user), request)
+            return response
+    return kit.render(request, session, "register.html", 400, title="Create an account",
+                      user_name=name if isinstance(name, str) else "", problem=problem)

@@ -72,7 +72,8 @@ class QueueExecutor:
         settings = checked_settings(self._settings, request)
         request, _ = checked_parent(self._store, request)  # now, not in the worker
         run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
-                                     request=request.queued(), parent_id=request.parent_id)
+                                     request=request.queued(), parent_id=request.parent_id,
+                                     owner_id=request.owner_id)
         try:
             enqueue_run(self._redis, self._settings, run_id, attempt=1)
         except QueueError as exc:
