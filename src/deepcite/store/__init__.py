@@ -20,6 +20,7 @@ from deepcite.store.records import (
     AuditEntry,
     ClaimedRun,
     CollectionEntry,
+    CollectionSharing,
     RunStateInfo,
     RunStatus,
     RunSummary,
@@ -28,5 +29,6 @@ from deepcite.store.records import (
     UserInfo,
 )
 
-__all__ = ["ACTIVE", "ENDED", "AuditEntry", "ClaimedRun", "CollectionEntry", "HistoryStore",
+__all__ = ["ACTIVE", "ENDED", "AuditEntry", "ClaimedRun", "CollectionEntry", "CollectionSharing",
+           "HistoryStore",
            "RunStateInfo", "RunStatus", "RunSummary", "StoredRun", "TokenInfo", "UserInfo"]

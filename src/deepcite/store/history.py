@@ -51,6 +51,7 @@ from deepcite.store.models import CheckRow, EventRow, Run, SourceRow, UserRow
 from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
 from deepcite.store.sessions_ops import SessionOps
+from deepcite.store.sharing_ops import SharingOps
 from deepcite.store.snapshot import settings_snapshot, snapshot_collections
 from deepcite.store.users_ops import UserOps
 from deepcite.types import Event, ReportMode, ResearchResult
@@ -63,7 +64,7 @@ logger = logging.getLogger(__name__)
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps):
+class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening

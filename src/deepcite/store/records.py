@@ -143,6 +143,17 @@ class UserInfo(_Record):
     tokens: int = 0
 
 
+class CollectionSharing(_Record):
+    """Who may search a collection: its ``owner`` (a user name; ``None``: no one, admins
+    only), ``everyone``, the named ``users``; ``public`` for the bundled demo."""
+
+    name: str
+    owner: str | None = None
+    everyone: bool = False
+    users: list[str] = Field(default_factory=list)
+    public: bool = False
+
+
 class TokenInfo(_Record):
     """An API token of a user: its id and label, never the token nor its hash."""
 

@@ -20,30 +20,24 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from deepcite._version import __version__
-from deepcite.collections import Collection
-from deepcite.collections.collection import list_collections, validate_name
-from deepcite.errors import ConfigError, DeepciteError, UnknownRunError
+from deepcite.errors import ConfigError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
-from deepcite.runs.checks import reserved_collection
 from deepcite.runs.compare import RunComparison, compare_runs
 from deepcite.runs.request import Origin
 from deepcite.store import ENDED, HistoryStore, RunStatus
 from deepcite.types import Event, ReportMode
-from deepcite.web.collection_jobs import folder_problem, inside_roots
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
 from deepcite.web.gate import Caller, Gate, Refused
@@ -80,15 +74,6 @@ class RunStatusReply(RunInfo):
     """A run's state, and its result (``to_json_dict``) once it has ended with one."""
 
     result: dict[str, Any] | None = None
-
-
-class NewCollection(BaseModel):
-    """``POST /collections``: index ``folder`` (under a folder root) as ``name``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1, max_length=64)
-    folder: str = Field(min_length=1, max_length=4096)
 
 
 def history_store(state: WebState) -> HistoryStore:
@@ -199,43 +184,10 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
                                          origin=origin, access=caller.access)
         return [run.model_dump(mode="json") for run in runs]
 
-    @guarded.get("/collections", tags=["collections"])
-    def collections() -> list[dict[str, Any]]:
-        return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
-                 "size_bytes": info.size_bytes, "read_only": info.read_only,
-                 "updated": info.updated.isoformat() if info.updated else None}
-                for info in list_collections(state.settings)]
+    from deepcite.web.api_collections import collections_router  # it imports this module
+    from deepcite.web.api_sources import sources_router
 
-    @guarded.get("/collections/{name}", tags=["collections"])
-    def collection(name: str) -> dict[str, Any]:
-        return _collection_detail(state, name)
-
-    @guarded.delete("/collections/{name}", tags=["collections"])
-    def delete_collection(name: str) -> dict[str, Any]:
-        from deepcite.web.collection_jobs import delete_collection as delete
-
-        validate_name(name)
-        reserved = reserved_collection(name)
-        if reserved is not None:
-            raise ApiError(409, "reserved_name", str(reserved))
-        try:
-            warning = delete(name, state.settings, history_store(state))
-        except DeepciteError as exc:
-            raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
-        return {"name": name, "deleted": True, "warning": warning}
-
-    @guarded.post("/collections", status_code=202, tags=["collections"])
-    def add_collection(body: NewCollection) -> dict[str, str]:
-        validate_name(body.name)
-        reserved = reserved_collection(body.name)
-        if reserved is not None:
-            raise ApiError(409, "reserved_name", str(reserved))
-        folder = _allowed_folder(state, body.folder)
-        threading.Thread(target=_index, args=(state, body.name, folder),
-                         name=f"deepcite-index-{body.name}", daemon=True).start()
-        return {"name": body.name, "status": "indexing"}
-
-    from deepcite.web.api_sources import sources_router  # it imports this module
+    guarded.include_router(collections_router(state))
 
     guarded.include_router(sources_router(state))
     router.include_router(guarded)
@@ -329,57 +281,6 @@ async def _stream(state: WebState, run_id: str, after: int,
             return  # the server is stopping; the client resumes elsewhere by its id
         if not batch.events:
             yield ": keep-alive\n\n"
-
-
-def _allowed_folder(state: WebState, folder: str) -> Path:
-    """``folder`` resolved (absolute, or relative to a folder root), if it lies inside
-    a folder root - the pages' rule (:func:`~deepcite.web.collection_jobs.inside_roots`);
-    else a 403 (a 400 when it is a path inside a root that is not a folder)."""
-    path = inside_roots(folder, state.folder_roots)
-    if path is not None:
-        return path
-    given = Path(folder).expanduser()
-    inside = [Path(root).expanduser().resolve() for root in state.folder_roots
-              if (Path(root) / given if not given.is_absolute() else given).resolve()
-              .is_relative_to(Path(root).expanduser().resolve())]
-    if inside:
-        raise ApiError(400, "not_a_folder", f"{folder} is not a folder on the server")
-    raise ApiError(403, "folder_not_allowed", folder_problem(state.folder_roots))
-
-
-def _collection_detail(state: WebState, name: str) -> dict[str, Any]:
-    """``GET /collections/{name}``: counts, documents and the web indexing as last
-    recorded (its folder, state, summary and failed documents)."""
-    validate_name(name)
-    try:
-        opened = Collection.named(name, settings=state.settings)
-        info = opened.info()
-        documents = [] if opened.search_only else sorted(
-            opened.index.documents().values(), key=lambda d: d.path)
-    except DeepciteError as exc:
-        raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
-    entries = [e for e in history_store(state).collections() if e.name == name]
-    kept = entries[0].settings.get("web") if entries else None
-    return {"name": info.name, "backend": info.backend, "documents": info.documents,
-            "chunks": info.chunks, "size_bytes": info.size_bytes,
-            "read_only": info.read_only,
-            "updated": info.updated.isoformat() if info.updated else None,
-            "indexing": kept if isinstance(kept, dict) else None,
-            "files": [{"path": d.path, "chunks": d.chunks, "size": d.size}
-                      for d in documents]}
-
-
-def _index(state: WebState, name: str, folder: Path) -> None:
-    """Index ``folder`` into collection ``name`` (a background thread: indexing a
-    folder takes minutes, longer than a request should)."""
-    try:
-        report = Collection.create(name, settings=state.settings).add(folder)
-    except DeepciteError as exc:
-        logger.warning("indexing %s into collection %s failed: %s", folder, name, exc)
-    except Exception:  # a crash here must be visible, not a silently dead thread
-        logger.exception("indexing %s into collection %s crashed", folder, name)
-    else:
-        logger.info("collection %s: %s", name, report.summary())
 
 
 def sse_lines(text: str) -> list[dict[str, str]]:

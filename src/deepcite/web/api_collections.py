@@ -1,0 +1,128 @@
+"""``/api/v1/collections``: list, inspect, index and delete document collections.
+
+Included by :func:`deepcite.web.api.api_router` under its caller dependency, so the
+access rules are every other API route's.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from deepcite.collections import Collection
+from deepcite.collections.collection import list_collections, validate_name
+from deepcite.errors import DeepciteError
+from deepcite.runs.checks import reserved_collection
+from deepcite.web.api import ApiError, history_store
+from deepcite.web.collection_jobs import folder_problem, inside_roots
+from deepcite.web.contracts import WebState
+
+logger = logging.getLogger(__name__)
+
+
+class NewCollection(BaseModel):
+    """``POST /collections``: index ``folder`` (under a folder root) as ``name``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    folder: str = Field(min_length=1, max_length=4096)
+
+
+def collections_router(state: WebState) -> APIRouter:
+    """The collection routes; include them in the guarded ``/api/v1`` router."""
+    router = APIRouter()
+
+    @router.get("/collections", tags=["collections"])
+    def collections() -> list[dict[str, Any]]:
+        return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
+                 "size_bytes": info.size_bytes, "read_only": info.read_only,
+                 "updated": info.updated.isoformat() if info.updated else None}
+                for info in list_collections(state.settings)]
+
+    @router.get("/collections/{name}", tags=["collections"])
+    def collection(name: str) -> dict[str, Any]:
+        return _collection_detail(state, name)
+
+    @router.delete("/collections/{name}", tags=["collections"])
+    def delete_collection(name: str) -> dict[str, Any]:
+        from deepcite.web.collection_jobs import delete_collection as delete
+
+        validate_name(name)
+        reserved = reserved_collection(name)
+        if reserved is not None:
+            raise ApiError(409, "reserved_name", str(reserved))
+        try:
+            warning = delete(name, state.settings, history_store(state))
+        except DeepciteError as exc:
+            raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
+        return {"name": name, "deleted": True, "warning": warning}
+
+    @router.post("/collections", status_code=202, tags=["collections"])
+    def add_collection(body: NewCollection) -> dict[str, str]:
+        validate_name(body.name)
+        reserved = reserved_collection(body.name)
+        if reserved is not None:
+            raise ApiError(409, "reserved_name", str(reserved))
+        folder = _allowed_folder(state, body.folder)
+        threading.Thread(target=_index, args=(state, body.name, folder),
+                         name=f"deepcite-index-{body.name}", daemon=True).start()
+        return {"name": body.name, "status": "indexing"}
+
+    return router
+
+
+def _allowed_folder(state: WebState, folder: str) -> Path:
+    """``folder`` resolved (absolute, or relative to a folder root), if it lies inside
+    a folder root - the pages' rule (:func:`~deepcite.web.collection_jobs.inside_roots`);
+    else a 403 (a 400 when it is a path inside a root that is not a folder)."""
+    path = inside_roots(folder, state.folder_roots)
+    if path is not None:
+        return path
+    given = Path(folder).expanduser()
+    inside = [Path(root).expanduser().resolve() for root in state.folder_roots
+              if (Path(root) / given if not given.is_absolute() else given).resolve()
+              .is_relative_to(Path(root).expanduser().resolve())]
+    if inside:
+        raise ApiError(400, "not_a_folder", f"{folder} is not a folder on the server")
+    raise ApiError(403, "folder_not_allowed", folder_problem(state.folder_roots))
+
+
+def _collection_detail(state: WebState, name: str) -> dict[str, Any]:
+    """``GET /collections/{name}``: counts, documents and the web indexing as last
+    recorded (its folder, state, summary and failed documents)."""
+    validate_name(name)
+    try:
+        opened = Collection.named(name, settings=state.settings)
+        info = opened.info()
+        documents = [] if opened.search_only else sorted(
+            opened.index.documents().values(), key=lambda d: d.path)
+    except DeepciteError as exc:
+        raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
+    entries = [e for e in history_store(state).collections() if e.name == name]
+    kept = entries[0].settings.get("web") if entries else None
+    return {"name": info.name, "backend": info.backend, "documents": info.documents,
+            "chunks": info.chunks, "size_bytes": info.size_bytes,
+            "read_only": info.read_only,
+            "updated": info.updated.isoformat() if info.updated else None,
+            "indexing": kept if isinstance(kept, dict) else None,
+            "files": [{"path": d.path, "chunks": d.chunks, "size": d.size}
+                      for d in documents]}
+
+
+def _index(state: WebState, name: str, folder: Path) -> None:
+    """Index ``folder`` into collection ``name`` (a background thread: indexing a
+    folder takes minutes, longer than a request should)."""
+    try:
+        report = Collection.create(name, settings=state.settings).add(folder)
+    except DeepciteError as exc:
+        logger.warning("indexing %s into collection %s failed: %s", folder, name, exc)
+    except Exception:  # a crash here must be visible, not a silently dead thread
+        logger.exception("indexing %s into collection %s crashed", folder, name)
+    else:
+        logger.info("collection %s: %s", name, report.summary())
