@@ -66,8 +66,8 @@ def test_users_lifecycle_is_audited(data_dir: Path) -> None:
         entries = opened.audit_log()
     assert [entry.action for entry in reversed(entries)] == [
         "user.add", "user.add", "token.create", "user.passwd", "user.disable",
-        "user.enable", "token.revoke", "user.remove"]
-    assert {entry.actor for entry in entries} == {"cli"}
+        "user.enable", "token.use", "token.revoke", "user.remove"]
+    assert {entry.actor for entry in entries} == {"cli", "bob"}  # bob used his token
     assert all("another password" not in str(entry.detail) for entry in entries)
     assert "token.revoke" in invoke("audit", "--action", "token.revoke")
     assert "user.add" not in invoke("audit", "--action", "token.revoke")
@@ -89,3 +89,33 @@ def test_errors_are_one_line(data_dir: Path) -> None:
     assert invoke("users", "revoke", "bob", "7", code=1).startswith(
         "Error: User 'bob' has no token 7")
     assert invoke("users", "rm", "bob", "--keep-runs") == "Removed user bob (0 runs kept)"
+
+
+def test_logout_ends_every_session_of_the_user(data_dir: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    invoke("users", "add", "bob", "--password-stdin", input=PASSWORD + "\n")
+    now = datetime.now(UTC)
+    with store(data_dir) as opened:
+        for sid in ("one", "two"):
+            opened.open_web_session(sid, token_tag="t", user_name="bob",
+                                    expires_at=now + timedelta(days=1), now=now)
+    assert invoke("users", "logout", "bob") == "Ended 2 sessions of bob"
+    with store(data_dir) as opened:
+        assert opened.web_session_user("one", token_tag="t", idle_s=3600) is None
+        assert [entry.action for entry in opened.audit_log(1)] == ["user.logout"]
+    assert invoke("users", "logout", "BOB") == "Ended 0 sessions of bob"
+
+
+def test_serve_on_the_network_needs_a_token_or_accounts(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    served: list[str] = []
+    monkeypatch.setattr("deepcite.web.serving.serve_app",
+                        lambda app, executor, **kw: served.append(kw["host"]) or [])
+    refused = runner.invoke(app, ["serve", "--host", "0.0.0.0"])
+    assert refused.exit_code == 2 and "deepcite users add NAME --admin" in refused.output
+    assert served == []
+    invoke("users", "add", "alice", "--admin", "--password-stdin", input=PASSWORD + "\n")
+    started = runner.invoke(app, ["serve", "--host", "0.0.0.0"])
+    assert started.exit_code == 0, started.output
+    assert served == ["0.0.0.0"]

@@ -1,8 +1,9 @@
 """``deepcite serve``: the web app and REST API on a local port.
 
 Binding to anything but a loopback address exposes the research runner (and the
-history) to the network, so it is refused without a token; on loopback the token is
-optional. The web extra is imported only here, inside the command, so ``deepcite
+history) to the network, so it is refused without a token or user accounts (``deepcite
+users add``: then every route needs a user's login or personal token); on loopback
+neither is needed. The web extra is imported only here, inside the command, so ``deepcite
 --help`` works without it.
 """
 
@@ -38,9 +39,6 @@ def serve_command(
 ) -> None:
     """Serve the web app and the REST API (/api/v1)."""
     token = token or os.environ.get(TOKEN_ENV) or None
-    if not is_loopback(host) and not token:
-        fail(f"Serving on {host} exposes deepcite to the network: set a token with "
-             f"--token or {TOKEN_ENV}", 2)
     roots = []
     for root in folder_root or []:
         if not root.is_dir():
@@ -69,6 +67,11 @@ def serve_command(
             executor = QueueExecutor(settings)  # runs go to `deepcite worker` processes
         else:
             executor = LocalRunExecutor(settings, workers=workers)
+        if not is_loopback(host) and not token and not executor.store.has_users():
+            executor.shutdown()
+            fail(f"Serving on {host} exposes deepcite to the network: add user accounts "
+                 f"(deepcite users add NAME --admin) or set a token with --token or "
+                 f"{TOKEN_ENV}", 2)
     # Never empty: the app answers only the names it is bound to (DNS rebinding).
     state = WebState(settings=settings, executor=executor, token=token,
                      folder_roots=tuple(roots),

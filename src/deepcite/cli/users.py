@@ -119,6 +119,16 @@ def enable_command(name: NameArg) -> None:
     _set_disabled(name, False)
 
 
+@users_app.command("logout", help="End every web session of a user, at once.")
+def logout_command(name: NameArg) -> None:
+    """End a user's web sessions (they log in again; tokens are not touched)."""
+    with user_errors(), _open() as store:
+        user = store.user(name)
+        ended = store.end_sessions(name)
+        _audit(store, "user.logout", user.name, {"sessions": ended})
+    out.print(Text(f"Ended {ended} session{'' if ended == 1 else 's'} of {user.name}"))
+
+
 @users_app.command("rm", help="Remove a user and their tokens; say what becomes of their runs.")
 def rm_command(
     name: NameArg,
