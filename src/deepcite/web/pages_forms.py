@@ -36,6 +36,7 @@ from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
+from deepcite.store.access import EVERYTHING, Access
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -77,7 +78,8 @@ class FormChoices:
     ``engine_rows``/``collection_rows`` are every one with its availability, as
     ``deepcite engines`` lists them. ``preselected`` are the collections ticked when
     the form opens: with no usable web engine (offline, or none configured) a run
-    needs a collection, so the last-used ones (the newest run's), else ``demo``.
+    needs a collection, so the last-used ones (the caller's newest run's), else
+    ``demo``.
     """
 
     strategies: list[str] = field(default_factory=list)
@@ -136,12 +138,22 @@ def field_label(name: str) -> str:
     return _FIELD_LABELS.get(name) or _FIELD_LABELS.get(head) or name
 
 
-def last_collections(store: HistoryStore | None) -> list[str]:
-    """The collections of the newest stored run (its settings snapshot), or none."""
+def own_runs(access: Access) -> Access:
+    """``access`` narrowed to the caller's own runs: what *they* last used is theirs,
+    even for an admin, who sees everyone's (without accounts: every run)."""
+    if access.user_id is None:
+        return access
+    return Access(user_id=access.user_id, admin=False, name=access.name)
+
+
+def last_collections(store: HistoryStore | None,
+                     access: Access = EVERYTHING) -> list[str]:
+    """The collections of the caller's newest stored run (its settings snapshot), or
+    none: another user's choice is never shown, nor does it reveal they ran."""
     if store is None:
         return []
     try:
-        newest = store.list(limit=1)
+        newest = store.list(limit=1, access=own_runs(access))
     except (DeepciteError, OSError):
         return []
     return newest[0].collections if newest else []
@@ -168,9 +180,11 @@ def _collection_rows(settings: Settings) -> list[Choice]:
     return rows
 
 
-def form_choices(settings: Settings, store: HistoryStore | None = None) -> FormChoices:
+def form_choices(settings: Settings, store: HistoryStore | None = None,
+                 access: Access = EVERYTHING) -> FormChoices:
     """The strategies, engines, collections and providers to choose from, each engine
-    and collection with its availability, and the collections to preselect.
+    and collection with its availability, and the collections to preselect (from the
+    runs of ``access``'s own user).
 
     A listing that fails (a broken plugin, an unreadable data folder) leaves its list
     empty instead of breaking the form: the defaults still work.
@@ -197,7 +211,7 @@ def form_choices(settings: Settings, store: HistoryStore | None = None) -> FormC
     if configured:
         choices.preselected = configured
     elif not choices.web_usable:
-        last = [n for n in last_collections(store) if n in choices.collections]
+        last = [n for n in last_collections(store, access) if n in choices.collections]
         choices.preselected = last or ["demo"]
     return choices
 

@@ -11,6 +11,12 @@ server process's memory: a run deleted just before a restart stays in the store 
 shown again, never lost by surprise), other server processes and ``deepcite history``
 list it until it is purged, and its report page stays reachable by its address. The
 undo needs no schema change this way.
+
+With accounts each user's history holds only their runs; an admin's holds everyone's,
+with an "Owner" column. Another user's run is as missing as one that never existed:
+its delete page, delete and restore answer 404. A deletion is written to the audit log
+(``run.delete``), and the trash shows each user only the runs they may see; a purge
+deletes with the access of whoever put the run in the trash.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from deepcite.errors import DeepciteError, UnknownRunError
 from deepcite.runs.request import Origin
 from deepcite.store import ACTIVE
+from deepcite.store.access import Access
 from deepcite.store.records import RunStatus, RunSummary
 from deepcite.types import ReportMode
 from deepcite.web.page_kit import PageKit
@@ -47,25 +54,28 @@ ORIGINS: tuple[str, ...] = get_args(Origin)
 
 @dataclass
 class Trash:
-    """Runs deleted on this server and not yet purged: id -> (when, question)."""
+    """Runs deleted on this server and not yet purged: id -> (when, question, the
+    access of who deleted it, which the purge deletes with)."""
 
-    entries: dict[str, tuple[float, str]] = field(default_factory=dict)
+    entries: dict[str, tuple[float, str, Access]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, run_id: str, question: str) -> None:
+    def add(self, run_id: str, question: str, access: Access) -> None:
         with self.lock:
-            self.entries[run_id] = (time.monotonic(), question)
+            self.entries[run_id] = (time.monotonic(), question, access)
 
     def restore(self, run_id: str) -> bool:
         with self.lock:
             return self.entries.pop(run_id, None) is not None
 
-    def expired(self) -> list[str]:
-        """The ids whose undo time is over, taken out of the trash."""
+    def expired(self) -> list[tuple[str, Access]]:
+        """``(id, deleter's access)`` of the runs whose undo time is over, taken out of
+        the trash."""
         now = time.monotonic()
         with self.lock:
-            gone = [i for i, (when, _) in self.entries.items() if now - when >= TRASH_SECONDS]
-            for run_id in gone:
+            gone = [(i, access) for i, (when, _, access) in self.entries.items()
+                    if now - when >= TRASH_SECONDS]
+            for run_id, _ in gone:
                 del self.entries[run_id]
         return gone
 
@@ -75,7 +85,7 @@ class Trash:
         with self.lock:
             items = sorted(self.entries.items(), key=lambda item: -item[1][0])
         return [(run_id, question, max(1, round((TRASH_SECONDS - (now - when)) / 60)))
-                for run_id, (when, question) in items]
+                for run_id, (when, question, _) in items]
 
     def ids(self) -> set[str]:
         with self.lock:
@@ -110,16 +120,32 @@ def routes(kit: PageKit) -> APIRouter:
 
     def purge() -> None:
         """Delete for good the runs whose undo time is over."""
-        for run_id in trash.expired():
+        for run_id, access in trash.expired():
             # already gone, or the store is down: nothing to undo either way
             with contextlib.suppress(DeepciteError):
-                kit.history.delete(run_id)
+                kit.history.delete(run_id, access)
+
+    def sees(run_id: str, access: Access) -> bool:
+        """Whether ``access`` may see run ``run_id`` (still in the store while in the
+        trash): another user's deleted run is neither listed nor restorable."""
+        if access.sees_all:
+            return True
+        try:
+            kit.history.visible(run_id, access)
+        except DeepciteError:
+            return False
+        return True
+
+    def trash_of(access: Access) -> list[tuple[str, str, int]]:
+        """The trash as ``access`` may see it."""
+        return [entry for entry in trash.listed() if sees(entry[0], access)]
 
     @router.get("/history", response_class=HTMLResponse)
     def history(request: Request, q: str = "", status: str = "", mode: str = "",
                 collection: str = "", origin: str = "", page: str = "1",
                 deleted: str = "") -> Response:
         session = kit.session_for(request)
+        access = kit.access(session)
         purge()
         problems = []
         filters = {"status": status, "mode": mode, "collection": collection.strip(),
@@ -135,7 +161,7 @@ def routes(kit: PageKit) -> APIRouter:
                 search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
                 offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
                 mode=filters["mode"] or None, collection=filters["collection"] or None,
-                origin=filters["origin"] or None)
+                origin=filters["origin"] or None, access=access)
         except DeepciteError as exc:
             runs = []
             problems.append(str(exc))
@@ -154,14 +180,15 @@ def routes(kit: PageKit) -> APIRouter:
             origins=ORIGINS, problems=problems, page=number,
             previous=page_link(number - 1) if number > 1 else None,
             next=page_link(number + 1) if more else None,
-            trash=trash.listed(), deleted=deleted, duration=duration, cut=cut,
-            active=ACTIVE, trash_minutes=TRASH_SECONDS // 60)
+            trash=trash_of(access), deleted=deleted, duration=duration, cut=cut,
+            active=ACTIVE, trash_minutes=TRASH_SECONDS // 60,
+            show_owner=bool(session.user and session.user.is_admin))
 
     @router.get("/history/{run_id}/delete", response_class=HTMLResponse)
     def confirm(request: Request, run_id: str) -> Response:
         session = kit.session_for(request)
         try:
-            stored = kit.history.get(run_id)
+            stored = kit.history.get(run_id, kit.access(session))
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         return kit.render(request, session, "history.html", title="Delete run?",
@@ -176,17 +203,21 @@ def routes(kit: PageKit) -> APIRouter:
     @router.post("/history/{run_id}/restore")
     async def restore(request: Request, run_id: str) -> Response:
         _, session = await kit.posted(request)
-        if not trash.restore(run_id):
-            return await anyio.to_thread.run_sync(
-                kit.not_found, request, session,
-                "That run is no longer in the trash: it was restored or deleted for good")
+        return await anyio.to_thread.run_sync(restore_run, request, session, run_id)
+
+    def restore_run(request: Request, session: Session, run_id: str) -> Response:
+        """Take a run the caller may see out of the trash."""
+        if not sees(run_id, kit.access(session)) or not trash.restore(run_id):
+            return kit.not_found(request, session, "That run is no longer in the trash: "
+                                 "it was restored or deleted for good")
         return RedirectResponse("/history", status_code=303)
 
     def delete_run(request: Request, session: Session, run_id: str) -> Response:
-        """Cancel the run if it is active, then put it in the trash."""
+        """Cancel the run if it is active, then put it in the trash (and the audit log)."""
         purge()
+        access = kit.access(session)
         try:
-            stored = kit.history.get(run_id)
+            stored = kit.history.get(run_id, access)
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         try:
@@ -194,7 +225,10 @@ def routes(kit: PageKit) -> APIRouter:
                 kit.state.executor.cancel(stored.id)
         except (UnknownRunError, KeyError):
             pass
-        trash.add(stored.id, stored.result.question)
+        trash.add(stored.id, stored.result.question, access)
+        kit.history.audit("run.delete", actor=session.user.name if session.user else None,
+                          target=stored.id,
+                          address=request.client.host if request.client else None)
         return RedirectResponse(f"/history?deleted={stored.id}", status_code=303)
 
     return router

@@ -1,5 +1,10 @@
 """A stored report: rendered like the HTML export, with its evidence popovers,
-downloads, a follow-up box, "Run again" and "Compare with..."."""
+downloads, a follow-up box, "Run again" and "Compare with...".
+
+With accounts a report is shown only to its owner and the admins (another user's run
+is as missing as one that never existed); the "Compare with..." list offers only runs
+the caller may see (with their owners, for an admin), and what "Run again" starts
+belongs to the caller."""
 
 from __future__ import annotations
 
@@ -11,7 +16,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.store import StoredRun
+from deepcite.store.access import Access
 from deepcite.store.snapshot import snapshot_collections
+from deepcite.web.gate import Caller
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_views import evidence, report_body
 
@@ -27,10 +34,13 @@ def routes(kit: PageKit) -> APIRouter:
     @router.get("/reports/{run_id}", response_class=HTMLResponse)
     def report(request: Request, run_id: str) -> Response:
         session = kit.session_for(request)
+        access = kit.access(session)
         try:
-            stored = kit.history.get(run_id)
-            choices = _compare_choices(kit.history.list(search=stored.result.question,
-                                                        limit=MAX_COMPARE_CHOICES), stored)
+            stored = kit.history.get(run_id, access)
+            runs = kit.history.list(search=stored.result.question,
+                                    limit=MAX_COMPARE_CHOICES, access=access)
+            choices = _compare_choices(runs, stored, parent_shown(stored, access),
+                                       owners=bool(session.user and session.user.is_admin))
         except DeepciteError as exc:
             return kit.not_found(request, session, str(exc))
         result = stored.result
@@ -48,7 +58,7 @@ def routes(kit: PageKit) -> APIRouter:
     @router.post("/reports/{run_id}/rerun")
     async def rerun(request: Request, run_id: str) -> Response:
         _, session = await kit.posted(request)
-        outcome = await anyio.to_thread.run_sync(submit_rerun, run_id)
+        outcome = await anyio.to_thread.run_sync(submit_rerun, run_id, kit.caller(session))
         if isinstance(outcome, tuple):
             status, message = outcome
             return await anyio.to_thread.run_sync(
@@ -56,18 +66,30 @@ def routes(kit: PageKit) -> APIRouter:
                                    title="Cannot run again", message=message))
         return RedirectResponse(f"/runs/{quote_path(outcome)}", status_code=303)
 
-    def submit_rerun(run_id: str) -> str | tuple[int, str]:
+    def parent_shown(stored: StoredRun, access: Access) -> bool:
+        """Whether the run ``stored`` follows up may be offered to compare with: one the
+        caller may see (an admin's follow-up of a user's run is the admin's)."""
+        if stored.parent_id is None or access.sees_all:
+            return stored.parent_id is not None
+        try:
+            kit.history.visible(stored.parent_id, access)
+        except DeepciteError:
+            return False
+        return True
+
+    def submit_rerun(run_id: str, caller: Caller) -> str | tuple[int, str]:
         """The new run's id, or ``(status, message)`` when it cannot be run again.
 
         The executor starts from its own settings: the plan's request carries the
         per-run settings the stored run was made with, the rest (model server, keys,
-        data) is the server's."""
+        data) is the server's. The stored run must be one ``caller`` may see, and the
+        new run is theirs."""
         from deepcite.runs.rerun import rerun_plan
 
         try:
-            stored = kit.history.get(run_id)
+            stored = kit.history.get(run_id, caller.access)
             plan = rerun_plan(stored, kit.state.settings, kit.history)
-            asked = plan.request.model_copy(update={"origin": "web"})
+            asked = plan.request.asked_by("web", caller.owner)
             return kit.state.executor.submit(asked)
         except (InputError, ConfigError) as exc:
             return 400, error_line(exc)
@@ -77,9 +99,11 @@ def routes(kit: PageKit) -> APIRouter:
     return router
 
 
-def _compare_choices(runs: list[Any], stored: StoredRun) -> list[tuple[str, str]]:
+def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,
+                     owners: bool = False) -> list[tuple[str, str]]:
     """``(id, label)`` of the runs this one can be compared with: the same question
-    (recent first) and its parent; never itself."""
+    (recent first) and, when ``parent``, its parent; never itself. ``runs`` are those
+    the caller may see; ``owners`` (an admin's page) names whose each run is."""
     question = " ".join(stored.result.question.split()).casefold()
     choices: list[tuple[str, str]] = []
     for run in runs:
@@ -88,8 +112,10 @@ def _compare_choices(runs: list[Any], stored: StoredRun) -> list[tuple[str, str]
         label = f"{run.created_at:%Y-%m-%d %H:%M} · {run.mode} · {run.status}"
         if run.id == stored.parent_id:
             label += " · parent"
+        if owners and run.owner:
+            label += f" · {run.owner}"
         choices.append((run.id, label))
-    if stored.parent_id and all(run_id != stored.parent_id for run_id, _ in choices):
+    if parent and stored.parent_id and all(run_id != stored.parent_id for run_id, _ in choices):
         choices.insert(0, (stored.parent_id, "the run this follows up"))
     return choices
 

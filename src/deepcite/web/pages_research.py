@@ -1,4 +1,10 @@
-"""New research and the run it starts: the form, submitting it, the live run page, cancelling."""
+"""New research and the run it starts: the form, submitting it, the live run page, cancelling.
+
+With accounts, every run the form starts belongs to the logged-in user
+(:meth:`RunRequest.asked_by`), and the run page and cancel see only runs the user may
+(another user's run is as missing as one that never existed). The executor is asked
+about a run only once the store has said the caller may see it.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from deepcite.errors import (
 )
 from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
+from deepcite.store.access import EVERYTHING, Access
 from deepcite.types import ResearchResult
 from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, quote_path
 from deepcite.web.pages_auth import Session
@@ -43,7 +50,7 @@ def routes(kit: PageKit) -> APIRouter:
     def research_form(request: Request, session: Session, status: int = 200,
                       problems: list[str] | None = None,
                       values: FormData | None = None) -> HTMLResponse:
-        choices = form_choices(kit.state.settings, kit.history)
+        choices = form_choices(kit.state.settings, kit.history, kit.access(session))
         shown = [page_words(problem) for problem in problems or []]
         ticked = (values.getlist("collections") if values is not None
                   else choices.preselected)
@@ -84,6 +91,8 @@ def routes(kit: PageKit) -> APIRouter:
         if run is None:
             return await anyio.to_thread.run_sync(research_form, request, session, 400,
                                                   problems, form)
+        # the caller's run, whatever the form said; its parent is checked with its access
+        run = run.asked_by("web", kit.caller(session).owner)
         try:
             run_id = await anyio.to_thread.run_sync(kit.state.executor.submit, run)
         except (InputError, ConfigError) as exc:
@@ -101,9 +110,10 @@ def routes(kit: PageKit) -> APIRouter:
     @router.get("/runs/{run_id}", response_class=HTMLResponse)
     def run_page(request: Request, run_id: str) -> Response:
         session = kit.session_for(request)
+        access = kit.access(session)
         try:
-            info = kit.state.executor.status(run_id)
-        except UnknownRunError:
+            info = kit.state.executor.status(visible(run_id, access))
+        except UnknownRunError:  # the report page says it is not there
             return RedirectResponse(f"/reports/{quote_path(run_id)}", status_code=303)
         if info.state == "completed":
             return RedirectResponse(f"/reports/{quote_path(info.id)}", status_code=303)
@@ -114,7 +124,7 @@ def routes(kit: PageKit) -> APIRouter:
         if info.state == "running" and progress.phase == "waiting":
             progress.phase = "starting"
         if not active:
-            progress = ended_with(progress, info.state, stored_result(info.id))
+            progress = ended_with(progress, info.state, stored_result(info.id, access))
         return kit.render(request, session, "run.html", title="Research run", run=info,
                       active=active, progress=progress, state_text=state_text(info),
                       phase_labels=PHASE_LABELS,
@@ -123,10 +133,16 @@ def routes(kit: PageKit) -> APIRouter:
                                       or datetime.now(UTC)),
                       events_url=f"/api/v1/research/{quote_path(info.id)}/events")
 
-    def stored_result(run_id: str) -> ResearchResult | None:
+    def visible(run_id: str, access: Access) -> str:
+        """The id to ask the executor about: ``run_id`` when ``access`` sees every run
+        (the executor may know runs the store does not yet), else the full id of a run
+        the caller may see - an :class:`UnknownRunError` for another user's."""
+        return run_id if access.sees_all else kit.history.visible(run_id, access)
+
+    def stored_result(run_id: str, access: Access) -> ResearchResult | None:
         """The run's stored result (its metrics are the report's), if it can be read."""
         try:
-            return kit.history.get(run_id).result
+            return kit.history.get(run_id, access).result
         except (DeepciteError, OSError):
             return None
 
@@ -143,20 +159,29 @@ def routes(kit: PageKit) -> APIRouter:
                                                                        info.state)
 
     def others_running(run_id: str) -> bool:
+        """Whether a run other than ``run_id`` is running: anyone's, since the queue is
+        the server's (only a yes or no is shown, never which run)."""
         try:
-            running = kit.history.list(status="running", limit=2)
+            running = kit.history.list(status="running", limit=2, access=EVERYTHING)
         except (DeepciteError, OSError):
             return False
         return any(run.id != run_id for run in running)
 
     @router.post("/runs/{run_id}/cancel")
     async def cancel(request: Request, run_id: str) -> Response:
-        await kit.posted(request)
-        await anyio.to_thread.run_sync(cancel_run, run_id)
-        return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
+        _, session = await kit.posted(request)
+        return await anyio.to_thread.run_sync(cancel_run, request, session, run_id)
 
-    def cancel_run(run_id: str) -> None:
+    def cancel_run(request: Request, session: Session, run_id: str) -> Response:
+        """Cancel a run the caller may see; another user's is not found, as a missing one
+        is with accounts (without them a missing run's page says so itself)."""
+        access = kit.access(session)
+        try:
+            shown = visible(run_id, access)
+        except UnknownRunError as exc:  # the store's words: the same for either
+            return kit.not_found(request, session, str(exc))
         with contextlib.suppress(UnknownRunError):
-            kit.state.executor.cancel(run_id)
+            kit.state.executor.cancel(shown)
+        return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
 
     return router
