@@ -312,6 +312,7 @@ def routes(kit: PageKit) -> APIRouter:
                  for key, value in running.items()]
         found = choices(settings)
         key_set = explained and _is_set(current.get(API_KEY))
+        may_change = _may_change(session)
         return kit.render(request, session, "settings.html", status, title="Settings",
                           providers=found.providers, engines=found.engines,
                           collections=found.collections,
@@ -320,7 +321,7 @@ def routes(kit: PageKit) -> APIRouter:
                           origins=origins, problems=problems or {}, problem=problem,
                           saved=saved, config_path=str(user_config_file()),
                           text_fields=TEXT_FIELDS, answer_modes=ANSWER_MODES,
-                          api_key_set=key_set)
+                          api_key_set=key_set, may_change=may_change)
 
     @router.get("/settings", response_class=HTMLResponse)
     def settings_get(request: Request, saved: str = "") -> Response:
@@ -332,6 +333,9 @@ def routes(kit: PageKit) -> APIRouter:
         return await anyio.to_thread.run_sync(save_form, request, session, form)
 
     def save_form(request: Request, session: Session, form: FormData) -> Response:
+        if not _may_change(session):
+            return kit.render(request, session, "error.html", 403, title="Not allowed",
+                              message="Only an admin can change the server's settings")
         typed, changes, problems = parse_form(form)
         if problems:
             return settings_page(request, session, 400, typed=typed, problems=problems)
@@ -339,9 +343,19 @@ def routes(kit: PageKit) -> APIRouter:
             save(changes)
         except ConfigError as exc:
             return settings_page(request, session, 400, typed=typed, problem=error_line(exc))
+        if session.user is not None:
+            kit.history.audit("admin.settings", actor=session.user.name,
+                              detail={"keys": sorted(changes)},
+                              address=request.client.host if request.client else None)
         return RedirectResponse("/settings?saved=1", status_code=303)
 
     return router
+
+
+def _may_change(session: Session) -> bool:
+    """Whether ``session`` may change the server's settings (the user config file every
+    run on this server reads): anyone without accounts, only admins with them."""
+    return session.user is None or session.user.is_admin
 
 
 def _is_set(value: Any) -> bool:

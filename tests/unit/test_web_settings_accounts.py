@@ -1,0 +1,33 @@
+"""With accounts, the server's settings are its admins' to change: a user sees the
+page without the form, and a post of it is refused without touching the config file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deepcite.store import HistoryStore
+from deepcite.web.pages_settings import user_config_file
+from tests.unit.test_web_account_pages import PASSWORD, App, csrf, log_in
+
+
+def test_only_admins_change_the_servers_settings(store: HistoryStore,
+                                                 make_settings: Any) -> None:
+    store.add_user("alice", PASSWORD)
+    store.add_user("root", PASSWORD, admin=True)
+    app = App(store, make_settings())
+    alice, root = app.browser(), app.browser()
+    log_in(alice, "alice", PASSWORD)
+    log_in(root, "root", PASSWORD)
+    page = alice.get("/settings")
+    assert page.status_code == 200 and "Save settings" not in page.text
+    assert "admins' to change" in page.text and "Effective settings" not in page.text
+    token = csrf(alice, "/settings")
+    refused = alice.post("/settings", data={"csrf_token": token, "llm.provider": "ollama",
+                                            "llm.model": "qwen3:8b"})
+    assert refused.status_code == 403 and "Only an admin" in refused.text
+    assert not user_config_file().exists()
+    saved = root.post("/settings", data={"csrf_token": csrf(root, "/settings"),
+                                         "llm.provider": "ollama", "llm.model": "qwen3:8b"})
+    assert saved.status_code == 303
+    assert "qwen3:8b" in user_config_file().read_text(encoding="utf-8")
+    assert [entry.action for entry in store.audit_log(1)] == ["admin.settings"]
