@@ -20,7 +20,7 @@ import builtins
 import hashlib
 import re
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -39,6 +39,8 @@ MAX_PASSWORD = 1024
 """The longest password accepted (hashing a huge one is work an attacker could ask for)."""
 TOKEN_PREFIX = "dc_"
 """Every API token starts with it, so one that leaks is easy to recognise (and scan for)."""
+TOKEN_USE_GAP = timedelta(hours=1)
+"""A token's use is audited (``token.use``) when it was last used longer ago than this."""
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,199}")
 _LIST_HINT = "`deepcite users list` shows the users"
 
@@ -72,6 +74,18 @@ def _dummy_hash() -> str:
     """A hash no password matches, verified when a user does not exist, so that a login
     for an unknown name costs as long as one for a known name."""
     return hash_password(secrets.token_urlsafe(32))
+
+
+def _worth_noting(last_used: datetime | None, now: datetime) -> bool:
+    """Whether a token's use goes to the audit log: its first, or the first after
+    :data:`TOKEN_USE_GAP` of quiet - every request would flood the log."""
+    if last_used is None:
+        return True
+    if last_used.tzinfo is None:  # SQLite gives back naive UTC
+        last_used = last_used.replace(tzinfo=UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return now - last_used > TOKEN_USE_GAP
 
 
 def _user_info(row: UserRow, tokens: int = 0) -> UserInfo:
@@ -259,9 +273,12 @@ class UserOps(StoreBase):
             row.revoked_at = now or datetime.now(UTC)
             return True
 
-    def token_owner(self, token: str, *, now: datetime | None = None) -> UserInfo | None:
+    def token_owner(self, token: str, *, now: datetime | None = None,
+                    address: str | None = None) -> UserInfo | None:
         """The user whose live token ``token`` is, noting that it was used; ``None`` for
-        an unknown or revoked token, or one of a disabled user."""
+        an unknown or revoked token, or one of a disabled user. Its first use, and the
+        first after an hour unused, go to the audit log (``token.use``, the token's id
+        as target), so a leaked token's use shows there without one entry a request."""
         if not token.startswith(TOKEN_PREFIX):
             return None
         with self._writing() as session:
@@ -271,8 +288,14 @@ class UserOps(StoreBase):
                        ApiTokenRow.revoked_at.is_(None))).first()
             if found is None or found[1].disabled:
                 return None
-            found[0].last_used_at = now or datetime.now(UTC)
-            return _user_info(found[1])
+            token_row, user_row = found
+            when = now or datetime.now(UTC)
+            if _worth_noting(token_row.last_used_at, when):
+                session.add(AuditRow(at=when, actor=user_row.name, action="token.use",
+                                     target=str(token_row.id), detail=None,
+                                     address=address[:100] if address else None))
+            token_row.last_used_at = when
+            return _user_info(user_row)
 
     # ------------------------------------------------------------------ audit log
 

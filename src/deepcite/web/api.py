@@ -1,4 +1,4 @@
-"""The REST API (``/api/v1``): submit and follow runs, history, exports, collections.
+"""The REST API (``/api/v1``): submit, follow and delete runs, history, exports, collections.
 
 Routes reach runs only through :class:`~deepcite.web.contracts.RunExecutor`, so they
 work with any executor; stored results and history come from the history store. Every
@@ -36,7 +36,7 @@ from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
 from deepcite.runs.compare import RunComparison, compare_runs
 from deepcite.runs.request import Origin
-from deepcite.store import ENDED, HistoryStore, RunStatus
+from deepcite.store import ACTIVE, ENDED, HistoryStore, RunStatus
 from deepcite.types import Event, ReportMode
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
@@ -169,6 +169,25 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
             except UnknownRunError:
                 raise _unknown(ref) from None
         return compare_runs(runs[0], runs[1])
+
+    @guarded.delete("/runs/{run_id}", tags=["history"])
+    def delete(run_id: str, caller: AskedBy, request: Request) -> dict[str, Any]:
+        """Delete a stored run the caller may see (404 otherwise, as for one that does
+        not exist); an active one is refused (409) - cancel it first, so a worker
+        never writes to a run that is gone."""
+        run_id = visible_run(state, caller, run_id)
+        info = _info(state, run_id)
+        if info.state in ACTIVE:
+            raise ApiError(409, "run_active", f"Run {run_id} is still {info.state} - cancel "
+                           f"it first (POST /api/v1/research/{run_id}/cancel)")
+        try:
+            history_store(state).delete(run_id, caller.access)
+        except UnknownRunError:  # deleted meanwhile
+            raise _unknown(run_id) from None
+        history_store(state).audit("run.delete", actor=caller.name, target=run_id,
+                                   detail={"via": "api"},
+                                   address=request.client.host if request.client else None)
+        return {"id": run_id, "deleted": True}
 
     @guarded.get("/history", tags=["history"])
     def history(caller: AskedBy, search: str | None = None,

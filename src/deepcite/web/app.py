@@ -37,7 +37,7 @@ from deepcite.errors import (
 )
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate
+from deepcite.web.gate import Gate, Refused
 from deepcite.web.guard import FrontDoor
 
 logger = logging.getLogger(__name__)
@@ -170,7 +170,16 @@ def _add_error_handlers(app: FastAPI) -> None:
             return PlainTextResponse(message, status_code=status)
         return error_reply(status, code, message)
 
+    async def refused(request: Request, exc: Exception) -> Response:
+        # who is asking was refused (an untrusted proxy header, no account): its status
+        assert isinstance(exc, Refused)
+        if not _is_api(request):
+            return PlainTextResponse(exc.message, status_code=exc.status,
+                                     headers=exc.headers or None)
+        return error_reply(exc.status, exc.code, exc.message, headers=exc.headers or None)
+
     app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(Refused, refused)
     app.add_exception_handler(RequestValidationError, validation)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestError, request_error)

@@ -34,7 +34,7 @@ from typing import Literal
 
 from starlette.requests import Request
 
-from deepcite.errors import DeepciteError, DuplicateUserError
+from deepcite.errors import DeepciteError, DuplicateUserError, InputError, UnknownUserError
 from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore, UserInfo
 from deepcite.store.access import EVERYTHING, Access
@@ -148,23 +148,14 @@ class Gate:
         comes from an address not in ``web.trusted_proxies`` - it is never believed,
         and never silently ignored - or names no account (and none may be made)."""
         web = self.state.settings.web
-        header = web.trusted_user_header
-        if not header:
-            return None
-        name = request.headers.get(header)
+        host = request.client.host if request.client else None
+        name = self.header_name(request.headers.get(web.trusted_user_header or ""), host)
         if name is None:
             return None
-        host = request.client.host if request.client else None
-        if not _trusted(host, web.trusted_proxies):
-            logger.warning("refused %s from untrusted address %s", header, host)
-            raise Refused(403, "untrusted_header", f"The {header} header is only accepted "
-                          "from the trusted proxies (web.trusted_proxies) - connect "
-                          "through the proxy")
-        name = name.strip()
         store = self._store()
         try:
             return store.user(name)
-        except DeepciteError:
+        except UnknownUserError:
             pass
         if not web.trusted_header_creates_users:
             raise Refused(403, "no_account", f"There is no account {name[:200]!r} - ask an "
@@ -173,10 +164,34 @@ class Gate:
             user = store.add_user(name, secrets.token_urlsafe(32))
         except DuplicateUserError:
             return store.user(name)
+        except InputError:
+            raise Refused(403, "bad_user_name", f"{name[:200]!r} cannot name an account - "
+                          "have the proxy send a name of letters, digits, '.', '_', '@' "
+                          "or '-'") from None
         store.audit("user.create", actor=None, target=user.name,
                     detail={"via": "trusted-header"}, address=host)
         self._accounts_seen = True
         return user
+
+    def header_name(self, value: str | None, host: str | None) -> str | None:
+        """The user name the trusted header ``value`` gives, from a client at ``host``;
+        ``None`` when the mode is off or the header absent. A :class:`Refused` (403)
+        when it comes from an address not in ``web.trusted_proxies`` or is empty. Reads
+        nothing: the front door asks it of every request."""
+        web = self.state.settings.web
+        header = web.trusted_user_header
+        if not header or value is None:
+            return None
+        if not _trusted(host, web.trusted_proxies):
+            logger.warning("refused %s from untrusted address %s", header, host)
+            raise Refused(403, "untrusted_header", f"The {header} header is only accepted "
+                          "from the trusted proxies (web.trusted_proxies) - connect "
+                          "through the proxy")
+        name = value.strip()
+        if not name:
+            raise Refused(403, "no_account", f"The {header} header names no user - have "
+                          "the proxy send the logged-in user's name")
+        return name
 
     def page_session(self, session: Session, request: Request) -> Session:
         """``session`` logged in as the trusted header's user, when a trusted proxy
@@ -228,7 +243,7 @@ class Gate:
         given = given.strip()
         if scheme.lower() == "bearer":
             if accounts and given.startswith(TOKEN_PREFIX):
-                owner = self._store().token_owner(given)
+                owner = self._store().token_owner(given, address=host)
                 if owner is not None:
                     self.throttle.succeeded(host)
                     return Caller(owner, "api-token")

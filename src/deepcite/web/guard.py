@@ -46,6 +46,9 @@ alone, *before* the app reads one byte of its body:
    login page, as the route would. ``/login`` gets only the small cap. Without a token
    the pages' sessions are signed with a key private to the pages router, so only the
    cookie's presence is checked here (the route's CSRF check still verifies it).
+   A trusted-proxy user header (``web.trusted_user_header``) from an address outside
+   ``web.trusted_proxies``, or naming no usable account, is 403 on every route but the
+   public API ones - never ignored (:meth:`Gate.header_name <deepcite.web.gate.Gate>`).
 
 4. **Body size.** Every route has a cap in :data:`BODY_CAPS` (:data:`SMALL_BODY` for
    any route not listed): a ``Content-Length`` over it gets 413 at once, and a body
@@ -284,6 +287,8 @@ class FrontDoor:
         scheme = str(scope.get("scheme", "http"))
         refusal = (self._wrong_host(headers, path)
                    or self._cross_site(headers, method, path, scheme))
+        if refusal is None and path.rstrip("/") not in PUBLIC_API:
+            refusal = await self._header_refusal(scope, path)
         if refusal is None:
             if _is_api(path):
                 if path.rstrip("/") not in PUBLIC_API:
@@ -362,6 +367,32 @@ class FrontDoor:
             return True
         return not is_loopback(origin_host) and host_allowed(
             origin_host, self.state.allowed_hosts, star=False)
+
+    async def _header_refusal(self, scope: Scope, path: str) -> Response | None:
+        """403 for a trusted-proxy user header the gate does not believe (from an
+        untrusted address, naming no account, or a disabled one), on every route but
+        the public ones: the pages would otherwise meet the refusal as an error of
+        their own. The API's names are looked up by the gate's API check."""
+        header = self.state.settings.web.trusted_user_header
+        if not header:
+            return None
+        request = Request(scope)
+        value = request.headers.get(header)
+        if value is None:
+            return None
+        api = _is_api(path)
+        try:
+            if api:
+                self.gate.header_name(value, request.client.host if request.client else None)
+            else:
+                user = await anyio.to_thread.run_sync(self.gate.header_user, request)
+                if user is not None and user.disabled:
+                    raise Refused(403, "account_disabled", f"The account {user.name!r} is "
+                                  "disabled - ask an admin to enable it")
+        except Refused as refused:
+            return _refuse(api, refused.status, refused.code, refused.message,
+                           headers=refused.headers or None)
+        return None
 
     async def _api_refusal(self, scope: Scope) -> Response | None:
         """The gate's answer for an API request, before its body is read: the caller is
