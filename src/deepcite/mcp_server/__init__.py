@@ -16,6 +16,12 @@ model reads, plus structured content for clients that use it. A
 :class:`~deepcite.errors.DeepciteError` comes back as a tool error with its one-line
 message; the SDK's own wrapping would prefix it and, for anything else, hide it.
 
+Who asks: over stdio, the local user, who sees everything. Over HTTP without user
+accounts, the same. Once a user exists, every HTTP request needs a personal token
+(:mod:`deepcite.mcp_server.auth`), and the tools answer for its owner: the runs they
+start belong to them, ``get_report`` finds only runs they may see (another user's is
+"No run", as a missing one) and collections they may not read are unknown to them.
+
 Nothing here prints: on stdio, stdout is the protocol channel, and logs go to stderr.
 """
 
@@ -41,8 +47,9 @@ from mcp.types import CallToolResult, TextContent
 from deepcite.collections import list_collections as collection_infos
 from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
-from deepcite.errors import ConfigError, DeepciteError, InputError
+from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError
 from deepcite.export.markdown import to_json_dict, to_markdown
+from deepcite.mcp_server.auth import Asker, Throttle, TokenGate, asker_of
 from deepcite.runs import (
     CallbackSink,
     CancelScope,
@@ -60,6 +67,7 @@ from deepcite.search.registry import get_engine, normalise
 from deepcite.security.hosts import is_loopback
 from deepcite.security.terminal import one_line
 from deepcite.store import HistoryStore
+from deepcite.store.access import Access
 from deepcite.types import Event, PhaseStarted, ReportMode, ResearchResult, SectionStarted
 
 logger = logging.getLogger(__name__)
@@ -184,11 +192,44 @@ def _request(fields: Mapping[str, Any]) -> RunRequest:
     return RunRequest.parse(**given, origin="mcp")
 
 
+def _unknown_collection(name: str) -> str:
+    """What an unknown collection is told as - and so a collection the caller may not
+    read (the reply must not say it exists)."""
+    return (f"No collection named {name!r} - create it with "
+            f"`deepcite collection add FOLDER --name {name}`")
+
+
+def _check_readable(settings: Settings, access: Access, names: tuple[str, ...] | list[str],
+                    field: str | None = None) -> None:
+    """Refuse any of ``names`` that ``access`` may not read, as if it did not exist."""
+    if access.sees_all or not names:
+        return
+    with HistoryStore.open(settings) as store:
+        readable = store.readable_collections(access, names)
+    for name in names:
+        if name not in readable:
+            if field is None:
+                raise InputError(_unknown_collection(name))
+            raise RequestError(field, _unknown_collection(name))
+
+
+def _searched_collections(settings: Settings, request: RunRequest) -> tuple[str, ...]:
+    """The collections a run will search: those it names, else the configured ones
+    when its engines include ``local``."""
+    if request.collections or any(normalise(engine) == "local"
+                                  for engine in settings.search.engines):
+        return settings.search.collections
+    return ()
+
+
 def _prepare(request: RunRequest
              ) -> tuple[RunRequest, Settings, Recorder, ResearchResult | None]:
-    """The request (its parent by full id), its checked settings, its history record
-    and the parent it builds on."""
+    """The request (its parent by full id), its checked settings - collections the
+    caller may not read refused as unknown - its history record and the parent it
+    builds on (one the caller may see)."""
     settings = checked_settings(_settings(), request)
+    _check_readable(settings, request.access, _searched_collections(settings, request),
+                    "collections")
     parent = None
     if request.parent_id is not None:
         with HistoryStore.open(settings) as store:
@@ -198,9 +239,11 @@ def _prepare(request: RunRequest
 
 
 async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
-    """Run research in a worker thread, forwarding its progress; the tool's answer."""
+    """Run research in a worker thread, forwarding its progress; the tool's answer.
+    The run belongs to the caller, whatever the arguments say."""
     try:
-        request = _request(fields)
+        asker = asker_of(ctx.request_context.request)
+        request = _request(fields).asked_by("mcp", asker.owner)
         # The same submit checks as the REST API: a run that cannot work is a tool error
         # now, not a failure minutes into the research.
         request, settings, recorder, parent = await anyio.to_thread.run_sync(_prepare,
@@ -266,8 +309,9 @@ def _search_sync(engine: str, query: str, max_results: int) -> list[dict[str, An
              "published": hit.published, "engine": hit.engine} for hit in hits]
 
 
-def _collection_sync(name: str, query: str, k: int) -> list[dict[str, Any]]:
+def _collection_sync(name: str, query: str, k: int, access: Access) -> list[dict[str, Any]]:
     settings = _settings()
+    _check_readable(settings, access, [name])
     collection = open_collections(settings, [name])[0]
     passages = []
     for hit in collection.search(query, k):
@@ -291,16 +335,24 @@ def _hits_markdown(hits: list[dict[str, Any]], empty: str) -> str:
     return "\n".join(lines)
 
 
-def _collections_sync() -> list[dict[str, Any]]:
+def _collections_sync(access: Access) -> list[dict[str, Any]]:
+    """The collections ``access`` may read (all of them for the local user)."""
+    settings = _settings()
+    infos = collection_infos(settings)
+    if not access.sees_all and infos:
+        with HistoryStore.open(settings) as store:
+            readable = store.readable_collections(access, [info.name for info in infos])
+        infos = [info for info in infos if info.name in readable]
     return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
              "updated": info.updated.isoformat() if info.updated else None,
              "read_only": info.read_only}
-            for info in collection_infos(_settings())]
+            for info in infos]
 
 
-def _report_sync(ref: str) -> tuple[str, dict[str, Any]]:
+def _report_sync(ref: str, access: Access) -> tuple[str, dict[str, Any]]:
+    """A stored run ``access`` may see; another user's is as unknown as a missing one."""
     with HistoryStore.open(_settings()) as store:
-        stored = store.get(ref)
+        stored = store.get(ref, access)
     data = to_json_dict(stored.result) | {
         "id": stored.id, "status": stored.status, "parent_id": stored.parent_id,
         "created_at": stored.created_at.isoformat(),
@@ -309,6 +361,11 @@ def _report_sync(ref: str) -> tuple[str, dict[str, Any]]:
 
 
 # ------------------------------------------------------------------ the server
+
+
+def _asker(ctx: Context) -> Asker:
+    """Who calls this tool (:func:`~deepcite.mcp_server.auth.asker_of`)."""
+    return asker_of(ctx.request_context.request)
 
 
 def build_server() -> MCPServer:
@@ -385,7 +442,8 @@ def build_server() -> MCPServer:
                             {"results": hits})
 
     @server.tool()
-    async def search_collection(name: str, query: str, k: int = 5) -> CallToolResult:
+    async def search_collection(name: str, query: str, ctx: Context,
+                                k: int = 5) -> CallToolResult:
         """Search a local collection of the user's documents; return the best passages.
 
         Each passage has its text, the file it comes from, the page (PDFs) and heading.
@@ -393,24 +451,26 @@ def build_server() -> MCPServer:
         one. list_collections names the collections; "demo" is a bundled sample.
         """
         try:
+            asker = _asker(ctx)
             validate_name(name)  # a name, never a path on this machine
             _require_text(query, "query")
             _require_count(k, "k")
-            passages = await anyio.to_thread.run_sync(_collection_sync, name, query, k)
+            passages = await anyio.to_thread.run_sync(_collection_sync, name, query, k,
+                                                      asker.access)
         except DeepciteError as exc:
             return _error(str(exc))
         return _text_result(_hits_markdown(passages, f"No passages for {query!r} in {name}."),
                             {"passages": passages})
 
     @server.tool()
-    async def list_collections() -> CallToolResult:
+    async def list_collections(ctx: Context) -> CallToolResult:
         """List the user's local document collections: name, documents and chunks.
 
         These names go to search_collection and to the `collections` argument of
         quick_research and detailed_report ("demo", a bundled sample, always works).
         """
         try:
-            infos = await anyio.to_thread.run_sync(_collections_sync)
+            infos = await anyio.to_thread.run_sync(_collections_sync, _asker(ctx).access)
         except DeepciteError as exc:
             return _error(str(exc))
         if not infos:
@@ -422,7 +482,7 @@ def build_server() -> MCPServer:
         return _text_result(text, {"collections": infos})
 
     @server.tool()
-    async def get_report(id: str) -> CallToolResult:
+    async def get_report(id: str, ctx: Context) -> CallToolResult:
         """Return a stored run's report as Markdown, with its Sources block.
 
         `id` is a run id or a unique prefix of at least 4 characters (as returned by
@@ -430,7 +490,8 @@ def build_server() -> MCPServer:
         in it points at the listed source numbered n.
         """
         try:
-            markdown, data = await anyio.to_thread.run_sync(_report_sync, id)
+            markdown, data = await anyio.to_thread.run_sync(_report_sync, id,
+                                                            _asker(ctx).access)
         except DeepciteError as exc:
             return _error(str(exc))
         return _text_result(markdown, data)
@@ -441,26 +502,48 @@ def build_server() -> MCPServer:
 Transport = Literal["stdio", "streamable-http"]
 
 
-def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8766) -> None:
-    """Run the server until the client goes (stdio) or the process is stopped (HTTP)."""
+def http_app(server: MCPServer, *, host: str, port: int, throttle: Throttle) -> TokenGate:
+    """``server``'s streamable HTTP app (at ``/mcp``, DNS-rebinding protection for
+    ``host``:``port``) behind the token check of user accounts
+    (:class:`~deepcite.mcp_server.auth.TokenGate`), which checks tokens against the
+    history store of the settings. Close it (``.close()``) when done."""
+    app = server.streamable_http_app(transport_security=transport_security_for(host, port),
+                                     host=host)
+    return TokenGate(app, store=lambda: HistoryStore.open(_settings()), throttle=throttle)
+
+
+def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8766,
+          throttle: Throttle | None = None) -> None:
+    """Run the server until the client goes (stdio) or the process is stopped (HTTP).
+    Over HTTP, ``throttle`` counts wrong tokens per client address (required there:
+    ``deepcite mcp`` passes the web app's ``LoginThrottle``)."""
     server = build_server()
+    gate = None
+    if transport != "stdio":
+        if throttle is None:
+            raise TypeError("serve() over HTTP needs a throttle for wrong tokens")
+        gate = http_app(server, host=host, port=port, throttle=throttle)
     # SIGTERM as an exception, like Ctrl-C: uvicorn (HTTP) re-raises the signal after
     # its shutdown, and its default action would end the process before runs in flight
     # are stored.
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
-        if transport == "stdio":
+        if gate is None:
             server.run("stdio")
         else:
-            server.run("streamable-http", host=host, port=port,
-                       transport_security=transport_security_for(host, port))
+            import uvicorn  # the SDK's own dependency, needed only over HTTP
+
+            config = uvicorn.Config(gate, host=host, port=port, log_level="warning")
+            anyio.run(uvicorn.Server(config).serve)
     except KeyboardInterrupt:
         pass
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
         close_active()
+        if gate is not None:
+            gate.close()
 
 
 def transport_security_for(host: str, port: int) -> TransportSecuritySettings:
