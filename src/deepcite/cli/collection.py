@@ -1,4 +1,8 @@
-"""``deepcite collection ...``: index folders, list, search and remove collections.
+"""``deepcite collection ...``: index folders, list, search, share and remove collections.
+
+``share`` changes who may search a collection on a server with accounts. The command
+line is the machine's operator, so it acts as an admin; each change is audited
+(``collection.share``, actor ``cli``).
 
 Paths are printed through :func:`~deepcite.collections.display_path`, because a file
 name that is not valid UTF-8 cannot be written to a console as it is.
@@ -28,7 +32,8 @@ from deepcite.collections.elastic import BACKENDS
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.security.terminal import one_line
-from deepcite.store import CollectionEntry, HistoryStore
+from deepcite.store import CollectionEntry, CollectionSharing, HistoryStore
+from deepcite.store.history import FILE_NAME
 
 collection_app = typer.Typer(no_args_is_help=True)
 
@@ -219,10 +224,71 @@ def rm(name: Annotated[str, typer.Argument(help="Collection to remove.")]) -> No
         warning = remove_collection(name, settings)
     if warning:
         warn(warning)
-    if settings.store.url:
+    if settings.store.url or (settings.data_dir / FILE_NAME).exists():
         try:
             with HistoryStore.open(settings) as store:
                 store.remove_collection(name)
+                store.forget_collection(name)  # a new one of that name starts private
         except DeepciteError as exc:
-            warn(f"collection '{name}' is still in the shared registry: {exc}")
+            warn(f"collection '{name}' is still in the registry: {exc}")
     out.print(f"Removed collection '{name}'.")
+
+
+#: The actor of the audit entries ``share`` writes.
+ACTOR = "cli"
+
+
+def sharing_line(sharing: CollectionSharing) -> str:
+    """Who may search a collection, in one line."""
+    if sharing.public:
+        return f"Collection '{sharing.name}': everyone's (bundled)"
+    whom = ["everyone"] if sharing.everyone else []
+    whom += sharing.users
+    return (f"Collection '{sharing.name}': owner {sharing.owner or 'none (admins only)'}, "
+            f"shared with {', '.join(whom) if whom else 'no one'}")
+
+
+@collection_app.command("share")
+def share(
+    name: Annotated[str, typer.Argument(help="Collection name.")],
+    everyone: Annotated[bool | None, typer.Option(
+        "--everyone/--no-everyone", help="Let every user search it, or stop that.")] = None,
+    user: Annotated[list[str] | None, typer.Option(
+        "--user", help="Share with this user (repeatable).")] = None,
+    remove_user: Annotated[list[str] | None, typer.Option(
+        "--remove-user", help="Stop sharing with this user (repeatable).")] = None,
+    private: Annotated[bool, typer.Option(
+        "--private", help="Share with no one (first, before the other changes).")] = False,
+    owner: Annotated[str | None, typer.Option(
+        "--owner", help="Give it to this user (its owner may re-index and delete it).")
+    ] = None,
+) -> None:
+    """Change who may search a collection on a server with accounts; with no option,
+    print who may now. A collection indexed here has no owner: only admins may search
+    it until it is shared or given an owner."""
+    from deepcite.collections.demo import DEMO_NAME
+
+    with user_errors():
+        settings = settings_from({})
+        if name == DEMO_NAME:
+            fail(f"The bundled {DEMO_NAME} collection is everyone's - share another one", 2)
+        Collection.named(name, settings=settings)  # the unknown-collection message
+        with HistoryStore.open(settings) as store:
+            added, removed = user or [], remove_user or []
+            changed = bool(everyone is not None or added or removed or private or owner)
+            for named in [*added, *removed]:
+                store.user(named)  # every name checked before anything changes
+            new_owner = store.user(owner).id if owner is not None else None
+            if new_owner is not None:
+                store.set_collection_owner(name, new_owner)
+            if everyone is not None or added or removed or private:
+                store.share_collection(name, everyone=everyone, add_users=added,
+                                       remove_users=removed, private=private)
+            sharing = store.collection_sharing(name)
+            if changed:
+                store.audit("collection.share", actor=ACTOR, target=name, detail={
+                    "everyone": everyone, "add_users": added, "remove_users": removed,
+                    "private": private, "owner": owner, "now": {
+                        "owner": sharing.owner, "everyone": sharing.everyone,
+                        "users": sharing.users}})
+    out.print(sharing_line(sharing), markup=False, highlight=False)

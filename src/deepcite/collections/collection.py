@@ -159,7 +159,9 @@ def collection_path(name: str, settings: Settings) -> Path:
     return collections_dir(settings) / f"{validate_name(name)}{SUFFIX}"
 
 
-def _missing(name: str) -> CollectionError:
+def missing_collection(name: str) -> CollectionError:
+    """The error for a collection name that names none (also what a name the asker
+    may not search is answered, so that names reveal nothing)."""
     return CollectionError(
         f"No collection named {name!r} - create it with "
         f"`deepcite collection add FOLDER --name {name}`"
@@ -277,15 +279,15 @@ class Collection:
         """The collection ``name`` from the cluster alone (its SQLite file is elsewhere)."""
         cluster = Cluster(settings)
         if not cluster.configured:
-            raise _missing(name)
+            raise missing_collection(name)
         remote = ElasticIndex(cluster, elastic.index_name(name), name)
         try:
             found = remote.exists()
         except CollectionError as exc:
-            raise CollectionError(f"{_missing(name)} (not here, and the cluster could not "
-                                  f"be asked: {exc})") from None
+            raise CollectionError(f"{missing_collection(name)} (not here, and the cluster "
+                                  f"could not be asked: {exc})") from None
         if not found:
-            raise CollectionError(f"{_missing(name)} (neither here nor as index "
+            raise CollectionError(f"{missing_collection(name)} (neither here nor as index "
                                   f"{remote.name} at {cluster.display_url})")
         return cls(name, Index(file), settings, elastic=remote, search_only=True)
 
@@ -508,7 +510,7 @@ def remove_collection(name: str, settings: Settings) -> str | None:
                 raise CollectionError(
                     f"{elastic.lives_elsewhere(name)}; remove it from there, or delete index "
                     f"{elastic.index_name(name)} on {cluster.display_url}")
-        raise _missing(name)
+        raise missing_collection(name)
     if not access.writable(file.parent):
         raise access.read_only_error(file, f"remove collection {name!r}")
     warning = None

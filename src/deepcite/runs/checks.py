@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
-from deepcite.collections.collection import Collection, validate_name
+from deepcite.collections.collection import Collection, missing_collection, validate_name
 from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeepciteError, RequestError, error_line
+
+if TYPE_CHECKING:
+    from deepcite.runs.request import RunRequest
+    from deepcite.store import HistoryStore
 
 __all__ = [
     "MAX_COLLECTIONS",
@@ -41,10 +46,12 @@ __all__ = [
     "check_run",
     "check_strategy",
     "check_tool_calling",
+    "checked_collections",
     "has_visible_text",
     "question_problem",
     "reserved_collection",
     "text_problem",
+    "unknown_collection_message",
 ]
 
 MAX_QUESTION_CHARS = 4000
@@ -163,6 +170,34 @@ def check_collections(names: Sequence[str], settings: Settings) -> None:
                 Collection.named(name, settings=settings)
         except DeepciteError as exc:
             raise RequestError("collections", error_line(exc)) from None
+
+
+def unknown_collection_message(name: str) -> str:
+    """What naming a collection that does not exist is answered (one line): also the
+    answer for one the caller may not search, so that a name reveals nothing."""
+    return error_line(missing_collection(name))
+
+
+def checked_collections(store: HistoryStore, request: RunRequest, settings: Settings) -> None:
+    """Refuse a run that would search a collection its owner may not (a RequestError
+    for ``collections``): every executor calls it at submit, next to
+    :func:`~deepcite.runs.parents.checked_parent`, so the check holds whichever front
+    end took the run. ``settings`` are the run's: the collections it searches are the
+    request's, else the server's defaults (``search.collections``). A named one is
+    answered as unknown, so a name reveals nothing; a default the owner may not search
+    is the operator's choice, and said so."""
+    named = list(dict.fromkeys(request.collections))
+    searched = list(dict.fromkeys(settings.search.collections))
+    if not searched:
+        return
+    readable = store.readable_collections(request.access, searched)
+    for name in searched:
+        if name in readable:
+            continue
+        if name in named:
+            raise RequestError("collections", unknown_collection_message(name))
+        raise RequestError("collections", "The server's default collections include one "
+                           "you may not search - name the collections to search")
 
 
 def check_engines(names: Sequence[str], settings: Settings) -> None:

@@ -30,6 +30,7 @@ from deepcite.errors import (
     error_line,
 )
 from deepcite.runs.cancel import CancelScope
+from deepcite.runs.checks import checked_collections
 from deepcite.runs.execute import run_recorded
 from deepcite.runs.executor import EventBatch, RunInfo, RunState
 from deepcite.runs.parents import checked_parent
@@ -101,6 +102,7 @@ class LocalRunExecutor:
     def submit(self, request: RunRequest) -> str:
         settings = checked_settings(self._settings, request)
         request, parent = checked_parent(self._store, request)
+        checked_collections(self._store, request, settings)  # what its owner may search
         with self._lock:
             if self._closing:
                 raise ShuttingDown("The server is shutting down - submit the run again "

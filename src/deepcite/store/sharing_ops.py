@@ -49,14 +49,18 @@ class SharingOps(StoreBase):
                          private: bool = False) -> CollectionSharing:
         """Change who may search ``name``: ``everyone`` on or off, users added or
         removed by name (an :class:`~deepcite.errors.UnknownUserError` for a name with no
-        account), or ``private`` (only its owner again). Returns the new sharing."""
+        account), or ``private`` (only its owner again; applied first, so the other
+        changes given with it are kept). Returns the new sharing."""
         with self._writing() as session:
             row = session.get(CollectionAccessRow, name)
             if row is None:
                 row = CollectionAccessRow(name=name, owner_id=None, shared_all=False,
                                           shared_with=[], updated_at=datetime.now(UTC))
                 session.add(row)
-            ids = [int(i) for i in row.shared_with or []]
+            # private first: "--private --user bob" leaves bob, not no one
+            ids = [] if private else [int(i) for i in row.shared_with or []]
+            if private:
+                row.shared_all = False
             for user in add_users:
                 found = UserOps._user_row(session, user).id
                 if found not in ids:
@@ -64,8 +68,6 @@ class SharingOps(StoreBase):
             for user in remove_users:
                 found = UserOps._user_row(session, user).id
                 ids = [i for i in ids if i != found]
-            if private:
-                ids, row.shared_all = [], False
             if everyone is not None:
                 row.shared_all = everyone
             row.shared_with = ids

@@ -1,7 +1,10 @@
 """``/api/v1/collections``: list, inspect, index and delete document collections.
 
 Included by :func:`deepcite.web.api.api_router` under its caller dependency, so the
-access rules are every other API route's.
+access rules are every other API route's. A collection the caller may not search
+(:meth:`~deepcite.store.HistoryStore.readable_collections`) is left out of the list
+and answered 404 as a missing one; only its owner or an admin may delete it. One made
+here is its maker's (:func:`~deepcite.web.collection_jobs.claim_collection`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from deepcite.collections import Collection
 from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import DeepciteError
-from deepcite.runs.checks import reserved_collection
-from deepcite.web.api import ApiError, history_store
-from deepcite.web.collection_jobs import folder_problem, inside_roots
+from deepcite.runs.checks import reserved_collection, unknown_collection_message
+from deepcite.web.api import ApiError, AskedBy, history_store
+from deepcite.web.collection_jobs import claim_collection, folder_problem, inside_roots, readable
 from deepcite.web.contracts import WebState
+from deepcite.web.gate import Caller
 
 logger = logging.getLogger(__name__)
 
@@ -39,37 +43,45 @@ def collections_router(state: WebState) -> APIRouter:
     router = APIRouter()
 
     @router.get("/collections", tags=["collections"])
-    def collections() -> list[dict[str, Any]]:
+    def collections(caller: AskedBy) -> list[dict[str, Any]]:
+        infos = list_collections(state.settings)
+        shown = history_store(state).readable_collections(caller.access,
+                                                          [i.name for i in infos])
         return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
                  "size_bytes": info.size_bytes, "read_only": info.read_only,
                  "updated": info.updated.isoformat() if info.updated else None}
-                for info in list_collections(state.settings)]
+                for info in infos if info.name in shown]
 
     @router.get("/collections/{name}", tags=["collections"])
-    def collection(name: str) -> dict[str, Any]:
-        return _collection_detail(state, name)
+    def collection(name: str, caller: AskedBy) -> dict[str, Any]:
+        return _collection_detail(state, name, caller)
 
     @router.delete("/collections/{name}", tags=["collections"])
-    def delete_collection(name: str) -> dict[str, Any]:
+    def delete_collection(name: str, caller: AskedBy) -> dict[str, Any]:
         from deepcite.web.collection_jobs import delete_collection as delete
 
         validate_name(name)
+        if not history_store(state).may_change_collection(caller.access, name):
+            raise _unknown(name)
         reserved = reserved_collection(name)
         if reserved is not None:
             raise ApiError(409, "reserved_name", str(reserved))
         try:
-            warning = delete(name, state.settings, history_store(state))
+            warning = delete(name, state.settings, history_store(state), caller.name)
         except DeepciteError as exc:
             raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
         return {"name": name, "deleted": True, "warning": warning}
 
     @router.post("/collections", status_code=202, tags=["collections"])
-    def add_collection(body: NewCollection) -> dict[str, str]:
+    def add_collection(body: NewCollection, caller: AskedBy) -> dict[str, str]:
         validate_name(body.name)
         reserved = reserved_collection(body.name)
         if reserved is not None:
             raise ApiError(409, "reserved_name", str(reserved))
         folder = _allowed_folder(state, body.folder)
+        taken = claim_collection(body.name, state.settings, history_store(state), caller)
+        if taken is not None:
+            raise ApiError(409, "name_taken", taken)
         threading.Thread(target=_index, args=(state, body.name, folder),
                          name=f"deepcite-index-{body.name}", daemon=True).start()
         return {"name": body.name, "status": "indexing"}
@@ -93,10 +105,19 @@ def _allowed_folder(state: WebState, folder: str) -> Path:
     raise ApiError(403, "folder_not_allowed", folder_problem(state.folder_roots))
 
 
-def _collection_detail(state: WebState, name: str) -> dict[str, Any]:
+def _unknown(name: str) -> ApiError:
+    """The 404 of a collection that is missing or not the caller's to see."""
+    return ApiError(404, "unknown_collection", unknown_collection_message(name))
+
+
+def _collection_detail(state: WebState, name: str, caller: Caller) -> dict[str, Any]:
     """``GET /collections/{name}``: counts, documents and the web indexing as last
-    recorded (its folder, state, summary and failed documents)."""
+    recorded (its folder, state, summary and failed documents); with accounts, who it
+    is shared with, for its owner and admins."""
     validate_name(name)
+    store = history_store(state)
+    if not readable(store, caller, name):
+        raise _unknown(name)
     try:
         opened = Collection.named(name, settings=state.settings)
         info = opened.info()
@@ -104,10 +125,14 @@ def _collection_detail(state: WebState, name: str) -> dict[str, Any]:
             opened.index.documents().values(), key=lambda d: d.path)
     except DeepciteError as exc:
         raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
-    entries = [e for e in history_store(state).collections() if e.name == name]
+    entries = [e for e in store.collections() if e.name == name]
     kept = entries[0].settings.get("web") if entries else None
+    sharing = None
+    if caller.user is not None and store.may_change_collection(caller.access, name):
+        sharing = store.collection_sharing(name).model_dump(
+            include={"owner", "everyone", "users", "public"})
     return {"name": info.name, "backend": info.backend, "documents": info.documents,
-            "chunks": info.chunks, "size_bytes": info.size_bytes,
+            "sharing": sharing, "chunks": info.chunks, "size_bytes": info.size_bytes,
             "read_only": info.read_only,
             "updated": info.updated.isoformat() if info.updated else None,
             "indexing": kept if isinstance(kept, dict) else None,

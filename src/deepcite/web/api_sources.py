@@ -2,12 +2,15 @@
 it (passage, highlight spans, file, page, headings), and its collection document.
 
 Included by :func:`deepcite.web.api.api_router` under the token dependency, so the
-access rules are every other API route's. The document is found only through the
-collection that indexed it (:func:`deepcite.web.sources_view.document_file`).
+access rules are every other API route's: another user's run is 404 as a missing one.
+The document is found only through the collection that indexed it
+(:func:`deepcite.web.sources_view.document_file`), and served only while the caller
+may search that collection.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter
@@ -18,7 +21,7 @@ from deepcite.store import StoredRun
 from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Caller
-from deepcite.web.pages_sources import document_response, viewer_url
+from deepcite.web.pages_sources import document_response, may_read, viewer_url
 from deepcite.web.sources_view import document_file, source_view
 
 
@@ -39,13 +42,17 @@ def sources_router(state: WebState) -> APIRouter:
                            f"/api/v1{viewer_url(stored.id, number)}/document")
         if view is None:
             raise ApiError(404, "unknown_source", f"Run {stored.id[:8]} has no source {number}")
+        if view.collection is not None and not may_read(
+                history_store(state), caller.access)(view.collection):
+            view = replace(view, document_url="")  # no link to a file it would refuse
         return view.as_json()
 
     @router.get("/runs/{run_id}/sources/{number}/document", tags=["history"])
     def document(run_id: str, number: int, caller: AskedBy) -> Response:
         stored = stored_run(run_id, caller)
         found = next((s for s in stored.result.sources if s.number == number), None)
-        path = None if found is None else document_file(found, state.settings)
+        path = None if found is None else document_file(
+            found, state.settings, may_read(history_store(state), caller.access))
         if path is None:
             raise ApiError(404, "no_document", "No such document in an indexed collection "
                            "of this server")

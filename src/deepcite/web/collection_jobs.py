@@ -9,6 +9,10 @@ failed documents of the last indexing are still shown.
 
 Uploaded files live under ``<data_dir>/uploads/<name>``, one folder per collection
 (:func:`upload_folder`); deleting the collection deletes that folder too.
+
+Who may see and change a collection is the store's (:mod:`deepcite.store.sharing_ops`):
+:func:`claim_collection` records a new collection as its maker's, and
+:func:`delete_collection` forgets its sharing and audits the deletion.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore
+from deepcite.web.gate import Caller
 
 logger = logging.getLogger(__name__)
 
@@ -239,10 +244,49 @@ def _record(store: HistoryStore, collection: Any, state: IndexState,
                        collection.name, exc)
 
 
-def delete_collection(name: str, settings: Settings, store: HistoryStore) -> str | None:
-    """Delete the collection ``name``: its index, its registry entry, its uploads.
+def collection_exists(name: str, settings: Settings, store: HistoryStore) -> bool:
+    """Whether ``name`` (a valid name) is a collection already: its file is here, the
+    registry lists it, or someone has made it (its indexing may not have begun yet)."""
+    from deepcite.collections.collection import collection_path
 
-    The caller has refused the bundled demo and a collection being indexed. Raises
+    if collection_path(name, settings).exists():
+        return True
+    try:
+        if any(entry.name == name for entry in store.collections()):
+            return True
+    except DeepciteError:
+        pass
+    return store.collection_sharing(name).owner is not None
+
+
+def claim_collection(name: str, settings: Settings, store: HistoryStore,
+                     caller: Caller) -> str | None:
+    """Make ``name`` the caller's before it is indexed: a new collection is recorded as
+    theirs (with accounts) and private to them; an existing one is left as it is. The
+    problem (a 409, one line) when ``name`` is a collection the caller may not change,
+    so one user can never add documents to another's."""
+    if collection_exists(name, settings, store):
+        if store.may_change_collection(caller.access, name):
+            return None
+        return f"The name {name} is taken - choose another name"
+    if caller.user is not None:
+        store.forget_collection(name)  # a stale record must not share the new one
+        store.set_collection_owner(name, caller.user.id)
+    return None
+
+
+def readable(store: HistoryStore, caller: Caller, name: str) -> bool:
+    """Whether ``caller`` may see collection ``name`` (else it is answered as missing)."""
+    return name in store.readable_collections(caller.access, [name])
+
+
+def delete_collection(name: str, settings: Settings, store: HistoryStore,
+                      actor: str | None = None) -> str | None:
+    """Delete the collection ``name``: its index, its registry entry, its uploads, who
+    it was shared with; the deletion is audited (``collection.delete`` by ``actor``).
+
+    The caller has refused the bundled demo, a collection being indexed and one it may
+    not change. Raises
     :class:`~deepcite.errors.CollectionError` when there is no such collection or it
     cannot be removed; returns a warning when something was left behind.
     """
@@ -251,6 +295,8 @@ def delete_collection(name: str, settings: Settings, store: HistoryStore) -> str
     warning = remove_collection(name, settings)
     with contextlib.suppress(DeepciteError):
         store.remove_collection(name)
+    store.forget_collection(name)
+    store.audit("collection.delete", actor=actor, target=name)
     uploads = upload_folder(settings, name)
     if uploads.is_dir():
         try:

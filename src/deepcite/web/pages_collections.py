@@ -7,6 +7,11 @@ caps (:func:`deepcite.web.pages_forms.save_upload`) into a staging folder, and k
 under ``<data_dir>/uploads/<name>`` only when every file passed; indexing then runs in
 the background (:class:`deepcite.web.collection_jobs.IndexJobs`), its page reloading
 itself (no script) until it is done.
+
+With accounts a collection is its maker's (:func:`~deepcite.web.collection_jobs.
+claim_collection`): one the caller may not search is left out of the list and answered
+as missing; only its owner or an admin may re-index or delete it, and only an admin
+shares it (``POST /collections/{name}/share``, audited as ``collection.share``).
 """
 
 from __future__ import annotations
@@ -25,10 +30,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData, UploadFile
 
 from deepcite.errors import DeepciteError, error_line
+from deepcite.runs.checks import unknown_collection_message
+from deepcite.store import CollectionSharing
 from deepcite.web.collection_jobs import (
+    claim_collection,
     delete_collection,
     folder_problem,
     inside_roots,
+    readable,
     upload_folder,
 )
 from deepcite.web.page_kit import PageKit, quote_path
@@ -89,16 +98,28 @@ def routes(kit: PageKit) -> APIRouter:
             infos, problems = listing.infos, [f"{p}: {why}" for p, why in listing.problems]
         except (DeepciteError, OSError) as exc:
             infos, problems = [], [str(exc)]
-        states = kit.jobs.snapshot(kit.state.executor.store)
+        store, caller = kit.history, kit.caller(session)
+        states = kit.jobs.snapshot(store)
+        shown = store.readable_collections(caller.access,
+                                           [info.name for info in infos] + list(states))
+        if caller.user is not None and not caller.admin:
+            problems = []  # the files of others' collections are not theirs to hear of
+        infos = [info for info in infos if info.name in shown]
+        states = {name: state for name, state in states.items() if name in shown}
         listed = {info.name for info in infos}
         pending = sorted(name for name, state in states.items()
                          if name not in listed and state.state == "indexing")
+        owners = ({name: store.collection_sharing(name).owner for name in listed}
+                  if caller.admin else {})
         return kit.render(request, session, "collections.html", status, title="Collections",
                           infos=infos, problems=problems, problem=problem, message=message,
                           form_problems=problems_of_form or [], fields=fields or {},
                           states=states, pending=pending, roots=kit.state.folder_roots,
                           reserved={info.name for info in infos
-                                    if reserved_collection(info.name) is not None})
+                                    if reserved_collection(info.name) is not None},
+                          changeable={name for name in listed
+                                      if store.may_change_collection(caller.access, name)},
+                          owners=owners)
 
     @router.get("/collections", response_class=HTMLResponse)
     def collections(request: Request, deleted: str | None = None) -> Response:
@@ -131,10 +152,16 @@ def routes(kit: PageKit) -> APIRouter:
         _, session = await kit.posted(request)
         return await anyio.to_thread.run_sync(reindex_collection, request, session, name)
 
+    @router.post("/collections/{name}/share")
+    async def share(request: Request, name: str) -> Response:
+        form, session = await kit.posted(request)
+        return await anyio.to_thread.run_sync(share_collection, request, session, name,
+                                              _field(form, "change"), _field(form, "user"))
+
     @router.get("/collections/{name}/delete", response_class=HTMLResponse)
     def confirm_delete(request: Request, name: str) -> Response:
         session = kit.session_for(request)
-        refused = refusal(name)
+        refused = refusal(name, session)
         if refused is not None:
             return collection_error(request, session, *refused)
         return kit.render(request, session, "collection_delete.html", title=f"Delete {name}",
@@ -148,8 +175,10 @@ def routes(kit: PageKit) -> APIRouter:
 
     # ------------------------------------------------------------------ helpers
 
-    def refusal(name: str, *, changing: bool = True) -> tuple[int, str] | None:
-        """Why ``name`` may not be changed (status, message), or ``None``."""
+    def refusal(name: str, session: Session | None = None, *,
+                changing: bool = True) -> tuple[int, str] | None:
+        """Why ``name`` may not be changed (status, message), or ``None``. With
+        ``session``, a collection its user may not change is answered as missing."""
         from deepcite.collections.collection import validate_name
         from deepcite.runs.checks import reserved_collection
 
@@ -157,6 +186,9 @@ def routes(kit: PageKit) -> APIRouter:
             validate_name(name)
         except DeepciteError as exc:
             return 404 if changing else 400, str(exc)
+        if session is not None and not kit.history.may_change_collection(
+                kit.access(session), name):
+            return 404, unknown_collection_message(name)
         reserved = reserved_collection(name)  # the bundled demo is rebuilt, never replaced
         if reserved is not None:
             return 409, str(reserved)
@@ -184,6 +216,9 @@ def routes(kit: PageKit) -> APIRouter:
             return collections_page(request, session, 400,
                                     problem=folder_problem(kit.state.folder_roots),
                                     fields=fields)
+        taken = claim_collection(name, kit.state.settings, kit.history, kit.caller(session))
+        if taken is not None:
+            return collections_page(request, session, 409, problem=taken, fields=fields)
         if not kit.jobs.start(name, path, kit.state.settings, kit.state.executor.store):
             return collections_page(request, session, 409, fields=fields,
                                     problem=f"{name} is being indexed already")
@@ -208,15 +243,18 @@ def routes(kit: PageKit) -> APIRouter:
         if refused is not None:
             return refuse(*refused)
         settings, store = kit.state.settings, kit.state.executor.store
+        uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
+        if not uploads:
+            return refuse(400, "Choose one or more files to upload")
+        taken = claim_collection(name, settings, store, kit.caller(session))
+        if taken is not None:
+            return refuse(409, taken)
         target = upload_folder(settings, name)
         known = kit.jobs.get(name, store)
         if collection_path(name, settings).exists() and (
                 known is None or Path(known.folder) != target.resolve()):
             return refuse(409, f"A collection {name} exists already, not made of uploads - "
                                "choose another name")
-        uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
-        if not uploads:
-            return refuse(400, "Choose one or more files to upload")
         if len(uploads) > MAX_UPLOAD_FILES:
             return refuse(400, f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} "
                                "are accepted at once - upload them in several goes")
@@ -243,7 +281,7 @@ def routes(kit: PageKit) -> APIRouter:
         return started(name)
 
     def reindex_collection(request: Request, session: Session, name: str) -> Response:
-        refused = refusal(name)
+        refused = refusal(name, session)
         if refused is not None:
             return collection_error(request, session, *refused)
         settings, store = kit.state.settings, kit.state.executor.store
@@ -263,8 +301,16 @@ def routes(kit: PageKit) -> APIRouter:
                                     problem=f"{name} is being indexed already")
         return started(name)
 
+    def sharing_of(session: Session, name: str) -> CollectionSharing | None:
+        """Who may search ``name``, shown to its owner and admins (with accounts)."""
+        if session.user is None or not kit.history.may_change_collection(
+                kit.access(session), name):
+            return None
+        return kit.history.collection_sharing(name)
+
     def collection_page(request: Request, session: Session, name: str,
-                        query: str) -> HTMLResponse:
+                        query: str, status: int = 200,
+                        problem: str | None = None) -> HTMLResponse:
         from deepcite.collections.collection import Collection, validate_name
         from deepcite.runs.checks import reserved_collection
 
@@ -272,6 +318,11 @@ def routes(kit: PageKit) -> APIRouter:
             validate_name(name)
         except DeepciteError as exc:
             return kit.not_found(request, session, error_line(exc))
+        if not readable(kit.history, kit.caller(session), name):
+            return kit.not_found(request, session, unknown_collection_message(name))
+        sharing = sharing_of(session, name)
+        admin = kit.caller(session).admin
+        changeable = kit.history.may_change_collection(kit.access(session), name)
         state = kit.jobs.get(name, kit.state.executor.store)
         indexing = state is not None and state.state == "indexing"
         try:
@@ -281,13 +332,13 @@ def routes(kit: PageKit) -> APIRouter:
             if not indexing:
                 return kit.not_found(request, session, error_line(exc))
             # being created right now: the page waits for it, reloading itself
-            return kit.render(request, session, "collection.html", title=name,
+            return kit.render(request, session, "collection.html", status, title=name,
                               collection=name, info=None, state=state, documents=[],
-                              more=0, query="", passages=[], problem=None, reserved=False,
-                              refresh=True)
+                              more=0, query="", passages=[], problem=problem,
+                              reserved=False, refresh=True, sharing=sharing, admin=admin,
+                              changeable=changeable)
         folder = state.folder if state else ""
         documents: list[DocumentRow] = []
-        problem = None
         if not opened.search_only:
             try:
                 stored = sorted(opened.index.documents().values(), key=lambda d: d.path)
@@ -304,16 +355,48 @@ def routes(kit: PageKit) -> APIRouter:
                             for hit in opened.search(query, SEARCH_RESULTS)]
             except DeepciteError as exc:
                 problem = f"The search failed: {error_line(exc)}"
-        return kit.render(request, session, "collection.html", title=name, collection=name,
-                          info=info, state=state, documents=documents,
+        return kit.render(request, session, "collection.html", status, title=name,
+                          collection=name, info=info, state=state, documents=documents,
                           more=max(info.documents - len(documents), 0), query=query,
                           passages=passages, problem=problem,
                           reserved=reserved_collection(name) is not None,
-                          refresh=indexing)
+                          refresh=indexing, sharing=sharing, admin=admin,
+                          changeable=changeable)
+
+    def share_collection(request: Request, session: Session, name: str, change: str,
+                         user: str) -> Response:
+        """An admin's change of who may search ``name`` (anyone else: not found)."""
+        from deepcite.collections.collection import validate_name
+
+        caller = kit.caller(session)
+        try:
+            validate_name(name)
+        except DeepciteError as exc:
+            return kit.not_found(request, session, error_line(exc))
+        if caller.user is None or not caller.admin:
+            return kit.not_found(request, session, unknown_collection_message(name))
+        choices: dict[str, dict[str, Any]] = {
+            "everyone-on": {"everyone": True}, "everyone-off": {"everyone": False},
+            "private": {"private": True}, "add": {"add_users": [user]},
+            "remove": {"remove_users": [user]}}
+        changes = choices.get(change, {})
+        if not changes or (change in ("add", "remove") and not user):
+            return collection_page(request, session, name, "", 400, problem=(
+                "Choose what to change: everyone on or off, a user's name to add or "
+                "remove, or private"))
+        try:
+            shared = kit.history.share_collection(name, **changes)
+        except DeepciteError as exc:
+            return collection_page(request, session, name, "", 400, problem=error_line(exc))
+        kit.history.audit("collection.share", actor=caller.name, target=name,
+                          detail={"change": change, "user": user or None,
+                                  "everyone": shared.everyone, "users": shared.users},
+                          address=request.client.host if request.client else None)
+        return RedirectResponse(f"/collections/{quote_path(name)}", status_code=303)
 
     def delete_confirmed(request: Request, session: Session, name: str,
                          confirm: str) -> Response:
-        refused = refusal(name)
+        refused = refusal(name, session)
         if refused is not None:
             return collection_error(request, session, *refused)
         if confirm != name:
@@ -321,7 +404,8 @@ def routes(kit: PageKit) -> APIRouter:
                               title=f"Delete {name}", collection=name,
                               problem=f"Tick \u201cyes, delete {name}\u201d to delete it")
         try:
-            warning = delete_collection(name, kit.state.settings, kit.state.executor.store)
+            warning = delete_collection(name, kit.state.settings, kit.state.executor.store,
+                                        kit.caller(session).name)
         except DeepciteError as exc:
             return collections_page(request, session, 409, problem=error_line(exc))
         kit.jobs.forget(name)

@@ -201,7 +201,11 @@ def form_choices(settings: Settings, store: HistoryStore | None = None,
             Choice(e.name, e.usable, "ready" if e.usable else page_words(e.detail))
             for e in describe_engines(settings)]
     choices.engines = [row.name for row in choices.engine_rows if row.usable]
-    choices.collection_rows = _collection_rows(settings)
+    rows = _collection_rows(settings)
+    if store is not None and not access.sees_all:  # only what the asker may search
+        readable = store.readable_collections(access, [row.name for row in rows])
+        rows = [row for row in rows if row.name in readable]
+    choices.collection_rows = rows
     choices.collections = [row.name for row in choices.collection_rows if row.usable]
     with contextlib.suppress(DeepciteError):
         choices.providers = [p.name for p in describe_providers(settings)]

@@ -1,24 +1,30 @@
 """The source viewer (``/runs/{id}/sources/{n}``), a collection document
 (``/runs/{id}/sources/{n}/document``) and the comparison of two runs (``/compare``).
 
-Each route asks who is asking first (:meth:`PageKit.session_for`). The document route
-serves only what :func:`deepcite.web.sources_view.document_file` finds: a file its
-collection indexed, never a path from the request. It is served as a download-safe
+Each route asks who is asking first (:meth:`PageKit.session_for`); another user's run
+is not found, as a missing one. The document route serves only what
+:func:`deepcite.web.sources_view.document_file` finds: a file its collection indexed,
+never a path from the request, and only while the caller may still search that
+collection. It is served as a download-safe
 type (PDF, plain text, else an attachment) with ``nosniff`` and a sandboxing policy, so
 an HTML or SVG file of a collection can never run script on the app's origin.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from deepcite.errors import DeepciteError
-from deepcite.store import StoredRun
+from deepcite.store import HistoryStore, StoredRun
+from deepcite.store.access import Access
 from deepcite.web.downloads import content_disposition
 from deepcite.web.page_kit import PageKit, quote_path
+from deepcite.web.pages_auth import Session
 from deepcite.web.sources_view import document_file, source_view
 
 #: Suffixes served inline as plain text; PDF inline as PDF; anything else a download.
@@ -45,24 +51,34 @@ def document_response(path: Path) -> Response:
                         headers={**DOCUMENT_HEADERS, "Content-Disposition": header})
 
 
+def may_read(store: HistoryStore, access: Access) -> Callable[[str], bool]:
+    """Whether ``access`` may search a collection now (what ``document_file`` asks)."""
+    if access.sees_all:
+        return lambda _name: True
+    return lambda name: name in store.readable_collections(access, [name])
+
+
 def routes(kit: PageKit) -> APIRouter:
     """The routes of this area of the pages."""
     router = APIRouter(include_in_schema=False)
 
-    def stored_run(run_id: str) -> StoredRun | None:
+    def stored_run(run_id: str, session: Session) -> StoredRun | None:
         try:
-            return kit.history.get(run_id)
+            return kit.history.get(run_id, kit.access(session))
         except DeepciteError:
             return None
 
     @router.get("/runs/{run_id}/sources/{number}", response_class=HTMLResponse)
     def source(request: Request, run_id: str, number: int) -> Response:
         session = kit.session_for(request)
-        stored = stored_run(run_id)
+        stored = stored_run(run_id, session)
         if stored is None:
             return kit.not_found(request, session, f"No run {run_id}")
         base = viewer_url(stored.id, number)
         view = source_view(stored.id, stored.result, number, f"{base}/document")
+        if view is not None and view.collection is not None and not may_read(
+                kit.history, kit.access(session))(view.collection):
+            view = replace(view, document_url="")  # no link to a file it would refuse
         if view is None:
             return kit.not_found(request, session, f"Run {stored.id[:8]} has no source {number}")
         return kit.render(request, session, "source.html",
@@ -72,10 +88,11 @@ def routes(kit: PageKit) -> APIRouter:
     @router.get("/runs/{run_id}/sources/{number}/document")
     def document(request: Request, run_id: str, number: int) -> Response:
         session = kit.session_for(request)
-        stored = stored_run(run_id)
+        stored = stored_run(run_id, session)
         found = None if stored is None else next(
             (s for s in stored.result.sources if s.number == number), None)
-        path = None if found is None else document_file(found, kit.state.settings)
+        path = None if found is None else document_file(
+            found, kit.state.settings, may_read(kit.history, kit.access(session)))
         if path is None:
             return kit.not_found(request, session, "No such document in an indexed "
                                  "collection of this server")
@@ -86,7 +103,7 @@ def routes(kit: PageKit) -> APIRouter:
         from deepcite.runs.compare import compare_runs
 
         session = kit.session_for(request)
-        runs = [stored_run(ref) if ref else None for ref in (a, b)]
+        runs = [stored_run(ref, session) if ref else None for ref in (a, b)]
         if runs[0] is None or runs[1] is None:
             missing = next(ref for ref, run in zip((a, b), runs, strict=True) if run is None)
             return kit.not_found(request, session,

@@ -11,13 +11,16 @@ source must name a collection this server can open by name (never a path), and t
 collection must have indexed exactly that path; the file is then resolved and refused
 when it is no longer the regular file that was indexed (a symlink put in its place, a
 folder, gone). A request can therefore never make the server read a file outside an
-indexed collection, whatever the stored metadata says.
+indexed collection, whatever the stored metadata says. With accounts the caller must
+also still be allowed to search that collection (``readable``): a run keeps the text
+it cited, but a file is served only to whoever may read its collection now.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -211,15 +214,20 @@ def _segments(text: str, checks: list[CitationCheck]) -> tuple[list[Segment], bo
     return segments, clipped
 
 
-def document_file(source: Source, settings: Settings) -> Path | None:
+def document_file(source: Source, settings: Settings,
+                  readable: Callable[[str], bool] | None = None) -> Path | None:
     """The file of a collection source, when the collection it names indexed that very
-    path and it is still that regular file; else ``None`` (see the module docstring)."""
+    path and it is still that regular file, and ``readable`` (``None``: everything, a
+    server without accounts) says the caller may search that collection; else ``None``
+    (see the module docstring)."""
     from deepcite.collections.collection import Collection
     from deepcite.collections.paths import file_path
 
     meta = source.metadata
     name, key = meta.get("collection"), meta.get("path")
     if source.engine == USER_MATERIAL or not isinstance(name, str) or not isinstance(key, str):
+        return None
+    if readable is not None and not readable(name):
         return None
     try:
         collection = Collection.named(name, settings=settings)  # a name, never a path

@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, QueueError, StoreError
 from deepcite.runs import EventBatch, RunInfo, RunRequest, checked_settings
+from deepcite.runs.checks import checked_collections
 from deepcite.runs.parents import checked_parent
 from deepcite.runs.queue.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.runs.queue.reaper import Reaper, enqueue_run
@@ -71,6 +72,7 @@ class QueueExecutor:
     def submit(self, request: RunRequest) -> str:
         settings = checked_settings(self._settings, request)
         request, _ = checked_parent(self._store, request)  # now, not in the worker
+        checked_collections(self._store, request, settings)  # what its owner may search
         run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
                                      request=request.queued(), parent_id=request.parent_id,
                                      owner_id=request.owner_id)

@@ -1,0 +1,279 @@
+"""Collections with user accounts, on the pages and over the REST API: a collection is
+its maker's alone - another user does not see it in lists, and its page, detail and
+delete answer exactly as for a missing one - until an admin shares it with everyone or
+with that user; made private again, it is hidden again. The source viewer serves a
+collection's file only to who may still read it.
+
+Real stores on SQLite and PostgreSQL (``store_url``), the real app over TestClient,
+real collections indexed from small folders; the executor is real but runs nothing here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from deepcite.config import Settings, load_settings
+from deepcite.runs.local import LocalRunExecutor
+from deepcite.store import HistoryStore
+from deepcite.types import ResearchResult, Source
+from deepcite.web.app import create_app
+from deepcite.web.contracts import WebState
+
+PASSWORD = "correct horse battery"
+MISSING = "ghost"
+
+
+@dataclass
+class Server:
+    """One app on one store with users alice, bob and admin (an admin)."""
+
+    app: object
+    store: HistoryStore
+    tokens: dict[str, str]
+    root: Path
+    settings: Settings
+
+    def api(self, who: str) -> TestClient:
+        client = TestClient(self.app, follow_redirects=False)  # type: ignore[arg-type]
+        client.headers["Authorization"] = f"Bearer {self.tokens[who]}"
+        return client
+
+    def pages(self, who: str) -> TestClient:
+        client = TestClient(self.app, follow_redirects=False)  # type: ignore[arg-type]
+        token = _csrf(client, "/login")
+        reply = client.post("/login", data={"csrf_token": token, "name": who,
+                                            "password": PASSWORD, "next": "/"})
+        assert reply.status_code == 303, reply.text
+        return client
+
+
+@pytest.fixture
+def server(tmp_path: Path, store_url: str,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    settings = load_settings(config_files=[])
+    root = tmp_path / "roots"
+    for name, text in {"tea": "Green tea is steamed soon after picking.",
+                       "coffee": "Coffee beans are roasted until brown."}.items():
+        (root / name).mkdir(parents=True)
+        (root / name / f"{name}.md").write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
+    store = HistoryStore.from_url(store_url)
+    store.add_user("admin", PASSWORD, admin=True)
+    for name in ("alice", "bob"):
+        store.add_user(name, PASSWORD)
+    tokens = {name: store.create_token(name, "tests") for name in ("admin", "alice", "bob")}
+    executor = LocalRunExecutor(settings, workers=1, store=store)
+    app = create_app(WebState(settings=settings, executor=executor,
+                              folder_roots=(str(root),)))
+    try:
+        yield Server(app, store, tokens, root, settings)
+    finally:
+        executor.shutdown()
+        store.close()
+
+
+def _csrf(client: TestClient, path: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
+    assert match, path
+    return match.group(1)
+
+
+def _wait(name: str) -> None:
+    for thread in threading.enumerate():
+        if thread.name == f"deepcite-index-{name}":
+            thread.join(timeout=60)
+
+
+def _api_collection(server: Server, who: str, name: str, folder: str) -> None:
+    reply = server.api(who).post("/api/v1/collections", json={"name": name, "folder": folder})
+    assert reply.status_code == 202, reply.text
+    _wait(name)
+
+
+def _listed(server: Server, who: str) -> set[str]:
+    reply = server.api(who).get("/api/v1/collections")
+    assert reply.status_code == 200, reply.text
+    return {item["name"] for item in reply.json()}
+
+
+def _same_as_missing(server: Server, who: str, method: str, path: str, name: str) -> None:
+    """``who`` asking for collection ``name`` gets what a missing one gets."""
+    client = server.api(who)
+    theirs = client.request(method, path.format(name))
+    missing = client.request(method, path.format(MISSING))
+    assert theirs.status_code == missing.status_code == 404, theirs.text
+    assert theirs.json()["error"]["code"] == missing.json()["error"]["code"]
+    assert theirs.json()["error"]["message"].replace(name, "N") == \
+        missing.json()["error"]["message"].replace(MISSING, "N")
+
+
+def _share(client: TestClient, name: str, change: str, user: str = "") -> int:
+    token = _csrf(client, f"/collections/{name}")
+    return client.post(f"/collections/{name}/share",
+                       data={"csrf_token": token, "change": change, "user": user}).status_code
+
+
+def test_a_collection_is_its_makers_until_an_admin_shares_it(server: Server) -> None:
+    _api_collection(server, "alice", "tea", "tea")
+    assert server.store.collection_sharing("tea").owner == "alice"
+    assert "tea" in _listed(server, "alice") and "tea" in _listed(server, "admin")
+    assert "tea" not in _listed(server, "bob")
+    for method, path in (("GET", "/api/v1/collections/{}"),
+                         ("DELETE", "/api/v1/collections/{}")):
+        _same_as_missing(server, "bob", method, path, "tea")
+    detail = server.api("alice").get("/api/v1/collections/tea").json()
+    assert detail["documents"] == 1
+    assert detail["sharing"] == {"owner": "alice", "everyone": False, "users": [],
+                                 "public": False}
+
+    bob = server.pages("bob")
+    assert '/collections/tea"' not in bob.get("/collections").text
+    page, missing = bob.get("/collections/tea"), bob.get(f"/collections/{MISSING}")
+    assert page.status_code == missing.status_code == 404
+    assert "No collection named &#39;tea&#39;" in page.text
+    assert bob.get("/collections/tea/delete").status_code == 404
+    assert _share(bob, "tea", "everyone-on") == 404  # only admins share
+    assert "tea" not in _listed(server, "bob")
+
+    admin = server.pages("admin")
+    shown = admin.get("/collections/tea").text
+    assert 'id="sharing-owner">alice<' in shown and "Share with everyone" in shown
+    assert _share(admin, "tea", "everyone-on") == 303
+    assert "tea" in _listed(server, "bob")
+    assert server.api("bob").get("/api/v1/collections/tea").json()["sharing"] is None
+    assert bob.get("/collections/tea").status_code == 200
+    # shared is readable, not changeable: delete and re-index stay the owner's
+    assert bob.get("/collections/tea/delete").status_code == 404
+    assert server.api("bob").delete("/api/v1/collections/tea").status_code == 404
+
+    assert _share(admin, "tea", "private") == 303
+    assert "tea" not in _listed(server, "bob")
+    assert bob.get("/collections/tea").status_code == 404
+    assert _share(admin, "tea", "add", "bob") == 303
+    assert "tea" in _listed(server, "bob")
+    assert 'id="sharing-users">bob<' in server.pages("alice").get("/collections/tea").text
+    assert _share(admin, "tea", "remove", "bob") == 303
+    assert "tea" not in _listed(server, "bob")
+    assert _share(admin, "tea", "add", "nobody") == 400
+
+    entries = server.store.audit_log(action="collection.share")
+    assert [e.actor for e in entries] == ["admin"] * 4
+    assert entries[-1].target == "tea" and entries[-1].detail is not None
+    assert entries[-1].detail["everyone"] is True
+
+
+def test_only_the_owner_or_an_admin_deletes_and_it_is_audited(server: Server) -> None:
+    _api_collection(server, "alice", "tea", "tea")
+    alice = server.pages("alice")
+    token = _csrf(alice, "/collections/tea/delete")
+    deleted = alice.post("/collections/tea/delete",
+                         data={"csrf_token": token, "confirm": "tea"})
+    assert deleted.status_code == 303
+    assert server.store.collection_sharing("tea").owner is None  # forgotten
+    entry = server.store.audit_log(action="collection.delete")[0]
+    assert (entry.actor, entry.target) == ("alice", "tea")
+    # the name is free again: bob may make his own, private to him
+    _api_collection(server, "bob", "tea", "coffee")
+    assert "tea" not in _listed(server, "alice")
+    _api_collection(server, "alice", "coffee", "coffee")
+    assert server.api("admin").delete("/api/v1/collections/coffee").json()["deleted"]
+    assert server.store.audit_log(action="collection.delete")[0].actor == "admin"
+
+
+def test_another_users_name_cannot_be_indexed_into(server: Server) -> None:
+    _api_collection(server, "alice", "tea", "tea")
+    taken = server.api("bob").post("/api/v1/collections",
+                                   json={"name": "tea", "folder": "coffee"})
+    assert taken.status_code == 409 and taken.json()["error"]["code"] == "name_taken"
+    bob = server.pages("bob")
+    reply = bob.post("/collections/upload", data={"csrf_token": _csrf(bob, "/collections"),
+                                                  "name": "tea"},
+                     files=[("files", ("x.md", b"# X\n\nextra\n", "text/markdown"))])
+    assert reply.status_code == 409 and "taken" in reply.text
+    assert server.api("alice").get("/api/v1/collections/tea").json()["documents"] == 1
+
+
+def test_the_pages_record_the_maker(server: Server) -> None:
+    alice = server.pages("alice")
+    made = alice.post("/collections", data={"csrf_token": _csrf(alice, "/collections"),
+                                            "name": "coffee", "folder": "coffee"})
+    assert made.status_code == 303, made.text
+    _wait("coffee")
+    assert server.store.collection_sharing("coffee").owner == "alice"
+    assert '<a href="/collections/coffee">coffee</a>' in alice.get("/collections").text
+    assert "coffee" not in _listed(server, "bob")
+
+
+def _run_citing(server: Server, owner: str, collection: str) -> str:
+    path = str((server.root / collection / f"{collection}.md").resolve())
+    source = Source(number=1, title="Notes", url=Path(path).as_uri(), canonical_url="",
+                    snippet="Green tea is steamed.", engine="local",
+                    metadata={"collection": collection, "path": path})
+    result = ResearchResult(question="Tea?", answer="Steamed [1].", strategy="standard",
+                            handler="standard", sources=[source])
+    run_id = server.store.begin("Tea?", mode="quick", settings=server.settings,
+                                owner_id=server.store.user(owner).id)
+    server.store.finish(run_id, result)
+    return run_id
+
+
+def test_the_source_viewer_needs_the_run_and_the_collection(server: Server) -> None:
+    _api_collection(server, "alice", "tea", "tea")
+    server.store.share_collection("tea", add_users=["bob"])
+    run_id = _run_citing(server, "bob", "tea")
+    bob, alice = server.pages("bob"), server.pages("alice")
+    shown = bob.get(f"/runs/{run_id}/sources/1")
+    assert shown.status_code == 200 and f"/runs/{run_id}/sources/1/document" in shown.text
+    served = bob.get(f"/runs/{run_id}/sources/1/document")
+    assert served.status_code == 200 and "Green tea" in served.text
+    api = server.api("bob").get(f"/api/v1/runs/{run_id}/sources/1/document")
+    assert api.status_code == 200
+    # not alice's run: not there for her, though the collection is hers
+    assert alice.get(f"/runs/{run_id}/sources/1").status_code == 404
+    assert alice.get(f"/runs/{run_id}/sources/1/document").status_code == 404
+    assert server.api("alice").get(f"/api/v1/runs/{run_id}/sources/1").status_code == 404
+
+    server.store.share_collection("tea", private=True)
+    page = bob.get(f"/runs/{run_id}/sources/1")
+    assert page.status_code == 200 and "/document" not in page.text  # the text stays
+    assert bob.get(f"/runs/{run_id}/sources/1/document").status_code == 404
+    view = server.api("bob").get(f"/api/v1/runs/{run_id}/sources/1").json()
+    assert view["document_url"] is None
+    assert server.api("bob").get(
+        f"/api/v1/runs/{run_id}/sources/1/document").status_code == 404
+    assert server.api("admin").get(
+        f"/api/v1/runs/{run_id}/sources/1/document").status_code == 200
+
+
+def test_the_research_form_offers_only_what_the_asker_may_search(server: Server) -> None:
+    _api_collection(server, "alice", "tea", "tea")
+    boxes = re.compile(r'name="collections" value="([^"]+)"')
+    assert "tea" in boxes.findall(server.pages("alice").get("/").text)
+    offered = boxes.findall(server.pages("bob").get("/").text)
+    assert "tea" not in offered and "demo" in offered
+    server.store.share_collection("tea", add_users=["bob"])
+    assert "tea" in boxes.findall(server.pages("bob").get("/").text)
+
+
+def test_a_default_collection_the_owner_may_not_search_is_refused(
+        server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from deepcite.errors import RequestError
+    from deepcite.runs import RunRequest
+    from deepcite.runs.checks import checked_collections
+    from deepcite.web.gate import Caller
+
+    _api_collection(server, "alice", "tea", "tea")
+    settings = load_settings({"collections": ["tea"]}, config_files=[])
+    bob = Caller(server.store.user("bob"))
+    request = RunRequest(question="What about tea?").asked_by("web", bob.owner)
+    with pytest.raises(RequestError, match="default collections include one you may not"):
+        checked_collections(server.store, request, settings)
+    alice = Caller(server.store.user("alice"))
+    checked_collections(server.store, request.asked_by("web", alice.owner), settings)
