@@ -35,20 +35,19 @@ alone, *before* the app reads one byte of its body:
    (an opaque origin: a no-referrer policy, a sandboxed frame, a ``data:`` page) passes
    only when the browser also says ``Sec-Fetch-Site: same-origin``.
 
-3. **Credentials before bodies.** With a token set, API requests other than
-   ``/api/v1/health`` and the OpenAPI document need ``Authorization: Bearer <token>``
-   (or, for GET, a signed logged-in page session: the live view and downloads cannot
-   send headers; the API still checks it is live), else 401. A request with a *wrong*
-   token goes on to the API's own check, which throttles guessing, but with an empty
-   body in place of the one sent. Page form posts need the session cookie the form was
-   shown with (every real form post carries it): without a valid one they get 403, and
-   with a token set, a session that is not (or no longer) logged in is sent to the
-   login page, as the route would. ``/login`` gets only the small cap. Without a token
-   the pages' sessions are signed with a key private to the pages router, so only the
-   cookie's presence is checked here (the route's CSRF check still verifies it).
-   A trusted-proxy user header (``web.trusted_user_header``) from an address outside
-   ``web.trusted_proxies``, or naming no usable account, is 403 on every route but the
-   public API ones - never ignored (:meth:`Gate.header_name <deepcite.web.gate.Gate>`).
+3. **Credentials before bodies.** Who is asking is :class:`~deepcite.web.gate.Gate`'s
+   answer, given here for every API request other than ``/api/v1/health`` and the
+   OpenAPI document, on a thread, before the body is read: the caller is kept in the
+   request's state for the route, or the refusal (401 without or with a wrong token,
+   429 once wrong tokens are throttled, 403 for a proxy header from an untrusted
+   address) is sent and the connection closed. Open mode (no token, no user) lets
+   everyone through; token mode wants the bearer token, or for GET a live page session
+   (the live view and downloads cannot send headers); accounts want a personal token,
+   a live page session (GET) or a trusted proxy's user. Page form posts need the
+   session cookie the form was shown with (every real form post carries it): without a
+   valid one they get 403, and when a login is needed, a session that is not (or no
+   longer) logged in is sent to the login page, as the route would. ``/login`` and
+   ``/register`` get only the small cap.
 
 4. **Body size.** Every route has a cap in :data:`BODY_CAPS` (:data:`SMALL_BODY` for
    any route not listed): a ``Content-Length`` over it gets 413 at once, and a body
