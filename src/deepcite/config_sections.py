@@ -192,6 +192,9 @@ class SecuritySettings(_Section):
         "may reach, optionally with :port (configured service URLs need no entry)"
     )
     max_download_bytes: int = Field(default=5_000_000, ge=1024, description="page fetch cap")
+    redact_material_text: bool = Field(
+        default=False, description="no text of the user's materials in any log line "
+        "(ids, titles and counts only)")
 
 
 class ResearchSettings(_Section):
@@ -239,6 +242,9 @@ class StoreSettings(_Section):
         default=None, description="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db; "
         "default: sqlite file history.db in data_dir")
     save: bool = Field(default=True, description="store every ask and report (--no-save)")
+    keep_material_text: bool = Field(
+        default=True, description="keep the cited passages of the user's materials with "
+        "a run (for follow-ups, replay and re-verification); false: none of their text")
     pool_size: int = Field(default=5, ge=1, le=100, description="connections kept open "
                            "per process (PostgreSQL)")
     max_overflow: int = Field(default=10, ge=0, le=200, description="extra connections "
