@@ -190,7 +190,8 @@ def test_an_unknown_strategy_warns_with_the_closest_names_and_falls_back() -> No
     warnings: list[str] = []
     assert resolve_name("focussed-iteraton", warnings.append) == "source-based"
     assert warnings == ["Unknown strategy 'focussed-iteraton'; using 'source-based' "
-                        "(did you mean 'focused-iteration'?)"]
+                        "(did you mean 'focused-iteration' or "
+                        "'focused-iteration-standard'?)"]
 
 
 def test_an_unknown_strategy_in_a_run_is_a_strategy_warning(make_settings: Any) -> None:

@@ -25,7 +25,7 @@ def test_spellings_of_source_based(name: str) -> None:
 def test_replaced_names_map_to_successors_with_a_warning() -> None:
     warnings: list[str] = []
     assert resolve_name("agentic", warnings.append) == "agent"
-    assert resolve_name("focused_iteration_standard", warnings.append) == "focused-iteration"
+    assert resolve_name("iterdrag", warnings.append) == "source-based"
     assert len(warnings) == 2 and "not available any more" in warnings[0]
 
 

@@ -111,7 +111,8 @@ def strategies(
             "strategies": [{"name": r.name, "usable": r.usable, "builtin": r.builtin,
                             "description": r.description} for r in strategy_rows],
             "citation_handlers": [{"name": r.name, "usable": r.usable, "builtin": r.builtin,
-                                   "description": r.description} for r in handler_rows],
+                                   "description": r.description,
+                                   "aliases": list(r.aliases)} for r in handler_rows],
         }))
         return
     table = Table("strategy", "what it does")

@@ -12,6 +12,11 @@ is always a safe one to give. Plugins register a handler class (or any callable 
 the :class:`Completer` and returning a :class:`CitationHandler`) in the
 ``deepcite.citation_handlers`` entry point group; they cannot take a built-in's name,
 so installing a package never changes what ``handler = "standard"`` means.
+
+The benchmark names of the reference handlers are aliases (:data:`ALIASES`):
+``browsecomp`` is ``forced`` and ``simpleqa`` is ``precision``. An alias resolves
+without a warning and the run records the canonical name, so a benchmark script written
+for the reference gets the handler it asked for instead of a silent ``standard``.
 """
 
 from __future__ import annotations
@@ -76,6 +81,14 @@ HANDLERS: dict[str, HandlerFactory] = {
     "precision": PrecisionCitationHandler,
 }
 
+#: Other names of built-ins: the reference's class-style and benchmark names.
+ALIASES: dict[str, str] = {
+    "forced-answer": "forced",
+    "browsecomp": "forced",
+    "precision-extraction": "precision",
+    "simpleqa": "precision",
+}
+
 HINT = "Handlers: standard, forced, precision"
 
 #: What a handler instance must have, for messages naming what a plugin's lacks.
@@ -120,7 +133,7 @@ def _handler_factory(name: str, obj: object) -> HandlerFactory:
 
 HANDLER_REGISTRY: Registry[HandlerFactory] = Registry(
     "citation handler", group=CITATION_HANDLERS_GROUP, builtins=HANDLERS,
-    fallback=DEFAULT_HANDLER, check=_handler_factory, hint=HINT,
+    aliases=ALIASES, fallback=DEFAULT_HANDLER, check=_handler_factory, hint=HINT,
 )
 """Every citation handler; see :class:`deepcite.plugins.Registry`."""
 
@@ -131,9 +144,18 @@ class HandlerStatus:
 
     name: str
     usable: bool
-    #: The first line of the handler's docstring, or why it cannot be loaded.
+    #: The first line of the handler's docstring and the other names it answers to,
+    #: or why it cannot be loaded.
     description: str
     builtin: bool
+    #: Other names that select this handler without a warning (``browsecomp``).
+    aliases: tuple[str, ...] = ()
+
+
+def aliases_of(name: str) -> tuple[str, ...]:
+    """The aliases that select the built-in ``name``, in registration order."""
+    key = HANDLER_REGISTRY.canonical(name)
+    return tuple(alias for alias, target in ALIASES.items() if target == key)
 
 
 def get_handler(
@@ -160,11 +182,16 @@ def handler_statuses() -> list[HandlerStatus]:
             rows.append(HandlerStatus(name, False, str(exc), builtin))
             continue
         doc = inspect.getdoc(factory) or ""
-        rows.append(HandlerStatus(name, True, doc.split("\n", 1)[0], builtin))
+        also = aliases_of(name)
+        description = doc.split("\n", 1)[0]
+        if also:  # in the text too, so every listing shows them
+            description = f"{description} Also: {', '.join(also)}."
+        rows.append(HandlerStatus(name, True, description, builtin, also))
     return rows
 
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_HANDLER",
     "HANDLERS",
     "HANDLER_REGISTRY",
@@ -178,6 +205,7 @@ __all__ = [
     "HandlerStatus",
     "PrecisionCitationHandler",
     "StandardCitationHandler",
+    "aliases_of",
     "get_handler",
     "handler_statuses",
 ]

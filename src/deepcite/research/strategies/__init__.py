@@ -37,6 +37,8 @@ STRATEGIES: dict[str, str] = {
     "topic-organization": "deepcite.research.strategies.topic_organization:"
                           "TopicOrganizationStrategy",
     "agent": "deepcite.research.strategies.agent:AgentStrategy",
+    "focused-iteration-standard": "deepcite.research.strategies.focused_standard:"
+                                  "FocusedIterationStandardStrategy",
 }
 #: Other spellings of current names.
 ALIASES: dict[str, str] = {
@@ -49,7 +51,6 @@ ALIASES: dict[str, str] = {
 REPLACED: dict[str, str] = {
     "mcp": "agent",
     "agentic": "agent",
-    "focused-iteration-standard": "focused-iteration",
     "iterdrag": "source-based",
     "rapid": "source-based",
     "parallel": "source-based",

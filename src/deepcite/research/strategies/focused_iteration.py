@@ -5,10 +5,15 @@ answered by one good passage, not by a broad survey. So each iteration shows the
 only the few best passages found so far and asks for sharper queries; the loop stops as
 soon as an iteration finds nothing new (saturation), which keeps easy questions cheap.
 The answer is one or two sentences citing the source numbering, followed by the quoted evidence
-so the reader can check the fact at a glance.
+so the reader can check the fact at a glance. The long-form variant
+(:mod:`~deepcite.research.strategies.focused_standard`) runs the same loop and changes
+only the answer, through :attr:`FocusedIterationStrategy.answer_style` and
+:attr:`FocusedIterationStrategy.evidence`.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.llm import parse_list
@@ -63,6 +68,10 @@ class FocusedIterationStrategy(Strategy):
 
     iterations = FOCUSED_ITERATIONS
     queries_per_iteration = QUERIES
+    #: The standard handler's answer shape; ``None`` is its own full cited answer.
+    answer_style: ClassVar[AnswerStyle | None] = ANSWER_STYLE
+    #: Whether the quoted evidence follows the answer (worth it under a short one).
+    evidence: ClassVar[bool] = True
 
     def __init__(self, context: RunContext) -> None:
         super().__init__(context)
@@ -111,7 +120,7 @@ class FocusedIterationStrategy(Strategy):
 
         sources = select_sources(ctx, question, result_lists)
         return self._step.answer(question, sources, by_iteration, findings,
-                                 style=ANSWER_STYLE, evidence=True)
+                                 style=self.answer_style, evidence=self.evidence)
 
     def _queries(self, question: str, iteration: int,
                  result_lists: list[list[SearchResult]], asked: list[str]) -> list[str]:
