@@ -42,7 +42,7 @@ def test_render_groups_by_canonical_url_sorting_and_deduplicating_numbers() -> N
         {"number": 4, "title": "Duplicate number", "url": "https://x.org/other"},
     ]
     assert render_sources(entries) == (
-        "[1, 4] Guide first (source nr: 1, 4)\n   URL: https://x.org/guide")
+        "[1, 4] Guide first (source nr: 1, 4)\n   URL: https://X.org/guide/?utm_source=a")
 
 
 def test_render_accepts_mappings_and_sources_alike() -> None:

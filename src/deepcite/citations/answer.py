@@ -13,12 +13,14 @@ for the reader instead of being taken for a citation, and its HTML stays text.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
+from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
 from deepcite.citations.text import (
     best_excerpt,
     content_words,
@@ -30,7 +32,12 @@ from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
 from deepcite.types import Source
 
-MIN_CHARS_PER_SOURCE = 200
+logger = logging.getLogger(__name__)
+
+MIN_CHARS_PER_SOURCE = FLOOR_CHARS
+#: Characters of the prompt besides sources, question and earlier knowledge: the
+#: headings, the answer cue and the line saying what was cut.
+_PROMPT_FRAME_CHARS = 320
 EVIDENCE_PASSAGES = 3
 #: Prompt characters kept for a system prompt when the caller does not say how long its
 #: own is (the standard handler's is about this long).
@@ -43,22 +50,31 @@ FALLBACK_INTRO = (
 
 
 def build_prompt(question: str, sources: list[Source], budget_chars: int,
-                 prior_knowledge: str = "", *, system_chars: int = SYSTEM_RESERVE_CHARS
-                 ) -> str:
-    """The user prompt: fenced sources cut to the budget, then the question.
+                 prior_knowledge: str = "", *, system_chars: int = SYSTEM_RESERVE_CHARS,
+                 ceiling_chars: int | None = CEILING_CHARS) -> str:
+    """The user prompt: fenced sources, each cut to its fair share, then the question.
 
     ``system_chars`` is the length of the system prompt sent with it, which shares the
-    budget.
+    budget. Every source gets at least :data:`MIN_CHARS_PER_SOURCE` characters and at
+    most ``ceiling_chars``, what short sources leave goes to long ones
+    (:mod:`deepcite.citations.share`), and sources that do not fit even at the floor are
+    left out from the end (callers pass the best first). Whatever was cut, the prompt
+    says so on a line of its own: one call answers, so there is no second pass to take
+    the rest.
     """
-    overhead = system_chars + len(question) + len(prior_knowledge) + 200
-    per_source = max(MIN_CHARS_PER_SOURCE, (budget_chars - overhead) // max(1, len(sources)))
-    blocks = []
-    for source in sources:
-        text = " ".join(source.text.split())
-        if len(text) > per_source:
-            text = text[:per_source].rsplit(" ", 1)[0] + " [truncated]"
-        blocks.append(fence(text, number=source.number, title=source.title))
+    overhead = system_chars + len(question) + len(prior_knowledge) + _PROMPT_FRAME_CHARS
+    texts = [" ".join(source.text.split()) for source in sources]
+    fences = [len(fence("", number=s.number, title=s.title)) + 2 for s in sources]
+    share = share_texts(texts, budget_chars - overhead, floor=MIN_CHARS_PER_SOURCE,
+                        ceiling=ceiling_chars, overheads=fences)
+    blocks = [fence(text, number=source.number, title=source.title)
+              for source, text in zip(sources, share.texts, strict=False)]
+    note = cut_note(share, len(sources))
+    if note:
+        logger.info("[SOURCE_SHARE] %s", note)
     parts = ["Sources:", *blocks] if blocks else []
+    if note:
+        parts.append(note)
     if prior_knowledge:
         parts += ["What is already known (with its citations):", prior_knowledge]
     parts += [f"Question: {question}", "Answer, citing sources like [1]:"]

@@ -177,6 +177,9 @@ def source_tag(entry: CitedEntry) -> str:
 def hyperlink(text: str, entries: Iterable[EntryLike], mode: str = "number") -> str:
     """Rewrite the citation markers of ``text`` into links, labelled according to ``mode``.
 
+    A link opens the URL its source was found at (not the canonical form used to group
+    sources), when :func:`safe_link_url` allows it; otherwise the label stays text.
+
     Raises :class:`ValueError` naming the valid modes for an unknown ``mode``, so a typo
     in a setting fails loudly instead of silently leaving the answer unlinked.
     """
@@ -193,7 +196,7 @@ def hyperlink(text: str, entries: Iterable[EntryLike], mode: str = "number") -> 
         numbers = list(dict.fromkeys(parse_numbers(match.group(1))))
         if not any(n in table for n in numbers):
             return match.group(0)
-        return "".join(_link(label(table[n]), table[n].canonical_url) if n in table
+        return "".join(_link(label(table[n]), table[n].url) if n in table
                        else f"[{n}]" for n in numbers)
 
     return _sub_outside_code(_LINKABLE, replace, body) + sources

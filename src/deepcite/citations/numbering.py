@@ -3,7 +3,9 @@
 A result gets its number when it first enters the source numbering and keeps it for the whole
 run, across iterations and report sections. Adding the same passage again (same
 canonical URL and same text) returns the existing source instead of a new number, so
-a number is never reused and never duplicated.
+a number is never reused and never duplicated. The source keeps the URL it was first
+found at (``Source.url``, what every output shows and links to); the canonical form is
+stored beside it only as the key.
 
 Titles are made one line without control characters as they enter: a title is a label
 shown on terminals, in prompts and in reports, and a newline or escape sequence in it

@@ -4,7 +4,13 @@ One entry per document (canonical URL), listing every number under which it was
 cited, so a document reached through several passages or URLs appears once::
 
     [1, 4] Title (source nr: 1, 4)
-       URL: https://example.org/page
+       URL: https://example.org/page?id=7#results
+
+The canonical form (tracking parameters and fragments removed) is only the key that
+groups the entries; the URL shown is the one the first of them was found at, so the
+link opens the page that was read, fragment and all. Local PDF passages keep their
+``#page=N`` (the canonical form keeps it too, and the key drops it so that the pages
+of one file are one entry).
 
 Entries may be :class:`~deepcite.types.Source` objects or plain mappings (what the
 API, saved reports and the web UI hand around), so both are first normalised into
@@ -47,7 +53,11 @@ _SOURCES_HEADING = re.compile(
 
 @dataclass(frozen=True)
 class CitedEntry:
-    """One numbered source, whatever shape it arrived in."""
+    """One numbered source, whatever shape it arrived in.
+
+    ``url`` is the URL as found, what readers see and links open; ``canonical_url`` is
+    only the key that tells which entries are one document.
+    """
 
     number: int
     title: str
@@ -129,8 +139,9 @@ def answer_body(text: str) -> tuple[str, str]:
 class SourceDocument:
     """One entry of the Sources block: a document and every number it was cited under.
 
-    ``entry`` is its lowest-numbered source (title, URL, engine and metadata come from
-    it); ``pages`` are the pages its passages came from, in citation-number order.
+    ``entry`` is its lowest-numbered source, the first seen (title, the URL as found,
+    engine and metadata come from it); ``pages`` are the pages its passages came from,
+    in citation-number order.
     Exporters group sources with the same function, so every format lists the same
     documents under the same numbers.
     """
@@ -194,7 +205,7 @@ def _format(doc: SourceDocument) -> str:
     numbers = ", ".join(str(n) for n in doc.numbers)
     entry = doc.entry
     lines = [f"[{numbers}] {_safe_name(entry.title)} (source nr: {numbers})",
-             f"   URL: {_safe_url(entry.canonical_url)}"]
+             f"   URL: {_safe_url(entry.url)}"]
     where = ""
     if entry.collection:
         where = f"   Collection: {_safe_name(entry.collection)}"

@@ -226,7 +226,7 @@ def _work(document: SourceDocument, published: str | None, used: set[str]) -> Wo
     authors = _authors(meta.get("authors"))
     date = _date(meta, published)
     title = one_line(entry.title) or (PurePath(entry.path).name if entry.path else entry.url)
-    raw_url = entry.canonical_url or entry.url
+    raw_url = entry.url or entry.canonical_url  # as found: what the reader opens
     key = _unique(_key_base(document.numbers[0], kind, title, raw_url, authors,
                             date[0] if date else None), used)
     # A reference manager makes the URL a link: only what the shared allow-list takes.

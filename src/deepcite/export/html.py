@@ -277,7 +277,9 @@ def _sources_html(documents: Sequence[SourceDocument]) -> str:
     for document in documents:
         entry = document.entry
         numbers = ", ".join(f'<span id="source-{n}">{n}</span>' for n in document.numbers)
-        url = html.escape(entry.canonical_url or entry.url, quote=True)
+        # The URL as found (what was read). The cleaner drops an href the allow-list
+        # refuses, leaving the title as text (the web pages relink it to their viewer).
+        url = html.escape(entry.url, quote=True)
         title = html.escape(entry.title)
         lines = [f'<span class="source-numbers">[{numbers}]</span> '
                  f'<a class="source-title" href="{url}">{title}</a>',

@@ -143,7 +143,8 @@ def inert_document(document_json: str, local_files: frozenset[str] = frozenset()
 def local_sources(report: ResearchResult) -> frozenset[str]:
     """The report's ``file:`` source URLs, percent-decoded, as :func:`inert_document`
     compares them."""
-    urls = (source.canonical_url or source.url for source in report.sources)
+    # Links open the URL as found; its canonical form names the same file, so it may too.
+    urls = [url for source in report.sources for url in (source.url, source.canonical_url)]
     return frozenset(unquote(url.strip()) for url in urls
                      if url.strip().lower().startswith("file:"))
 

@@ -70,7 +70,7 @@ def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: S
     fragment = _CITE_LINK.sub(
         lambda m: f'<a href="{base}{m[1]}" class="cite" data-evidence="{m[1]}"', fragment)
     web = {s.number for s in result.sources
-           if (s.canonical_url or s.url).lower().startswith(("http://", "https://"))}
+           if (s.url or s.canonical_url).lower().startswith(("http://", "https://"))}
 
     def entry(match: re.Match[str]) -> str:
         number = int(match[2])
@@ -120,7 +120,7 @@ def evidence(result: ResearchResult) -> list[Evidence]:
             if pair not in found and len(found) < MAX_QUOTES:
                 found.append(pair)
     return [Evidence(s.number, s.title,
-                     safe_link_url(s.canonical_url or s.url) or "",
+                     safe_link_url(s.url or s.canonical_url) or "",
                      quotes.get(s.number, []))
             for s in result.sources]
 

@@ -131,7 +131,7 @@ def source_view(run_id: str, result: ResearchResult, number: int,
               if (c.source_number if c.source_number is not None else c.number) == number]
     meta = source.metadata
     kind = _kind(source)
-    web = safe_link_url(source.canonical_url or source.url) or "" if kind == "web" else ""
+    web = safe_link_url(source.url or source.canonical_url) or "" if kind == "web" else ""
     heading = meta.get("heading_path")
     headings = [str(h) for h in heading if isinstance(h, str)] if isinstance(heading, list) else []
     if not headings and isinstance(meta.get("heading"), str) and meta["heading"]:
@@ -162,7 +162,7 @@ def _kind(source: Source) -> str:
     meta = source.metadata
     if isinstance(meta.get("collection"), str) and isinstance(meta.get("path"), str):
         return "collection"
-    if (source.canonical_url or source.url).lower().startswith(("http://", "https://")):
+    if (source.url or source.canonical_url).lower().startswith(("http://", "https://")):
         return "web"
     return "other"
 
