@@ -24,6 +24,7 @@ from typing import Any
 
 from deepcite.citations.answer import evidence_answer
 from deepcite.citations.handlers import AnswerStyle
+from deepcite.citations.share import cut_note, share_texts
 from deepcite.llm.parsing import parse_json_lenient
 from deepcite.research.citation_step import BUDGET_INTRO, CANCELLED_INTRO
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
@@ -128,12 +129,16 @@ class TopicOrganizationStrategy(Strategy):
     def _topics(self, question: str, sources: list[Source]) -> list[Topic]:
         """The model's grouping, cleaned; by document title when it is unusable."""
         ctx = self._ctx
-        per_source = max(80, min(TOPIC_SNIPPET_CHARS, (ctx.client.prompt_budget_chars - 800)
-                                 // len(sources)))
-        blocks = [fence(" ".join(s.text.split())[:per_source], number=s.number, title=s.title)
-                  for s in sources]
-        user = ("Sources:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question}\n\n"
-                "Group the sources into 2 to 5 topics. JSON:")
+        # the sources' one fair share of the prompt (citations.share), as every writer's
+        texts = [" ".join(s.text.split()) for s in sources]
+        overheads = [len(fence("", number=s.number, title=s.title)) + 2 for s in sources]
+        share = share_texts(texts, ctx.client.prompt_budget_chars - 800, floor=80,
+                            ceiling=TOPIC_SNIPPET_CHARS, overheads=overheads)
+        blocks = [fence(text, number=s.number, title=s.title)
+                  for s, text in zip(sources, share.texts, strict=False)]
+        note = cut_note(share, len(sources))
+        user = ("Sources:\n\n" + "\n\n".join(blocks) + (f"\n\n{note}" if note else "")
+                + f"\n\nQuestion: {question}\n\nGroup the sources into 2 to 5 topics. JSON:")
         reply = ctx.client.complete("topics", TOPICS_SYSTEM, user, max_tokens=TOPICS_TOKENS)
         by_number = {s.number: s for s in sources}
         parsed, unknown = _parse_topics(parse_json_lenient(reply), by_number)
