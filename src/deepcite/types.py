@@ -142,7 +142,7 @@ class VerificationCounts(_Record):
     ``markers_checked`` counts citation numbers read, ``markers_removed`` those that
     resolved to no source; ``supported``/``partial``/``unsupported`` count the verdicts;
     ``undecided`` those the cheap checks could not settle; ``model_calls`` the calls
-    verification made.
+    verification made; ``unchecked`` the cited sources with no text to check against.
     """
 
     markers_checked: int = 0
@@ -152,6 +152,8 @@ class VerificationCounts(_Record):
     unsupported: int = 0
     undecided: int = 0
     model_calls: int = 0
+    #: Citations of sources whose text was not at hand, kept without a check.
+    unchecked: int = 0
 
     @classmethod
     def total(cls, counts: Sequence[VerificationCounts]) -> VerificationCounts:

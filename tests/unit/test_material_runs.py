@@ -172,7 +172,7 @@ def test_subsections_inherit_their_sections_materials(make_settings: Any) -> Non
 runner = CliRunner()
 
 
-def test_cli_material_files_are_cited_and_stored_without_their_text(
+def test_cli_material_files_are_cited_and_stored_with_their_cited_passage_only(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     model = _model()
@@ -191,7 +191,8 @@ def test_cli_material_files_are_cited_and_stored_without_their_text(
         stored = store.get(store.list()[0].id)
     kept = next(s for s in stored.result.sources if s.engine == "user_material")
     assert kept.url == str(notes.resolve()) and kept.title
-    assert kept.snippet == "" and kept.full_text is None  # the text is not kept
+    # the cited passage is kept (follow-ups check it again), never the whole material
+    assert "click groups" in kept.snippet and kept.full_text is None
 
 
 def test_cli_refuses_a_bad_material_before_the_run(tmp_path: Path,

@@ -78,6 +78,9 @@ class Verification(VerificationCounts):
 
     text: str
     citations: list[CitationCheck] = Field(default_factory=list)
+    #: Source numbers cited but not checked: their text is not at hand (a material
+    #: whose text the history did not keep). Their markers stay as they are.
+    unchecked_numbers: list[int] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -329,9 +332,16 @@ def verify(
     checks: list[CitationCheck] = []
     undecided = 0
     replacements: list[tuple[int, int, str]] = []
+    unchecked: dict[int, None] = {}
     for group, claim in _claims(cleaned, prose):
         kept: list[str] = []
         for number in (int(n) for n in _MARK.findall(group.group(0))):
+            if not by_number[number].text.strip():
+                # nothing to check against (a stored material without its text): the
+                # citation is neither confirmed nor refuted, so it stays, said so
+                unchecked.setdefault(number)
+                kept.append(f"[{number}]")
+                continue
             decided = cache.get((claim, number))
             if decided is None:
                 entry = by_number[number]
@@ -355,4 +365,6 @@ def verify(
         undecided=undecided,
         model_calls=calls[0],
         citations=checks,
+        unchecked=len(unchecked),
+        unchecked_numbers=list(unchecked),
     )

@@ -13,6 +13,7 @@ The store and the run modules are imported when a command runs, as for ``history
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -64,6 +65,10 @@ def rerun_command(
                           "NEW).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")
                      ] = False,
+    material: Annotated[list[Path] | None, typer.Option(
+        "--material", "-m", help="With --offline: a material the run cited, handed in "
+        "again, to check the citations whose text the history did not keep "
+        "(repeatable).")] = None,
 ) -> None:
     """Run a stored run again; with --offline, replay its citation verification from the
     history and say whether it matches (exit 0) or not (exit 1)."""
@@ -74,9 +79,10 @@ def rerun_command(
         if not offline:
             _rerun_live(stored, settings, store_again=True, quiet=quiet, compare=compare)
             return
+        from deepcite.cli.ask import _materials
         from deepcite.runs.replay import replay_verification
 
-        outcome = replay_verification(stored, settings)
+        outcome = replay_verification(stored, settings, _materials(material, None))
     if as_json:
         out.print_json(outcome.model_dump_json())
     else:

@@ -102,7 +102,7 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
         return answer, False
     left = cited_numbers(answer)
     none_supported = checked is not None and checked.unsupported > 0 \
-        and checked.supported + checked.partial == 0 and not attributed
+        and checked.supported + checked.partial + checked.unchecked == 0 and not attributed
     if left and not none_supported:
         return answer, False
     if left:  # unsupported="flag": the markers stayed, each marked unverified
@@ -113,4 +113,7 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
         note = UNCITED_NOTE
     ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
              "it is flagged and followed by the passages to check it against")
-    return flag_answer(answer, question, sources, note), True
+    # a source with no text (a stored material the history kept none of) has no
+    # passage to show
+    shown = [source for source in sources if source.text.strip()] or sources
+    return flag_answer(answer, question, shown, note), True

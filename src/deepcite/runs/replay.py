@@ -24,10 +24,13 @@ What is verified again, and against what:
   text was used.
 * **The sources.** Verification read each source's ``full_text`` when one was fetched,
   else its ``snippet`` (:attr:`deepcite.types.Source.text`); the store keeps both, so a
-  snippet-only source is replayed against the very snippet the run checked. Not
-  stored, and so not checkable again: the text of the user's own materials (engine
-  ``user_material``; the store keeps their id, title and url only) - their citations
-  replay as unsupported and the outcome says so. On PostgreSQL a NUL character in a
+  snippet-only source is replayed against the very snippet the run checked. The
+  user's own materials (engine ``user_material``) are replayed against the passages
+  the run cited, which the store keeps by default; with ``store.keep_material_text =
+  false`` it keeps none of their text, and their citations are checked only against
+  the same materials handed in again (``materials``, matched as a follow-up matches
+  them: :mod:`deepcite.runs.kept_materials`) - without them they replay as
+  unsupported and the notes name each one. On PostgreSQL a NUL character in a
   source became U+FFFD (one for one, so offsets hold).
 * **The settings.** The ``citations`` section of the run's settings snapshot, read with
   :class:`~deepcite.config.CitationSettings` (keys it does not know are ignored); keys
@@ -50,7 +53,7 @@ on its own, from a text the report does not keep.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -60,6 +63,7 @@ from deepcite.citations.markers import clean_markers
 from deepcite.citations.verify import verify
 from deepcite.config import CitationSettings, Settings
 from deepcite.errors import DeepciteError, InputError, ModelError
+from deepcite.materials import UserMaterial
 from deepcite.research.citation_step import (
     BUDGET_INTRO,
     CANCELLED_INTRO,
@@ -67,6 +71,7 @@ from deepcite.research.citation_step import (
     citation_checks,
     verification_counts,
 )
+from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
 from deepcite.store import ACTIVE
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.records import StoredRun
@@ -221,9 +226,13 @@ class _StoredVerdicts:
         return f"VERDICT: {check.outcome.upper()}\nQUOTE: {' '.join(check.quote.split())}"
 
 
-def replay_verification(stored: StoredRun, settings: Settings) -> ReplayOutcome:
+def replay_verification(stored: StoredRun, settings: Settings,
+                        materials: Sequence[UserMaterial] = ()) -> ReplayOutcome:
     """Verify ``stored``'s answer again against its stored source texts, offline, and
     compare with the stored verification counts and citation checks.
+
+    ``materials`` are the run's materials handed in again, for the cited passages the
+    history keeps no text of (``store.keep_material_text = false``).
 
     ``settings`` fills in ``citations`` keys the run's snapshot lacks (see
     :func:`stored_citation_settings`). A detailed report, or a run with no result yet,
@@ -239,6 +248,10 @@ def replay_verification(stored: StoredRun, settings: Settings) -> ReplayOutcome:
     if stored.status in ACTIVE or not (result.answer or result.findings):
         raise InputError(f"Run {short} has no result to replay (status {stored.status})")
     cfg = stored_citation_settings(stored.settings, settings.citations)
+    sources = restore_material_text(result.sources, materials)
+    handed_in = [s.number for s, was in zip(sources, result.sources, strict=True)
+                 if s.text and not was.text]
+    result = result.model_copy(update={"sources": sources})
     text, origin = verified_text(result)
     notes: list[str] = []
     if "citations" not in stored.settings:
@@ -251,10 +264,18 @@ def replay_verification(stored: StoredRun, settings: Settings) -> ReplayOutcome:
         notes.append("No synthesis finding is stored and the answer's passages cannot be "
                      "built again, so the stored answer was verified again: citations "
                      "verification removed or attribution added make it differ")
-    private = [s.number for s in result.sources if s.engine == USER_MATERIAL]
-    if private:
-        notes.append(f"Source(s) {_listed(private)} are the user's materials, whose text "
-                     "the history does not keep: their citations cannot be checked again")
+    if handed_in:
+        notes.append(f"Source(s) {_listed(handed_in)} were checked against the materials "
+                     "handed in again")
+    missing = missing_text(result)
+    uncited = [s.number for s in result.sources
+               if s.engine == USER_MATERIAL and not s.text and s not in missing]
+    if uncited:
+        notes.append(f"Source(s) {_listed(uncited)} are the user's materials the run does "
+                     "not cite: the history keeps no text of them, and no check needs it")
+    if missing:
+        notes.append(unchecked_notice(missing, where="the run") + "; they replay as "
+                     "unsupported")
 
     replayed: VerificationCounts | None = None
     checks: list[CitationCheck] = []
@@ -279,8 +300,11 @@ def replay_verification(stored: StoredRun, settings: Settings) -> ReplayOutcome:
             notes.append(f"{model.missing} citation(s) the cheap checks left undecided have "
                          "no stored model verdict; the fallback rule decided them")
 
+    # the history keeps no quote from a material it keeps no text of: nothing to compare
+    unquoted = {s.number for s in stored.result.sources
+                if s.engine == USER_MATERIAL and not s.text}
     differences = [*_count_differences(result.verification, replayed),
-                   *_check_differences(result.citation_checks, checks)]
+                   *_check_differences(result.citation_checks, checks, unquoted)]
     return ReplayOutcome(
         run_id=stored.id, verified_text=origin, citations=cfg, verification=replayed,
         citation_checks=checks, stored_verification=result.verification,
@@ -319,9 +343,10 @@ def _summary(check: CitationCheck) -> str:
     return f"{check.outcome} by {check.method}"
 
 
-def _check_differences(stored: list[CitationCheck], replayed: list[CitationCheck]
-                       ) -> list[ReplayDifference]:
-    """Position by position, as verification lists them (the answer's order)."""
+def _check_differences(stored: list[CitationCheck], replayed: list[CitationCheck],
+                       unquoted: Collection[int] = ()) -> list[ReplayDifference]:
+    """Position by position, as verification lists them (the answer's order); the
+    quote of a check of an ``unquoted`` source (not stored) is not compared."""
     differences: list[ReplayDifference] = []
     for index in range(max(len(stored), len(replayed))):
         mine = stored[index] if index < len(stored) else None
@@ -335,6 +360,8 @@ def _check_differences(stored: list[CitationCheck], replayed: list[CitationCheck
                 replayed=_summary(theirs) if theirs else None))
             continue
         for name in CitationCheck.model_fields:
+            if name == "quote" and mine.quote is None and mine.number in unquoted:
+                continue
             if getattr(mine, name) != getattr(theirs, name):
                 differences.append(ReplayDifference(
                     field=f"citation_checks[{index}].{name}", citation=_label(mine),

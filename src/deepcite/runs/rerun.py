@@ -56,8 +56,8 @@ def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore) -> Rerun
     materials = [s for s in stored.result.sources if s.engine == USER_MATERIAL]
     if materials:
         notes.append(f"The run cited {len(materials)} material(s) of yours; the history "
-                     "does not keep their text, so the rerun goes without them - hand "
-                     "them in again with `deepcite ask -m FILE`")
+                     "keeps only their cited passages (or none), so the rerun goes "
+                     "without them - hand them in again with `deepcite ask -m FILE`")
     settings = restore_settings(stored.settings, local)
     request = request.model_copy(update={"settings": {
         **_per_run_differences(settings, local), **request.settings}})

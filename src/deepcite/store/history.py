@@ -37,13 +37,7 @@ from deepcite.store import held
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
-from deepcite.store.convert import (
-    assemble,
-    check_rows,
-    events_of,
-    result_columns,
-    source_rows,
-)
+from deepcite.store.convert import assemble, events_of, result_columns, stored_rows
 from deepcite.store.engine import create_store_engine, sqlite_url
 from deepcite.store.held import HeldRuns
 from deepcite.store.migrate import upgrade
@@ -210,13 +204,14 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps):
     def _end_held(self, run_id: str, status: RunStatus, error: str | None,
                   result: ResearchResult | None, worker: str | None) -> None:
         with self._flush_lock, self._writing() as session:
-            request = session.scalar(select(Run.request).where(Run.id == run_id))
-            if request is None and session.scalar(select(Run.id).where(Run.id == run_id)) \
-                    is None:
+            found = session.execute(select(Run.request, Run.settings)
+                                    .where(Run.id == run_id)).one_or_none()
+            if found is None:
                 with self._lock:
                     self._pending.pop(run_id, None)
                 raise UnknownRunError(f"Run {run_id} is not in the history (was it deleted "
                                       "while it ran?); its result was not stored")
+            request, snapshot = found
             values: dict[str, Any] = {"status": status, "error": error,
                                       "finished_at": datetime.now(UTC)}
             if isinstance(request, dict) and "materials" in request:
@@ -234,10 +229,10 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps):
             if result is not None:
                 session.execute(delete(SourceRow).where(SourceRow.run_id == run_id))
                 session.execute(delete(CheckRow).where(CheckRow.run_id == run_id))
-                sources = source_rows(run_id, result.sources)
+                sources, checks = stored_rows(run_id, result,
+                                              keep_material_text=_keeps_text(snapshot))
                 if sources:
                     session.execute(insert(SourceRow), sources)
-                checks = check_rows(run_id, result.citation_checks)
                 if checks:
                     session.execute(insert(CheckRow), checks)
             self._flush_events(session, run_id)
@@ -387,6 +382,14 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps):
             end = None if limit is None else max(offset, 0) + max(limit, 0)
             summaries = summaries[max(offset, 0):end]
         return summaries
+
+
+def _keeps_text(snapshot: Any) -> bool:
+    """``store.keep_material_text`` of the settings a run was begun with (the run's
+    own, so a worker ending it keeps what its asker chose); absent: the default."""
+    section = snapshot.get("store") if isinstance(snapshot, dict) else None
+    value = section.get("keep_material_text") if isinstance(section, dict) else None
+    return value if isinstance(value, bool) else True
 
 
 def _run_collections(snapshot: Any, request: dict[str, Any]) -> builtins.list[str]:
