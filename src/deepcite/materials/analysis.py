@@ -2,7 +2,9 @@
 
 :func:`prepare_materials` does everything that needs no question analysis: validate and
 deduplicate (:func:`~deepcite.materials.normalize_materials`), summarise (with the
-cache), fit the prompt budget, write the manifest, decide the usage mode. Nothing is
+cache), fit the prompt budget, note each material's evidence quality (what the model is
+given for it and how much of it that covers: the manifest line says it, so the analysis
+call judges a head-only material as such), write the manifest, decide the usage mode. Nothing is
 dropped for sharing no words with the question. The relevance map comes later, from
 the reply of the call that analyses the question (:func:`~deepcite.materials.analysis_prompt`),
 through :func:`with_relevance`.
@@ -14,7 +16,7 @@ import logging
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from deepcite.materials.budget import build_manifest, fit_budget, prompt_tokens
+from deepcite.materials.budget import fit_budget, manifest_line, prompt_tokens
 from deepcite.materials.limits import (
     BUDGET_TOKENS,
     DIRECT_TOKENS,
@@ -24,7 +26,7 @@ from deepcite.materials.limits import (
 )
 from deepcite.materials.model import UserMaterial
 from deepcite.materials.normalize import normalize_materials
-from deepcite.materials.records import MaterialAnalysis, MaterialItem
+from deepcite.materials.records import EvidenceQuality, MaterialAnalysis, MaterialItem
 from deepcite.materials.relevance import MaterialRelevance, fallback_relevance
 from deepcite.materials.summaries import CachedSummary, CallLimits, Completer, summarise_all
 from deepcite.materials.tokens import content_hash, estimate_tokens
@@ -52,8 +54,9 @@ def prepare_materials(
 ) -> MaterialAnalysis:
     """Normalise, summarise and budget ``materials`` for ``question``.
 
-    ``settings`` is accepted for the run's sake but no setting changes the result yet
-    (the limits are module constants with the keyword overrides above). ``cache``
+    No setting changes the result (the limits are module constants with the keyword
+    overrides above); ``settings.security.redact_material_text`` keeps error details,
+    which may echo a prompt, out of the log lines of failed summaries. ``cache``
     (usually a :class:`~deepcite.materials.SummaryCache` the caller keeps between turns)
     supplies and receives summaries by content hash. ``client`` makes the summary
     calls; without one, long materials are cut to their head. ``limits`` overrides the
@@ -61,7 +64,7 @@ def prepare_materials(
     :class:`~deepcite.errors.MaterialError` for an invalid material or too much content;
     a failed summary never raises.
     """
-    del settings  # no setting applies yet; see the docstring
+    redact = settings is not None and settings.security.redact_material_text
     kept, dropped = normalize_materials(
         materials, max_materials=max_materials, max_total_chars=max_total_chars
     )
@@ -71,17 +74,21 @@ def prepare_materials(
         limits=limits or CallLimits.for_client(client),
         max_concurrency=max_concurrency,
         direct_tokens=direct_tokens,
+        redact=redact,
     )
     items = [
         MaterialItem(
             material=material, content_hash=digest, tokens=tokens, summary=summary.text,
             summary_kind=summary.kind, summary_tokens=estimate_tokens(summary.text),
             cached=summary.cached,
+            evidence_quality=EvidenceQuality.of(summary.kind, material.content, summary.text),
         )
         for (material, digest, tokens), summary in zip(jobs, summaries, strict=True)
     ]
-    items, downgraded = fit_budget(question, items, budget_tokens)
-    manifest = build_manifest(items)
+    items, downgraded = with_digest_quality(
+        items, *fit_budget(question, items, budget_tokens))
+    manifest = "\n".join(
+        f"{manifest_line(item)} | evidence: {item.evidence_quality.note}" for item in items)
     analysis = MaterialAnalysis(
         items=items,
         dropped=dropped,
@@ -99,6 +106,20 @@ def prepare_materials(
         len(downgraded), analysis.usage_mode,
     )
     return analysis
+
+
+def with_digest_quality(
+    before: list[MaterialItem], after: list[MaterialItem], downgraded: list[str]
+) -> tuple[list[MaterialItem], list[str]]:
+    """``after`` (``before`` fitted to the budget, same order) with the evidence quality
+    of every material cut to a digest saying what the digest was cut from."""
+    cut = set(downgraded)
+    fixed = [
+        item.model_copy(update={"evidence_quality": old.evidence_quality.as_digest(item.summary)})
+        if item.material_id in cut else item
+        for old, item in zip(before, after, strict=True)
+    ]
+    return fixed, downgraded
 
 
 def with_relevance(

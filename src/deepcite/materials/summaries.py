@@ -13,7 +13,10 @@ turns of a conversation; :class:`~deepcite.materials.summary_store.DiskSummaryCa
 keeps them on disk for every process of the machine, scoped to the model and prompts.
 
 A summary that fails - the model errs, returns nothing, or there is no model - falls
-back to the head of the text (``truncated``) and the run goes on. Every prompt fences
+back to the head of the text (``truncated``) and the run goes on. Its log line names the
+material by id and says why; with ``redact`` (``security.redact_material_text``) the
+reason is only the error's type, since a provider's error message may echo the prompt,
+and with it the material's text. Every prompt fences
 the material (:func:`~deepcite.security.fencing.fence`) and says its instructions are
 not to be followed.
 """
@@ -226,8 +229,10 @@ class _Caller:
 
 
 def summarise(material: UserMaterial, tokens: int, client: Completer | None,
-              limits: CallLimits, *, direct_tokens: int = DIRECT_TOKENS) -> Summary:
-    """The text standing for ``material`` (``tokens``: its content's estimate)."""
+              limits: CallLimits, *, direct_tokens: int = DIRECT_TOKENS,
+              redact: bool = False) -> Summary:
+    """The text standing for ``material`` (``tokens``: its content's estimate); with
+    ``redact`` no error message reaches the log, only its type."""
     content = material.content
     if tokens <= direct_tokens:
         return Summary(content, "fulltext")
@@ -251,10 +256,11 @@ def summarise(material: UserMaterial, tokens: int, client: Completer | None,
         ]
         return Summary(caller.reduce(parts, limits), "map_reduce", caller.calls)
     except DeepciteError as exc:
-        logger.warning("material %s: summary failed (%s); its head is used", label, exc)
+        logger.warning("material %s: summary failed (%s); its head is used", label,
+                       type(exc).__name__ if redact else exc)
     except Exception as exc:  # a client outside deepcite's error tree must not stop the run
         logger.warning("material %s: summary failed (%s); its head is used", label,
-                       type(exc).__name__, exc_info=True)
+                       type(exc).__name__, exc_info=not redact)
     return Summary(head(content), "truncated", caller.calls)
 
 
@@ -266,6 +272,7 @@ def summarise_all(
     limits: CallLimits,
     max_concurrency: int = MAX_CONCURRENCY,
     direct_tokens: int = DIRECT_TOKENS,
+    redact: bool = False,
 ) -> list[Summary]:
     """Summaries of ``(material, content_hash, tokens)`` jobs, in their order.
 
@@ -281,13 +288,14 @@ def summarise_all(
             results[index] = Summary(hit.summary, hit.kind, cached=True)
         elif tokens <= direct_tokens or client is None:
             results[index] = summarise(jobs[index][0], tokens, client, limits,
-                                       direct_tokens=direct_tokens)
+                                       direct_tokens=direct_tokens, redact=redact)
         else:
             pending.append(index)
 
     def work(index: int) -> Summary:
         material, _digest, tokens = jobs[index]
-        return summarise(material, tokens, client, limits, direct_tokens=direct_tokens)
+        return summarise(material, tokens, client, limits, direct_tokens=direct_tokens,
+                         redact=redact)
 
     if pending:
         workers = max(1, min(max_concurrency, len(pending)))
