@@ -112,3 +112,12 @@ def test_share_counts_what_was_left_out() -> None:
     assert share.texts[1] == "b" * 50 and len(share.texts[0]) <= 950
     assert share.cut == 1 and share.left_out == 0
     assert share.chars_left_out == 10_000 - len(share.texts[0].removesuffix(" [truncated]"))
+
+
+def test_chinese_text_is_weighed_by_its_tokens_not_its_characters() -> None:
+    english, chinese = "word " * 2000, "储能电池的价格持续下降。" * 800
+    share = share_texts([english, chinese], 6000, ceiling=None)
+    shown_en, shown_zh = share.texts
+    # the same share of the budget: about a third of the characters for Chinese
+    assert len(shown_zh) < len(shown_en) / 2
+    assert shown_zh.endswith("[truncated]") and shown_en.endswith("[truncated]")

@@ -13,14 +13,19 @@ left out entirely rather than sending a prompt larger than the model's context. 
 cut is never silent: a cut text ends in ``[truncated]`` and :func:`cut_note` is the line
 a prompt carries to say how many sources and characters did not fit.
 
-This module imports nothing of deepcite, so prompts anywhere (answers, topics, materials)
-can share it without an import cycle.
+Texts are weighed by what they cost of a budget counted in characters
+(:func:`~deepcite.materials.tokens.budget_size`): a Chinese character is about a token,
+four English characters are, so CJK text gets fewer characters for the same share. The
+module needs only that function of deepcite, so any prompt (answers, topics) can share
+it without an import cycle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from deepcite.materials.tokens import budget_size
 
 #: Characters every shown source gets, however many sources share the budget.
 FLOOR_CHARS = 200
@@ -89,10 +94,13 @@ def cut_text(text: str, limit: int) -> str:
 def share_texts(texts: Sequence[str], budget: int, *, floor: int = FLOOR_CHARS,
                 ceiling: int | None = CEILING_CHARS,
                 overheads: Sequence[int] | None = None) -> Share:
-    """``texts`` cut to their fair limits (:func:`fair_limits`)."""
-    limits = fair_limits([len(t) for t in texts], budget, floor=floor, ceiling=ceiling,
-                         overheads=overheads)
-    shown = tuple(cut_text(text, limit) for text, limit in zip(texts, limits, strict=False))
+    """``texts`` cut to their fair limits (:func:`fair_limits`), each text weighed by
+    what it costs of the budget (:func:`~deepcite.materials.tokens.budget_size`: CJK
+    text costs about three characters per character, as each is about a token)."""
+    costs = [budget_size(t) for t in texts]
+    limits = fair_limits(costs, budget, floor=floor, ceiling=ceiling, overheads=overheads)
+    shown = tuple(cut_text(text, limit if cost <= len(text) else limit * len(text) // cost)
+                  for text, limit, cost in zip(texts, limits, costs, strict=False))
     cut = sum(1 for text, kept in zip(texts, shown, strict=False) if kept != text)
     lost = sum(len(text) - len(kept.removesuffix(_MARK)) if kept != text else 0
                for text, kept in zip(texts, shown, strict=False))

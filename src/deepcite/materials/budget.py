@@ -81,3 +81,27 @@ def fit_budget(question: str, items: list[MaterialItem], budget_tokens: int
         })
         downgraded.append(index)
     return items, [items[i].material_id for i in sorted(downgraded)]
+
+
+def share_out(lengths: list[int], budget: int) -> list[int]:
+    """How many characters each of texts of ``lengths`` may keep within ``budget``.
+
+    A fair share, filled like water: texts shorter than an equal share keep all of
+    theirs and leave the rest to the longer ones, which are cut to the same size. So
+    a short summary is never cut to make room, and no long one takes everything.
+    """
+    allotted = [0] * len(lengths)
+    left = max(0, budget)
+    pending = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    while pending:
+        share = left // len(pending)
+        index = pending[0]
+        if lengths[index] <= share:
+            allotted[index] = lengths[index]
+            left -= lengths[index]
+            pending.pop(0)
+            continue
+        for index in pending:
+            allotted[index] = share
+        break
+    return allotted

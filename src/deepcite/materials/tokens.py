@@ -46,3 +46,15 @@ def estimate_tokens(text: str) -> int:
     return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
 
 
+
+
+#: Characters of a prompt budget one token stands for where the budget counts
+#: characters (a little under :data:`CHARS_PER_TOKEN`, to stay on the safe side).
+BUDGET_CHARS_PER_TOKEN = 3
+
+
+def budget_size(text: str) -> int:
+    """What ``text`` costs of a prompt budget counted in characters: its length, or
+    three per estimated token when that is more (CJK text: a token per character), so
+    a Chinese passage is not let in at four times the tokens an English one is."""
+    return max(len(text), estimate_tokens(text) * BUDGET_CHARS_PER_TOKEN)

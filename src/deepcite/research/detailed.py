@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
 from deepcite.citations.render import answer_body
 from deepcite.errors import DeepciteError, InputError
-from deepcite.materials import log_missing_material_evidence
+from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
 from deepcite.research.budget import Budget
@@ -58,6 +58,7 @@ from deepcite.types import (
 from .outline import (
     OUTLINE_SYSTEM,
     default_outline,
+    outline_bindings,
     outline_prompt,
     parse_outline,
     research_parts,
@@ -150,6 +151,8 @@ class DetailedReport:
         self._researcher = researcher
         self._review = outline_review
         self._materials: Materials | None = None
+        #: The outline's material bindings (with roles) by case-folded part title.
+        self._roles: dict[str, list[MaterialBinding]] = {}
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
 
@@ -182,9 +185,11 @@ class DetailedReport:
                 tally.warn("materials", message)
             plan = materials.plan(question, materials.usable_ids,
                                   limit=researcher.settings.research.max_sources,
-                                  whole_question=True)
+                                  whole_question=True,
+                                  budget_chars=researcher.client.prompt_budget_chars)
             summary_brief = dataclasses.replace(summary_brief, evidence=plan.evidence,
-                                                search_queries=plan.search_queries)
+                                                search_queries=plan.search_queries,
+                                                style=plan.style(None))
         summary = researcher.run(question, brief=summary_brief)
         if materials is not None:
             log_route(SUMMARY_HEADING, plan, len(materials.usable_ids), summary)
@@ -222,6 +227,7 @@ class DetailedReport:
                 entries = parse_outline(reply, max_sections=cfg.max_sections,
                                         max_subsections=cfg.max_subsections,
                                         material_ids=known)
+                self._roles = outline_bindings(reply, known)
             except DeepciteError as exc:
                 problem = f"the outline call failed ({exc})"
         fallback = not entries
@@ -293,9 +299,12 @@ class DetailedReport:
             if materials is not None:
                 ids = materials.bound(entry.materials or None, inherited.get(index, []))
                 plan = materials.plan(query, ids,
-                                      limit=researcher.settings.research.max_sources)
+                                      limit=researcher.settings.research.max_sources,
+                                      bindings=self._declared(entries, index),
+                                      budget_chars=researcher.client.prompt_budget_chars)
                 brief = dataclasses.replace(brief, evidence=plan.evidence,
-                                            search_queries=plan.search_queries)
+                                            search_queries=plan.search_queries,
+                                            style=plan.style(brief.style))
             result = researcher.run(query, brief=brief)
             if materials is not None and plan is not None:
                 log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
@@ -310,6 +319,17 @@ class DetailedReport:
         if materials is not None and bound and parts and not material_docs:
             log_missing_material_evidence(ids=list(dict.fromkeys(bound)))
         return parts
+
+    def _declared(self, entries: Sequence[OutlineEntry], index: int) -> list[MaterialBinding]:
+        """The outline's bindings (roles) for part ``index``: its own, then its section's
+        (a subsection inherits the roles of the materials it inherits)."""
+        declared = list(self._roles.get(entries[index].title.casefold(), []))
+        for parent in range(index, -1, -1):
+            if entries[parent].level == 1:
+                if parent != index:
+                    declared += self._roles.get(entries[parent].title.casefold(), [])
+                break
+        return declared
 
     # ----------------------------------------------------------------- assembly
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from deepcite.materials import normalize_material_id
+from deepcite.materials import MaterialBinding, normalize_bindings, normalize_material_id
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.security.terminal import one_line
 from deepcite.types import OutlineEntry, Source
@@ -31,7 +31,9 @@ OUTLINE_SYSTEM = (
 OUTLINE_MATERIALS_NOTE = (
     "The user's materials are listed below with their ids. End each heading line with "
     "the ids of the materials that part should be written from, like [M1][M2]; use only "
-    "the listed ids, and none where no material fits."
+    "the listed ids, and none where no material fits. When a material is not the main "
+    "evidence of that part, add its role after a colon: [M2:background] for context "
+    "only, [M3:counter-evidence] for a view the part should weigh against the others."
 )
 #: Fewer usable sections than this and the outline is replaced by the default one.
 MIN_SECTIONS = 2
@@ -105,17 +107,59 @@ _TRAILING_GROUP = re.compile(r"\s*[\[(]+([^\[\]()]{1,80})[\])]+\s*\.?\s*$")
 
 def _bindings(text: str, known: Sequence[str]) -> tuple[str, list[str]]:
     """``text`` without its trailing bracketed material ids, and the known ids among
-    them. Groups are taken off from the end while they name a known id, so a purpose in
-    brackets stays; without materials nothing is taken off."""
-    groups: list[list[str]] = []
+    them (see :func:`_role_bindings`)."""
+    text, bindings = _role_bindings(text, known)
+    return text, [b.material_id for b in bindings]
+
+
+def _role_bindings(text: str, known: Sequence[str]) -> tuple[str, list[MaterialBinding]]:
+    """``text`` without its trailing bracketed material ids, and the bindings they make
+    (``[M2:background]`` binds M2 with that role). Groups are taken off from the end
+    while they name a known id, so a purpose in brackets stays; without materials
+    nothing is taken off. Ids go through :func:`normalize_bindings`."""
+    groups: list[list[MaterialBinding]] = []
     while known and (match := _TRAILING_GROUP.search(text)) is not None:
-        ids = [normalize_material_id(raw, known)
-               for raw in re.split(r"[,;]", match.group(1)) if raw.strip()]
-        if not any(ids):
+        raw = [_raw_binding(part, known) for part in re.split(r"[,;]", match.group(1))
+               if part.strip()]
+        bound = normalize_bindings(raw, known)
+        if not bound:
             break
-        groups.insert(0, [i for i in ids if i is not None])
+        groups.insert(0, bound)
         text = text[:match.start()].rstrip(" -:")
-    return text, list(dict.fromkeys(i for group in groups for i in group))
+    return text, normalize_bindings([b for group in groups for b in group], known)
+
+
+def _raw_binding(part: str, known: Sequence[str]) -> dict[str, str]:
+    """``M1`` or ``M1:role`` as a raw binding (an id may itself hold a colon)."""
+    part = part.strip()
+    if normalize_material_id(part, known) is None and ":" in part:
+        material_id, role = part.rsplit(":", 1)
+        return {"id": material_id, "role": role.strip()}
+    return {"id": part}
+
+
+def outline_bindings(reply: str, material_ids: Sequence[str]
+                     ) -> dict[str, list[MaterialBinding]]:
+    """The material bindings (with roles) of each heading of ``reply``, by the
+    case-folded title :func:`parse_outline` gives it; headings without any are absent.
+
+    An outline entry keeps only the ids; the roles live here, so a part whose title
+    the user kept through review keeps its roles too."""
+    found: dict[str, list[MaterialBinding]] = {}
+    if not material_ids:
+        return found
+    lines = [line for line in reply.replace("\r", "").split("\n")
+             if line.strip() and not line.strip().startswith("```")]
+    heading_levels = sorted({len(m.group(1)) for line in lines
+                             if (m := _HEADING.match(line.strip()))})
+    for line in lines:
+        parsed = _parse_line(line, heading_levels)
+        if parsed is None or parsed[0] == 0:
+            continue
+        text, bound = _role_bindings(parsed[1], material_ids)
+        if bound:
+            found.setdefault(_split(text)[0].casefold(), bound)
+    return found
 
 
 def _parse_line(line: str, heading_levels: list[int]) -> tuple[int, str] | None:

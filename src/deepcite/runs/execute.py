@@ -16,20 +16,23 @@ the end stored however the run ends.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from deepcite.config import Settings
 from deepcite.materials import SummaryCache, summary_cache_for
+from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
 from deepcite.research.detailed import DetailedReport, cut_at_sentence
 from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
 from deepcite.runs import build
 from deepcite.runs.cancel import CancelScope
+from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
 from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
 from deepcite.security.terminal import one_line
+from deepcite.store.convert import USER_MATERIAL
 from deepcite.types import PhaseStarted, ResearchResult, WarningCode
 
 __all__ = ["execute", "follow_up_brief", "material_notices", "run_question",
@@ -56,31 +59,48 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
         events.event(PhaseStarted(phase="index"))  # the first run builds it: seconds
     with build.build_researcher(settings, events.event) as researcher:
         given, notices = material_notices(request)
-        review = reviewer if request.review_outline else None
-        builder = DetailedReport(researcher, outline_review=review)
-        scope.bind(builder.cancel if request.mode == "detailed" else researcher.cancel)
-        if given and cache is None:
-            cache = summary_cache_for(settings)
-        before = researcher.client.usage
-        analysed = None
-        if given:
-            events.event(PhaseStarted(phase="materials"))
-            analysed = analyse_materials(researcher, request.question, given, cache=cache)
-        # the analysis calls are the run's too: its metrics count every ModelCall event
-        spent = researcher.client.usage.since(before)
-        if request.mode == "detailed":
-            result = builder.run(request.question, materials=analysed)
-        else:
-            result = run_question(researcher, request.question, follow_up=parent,
-                                  materials=analysed)
-        if spent.calls:
-            metrics = result.metrics
-            result = result.model_copy(update={"metrics": metrics.model_copy(update={
-                "model_calls": metrics.model_calls + spent.calls,
-                "prompt_tokens": metrics.prompt_tokens + spent.prompt_tokens,
-                "completion_tokens": metrics.completion_tokens + spent.completion_tokens,
-                "model_seconds": metrics.model_seconds + spent.seconds})})
+        # with security.redact_material_text, no text of them reaches a log line
+        with redacting(given, settings) as redaction:
+            if parent is not None:
+                redaction.add(s.snippet for s in parent.sources
+                              if s.engine == USER_MATERIAL and s.snippet)
+            result = _research(request, researcher, scope, parent, given, cache, reviewer,
+                               events, redaction.add)
         return result.with_warnings(notices)
+
+
+def _research(request: RunRequest, researcher: Researcher, scope: CancelScope,
+              parent: ResearchResult | None, given: list[MaterialInput],
+              cache: SummaryCache | None, reviewer: OutlineReviewer | None,
+              events: RunSink, redact: Callable[[Iterable[str]], None]) -> ResearchResult:
+    """The research of :func:`execute`: materials analysed, then a report or an answer."""
+    settings = researcher.settings
+    review = reviewer if request.review_outline else None
+    builder = DetailedReport(researcher, outline_review=review)
+    scope.bind(builder.cancel if request.mode == "detailed" else researcher.cancel)
+    if given and cache is None:
+        cache = summary_cache_for(settings)
+    before = researcher.client.usage
+    analysed = None
+    if given:
+        events.event(PhaseStarted(phase="materials"))
+        analysed = analyse_materials(researcher, request.question, given, cache=cache)
+        redact(texts_of(analysed))  # summaries and claims made from them
+    # the analysis calls are the run's too: its metrics count every ModelCall event
+    spent = researcher.client.usage.since(before)
+    if request.mode == "detailed":
+        result = builder.run(request.question, materials=analysed)
+    else:
+        result = run_question(researcher, request.question, follow_up=parent,
+                              materials=analysed)
+    if spent.calls:
+        metrics = result.metrics
+        result = result.model_copy(update={"metrics": metrics.model_copy(update={
+            "model_calls": metrics.model_calls + spent.calls,
+            "prompt_tokens": metrics.prompt_tokens + spent.prompt_tokens,
+            "completion_tokens": metrics.completion_tokens + spent.completion_tokens,
+            "model_seconds": metrics.model_seconds + spent.seconds})})
+    return result
 
 
 def _demo_to_build(settings: Settings) -> bool:
@@ -126,21 +146,37 @@ def material_notices(request: RunRequest
 def run_question(researcher: Researcher, question: str, *,
                  follow_up: ResearchResult | None = None,
                  materials: Materials | None = None) -> ResearchResult:
-    """One quick run on ``researcher``, building on ``follow_up`` and ``materials``."""
+    """One quick run on ``researcher``, building on ``follow_up`` and ``materials``.
+
+    A follow-up checks the earlier answer's citations again when it cites them: a
+    material passage the history keeps no text of is taken from ``materials`` when
+    the same material is handed in again, else the run says which citations it cannot
+    check (see :mod:`deepcite.runs.kept_materials`)."""
     brief = RunBrief()
+    unchecked: list[tuple[WarningCode, str]] = []
     if follow_up is not None:
+        given = [item.material for item in materials.analysis.items] if materials else []
+        sources = restore_material_text(follow_up.sources, given)
+        follow_up = follow_up.model_copy(update={"sources": sources})
+        missing = missing_text(follow_up)
+        if missing:
+            unchecked.append(("materials", unchecked_notice(missing,
+                                                            where="the earlier answer")))
         researcher.numbering.restore(follow_up.sources)
         brief = follow_up_brief(follow_up, researcher.settings)
     if materials is None:
-        return researcher.run(question, brief=brief)
+        return researcher.run(question, brief=brief).with_warnings(unchecked)
     ids = materials.usable_ids
     plan = materials.plan(question, ids, limit=researcher.settings.research.max_sources,
-                          whole_question=True)
+                          whole_question=True,
+                          budget_chars=researcher.client.prompt_budget_chars)
     brief = dataclasses.replace(brief, evidence=plan.evidence,
-                                search_queries=plan.search_queries)
+                                search_queries=plan.search_queries,
+                                style=plan.style(brief.style))
     result = researcher.run(question, brief=brief)
     log_route("answer", plan, len(ids), result)
-    notices: Sequence[tuple[WarningCode, str]] = [("materials", w) for w in materials.warnings]
+    notices: Sequence[tuple[WarningCode, str]] = [
+        *unchecked, *(("materials", w) for w in materials.warnings)]
     return result.with_warnings(notices)
 
 
