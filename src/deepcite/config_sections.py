@@ -45,7 +45,8 @@ class LLMSettings(_Section):
     max_tokens: int = Field(default=400, ge=16, le=65536, description="reply length limit")
     context_size: int | None = Field(
         default=None, ge=512, le=2_000_000,
-        description="context window in tokens; default 2048 for local, 8192 for others",
+        description="context window in tokens; default: asked of the server (Ollama, "
+        "llama.cpp, vLLM, LM Studio) or known for hosted models, else 2048 local / 8192",
     )
     threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
     timeout_seconds: float = Field(default=120.0, gt=0)

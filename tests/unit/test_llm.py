@@ -452,6 +452,8 @@ def test_auto_picks_ollama_with_a_model(monkeypatch: pytest.MonkeyPatch) -> None
     respx.get(OLLAMA_TAGS).mock(
         return_value=httpx.Response(200, json={"models": [{"name": "llama3.2:latest"}]})
     )
+    # building asks the model's window; a server that says nothing leaves the default
+    respx.post("http://localhost:11434/api/show").mock(return_value=httpx.Response(200, json={}))
     settings = llm_settings()
     status = get_provider("ollama").check(settings)
     assert status.usable, status.detail

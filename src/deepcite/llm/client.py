@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +23,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from deepcite.errors import ModelError
+from deepcite.llm.context_window import (
+    model_identity,
+    ollama_missing_message,
+    remember_window,
+    served_window,
+    server_name,
+)
+from deepcite.llm.overflow import ContextOverflow, parse_overflow, shrink_prompt
 from deepcite.llm.parsing import content_text, strip_thinking
 from deepcite.types import ModelCall
 
@@ -84,14 +93,20 @@ def context_size_for(provider: str, configured: int | None) -> int:
 
 
 def model_context_size(model: BaseChatModel, configured: int | None) -> int:
-    """Context window of an already built model: the setting, else what the model says."""
+    """Context window of an already built model.
+
+    The setting wins; then the window the model was built with (``n_ctx``, Ollama's
+    ``num_ctx``); then what its server said when it was built, or the known window of
+    a hosted model (:mod:`deepcite.llm.context_window`); else
+    :data:`REMOTE_CONTEXT_TOKENS`.
+    """
     if configured is not None:
         return configured
     for attribute in ("n_ctx", "num_ctx"):
         value = getattr(model, attribute, None)
         if isinstance(value, int) and value > 0:
             return value
-    return REMOTE_CONTEXT_TOKENS
+    return served_window(model) or REMOTE_CONTEXT_TOKENS
 
 
 def prompt_budget_chars(context_size: int, max_tokens: int) -> int:
@@ -136,6 +151,7 @@ class ChatClient:
         self.should_stop: Callable[[], bool] | None = None
         self._lock = threading.Lock()
         self._usage = Usage()
+        self._cut = 0
         if self.prompt_budget_chars < 2000:
             logger.warning(
                 "Only %d prompt characters fit a %d-token context with max_tokens=%d; "
@@ -185,6 +201,19 @@ class ChatClient:
         """The model's class name, used in error messages and logs."""
         return type(self.model).__name__
 
+
+    @property
+    def server(self) -> str:
+        """Where the model answers (``host:port``), or the model class for in-process ones."""
+        url, _ = model_identity(self.model)
+        return server_name(url) if url else self.provider_name
+
+    @property
+    def cut_replies(self) -> int:
+        """Replies that ended at the token limit and were kept as they came."""
+        with self._lock:
+            return self._cut
+
     def complete(
         self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
     ) -> str:
@@ -193,18 +222,46 @@ class ChatClient:
         ``purpose`` names the call (``questions``, ``synthesis`` ...): it becomes the
         ``deepcite:<purpose>`` tag and run name of the LangChain call and the purpose of
         the :class:`ModelCall` event. The reply comes back without ``<think>`` blocks and
-        surrounding whitespace. Any provider failure is raised as :class:`ModelError`.
+        surrounding whitespace. Any provider failure is raised as :class:`ModelError`,
+        one line naming the server.
         ``max_tokens`` caps a short reply (a query list) below the configured limit, for
         models that take a ``max_tokens`` call option; small models otherwise ramble on
         to the limit and waste seconds.
+
+        Two failures are not the end of the question. A prompt the server refuses as
+        too long is cut to the window the server states (which the client then plans
+        for) and sent once more. A reply that stopped at the token limit is asked once
+        more with a larger limit when the window has room and the reply is not a loop;
+        otherwise it is kept as it came and counted in :attr:`cut_replies`.
         """
+        cap = min(max_tokens, self.max_tokens) if max_tokens is not None else None
+        try:
+            reply = self._call(purpose, system, user, cap)
+        except _Overflow as overflow:
+            user, cap = self._refit(purpose, overflow, system, user, cap)
+            try:
+                reply = self._call(purpose, system, user, cap)
+            except _Overflow as again:
+                raise ModelError(
+                    f"{self.server} refused the prompt for {purpose!r} as too long even "
+                    f"cut to its {self.context_size:,}-token window - lower llm.max_tokens "
+                    "or set llm.context_size to the server's real window"
+                ) from again.cause
+        if reply.cut:
+            reply = self._longer(purpose, system, user, cap, reply, capped=max_tokens is not None)
+        return strip_thinking(reply.text).strip()
+
+    # ------------------------------------------------------------------ one call
+
+    def _call(self, purpose: str, system: str, user: str, cap: int | None) -> _Reply:
+        """One model call, counted; a context-length refusal raises :class:`_Overflow`."""
         messages: list[BaseMessage] = []
         if system:
             messages.append(SystemMessage(content=system))
         messages.append(HumanMessage(content=user))
         options: dict[str, Any] = {}
-        if max_tokens is not None and "max_tokens" in type(self.model).model_fields:
-            options["max_tokens"] = min(max_tokens, self.max_tokens)
+        if cap is not None and self._takes_max_tokens:
+            options["max_tokens"] = cap
         if self.should_stop is not None and getattr(self.model, "supports_should_stop", False):
             options["should_stop"] = self.should_stop
         started = time.perf_counter()
@@ -216,10 +273,7 @@ class ChatClient:
         except ModelError:
             raise
         except Exception as exc:  # any provider SDK error becomes the one error type callers know
-            raise ModelError(
-                f"{self.provider_name} call for {purpose!r} failed: "
-                f"{type(exc).__name__}: {_one_line(str(exc)) or 'no details'}"
-            ) from exc
+            raise self._failure(purpose, exc) from exc
         seconds = time.perf_counter() - started
         raw = content_text(reply.content)
         prompt_tokens, completion_tokens = self._count_tokens(reply, system + user, raw)
@@ -230,23 +284,98 @@ class ChatClient:
                 completion_tokens=self._usage.completion_tokens + completion_tokens,
                 seconds=self._usage.seconds + seconds,
             )
-        logger.debug(
-            "model call %s: %d+%d tokens in %.2fs",
-            purpose,
-            prompt_tokens,
-            completion_tokens,
-            seconds,
-        )
+        logger.debug("model call %s: %d+%d tokens in %.2fs",
+                     purpose, prompt_tokens, completion_tokens, seconds)
         if self.on_call is not None:
-            self.on_call(
-                ModelCall(
-                    purpose=purpose,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                    seconds=seconds,
-                )
-            )
-        return strip_thinking(raw).strip()
+            self.on_call(ModelCall(purpose=purpose, prompt_tokens=prompt_tokens,
+                                   completion_tokens=completion_tokens, seconds=seconds))
+        return _Reply(raw, prompt_tokens, completion_tokens, _stopped_at_limit(reply))
+
+    @property
+    def _takes_max_tokens(self) -> bool:
+        return "max_tokens" in type(self.model).model_fields
+
+    def _failure(self, purpose: str, exc: Exception) -> Exception:
+        """The exception a provider error becomes: an overflow to retry, or one line."""
+        text = str(exc)
+        overflow = parse_overflow(text)
+        if overflow is not None:
+            return _Overflow(overflow, exc)
+        _, name = model_identity(self.model)
+        if "ollama" in self.provider_name.lower() and name and _MISSING.search(text):
+            return ModelError(ollama_missing_message(name, model_identity(self.model)[0]))
+        return ModelError(
+            f"{self.provider_name} call for {purpose!r} failed at {self.server}: "
+            f"{type(exc).__name__}: {_one_line(text) or 'no details'}"
+        )
+
+    # ------------------------------------------------------------ the two retries
+
+    def _refit(self, purpose: str, overflow: _Overflow, system: str, user: str,
+               cap: int | None) -> tuple[str, int | None]:
+        """The user prompt cut to what the server said fits, and the reply cap to send."""
+        said = overflow.overflow
+        reply_tokens = cap or self.max_tokens
+        if said.window:
+            self._learn(said.window)
+            reply_tokens = min(reply_tokens, said.window // 2)
+        window = said.window or self.context_size
+        room_tokens = window - reply_tokens - PROMPT_OVERHEAD_TOKENS
+        total = len(system) + len(user)
+        if said.prompt_tokens:  # the server counted: use its own characters per token
+            target = int(room_tokens * total / said.prompt_tokens * SHRINK_MARGIN)
+        else:
+            target = room_tokens * PROMPT_CHARS_PER_TOKEN
+        # Always smaller than what was refused; by half when the server gave no window,
+        # since the window planned for was evidently wrong and there is one retry.
+        ceiling = total * (SHRINK_MARGIN if said.window else UNSTATED_SHRINK)
+        target = min(target, int(ceiling)) - len(system)
+        if target < MIN_USER_CHARS:
+            raise ModelError(
+                f"{self.server} has room for only {window:,} tokens, too few for the "
+                f"{purpose!r} prompt and a {reply_tokens}-token reply - use a model with a "
+                "larger context or lower llm.max_tokens"
+            ) from overflow.cause
+        logger.info("%s refused a %d-character prompt for %s as too long; retrying with "
+                    "%d characters", self.server, total, purpose, target + len(system))
+        new_cap = reply_tokens if (cap is not None or reply_tokens < self.max_tokens) else None
+        return shrink_prompt(user, target), new_cap
+
+    def _learn(self, window: int) -> None:
+        """Plan later prompts for the window the server stated, and remember it."""
+        url, name = model_identity(self.model)
+        remember_window(url, name, window)
+        with self._lock:
+            if window >= self.context_size:
+                return
+            old, self.context_size = self.context_size, window
+        logger.warning("%s serves a %d-token context window, not %d; later prompts are "
+                       "cut to it (set llm.context_size = %d to skip the refused first "
+                       "prompt)", self.server, window, old, window)
+
+    def _longer(self, purpose: str, system: str, user: str, cap: int | None,
+                reply: _Reply, *, capped: bool) -> _Reply:
+        """A reply cut at the token limit: asked once more with more room, or kept."""
+        used = cap or self.max_tokens
+        room = self.context_size - reply.prompt_tokens - PROMPT_OVERHEAD_TOKENS
+        larger = min(used * 2, room)
+        if (not capped and self._takes_max_tokens and larger >= used + used // 4
+                and not _looping(reply.text)):
+            logger.info("reply for %s stopped at %d tokens; asking once more with %d",
+                        purpose, used, larger)
+            try:
+                again = self._call(purpose, system, user, larger)
+            except _Overflow:
+                again = reply
+            if not again.cut:
+                return again
+            reply = again
+        with self._lock:
+            self._cut += 1
+        logger.warning("the reply for %s from %s stopped at the token limit and is kept as "
+                       "it came - raise llm.max_tokens for complete replies",
+                       purpose, self.server)
+        return reply
 
     @staticmethod
     def _count_tokens(reply: BaseMessage, prompt: str, completion: str) -> tuple[int, int]:
@@ -255,3 +384,45 @@ class ChatClient:
         if usage and (usage.get("input_tokens") or usage.get("output_tokens")):
             return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
         return _estimate_tokens(prompt), _estimate_tokens(completion)
+
+
+SHRINK_MARGIN = 0.9
+"""A cut prompt aims a tenth under what the numbers say fits, for the chat template."""
+
+UNSTATED_SHRINK = 0.5
+"""How much of a refused prompt is sent again when the server stated no window."""
+
+MIN_USER_CHARS = 200
+"""Below this a cut prompt has lost the question's sources; failing says so instead."""
+
+_MISSING = re.compile(r"model ['\"]?[^'\"\s]+['\"]? not found|try pulling it", re.I)
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cut: bool
+
+
+class _Overflow(Exception):
+    """A provider refused the prompt as too long; carries what it said."""
+
+    def __init__(self, overflow: ContextOverflow, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.overflow = overflow
+        self.cause = cause
+
+
+def _stopped_at_limit(reply: BaseMessage) -> bool:
+    """Whether the provider says the reply ended at the token limit."""
+    meta = reply.response_metadata or {}
+    return (meta.get("finish_reason") == "length" or meta.get("done_reason") == "length"
+            or meta.get("stop_reason") == "max_tokens")
+
+
+def _looping(text: str) -> bool:
+    """Whether a reply's last words already came before: a small model repeating itself."""
+    tail = " ".join(text.split()[-8:])
+    return len(tail) >= 20 and " ".join(text.split()).count(tail) > 1

@@ -36,7 +36,13 @@ from pydantic import SecretStr
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, EgressDenied, ModelError
-from deepcite.llm.client import context_size_for
+from deepcite.llm.client import (
+    PROMPT_CHARS_PER_TOKEN,
+    PROMPT_OVERHEAD_TOKENS,
+    REMOTE_CONTEXT_TOKENS,
+    context_size_for,
+)
+from deepcite.llm.context_window import ollama_window, openai_compatible_window
 from deepcite.llm.local import (
     LLAMA_CPP_MISSING,
     LlamaCppChatModel,
@@ -197,10 +203,43 @@ def _build_ollama(settings: Settings) -> BaseChatModel:
         base_url=url,
         temperature=settings.llm.temperature,
         num_predict=settings.llm.max_tokens,
-        num_ctx=context_size_for("ollama", settings.llm.context_size),
+        num_ctx=_ollama_num_ctx(settings, model),
         client_kwargs={"timeout": settings.llm.timeout_seconds},
     )
     return built
+
+
+SOURCE_CEILING_CHARS = 4000
+"""The most characters of one source a prompt holds (``deepcite.citations.share``'s
+ceiling; repeated here because the model layer sits below the citation layer)."""
+
+
+def prompt_need_tokens(settings: Settings) -> int:
+    """Tokens the largest prompt deepcite builds needs, with its reply, rounded up to 1k.
+
+    ``research.max_sources`` sources at their ceiling plus question, instructions and
+    the reply. A larger ``num_ctx`` than this only costs the Ollama server memory (its
+    KV cache grows with it) and gains nothing.
+    """
+    prompt_chars = settings.research.max_sources * SOURCE_CEILING_CHARS + 2000
+    need = (-(-prompt_chars // PROMPT_CHARS_PER_TOKEN) + settings.llm.max_tokens
+            + PROMPT_OVERHEAD_TOKENS)
+    return -(-need // 1024) * 1024
+
+
+def _ollama_num_ctx(settings: Settings, model: str) -> int:
+    """``num_ctx`` to send: the setting, else the model's window capped by the need.
+
+    Ollama's per-request ``num_ctx`` replaces the model's own; sending a fixed 8,192
+    cut a 128k model short and overflowed a 4k one. A model the server lacks raises
+    the one-line "run `ollama pull NAME`" error here, before any question is asked.
+    """
+    if settings.llm.context_size is not None:
+        return settings.llm.context_size
+    window = ollama_window(settings.llm.ollama_url, model, settings)
+    if window is None:
+        return REMOTE_CONTEXT_TOKENS
+    return min(window, prompt_need_tokens(settings))
 
 
 # ------------------------------------------------------------------------------ openai
@@ -242,6 +281,9 @@ def _build_openai(settings: Settings) -> BaseChatModel:
         max_tokens=settings.llm.max_tokens,
         timeout=settings.llm.timeout_seconds,
     )
+    if settings.llm.base_url and settings.llm.context_size is None:
+        # Found once per server and model; model_context_size reads it back.
+        openai_compatible_window(settings.llm.base_url, settings.llm.model, settings)
     return built
 
 
