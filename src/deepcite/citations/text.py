@@ -2,7 +2,8 @@
 
 Deliberately simple and deterministic: they decide cheap questions (does this sentence
 come from that passage? which sentence of a passage answers the question?) without a
-model call, so answers stay checkable even when the model is tiny.
+model call, so answers stay checkable even when the model is tiny. Sentence boundaries
+and de-duplication live in :mod:`deepcite.citations.sentences`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ import re
 import unicodedata
 
 from deepcite.citations.markers import _sub_outside_code
+from deepcite.citations.sentences import dedupe_sentences as dedupe_sentences
+from deepcite.citations.sentences import drop_repeated_sentences as drop_repeated_sentences
+from deepcite.citations.sentences import sentence_key as sentence_key
+from deepcite.citations.sentences import sentence_spans as sentence_spans
+from deepcite.citations.sentences import split_sentences as split_sentences
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -24,7 +30,6 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n{2,}")
 # An "&" that a Markdown renderer would read as a character reference (&lt; &#60;).
 _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash that would escape the next character in Markdown (only punctuation is).
@@ -44,25 +49,6 @@ def content_words(text: str) -> set[str]:
 def normalised_words(text: str) -> list[str]:
     """All lower-cased words, for echo detection."""
     return [m.group(0).lower() for m in _WORD.finditer(text)]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences (and paragraphs); keeps each sentence's own text."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the sentences of ``text``, as :func:`split_sentences`
-    finds them, so callers can map a sentence back to where it stands."""
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    for sentence in split_sentences(text):
-        start = text.find(sentence, cursor)
-        if start < 0:
-            continue
-        cursor = start + len(sentence)
-        spans.append((start, cursor))
-    return spans
 
 
 def overlap(words: set[str], text_words: set[str]) -> float:
