@@ -7,20 +7,20 @@ trusting the model for any fact:
 
 1. **Candidates.** Every prose sentence of every source (headings, underlines and
    code-like lines dropped), whitespace-collapsed but otherwise verbatim.
-2. **Ranking.** BM25 of the question's stemmed content words over the candidate
-   sentences, times answer-type cues (a "When" question prefers sentences with a date,
-   "How many" a number, "Who" a full name; the patterns are the precision handler's)
-   and a small prior for the source's search rank and for a source's first sentence.
-   Sentences covering under a quarter of the question's (IDF-weighted) terms are not
-   relevant; when none is, there is no grounded answer (``None``) and the caller falls
-   back to quoted passages.
+2. **Ranking.** Each sentence is scored against the whole question
+   (:mod:`deepcite.citations.relevance`): BM25 of the question's terms weighted by
+   rarity over the candidates and by the question's key phrase, times an answer-type
+   cue (:mod:`deepcite.citations.answer_type`), a small search-rank prior and, with the
+   embeddings extra, the sentence's closeness in meaning. A sentence that covers too
+   little of the question (one shared common word) is not relevant; when none is,
+   there is no grounded answer (``None``) and the caller says nothing answers it.
 3. **Selection.** The best sentences, near-duplicates dropped, cut to a few sentences
    and a character budget, each followed by the ``[n]`` of the source it was copied
    from, so every citation is true by construction (verification finds each sentence
    verbatim).
-4. **Short answer first.** For short factual questions ("Who", "When", "How many",
-   "What year") the precision handler's candidate extraction runs over the selected
-   sentences, and the best-supported candidate leads the answer, cited.
+4. **Short answer first.** For factual questions (count, amount, date or period,
+   person, place, score) a candidate of that kind from the lead sentence leads the
+   answer, cited; a lead sentence without one gives no short answer.
 5. **The model helps, never decides facts.** One optional call: for a factual question
    the model proposes the short answer (kept only when it is, or names, a candidate
    found in the sentences); otherwise it writes a one-line lead, kept only when a
@@ -35,23 +35,21 @@ trusting the model for any fact:
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deepcite.citations import answer_type as types
+from deepcite.citations import relevance
 from deepcite.citations.attribution import looks_like_prose
-from deepcite.citations.handlers.precision import (
-    PATTERNS,
-    choose,
-    extract_candidates,
-    question_type,
-)
+from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer, Completer
-from deepcite.citations.support import SourceIndex, stem
+from deepcite.citations.relevance import Similarity, question_terms, term
+from deepcite.citations.sentences import dedupe_sentences, split_sentences
+from deepcite.citations.support import SourceIndex
 from deepcite.citations.text import STOPWORDS, content_words, escape_quoted, neutralise_html
 from deepcite.errors import ModelError
 from deepcite.llm.local import LlamaCppChatModel
@@ -63,11 +61,12 @@ if TYPE_CHECKING:
     from deepcite.config import Settings
     from deepcite.llm.interface import ModelInterface
 
-#: Answer kinds (``precision.question_type``) that get a short answer first.
-FACTUAL_KINDS = frozenset({"date", "number", "full_name", "place", "score"})
+#: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
+#: answer first.
+FACTUAL_KINDS = frozenset(types.KINDS)
 MAX_SENTENCES = 3
 MAX_CHARS = 700
-MIN_COVERAGE = 0.25  # share of the question's IDF weight a relevant sentence must match
+MIN_COVERAGE = relevance.MIN_COVERAGE  # see :func:`deepcite.citations.relevance.relevant`
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
@@ -87,16 +86,11 @@ _GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
 _LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
 _CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
 _ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
-# A sentence ends at . ! or ? (perhaps followed by a closing quote or bracket), and a
-# footnote mark a page kept ("[12]", "[citation needed]") goes with the boundary.
+# A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
-_SENTENCE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)]))" + _FOOTNOTE
-                       + r"*\s+(?=[A-Z0-9\"'(\u201c\u2018])")
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
 _PARAMETERS = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([MmBb])(?![A-Za-z])")
-# Question words that say what kind of answer is wanted, not what it is about.
-_QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "type",
-                              "called", "which", "whose", "long", "often"})
+DENSE_BOOST = 1.0  # a sentence close in meaning (embeddings) ranks this much higher per cosine
 _LEAD_SYSTEM = (
     "You answer questions from numbered sentences. Write one short sentence that answers "
     "the question, using only what the sentences say. " + UNTRUSTED_NOTICE
@@ -213,7 +207,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     for rank, source in enumerate(sources):
         position = 0
         for passage in _passages(source.text):
-            for raw in _SENTENCE.split(passage):
+            for raw in split_sentences(passage):  # abbreviations and quotes kept whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 if not _usable(sentence):
                     continue
@@ -221,23 +215,6 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 found.append(Sentence(source, rank, position, sentence, terms))
                 position += 1
     return found
-
-
-def term(word: str) -> str:
-    """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
-
-    :func:`deepcite.citations.support.stem`, then "-ies" as "-y" and a final "e"
-    dropped: questions paraphrase their answer's sentence, and a missed inflection
-    costs the one shared word a short question has.
-    """
-    lower = word.lower()
-    lower = lower[:-3] + "y" if len(lower) > 5 and lower.endswith("ies") else stem(lower)
-    return lower[:-1] if len(lower) > 4 and lower.endswith("e") else lower
-
-
-def question_terms(question: str) -> set[str]:
-    """The stemmed content words of ``question`` that say what it is about."""
-    return {term(w) for w in content_words(question) if w not in _QUESTION_FILLER}
 
 
 def anchor_terms(question: str) -> set[str]:
@@ -273,49 +250,57 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
     return len(present) * 2 < len(anchors)
 
 
-def _has_cue(kind: str, sentence: str, question: str) -> bool:
-    """Whether ``sentence`` holds an answer of ``kind`` that the question does not."""
-    asked = question.lower()
-    return any(match.group(0).lower() not in asked
-               for pattern in PATTERNS.get(kind, [])
-               for match in pattern.finditer(sentence))
+def _admissible(sentence: Sentence) -> bool:
+    """Whether ``sentence`` may be quoted at all: not one addressed to the reader or the
+    model (an instruction, a phishing line - :mod:`deepcite.citations.injection`).
+    Such sentences are data a page carries, never the answer."""
+    return not addressed_to_reader(sentence.text)
 
 
-def rank_sentences(question: str, sources: Sequence[Source]) -> list[Sentence]:
+def _once_each(ranked: list[Sentence]) -> list[Sentence]:
+    """``ranked`` without the later copies of a sentence (compared as
+    :func:`~deepcite.citations.sentences.sentence_key` does: case, markers, punctuation
+    aside), so no answer says the same thing twice."""
+    seen: set[str] = set()
+    return [sentence for sentence in ranked if dedupe_sentences([sentence.text], seen)]
+
+
+def rank_sentences(question: str, sources: Sequence[Source], *,
+                   similarity: Similarity | None = None
+                   ) -> list[Sentence]:
     """The relevant candidate sentences of ``sources``, best first (scores set).
 
-    Relevant means matching at least :data:`MIN_COVERAGE` of the question's IDF weight
-    in sources that mention at least half of the question's names and numbers
-    (:func:`off_topic`); an empty list means nothing in the sources is about the
-    question.
+    Relevant is :func:`deepcite.citations.relevance.relevant`: a real share of the whole
+    question, weighted by rarity over the candidates and by the question's key phrase,
+    and, when ``similarity`` gives cosines (the embeddings extra), by meaning; in
+    sources that mention at least half of the question's names and numbers
+    (:func:`off_topic`). An empty list means nothing in the sources is about the
+    question. ``similarity=None`` ranks by the words alone.
     """
-    sentences = candidate_sentences(sources)
+    sentences = [s for s in candidate_sentences(sources) if _admissible(s)]
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
+    weights = relevance.weigh(question, [s.terms for s in sentences])
+    sharing = [s for s in sentences if wanted & set(s.terms)]
+    cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
+    cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
     total = len(sentences)
-    df: Counter[str] = Counter()
-    for sentence in sentences:
-        df.update(set(sentence.terms) & wanted)
-    idf = {t: math.log(1 + (total - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
-    # Terms no sentence has cannot tell sentences apart; counting them would make every
-    # sentence look irrelevant to a question with a word the sources spell otherwise.
-    weight = sum(idf[t] for t in wanted if df[t]) or 1.0
     average = sum(len(s.terms) for s in sentences) / total
-    kind = question_type(question)
+    kind = types.answer_type(question)
     ranked = []
-    for sentence in sentences:
+    for sentence in sharing:
+        close = cosine.get(id(sentence))
+        if not relevance.relevant(weights, sentence.terms, close):
+            continue
+        sentence.coverage = weights.coverage(sentence.terms)
         counts = Counter(t for t in sentence.terms if t in wanted)
-        if not counts:
-            continue
-        sentence.coverage = sum(idf[t] for t in counts) / weight
-        if sentence.coverage < MIN_COVERAGE:
-            continue
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
-        bm25 = sum(idf[t] * n * (_K1 + 1) / (n + norm) for t, n in counts.items())
+        bm25 = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm) for t, n in counts.items())
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
-        cue = CUE_BOOST if _has_cue(kind, sentence.text, question) else 0.0
-        sentence.score = bm25 * (1 + cue) * prior
+        cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
+        dense = 1 + DENSE_BOOST * max(close or 0.0, 0.0)
+        sentence.score = bm25 * (1 + cue) * dense * prior
         ranked.append(sentence)
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
     return ranked
@@ -385,31 +370,24 @@ def _first_line(reply: str) -> str:
 
 def _short_answer(question: str, kind: str, chosen: Sequence[Sentence],
                   proposed: str) -> tuple[str, list[int], str] | None:
-    """The short answer found in ``chosen``, the sources citing it, and how it was chosen.
+    """The short answer of the lead sentence, the sources citing it, how it was chosen.
 
-    Candidates come from the precision handler's extraction, run per sentence and
-    weighted by the sentence's score, so the best sentence's candidate beats one the
-    weaker sentences repeat; the model's proposal wins only as the precision handler's
-    :func:`~deepcite.citations.handlers.precision.choose` allows (found in a sentence,
-    or naming a candidate).
+    Only a candidate of the kind the question asks for
+    (:mod:`deepcite.citations.answer_type`) found in the lead sentence qualifies: the
+    model's proposal when it is, or names, one of them; otherwise the lead sentence's
+    best. A lead sentence without one gives no short answer: the cited sentence still
+    answers, and a year is no answer to "how many".
     """
-    pseudo = [s.source.model_copy(update={"snippet": s.text, "full_text": None})
-              for s in chosen]
-    weighted: Counter[str] = Counter()
-    for sentence, source in zip(chosen, pseudo, strict=True):
-        for candidate in extract_candidates(kind, question, [source]):
-            weighted[candidate] += max(1, round(100 * sentence.score))
-    if not weighted:
+    if not chosen:
         return None
-    answer, how = choose(proposed, weighted, kind, pseudo)
-    if proposed and not _short_enough(question, answer):  # the model's pick, rejected
-        answer, how = choose("", weighted, kind, pseudo)
+    lead = chosen[0]
+    answer = types.pick(kind, lead.text, question, proposed)
     if answer is None or not _short_enough(question, answer):
         return None
+    how = ("model" if (proposed and _contains(proposed, answer)) or _contains(answer, proposed)
+           else "lead sentence")
     # Cited where it is written in full: "Countries" alone also occurs in other sentences.
     numbers = list(dict.fromkeys(s.source.number for s in chosen if _contains(s.text, answer)))
-    if not numbers:
-        return None
     return answer, numbers, how
 
 
@@ -484,7 +462,9 @@ def _ask(client: Completer, system: str, user: str) -> str | None:
 
 def grounded_answer(question: str, sources: Sequence[Source],
                     client: Completer | None = None, *, max_sentences: int = MAX_SENTENCES,
-                    max_chars: int = MAX_CHARS, avoid: str = "") -> CitedAnswer | None:
+                    max_chars: int = MAX_CHARS, avoid: str = "",
+                    similarity: Similarity | None = None
+                    ) -> CitedAnswer | None:
     """An answer made of the sources' best sentences, each cited; see the module docs.
 
     ``None`` when no sentence of ``sources`` is relevant to ``question``: the caller
@@ -492,14 +472,16 @@ def grounded_answer(question: str, sources: Sequence[Source],
     optional; with it, one call (purpose ``grounded``) proposes a short answer or a
     lead sentence, and only what the sources support of it is used. A sentence found in
     ``avoid`` (what a report already says, whitespace collapsed) is not quoted again.
+    ``similarity`` scores meaning (see :func:`rank_sentences`).
     """
-    ranked = rank_sentences(question, sources)
+    ranked = rank_sentences(question, sources, similarity=similarity)
     if avoid:  # written with its citation before the full stop: compare without it
         ranked = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid]
+    ranked = _once_each(ranked)  # a sentence two sources repeat is quoted once
     chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
     if not chosen:
         return None
-    kind = question_type(question)
+    kind = types.answer_type(question)
     factual = kind in FACTUAL_KINDS
     notes = ["grounded", kind]
     reply: str | None = None

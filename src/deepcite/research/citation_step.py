@@ -33,6 +33,7 @@ from deepcite.citations.grounded import grounded_answer, use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer
+from deepcite.citations.relevance import dense_similarity
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.errors import DeepciteError
@@ -125,8 +126,11 @@ class CitationStep:
 
     def _grounded(self, question: str, sources: list[Source]) -> CitedAnswer:
         """The grounded answer, or quoted passages when no sentence is relevant."""
+        # meaning too when the run embeds anyway (search.dense): loading the encoder
+        # costs seconds a quick answer should not pay otherwise
+        similarity = dense_similarity if self._ctx.settings.search.dense else None
         cited = grounded_answer(question, sources, self._ctx.client,
-                                avoid=self._ctx.brief.avoid)
+                                avoid=self._ctx.brief.avoid, similarity=similarity)
         if cited is not None:
             return cited
         return CitedAnswer(text=evidence_answer(question, sources, intro=NOT_ANSWERED_INTRO),

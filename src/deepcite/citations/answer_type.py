@@ -1,0 +1,288 @@
+"""The kind of short answer a question wants, and the candidates of that kind in a sentence.
+
+A grounded answer leads with a bold short answer only when it is of the kind asked for:
+a year is no answer to "how many", a bare "250,000" drops the "£" and "per year" that
+make it an answer to "how much did it cost", and "1794" is no answer to "when" when the
+sentence says "the 1860s". So each kind has its own extraction, and a sentence without a
+candidate of the kind gives no short answer at all (the cited sentence still answers).
+
+Kinds: ``count`` (how many: a number with its noun), ``amount`` (how much: a number with
+its currency or unit), ``date`` (when / what year: a date, year, year range, decade,
+century or named period), ``person`` (who), ``place`` (where), ``score`` and ``other``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepcite.citations.relevance import question_terms, term
+from deepcite.citations.text import STOPWORDS
+
+KINDS = ("score", "amount", "count", "date", "place", "person")
+
+_MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"
+                r"|earn|earned|earns|fund|funded|budget|salary|fee|fees|money|sold|sell"
+                r"|raise|raised|invest|invested|receive|received|owe|owed|revenue")
+# Checked in order: the first that matches decides.
+_QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("score", re.compile(r"\b(?:score|result of the match)\b")),
+    ("amount", re.compile(rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
+                          r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b"
+                          r"|\bhow (?:far|tall|high|long|big|large|heavy|deep|wide|fast)\b"
+                          r"(?! ago)(?! did| does| do| was| were| had| has)")),
+    ("count", re.compile(r"\bhow many\b|\bhow much\b|\bwhat number\b|\bthe number of\b"
+                         r"|\bpopulation\b")),
+    ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what) (?:year|years|decade|century"
+                        r"|date|period|era|month|day|time period)\b|\bhow long ago\b"
+                        r"|\bwhat time\b")),
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what) (?:city|country|state|town"
+                         r"|region|continent|county|province|place|location|island"
+                         r"|river|nation)\b")),
+    ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bfull name\b")),
+]
+
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
+          r"|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
+_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})(?:\s?(?:AD|BC|BCE|CE))?"
+_ORDINAL = (r"(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh"
+            r"|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth"
+            r"|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first)")
+_DATE_PATTERNS = [
+    # ranges first: "1963 to 1989", "1914-1918", "from 1963 until 1989"
+    re.compile(rf"\b{_YEAR}\s*(?:-|\u2013|to|until|till|through)\s*{_YEAR}\b"),
+    re.compile(rf"\b(?:\d{{1,2}}\s+{_MONTH},?\s+{_YEAR}|{_MONTH}\s+\d{{1,2}},?\s+{_YEAR}"
+               rf"|{_MONTH},?\s+{_YEAR})\b"),
+    re.compile(r"\b(?:the\s+)?(?:(?:early|mid|late|mid-)[\s-]?)?"
+               r"(?:1[0-9]{2}0s|20[0-9]0s|'[0-9]0s)"),
+    re.compile(rf"\b(?:the\s+)?(?:(?:early|mid|late)[\s-])?{_ORDINAL}[\s-]centur(?:y|ies)"
+               rf"(?:\s+(?:AD|BC|BCE|CE))?", re.IGNORECASE),
+    re.compile(r"\b(?:the\s+)?(?:[A-Z][a-z]+\s+){1,2}(?:era|period|dynasty|age|Age|Era)\b"
+               r"|\bthe Middle Ages\b|\bthe Renaissance\b"),
+    re.compile(rf"\b{_YEAR}\b"),
+]
+_NUMBER = (r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+           r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+           r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|several"
+           r"|a dozen|dozens of|hundreds of|thousands of)")
+_SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion))"
+_CURRENCY = r"(?:US\$|A\$|C\$|\$|£|€|¥|₹|USD\s?|EUR\s?|GBP\s?)"
+_UNIT_WORDS = (r"%|percent|per cent|dollars|pounds|euros|yen|francs|marks|rupees|pesos"
+               r"|km2|km²|sq mi|square (?:miles|kilometres|kilometers|metres|meters|feet)"
+               r"|km|kilometres|kilometers|miles|metres|meters|m|cm|mm|feet|ft|inches"
+               r"|kg|kilograms|tonnes|tons|pounds|lb|lbs|acres|hectares|ha|mph|km/h|knots"
+               r"|degrees|°C|°F|years|months|weeks|days|hours|minutes|seconds|litres|liters"
+               r"|gallons|MW|GW|kW|watts|volts")
+_PER = r"(?:\s+(?:per|a|an|each)\s+(?:year|annum|month|week|day|hour|person|head|capita))?"
+_AMOUNT = [
+    re.compile(rf"{_CURRENCY}\s?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?"
+               rf"(?:\s*(?:m|bn|k)\b)?{_PER}"),
+    re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*(?:{_UNIT_WORDS})"
+               rf"(?![A-Za-z]){_PER}"),
+]
+_COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?![\w,])", re.IGNORECASE)
+# Where one clause of a sentence ends and another, about something else, begins.
+_CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|after"
+                     r"|and then|which|when)\s+|;\s+|,\s+and\s+")
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+_BARE_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
+_CAP = r"[A-Z][a-z'\u2019]+(?:-[A-Z][a-z]+)?"
+_PARTICLE = r"(?:van|von|de|der|den|da|di|del|la|le|du|bin|ibn|of)"
+_PERSON = re.compile(rf"\b{_CAP}(?:\s+(?:[A-Z]\.\s+)?(?:{_PARTICLE}\s+)*{_CAP}){{1,3}}\b")
+_PLACE = re.compile(rf"\b(?:in|at|from|near|to|into)\s+(?P<place>(?:the\s+)?{_CAP}"
+                    rf"(?:\s+(?:of\s+)?{_CAP}){{0,3}})")
+_SCORE = re.compile(r"\b\d{1,3}\s*[-\u2013:]\s*\d{1,3}\b(?![-\u2013:]\d)")
+# Words after a number that are no noun it counts: a count needs what it counts.
+_NOT_COUNTED = STOPWORDS | {"percent", "per", "cent", "times", "am", "pm", "bc", "ad",
+                            "ce", "bce"}
+_NOT_NAMES = frozenset({"The", "This", "That", "These", "Those", "It", "In", "On", "At",
+                        "During", "After", "Before", "However", "When", "While", "Since",
+                        "His", "Her", "Their", "Its", "A", "An", "By", "From", "With"})
+_MONTHS = frozenset(re.sub(r"[()?:\\.]", "", _MONTH).split("|"))
+
+
+def answer_type(question: str) -> str:
+    """The kind of short answer ``question`` wants (see the module docs), or ``other``."""
+    lowered = " ".join(question.lower().split())
+    for kind, pattern in _QUESTION_KINDS:
+        if pattern.search(lowered):
+            return kind
+    return "other"
+
+
+def _asked(candidate: str, question: str) -> bool:
+    """Whether ``candidate`` is in the question: its subject, not its answer."""
+    needle = " ".join(candidate.lower().split())
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", question.lower()) is not None
+
+
+Span = tuple[int, int, str]
+
+
+def _counts(sentence: str, question: str) -> list[Span]:
+    """Numbers with the noun they count; a year ("in 1820") is no count.
+
+    The noun is the word after the number, or the noun "how many" asks about when it
+    follows within three words ("14 known moons" for "how many moons").
+    """
+    wanted = _counted_noun(question)
+    found: list[Span] = []
+    for match in _COUNT.finditer(sentence):
+        number = " ".join(match.group(0).split())
+        if not any(ch.isdigit() for ch in number) and number.lower() in ("a", "one"):
+            continue
+        following = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence[match.end():][:60])[:3]
+        noun_index = next((i for i, w in enumerate(following)
+                           if wanted is not None and _same_noun(w, wanted)), None)
+        if noun_index is None and following and following[0].lower() not in _NOT_COUNTED \
+                and following[0][0].islower() and not following[0].endswith("ed") \
+                and sentence[match.end():][:1] == " ":
+            noun_index = 0
+        if noun_index is None:
+            if _BARE_YEAR.match(number.split()[-1]) or not any(c.isdigit() for c in number):
+                continue  # "in 1820" is a year; "several" alone counts nothing
+            found.append((match.start(), match.end(), number))
+            continue
+        noun = following[noun_index]
+        end = sentence.index(noun, match.end()) + len(noun)
+        found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
+    return found
+
+
+def _counted_noun(question: str) -> str | None:
+    """The noun "how many ..." asks about: its first plural word, else its first word
+    ("how many fishing boats does ..." -> "boats", "how many bridges cross" -> "bridges")."""
+    match = re.search(r"\bhow many\s+((?:[a-z]+\s+){0,3})", question.lower() + " ")
+    words = []
+    for word in (match.group(1).split() if match else []):
+        if word in STOPWORDS:
+            break
+        words.append(word)
+    plural = [w for w in words if w.endswith("s") and not w.endswith("ss")]
+    return plural[0] if plural else words[0] if words else None
+
+
+def _same_noun(a: str, b: str) -> bool:
+    a, b = a.lower().rstrip("s"), b.lower().rstrip("s")
+    return a == b or (len(a) > 4 and len(b) > 4 and a[:5] == b[:5])
+
+
+def _dates(sentence: str, question: str) -> list[Span]:
+    """Dates, ranges, decades, centuries and periods, longest first where they overlap."""
+    lowered = question.lower()
+    prefer = ("decade" if "decade" in lowered else "century" if "century" in lowered
+              else None)
+    spans: list[Span] = []
+    for rank, pattern in enumerate(_DATE_PATTERNS):
+        for match in pattern.finditer(sentence):
+            start, end = match.span()
+            if any(s <= start < e or s < end <= e for s, e, _ in spans):
+                continue  # inside a longer date found first ("1963 to 1989")
+            if (prefer == "decade" and rank != 2) or (prefer == "century" and rank != 3):
+                continue
+            spans.append((start, end, " ".join(match.group(0).split())))
+    return spans
+
+
+def _names(sentence: str) -> list[Span]:
+    found: list[Span] = []
+    for match in _PERSON.finditer(sentence):
+        words = match.group(0).split()
+        while words and words[0] in _NOT_NAMES:
+            words.pop(0)
+        if len(words) >= 2 and not any(w in _MONTHS for w in words):
+            found.append((match.start(), match.end(), " ".join(words)))
+    return found
+
+
+def _position(order: dict[str, int], word: str) -> int | None:
+    """Where ``word`` stands among the question's terms, inflections included ("ended"
+    for "end": the shared stemmer keeps short words whole)."""
+    found = order.get(word)
+    if found is None:
+        found = next((i for t, i in order.items()
+                      if len(t) >= 3 and word.startswith(t) and len(word) - len(t) <= 3), None)
+    return found
+
+
+def _spans(kind: str, sentence: str, question: str) -> list[Span]:
+    if kind == "count":
+        return _counts(sentence, question)
+    if kind == "date":
+        return _dates(sentence, question)
+    if kind == "person":
+        return _names(sentence)
+    if kind == "place":
+        return [(m.start("place"), m.end("place"), " ".join(m.group("place").split()))
+                for m in _PLACE.finditer(sentence)
+                if not any(w in _MONTHS for w in m.group("place").split())]
+    patterns = _AMOUNT if kind == "amount" else [_SCORE] if kind == "score" else []
+    return [(m.start(), m.end(), " ".join(m.group(0).split()))
+            for p in patterns for m in p.finditer(sentence)]
+
+
+def candidates(kind: str, sentence: str, question: str) -> list[str]:
+    """The short answers of ``kind`` that ``sentence`` holds, best first.
+
+    Best is nearest to the words the sentence shares with the question ("closed in the
+    1860s" for "when did the mill close", not the "1794" of another clause); for a
+    count, one of the noun asked about comes first. Candidates the question itself
+    contains are its subject, never its answer.
+    """
+    spans = [s for s in _spans(kind, sentence, question) if s[2] and not _asked(s[2], question)]
+    order = {t: i for i, t in enumerate(dict.fromkeys(
+        t for t in (term(w) for w in _TOKEN.findall(question)) if t in question_terms(question)))}
+    breaks = [m.start() for m in _CLAUSE.finditer(sentence)]
+    tokens = list(_TOKEN.finditer(sentence))
+    noun = _counted_noun(question) if kind == "count" else None
+
+    def clause(offset: int) -> int:
+        return sum(b <= offset for b in breaks)
+
+    def key(span: Span) -> tuple[bool, float, int]:
+        # Question words weigh more the later they come ("when did the mill *close*"),
+        # count only in the candidate's own clause, by nearness, half after it.
+        start, end, text = span
+        near = 0.0
+        for token in tokens:
+            at = token.start()
+            found = _position(order, term(token.group(0)))
+            if found is None or start <= at < end or clause(at) != clause(start):
+                continue
+            gap = sum(1 for t in tokens if min(at, start) < t.start() < max(at, start))
+            after = 2 if at > start else 1  # the event is said before its date
+            near += (1 + found / max(len(order) - 1, 1)) / (1 + gap) / after
+        asked = noun is not None and any(_same_noun(w, noun) for w in text.split())
+        return (not asked, -near, start)
+
+    return list(dict.fromkeys(text for _, _, text in sorted(spans, key=key)))
+
+
+def holds(kind: str, sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds a candidate of ``kind`` (for ranking cues)."""
+    return bool(candidates(kind, sentence, question))
+
+
+def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | None:
+    """The short answer of ``sentence``: the model's ``proposed`` one when it is, or
+    names, a candidate of ``kind`` there; else the best candidate; ``None`` when the
+    sentence holds none of the kind."""
+    found = candidates(kind, sentence, question)
+    if not found:
+        return None
+    if proposed and _contains(sentence.lower(), " ".join(proposed.lower().split())) and (
+            proposed in candidates(kind, proposed, question)):
+        return proposed  # the model's own answer, of the kind and in the sentence
+    if proposed:
+        wanted = " ".join(proposed.lower().split())
+        for candidate in found:
+            low = candidate.lower()
+            if low == wanted or _contains(low, wanted) or _contains(wanted, low):
+                return candidate
+    return found[0]
+
+
+def _contains(text: str, phrase: str) -> bool:
+    return bool(phrase) and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+
+
+__all__ = ["KINDS", "answer_type", "candidates", "holds", "pick"]

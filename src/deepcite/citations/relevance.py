@@ -1,0 +1,199 @@
+"""How much of a question a candidate sentence answers: weighted terms, key phrase, meaning.
+
+A sentence that shares one common word with the question ("last", "majority",
+"create") is not about it, and a grounded answer that quotes it as the answer is wrong
+however verbatim the quote. So a sentence is scored against the whole question:
+
+- **Rarity.** Each stemmed content word of the question weighs its IDF over the
+  candidate pool. A question word that no candidate holds still counts (at
+  :data:`ABSENT_FACTOR` of the highest IDF): it is usually the question's subject, and
+  dropping it would let the one common word left decide.
+- **Key phrase.** The question's named entity (capitalised words after the first) or,
+  without one, its longest run of content words weighs :data:`KEY_FACTOR` more: the
+  sources about the question name it.
+- **Meaning.** With the embeddings extra installed, the cosine of the question and the
+  sentence (the collection's all-MiniLM-L6-v2, loaded offline) lets a paraphrase in
+  and keeps a sentence about something else out. Without it, terms alone decide.
+
+A sentence is relevant when it covers :data:`MIN_COVERAGE` of the question's weight
+with at least two of its terms (one, when the question has one), or, with embeddings,
+when its meaning is close and it still shares part of the question.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from deepcite.citations.support import stem
+from deepcite.citations.text import STOPWORDS, content_words
+from deepcite.errors import CollectionError
+
+logger = logging.getLogger(__name__)
+
+MIN_COVERAGE = 0.3  # share of the question's weight a relevant sentence must match
+ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the top IDF
+KEY_FACTOR = 1.5  # the key phrase's words weigh this much more
+DENSE_MIN = 0.45  # cosine above which meaning vouches for a sentence sharing some words
+DENSE_COVERAGE = 0.15  # ... that still covers this share of the question
+#: Question words that say what kind of answer is wanted, not what it is about.
+QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "type",
+                             "called", "which", "whose", "long", "often", "years",
+                             "decade", "century", "date", "period", "percent", "percentage",
+                             "number", "amount"})
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+#: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
+Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
+
+
+def term(word: str) -> str:
+    """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
+
+    :func:`deepcite.citations.support.stem`, then "-ies" as "-y" and a final "e"
+    dropped: questions paraphrase their answer's sentence, and a missed inflection
+    costs the one shared word a short question has.
+    """
+    lower = word.lower()
+    lower = lower[:-3] + "y" if len(lower) > 5 and lower.endswith("ies") else stem(lower)
+    return lower[:-1] if len(lower) > 4 and lower.endswith("e") else lower
+
+
+def terms_of(text: str) -> list[str]:
+    """Every word of ``text`` as a :func:`term`, in order."""
+    return [term(w) for w in _WORD.findall(text)]
+
+
+def question_terms(question: str) -> set[str]:
+    """The stemmed content words of ``question`` that say what it is about."""
+    return {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+
+
+def _content(word: str) -> bool:
+    lower = word.lower()
+    return len(lower) >= 3 and lower not in STOPWORDS and lower not in QUESTION_FILLER
+
+
+def key_phrase(question: str) -> str:
+    """The words of ``question`` its sources must be about, as written.
+
+    Its named entity (the longest run of capitalised words after the first, "Atlantic
+    Ocean"), else its longest run of content words ("virtual environment"); a tie goes
+    to the later run, which in an English question is more often the object asked about.
+    """
+    words = _WORD.findall(question)
+    runs: list[list[str]] = [[]]
+    names: list[list[str]] = [[]]
+    for index, word in enumerate(words):
+        if _content(word):
+            runs[-1].append(word)
+        elif runs[-1]:
+            runs.append([])
+        if index and word[:1].isupper() and word.lower() not in STOPWORDS and len(word) > 1:
+            names[-1].append(word)
+        elif names[-1]:
+            names.append([])
+    named = [run for run in names if run]
+    pool = named or [run for run in runs if run]
+    if not pool:
+        return ""
+    best = max(range(len(pool)), key=lambda i: (len(pool[i]), i))
+    return " ".join(pool[best])
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The question's terms with their weights over one candidate pool."""
+
+    weight: dict[str, float]
+    key: frozenset[str]
+
+    @property
+    def total(self) -> float:
+        return sum(self.weight.values()) or 1.0
+
+    def coverage(self, terms: Iterable[str]) -> float:
+        """Share of the question's weight that ``terms`` (a sentence's) match."""
+        found = set(terms)
+        return sum(w for t, w in self.weight.items() if t in found) / self.total
+
+    def matched(self, terms: Iterable[str]) -> int:
+        """How many distinct question terms ``terms`` hold."""
+        return len(self.weight.keys() & set(terms))
+
+    def key_share(self, terms: Iterable[str]) -> float:
+        """Share of the key phrase's weight that ``terms`` match (1 without a key)."""
+        if not self.key:
+            return 1.0
+        found = set(terms)
+        whole = sum(self.weight[t] for t in self.key)
+        return sum(self.weight[t] for t in self.key if t in found) / (whole or 1.0)
+
+
+def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
+    """The IDF weight of each of ``question``'s terms over ``pool`` (terms per sentence)."""
+    wanted = question_terms(question)
+    total = max(len(pool), 1)
+    df = dict.fromkeys(wanted, 0)
+    for terms in pool:
+        for t in wanted & set(terms):
+            df[t] += 1
+    idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+    top = max(idf.values(), default=1.0)
+    key = frozenset(term(w) for w in _WORD.findall(key_phrase(question))) & wanted
+    weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
+              for t in wanted}
+    return Weights(weight, key)
+
+
+def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None) -> bool:
+    """Whether a sentence with ``terms`` answers a real share of the question.
+
+    Lexically: :data:`MIN_COVERAGE` of the weight, with two question terms or more when
+    the question has two or more, so one shared word is never enough. With a
+    ``cosine`` (embeddings), a sentence close in meaning needs less of the wording.
+    """
+    coverage = weights.coverage(terms)
+    matched = weights.matched(terms)
+    if coverage >= MIN_COVERAGE and matched >= min(2, len(weights.weight)):
+        return True
+    return cosine is not None and cosine >= DENSE_MIN and coverage >= DENSE_COVERAGE
+
+
+def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
+    """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
+
+    Uses the bundled all-MiniLM-L6-v2 that dense collections use, loaded from its local
+    folder only (:func:`deepcite.collections.embeddings.load_encoder`). Anything that
+    keeps it from loading leaves the terms alone to decide, silently: embeddings refine
+    the ranking, they are not needed for it.
+    """
+    if not texts:
+        return []
+    from deepcite.collections.embeddings import default_model_path, load_encoder
+
+    if default_model_path() is None:
+        return None
+    try:
+        encoder = load_encoder()
+        vectors = encoder.encode([question, *texts])
+    except (CollectionError, ImportError, OSError, RuntimeError, ValueError) as exc:
+        logger.debug("sentence embeddings unavailable: %s", exc)
+        return None
+    return [float(x) for x in vectors[1:] @ vectors[0]]
+
+
+__all__ = [
+    "Similarity",
+    "Weights",
+    "dense_similarity",
+    "key_phrase",
+    "question_terms",
+    "relevant",
+    "term",
+    "terms_of",
+    "weigh",
+]

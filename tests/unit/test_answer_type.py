@@ -1,0 +1,93 @@
+"""The short answer's kind: a count, a date or period, an amount with its unit, a person,
+a place - or no short answer at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcite.citations.answer_type import answer_type, candidates, pick
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("How many lighthouses stand on the coast?", "count"),
+    ("How much did the museum pay for the painting?", "amount"),
+    ("How much does a season ticket cost?", "amount"),
+    ("When did the ferry service end?", "date"),
+    ("In what decade was the canal dug?", "date"),
+    ("Who drew the first map of the valley?", "person"),
+    ("Where was the glassworks built?", "place"),
+    ("What colour is the flag?", "other"),
+])
+def test_the_question_says_what_kind_of_answer_it_wants(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
+def test_a_year_is_no_count_and_the_count_keeps_its_noun() -> None:
+    question = "How many lighthouses stand on the coast?"
+    sentence = "Built up since 1852, the coast has 23 lighthouses today."
+    assert pick("count", sentence, question) == "23 lighthouses"
+    assert pick("count", "The first lighthouse was lit in 1852.", question) is None
+
+
+def test_a_count_prefers_the_noun_asked_about() -> None:
+    question = "How many bridges cross the river?"
+    sentence = "The 4 towns on its banks are joined by 11 stone bridges."
+    assert pick("count", sentence, question) == "11 stone bridges"
+
+
+def test_a_when_answer_is_the_period_of_the_clause_that_answers() -> None:
+    question = "When did the ferry service end?"
+    sentence = "The ferry service began in 1811 but ended in the 1950s."
+    assert pick("date", sentence, question) == "the 1950s"
+    assert pick("date", "The ferry began in 1811, long before the bridge.",
+                "When did the ferry begin?") == "1811"
+
+
+@pytest.mark.parametrize(("question", "sentence", "short"), [
+    ("In what decade was the canal dug?", "The canal, planned in 1779, was dug in the 1790s.",
+     "the 1790s"),
+    ("In what century was the chapel built?", "The chapel dates from the early 14th century.",
+     "the early 14th century"),
+    ("In what years did the magazine appear?", "It appeared from 1921 to 1937 in Vienna.",
+     "1921 to 1937"),
+    ("When was the charter granted?", "The charter was granted on 12 June 1215 at Runnymede.",
+     "12 June 1215"),
+])
+def test_dates_and_periods_are_kept_whole(question: str, sentence: str, short: str) -> None:
+    assert pick("date", sentence, question) == short
+
+
+@pytest.mark.parametrize(("sentence", "short"), [
+    ("The museum paid €1.2 million for the painting in 1998.", "€1.2 million"),
+    ("The council pays the curator £48,000 per year.", "£48,000 per year"),
+    ("The painting was bought for 300,000 dollars.", "300,000 dollars"),
+])
+def test_an_amount_keeps_its_currency_and_unit(sentence: str, short: str) -> None:
+    assert pick("amount", sentence, "How much did the museum pay for the painting?") == short
+
+
+def test_people_and_places() -> None:
+    assert pick("person", "The first map was drawn by Ingrid Solberg in 1702.",
+                "Who drew the first map of the valley?") == "Ingrid Solberg"
+    assert pick("place", "The glassworks was built in Port Elnor beside the docks.",
+                "Where was the glassworks built?") == "Port Elnor"
+
+
+def test_no_candidate_of_the_kind_means_no_short_answer() -> None:
+    assert pick("count", "The lighthouses are painted white.",
+                "How many lighthouses stand on the coast?") is None
+    assert pick("amount", "The painting was bought in 1998 by the museum.",
+                "How much did the museum pay for the painting?") is None
+    assert pick("person", "The map was drawn in 1702.", "Who drew the map?") is None
+
+
+def test_the_models_proposal_counts_only_when_it_is_a_candidate_of_the_kind() -> None:
+    question = "How much does a season ticket cost?"
+    sentence = "A season ticket costs $95 and was introduced in 2004."
+    assert pick("amount", sentence, question, proposed="2004") == "$95"
+    assert pick("amount", sentence, question, proposed="95") == "$95"
+
+
+def test_what_the_question_already_says_is_no_answer() -> None:
+    assert candidates("date", "After the 1906 fire the hall reopened in 1911.",
+                      "When did the hall reopen after the 1906 fire?") == ["1911"]
