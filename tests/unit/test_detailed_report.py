@@ -16,7 +16,7 @@ from deepcite.research.detailed import (
     already_written,
     cut_at_sentence,
 )
-from deepcite.research.outline import default_outline, parse_outline
+from deepcite.research.outline import parse_outline
 from deepcite.runs.execute import run_question
 from deepcite.types import (
     Event,
@@ -184,12 +184,12 @@ def test_cut_at_sentence_and_already_written_limits() -> None:
 # -- degraded paths ---------------------------------------------------------------------
 
 
-def test_an_unusable_outline_falls_back_to_the_default_with_a_warning(
+def test_an_unusable_outline_is_built_from_the_titles_found_with_a_warning(
         make_settings: Any) -> None:
     result = _report(make_settings, _model(outline="I cannot help with that."))
-    assert [e.title for e in result.outline] == [e.title for e in default_outline(QUESTION)]
+    assert [e.title for e in result.outline] == ["argparse", "sys.argv", "getopt"]
     assert "outline_fallback" in [w.code for w in result.warnings]
-    assert "1. Background" in _headings(result)
+    assert "1. argparse" in _headings(result)
 
 
 class _NothingAbout:

@@ -44,7 +44,9 @@ def test_two_iterations_use_at_most_four_model_calls(make_settings: Any) -> None
     assert result.metrics.model_calls == 3
     assert result.questions_by_iteration[1] == [
         QUESTION, "argparse tutorial", "getopt options", "sys.argv list"]
-    assert result.questions_by_iteration[2] == ["shlex split arguments", "argparse subcommands"]
+    # follow-ups keep the question's key terms
+    assert result.questions_by_iteration[2] == [
+        "parse shlex split arguments", "parse argparse subcommands"]
     assert engine.queries[0] == QUESTION or QUESTION in engine.queries
     assert set(cited_numbers(result.answer)) <= {s.number for s in result.sources}
     assert [s.number for s in result.sources] == list(range(1, len(result.sources) + 1))
@@ -247,7 +249,7 @@ def test_cancel_in_a_slow_second_iteration_keeps_the_first(make_settings: Any) -
     hung = threading.Event()
 
     def search(query: str, *, max_results: int) -> Any:
-        if query == "shlex splitting":  # iteration 2's query hangs like a dead host
+        if "shlex splitting" in query:  # iteration 2's query hangs like a dead host
             hung.set()
             release.wait(30)
         return original(query, max_results=max_results)

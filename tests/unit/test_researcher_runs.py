@@ -251,7 +251,7 @@ class _BuggyEngine(MemoryEngine):
     """Raises a plain bug (not a SearchError) for one query, past every guard."""
 
     def search(self, query: str, *, max_results: int) -> Any:
-        if query == "logging events":
+        if "logging events" in query:  # follow-ups carry the question's key terms too
             raise KeyError("a bug in an engine plugin")
         return super().search(query, max_results=max_results)
 

@@ -3,16 +3,21 @@
 1. **Research** the question once with the run's strategy; its answer becomes the
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
-   purpose each (:mod:`deepcite.research.outline` parses it leniently, drops sections
-   about sources or methodology, and falls back to a default structure with a
-   warning). ``outline_review`` lets the user edit or approve it first.
+   purpose each (:mod:`deepcite.research.outline` parses it leniently and drops
+   sections about sources or methodology). When the model cannot write one (a small
+   model rarely can), the outline is built from the headings of what was found, else
+   a default structure is used, with a warning. ``outline_review`` lets the user edit
+   or approve it first.
 3. **Sections**: every part gets its own research run on the *same* Researcher, so the
    one SourceNumbering numbers the whole report - sources keep their numbers, new ones
    continue the count. The writer sees the most recent parts already written (at most
    ``report.max_context_sections`` parts and ``report.max_context_chars`` characters,
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
    found nothing says so in one line instead of inventing. Each part's answer is
-   verified like a quick answer (the citation step does it for every run).
+   verified like a quick answer (the citation step does it for every run). Parts get
+   passages of their own (:mod:`deepcite.research.part_passages`): a part titled with
+   a heading is written from the passages under it, and no passage is quoted in two
+   parts.
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
    the body: it is rendered from the source numbering on output (``to_markdown``), in the store
    and in every export, so body and block always read the same numbers.
@@ -57,12 +62,13 @@ from deepcite.types import (
 
 from .outline import (
     OUTLINE_SYSTEM,
-    default_outline,
+    fallback_outline,
     outline_bindings,
     outline_prompt,
     parse_outline,
     research_parts,
 )
+from .part_passages import PartPassages, as_result
 
 #: Reviews the proposed outline before sections are written: returns the outline to
 #: use (the same, edited, or ``None`` to stop without writing sections).
@@ -153,6 +159,9 @@ class DetailedReport:
         self._materials: Materials | None = None
         #: The outline's material bindings (with roles) by case-folded part title.
         self._roles: dict[str, list[MaterialBinding]] = {}
+        #: The titles of the parts taken from the headings of what was found (a
+        #: structural outline): each is written from the passages under its heading.
+        self._structural: set[str] = set()
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
 
@@ -232,8 +241,11 @@ class DetailedReport:
                 problem = f"the outline call failed ({exc})"
         fallback = not entries
         if fallback:
-            entries = default_outline(question)[:cfg.max_sections]
-            message = f"Used a default outline: {problem}"
+            entries, headings = fallback_outline(question, summary.sources,
+                                                 max_sections=cfg.max_sections)
+            self._structural = set(headings)
+            message = (f"Built the outline from the headings of the sources found: {problem}"
+                       if headings else f"Used a default outline: {problem}")
             tally.warn("outline_fallback", message)
             researcher.emit(RunWarning(code="outline_fallback", message=message))
         if self._review is not None and not self.cancelled:
@@ -272,6 +284,8 @@ class DetailedReport:
         material_docs = 0
         written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
         parts: list[_Part] = []
+        passages = PartPassages(outline_sources=summary.sources,
+                                titles=[entry.title for entry in entries])
         stopped: str | None = None
         for count, (index, number, heading) in enumerate(todo, start=1):
             entry = entries[index]
@@ -305,12 +319,17 @@ class DetailedReport:
                 brief = dataclasses.replace(brief, evidence=plan.evidence,
                                             search_queries=plan.search_queries,
                                             style=plan.style(brief.style))
+            if not brief.evidence and entry.title in self._structural:
+                brief = self._own_passages(brief, passages, entry.title, query)
             result = researcher.run(query, brief=brief)
             if materials is not None and plan is not None:
                 log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
                 material_docs += sum(1 for s in result.sources if s.engine == "user_material")
             tally.add(result, f"{number} {entry.title}")
             text = _part_text(result)
+            if text != NO_SOURCES_LINE:
+                text = passages.unrepeated(entry.title, text, query, result.sources,
+                                           "\n\n".join(written))
             parts.append(_Part(index, text))
             written.append(f"## {number} {entry.title}\n\n{text}")
             if result.cancelled:
@@ -319,6 +338,18 @@ class DetailedReport:
         if materials is not None and bound and parts and not material_docs:
             log_missing_material_evidence(ids=list(dict.fromkeys(bound)))
         return parts
+
+    def _own_passages(self, brief: RunBrief, passages: PartPassages, title: str,
+                      query: str) -> RunBrief:
+        """``brief`` for a part titled with a heading of what was found: written from
+        the passages under that heading alone (no search, which would bring back the
+        other parts' passages); unchanged when none is left for it."""
+        own = passages.pinned(title, query, self._researcher.numbering.sources(),
+                              limit=self._researcher.settings.research.max_sources)
+        if not own:
+            return brief
+        return dataclasses.replace(brief, evidence=tuple(map(as_result, own)),
+                                   search_queries=())
 
     def _declared(self, entries: Sequence[OutlineEntry], index: int) -> list[MaterialBinding]:
         """The outline's bindings (roles) for part ``index``: its own, then its section's

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.citations.text import STOPWORDS
 from deepcite.materials import MaterialBinding, normalize_bindings, normalize_material_id
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.security.terminal import one_line
@@ -288,3 +289,183 @@ def research_parts(entries: Sequence[OutlineEntry]) -> list[tuple[int, str, str]
             heading = f"{parent}: {entry.title}" if parent else entry.title
             parts.append((index, f"{section}.{sub}", heading))
     return parts
+
+
+# ------------------------------------------------------------- structural outline
+
+#: Fewest parts an outline built from headings has: with only two headings found, a
+#: part of the default outline follows them; with fewer, the default outline is used.
+STRUCTURAL_MIN_SECTIONS = 3
+_NUMBERING = re.compile(r"^(?:(?:chapter|part|section|§)\s*)?(?:\d+(?:\.\d+)*|[IVX]+)[.):]?\s+",
+                        re.IGNORECASE)
+_MARKUP = re.compile(r"[`*_#=~^<>\[\]{}¶]+")
+_PAREN_TAIL = re.compile(r"\s*\(([^()]{3,})\)\s*$")
+_TITLE_SEPARATOR = re.compile(r"(\s+[|—–-]\s+|:\s+)")
+_WORD = re.compile(r"\w+")
+
+
+def source_headings(source: Source) -> list[str]:
+    """Where ``source`` sits, outermost first: its document's title, then the headings
+    a collection kept for the passage (``heading_path``, else ``heading``). A web page
+    has only its title. Raw: cleaned by :func:`structural_outline`, which sees all."""
+    meta = source.metadata
+    raw = meta.get("heading_path")
+    path = [str(h) for h in raw if isinstance(h, str) and h.strip()] \
+        if isinstance(raw, list) else []
+    heading = meta.get("heading")
+    if not path and isinstance(heading, str) and heading.strip():
+        path = [heading]
+    title = str(meta.get("document_title") or source.title or "")
+    if title.strip() and (not path or _key(path[0]) != _key(title)):
+        path.insert(0, title)
+    return path
+
+
+def structural_outline(question: str, sources: Sequence[Source], *,
+                       max_sections: int = 5) -> list[OutlineEntry]:
+    """An outline made of the headings of what was found, for when the model wrote none.
+
+    The best passages (``sources``, best first) are grouped by where they sit: by
+    document when at least three documents are among them, else one heading level
+    deeper (a single long manual splits into its chapters). Each group becomes a part
+    titled with its real heading, cleaned (numbering, markup and the suffix titles
+    share, like a site name, taken off); a group whose heading and passages share no
+    word with the question is left out, the rest come most relevant first. Returns
+    ``[]`` when fewer than :data:`MIN_SECTIONS` parts can be made (see
+    :func:`fallback_outline`).
+    """
+    placed = [(path, source) for source in sources
+              if (path := _clean_path(source_headings(source), sources))]
+    asked = _words(question)
+    scored: list[tuple[float, int, str, str]] = []
+    for rank, (title, parent, members) in enumerate(_groups(placed)):
+        heading_share = _share(asked, _words(title))
+        text_share = max(_share(asked, _words(m.text)) for m in members)
+        if heading_share == 0 and text_share == 0:
+            continue
+        scored.append((heading_share + text_share, -rank, title, parent))
+    scored.sort(reverse=True)
+    limit = max(1, max_sections)
+    entries = [OutlineEntry(title=title, purpose=f"from {parent}" if parent else "")
+               for _, _, title, parent in scored[:limit]]
+    return entries if len(entries) >= min(MIN_SECTIONS, limit) else []
+
+
+def fallback_outline(question: str, sources: Sequence[Source], *, max_sections: int = 5
+                     ) -> tuple[list[OutlineEntry], list[str]]:
+    """The outline used when the model wrote none, and the titles in it that are
+    headings of what was found (:func:`structural_outline`). Two headings get the last
+    part of the default outline after them ("Limitations and open questions", written
+    once the headings' parts have their passages), so that a report has three parts;
+    without two, it is the default outline."""
+    limit = max(1, max_sections)
+    headings = structural_outline(question, sources, max_sections=limit)
+    if not headings:
+        return default_outline(question)[:limit], []
+    missing = max(0, min(STRUCTURAL_MIN_SECTIONS, limit) - len(headings))
+    tail = default_outline(question)[len(default_outline(question)) - missing:]
+    return [*headings, *tail], [h.title for h in headings]
+
+
+def heading_keys(source: Source, sources: Sequence[Source] = ()) -> set[str]:
+    """The case-folded headings ``source`` sits under, raw and cleaned as among
+    ``sources``: a part titled with one of them is about this passage."""
+    raw = source_headings(source)
+    cleaned = _clean_path(raw, sources or [source])
+    return {key for key in map(_key, [*raw, *cleaned]) if key}
+
+
+def word_share(query: str, text: str) -> float:
+    """The share of the content words of ``query`` found in ``text`` (0 to 1)."""
+    return _share(_words(query), _words(text))
+
+
+def title_key(title: str) -> str:
+    """``title`` as :func:`heading_keys` gives headings, to compare the two."""
+    return _key(title)
+
+
+def _groups(placed: list[tuple[list[str], Source]]
+            ) -> list[tuple[str, str, list[Source]]]:
+    """(title, parent heading, passages) per group, in order of first appearance, at
+    the shallowest heading depth that gives three groups (else the one giving most)."""
+    deepest = max((len(path) for path, _ in placed), default=0)
+    best: list[tuple[str, str, list[Source]]] = []
+    for depth in range(deepest):
+        found: dict[str, tuple[str, str, list[Source]]] = {}
+        for path, source in placed:
+            level = min(depth, len(path) - 1)
+            parent = path[level - 1] if level > 0 else ""
+            found.setdefault(_key(path[level]), (path[level], parent, []))[2].append(source)
+        if len(found) > len(best):
+            best = list(found.values())
+        if len(best) >= STRUCTURAL_MIN_SECTIONS:
+            break
+    return best
+
+
+def _clean_path(path: list[str], sources: Sequence[Source]) -> list[str]:
+    """``path`` with each heading cleaned and unusable ones (prose, "References")
+    dropped; a suffix shared by the titles of ``sources`` (a site name, "(module
+    documentation)") is taken off, since it tells no part from another."""
+    shared = _shared_suffixes(sources)
+    cleaned: list[str] = []
+    for heading in path:
+        title = _clean_heading(heading, shared)
+        if _usable_title(title) and all(_key(title) != _key(c) for c in cleaned):
+            cleaned.append(title)
+    return cleaned
+
+
+def _clean_heading(heading: str, shared: set[str]) -> str:
+    text = _MARKUP.sub(" ", one_line(heading))
+    text = _NUMBERING.sub("", " ".join(text.split()).strip(" |")).strip(" .:-–—|")
+    while (m := _PAREN_TAIL.search(text)) is not None and _key(m.group(1)) in shared:
+        text = text[:m.start()].rstrip()
+    pieces = _TITLE_SEPARATOR.split(text)  # kept as [piece, separator, piece, ...]
+    while len(pieces) > 2 and _key(pieces[-1]) in shared:
+        del pieces[-2:]
+    text = "".join(pieces)
+    if len(text) > MAX_TITLE_CHARS or len(text.split()) > MAX_TITLE_WORDS:
+        text = pieces[0]  # "Title — a long subtitle": the title is the heading
+    return _clean(text)
+
+
+def _shared_suffixes(sources: Sequence[Source]) -> set[str]:
+    """Trailing pieces ("(Python documentation)", "| Example Site") that at least two
+    different document titles end with."""
+    titles = {one_line(str(s.metadata.get("document_title") or s.title)) for s in sources}
+    counts: dict[str, int] = {}
+    for title in titles:
+        tails: set[str] = set()
+        if (m := _PAREN_TAIL.search(title)) is not None:
+            tails.add(_key(m.group(1)))
+        pieces = _TITLE_SEPARATOR.split(title)
+        if len(pieces) > 1:
+            tails.add(_key(pieces[-1]))
+        for tail in tails:
+            counts[tail] = counts.get(tail, 0) + 1
+    return {tail for tail, count in counts.items() if count >= 2 and tail}
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def _words(text: str) -> set[str]:
+    """Content words of ``text`` reduced to a crude stem, so that "parser", "parsing"
+    and "parse" meet."""
+    return {_stem(w) for w in _WORD.findall(text.casefold())
+            if len(w) >= 3 and w not in STOPWORDS}
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _share(asked: set[str], found: set[str]) -> float:
+    return len(asked & found) / len(asked) if asked else 0.0
+

@@ -15,21 +15,35 @@ does not depend on the model following a format:
   searches more than once, and the expansion finds passages that use the sources'
   words rather than the question's.
 
+Every follow-up, the model's or derived, holds the question's key terms (names and
+numbers, and most of the weight of its rarer words; :func:`with_key_terms`): a
+follow-up that drops them searches for something else. Expansion terms must be said
+near the question's words and must not be code or markup, for the same reason.
+
 :attr:`QuestionGenerator.derived` says whether the last list came from the model or was
 derived, so the caller can tell the user.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
-from deepcite.citations.grounded import term
 from deepcite.citations.records import Completer
-from deepcite.citations.text import STOPWORDS, content_words, normalised_words
+from deepcite.citations.relevance import term
+from deepcite.citations.text import content_words, normalised_words
 from deepcite.llm import parse_list
+from deepcite.research.key_terms import (
+    MAX_KEYWORDS,
+    KeyTerms,
+    asks_about_code,
+    code_chunks,
+    idf,
+    keywords,
+    sentence_relevance,
+    stems,
+    terms_of,
+)
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import SearchResult
 
@@ -49,8 +63,10 @@ QUERY_LIST_TOKENS = 160  # a few short lines; more is the model rambling
 _PROMPT_ECHOES = ("search quer", "one query per line", "<source", "write ", "reply with")
 FEEDBACK_DOCS = 5  # results taken as relevant for pseudo-relevance feedback
 TERMS_PER_QUERY = 3
-MAX_KEYWORDS = 8
-_TERM = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]")
+#: The share of the question's key-term weight every follow-up must hold.
+KEEP_SHARE = 0.5
+#: Expansion terms score at least this share of the best one's.
+MIN_TERM_SCORE = 0.2
 
 
 class QuestionGenerator:
@@ -117,80 +133,119 @@ class QuestionGenerator:
         )
         reply = self._client.complete("followups", FOLLOWUP_SYSTEM, user,
                                       max_tokens=QUERY_LIST_TOKENS)
-        queries = filter_queries(parse_list(reply, limit=count * 3), question, asked, count)
+        key = KeyTerms.of(question, found)
+        anchored = [q for q in (with_key_terms(c, key)
+                                for c in parse_list(reply, limit=count * 3)) if q]
+        queries = filter_queries(anchored, question, asked, count)
         if queries:
             return queries
         self.derived = True
         return prf_queries(question, found, asked, count)
 
 
-def keywords(question: str, limit: int = MAX_KEYWORDS) -> list[str]:
-    """The question's content words in order, each once: its keyword query."""
-    seen: dict[str, None] = {}
-    for word in _TERM.findall(question):
-        lower = word.lower()
-        if len(lower) >= 3 and lower not in STOPWORDS and lower not in seen:
-            seen[lower] = None
-    return list(seen)[:limit]
-
-
-def _terms(text: str) -> list[str]:
-    """Lower-cased candidate terms: three letters or more, not stopwords, not bare numbers."""
-    return [w for w in (t.lower() for t in _TERM.findall(text))
-            if len(w) >= 3 and w not in STOPWORDS and not w.isdigit()]
-
-
 def expansion_terms(question: str, found: Sequence[SearchResult],
                     feedback_docs: int = FEEDBACK_DOCS) -> list[str]:
     """Terms of the best-matching results that the question lacks, best first (RM3-like).
 
-    The ``feedback_docs`` results matching most of the question (its words weighted by
-    how rare they are among the results; earlier results first on ties) are taken as
-    relevant, each weighted by that match. A term's weight is the weighted sum of its
-    relative frequency in them, times its inverse document frequency over all of
-    ``found``, so terms every result uses (boilerplate, the collection's own
-    vocabulary) do not crowd out the distinctive ones.
+    The ``feedback_docs`` results matching most of the question (its key terms weighted
+    by how rare they are among the results; earlier results first on ties) are taken as
+    relevant, each weighted by that match. A term counts where it is said: each
+    occurrence weighs as much as its sentence is about the question
+    (:func:`~deepcite.research.key_terms.sentence_relevance`), so a distractor
+    paragraph's other topic, named in sentences that share nothing with the question,
+    adds nothing. Code identifiers and markup of the results (``__aexit__``, ``&gt;``)
+    are not terms either, unless they name a key term (``json.load`` for a JSON
+    question) or the question itself names code. The weight is then multiplied by the
+    term's inverse document frequency over all of ``found``, so terms every result uses
+    (boilerplate, the collection's own vocabulary) do not crowd out distinctive ones.
     """
-    asked = {term(w) for w in keywords(question, limit=64)}
-    if not found or not asked:
+    key = KeyTerms.of(question, found)
+    asked = set(key.words) | {term(w) for w in keywords(question, limit=64)}
+    if not found or not key.words:
         return []
-    docs = [_terms(f"{r.title} {r.snippet}") for r in found]
-    doc_stems = [{term(w) for w in doc} for doc in docs]
-    total = len(docs)
-
-    def idf(df: int) -> float:
-        return math.log((total + 1) / (df + 0.5))
-
-    asked_idf = {t: idf(sum(t in d for d in doc_stems)) for t in asked}
-    asked_weight = sum(asked_idf.values()) or 1.0
-    shares = [sum(asked_idf[t] for t in asked & d) / asked_weight for d in doc_stems]
+    texts = [f"{r.title}\n{r.snippet}" for r in found]
+    docs = [terms_of(text) for text in texts]
+    # A result naming none of the question's subject is a distractor, however many of
+    # its other words it shares.
+    shares = [key.share(found_stems) if key.on_topic(found_stems) else 0.0
+              for found_stems in (stems(text) for text in texts)]
     best = max(shares)
     if best <= 0:
         return []
     # Results matching under half as well as the best are not taken as relevant, and
     # the match counts squared: feedback from a weak match is mostly noise.
-    top = sorted((i for i in range(total) if shares[i] >= best / 2 and docs[i]),
+    top = sorted((i for i in range(len(docs)) if shares[i] >= best / 2 and docs[i]),
                  key=lambda i: (-shares[i], i))[:feedback_docs]
     df = Counter(w for doc in docs for w in set(doc))
+    code_ok = asks_about_code(question)
     weights: dict[str, float] = {}
     for i in top:
-        for word, n in Counter(docs[i]).items():
-            if term(word) not in asked:
-                weights[word] = weights.get(word, 0.0) + shares[i] ** 2 * n / len(docs[i])
-    scored = {w: v * idf(df[w]) for w, v in weights.items()}
+        noise = set() if code_ok else _code_terms(texts[i], key)
+        for sentence, related in sentence_relevance(texts[i], key):
+            if related <= 0:
+                continue
+            for word in terms_of(sentence):
+                if term(word) not in asked and word not in noise:
+                    weights[word] = (weights.get(word, 0.0)
+                                     + shares[i] ** 2 * related / len(docs[i]))
+    scored = {w: v * idf(df[w], len(docs)) for w, v in weights.items()}
+    # A term far behind the best was said only in passing near the question's words
+    # (the sentence after a distractor's one on-topic sentence): not an expansion.
+    floor = MIN_TERM_SCORE * max(scored.values(), default=0.0)
+    scored = {w: v for w, v in scored.items() if v >= floor}
     chosen: list[str] = []
     stems_seen: set[str] = set()
     for word in sorted(scored, key=lambda w: (-scored[w], w)):
-        key = term(word)
-        if key not in stems_seen:
-            stems_seen.add(key)
+        stemmed = term(word)
+        if stemmed not in stems_seen:
+            stems_seen.add(stemmed)
             chosen.append(word)
     return chosen
 
 
+def _code_terms(text: str, key: KeyTerms) -> set[str]:
+    """Terms of ``text`` said mostly inside code or markup that names no key term."""
+    code = Counter(w for chunk in code_chunks(text)
+                   if not stems(chunk) & set(key.words) for w in terms_of(chunk))
+    every = Counter(terms_of(text))
+    return {w for w, n in code.items() if n * 2 >= every[w]}
+
+
+def base_query(key: KeyTerms, limit: int = MAX_KEYWORDS) -> str:
+    """The question's ``limit`` heaviest key terms, in the question's order."""
+    order = list(key.words)
+    kept = set(sorted(order, key=lambda t: (-key.weights[t], order.index(t)))[:limit])
+    return " ".join(key.words[t] for t in order if t in kept)
+
+
+def with_key_terms(query: str, key: KeyTerms) -> str | None:
+    """``query`` holding the question's key terms; ``None`` when it cannot.
+
+    A query keeps the question's names and numbers and at least :data:`KEEP_SHARE` of
+    its key terms' weight: what it lacks of them is put in front (names first, then the
+    heaviest terms), as the question words of a derived query are. A follow-up that
+    would then be too long to be a query is dropped: it is about something else.
+    """
+    if not key.words:
+        return query
+    present = stems(query)
+    added = {t for t in key.anchors if t not in present}
+    have = present | added
+    for stemmed in sorted((t for t in key.words if t not in have),
+                          key=lambda t: -key.weights[t]):
+        if key.share(have) >= KEEP_SHARE:
+            break
+        added.add(stemmed)
+        have.add(stemmed)
+    if not added:
+        return query
+    longer = " ".join([*(key.words[t] for t in key.words if t in added), query])
+    return longer if len(longer) <= MAX_QUERY_CHARS else None
+
+
 def prf_queries(question: str, found: Sequence[SearchResult], asked: Sequence[str],
                 count: int) -> list[str]:
-    """``count`` queries: the question's keywords plus expansion terms, none in ``asked``.
+    """``count`` queries: the question's key terms plus expansion terms, none in ``asked``.
 
     No model is involved, so this works whatever the model can do. Each query takes
     the next :data:`TERMS_PER_QUERY` expansion terms, so the queries reach different
@@ -198,7 +253,7 @@ def prf_queries(question: str, found: Sequence[SearchResult], asked: Sequence[st
     """
     if count <= 0:
         return []
-    base = " ".join(keywords(question))
+    base = base_query(KeyTerms.of(question, found)) or " ".join(keywords(question))
     terms = expansion_terms(question, found)
     candidates = [
         f"{base} {' '.join(terms[i:i + TERMS_PER_QUERY])}".strip()

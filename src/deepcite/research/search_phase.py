@@ -6,16 +6,25 @@ recent results of *all* earlier iterations, so one empty iteration does not star
 next. Run budgets are respected: a query list is only requested while two model calls
 remain (one is kept for the answer), and queries are cut to the search budget. What was
 found is kept on the instance, so a cancelled run can still return it.
+
+A follow-up's results that moved away from the question (far less about it than the
+first search's, :mod:`deepcite.research.drift`) are not kept, nor learnt from by the
+next follow-ups; the run's log says which, and ``dropped`` holds them.
 """
 
 from __future__ import annotations
 
+import logging
+
 from deepcite.citations.grounded import use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER
 from deepcite.research.context import RunContext
+from deepcite.research.drift import DriftCheck, encoder_for
 from deepcite.research.questions import QuestionGenerator
 from deepcite.research.steps import search_allowance, search_iteration
 from deepcite.types import SearchResult
+
+logger = logging.getLogger(__name__)
 
 #: Progress steps per iteration: generating the queries, searching them.
 STEPS_PER_ITERATION = 2
@@ -33,12 +42,16 @@ class IterativeSearch:
             and use_grounded(context.settings, context.client)))
         self.by_iteration: dict[int, list[str]] = {}
         self.result_lists: list[list[SearchResult]] = []
+        #: Follow-up result lists not kept because they moved away from the question,
+        #: with the iteration that found them.
+        self.dropped: list[tuple[int, list[SearchResult]]] = []
 
     def run(self, question: str) -> None:
         """Search until the iterations, the budget or the user's patience run out."""
         ctx = self._ctx
         accumulated: list[SearchResult] = []
         asked: list[str] = []
+        drift: DriftCheck | None = None
         for iteration in range(1, ctx.settings.research.iterations + 1):
             if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
                 break
@@ -49,9 +62,31 @@ class IterativeSearch:
                 continue
             self.by_iteration[iteration] = queries
             asked.extend(queries)
-            for found in search_iteration(ctx, iteration, queries):
+            lists = search_iteration(ctx, iteration, queries)
+            if drift is None and lists:
+                search = ctx.settings.search
+                drift = DriftCheck(question, encoder_for(search.dense, search.dense_model))
+                drift.start(lists[0])
+            elif drift is not None:
+                lists = self._on_topic(drift, iteration, queries, lists)
+            for found in lists:
                 self.result_lists.append(found)
                 accumulated.extend(found)
+
+    def _on_topic(self, drift: DriftCheck, iteration: int, queries: list[str],
+                  lists: list[list[SearchResult]]) -> list[list[SearchResult]]:
+        """The lists of ``lists`` still about the question; the others are logged."""
+        kept = []
+        for found in lists:
+            if not drift.drifted(found):
+                kept.append(found)
+                continue
+            self.dropped.append((iteration, found))
+            logger.info("iteration %d: dropped results of a follow-up (one of %s) that moved "
+                        "away from the question (overlap %.2f, first search %.2f): %s",
+                        iteration, queries, drift.overlap(found), drift.baseline or 0.0,
+                        ", ".join(r.title for r in found[:3]))
+        return kept
 
     def _queries(self, question: str, iteration: int, accumulated: list[SearchResult],
                  asked: list[str]) -> list[str]:
