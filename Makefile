@@ -91,6 +91,7 @@ bench: test-setup
 	$(BIN)/python bench/bench_rerun.py
 	$(BIN)/python bench/bench_accounts.py
 	$(BIN)/python bench/bench_material_writing.py
+	$(BIN)/python bench/bench_unanswerable.py
 	$(BIN)/python bench/bench_store.py
 	$(BIN)/python bench/bench_export.py
 	$(BIN)/python bench/bench_queue.py
