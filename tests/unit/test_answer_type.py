@@ -91,3 +91,25 @@ def test_the_models_proposal_counts_only_when_it_is_a_candidate_of_the_kind() ->
 def test_what_the_question_already_says_is_no_answer() -> None:
     assert candidates("date", "After the 1906 fire the hall reopened in 1911.",
                       "When did the hall reopen after the 1906 fire?") == ["1911"]
+
+
+def test_how_much_of_a_quantity_keeps_its_unit() -> None:
+    question = "How much did the rice harvest of the Maren valley grow in 2004?"
+    assert answer_type(question) == "measure"
+    sentence = "In 2004 the rice harvest of the Maren valley grew by 18% to 40,000 tonnes."
+    assert candidates("measure", sentence, question)[0] in ("18%", "40,000 tonnes")
+    assert "2004" not in candidates("measure", sentence, question)
+
+
+def test_how_much_without_a_unit_falls_back_to_a_count() -> None:
+    question = "How much of the fleet was lost in the storm?"
+    sentence = "The storm sank 12 ships of the fleet near the cape."
+    assert candidates("measure", sentence, question) == ["12 ships"]
+
+
+def test_a_place_is_no_person() -> None:
+    question = "Who led the caravans across the desert?"
+    sentence = "Caravans from Central Asia were led by Yusuf Khan across the Gobi Desert."
+    found = candidates("person", sentence, question)
+    assert found and found[0] == "Yusuf Khan"
+    assert "Central Asia" not in found and "Gobi Desert" not in found

@@ -18,7 +18,7 @@ import re
 from deepcite.citations.relevance import question_terms, term
 from deepcite.citations.text import STOPWORDS
 
-KINDS = ("score", "amount", "count", "date", "place", "person")
+KINDS = ("score", "amount", "measure", "count", "date", "place", "person")
 
 _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"
                 r"|earn|earned|earns|fund|funded|budget|salary|fee|fees|money|sold|sell"
@@ -30,7 +30,9 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
                           r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b"
                           r"|\bhow (?:far|tall|high|long|big|large|heavy|deep|wide|fast)\b"
                           r"(?! ago)(?! did| does| do| was| were| had| has)")),
-    ("count", re.compile(r"\bhow many\b|\bhow much\b|\bwhat number\b|\bthe number of\b"
+    # "how much did output grow": a quantity with its unit ("24%", "3 tonnes") first
+    ("measure", re.compile(r"\bhow much\b")),
+    ("count", re.compile(r"\bhow many\b|\bwhat number\b|\bthe number of\b"
                          r"|\bpopulation\b")),
     ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what) (?:year|years|decade|century"
                         r"|date|period|era|month|day|time period)\b|\bhow long ago\b"
@@ -97,6 +99,19 @@ _NOT_COUNTED = STOPWORDS | {"percent", "per", "cent", "times", "am", "pm", "bc",
 _NOT_NAMES = frozenset({"The", "This", "That", "These", "Those", "It", "In", "On", "At",
                         "During", "After", "Before", "However", "When", "While", "Since",
                         "His", "Her", "Their", "Its", "A", "An", "By", "From", "With"})
+#: Words that make a capitalised run a place, a body or a thing rather than a person.
+_NOT_PERSON = frozenset({
+    "North", "South", "East", "West", "Central", "Northern", "Southern", "Eastern",
+    "Western", "Upper", "Lower", "Greater", "New", "Asia", "Africa", "Europe", "America",
+    "Americas", "Antarctica", "Oceania", "Ocean", "Sea", "Gulf", "Bay", "River", "Lake",
+    "Mountains", "Mount", "Island", "Islands", "Peninsula", "Valley", "Desert", "Coast",
+    "Kingdom", "Republic", "Empire", "States", "Union", "Province", "County", "City",
+    "Street", "Avenue", "Road", "Square", "Park", "University", "College", "School",
+    "Institute", "Museum", "Church", "Cathedral", "Company", "Corporation", "Party",
+    "Army", "Navy", "Council", "Parliament", "Court", "Ministry", "Department", "Bank",
+    "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium"})
+#: Words right before a capitalised run that make it a place ("born in Central Asia").
+_PLACE_CUES = frozenset({"in", "at", "from", "near", "into", "across", "throughout"})
 _MONTHS = frozenset(re.sub(r"[()?:\\.]", "", _MONTH).split("|"))
 
 
@@ -184,13 +199,18 @@ def _dates(sentence: str, question: str) -> list[Span]:
 
 
 def _names(sentence: str) -> list[Span]:
+    """Capitalised runs that can be a person's name: not a place ("Central Asia", a run
+    right after "in"/"at"/"from"), an institution or a month."""
     found: list[Span] = []
     for match in _PERSON.finditer(sentence):
         words = match.group(0).split()
         while words and words[0] in _NOT_NAMES:
             words.pop(0)
-        if len(words) >= 2 and not any(w in _MONTHS for w in words):
-            found.append((match.start(), match.end(), " ".join(words)))
+        before = sentence[:match.start()].split()[-1:]
+        if len(words) < 2 or any(w in _MONTHS or w in _NOT_PERSON for w in words) \
+                or (before and before[0].lower() in _PLACE_CUES):
+            continue
+        found.append((match.start(), match.end(), " ".join(words)))
     return found
 
 
@@ -215,6 +235,10 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
         return [(m.start("place"), m.end("place"), " ".join(m.group("place").split()))
                 for m in _PLACE.finditer(sentence)
                 if not any(w in _MONTHS for w in m.group("place").split())]
+    if kind == "measure":  # a quantity with its unit, else a count of something
+        measured = [(m.start(), m.end(), " ".join(m.group(0).split()))
+                    for p in _AMOUNT for m in p.finditer(sentence)]
+        return measured or _counts(sentence, question)
     patterns = _AMOUNT if kind == "amount" else [_SCORE] if kind == "score" else []
     return [(m.start(), m.end(), " ".join(m.group(0).split()))
             for p in patterns for m in p.finditer(sentence)]
