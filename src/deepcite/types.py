@@ -81,6 +81,7 @@ WarningCode = Literal[
     "other",                  # a stored warning from before codes (or a code since removed)
     "questions_unusable",     # the model's queries were unusable; the question was searched
     "relevance_unusable",     # the relevance filter's reply was unusable; all results kept
+    "reply_cut",              # a model reply was cut at the token limit and kept as it came
     "run_failed",             # the run stopped with an error; passages are returned
     "strategy",               # the strategy name was unknown or replaced
     "synthesis_fallback",     # the model's answer was unusable; quoted passages instead

@@ -274,3 +274,20 @@ def test_short_capped_reply_is_not_asked_again() -> None:
     reply = client.complete("questions", "s", "list queries", max_tokens=40)
     assert model.limits == [40]
     assert re.fullmatch(r"(q\d+ ){39}q39", reply)
+
+
+def test_a_run_whose_answer_was_cut_says_so(make_settings: Any) -> None:
+    from deepcite.research import Researcher
+    from tests.fakes import MemoryEngine, passage
+
+    answer = " ".join(f"Paris word{i} [1]." for i in range(300))  # longer than any room
+    model = WindowedModel(window=2048, answer=answer)
+    settings = make_settings(**{"llm.context_size": 2048, "llm.max_tokens": 400,
+                                "citations.answer_mode": "abstractive",
+                                "research.iterations": 1,
+                                "research.questions_per_iteration": 0})
+    engine = MemoryEngine([passage("france", "Paris is the capital of France. " * 30)])
+    with Researcher(settings, model, [engine]) as researcher:
+        result = researcher.run(QUESTION)
+    cut = [w.message for w in result.warnings if w.code == "reply_cut"]
+    assert cut and "raise llm.max_tokens" in cut[0]

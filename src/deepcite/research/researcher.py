@@ -134,8 +134,15 @@ class Researcher:
                 raise RuntimeError("a Researcher runs one question at a time")
             self._running = True
             token = self._token
+        cut_before = self.client.cut_replies
         try:
-            return self._run(question, token, brief or RunBrief())
+            result = self._run(question, token, brief or RunBrief())
+            cut = self.client.cut_replies - cut_before
+            if cut:  # the user should know an answer may end mid-sentence
+                result = result.with_warnings([("reply_cut", (
+                    f"{cut} model repl{'y was' if cut == 1 else 'ies were'} cut at the "
+                    "token limit and kept as they came - raise llm.max_tokens"))])
+            return result
         finally:
             with self._lock:
                 self._running = False
