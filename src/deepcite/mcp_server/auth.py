@@ -35,7 +35,7 @@ import anyio.to_thread
 from deepcite.errors import DeepciteError
 from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.access import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 
 logger = logging.getLogger(__name__)
@@ -64,16 +64,12 @@ class Asker:
     @property
     def access(self) -> Access:
         """What the store may show this caller."""
-        if self.user is None:
-            return EVERYTHING
-        return Access(user_id=self.user.id, admin=self.user.is_admin, name=self.user.name)
+        return access_of(self.user)
 
     @property
     def owner(self) -> RunOwner | None:
         """Who the runs this caller starts belong to (``None``: no one in particular)."""
-        if self.user is None:
-            return None
-        return RunOwner(id=self.user.id, name=self.user.name, admin=self.user.is_admin)
+        return RunOwner.of(self.user)
 
 
 #: The local user: stdio, an in-process client, a server without accounts.

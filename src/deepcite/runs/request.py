@@ -41,6 +41,7 @@ from deepcite.runs.checks import (
     question_problem,
 )
 from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.records import UserInfo
 from deepcite.types import ReportMode
 
 __all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",
@@ -105,6 +106,13 @@ class RunOwner(BaseModel):
     def access(self) -> Access:
         """What this owner may see in the history."""
         return Access(user_id=self.id, admin=self.admin, name=self.name)
+
+    @classmethod
+    def of(cls, user: UserInfo | None) -> RunOwner | None:
+        """The owner of the runs ``user`` starts (``None``: no one in particular)."""
+        if user is None:
+            return None
+        return cls(id=user.id, name=user.name, admin=user.is_admin)
 
 
 class RunBudget(BaseModel):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, true
 
 from deepcite.store.models import Run
+from deepcite.store.records import UserInfo
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,11 @@ class Access:
 
 #: The command line, the Python API, a server without accounts: every run is visible.
 EVERYTHING = Access(user_id=None, admin=True)
+
+
+def access_of(user: UserInfo | None) -> Access:
+    """What ``user`` may see; :data:`EVERYTHING` for no user (no accounts, the local
+    user) - the one mapping every front end's caller uses."""
+    if user is None:
+        return EVERYTHING
+    return Access(user_id=user.id, admin=user.is_admin, name=user.name)

@@ -40,7 +40,7 @@ from deepcite.store import ACTIVE, ENDED, HistoryStore, RunStatus
 from deepcite.types import Event, ReportMode
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
-from deepcite.web.gate import Caller, Gate, Refused
+from deepcite.web.gate import Caller, Gate, Refused, client_address
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
             raise _unknown(run_id) from None
         history_store(state).audit("run.delete", actor=caller.name, target=run_id,
                                    detail={"via": "api"},
-                                   address=request.client.host if request.client else None)
+                                   address=client_address(request))
         return {"id": run_id, "deleted": True}
 
     @guarded.get("/history", tags=["history"])

@@ -37,7 +37,7 @@ from starlette.requests import Request
 from deepcite.errors import DeepciteError, DuplicateUserError, InputError, UnknownUserError
 from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.access import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
@@ -62,16 +62,12 @@ class Caller:
     @property
     def access(self) -> Access:
         """What the store may show this caller."""
-        if self.user is None:
-            return EVERYTHING
-        return Access(user_id=self.user.id, admin=self.user.is_admin, name=self.user.name)
+        return access_of(self.user)
 
     @property
     def owner(self) -> RunOwner | None:
         """Who the runs this caller starts belong to."""
-        if self.user is None:
-            return None
-        return RunOwner(id=self.user.id, name=self.user.name, admin=self.user.is_admin)
+        return RunOwner.of(self.user)
 
     @property
     def name(self) -> str | None:
@@ -92,6 +88,12 @@ class Refused(DeepciteError):
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.headers = headers or {}
+
+
+def client_address(request: Request) -> str | None:
+    """The asking client's address (the throttles' key, the audit log's ``address``);
+    ``None`` when the server does not know it (a unix socket)."""
+    return request.client.host if request.client else None
 
 
 def _unauthorized(message: str) -> Refused:
@@ -148,7 +150,7 @@ class Gate:
         comes from an address not in ``web.trusted_proxies`` - it is never believed,
         and never silently ignored - or names no account (and none may be made)."""
         web = self.state.settings.web
-        host = request.client.host if request.client else None
+        host = client_address(request)
         name = self.header_name(request.headers.get(web.trusted_user_header or ""), host)
         if name is None:
             return None
@@ -229,7 +231,7 @@ class Gate:
                 if live.authed:
                     return Caller(live.user, "session")
         authorization = request.headers.get("authorization")
-        host = request.client.host if request.client else None
+        host = client_address(request)
         if authorization is None:
             raise _unauthorized("A valid token is required: send Authorization: Bearer "
                                 "<token>" + (" (a personal one: deepcite users token NAME)"

@@ -77,7 +77,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from deepcite.materials.limits import MAX_TOTAL_CHARS
 from deepcite.security.hosts import is_loopback
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate, Refused
+from deepcite.web.gate import Gate, Refused, client_address
 from deepcite.web.pages_auth import COOKIE, Session
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 
@@ -382,7 +382,7 @@ class FrontDoor:
         api = _is_api(path)
         try:
             if api:
-                self.gate.header_name(value, request.client.host if request.client else None)
+                self.gate.header_name(value, client_address(request))
             else:
                 user = await anyio.to_thread.run_sync(self.gate.header_user, request)
                 if user is not None and user.disabled:

@@ -22,6 +22,7 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import InputError, UnknownUserError
 from deepcite.store import UserInfo
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import Session
 
@@ -39,11 +40,6 @@ def account_user(session: Session) -> UserInfo:
     if session.user is None:
         raise HTTPException(status_code=404, detail="Not Found")
     return session.user
-
-
-def address(request: Request) -> str | None:
-    """The client's address, for the audit log."""
-    return request.client.host if request.client else None
 
 
 def routes(kit: PageKit) -> APIRouter:
@@ -71,7 +67,7 @@ def routes(kit: PageKit) -> APIRouter:
 
     def change_password(request: Request, session: Session, form: FormData) -> Response:
         user = account_user(session)
-        host = address(request)
+        host = client_address(request)
         wait = kit.throttle.retry_after(host, user.name)
         if wait is not None:
             refused = account_page(request, session, 429, problem="Too many wrong "
@@ -115,7 +111,7 @@ def routes(kit: PageKit) -> APIRouter:
         made = kit.history.tokens(user.name)[-1]  # newest last
         kit.history.audit("token.create", actor=user.name, target=user.name,
                           detail={"id": made.id, "label": made.label, "via": "web"},
-                          address=address(request))
+                          address=client_address(request))
         return account_page(request, session, 201, new_token=token, new_label=made.label)
 
     @router.post("/account/tokens/{token_id}/revoke")
@@ -133,7 +129,7 @@ def routes(kit: PageKit) -> APIRouter:
         if changed:
             kit.history.audit("token.revoke", actor=user.name, target=user.name,
                               detail={"id": token_id, "via": "web"},
-                              address=address(request))
+                              address=client_address(request))
         return RedirectResponse("/account?done=revoked", status_code=303)
 
     return router

@@ -21,8 +21,8 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.store import UserInfo
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_account import address
 from deepcite.web.pages_auth import Session
 
 #: Audit entries per page of ``/admin/audit`` unless ``limit`` says otherwise, and most.
@@ -98,7 +98,7 @@ def routes(kit: PageKit) -> APIRouter:
             return users_page(request, session, 400, typed_name=name,
                               problem=str(exc).split(" - `deepcite")[0])
         kit.history.audit("admin.add", actor=admin.name, target=made.name,
-                          detail={"admin": wants_admin}, address=address(request))
+                          detail={"admin": wants_admin}, address=client_address(request))
         return _done("added", made.name)
 
     def action(verb: str, change: Callable[[Request, Session, UserInfo, UserInfo], Response]
@@ -123,7 +123,7 @@ def routes(kit: PageKit) -> APIRouter:
     def audited(request: Request, admin: UserInfo, verb: str, target: UserInfo,
                 **detail: object) -> None:
         kit.history.audit(f"admin.{verb}", actor=admin.name, target=target.name,
-                          detail=dict(detail) or None, address=address(request))
+                          detail=dict(detail) or None, address=client_address(request))
 
     def enable(request: Request, session: Session, admin: UserInfo,
                    target: UserInfo) -> Response:

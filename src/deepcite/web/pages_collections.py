@@ -40,6 +40,7 @@ from deepcite.web.collection_jobs import (
     readable,
     upload_folder,
 )
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_auth import Session
 
@@ -391,7 +392,7 @@ def routes(kit: PageKit) -> APIRouter:
         kit.history.audit("collection.share", actor=caller.name, target=name,
                           detail={"change": change, "user": user or None,
                                   "everyone": shared.everyone, "users": shared.users},
-                          address=request.client.host if request.client else None)
+                          address=client_address(request))
         return RedirectResponse(f"/collections/{quote_path(name)}", status_code=303)
 
     def delete_confirmed(request: Request, session: Session, name: str,

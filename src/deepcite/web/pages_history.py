@@ -38,6 +38,7 @@ from deepcite.store import ACTIVE
 from deepcite.store.access import Access
 from deepcite.store.records import RunStatus, RunSummary
 from deepcite.types import ReportMode
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import Session
 
@@ -228,7 +229,7 @@ def routes(kit: PageKit) -> APIRouter:
         trash.add(stored.id, stored.result.question, access)
         kit.history.audit("run.delete", actor=session.user.name if session.user else None,
                           target=stored.id,
-                          address=request.client.host if request.client else None)
+                          address=client_address(request))
         return RedirectResponse(f"/history?deleted={stored.id}", status_code=303)
 
     return router

@@ -10,6 +10,7 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import DuplicateUserError, InputError
 from deepcite.store import UserInfo
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import CSRF_FIELD, Session, safe_next
 
@@ -56,14 +57,10 @@ def _registration_open(kit: PageKit) -> bool:
     return kit.sessions.accounts and kit.state.settings.web.registration
 
 
-def _address(request: Request) -> str | None:
-    return request.client.host if request.client else None
-
-
 def _log_in(kit: PageKit, request: Request, form: FormData) -> Response:
     sessions = kit.sessions
     session = sessions.check_csrf(request, form.get(CSRF_FIELD))
-    host = _address(request)
+    host = client_address(request)
     target = safe_next(form.get("next"))
     name_field = form.get("name")
     name = name_field.strip() if sessions.accounts and isinstance(name_field, str) else None
@@ -103,7 +100,7 @@ def _log_out(kit: PageKit, request: Request, form: FormData) -> Response:
     session = sessions.check_csrf(request, form.get(CSRF_FIELD))
     sessions.log_out(session)
     if session.user is not None:
-        kit.history.audit("logout", actor=session.user.name, address=_address(request))
+        kit.history.audit("logout", actor=session.user.name, address=client_address(request))
     response = RedirectResponse("/login" if sessions.login_required else "/", status_code=303)
     sessions.store(response, sessions.new(authed=False), request)
     return response
@@ -115,7 +112,7 @@ def _register(kit: PageKit, request: Request, form: FormData) -> Response:
     if not _registration_open(kit):
         return kit.not_found(request, session, "There is no sign-up on this server - ask "
                              "an admin for an account")
-    host = _address(request)
+    host = client_address(request)
     wait = kit.throttle.retry_after(host)
     if wait is not None:  # sign-ups count as attempts: no one fills the table for free
         refused = kit.render(request, session, "register.html", 429,

@@ -40,6 +40,7 @@ from starlette.datastructures import FormData
 
 from deepcite.config import Settings, default_config_files, explain_settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, error_line
+from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import Session
 from deepcite.web.pages_views import key_status, settings_rows
@@ -346,7 +347,7 @@ def routes(kit: PageKit) -> APIRouter:
         if session.user is not None:
             kit.history.audit("admin.settings", actor=session.user.name,
                               detail={"keys": sorted(changes)},
-                              address=request.client.host if request.client else None)
+                              address=client_address(request))
         return RedirectResponse("/settings?saved=1", status_code=303)
 
     return router
