@@ -6,7 +6,8 @@ STAMP := $(VENV)/.deepcite-installed
 TEST_STAMP := $(VENV)/.deepcite-test-installed
 QUESTION ?= How do I parse command line arguments?
 
-.PHONY: setup test-setup system-deps demo test unit integration lint typecheck bench clean
+.PHONY: setup test-setup system-deps demo test unit integration lint typecheck bench clean \
+  artefacts lower-bounds
 
 # llama.cpp is compiled once; only the library the bindings load is built (no
 # multimodal/llava, tests, tools, examples or server), every core is used, llama.cpp's own
@@ -81,6 +82,23 @@ integration: test-setup
 
 test: system-deps lint typecheck
 	$(BIN)/pytest
+
+# The package as users install it (`pipx install 'deepcite[local]'`, `pip install`): builds
+# the wheel and sdist (`twine check`), installs each into fresh venvs of every Python 3.11+
+# here with the pip they come with, and uses the installed command (--version, an offline
+# answer, serve, mcp, installed data files); prints the sizes. CI runs it after `make test`
+# (about 4 minutes for one Python once llama-cpp-python's wheel is in pip's cache).
+# ARTEFACT_ARGS="--python python3.12" picks Pythons.
+ARTEFACT_ARGS ?=
+artefacts: test-setup
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(BIN)/python tests/packaging/check_artefacts.py $(ARTEFACT_ARGS)
+
+# The oldest versions pyproject.toml declares, installed and used (not run by CI: the first
+# run compiles the oldest llama-cpp-python, about 6 minutes on 2 cores; then about 3).
+lower-bounds: test-setup
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(BIN)/python tests/packaging/check_lower_bounds.py
 
 bench: test-setup
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -12,10 +12,12 @@ things like ``[n]`` and ``deepcite[embeddings]``, which markup would swallow.
 from __future__ import annotations
 
 import logging
+from importlib import metadata
 from typing import Annotated
 
 import typer
 
+from deepcite._version import __version__
 from deepcite.cli.ask import ask, report
 from deepcite.cli.bench import bench_app
 from deepcite.cli.collection import collection_app
@@ -69,10 +71,27 @@ app.add_typer(users_app, name="users",
 app.command("audit", help="Show the audit log, newest first.")(audit_command)
 
 
+def installed_version() -> str:
+    """The version of the installed distribution; the source tree's when not installed."""
+    try:
+        return metadata.version("deepcite")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"deepcite {installed_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v",
                                           help="Show library log messages.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", is_eager=True, callback=_print_version, expose_value=False,
+        help="Print the version (deepcite X.Y.Z) and exit.")] = False,
 ) -> None:
     """deepcite: research questions with answers whose every [n] points at a real source."""
     # Warnings reach users as run events; raw library logs only with --verbose.
