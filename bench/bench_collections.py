@@ -13,8 +13,15 @@ converted once from HTML to plain ``.txt`` files and cached in a temp folder.
 3. A second ``add`` of an unchanged folder of 1,000 small .md/.txt files (target < 2 s).
 4. recall@10 on question -> gold answer pairs from the Python FAQ pages (rule below).
 5. Peak RSS of a fresh process indexing 1x, 2x and 4x the corpus (should stay flat).
+6. Scale series at 100k, 300k and 1M chunks (``--scale``): the real corpus for the first
+   size, then synthetic chunks drawn from its vocabulary and word frequencies (the
+   output gives their share). At each size, in the same run: p50/p95 of deepcite's
+   search (tantivy + re-score), of the FTS5 path it replaced and of bm25s over the same
+   chunks; index build MB/s and peak RSS (all and anonymous) of a fresh process adding
+   that step; size on disk (SQLite file, inverted index) next to the text size; load.
+   Targets: p95 <= 5 ms and below bm25s at ~100k, p95 <= 25 ms at 1M, >= 5 MB/s.
 
-    .venv/bin/python bench/bench_collections.py [--quick]
+    .venv/bin/python bench/bench_collections.py [--quick] [--only-scale] [--scale N,N]
 
 ``--quick`` uses a small slice of the docs (FAQ, tutorial, howto) and smaller sizes, for a
 smoke run in under a minute. Needs ``pip install rank-bm25 bm25s psutil`` and
@@ -588,7 +595,17 @@ def bench_recall(db: Path, chunks: list[ChunkRow], root: Path, faq: list[FaqItem
         res = collection.search(item.question, k=K)
         if any(hit(r.metadata["path"], r.metadata["start"], r.metadata["end"], g) for r in res):
             found += 1
-    results["deepcite (FTS5 bm25, porter)"] = found / len(faq)
+    results["deepcite (tantivy + Lucene-IDF re-score)"] = found / len(faq)
+    from deepcite.collections import rerank
+    from deepcite.collections.index import Index
+
+    found = 0
+    with Index(db).connect() as conn:  # the FTS5 path, used before the inverted index
+        for item, g in zip(faq, gold, strict=True):
+            res = rerank.search(conn, item.question, K)
+            if any(hit(r.path, r.start, r.end, g) for r in res):
+                found += 1
+    results["deepcite FTS5 path (FTS5 bm25 + re-score)"] = found / len(faq)
 
     plain = PlainTokenizer()
     variants = {"plain": ([plain.doc(c.text) for c in chunks],
@@ -622,15 +639,18 @@ def child_index(db: Path, folders: list[Path]) -> None:
     import psutil
 
     settings = make_settings(db.parent / "data")
-    collection = new_collection(db, settings)
+    collection = open_collection(db, settings) if db.exists() else new_collection(db, settings)
     proc = psutil.Process()
     base = proc.memory_info().rss
     peak = [base]
     stop = threading.Event()
 
+    anon = [0]
+
     def sample() -> None:
         while not stop.is_set():
             peak[0] = max(peak[0], proc.memory_info().rss)
+            anon[0] = max(anon[0], rss_anon())
             stop.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -643,7 +663,21 @@ def child_index(db: Path, folders: list[Path]) -> None:
     peak[0] = max(peak[0], proc.memory_info().rss)
     chunks = collection.info().chunks
     print(json.dumps({"base": base, "peak": peak[0], "hwm": high_water_rss(),
-                      "seconds": seconds, "chunks": chunks}))
+                      "anon": anon[0], "seconds": seconds, "chunks": chunks}))
+
+
+def rss_anon() -> int:
+    """Resident anonymous memory (``RssAnon``: heap, not mapped files), 0 if unknown.
+
+    RSS also counts pages of memory-mapped files read (tantivy maps its segments), which
+    the kernel can drop at any time; the anonymous part is what the process holds."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def high_water_rss() -> int:
@@ -822,6 +856,164 @@ def bench_latency(db: Path, copies: list[Path], used: int, target_chunks: int,
         del engine
 
 
+# ------------------------------------------------------------------- 6. scale series
+
+
+def write_synthetic(folder: Path, chunks: list[ChunkRow], n_bytes: int, seed: int) -> int:
+    """Files of made-up paragraphs, ``n_bytes`` in all; returns the bytes written.
+
+    Words are drawn from the real corpus's vocabulary with its word frequencies (so
+    common words are as common as in the docs), paragraph lengths from its chunks.
+    """
+    import numpy as np
+
+    counts: dict[str, int] = {}
+    lengths = []
+    for chunk in chunks:
+        words = _WORD.findall(chunk.text.lower())
+        lengths.append(max(8, len(words)))
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    vocab = list(counts)
+    p = np.array([counts[w] for w in vocab], dtype=np.float64)
+    p /= p.sum()
+    rng = np.random.default_rng(seed)
+    written = 0
+    n_file = 0
+    while written < n_bytes:
+        sizes = rng.choice(lengths, size=100)
+        idx = rng.choice(len(vocab), size=int(sizes.sum()), p=p)
+        paragraphs, at = [], 0
+        for size in sizes:
+            words = [vocab[i] for i in idx[at:at + size]]
+            at += size
+            paragraphs.append(" ".join(words).capitalize() + ".")
+        text = f"Synthetic {seed}-{n_file}\n\n" + "\n\n".join(paragraphs) + "\n"
+        sub = folder / f"s{n_file // 500:03d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        data = text.encode()
+        (sub / f"syn{n_file:05d}.txt").write_bytes(data)
+        written += len(data)
+        n_file += 1
+    return written
+
+
+def _child_add(db: Path, folders: list[Path]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--_child-index", str(db),
+         *map(str, folders)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: indexing child failed:\n{proc.stderr[-3000:]}")
+    fig: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return fig
+
+
+def disk_bytes(db: Path) -> tuple[int, int]:
+    """(SQLite file + WAL, inverted index folder) in bytes."""
+    sqlite_bytes = sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+    side = Path(f"{db}-tantivy")
+    side_bytes = sum(p.stat().st_size for p in side.rglob("*") if p.is_file()) \
+        if side.is_dir() else 0
+    return sqlite_bytes, side_bytes
+
+
+def time_queries(fn: Callable[[str], Any], queries: Sequence[str]) -> list[float]:
+    for q in queries[:10]:
+        fn(q)
+    times = []
+    for q in queries:
+        _, seconds = timed(lambda q=q: fn(q))
+        times.append(seconds)
+    return times
+
+
+def _latencies(db: Path, work: Path, queries: list[str], query_tokens: list[list[str]]
+               ) -> tuple[list[float], list[float], list[float], float]:
+    """Query times of deepcite, of its FTS5 path and of bm25s, and bm25s's build time."""
+    from deepcite.collections import rerank
+    from deepcite.collections.index import Index
+
+    collection = open_collection(db, make_settings(work / "data"))
+    with Index(db).connect() as conn:
+        fts5 = time_queries(lambda q: rerank.search(conn, q, K), queries)
+    new = time_queries(lambda q: collection.search(q, k=K), queries)
+    tokenizer = PlainTokenizer()
+    tokens = [tokenizer.doc(c.text) for c in read_chunks(db)]
+    started = time.perf_counter()
+    engine = BM25S(tokens)
+    build_s = time.perf_counter() - started
+    del tokens, tokenizer
+    by_query = dict(zip(queries, query_tokens, strict=True))
+    base = time_queries(lambda q: engine.top(by_query[q]), queries)
+    return new, fts5, base, build_s
+
+
+def bench_scale(work: Path, real: list[Path], sizes: Sequence[int], faq: list[FaqItem],
+                sample: list[ChunkRow], n_random: int) -> None:
+    """p50/p95 of both designs and bm25s, build MB/s, size, peak RSS at each size."""
+    say(f"\n== 6. scale series: {', '.join(f'{s:,}' for s in sizes)} chunks ==")
+    db = work / "scale.sqlite"
+    per_copy = max(1, len(sample))
+    bytes_per_chunk = max(1.0, text_bytes(real[:1])[0] / per_copy)
+    queries = [q for _, q in make_queries(faq, sample, n_random)]
+    tokenizer = PlainTokenizer()
+    query_tokens = [tokenizer.query(q) for q in queries]
+    have = 0
+    text_total = 0
+    synthetic = 0
+    mib = 1024 * 1024
+    for n, size in enumerate(sizes):
+        folders: list[Path] = []
+        copies = min(len(real), max(1, round(size / per_copy)))
+        if n == 0:
+            folders = real[:copies]
+            added = text_bytes(folders)[0]
+        else:
+            folder = work / f"synthetic{n}"
+            added = write_synthetic(folder, sample, int((size - have) * bytes_per_chunk),
+                                    seed=n)
+            folders = [folder]
+            synthetic += added
+        fig = _child_add(db, folders)
+        text_total += added
+        have = fig["chunks"]
+        sqlite_bytes, side_bytes = disk_bytes(db)
+        build = added / MB / fig["seconds"]
+        label = f"{have:,} chunks" + (f" ({synthetic / text_total:.0%} synthetic text)"
+                                     if synthetic else " (real docs)")
+        say(f"{label}: +{added / MB:.0f} MB indexed in {fig['seconds']:.1f} s -> "
+            f"{build:.2f} MB/s; peak RSS {fig['peak'] / mib:.0f} MiB (anonymous "
+            f"{fig.get('anon', 0) / mib:.0f} MiB); on disk: SQLite "
+            f"{sqlite_bytes / MB:.0f} MB + inverted index {side_bytes / MB:.0f} MB for "
+            f"{text_total / MB:.0f} MB of text; load {load()}")
+        tag = f"{have // 1000:,}k"
+        record("6 scale", f"{tag}: build MB/s", f"{build:.2f}", f">= {TARGET_MB_S}",
+               build >= TARGET_MB_S)
+        record("6 scale", f"{tag}: peak RSS indexing (anonymous)",
+               f"{fig['peak'] / mib:.0f} MiB ({fig.get('anon', 0) / mib:.0f})", "flat")
+        record("6 scale", f"{tag}: on disk (text)",
+               f"{(sqlite_bytes + side_bytes) / MB:.0f} MB ({text_total / MB:.0f} MB), "
+               f"index {side_bytes / MB:.0f} MB")
+        if synthetic:
+            record("6 scale", f"{tag}: synthetic share of text", f"{synthetic / text_total:.0%}")
+
+        new, fts5, base, build_s = _latencies(db, work, queries, query_tokens)
+        target = 5.0 if size <= 150_000 else (25.0 if size >= 900_000 else None)
+        rows = (("deepcite (tantivy + re-score)", new), ("FTS5 + re-score (before)", fts5),
+                ("bm25s", base))
+        b50, b95, _ = latency_line(base)
+        for name, times in rows:
+            p50, p95, worst = latency_line(times)
+            say(f"  {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {worst:.1f} ms")
+            ok, goal = None, ""
+            if name.startswith("deepcite") and target:
+                ok = p95 <= target and (size > 150_000 or (p50 < b50 and p95 < b95))
+                goal = f"p95 <= {target:.0f}" + (", < bm25s" if size <= 150_000 else "")
+            record("6 scale", f"{tag}: {name} p50/p95 ms", f"{p50:.1f} / {p95:.1f}", goal, ok)
+        say(f"  bm25s index build {build_s:.1f} s; load average {load()}")
+        record("6 scale", f"{tag}: load average", load())
+
+
 # ---------------------------------------------------------------------- 3. re-add
 
 
@@ -883,6 +1075,11 @@ def main() -> None:
     parser.add_argument("--latency-chunks", type=int, default=None,
                         help="collection size for query latency (default 100000, quick 8000)")
     parser.add_argument("--random-queries", type=int, default=100)
+    parser.add_argument("--scale", default=None,
+                        help="chunk counts of the scale series, comma-separated (default "
+                             "100000,300000,1000000; quick 8000,20000,50000; 0 skips it)")
+    parser.add_argument("--only-scale", action="store_true",
+                        help="run only the scale series (and recall)")
     parser.add_argument("--small-files", type=int, default=1000)
     parser.add_argument("--no-profile", action="store_true",
                         help="do not profile deepcite when a target is missed")
@@ -899,6 +1096,8 @@ def main() -> None:
     started = time.perf_counter()
     profile = not args.no_profile
     latency_chunks = args.latency_chunks or (8_000 if args.quick else 100_000)
+    scale = args.scale or ("8000,20000,50000" if args.quick else "100000,300000,1000000")
+    scale_sizes = [int(n) for n in scale.split(",") if int(n) > 0]
     say(f"versions: deepcite {version('deepcite')}, rank-bm25 {version('rank-bm25')}, "
         f"bm25s {bm25s.__version__}, psutil {version('psutil')}, SQLite "
         f"{sqlite3.sqlite_version}, Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
@@ -927,10 +1126,18 @@ def main() -> None:
             copy = work / "copies" / f"c{n:02d}"
             link_tree(root, copy)
             copies.append(copy)
-        db4 = bench_memory(copies, work, (1, 2, 4))
-        bench_latency(db4, copies, 4, latency_chunks, faq, chunks1, settings,
-                      args.random_queries, profile)
-        bench_readd(work, chunks1, settings, args.small_files, profile)
+        if not args.only_scale:
+            db4 = bench_memory(copies, work, (1, 2, 4))
+            bench_latency(db4, copies, 4, latency_chunks, faq, chunks1, settings,
+                          args.random_queries, profile)
+            bench_readd(work, chunks1, settings, args.small_files, profile)
+        if scale_sizes:
+            real = copies[:max(1, math.ceil(scale_sizes[0] / per_copy))]
+            while len(real) < math.ceil(scale_sizes[0] / per_copy):
+                copy = work / "copies" / f"c{len(real):02d}"
+                link_tree(root, copy)
+                real.append(copy)
+            bench_scale(work, real, scale_sizes, faq, chunks1, args.random_queries)
     finally:
         if args.keep:
             say(f"work folder kept: {work}")

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deepcite.collections import access, elastic
+from deepcite.collections import access, elastic, inverted
 from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.elastic import BACKENDS, Cluster, ElasticIndex
 from deepcite.collections.index import Hit, Index
@@ -428,7 +428,7 @@ class Collection:
         )
 
     def info(self) -> CollectionInfo:
-        """Counts, file size (database plus write-ahead log) and last change time.
+        """Counts, size on disk (database, write-ahead log, inverted index), last change.
 
         A search-only collection (no SQLite file here) asks the cluster for its counts.
         """
@@ -445,7 +445,7 @@ class Collection:
             p.stat().st_size
             for p in (self.path, Path(f"{self.path}-wal"))
             if p.exists()
-        )
+        ) + inverted.size(self.path)
         updated = (
             datetime.fromtimestamp(float(updated_raw), tz=UTC) if updated_raw else None
         )
@@ -491,7 +491,7 @@ def _stored_elastic(file: Path, name: str, settings: Settings) -> ElasticIndex |
 
 
 def remove_collection(name: str, settings: Settings) -> str | None:
-    """Delete the collection ``name`` (its SQLite file and WAL side files).
+    """Delete the collection ``name`` (its SQLite file, WAL side files and index folder).
 
     A read-only folder is refused before anything is deleted, so a collection is never
     left half removed. For an ``elasticsearch`` collection the cluster index is deleted
@@ -521,9 +521,12 @@ def remove_collection(name: str, settings: Settings) -> str | None:
         except CollectionError as exc:
             warning = (f"index {remote.name} was left on the cluster - delete it there by "
                        f"hand ({exc})")
-    for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm")):
+    for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm"), inverted.folder_of(file)):
         try:
-            path.unlink(missing_ok=True)
+            if path.is_dir():
+                inverted.remove(file)
+            else:
+                path.unlink(missing_ok=True)
         except OSError as exc:
             raise CollectionError(
                 f"Cannot remove {path} ({exc.strerror or exc}) - check its permissions and "

@@ -20,9 +20,12 @@ trigram index would roughly triple the index size of every collection. BM25 over
 pairs is the classic approach to CJK retrieval without a dictionary (Lucene's
 CJKAnalyzer), and needs no extra dependency or tokenizer extension.
 
-Searching, and how it stays fast on large collections, is in
-:mod:`deepcite.collections.retrieval`. Files written by an older format are upgraded
-in place when opened (see :mod:`deepcite.collections.schema`), in one transaction.
+Searching: questions without CJK go to a tantivy inverted index kept beside the file
+(:mod:`deepcite.collections.inverted`), whose cost grows far slower than the collection;
+CJK questions, and every question while that index is missing or behind the file, are
+answered by FTS5 (:mod:`deepcite.collections.retrieval`, :mod:`.rerank`). Files
+written by an older format are upgraded in place when opened (see
+:mod:`deepcite.collections.schema`), in one transaction.
 
 Connections are never shared: each operation opens its own and closes it, because
 searches run from several threads at once and a ``sqlite3.Connection`` must not be
@@ -38,7 +41,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deepcite.collections import access, rerank, retrieval, schema, writes
+from deepcite.collections import access, inverted, rerank, retrieval, schema, writes
 from deepcite.collections.chunking import Chunk
 from deepcite.collections.cjk import CJK_RUN, bigram_text, has_cjk
 from deepcite.collections.paths import safe_text
@@ -274,9 +277,13 @@ class Index:
         return int(docs), int(chunks)
 
     def put_document(
-        self, conn: sqlite3.Connection, record: DocumentRecord, chunks: Sequence[Chunk]
+        self, conn: sqlite3.Connection, record: DocumentRecord, chunks: Sequence[Chunk],
+        feed: inverted.Feeder | None = None,
     ) -> None:
-        """Insert or replace one document and its chunks, all or nothing."""
+        """Insert or replace one document and its chunks, all or nothing.
+
+        ``feed`` is also told the chunks written and deleted (see :class:`.Feeder`).
+        """
         record = replace(record, title=safe_text(record.title))
         cjk_title = has_cjk(record.title)
         rows = [
@@ -286,6 +293,7 @@ class Index:
             for n, c in enumerate(chunks)
         ]
         with self._unit(conn):
+            gone = [] if feed is None else self._chunk_ids(conn, record.path)
             self._delete_chunks(conn, record.path)
             doc_id = conn.execute(
                 "INSERT INTO documents(path, title, kind, sha256, size, mtime, chunks, "
@@ -303,6 +311,11 @@ class Index:
                 [(doc_id, *row) for row in rows],
             )
             self.set_meta(conn, "updated", str(time.time()))
+            ids = [] if feed is None else conn.execute(
+                "SELECT id, ord FROM chunks WHERE doc_id = ?", (doc_id,)).fetchall()
+        if feed is not None:
+            feed.deleted(gone)
+            feed.added([(chunk_id, rows[ord_][1], record.title) for chunk_id, ord_ in ids])
 
     def touch_document(
         self, conn: sqlite3.Connection, path: str, size: int, mtime: float, mtime_ns: int
@@ -313,12 +326,22 @@ class Index:
             (size, mtime, mtime_ns, path),
         )
 
-    def delete_document(self, conn: sqlite3.Connection, path: str) -> None:
-        """Remove one document and its chunks, all or nothing."""
+    def delete_document(self, conn: sqlite3.Connection, path: str,
+                        feed: inverted.Feeder | None = None) -> None:
+        """Remove one document and its chunks, all or nothing (``feed``: as above)."""
         with self._unit(conn):
+            gone = [] if feed is None else self._chunk_ids(conn, path)
             self._delete_chunks(conn, path)
             conn.execute("DELETE FROM documents WHERE path = ?", (path,))
             self.set_meta(conn, "updated", str(time.time()))
+        if feed is not None:
+            feed.deleted(gone)
+
+    @staticmethod
+    def _chunk_ids(conn: sqlite3.Connection, path: str) -> list[int]:
+        return [int(row[0]) for row in conn.execute(
+            "SELECT id FROM chunks WHERE doc_id IN (SELECT id FROM documents WHERE path = ?)",
+            (path,))]
 
     @staticmethod
     def _delete_chunks(conn: sqlite3.Connection, path: str) -> None:
@@ -340,4 +363,15 @@ class Index:
         with self.connect() as conn:
             if CJK_RUN.search(question):
                 return retrieval.search(conn, question, k)
-            return rerank.search(conn, question, k)
+            hits = inverted.search(conn, self.path, question, k, rerank.stats(conn)[1])
+            return hits if hits is not None else rerank.search(conn, question, k)
+
+    def sync_inverted(self, conn: sqlite3.Connection,
+                      feed: inverted.Feeder | None = None) -> bool:
+        """Apply the chunks changed since the last sync to the inverted index.
+
+        ``conn`` must not be in a transaction; ``False`` when the index could not be
+        written (searches then use FTS5, and the next sync tries again). What ``feed``
+        was told is committed as it is when it is exactly what changed.
+        """
+        return inverted.sync(conn, self.path, feed)

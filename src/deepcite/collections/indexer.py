@@ -9,8 +9,11 @@ trusted (like git's "racily clean" entries): a same-size edit within the file sy
 timestamp granularity would otherwise go unnoticed.
 
 Files are loaded, chunked and written one at a time, so memory stays flat as a
-collection grows. Writes are committed in batches of about :data:`BATCH_SECONDS`
-(one transaction per file makes FTS5 much slower), each file in its own savepoint:
+collection grows. The inverted index beside the file is brought up to date at the start
+(catching up after an interrupted add), every :data:`~.inverted.SYNC_EVERY` chunks and
+at the end (see :mod:`~deepcite.collections.inverted`). Writes are committed in
+batches of about :data:`BATCH_SECONDS` (one transaction per file makes FTS5 much
+slower), each file in its own savepoint:
 Ctrl-C keeps every completed file, a crash loses at most the last batch, and the
 next ``add`` picks up where it stopped. One bad file never stops the rest; it is reported in
 :attr:`IndexReport.failed` with a reason a user can act on.
@@ -35,6 +38,7 @@ from typing import Literal
 from deepcite.collections.chunking import OVERLAP_TOKENS, TARGET_TOKENS, chunk_document
 from deepcite.collections.files import Discovery, FileStat, discover, hash_file, stat_file
 from deepcite.collections.index import INDEXER_VERSION, DocumentRecord, Index, StoredDocument
+from deepcite.collections.inverted import SYNC_EVERY, Feeder
 from deepcite.collections.loaders import LoadError, load_document, supported_suffixes
 from deepcite.collections.paths import display_path, document_key, key_exists
 from deepcite.collections.rerank import record_stats
@@ -144,6 +148,8 @@ class _Adder:
         self.done = 0
         self.total = 0
         self.batch_started = time.monotonic()
+        self.unsynced = 0
+        self.feed = Feeder(index.path)
 
     def _tick(self, path: Path, action: Action) -> None:
         self.done += 1
@@ -156,7 +162,7 @@ class _Adder:
         key = document_key(path)
         if key in self.stored:
             # Never keep citing content the file no longer yields.
-            self.index.delete_document(self.conn, key)
+            self.index.delete_document(self.conn, key, self.feed)
             self._changed(key)
         self._tick(path, "failed")
 
@@ -200,7 +206,7 @@ class _Adder:
         record = DocumentRecord(key, document.title, document.kind, sha256, stat.size,
                                 stat.mtime, _trusted_mtime_ns(stat))
         try:
-            self.index.put_document(self.conn, record, chunks)
+            self.index.put_document(self.conn, record, chunks, self.feed)
         except UnicodeEncodeError as exc:  # lone surrogates from a (plugin) loader
             self._fail(path, f"its loader produced text that is not valid Unicode ({exc.reason})")
             return
@@ -208,7 +214,13 @@ class _Adder:
         action: Action = "added" if previous is None else "updated"
         (self.report.added if previous is None else self.report.updated).append(path)
         self._tick(path, action)
+        self.unsynced += len(chunks)
         if time.monotonic() - self.batch_started >= BATCH_SECONDS:
+            if self.unsynced >= SYNC_EVERY:  # keep the catch-up after the add short
+                self.conn.execute("COMMIT")
+                self.index.sync_inverted(self.conn, self.feed)
+                self.feed.start(self.conn)
+                self.unsynced = 0
             self.index.checkpoint(self.conn)
             self.batch_started = time.monotonic()
 
@@ -223,7 +235,7 @@ class _Adder:
         for path in found.files:
             self.add_file(path)
         for key in stale:
-            self.index.delete_document(self.conn, key)
+            self.index.delete_document(self.conn, key, self.feed)
             self._changed(key)
             self.report.removed.append(Path(key))
             self._tick(Path(key), "removed")
@@ -249,11 +261,17 @@ def add_to_index(
     try:
         with index.connect() as conn:
             conn.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS merges touch many pages
+            index.sync_inverted(conn)  # catch up after an interrupted add
             adder = _Adder(index, conn, progress, (target_tokens, overlap_tokens),
                            on_change)
-            with index.batch(conn):
-                report = adder.run(found)
-                record_stats(conn)
-                return report
+            adder.feed.start(conn)
+            try:
+                with index.batch(conn):
+                    report = adder.run(found)
+                    record_stats(conn)
+                index.sync_inverted(conn, adder.feed)
+            finally:
+                adder.feed.discard()
+            return report
     except sqlite3.Error as exc:
         raise index.write_error(exc, "index into this collection") from exc

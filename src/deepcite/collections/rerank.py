@@ -44,7 +44,8 @@ def record_stats(conn: sqlite3.Connection) -> None:
                      "DO UPDATE SET value = excluded.value", (key, str(value)))
 
 
-def _stats(conn: sqlite3.Connection) -> tuple[int, float]:
+def stats(conn: sqlite3.Connection) -> tuple[int, float]:
+    """``(chunk count, mean chunk length in characters)``, as the last ``add`` recorded."""
     stored = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)",
                                STATS_KEYS).fetchall())
     if len(stored) == len(STATS_KEYS):
@@ -72,7 +73,7 @@ def search(conn: sqlite3.Connection, question: str, k: int) -> list[Hit]:
                                f"SELECT doc, term FROM temp.dc_qi WHERE term IN ({marks})",
                                terms):
         tf[(int(doc), str(term))] += 1
-    total, avg = _stats(conn)
+    total, avg = stats(conn)
     n = max(total, 1)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
 

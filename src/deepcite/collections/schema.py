@@ -85,6 +85,22 @@ FTS = [
     END""",
 ]
 
+PENDING = [
+    "CREATE TABLE IF NOT EXISTS inverted_pending(chunk_id INTEGER PRIMARY KEY)",
+    """CREATE TRIGGER IF NOT EXISTS chunks_pi AFTER INSERT ON chunks BEGIN
+        INSERT OR IGNORE INTO inverted_pending(chunk_id) VALUES (new.id);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_pd AFTER DELETE ON chunks BEGIN
+        INSERT OR IGNORE INTO inverted_pending(chunk_id) VALUES (old.id);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS chunks_pu AFTER UPDATE OF text, title ON chunks BEGIN
+        INSERT OR IGNORE INTO inverted_pending(chunk_id) VALUES (old.id);
+        INSERT OR IGNORE INTO inverted_pending(chunk_id) VALUES (new.id);
+    END""",
+]
+"""Chunk ids changed since the inverted index was last updated (see
+:mod:`~deepcite.collections.inverted`): filled by triggers in the writing transaction."""
+
 _UPGRADE_1_TO_2 = [
     "DROP TRIGGER IF EXISTS chunks_ai",
     "DROP TRIGGER IF EXISTS chunks_ad",
@@ -101,7 +117,7 @@ _BATCH = 2000
 
 def create(conn: sqlite3.Connection) -> None:
     """Create every table, trigger and setting that is missing (inside a transaction)."""
-    for statement in (*TABLES, *FTS):
+    for statement in (*TABLES, *FTS, *PENDING):
         conn.execute(statement)
 
 
