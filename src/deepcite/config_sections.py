@@ -176,6 +176,9 @@ class CitationSettings(_Section):
         "auto: grounded for small models (under 1B parameters, local with <= 4k context)")
     mark_unsupported: bool = Field(
         default=False, description="mark answer sentences no source supports ^(unsupported)")
+    sentence_meaning: Literal["auto", "on", "off"] = Field(
+        default="auto", description="score grounded answers' sentences by meaning too "
+        "(the embeddings extra's local encoder); auto: whenever it is installed")
 
 
 class SecuritySettings(_Section):

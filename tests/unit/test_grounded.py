@@ -268,3 +268,16 @@ def test_use_grounded_treats_small_context_local_models_as_small(make_settings: 
     assert local("mistral-7b-instruct.Q4_K_M.gguf", 2048) is False  # size known: large
     assert local("custom.gguf", 2048) is True  # unknown size, small context
     assert local("custom.gguf", 8192) is False
+
+
+def test_quotes_are_shown_without_markup_and_still_verify() -> None:
+    docs = [source(1, "Lists", "Use ``list.append`` to add one item; see "
+                   ":py:meth:`list.extend` for adding many items at once. "
+                   "In the prompt, type &gt;&gt;&gt; followed by the list expression to see "
+                   "the items you added.")]
+    answer = grounded_answer("How do I add an item to a list with append?", docs)
+    assert answer is not None
+    assert "Use list.append to add one item" in answer.text
+    assert "``" not in answer.text and ":py:meth:" not in answer.text
+    report = verify(answer.text, docs)
+    assert report.supported == report.markers_checked > 0

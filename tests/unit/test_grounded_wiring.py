@@ -34,3 +34,9 @@ def test_an_abbreviation_does_not_cut_the_quoted_sentence() -> None:
                       "Halbrook from 1952. It was retired in 1970.")]
     answer = grounded_answer("Where did the U.S. Navy base the Norwood survey ship?", sources)
     assert answer is not None and "The U.S. Navy based the Norwood survey ship" in answer.text
+
+
+def test_a_question_the_source_asks_is_never_the_answer() -> None:
+    sources = [source(1, "Exercises", "What is the average speed of the Vell river ferry? "
+                      "Work it out from the timetable below.")]
+    assert grounded_answer("What is the speed of the Vell river ferry?", sources) is None

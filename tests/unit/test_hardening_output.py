@@ -206,8 +206,8 @@ def test_quoted_passages_escape_html_from_sources(make_settings: Any) -> None:
         "How do pages run scripts in browsers?")
     markdown = to_markdown(result)
     assert "<img" not in markdown and "<b>" not in markdown
-    assert "&lt;img src=x onerror=alert(1)&gt;" in result.answer
-    assert "(Page &lt;b&gt;bold&lt;/b&gt;)" in result.answer
+    assert "&lt;img src=x onerror=alert(1)>" in result.answer
+    assert "(Page &lt;b>bold&lt;/b>)" in result.answer
     assert cited_numbers(result.answer) == [1] and result.verification.unsupported == 0
 
 
@@ -216,8 +216,15 @@ def test_quoted_passages_escape_html_from_sources(make_settings: Any) -> None:
 
 def test_escape_quoted_escapes_brackets_backticks_and_escaping_backslashes() -> None:
     quoted = escape_quoted("Smith [99] `x` C:\\path \\[1] <b>")
-    assert quoted == "Smith \\[99\\] \\`x\\` C:\\path \\\\\\[1\\] &lt;b&gt;"
+    assert quoted == "Smith \\[99\\] \\`x\\` C:\\path \\\\\\[1\\] &lt;b>"
     assert cited_numbers(quoted) == []
+
+
+def test_escape_quoted_keeps_comparisons_and_prompts_readable() -> None:
+    # Only what could open a tag or an entity is escaped: ">>> x < 3" reads as written.
+    assert escape_quoted(">>> x < 3 and y > 2") == ">>> x < 3 and y > 2"
+    assert escape_quoted("<script>alert(1)</script> &amp;") == (
+        "&lt;script>alert(1)&lt;/script> &amp;amp;")
 
 
 def test_escaped_brackets_are_no_markers_for_any_citation_tool() -> None:

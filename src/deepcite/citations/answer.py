@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
+from deepcite.citations.display import clean_quote
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
@@ -128,7 +129,8 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     escaped (:func:`escape_quoted`), so neither can add, renumber or hide a citation.
     """
     lines = [
-        f"- \u201c{escape_quoted(one_line(best_excerpt(source.text, question)))}\u201d "
+        f"- \u201c{escape_quoted(one_line(clean_quote(best_excerpt(source.text, question))))}"
+        "\u201d "
         f"[{source.number}] ({escape_quoted(one_line(source.title))})"
         for source in sources[:limit]
     ]

@@ -40,7 +40,8 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what) (?:city|country|state|town"
                          r"|region|continent|county|province|place|location|island"
                          r"|river|nation)\b")),
-    ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\bfull name\b")),
+    ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\b(?:full|last|first|family|maiden)"
+                          r" name\b|\bsurname\b")),
 ]
 
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
@@ -81,6 +82,15 @@ _AMOUNT = [
     re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*(?:{_UNIT_WORDS})"
                rf"(?![A-Za-z]){_PER}"),
 ]
+# Money asked ("how much did it cost"): a currency sign or a currency's name, never "25%".
+_MONEY_QUESTION = re.compile(rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
+                             r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
+_MONEY = [
+    _AMOUNT[0],
+    re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*"
+               r"(?:dollars|pounds|euros|yen|francs|marks|rupees|pesos|yuan|roubles|rubles"
+               rf"|lira|crowns|guilders|shillings|cents|pence)(?![A-Za-z]){_PER}"),
+]
 _COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?![\w,])", re.IGNORECASE)
 # Where one clause of a sentence ends and another, about something else, begins.
 _CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|after"
@@ -112,12 +122,34 @@ _NOT_PERSON = frozenset({
     "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium"})
 #: Words right before a capitalised run that make it a place ("born in Central Asia").
 _PLACE_CUES = frozenset({"in", "at", "from", "near", "into", "across", "throughout"})
+_IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "staff", "police",
+                                "cattle", "sheep", "fish", "deer", "personnel", "troops",
+                                "feet", "teeth", "mice", "geese", "crew", "infantry"})
+_POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
+_NAMED_NUMBER = re.compile(r"\b[A-Z][A-Za-z]+\s$")
+_WH_WORD = re.compile(r"\b(?:who|whom|whose|when|where|what|which|how|why)\b")
+_BARE_WH = re.compile(r"\b(?:who|whom|whose|when|where)\b")
+_WH_NAME = re.compile(r"(?:Who|When|Where|Whom|Whose|How)(?![a-z])")
 _MONTHS = frozenset(re.sub(r"[()?:\\.]", "", _MONTH).split("|"))
 
 
 def answer_type(question: str) -> str:
-    """The kind of short answer ``question`` wants (see the module docs), or ``other``."""
-    lowered = " ".join(question.lower().split())
+    """The kind of short answer ``question`` wants (see the module docs), or ``other``.
+
+    A question word written with a capital inside the question is part of a name
+    ("Which Doctor Who song ...", "the When Harry Met Sally soundtrack"), not what is
+    asked; and only the first question word asks (a later "when" or "who" opens a
+    clause).
+    """
+    words = question.split()
+    kept = [w for i, w in enumerate(words)
+            if not (i and w[:1].isupper() and _WH_NAME.match(w))]
+    lowered = " ".join(kept).lower()
+    # Only the first question word asks: "what does it lead to *when* working" is no
+    # "when" question, "the player *who* was" no "who" one.
+    first = _WH_WORD.search(lowered)
+    if first is not None:
+        lowered = lowered[:first.end()] + _BARE_WH.sub("_", lowered[first.end():])
     for kind, pattern in _QUESTION_KINDS:
         if pattern.search(lowered):
             return kind
@@ -126,8 +158,9 @@ def answer_type(question: str) -> str:
 
 def _asked(candidate: str, question: str) -> bool:
     """Whether ``candidate`` is in the question: its subject, not its answer."""
-    needle = " ".join(candidate.lower().split())
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", question.lower()) is not None
+    needle = _POSSESSIVE.sub("", " ".join(candidate.lower().split()))
+    asked = _POSSESSIVE.sub("", question.lower())
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", asked) is not None
 
 
 Span = tuple[int, int, str]
@@ -151,16 +184,27 @@ def _counts(sentence: str, question: str) -> list[Span]:
         if noun_index is None and following and following[0].lower() not in _NOT_COUNTED \
                 and following[0][0].islower() and not following[0].endswith("ed") \
                 and sentence[match.end():][:1] == " ":
-            noun_index = 0
+            # "826 episodes", "two later astronaut groups"; not "the 1988 story"
+            noun_index = next((i for i, w in enumerate(following)
+                               if _plural(w) and w.lower() not in _NOT_COUNTED), None)
         if noun_index is None:
             if _BARE_YEAR.match(number.split()[-1]) or not any(c.isdigit() for c in number):
                 continue  # "in 1820" is a year; "several" alone counts nothing
+            if _NAMED_NUMBER.search(sentence[:match.start()]):
+                continue  # "Apollo 17", "Super Bowl 50": part of a name
             found.append((match.start(), match.end(), number))
             continue
         noun = following[noun_index]
         end = sentence.index(noun, match.end()) + len(noun)
         found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
     return found
+
+
+def _plural(word: str) -> bool:
+    """Whether ``word`` reads as a plural noun a number can count."""
+    lower = word.lower()
+    return lower in _IRREGULAR_PLURALS or (
+        len(lower) > 2 and lower.endswith("s") and not lower.endswith(("ss", "us", "is")))
 
 
 def _counted_noun(question: str) -> str | None:
@@ -239,6 +283,9 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
         measured = [(m.start(), m.end(), " ".join(m.group(0).split()))
                     for p in _AMOUNT for m in p.finditer(sentence)]
         return measured or _counts(sentence, question)
+    if kind == "amount" and _MONEY_QUESTION.search(question.lower()):
+        return [(m.start(), m.end(), " ".join(m.group(0).split()))
+                for p in _MONEY for m in p.finditer(sentence)]
     patterns = _AMOUNT if kind == "amount" else [_SCORE] if kind == "score" else []
     return [(m.start(), m.end(), " ".join(m.group(0).split()))
             for p in patterns for m in p.finditer(sentence)]
@@ -281,6 +328,22 @@ def candidates(kind: str, sentence: str, question: str) -> list[str]:
     return list(dict.fromkeys(text for _, _, text in sorted(spans, key=key)))
 
 
+def of_kind(kind: str, short: str, question: str) -> bool:
+    """Whether ``short`` (an answer already cut out of its sentence) is of ``kind``.
+
+    The same candidates as in a sentence, except that a place stands without the "in"
+    that finds it in a sentence ("the Western Cape") and a person may be named by one
+    word ("Tesla").
+    """
+    if kind == "other":
+        return True
+    if kind == "place":
+        return bool(candidates(kind, f"in {short}", question))
+    if kind == "person" and re.fullmatch(_CAP, short.strip()):
+        return short.strip() not in _NOT_PERSON | _MONTHS | _NOT_NAMES
+    return bool(candidates(kind, short, question))
+
+
 def holds(kind: str, sentence: str, question: str) -> bool:
     """Whether ``sentence`` holds a candidate of ``kind`` (for ranking cues)."""
     return bool(candidates(kind, sentence, question))
@@ -309,4 +372,4 @@ def _contains(text: str, phrase: str) -> bool:
     return bool(phrase) and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
 
 
-__all__ = ["KINDS", "answer_type", "candidates", "holds", "pick"]
+__all__ = ["KINDS", "answer_type", "candidates", "holds", "of_kind", "pick"]

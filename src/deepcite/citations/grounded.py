@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from deepcite.citations import answer_type as types
 from deepcite.citations import relevance
 from deepcite.citations.attribution import looks_like_prose
+from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer, Completer
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
 #: answer first.
 FACTUAL_KINDS = frozenset(types.KINDS)
 MAX_SENTENCES = 3
-MAX_CHARS = 700
+MAX_CHARS = 900
 MIN_COVERAGE = relevance.MIN_COVERAGE  # see :func:`deepcite.citations.relevance.relevant`
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
@@ -194,10 +195,12 @@ def _passages(text: str) -> list[str]:
 
 
 def _usable(sentence: str) -> bool:
-    """A sentence worth quoting: prose of sensible length, ending like a sentence."""
+    """A sentence worth quoting: prose of sensible length, ending like a statement (a
+    question the source asks, "What is the average speed?", answers nothing)."""
     words = sentence.split()
     return (_MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
             and _ENDS_SENTENCE.search(sentence) is not None
+            and not sentence.rstrip("\"'\u201d\u2019)] ").endswith("?")
             and looks_like_prose(sentence.replace("`", "")))
 
 
@@ -351,8 +354,10 @@ def _cite(sentence: str, number: int) -> str:
 
 
 def _shown(text: str) -> str:
-    """Source text safe inside our Markdown: one line, brackets and HTML escaped."""
-    return escape_quoted(one_line(text))
+    """Source text readable and safe inside our Markdown: its markup (reST roles, table
+    pipes, entities) cleaned for display (:func:`~deepcite.citations.display.clean_quote`;
+    verification maps it back), one line, brackets and HTML escaped."""
+    return escape_quoted(one_line(clean_quote(text)))
 
 
 def _numbered(question: str, sentences: Sequence[Sentence]) -> str:

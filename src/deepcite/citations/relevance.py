@@ -11,9 +11,10 @@ however verbatim the quote. So a sentence is scored against the whole question:
 - **Key phrase.** The question's named entity (capitalised words after the first) or,
   without one, its longest run of content words weighs :data:`KEY_FACTOR` more: the
   sources about the question name it.
-- **Meaning.** With the embeddings extra installed, the cosine of the question and the
-  sentence (the collection's all-MiniLM-L6-v2, loaded offline) lets a paraphrase in
-  and keeps a sentence about something else out. Without it, terms alone decide.
+- **Meaning.** With the embeddings extra installed (``citations.sentence_meaning``),
+  the cosine of the question and the sentence (the collection's all-MiniLM-L6-v2,
+  loaded offline) lets a paraphrase in and keeps a sentence about something else out.
+  Without it, terms alone decide.
 
 A sentence is relevant when it covers :data:`MIN_COVERAGE` of the question's weight
 with at least two of its terms (one, when the question has one), or, with embeddings,
@@ -163,6 +164,20 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     return cosine is not None and cosine >= DENSE_MIN and coverage >= DENSE_COVERAGE
 
 
+def meaning_available() -> bool:
+    """Whether :func:`dense_similarity` can score meaning here: the embeddings extra and
+    its bundled model are installed (checked without importing torch)."""
+    import importlib.util
+
+    from deepcite.collections.embeddings import default_model_path
+
+    try:
+        found = importlib.util.find_spec("sentence_transformers") is not None
+    except (ImportError, ValueError):
+        found = False
+    return found and default_model_path() is not None
+
+
 def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
     """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
 
@@ -191,6 +206,7 @@ __all__ = [
     "Weights",
     "dense_similarity",
     "key_phrase",
+    "meaning_available",
     "question_terms",
     "relevant",
     "term",

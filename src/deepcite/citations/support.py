@@ -20,6 +20,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz
 
+from deepcite.citations.display import DisplayText, display_text
 from deepcite.citations.text import STOPWORDS, sentence_spans
 
 FUZZY_SUPPORTED = 90.0
@@ -176,8 +177,36 @@ class SourceIndex:
             return None
         at = self.norm.find(needle)
         if at < 0:
-            return None
+            return self._find_shown(needle)
         return self._origin[at], self._origin[at + len(needle) - 1] + 1
+
+    def _find_shown(self, needle: str) -> tuple[int, int] | None:
+        """Where ``needle`` occurs in the source as quotes show it: its markup cleaned
+        (:func:`~deepcite.citations.display.display_text`), mapped back to the original.
+
+        Answers quote ``list.append`` where the source says ````list.append````; the
+        quote is still verbatim, and its span is the original's.
+        """
+        shown = self._shown
+        if shown is None:
+            return None
+        norm, origin = shown
+        at = norm.find(needle)
+        if at < 0:
+            return None
+        display = self._display
+        return display.to_original(origin[at], origin[at + len(needle) - 1] + 1)
+
+    @functools.cached_property
+    def _display(self) -> DisplayText:
+        return display_text(self.text)
+
+    @functools.cached_property
+    def _shown(self) -> tuple[str, list[int]] | None:
+        """The normalised display text and its origins (``None`` when it is the text)."""
+        if self._display.text == " ".join(self.text.split()):
+            return None
+        return normalise(self._display.text)
 
     def best_window(self, claim_stems: AbstractSet[str]) -> tuple[float, int, int, set[str]]:
         """The sentence or sentence pair sharing most of the claim's words."""

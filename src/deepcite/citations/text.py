@@ -123,11 +123,13 @@ def escape_quoted(text: str) -> str:
     still shows "[99]". Backticks are escaped so that a stray one cannot open a code
     span that hides the quote's citation; a backslash that would escape the next
     character is doubled so the source's own backslashes survive; HTML is escaped as
-    in :func:`escape_html`.
+    in :func:`neutralise_html` (a ``<`` that would open a tag, an ``&`` that would start
+    an entity), so the ``>>>`` of an interactive example reads as written, never as
+    ``&gt;&gt;&gt;``.
     """
     text = _ESCAPING_BACKSLASH.sub(r"\\\\", text)
     text = text.replace("[", "\\[").replace("]", "\\]").replace("`", "\\`")
-    return escape_html(text)
+    return _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", text))
 
 
 def neutralise_html(markdown: str) -> str:

@@ -18,6 +18,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from deepcite.citations.answer_type import answer_type, of_kind
 from deepcite.citations.text import content_words
 from deepcite.types import Source
 
@@ -63,6 +64,26 @@ def prediction(answer: str) -> str:
         return lead.group(1).strip()
     bare = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(_MARKER.sub("", text).split()))
     return _SENTENCE_END.split(bare, maxsplit=1)[0] if bare else ""
+
+
+def short_answer(answer: str) -> str | None:
+    """The answer's bold short answer (``**...**`` leading it), or ``None``."""
+    lead = _SHORT.match(answer.strip())
+    return lead.group(1).strip() if lead else None
+
+
+def wrong_type_lead(answer: str, question: str) -> bool | None:
+    """Whether the answer leads with a short answer not of the kind ``question`` asks
+    (a year for "how many", a percentage for "how much money", a place for "who").
+
+    ``None`` when there is no short answer or the question asks for no particular kind;
+    the kinds are :mod:`deepcite.citations.answer_type`'s.
+    """
+    short = short_answer(answer)
+    kind = answer_type(question)
+    if short is None or kind == "other":
+        return None
+    return not of_kind(kind, short, question)
 
 
 def exact_match(predicted: str, golds: Sequence[str]) -> float:

@@ -95,6 +95,10 @@ class QuestionResult(_Record):
     the pipeline); ``unsupported_citations`` equals ``unsupported``; ``valid_citation``
     when at least one marker resolves and is supported or partial.
 
+    ``wrong_type_lead``: the bold short answer leading the answer is not of the kind
+    the question asks (a year for "how many"); ``None`` without a short answer or a
+    kind.
+
     Refusal: ``refused`` when the answer says nothing was found instead of answering;
     ``gold_in_collection`` whether a gold answer occurs in the searched collections
     (``None`` when nothing local was searched).
@@ -127,6 +131,7 @@ class QuestionResult(_Record):
     unsupported_citations: int = 0
     valid_citation: bool = False
     refused: bool = False
+    wrong_type_lead: bool | None = None
     fallback: bool = False
     gold_in_collection: bool | None = None
     model_calls: int = 0

@@ -42,6 +42,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Valid citation", "valid_citation_share", "share"), ("Refused", "refused", "share"),
     ("Honest refusal", "honest_refusal_rate", "share"),
     ("Fabricated", "fabricated_citations", "count"),
+    ("Wrong-type leads", "wrong_type_leads", "count"),
     ("Calls/q", "cost.model_calls.mean", "mean"), ("Tokens/q", "cost.tokens.mean", "mean"),
     ("s/q p50", "cost.seconds.p50", "seconds"), ("s/q p95", "cost.seconds.p95", "seconds"),
 )

@@ -18,6 +18,7 @@ from deepcite.evaluation.metrics import (
     prediction,
     recall_at,
     token_f1,
+    wrong_type_lead,
 )
 from deepcite.evaluation.records import RECALL_K, CitedSource, EvalItem, QuestionResult
 from deepcite.types import ResearchResult
@@ -62,6 +63,7 @@ def score(item: EvalItem, index: int, result: ResearchResult, *, seconds: float,
         unsupported_citations=unsupported,
         valid_citation=valid,
         refused=result.error is None and (not result.sources or is_refusal(answer)),
+        wrong_type_lead=wrong_type_lead(answer, item.question),
         fallback=bool(FALLBACK_CODES & set(codes)),
         gold_in_collection=gold_in_collection,
         model_calls=metrics.model_calls, prompt_tokens=metrics.prompt_tokens,

@@ -97,6 +97,8 @@ def summarise(results: Sequence[QuestionResult]) -> dict[str, Any]:
         "gold_passages": sum(r.recall_at_5 is not None for r in results),
         **citation_figures(results),
         "refused": _share(results, lambda r: r.refused),
+        "short_answers": sum(r.wrong_type_lead is not None for r in results),
+        "wrong_type_leads": sum(bool(r.wrong_type_lead) for r in results),
         "fallback": _share(results, lambda r: r.fallback),
         "unanswerable_questions": len(unanswerable),
         "honest_refusal_rate": mean_of([float(r.refused) for r in unanswerable]),
