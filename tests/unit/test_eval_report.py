@@ -136,10 +136,11 @@ def test_render_table_values(tmp_path: Path) -> None:
     # correct 2/4; given attempted 2/3 -> F = 2*.5*.667/(1.167) = 57.1%; EM 1/4;
     # F1 1.5/4; contains 2/4; citation hit 1/2; recall 2/2; supported 3/5 citations;
     # valid 2/4; refused 1/4; no unanswerable question -> honest refusal "–";
-    # fabricated 2; no short answer of the wrong kind 0; calls 8/4; tokens 600/4; seconds 1,2,3,6 -> p50 2.5, p95 5.55.
+    # fabricated 2; no short answer of the wrong kind 0; calls 8/4; tokens 600/4;
+    # seconds 1,2,3,6 -> p50 2.5, p95 5.55.
     assert cells == ["A \\| B", "4", "50.0%", "57.1%", "25.0%", "37.5%", "50.0%", "50.0%",
-                     "100.0%", "60.0%", "50.0%", "25.0%", "–", "2", "0", "2.0", "150.0", "2.50",
-                     "5.55"]
+                     "100.0%", "60.0%", "50.0%", "25.0%", "–", "2", "0", "2.0", "150.0",
+                     "2.50", "5.55"]
     assert "Notes:" in table
     assert "1 question(s) ended in an error" in table
 
