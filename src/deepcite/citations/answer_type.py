@@ -23,11 +23,13 @@ KINDS = ("score", "amount", "measure", "count", "date", "place", "person")
 _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"
                 r"|earn|earned|earns|fund|funded|budget|salary|fee|fees|money|sold|sell"
                 r"|raise|raised|invest|invested|receive|received|owe|owed|revenue")
+# Money asked ("how much did it cost"): a currency sign or a currency's name answers.
+_MONEY_ASKED = (rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
+                r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
 # Checked in order: the first that matches decides.
 _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("score", re.compile(r"\b(?:score|result of the match)\b")),
-    ("amount", re.compile(rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
-                          r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b"
+    ("amount", re.compile(rf"{_MONEY_ASKED}"
                           r"|\bhow (?:far|tall|high|long|big|large|heavy|deep|wide|fast)\b"
                           r"(?! ago)(?! did| does| do| was| were| had| has)")),
     # "how much did output grow": a quantity with its unit ("24%", "3 tonnes") first
@@ -82,9 +84,8 @@ _AMOUNT = [
     re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*(?:{_UNIT_WORDS})"
                rf"(?![A-Za-z]){_PER}"),
 ]
-# Money asked ("how much did it cost"): a currency sign or a currency's name, never "25%".
-_MONEY_QUESTION = re.compile(rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
-                             r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
+# A money question is answered by money (_MONEY), never by "25%".
+_MONEY_QUESTION = re.compile(_MONEY_ASKED)
 _MONEY = [
     _AMOUNT[0],
     re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*"

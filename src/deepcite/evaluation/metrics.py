@@ -59,9 +59,9 @@ def normalise(text: str) -> str:
 def prediction(answer: str) -> str:
     """The part of an answer that is scored: its bold short answer, else first sentence."""
     text = answer.strip()
-    lead = _SHORT.match(text)
-    if lead:
-        return lead.group(1).strip()
+    short = short_answer(text)
+    if short is not None:
+        return short
     bare = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(_MARKER.sub("", text).split()))
     return _SENTENCE_END.split(bare, maxsplit=1)[0] if bare else ""
 
