@@ -368,3 +368,90 @@ def test_a_damaged_index_folder_is_rebuilt(
     assert _indexed(collection) == collection.info().chunks
     _no_fts5(monkeypatch)
     assert collection.search("word1")[0].title == "Document 1"
+
+
+_ENGLISH = [
+    "manage", "managed", "management", "manager", "managing", "man", "many", "manner",
+    "memory", "memories", "memorize", "memorial", "use", "used", "user", "useful", "using",
+    "reuse", "thus", "cause", "because", "run", "running", "runner", "rerun", "connect",
+    "connection", "connected", "disconnect", "query", "queries", "queried", "index",
+    "indexes", "indexing", "indexed",
+]
+
+
+def test_scores_count_inflected_words_exactly_as_the_index_does(
+    make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-scoring counts the words that stem to a query term, and only those: words that
+    share a prefix, a term inside another word ("thus" holds "us"), "_" joins."""
+    rng = random.Random(3)
+    folder = tmp_path / "english"
+    for f in range(6):
+        words = rng.choices(_ENGLISH, k=rng.randint(30, 90))
+        text = " ".join(w if rng.random() > 0.1 else f"{w}_{rng.choice(_ENGLISH)}"
+                        for w in words)
+        _write(folder, f"e{f}.txt", text.capitalize() + ".\n")
+    collection = Collection.create("e", settings=make_settings())
+    collection.add(folder)
+    with collection.index.connect() as conn:
+        rows = conn.execute("SELECT id, text FROM chunks").fetchall()
+        _, avg = rerank.stats(conn)
+    assert len(rows) < inverted.POOL
+    tokens = {cid: inverted.ANALYZER.analyze(text) for cid, text in rows}
+    _no_fts5(monkeypatch)
+    for _ in range(25):
+        question = " ".join(rng.sample(_ENGLISH, rng.randint(1, 4)))
+        terms = set(inverted.ANALYZER.analyze(question))
+        expected = {}
+        for cid, toks in tokens.items():
+            tf = Counter(t for t in toks if t in terms)
+            norm = 1 - inverted.B + inverted.B * len(dict(rows)[cid]) / avg
+            score = 0.0
+            for term, f in tf.items():
+                df = sum(1 for other in tokens.values() if term in other)
+                idf = math.log(1 + (len(rows) - df + 0.5) / (df + 0.5))
+                score += idf * f * (inverted.K1 + 1) / (f + inverted.K1 * norm)
+            if score > 0:
+                expected[cid] = round(score, 6)
+        got = {h.metadata["chunk_id"]: round(h.metadata["score"], 6)
+               for h in collection.search(question, k=10)}
+        assert got == expected, question
+
+
+def test_a_collection_made_again_at_the_same_path_is_searched_afresh(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    """Searches reuse their thread's connection, never one to a file that was replaced."""
+    settings = make_settings()
+    first = Collection.create("again", settings=settings)
+    first.add(_docs(tmp_path / "one", count=2))
+    assert first.search("word1")
+    remove_collection("again", settings)
+    second = Collection.create("again", settings=settings)
+    _write(tmp_path / "two", "other.md", "# Other\n\nOnly quokkas live here.\n")
+    second.add(tmp_path / "two")
+    assert second.search("word1") == []
+    assert [h.title for h in second.search("quokkas")] == ["Other"]
+
+
+def test_searches_from_many_threads_and_adds_between_them(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    import concurrent.futures
+
+    collection = Collection.create("threads", settings=make_settings())
+    collection.add(_docs(tmp_path, count=8))
+    expected = {n: [h.metadata["chunk_id"] for h in collection.search(f"word{n}")]
+                for n in range(8)}
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(
+                lambda n: [h.metadata["chunk_id"] for h in collection.search(f"word{n}")],
+                range(8)))
+            assert got == [expected[n] for n in range(8)]
+        # the threads' open read connections hold no lock: an add still goes through
+        _write(tmp_path / "docs", "late.md", "# Late\n\nwombats arrive late.\n")
+        collection.add(tmp_path / "docs")
+        found = list(pool.map(lambda _: [h.title for h in collection.search("wombats")],
+                              range(4)))
+    assert found == [["Late"]] * 4

@@ -24,6 +24,7 @@ paths may be ``str`` or ``Path``, and a wrong argument is a one-line
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deepcite.collections import access, elastic, inverted
+from deepcite.collections import access, elastic, inverted, readers
 from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.elastic import BACKENDS, Cluster, ElasticIndex
 from deepcite.collections.index import Hit, Index
@@ -173,6 +174,14 @@ def _backend(value: object) -> str:
         return value
     raise CollectionError(f"Unknown collection backend {value!r} - use one of "
                           f"{', '.join(BACKENDS)}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_url(key: str) -> str:
+    """The ``file:`` URL of a stored path (remembered: a search builds ten of them, and
+    ``pathlib`` took a fifth of a fast search's time)."""
+    path = file_path(key)  # the real file, also for a name that was not UTF-8
+    return path.as_uri()  # percent-encodes the file's bytes: valid ASCII either way
 
 
 class Collection:
@@ -394,7 +403,7 @@ class Collection:
         if self.elastic is not None:
             return [self._result(hit) for hit in self.elastic.search(query, k)]
         try:
-            if is_dense(self.index):
+            if is_dense(self.index, searching=True):
                 hits = hybrid_search(self.index, query, k, self.settings)
             else:
                 hits = self.index.search(query, k)
@@ -403,8 +412,7 @@ class Collection:
         return [self._result(hit) for hit in hits]
 
     def _result(self, hit: Hit) -> SearchResult:
-        path = file_path(hit.path)  # the real file, also for a name that was not UTF-8
-        url = path.as_uri()  # percent-encodes the file's bytes: valid ASCII either way
+        url = _file_url(hit.path)
         if hit.kind == "pdf" and hit.page is not None:
             url += f"#page={hit.page}"
         return SearchResult(
@@ -521,6 +529,7 @@ def remove_collection(name: str, settings: Settings) -> str | None:
         except CollectionError as exc:
             warning = (f"index {remote.name} was left on the cluster - delete it there by "
                        f"hand ({exc})")
+    readers.forget(file)
     for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm"), inverted.folder_of(file)):
         try:
             if path.is_dir():

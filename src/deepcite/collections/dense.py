@@ -29,9 +29,16 @@ POOL_FACTOR = 4
 """Each ranking contributes ``k * POOL_FACTOR`` candidates to the fusion."""
 
 
-def is_dense(index: Index) -> bool:
-    """Whether the collection has embeddings (it was added with ``--dense``)."""
-    return index.get_meta("embedding_model") is not None
+MODEL_KEY = "embedding_model"
+
+
+def is_dense(index: Index, *, searching: bool = False) -> bool:
+    """Whether the collection has embeddings (it was added with ``--dense``).
+
+    ``searching``: asked by a search, through the thread's reused read connection.
+    """
+    model = index.read_meta(MODEL_KEY) if searching else index.get_meta(MODEL_KEY)
+    return model is not None
 
 
 def embed_collection(index: Index, settings: Settings, *, reembed: bool = False,

@@ -27,13 +27,15 @@ answered by FTS5 (:mod:`deepcite.collections.retrieval`, :mod:`.rerank`). Files
 written by an older format are upgraded in place when opened (see
 :mod:`deepcite.collections.schema`), in one transaction.
 
-Connections are never shared: each operation opens its own and closes it, because
-searches run from several threads at once and a ``sqlite3.Connection`` must not be
-used by two threads concurrently.
+Connections are never shared between threads, because searches run from several at
+once and a ``sqlite3.Connection`` must not be used by two concurrently. Writes open
+their own connection and close it; searches reuse one per thread
+(:mod:`deepcite.collections.readers`), which saves parsing the schema on every search.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -41,7 +43,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deepcite.collections import access, inverted, rerank, retrieval, schema, writes
+from deepcite.collections import access, inverted, readers, rerank, retrieval, schema, writes
 from deepcite.collections.chunking import Chunk
 from deepcite.collections.cjk import CJK_RUN, bigram_text, has_cjk
 from deepcite.collections.paths import safe_text
@@ -87,7 +89,11 @@ class StoredDocument:
 
 
 class Index:
-    """Access to one collection's SQLite file; holds no open connection between calls."""
+    """Access to one collection's SQLite file.
+
+    Holds no connection itself; searches reuse their thread's read connection (see
+    :mod:`~deepcite.collections.readers`).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -237,6 +243,10 @@ class Index:
         finally:
             conn.close()
 
+    def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """This thread's reused read connection (autocommit); never write through it."""
+        return readers.reading(self.path, self._raw_connect)
+
     transaction = staticmethod(writes.transaction)
     batch = staticmethod(writes.batch)
     checkpoint = staticmethod(writes.checkpoint)
@@ -247,6 +257,13 @@ class Index:
     def get_meta(self, key: str) -> str | None:
         """A value from the ``meta`` table."""
         with self.connect() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def read_meta(self, key: str) -> str | None:
+        """:meth:`get_meta` through this thread's reused read connection (for searches:
+        a write path keeps to fresh connections, so nothing stays open after it)."""
+        with self.reading() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -356,11 +373,11 @@ class Index:
     def search(self, question: str, k: int) -> list[Hit]:
         """The ``k`` best chunks for ``question``; ``[]`` when it has no searchable terms.
 
-        Opens its own connection, so it is safe to call from several threads at once.
+        Safe to call from several threads at once (each uses its own connection).
         """
         if k <= 0:
             return []
-        with self.connect() as conn:
+        with self.reading() as conn:
             if CJK_RUN.search(question):
                 return retrieval.search(conn, question, k)
             hits = inverted.search(conn, self.path, question, k, rerank.stats(conn)[1])
