@@ -253,6 +253,22 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
     return len(present) * 2 < len(anchors)
 
 
+def _about_subject(wanted: set[str], sentences: list[Sentence]) -> list[Sentence]:
+    """The sentences of the sources that name the question's subject (the term most of
+    the sources hold, :func:`~deepcite.citations.relevance.subject_terms`); all of them
+    when the sources agree on none. A passage on large prime numbers found for "Where
+    are ctenophores found in large numbers?" shares three of its four words, and the
+    rarity weights favour it, as every other source says "ctenophores"."""
+    by_source: dict[int, list[str]] = {}
+    for sentence in sentences:
+        by_source.setdefault(sentence.rank, []).extend(sentence.terms)
+    subject = relevance.subject_terms(wanted, list(by_source.values()))
+    if not subject:
+        return sentences
+    about = {rank for rank, terms in by_source.items() if subject & set(terms)}
+    return [s for s in sentences if s.rank in about]
+
+
 def _admissible(sentence: Sentence) -> bool:
     """Whether ``sentence`` may be quoted at all: not one addressed to the reader or the
     model (an instruction, a phishing line - :mod:`deepcite.citations.injection`).
@@ -284,6 +300,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
+    sentences = _about_subject(wanted, sentences)
     weights = relevance.weigh(question, [s.terms for s in sentences])
     sharing = [s for s in sentences if wanted & set(s.terms)]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -71,6 +72,30 @@ def terms_of(text: str) -> list[str]:
 def question_terms(question: str) -> set[str]:
     """The stemmed content words of ``question`` that say what it is about."""
     return {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+
+
+def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
+    """The question's subject as the results see it: the term of ``wanted`` that most of
+    ``docs`` (each a list of terms, repeats kept) hold, at least half of them.
+
+    Rarity cannot find it (the subject is in most results, so it weighs least), and
+    "held by half" alone is not enough: "found" is in half the passages about
+    ctenophores too. Between terms held by as many documents, the one said most often
+    wins: a subject recurs in its passages, a common word does not. Empty with fewer
+    than two documents or when no term is held by half.
+    """
+    wanted = set(wanted)
+    if len(docs) < 2 or not wanted:
+        return frozenset()
+    held: Counter[str] = Counter()
+    said: Counter[str] = Counter()
+    for doc in docs:
+        counts = Counter(t for t in doc if t in wanted)
+        held.update(counts.keys())
+        said.update(counts)
+    rank = {t: (held[t], said[t]) for t in held if 2 * held[t] >= len(docs)}
+    best = max(rank.values(), default=None)
+    return frozenset(t for t, r in rank.items() if r == best)
 
 
 def _content(word: str) -> bool:

@@ -8,6 +8,9 @@ counts nothing), averaged with their embedding similarity to the question when a
 embedding model is at hand. Results far below the first search's are not kept; the
 question's own search is the yardstick, because it is the best the collection offers
 for the question's words, so only a real drop says the follow-up searched elsewhere.
+Of a follow-up's results that are kept, those that do not name the question's subject
+at all (:meth:`DriftCheck.about`) are left out one by one: the words a follow-up added
+found them, not the question.
 """
 
 from __future__ import annotations
@@ -65,6 +68,11 @@ class DriftCheck:
         terms = sum(shares) / len(shares)
         dense = self._similarity(top)
         return terms if dense is None else (terms + dense) / 2
+
+    def about(self, result: SearchResult) -> bool:
+        """Whether ``result`` names the question's subject (its names and numbers, or
+        the key term most of the first search's results hold)."""
+        return self._key.on_topic(stems(_text(result)))
 
     def drifted(self, results: Sequence[SearchResult]) -> bool:
         """Whether ``results`` are far less about the question than the first search's."""

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.citations.grounded import anchor_terms
-from deepcite.citations.relevance import question_terms, term
+from deepcite.citations.relevance import question_terms, subject_terms, term
 from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.types import SearchResult
 
@@ -93,8 +93,7 @@ class KeyTerms:
     #: Names and numbers of the question (see :func:`~deepcite.citations.grounded.anchor_terms`).
     anchors: frozenset[str]
     #: What the results agree the question is about: its names and numbers, and the key
-    #: terms at least half of the results hold. Rarity weights cannot say this: the
-    #: subject is in most results, so it weighs least.
+    #: term most of the results hold (:func:`~deepcite.citations.relevance.subject_terms`).
     topic: frozenset[str] = frozenset()
 
     @classmethod
@@ -111,7 +110,7 @@ class KeyTerms:
         total = len(docs)
         weights = {t: idf(sum(t in d for d in docs), total) if docs else 1.0 for t in words}
         anchors = frozenset(a for a in anchor_terms(question) if a in words)
-        common = {t for t in words if total >= 2 and 2 * sum(t in d for d in docs) >= total}
+        common = subject_terms(words, [terms_in(f"{r.title} {r.snippet}") for r in found])
         return cls(weights, words, anchors, anchors | common)
 
     def on_topic(self, present: Iterable[str]) -> bool:
@@ -138,6 +137,11 @@ class KeyTerms:
 def idf(df: int, total: int) -> float:
     """Inverse document frequency, positive even for a term every document has."""
     return math.log((total + 1) / (df + 0.5))
+
+
+def terms_in(text: str) -> list[str]:
+    """Every stemmed term of ``text``, repeats kept (as :func:`stems` finds them)."""
+    return [term(w) for w in terms_of(text)]
 
 
 def stems(text: str) -> set[str]:

@@ -9,7 +9,8 @@ found is kept on the instance, so a cancelled run can still return it.
 
 A follow-up's results that moved away from the question (far less about it than the
 first search's, :mod:`deepcite.research.drift`) are not kept, nor learnt from by the
-next follow-ups; the run's log says which, and ``dropped`` holds them.
+next follow-ups, and neither is a kept follow-up's result that does not name the
+question's subject; the run's log says which, and ``dropped`` holds them.
 """
 
 from __future__ import annotations
@@ -79,7 +80,13 @@ class IterativeSearch:
         kept = []
         for found in lists:
             if not drift.drifted(found):
-                kept.append(found)
+                about = [r for r in found if drift.about(r)]
+                if len(about) < len(found):
+                    self.dropped.append((iteration, [r for r in found if not drift.about(r)]))
+                    logger.info("iteration %d: left out %d follow-up results that do not "
+                                "name the question's subject", iteration,
+                                len(found) - len(about))
+                kept.append(about)
                 continue
             self.dropped.append((iteration, found))
             logger.info("iteration %d: dropped results of a follow-up (one of %s) that moved "

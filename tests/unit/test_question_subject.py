@@ -1,0 +1,89 @@
+"""The question's subject decides what is about it: a source sharing the question's
+common words but not its subject leads no answer and feeds no follow-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from deepcite.citations.grounded import grounded_answer, rank_sentences
+from deepcite.citations.relevance import subject_terms, terms_of
+from deepcite.research import Researcher
+from deepcite.research.questions import expansion_terms
+from deepcite.types import Source
+from tests.fakes import MemoryEngine, ScriptedChatModel, passage
+
+QUESTION = "Where are axolotls found in large numbers?"
+ABOUT = [
+    "Axolotls live in the lake complex of Xochimilco. Axolotls are found in canals "
+    "there, and axolotls breed in spring.",
+    "In shallow canals where axolotls gather in large numbers, they eat worms and "
+    "insect larvae; axolotls hide in the weeds by day.",
+    "Axolotls keep their gills as adults. Axolotls regrow lost limbs within weeks.",
+]
+# Shares "found", "large" and "numbers" with the question, not its subject.
+DISTRACTOR = ("Large prime numbers are found today with computers, and the largest known "
+              "prime has millions of digits.")
+
+
+def _source(number: int, title: str, text: str) -> Source:
+    url = f"https://notes.example/{number}"
+    return Source(number=number, title=title, url=url, canonical_url=url, snippet=text,
+                  engine="memory")
+
+
+def _sources() -> list[Source]:
+    return [_source(1, "Primes", DISTRACTOR),
+            *(_source(n, f"Axolotl {n}", text) for n, text in enumerate(ABOUT, start=2))]
+
+
+def test_the_subject_is_the_term_most_sources_hold_and_repeat() -> None:
+    docs = [terms_of(text) for text in [DISTRACTOR, *ABOUT]]
+    wanted = {"axolotl", "found", "larg", "number"}
+    assert subject_terms(wanted, docs) == {"axolotl"}
+    # "found" is in two of the four as well, but said once each: not the subject
+    assert subject_terms({"axolotl", "found"}, docs) == {"axolotl"}
+    assert subject_terms({"found", "gill"}, docs) == {"found"}  # the best there is
+    assert subject_terms(wanted, docs[:1]) == frozenset()  # one document agrees on nothing
+    assert subject_terms({"gills"}, docs) == frozenset()  # held by fewer than half
+
+
+@pytest.mark.parametrize("order", ["distractor first", "distractor last"])
+def test_a_source_without_the_subject_gives_no_sentence(order: str) -> None:
+    sources = _sources() if order == "distractor first" else _sources()[::-1]
+    ranked = rank_sentences(QUESTION, sources)
+    assert ranked and all("prime" not in s.text.lower() for s in ranked)
+    answer = grounded_answer(QUESTION, sources)
+    assert answer is not None
+    assert "large numbers" in answer.text and "prime" not in answer.text.lower()
+
+
+def test_without_a_shared_subject_every_source_still_counts() -> None:
+    sources = [_source(1, "Primes", DISTRACTOR),
+               _source(2, "Sieve", "Large numbers were found to be prime by sieving.")]
+    assert any("prime" in s.text.lower() for s in rank_sentences(QUESTION, sources))
+
+
+def test_feedback_terms_come_from_sources_about_the_subject() -> None:
+    found = [passage(s.title, s.snippet) for s in _sources()]
+    terms = expansion_terms(QUESTION, found)
+    assert terms and not {"prime", "computers", "digits", "millions"} & set(terms)
+
+
+def test_followup_results_that_do_not_name_the_subject_are_left_out(
+        make_settings: Any) -> None:
+    passages = [
+        *(passage(f"Axolotl {n}", text) for n, text in enumerate(ABOUT, start=1)),
+        passage("Primes", DISTRACTOR),
+        # shares only the follow-up's added word with it: found by the follow-up alone
+        passage("Mersenne", "Mersenne primes: canals of data weed out composites."),
+    ]
+    model = ScriptedChatModel(script={"questions": [""],
+                                      "followups": ["axolotls found large numbers canals"],
+                                      "synthesis": ["Axolotls gather in canals [1]."]})
+    result = Researcher(make_settings(iterations=2), model,
+                        [MemoryEngine(passages)]).run(QUESTION)
+    assert "canals" in result.questions_by_iteration[2][0]
+    assert not [s for s in result.sources if s.title == "Mersenne"]
+    assert [s for s in result.sources if s.title.startswith("Axolotl")]
