@@ -38,13 +38,20 @@ def _sources() -> list[Source]:
             *(_source(n, f"Axolotl {n}", text) for n, text in enumerate(ABOUT, start=2))]
 
 
-def test_the_subject_is_the_term_most_sources_hold_and_repeat() -> None:
+def test_the_subject_is_the_term_half_the_sources_hold_that_they_say_most() -> None:
     docs = [terms_of(text) for text in [DISTRACTOR, *ABOUT]]
     wanted = {"axolotl", "found", "larg", "number"}
     assert subject_terms(wanted, docs) == {"axolotl"}
     # "found" is in two of the four as well, but said once each: not the subject
     assert subject_terms({"axolotl", "found"}, docs) == {"axolotl"}
     assert subject_terms({"found", "gill"}, docs) == {"found"}  # the best there is
+    # held by more documents, said less often: a common verb, not the subject
+    directives = [terms_of(t) for t in (
+        "Directives create rights. A directive binds each member state; the directive "
+        "sets a deadline.", "The 1994 directive on works councils; that directive "
+        "applies to large firms.", "Studios created new shows.", "Rocks are created by "
+        "heat.")]
+    assert subject_terms({"directiv", "creat"}, directives) == {"directiv"}
     assert subject_terms(wanted, docs[:1]) == frozenset()  # one document agrees on nothing
     assert subject_terms({"gills"}, docs) == frozenset()  # held by fewer than half
 
@@ -87,3 +94,41 @@ def test_followup_results_that_do_not_name_the_subject_are_left_out(
     assert "canals" in result.questions_by_iteration[2][0]
     assert not [s for s in result.sources if s.title == "Mersenne"]
     assert [s for s in result.sources if s.title.startswith("Axolotl")]
+
+
+CLIMB = ("Who was the first known climber to reach the summit and return?")
+CLIMB_SOURCES = [
+    _source(1, "Summit", "The first known climbs to the summit and return date from this "
+            "time. The most famous climber of the period was Tenzing Norgay, whose account "
+            "of the route astounded his readers. Porters carried tents and oxygen."),
+    _source(2, "Routes", "Routes to the summit were mapped in the 1950s by surveyors."),
+]
+
+
+def test_the_answer_after_a_lead_that_restates_the_question_is_quoted() -> None:
+    answer = grounded_answer(CLIMB, CLIMB_SOURCES)
+    assert answer is not None
+    text = answer.text
+    assert "Tenzing Norgay" in text.split("\n\n")[0]  # the short answer names him
+    lead, after = text.index("first known climbs"), text.index("most famous climber")
+    assert lead < after  # in the source's order, right after the lead
+    assert "Porters" not in text
+
+
+def test_a_lead_that_holds_the_answer_gets_no_neighbour() -> None:
+    sources = [_source(1, "Summit", "Tenzing Norgay was the first known climber to reach "
+                       "the summit and return. Porters carried tents and oxygen for him.")]
+    answer = grounded_answer(CLIMB, sources)
+    assert answer is not None and "Porters" not in answer.text
+
+
+@pytest.mark.parametrize(("plural", "single"), [
+    ("committees", "committee"), ("employees", "employee"), ("fees", "fee"),
+    ("boxes", "box"), ("classes", "class"), ("uses", "use"), ("ties", "tie"),
+    ("processes", "process"), ("stories", "story"), ("engines", "engine"),
+])
+def test_a_plural_meets_its_singular(plural: str, single: str) -> None:
+    from deepcite.citations.relevance import term
+
+    assert term(plural) == term(single)
+    assert term(plural.capitalize()) == term(single)

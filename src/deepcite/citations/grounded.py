@@ -261,7 +261,9 @@ def _about_subject(wanted: set[str], sentences: list[Sentence]) -> list[Sentence
     rarity weights favour it, as every other source says "ctenophores"."""
     by_source: dict[int, list[str]] = {}
     for sentence in sentences:
-        by_source.setdefault(sentence.rank, []).extend(sentence.terms)
+        if sentence.rank not in by_source:  # the title names the subject as well
+            by_source[sentence.rank] = [term(w) for w in _WORD.findall(sentence.source.title)]
+        by_source[sentence.rank].extend(sentence.terms)
     subject = relevance.subject_terms(wanted, list(by_source.values()))
     if not subject:
         return sentences
@@ -404,6 +406,8 @@ def _short_answer(question: str, kind: str, chosen: Sequence[Sentence],
         return None
     lead = chosen[0]
     answer = types.pick(kind, lead.text, question, proposed)
+    if answer is None and len(chosen) > 1 and _follows(chosen[1], lead):
+        answer = types.pick(kind, chosen[1].text, question, proposed)
     if answer is None or not _short_enough(question, answer):
         return None
     how = ("model" if (proposed and _contains(proposed, answer)) or _contains(answer, proposed)
@@ -411,6 +415,32 @@ def _short_answer(question: str, kind: str, chosen: Sequence[Sentence],
     # Cited where it is written in full: "Countries" alone also occurs in other sentences.
     numbers = list(dict.fromkeys(s.source.number for s in chosen if _contains(s.text, answer)))
     return answer, numbers, how
+
+
+def _follows(sentence: Sentence, before: Sentence) -> bool:
+    """Whether ``sentence`` comes right after ``before`` in the same source."""
+    return sentence.rank == before.rank and sentence.position == before.position + 1
+
+
+def _with_answer_after(question: str, kind: str, chosen: list[Sentence],
+                       sources: Sequence[Source]) -> list[Sentence]:
+    """``chosen`` with the sentence after the lead put second, when the lead holds no
+    answer of the kind asked for and that next sentence does.
+
+    The sentence that best matches a question often restates it ("The first recorded
+    travels by Europeans to China date from this time.") and the answer follows ("The
+    most famous traveller of the period was Marco Polo ..."): the next sentence shares
+    few of the question's words, so it would never be chosen on its own.
+    """
+    lead = chosen[0]
+    if types.holds(kind, lead.text, question):
+        return chosen
+    after = next((s for s in candidate_sentences(sources)
+                  if _follows(s, lead) and _admissible(s)), None)
+    if after is None or not types.holds(kind, after.text, question) \
+            or any(_follows(s, lead) or _similar(s, after) for s in chosen):
+        return chosen
+    return [lead, after, *chosen[1:]][:MAX_SENTENCES]
 
 
 def _short_enough(question: str, answer: str | None) -> bool:
@@ -505,6 +535,8 @@ def grounded_answer(question: str, sources: Sequence[Source],
         return None
     kind = types.answer_type(question)
     factual = kind in FACTUAL_KINDS
+    if factual:
+        chosen = _with_answer_after(question, kind, chosen, sources)
     notes = ["grounded", kind]
     reply: str | None = None
     shown = select(ranked, max_sentences=MODEL_SENTENCES, max_chars=2 * max_chars)

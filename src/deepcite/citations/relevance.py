@@ -55,13 +55,27 @@ Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 def term(word: str) -> str:
     """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
 
-    :func:`deepcite.citations.support.stem`, then "-ies" as "-y" and a final "e"
+    Its :func:`singular`, then :func:`deepcite.citations.support.stem` and a final "e"
     dropped: questions paraphrase their answer's sentence, and a missed inflection
     costs the one shared word a short question has.
     """
-    lower = word.lower()
-    lower = lower[:-3] + "y" if len(lower) > 5 and lower.endswith("ies") else stem(lower)
+    lower = singular(word.lower())
+    if not lower.endswith("ss"):  # "class", "process": no plural "s" to strip
+        lower = stem(lower)
     return lower[:-1] if len(lower) > 4 and lower.endswith("e") else lower
+
+
+def singular(word: str) -> str:
+    """A plural's singular (lower case in, lower case out), so "committees" meets
+    "committee" and "boxes" meets "box": the stem alone strips "es" from the first and
+    nothing from the second. Words ending in "ss", "us" or "is" are left as they are."""
+    if len(word) > 5 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("xes", "ches", "shes", "sses", "zzes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def terms_of(text: str) -> list[str]:
@@ -75,14 +89,15 @@ def question_terms(question: str) -> set[str]:
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
-    """The question's subject as the results see it: the term of ``wanted`` that most of
-    ``docs`` (each a list of terms, repeats kept) hold, at least half of them.
+    """The question's subject as the results see it: of the terms of ``wanted`` that at
+    least half of ``docs`` (each a list of terms, repeats kept) hold, the one they say
+    most often.
 
     Rarity cannot find it (the subject is in most results, so it weighs least), and
-    "held by half" alone is not enough: "found" is in half the passages about
-    ctenophores too. Between terms held by as many documents, the one said most often
-    wins: a subject recurs in its passages, a common word does not. Empty with fewer
-    than two documents or when no term is held by half.
+    "held by most" is not enough either: "found" is in half the passages about
+    ctenophores, "create" in more of those about EU directives than "directive". A
+    subject recurs within its passages, a common word does not. Empty with fewer than
+    two documents or when no term is held by half.
     """
     wanted = set(wanted)
     if len(docs) < 2 or not wanted:
@@ -93,7 +108,7 @@ def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> froze
         counts = Counter(t for t in doc if t in wanted)
         held.update(counts.keys())
         said.update(counts)
-    rank = {t: (held[t], said[t]) for t in held if 2 * held[t] >= len(docs)}
+    rank = {t: (said[t], held[t]) for t in held if 2 * held[t] >= len(docs)}
     best = max(rank.values(), default=None)
     return frozenset(t for t, r in rank.items() if r == best)
 
