@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from deepcite.citations import answer_type as types
@@ -262,7 +262,7 @@ def _about_subject(wanted: set[str], sentences: list[Sentence]) -> list[Sentence
     by_source: dict[int, list[str]] = {}
     for sentence in sentences:
         if sentence.rank not in by_source:  # the title names the subject as well
-            by_source[sentence.rank] = [term(w) for w in _WORD.findall(sentence.source.title)]
+            by_source[sentence.rank] = relevance.terms_of(sentence.source.title)
         by_source[sentence.rank].extend(sentence.terms)
     subject = relevance.subject_terms(wanted, list(by_source.values()))
     if not subject:
@@ -422,8 +422,7 @@ def _follows(sentence: Sentence, before: Sentence) -> bool:
     return sentence.rank == before.rank and sentence.position == before.position + 1
 
 
-def _with_answer_after(question: str, kind: str, chosen: list[Sentence],
-                       sources: Sequence[Source]) -> list[Sentence]:
+def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list[Sentence]:
     """``chosen`` with the sentence after the lead put second, when the lead holds no
     answer of the kind asked for and that next sentence does.
 
@@ -435,8 +434,8 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence],
     lead = chosen[0]
     if types.holds(kind, lead.text, question):
         return chosen
-    after = next((s for s in candidate_sentences(sources)
-                  if _follows(s, lead) and _admissible(s)), None)
+    after = next((replace(s, rank=lead.rank) for s in candidate_sentences([lead.source])
+                  if s.position == lead.position + 1 and _admissible(s)), None)
     if after is None or not types.holds(kind, after.text, question) \
             or any(_follows(s, lead) or _similar(s, after) for s in chosen):
         return chosen
@@ -536,7 +535,7 @@ def grounded_answer(question: str, sources: Sequence[Source],
     kind = types.answer_type(question)
     factual = kind in FACTUAL_KINDS
     if factual:
-        chosen = _with_answer_after(question, kind, chosen, sources)
+        chosen = _with_answer_after(question, kind, chosen)
     notes = ["grounded", kind]
     reply: str | None = None
     shown = select(ranked, max_sentences=MODEL_SENTENCES, max_chars=2 * max_chars)

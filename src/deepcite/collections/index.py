@@ -257,14 +257,17 @@ class Index:
     def get_meta(self, key: str) -> str | None:
         """A value from the ``meta`` table."""
         with self.connect() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+            return self._meta(conn, key)
 
     def read_meta(self, key: str) -> str | None:
         """:meth:`get_meta` through this thread's reused read connection (for searches:
         a write path keeps to fresh connections, so nothing stays open after it)."""
         with self.reading() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return self._meta(conn, key)
+
+    @staticmethod
+    def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     @staticmethod

@@ -80,12 +80,14 @@ class IterativeSearch:
         kept = []
         for found in lists:
             if not drift.drifted(found):
-                about = [r for r in found if drift.about(r)]
-                if len(about) < len(found):
-                    self.dropped.append((iteration, [r for r in found if not drift.about(r)]))
+                about: list[SearchResult] = []
+                elsewhere: list[SearchResult] = []
+                for result in found:
+                    (about if drift.about(result) else elsewhere).append(result)
+                if elsewhere:
+                    self.dropped.append((iteration, elsewhere))
                     logger.info("iteration %d: left out %d follow-up results that do not "
-                                "name the question's subject", iteration,
-                                len(found) - len(about))
+                                "name the question's subject", iteration, len(elsewhere))
                 kept.append(about)
                 continue
             self.dropped.append((iteration, found))
