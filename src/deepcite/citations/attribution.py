@@ -132,11 +132,23 @@ _CODE_START = re.compile(
     r"^\s*(?:import|from|def|class|return|if|elif|else|for|while|with|try|except|print)\b"
     r"|^\s*[#>]|[{};]\s*$"
 )
-_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z'’-]*[.,;:!?]?$")
+# A word of prose: letters of any script ("Börte", "Ögedei"), a number as facts are
+# written ("115", "1,200", "46.1", "−8", "£250,000", "12%", "1187—1241"), or a unit
+# ("°F", "km²"), in quotes or brackets and before a mark. Code tokens ("x=1", "f(x)",
+# "a.b", "--flag") are none of these.
+_PLAIN_WORD = re.compile(
+    r"""^[("'\[“‘]*"""
+    r"(?:[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*['’]?"
+    r"|[−\-+]?[$£€¥]?\d[\d,]*(?:\.\d+)?%?(?:[–—-]\d+)?s?"
+    r"|°[A-Z]|[^\W\d_]{1,3}[²³])"
+    r"""[)\]"'”’]*[.,;:!?]?[)\]"'”’]*$"""
+)
 
 
 def looks_like_prose(line: str) -> bool:
-    """Sentences, not code: mostly plain words and no statement-like start."""
+    """Sentences, not code: mostly plain words and no statement-like start. A sentence
+    dense with facts (dates, measures, names in other scripts) is prose: it is often
+    the very sentence that answers "when", "how much" or "who"."""
     stripped = line.strip()
     if not stripped or "`" in stripped or _CODE_START.search(stripped):
         return False

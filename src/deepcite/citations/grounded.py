@@ -77,7 +77,7 @@ SMALL_CONTEXT_TOKENS = 4096
 SMALL_PARAMETERS = 1_000_000_000
 MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
-_MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 90, 600
+_MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
 _K1, _B = 1.2, 0.75
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _ANY_WORD = re.compile(r"[^\W_]+")
@@ -91,7 +91,11 @@ _ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
 _PARAMETERS = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([MmBb])(?![A-Za-z])")
-DENSE_BOOST = 1.0  # a sentence close in meaning (embeddings) ranks this much higher per cosine
+#: With embeddings, a sentence's cosine to the question adds this much to its share of
+#: the best word score: a paraphrase ("became enraged at the widespread burning" for
+#: "became angry at the widespread destruction") then outranks a sentence that only
+#: repeats the question's words.
+MEANING_WEIGHT = 2.0
 _LEAD_SYSTEM = (
     "You answer questions from numbered sentences. Write one short sentence that answers "
     "the question, using only what the sentences say. " + UNTRUSTED_NOTICE
@@ -310,20 +314,23 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
+    lexical: dict[int, float] = {}
     ranked = []
     for sentence in sharing:
-        close = cosine.get(id(sentence))
-        if not relevance.relevant(weights, sentence.terms, close):
+        if not relevance.relevant(weights, sentence.terms, cosine.get(id(sentence))):
             continue
         sentence.coverage = weights.coverage(sentence.terms)
         counts = Counter(t for t in sentence.terms if t in wanted)
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
-        bm25 = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm) for t, n in counts.items())
+        lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
+                                    for t, n in counts.items())
+        ranked.append(sentence)
+    best = max(lexical.values(), default=1.0) or 1.0
+    for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
-        dense = 1 + DENSE_BOOST * max(close or 0.0, 0.0)
-        sentence.score = bm25 * (1 + cue) * dense * prior
-        ranked.append(sentence)
+        meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
+        sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
     return ranked
 

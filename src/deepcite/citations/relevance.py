@@ -41,12 +41,14 @@ ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the
 KEY_FACTOR = 1.5  # the key phrase's words weigh this much more
 DENSE_MIN = 0.45  # cosine above which meaning vouches for a sentence sharing some words
 DENSE_COVERAGE = 0.15  # ... that still covers this share of the question
+DENSE_STRONG = 0.6  # cosine at which meaning alone vouches for a sentence sharing a word
 #: Question words that say what kind of answer is wanted, not what it is about.
 QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "type",
                              "called", "which", "whose", "long", "often", "years",
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+_KEPT_DOUBLE = frozenset("lsz")  # "called" -> "call", "passed" -> "pass", "buzzed" -> "buzz"
 
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
@@ -59,10 +61,16 @@ def term(word: str) -> str:
     dropped: questions paraphrase their answer's sentence, and a missed inflection
     costs the one shared word a short question has.
     """
-    lower = singular(word.lower())
+    plain = singular(word.lower())
+    lower = plain
     if not lower.endswith("ss"):  # "class", "process": no plural "s" to strip
         lower = stem(lower)
-    return lower[:-1] if len(lower) > 4 and lower.endswith("e") else lower
+    if (lower != plain and plain.endswith(("ing", "ed")) and len(lower) >= 4
+            and lower[-1] == lower[-2] and lower[-1] not in _KEPT_DOUBLE):
+        lower = lower[:-1]  # "transmitting" -> "transmit", as "transmit" is
+    if len(lower) > 4 and lower.endswith("e") and lower[:-1] not in STOPWORDS:
+        return lower[:-1]  # "theme" must not become "them"
+    return lower
 
 
 def singular(word: str) -> str:
@@ -195,13 +203,18 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
 
     Lexically: :data:`MIN_COVERAGE` of the weight, with two question terms or more when
     the question has two or more, so one shared word is never enough. With a
-    ``cosine`` (embeddings), a sentence close in meaning needs less of the wording.
+    ``cosine`` (embeddings), a sentence close in meaning needs less of the wording,
+    and one very close (:data:`DENSE_STRONG`) only one of the question's terms: SQuAD's
+    questions, like users', paraphrase the sentence that answers them.
     """
     coverage = weights.coverage(terms)
     matched = weights.matched(terms)
     if coverage >= MIN_COVERAGE and matched >= min(2, len(weights.weight)):
         return True
-    return cosine is not None and cosine >= DENSE_MIN and coverage >= DENSE_COVERAGE
+    if cosine is None:
+        return False
+    return (cosine >= DENSE_MIN and coverage >= DENSE_COVERAGE) or (
+        cosine >= DENSE_STRONG and matched >= 1)
 
 
 def meaning_available() -> bool:
