@@ -179,6 +179,10 @@ class CitationSettings(_Section):
     sentence_meaning: Literal["auto", "on", "off"] = Field(
         default="auto", description="score grounded answers' sentences by meaning too "
         "(the embeddings extra's local encoder); auto: whenever it is installed")
+    evidence_chars: int = Field(
+        default=3600, ge=0, le=200_000, description="source text a model-written answer "
+        "is sent: each source's passages bearing on the question, within this many "
+        "characters in all (0: whole sources, cut to fit the context window)")
 
 
 class SecuritySettings(_Section):
@@ -209,6 +213,10 @@ class ResearchSettings(_Section):
     questions_per_iteration: int = Field(default=3, ge=0, le=20)
     followups_per_iteration: int = Field(default=2, ge=0, le=20)
     search_original_query: bool = True
+    query_planning: Literal["results", "plan", "model"] = Field(
+        default="results", description="who writes the search queries: results: the "
+        "question, then follow-ups from the text it found (no model call); plan: one call "
+        "writes sub-queries and the later follow-ups; model: one call per iteration")
     max_query_chars: int = Field(
         default=300, ge=1, description="longer questions are not searched verbatim"
     )
@@ -237,6 +245,9 @@ class ReportSettings(_Section):
     max_context_chars: int = Field(
         default=4000, ge=0, le=100_000, description="at most this much already-written text, "
         "cut at a sentence boundary")
+    parallel_parts: int = Field(
+        default=3, ge=1, le=16, description="parts researched at the same time, ahead of "
+        "their writing (written in order all the same; 1: one part after another)")
 
 
 class StoreSettings(_Section):

@@ -42,8 +42,8 @@ def _cite_all(prompt: str) -> str:
 
 
 class Hold:
-    """The model's ``questions`` call waits while :attr:`open` is clear, so a run can be
-    caught while it is active."""
+    """The model's answer call waits while :attr:`open` is clear, so a run can be
+    caught while it is active; then it cites what it was shown."""
 
     def __init__(self) -> None:
         self.open = threading.Event()
@@ -53,7 +53,7 @@ class Hold:
     def __call__(self, prompt: str) -> str:
         self.entered.set()
         self.open.wait(20)
-        return ""
+        return _cite_all(prompt)
 
 
 @dataclass
@@ -87,8 +87,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 def server(settings: Settings, store_url: str,
            monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     hold = Hold()
-    model = ScriptedChatModel(script={"questions": [hold], "synthesis": [_cite_all],
-                                      "section": [_cite_all]})
+    model = ScriptedChatModel(script={"synthesis": [hold], "section": [_cite_all]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     store = HistoryStore.from_url(store_url)
     store.add_user("root", PASSWORD, admin=True)

@@ -145,8 +145,7 @@ def test_a_run_cancelled_while_running_stops_on_its_worker(
         time.sleep(1.5)  # ...and the worker notices before the model replies
         return "Green tea is steamed [1]."
 
-    model = ScriptedChatModel(script={"questions": [cancel_then_answer],
-                                      "synthesis": ["Green tea is steamed [1]."]})
+    model = ScriptedChatModel(script={"synthesis": [cancel_then_answer]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     try:
         run_id = executor.submit(_request(strategy="source-based", iterations=3))

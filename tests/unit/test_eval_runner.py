@@ -132,8 +132,8 @@ def summary_of(folder: Path) -> dict[str, Any]:
 
 
 def asked_questions(model: ScriptedChatModel) -> int:
-    """Research runs the model saw (each run asks for search queries once)."""
-    return model.purposes().count("questions")
+    """Research runs the model saw (each run's answer is one call)."""
+    return model.purposes().count("synthesis")
 
 
 # ------------------------------------------------------------------------------ a run

@@ -131,7 +131,8 @@ def test_a_run_does_not_keep_the_results_of_a_drifting_followup(
                                       "synthesis": ["The Scandes [1]."]})
     engine = MemoryEngine(passages)
     with caplog.at_level(logging.INFO, logger="deepcite.research.search_phase"):
-        result = Researcher(make_settings(iterations=2), model, [engine]).run(GEO_QUESTION)
+        result = Researcher(make_settings(iterations=2, query_planning="model"), model,
+                            [engine]).run(GEO_QUESTION)
     assert len(result.questions_by_iteration[2]) == 1
     assert "herring" in result.questions_by_iteration[2][0]  # it was searched ...
     assert not [s for s in result.sources if s.title.startswith("Herring")]  # ... not kept

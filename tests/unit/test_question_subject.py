@@ -89,7 +89,7 @@ def test_followup_results_that_do_not_name_the_subject_are_left_out(
     model = ScriptedChatModel(script={"questions": [""],
                                       "followups": ["axolotls found large numbers canals"],
                                       "synthesis": ["Axolotls gather in canals [1]."]})
-    result = Researcher(make_settings(iterations=2), model,
+    result = Researcher(make_settings(iterations=2, query_planning="model"), model,
                         [MemoryEngine(passages)]).run(QUESTION)
     assert "canals" in result.questions_by_iteration[2][0]
     assert not [s for s in result.sources if s.title == "Mersenne"]

@@ -27,7 +27,9 @@ PASSAGES = [
 def _researcher(make_settings: Any, model: ScriptedChatModel, engine: MemoryEngine,
                 events: list[Event] | None = None, **overrides: Any) -> Researcher:
     sink = events.append if events is not None else None
-    return Researcher(make_settings(**overrides), model, [engine], sink)
+    # The model writes the queries here: these tests drive its sub-queries and follow-ups.
+    settings = make_settings(**{"query_planning": "model", **overrides})
+    return Researcher(settings, model, [engine], sink)
 
 
 def test_two_iterations_use_at_most_four_model_calls(make_settings: Any) -> None:

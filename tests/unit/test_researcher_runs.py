@@ -43,7 +43,8 @@ def _cite_first(prompt: str) -> str:
 def _researcher(make_settings: Any, model: ScriptedChatModel | None = None,
                 engines: list[Any] | None = None, events: list[Event] | None = None,
                 **overrides: Any) -> Researcher:
-    settings = make_settings(**{"iterations": 1, "citations.verify": False, **overrides})
+    settings = make_settings(**{"iterations": 1, "citations.verify": False,
+                                "query_planning": "model", **overrides})
     return Researcher(settings, model or _model(),
                       engines if engines is not None else [MemoryEngine(PASSAGES)],
                       events.append if events is not None else None)

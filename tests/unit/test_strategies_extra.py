@@ -34,7 +34,8 @@ def _run(make_settings: Any, cls: type[Any], model: ScriptedChatModel,
          engine: MemoryEngine, events: list[Event] | None = None,
          question: str = QUESTION, **overrides: Any) -> ResearchResult:
     """Run ``cls`` through the Researcher, chosen by name as a user would."""
-    settings = make_settings(**{"research.strategy": cls.name, **overrides})
+    settings = make_settings(**{"research.strategy": cls.name, "query_planning": "model",
+                                **overrides})
     sink = events.append if events is not None else None
     return Researcher(settings, model, [engine], sink).run(question)
 

@@ -51,8 +51,8 @@ def test_show_findings_lists_queries_and_phases(make_settings: Any) -> None:
     model = ScriptedChatModel(script={"questions": ["argparse tutorial"],
                                       "synthesis": ["Use argparse [1]."]})
     engine = MemoryEngine([passage("argparse", "argparse parses command line arguments")])
-    result = Researcher(make_settings(iterations=1), model, [engine]).run(
-        "parse command line arguments")
+    result = Researcher(make_settings(iterations=1, query_planning="model"), model,
+                        [engine]).run("parse command line arguments")
     text = to_markdown(result, show_findings=True)
     assert "## How this answer was found" in text
     assert "**Iteration 1** searched:\n- parse command line arguments\n- argparse tutorial" \

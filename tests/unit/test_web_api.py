@@ -154,7 +154,7 @@ def test_events_stream_in_order_the_same_for_every_reader(client: TestClient) ->
 
 def test_cancel_a_running_run(settings: Settings, model: ScriptedChatModel,
                               gate: Gate) -> None:
-    model.script["questions"] = [gate]
+    model.script["synthesis"] = [gate]
     client, executor = _app(settings)
     try:
         run_id = _submit(client)
@@ -173,7 +173,7 @@ def test_cancel_a_running_run(settings: Settings, model: ScriptedChatModel,
 
 def test_runs_past_the_workers_wait_in_a_visible_queue(
         settings: Settings, model: ScriptedChatModel, gate: Gate) -> None:
-    model.script["questions"] = [gate, ""]
+    model.script["synthesis"] = [gate, ""]
     client, executor = _app(settings, workers=1)
     try:
         first = _submit(client)
@@ -207,7 +207,7 @@ def test_runs_left_running_are_interrupted_after_a_restart(
 
 def test_shutdown_stores_running_runs_as_interrupted(
         settings: Settings, model: ScriptedChatModel, gate: Gate) -> None:
-    model.script["questions"] = [gate]
+    model.script["synthesis"] = [gate]
     client, executor = _app(settings, workers=1)
     running = _submit(client)
     assert gate.entered.wait(10)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.answer import evidence_answer, evidence_list
 from deepcite.citations.attribution import Attribution, attribute
+from deepcite.citations.evidence import evidence_sources
 from deepcite.citations.grounded import grounded_answer, use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
@@ -106,11 +107,25 @@ class CitationStep:
             cited = self._grounded(question, sources)
         else:
             prior = brief.handler_context(has_sources=bool(sources))
-            cited = self.handler.answer(question, sources, prior_knowledge=prior,
+            shown = sources if draft is not None else self.evidence(question, sources)
+            cited = self.handler.answer(question, shown, prior_knowledge=prior,
                                         style=style, draft=draft)
         if cited.model_called and self._ctx.cancel.cancelled:
             return None
         return cited
+
+    def evidence(self, question: str, sources: list[Source]) -> list[Source]:
+        """``sources`` as the model is shown them: each one's passages that bear on the
+        question (:func:`~deepcite.citations.evidence.evidence_sources`), within
+        ``citations.evidence_chars``; whole with 0. The run keeps the full sources, so
+        verification and attribution still read every source's whole text."""
+        budget = self._ctx.settings.citations.evidence_chars
+        if not budget or not sources:
+            return sources
+        # By the words alone: a model reads a paraphrase well enough once the passage is
+        # in front of it, and encoding every passage of every source would cost seconds
+        # per answer (and the encoder's load) to save a few hundred tokens.
+        return evidence_sources(question, sources, budget)
 
     @functools.cached_property
     def grounded(self) -> bool:

@@ -77,11 +77,21 @@ class QuestionGenerator:
     call costs seconds): sub-queries are then empty and follow-ups always derived.
     """
 
-    def __init__(self, client: Completer | None, *, model_queries: bool = True) -> None:
+    def __init__(self, client: Completer | None, *, model_queries: bool = True,
+                 planned_followups: int | None = None) -> None:
         self._client = client
         self._model_queries = model_queries and client is not None
+        #: With a number, the first call also plans that many follow-ups, and later
+        #: iterations take them (topped up from the results) without a call of their own.
+        self._planned_followups = planned_followups
+        self._planned: list[str] = []
         #: Whether the last list returned was derived from the results, not the model's.
         self.derived = False
+
+    @property
+    def plans(self) -> bool:
+        """Whether follow-ups come from the first call's plan (no call per iteration)."""
+        return self._model_queries and self._planned_followups is not None
 
     @property
     def uses_model(self) -> bool:
@@ -93,13 +103,17 @@ class QuestionGenerator:
         self.derived = False
         if count <= 0 or self._client is None or not self._model_queries:
             return []
+        more = self._planned_followups or 0
         user = (
-            f"Question: {question}\n\nWrite {count} short search queries that together "
-            f"cover this question."
+            f"Question: {question}\n\nWrite {count + more} short search queries that "
+            f"together cover this question."
         )
         reply = self._client.complete("questions", INITIAL_SYSTEM, user,
                                       max_tokens=QUERY_LIST_TOKENS)
-        return filter_queries(parse_list(reply, limit=count * 3), question, asked, count)
+        every = filter_queries(parse_list(reply, limit=(count + more) * 3), question, asked,
+                               count + more)
+        self._planned = every[count:]
+        return every[:count]
 
     def followups(
         self, question: str, found: Sequence[SearchResult], asked: Sequence[str], count: int
@@ -115,6 +129,8 @@ class QuestionGenerator:
         if self._client is None or not self._model_queries:
             self.derived = True
             return prf_queries(question, found, asked, count)
+        if self.plans:
+            return self._from_plan(question, found, asked, count)
         budget = self._client.prompt_budget_chars - 600
         blocks: list[str] = []
         used = 0
@@ -141,6 +157,18 @@ class QuestionGenerator:
             return queries
         self.derived = True
         return prf_queries(question, found, asked, count)
+
+
+    def _from_plan(self, question: str, found: Sequence[SearchResult],
+                   asked: Sequence[str], count: int) -> list[str]:
+        """Planned follow-ups not yet searched, each holding the question's key terms,
+        topped up with derived ones; no call."""
+        key = KeyTerms.of(question, found)
+        anchored = [q for q in (with_key_terms(c, key) for c in self._planned) if q]
+        queries = filter_queries(anchored, question, asked, count)  # asked ones are out
+        if len(queries) < count:
+            queries += prf_queries(question, found, [*asked, *queries], count - len(queries))
+        return queries
 
 
 def expansion_terms(question: str, found: Sequence[SearchResult],

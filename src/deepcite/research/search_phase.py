@@ -19,6 +19,7 @@ import logging
 
 from deepcite.citations.grounded import use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER
+from deepcite.research.brief import Gathered
 from deepcite.research.context import RunContext
 from deepcite.research.drift import DriftCheck, encoder_for
 from deepcite.research.questions import QuestionGenerator
@@ -36,11 +37,7 @@ class IterativeSearch:
 
     def __init__(self, context: RunContext) -> None:
         self._ctx = context
-        # A model too small to write answers (grounded path) is too small to write
-        # queries: the question is searched, then expanded from what it found.
-        self._questions = QuestionGenerator(context.client, model_queries=not (
-            context.handler.name == DEFAULT_HANDLER
-            and use_grounded(context.settings, context.client)))
+        self._questions = _question_generator(context)
         self.by_iteration: dict[int, list[str]] = {}
         self.result_lists: list[list[SearchResult]] = []
         #: Follow-up result lists not kept because they moved away from the question,
@@ -73,6 +70,12 @@ class IterativeSearch:
             for found in lists:
                 self.result_lists.append(found)
                 accumulated.extend(found)
+
+    def adopt(self, gathered: Gathered) -> None:
+        """Take what an earlier search of the same question found (a report part
+        researched ahead) as this search's own, without searching again."""
+        self.result_lists[:] = [list(found) for found in gathered.result_lists]
+        self.by_iteration.update(gathered.by_iteration)
 
     def _on_topic(self, drift: DriftCheck, iteration: int, queries: list[str],
                   lists: list[list[SearchResult]]) -> list[list[SearchResult]]:
@@ -116,7 +119,7 @@ class IterativeSearch:
             if not queries:
                 queries = [question[: cfg.max_query_chars]]
             return queries
-        if not can_ask and self._questions.uses_model:
+        if not can_ask and self._questions.uses_model and not self._questions.plans:
             return []
         if not accumulated:
             # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
@@ -129,3 +132,26 @@ class IterativeSearch:
                      f"Could not use the model's follow-up queries in iteration {iteration}; "
                      "searching terms from the results found instead")
         return followups
+
+
+def _question_generator(context: RunContext) -> QuestionGenerator:
+    """Who writes this run's queries (``research.query_planning``).
+
+    A model too small to write answers (grounded path) is too small to write queries
+    whatever the setting: the question is searched, then expanded from what it found.
+    ``results`` does the same for every model (measured in ``docs/benchmarks.md``: the
+    derived follow-ups find as much gold as the model's, for no call); ``plan`` asks
+    once for the sub-queries and the later iterations' follow-ups; ``model`` asks in
+    every iteration.
+    """
+    research = context.settings.research
+    small = (context.handler.name == DEFAULT_HANDLER
+             and use_grounded(context.settings, context.client))
+    mode = research.query_planning
+    if small or mode == "results":
+        return QuestionGenerator(context.client, model_queries=False)
+    if mode == "plan":
+        later = research.followups_per_iteration * (research.iterations - 1)
+        return QuestionGenerator(context.client, planned_followups=later)
+    return QuestionGenerator(context.client)
+
