@@ -116,6 +116,8 @@ class RunMetrics(_Record):
     search_seconds: float = 0.0
     searches: int = 0
     wall_seconds: float = 0.0
+    #: Prompt tokens the provider read from its prompt cache (part of prompt_tokens).
+    cached_tokens: int = 0
 
 
 class CitationCheck(_Record):
@@ -331,6 +333,7 @@ class ModelCall(_Event):
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    cached_tokens: int = 0
 
 
 class RunWarning(_Event):

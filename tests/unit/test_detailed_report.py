@@ -237,7 +237,10 @@ class _CancelAt:
 
 def test_cancelling_keeps_the_parts_written_so_far(make_settings: Any) -> None:
     engine = _CancelAt("Raw arguments")
-    with _researcher(make_settings, _model(), engines=[engine]) as researcher:
+    # One part after another: the cancel comes when part 2 is searched (parts researched
+    # ahead: tests/unit/test_report_parallel.py).
+    with _researcher(make_settings, _model(), engines=[engine],
+                     **{"report.parallel_parts": 1}) as researcher:
         builder = DetailedReport(researcher)
         engine.report = builder
         result = builder.run(QUESTION)

@@ -138,6 +138,7 @@ class QuestionResult(_Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tokens: int = 0
+    cached_tokens: int = 0
     searches: int = 0
     seconds: float = 0.0
     warning_codes: list[str] = Field(default_factory=list)

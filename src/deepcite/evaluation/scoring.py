@@ -69,7 +69,7 @@ def score(item: EvalItem, index: int, result: ResearchResult, *, seconds: float,
         model_calls=metrics.model_calls, prompt_tokens=metrics.prompt_tokens,
         completion_tokens=metrics.completion_tokens,
         tokens=metrics.prompt_tokens + metrics.completion_tokens,
-        searches=metrics.searches, seconds=round(seconds, 3),
+        cached_tokens=metrics.cached_tokens, searches=metrics.searches, seconds=round(seconds, 3),
         warning_codes=codes, error=result.error,
     )
 

@@ -17,8 +17,8 @@ from deepcite.evaluation.metrics import percentile
 from deepcite.evaluation.records import QuestionResult
 
 #: Per-question cost fields, aggregated with percentiles.
-COST_FIELDS = ("model_calls", "prompt_tokens", "completion_tokens", "tokens", "searches",
-               "seconds")
+COST_FIELDS = ("model_calls", "prompt_tokens", "completion_tokens", "tokens",
+               "cached_tokens", "searches", "seconds")
 
 
 def mean_of(values: Sequence[float]) -> float | None:

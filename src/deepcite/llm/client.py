@@ -56,6 +56,9 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    #: Prompt tokens the provider said it read from its prompt cache (0 when it says
+    #: nothing): counted in ``prompt_tokens`` too.
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -73,6 +76,7 @@ class Usage:
             prompt_tokens=self.prompt_tokens - baseline.prompt_tokens,
             completion_tokens=self.completion_tokens - baseline.completion_tokens,
             seconds=self.seconds - baseline.seconds,
+            cached_tokens=self.cached_tokens - baseline.cached_tokens,
         )
 
 
@@ -192,6 +196,7 @@ class ChatClient:
                 prompt_tokens=self._usage.prompt_tokens + call.prompt_tokens,
                 completion_tokens=self._usage.completion_tokens + call.completion_tokens,
                 seconds=self._usage.seconds + call.seconds,
+                cached_tokens=self._usage.cached_tokens + call.cached_tokens,
             )
         if self.on_call is not None:
             self.on_call(call)
@@ -277,18 +282,21 @@ class ChatClient:
         seconds = time.perf_counter() - started
         raw = content_text(reply.content)
         prompt_tokens, completion_tokens = self._count_tokens(reply, system + user, raw)
+        cached = cached_prompt_tokens(reply)
         with self._lock:
             self._usage = Usage(
                 calls=self._usage.calls + 1,
                 prompt_tokens=self._usage.prompt_tokens + prompt_tokens,
                 completion_tokens=self._usage.completion_tokens + completion_tokens,
                 seconds=self._usage.seconds + seconds,
+                cached_tokens=self._usage.cached_tokens + cached,
             )
-        logger.debug("model call %s: %d+%d tokens in %.2fs",
-                     purpose, prompt_tokens, completion_tokens, seconds)
+        logger.debug("model call %s: %d+%d tokens (%d cached) in %.2fs",
+                     purpose, prompt_tokens, completion_tokens, cached, seconds)
         if self.on_call is not None:
             self.on_call(ModelCall(purpose=purpose, prompt_tokens=prompt_tokens,
-                                   completion_tokens=completion_tokens, seconds=seconds))
+                                   completion_tokens=completion_tokens, seconds=seconds,
+                                   cached_tokens=cached))
         return _Reply(raw, prompt_tokens, completion_tokens, _stopped_at_limit(reply))
 
     @property
@@ -426,3 +434,19 @@ def _looping(text: str) -> bool:
     """Whether a reply's last words already came before: a small model repeating itself."""
     tail = " ".join(text.split()[-8:])
     return len(tail) >= 20 and " ".join(text.split()).count(tail) > 1
+
+
+def cached_prompt_tokens(reply: object) -> int:
+    """Prompt tokens a reply says came from the provider's prompt cache.
+
+    LangChain puts what OpenAI (``prompt_tokens_details.cached_tokens``), vLLM and
+    Anthropic (``cache_read_input_tokens``) report under ``usage_metadata``'s
+    ``input_token_details.cache_read``; 0 when the provider says nothing.
+    """
+    usage = getattr(reply, "usage_metadata", None) or {}
+    details = usage.get("input_token_details") or {}
+    try:
+        return max(0, int(details.get("cache_read") or 0))
+    except (TypeError, ValueError):
+        return 0
+

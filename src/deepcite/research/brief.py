@@ -11,14 +11,28 @@ reports or follow-ups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.research.budget import Budget
-from deepcite.types import SearchResult, Source
+from deepcite.types import RunNotice, SearchResult, Source
 
 WRITTEN_OPEN = "=== CONTENT ALREADY WRITTEN (DO NOT REPEAT) ==="
 WRITTEN_CLOSE = "=== END OF CONTENT ALREADY WRITTEN ==="
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What a run's search found before the run was asked to answer: a report part
+    researched ahead, while earlier parts were still being written
+    (:meth:`~deepcite.research.Researcher.gather`). Nothing in it is numbered yet, so
+    the part's own run numbers its sources in the report's order."""
+
+    result_lists: tuple[tuple[SearchResult, ...], ...]
+    by_iteration: dict[int, list[str]] = field(default_factory=dict)
+    warnings: tuple[RunNotice, ...] = ()
+    searches: int = 0
+    search_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,9 @@ class RunBrief:
     #: What to search instead of the question (a part's open gaps); ``()`` searches
     #: nothing - the answer is written from ``evidence`` alone.
     search_queries: tuple[str, ...] | None = None
+    #: What this run's search already found (a report part researched ahead): the
+    #: strategy answers from it instead of searching again.
+    gathered: Gathered | None = None
 
     def handler_context(self, *, has_sources: bool) -> str:
         """The earlier knowledge the handler is given with the sources.

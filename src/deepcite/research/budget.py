@@ -106,6 +106,28 @@ class Budget:
             return wanted
         return max(0, min(wanted, left // max(1, per_query)))
 
+    def reserve_searches(self, wanted: int, *, per_query: int = 1) -> int:
+        """Like :meth:`search_allowance`, and the searches allowed are counted as spent
+        at once, so runs searching at the same time (a report's parts researched ahead)
+        cannot all take the last one. :meth:`refund_searches` gives back those that did
+        not run."""
+        per_query = max(1, per_query)
+        with self._lock:
+            limit = self._limits.max_searches
+            if limit is None:
+                granted = wanted
+            else:
+                granted = max(0, min(wanted, (limit - self._searches) // per_query))
+            self._searches += granted * per_query
+        return granted
+
+    def refund_searches(self, count: int) -> None:
+        """Give back ``count`` reserved searches that did not run (skipped, cancelled)."""
+        if count <= 0:
+            return
+        with self._lock:
+            self._searches = max(0, self._searches - count)
+
     def exhausted(self, *, model_calls: int = 0, searches: int = 0) -> str | None:
         """Which limit spending ``model_calls`` more calls and ``searches`` more
         searches would break (its reason, "search budget of 3 reached"), or ``None``.

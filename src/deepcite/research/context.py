@@ -147,8 +147,10 @@ class RunContext:
         with self._lock:
             return [self._numbers[n] for n in sorted(self._numbers)]
 
-    def record_searches(self, iteration: int, outcomes: Sequence[SearchOutcome]) -> None:
-        """Count searches and their time, and emit one event per finished search."""
+    def record_searches(self, iteration: int, outcomes: Sequence[SearchOutcome]) -> int:
+        """Count searches and their time, and emit one event per finished search; the
+        number that ran (the budget counted them when they were reserved)."""
+        done = 0
         for outcome in outcomes:
             if outcome.circuit_open:
                 if outcome.engine not in self._reported_open:
@@ -160,13 +162,14 @@ class RunContext:
             with self._lock:
                 self.searches += 1
                 self.search_seconds += outcome.seconds
-            self.budget.add_searches(1)
+            done += 1
             self.emit(SearchDone(iteration=iteration, query=outcome.query,
                                  engine=outcome.engine, results=len(outcome.results),
                                  seconds=outcome.seconds, error=outcome.error))
             if outcome.error:
                 self.warn("engine_failed", f"{outcome.engine} failed for "
                           f"{outcome.query!r}: {outcome.error}")
+        return done
 
 
 @dataclass

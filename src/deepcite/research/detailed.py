@@ -31,20 +31,25 @@ parts written so far and returns them as a cancelled report.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
+from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import answer_body
 from deepcite.errors import DeepciteError, InputError
 from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
-from deepcite.research.brief import RunBrief
+from deepcite.research.brief import Gathered, RunBrief
 from deepcite.research.budget import Budget
-from deepcite.research.material_runs import Materials, log_route
+from deepcite.research.cancel import CancelToken
+from deepcite.research.material_runs import MaterialPlan, Materials, log_route
+from deepcite.research.ranking import fuse
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
     Finding,
@@ -70,6 +75,8 @@ from .outline import (
 )
 from .part_passages import PartPassages, as_result
 
+logger = logging.getLogger(__name__)
+
 #: Reviews the proposed outline before sections are written: returns the outline to
 #: use (the same, edited, or ``None`` to stop without writing sections).
 OutlineReview = Callable[[list[OutlineEntry]], list[OutlineEntry] | None]
@@ -78,14 +85,17 @@ SUMMARY_HEADING = "Summary"
 NO_SOURCES_LINE = "_No sources were found for this part, so it is left unwritten._"
 MAX_QUERY_CHARS = 300
 
+#: The same for every part of every report, so that a provider's prompt cache (vLLM's
+#: prefix cache, OpenAI's and Anthropic's) can reuse it across the report's calls: what
+#: differs, the part and its question, comes last, in the prompt's question line.
 SECTION_SYSTEM = (
-    "You are writing one part of a research report on the question: {question}\n"
-    "Write the part titled \"{title}\"{purpose} using only the numbered sources, in one "
-    "to three short paragraphs of plain prose, without headings and without a list of "
-    "sources. End every sentence with the numbers of the sources it comes from in "
-    "square brackets, like [1] or [2][3]. Do not cite numbers that are not listed. "
-    "Text between the CONTENT ALREADY WRITTEN markers is already in the report: do not "
-    "repeat it. " + UNTRUSTED_NOTICE
+    "You are writing one part of a research report. The question line gives the "
+    "report's question and, after the dash, the part to write and what it covers. "
+    "Write that part using only the numbered sources, in one to three short paragraphs "
+    "of plain prose, without headings and without a list of sources. End every sentence "
+    "with the numbers of the sources it comes from in square brackets, like [1] or "
+    "[2][3]. Do not cite numbers that are not listed. Text between the CONTENT ALREADY "
+    "WRITTEN markers is already in the report: do not repeat it. " + UNTRUSTED_NOTICE
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s")
@@ -98,6 +108,62 @@ class _Part:
 
     index: int
     text: str
+
+
+@dataclass(frozen=True)
+class _PartPlan:
+    """What one part researches: its query, its writer's style, its materials' plan."""
+
+    query: str
+    style: AnswerStyle | None
+    materials: MaterialPlan | None = None
+
+
+class _Ahead:
+    """Parts researched ahead of their writing, at most ``workers`` at a time
+    (``report.parallel_parts``; 1 researches each part when it is written).
+
+    Only the searching runs ahead (:meth:`Researcher.gather`): nothing is numbered
+    there, and each part is then written in outline order from what was found for it,
+    so sources are numbered as they would be one part after another, and every writer
+    still sees the parts before it. The report's budget counts the searches wherever
+    they run; ``cancel`` stops them.
+    """
+
+    def __init__(self, researcher: Researcher, workers: int, cancel: CancelToken) -> None:
+        self._researcher = researcher
+        self._cancel = cancel
+        self._pool = (ThreadPoolExecutor(max_workers=workers,
+                                         thread_name_prefix="deepcite-part")
+                      if workers > 1 else None)
+        self._futures: dict[int, Future[Gathered | None]] = {}
+
+    def start(self, index: int, query: str, brief: RunBrief) -> None:
+        """Start researching part ``index`` (nothing when it searches nothing)."""
+        if self._pool is None or brief.search_queries == ():
+            return
+        self._futures[index] = self._pool.submit(self._researcher.gather, query,
+                                                 brief=brief, cancel=self._cancel)
+
+    def result(self, index: int) -> Gathered | None:
+        """What was found for part ``index``; ``None`` when it was not researched ahead
+        (or that failed): its run then searches itself."""
+        future = self._futures.pop(index, None)
+        if future is None:
+            return None
+        try:
+            return future.result()
+        except Exception:  # a bug in one part's search must not end the report
+            logger.exception("researching a part ahead failed")
+            return None
+
+    def stop(self) -> None:
+        """Stop what is still running or waiting (the report ended early)."""
+        if self._pool is None:
+            return
+        if self._futures:
+            self._cancel.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -164,10 +230,14 @@ class DetailedReport:
         self._structural: set[str] = set()
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
+        #: Stops the parts being researched ahead (a report's own, made per report).
+        self._scouts = CancelToken()
 
     def cancel(self) -> None:
-        """Stop the report: the run in progress returns what it has, no part follows."""
+        """Stop the report: the run in progress returns what it has, the parts being
+        researched ahead stop searching, and no part follows."""
         self._cancelled.set()
+        self._scouts.cancel()
         self._researcher.cancel()
 
     @property
@@ -199,7 +269,20 @@ class DetailedReport:
             summary_brief = dataclasses.replace(summary_brief, evidence=plan.evidence,
                                                 search_queries=plan.search_queries,
                                                 style=plan.style(None))
-        summary = researcher.run(question, brief=summary_brief)
+        early: Future[str] | None = None
+        if materials is None and researcher.settings.report.parallel_parts > 1:
+            # Search once, then write the Summary and ask for the outline at the same
+            # time: the outline needs what was found, not the Summary's text.
+            gathered = researcher.gather(question, brief=summary_brief, cancel=self._scouts,
+                                         announce=True)
+            if gathered is not None:
+                summary_brief = dataclasses.replace(summary_brief, gathered=gathered)
+                early = self._outline_ahead(question, gathered, budget)
+        try:
+            summary = researcher.run(question, brief=summary_brief)
+        finally:
+            if early is not None and self.cancelled:
+                early.cancel()
         if materials is not None:
             log_route(SUMMARY_HEADING, plan, len(materials.usable_ids), summary)
         question = summary.question  # as the Researcher cleaned it
@@ -207,7 +290,7 @@ class DetailedReport:
         parts: list[_Part] = []
         entries: list[OutlineEntry] = []
         if not (summary.cancelled or self.cancelled):
-            entries = self._outline(question, summary, budget, tally)
+            entries = self._outline(question, summary, budget, tally, early=early)
         if entries and not self.cancelled:
             parts = self._sections(question, entries, summary, budget, tally)
         cancelled = self.cancelled or any(r.cancelled for r in tally.results)
@@ -216,13 +299,31 @@ class DetailedReport:
 
     # ------------------------------------------------------------------ outline
 
+    def _outline_ahead(self, question: str, gathered: Gathered,
+                       budget: Budget) -> Future[str] | None:
+        """The outline call, started while the Summary is written (``None`` when the
+        budget cannot pay for both). Its prompt shows what the search found, numbered as
+        the Summary will number it."""
+        if budget.exhausted(model_calls=2) is not None:
+            return None
+        preview = SourceNumbering().add_many(
+            fuse([list(found) for found in gathered.result_lists],
+                 self._researcher.settings.research.max_sources))
+        prompt = outline_prompt(question, preview)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepcite-outline")
+        try:
+            return pool.submit(self._researcher.client.complete, "outline", OUTLINE_SYSTEM,
+                               prompt)
+        finally:
+            pool.shutdown(wait=False)
+
     def _outline(self, question: str, summary: ResearchResult, budget: Budget,
-                 tally: _Tally) -> list[OutlineEntry]:
+                 tally: _Tally, *, early: Future[str] | None = None) -> list[OutlineEntry]:
         researcher = self._researcher
         cfg = researcher.settings.report
         entries: list[OutlineEntry] = []
         problem = "the model's outline was unusable"
-        reason = budget.exhausted(model_calls=1)
+        reason = None if early is not None else budget.exhausted(model_calls=1)
         if reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
@@ -230,7 +331,7 @@ class DetailedReport:
             try:
                 manifest = self._materials.analysis.manifest if self._materials else ""
                 known = self._materials.ids if self._materials else []
-                reply = researcher.client.complete(
+                reply = early.result() if early is not None else researcher.client.complete(
                     "outline", OUTLINE_SYSTEM,
                     outline_prompt(question, summary.sources, manifest=manifest))
                 entries = parse_outline(reply, max_sections=cfg.max_sections,
@@ -280,13 +381,38 @@ class DetailedReport:
         cfg = researcher.settings.report
         todo = research_parts(entries)
         inherited = _inherited_materials(entries)
-        materials = self._materials
-        material_docs = 0
         written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
         parts: list[_Part] = []
         passages = PartPassages(outline_sources=summary.sources,
                                 titles=[entry.title for entry in entries])
         stopped: str | None = None
+        plans = {index: self._part_plan(question, entries, index, heading, inherited)
+                 for index, _, heading in todo}
+        self._scouts = CancelToken()
+        if self.cancelled:
+            self._scouts.cancel()
+        ahead = _Ahead(researcher, cfg.parallel_parts, self._scouts)
+        for index, _, _ in todo:
+            if entries[index].title not in self._structural:  # those use their passages
+                ahead.start(index, plans[index].query,
+                            self._part_brief(plans[index], budget, cfg.section_iterations))
+        try:
+            return self._write_parts(question, entries, todo, plans, ahead, budget, tally,
+                                     written, parts, passages, stopped)
+        finally:
+            ahead.stop()
+
+    def _write_parts(self, question: str, entries: list[OutlineEntry],
+                     todo: list[tuple[int, str, str]], plans: dict[int, _PartPlan],
+                     ahead: _Ahead, budget: Budget, tally: _Tally, written: list[str],
+                     parts: list[_Part], passages: PartPassages,
+                     stopped: str | None) -> list[_Part]:
+        """Write the parts in outline order, each from what was found for it (researched
+        ahead, or now), with the parts already written as context."""
+        researcher = self._researcher
+        cfg = researcher.settings.report
+        materials = self._materials
+        material_docs = 0
         for count, (index, number, heading) in enumerate(todo, start=1):
             entry = entries[index]
             if self.cancelled:
@@ -303,22 +429,12 @@ class DetailedReport:
             researcher.emit(SectionStarted(index=count, total=len(todo), title=heading))
             context = already_written(written, max_parts=cfg.max_context_sections,
                                       max_chars=cfg.max_context_chars)
-            query = _query(question, heading, entry.purpose)
-            brief = RunBrief(
+            part = plans[index]
+            query, plan = part.query, part.materials
+            brief = dataclasses.replace(
+                self._part_brief(part, budget, cfg.section_iterations),
                 written=context, avoid=" ".join(" ".join(written).split()),
-                style=_section_style(question, heading, entry.purpose,
-                                     researcher.settings.llm.max_tokens),
-                iterations=cfg.section_iterations, budget=budget)
-            plan = None
-            if materials is not None:
-                ids = materials.bound(entry.materials or None, inherited.get(index, []))
-                plan = materials.plan(query, ids,
-                                      limit=researcher.settings.research.max_sources,
-                                      bindings=self._declared(entries, index),
-                                      budget_chars=researcher.client.prompt_budget_chars)
-                brief = dataclasses.replace(brief, evidence=plan.evidence,
-                                            search_queries=plan.search_queries,
-                                            style=plan.style(brief.style))
+                gathered=ahead.result(index))
             if not brief.evidence and entry.title in self._structural:
                 brief = self._own_passages(brief, passages, entry.title, query)
             result = researcher.run(query, brief=brief)
@@ -338,6 +454,31 @@ class DetailedReport:
         if materials is not None and bound and parts and not material_docs:
             log_missing_material_evidence(ids=list(dict.fromkeys(bound)))
         return parts
+
+    def _part_plan(self, question: str, entries: list[OutlineEntry], index: int,
+                   heading: str, inherited: dict[int, list[str]]) -> _PartPlan:
+        """What part ``index`` researches: its query, and the materials bound to it."""
+        entry = entries[index]
+        researcher = self._researcher
+        query = _query(question, heading, entry.purpose)
+        style = _section_style(researcher.settings.llm.max_tokens)
+        materials = self._materials
+        if materials is None:
+            return _PartPlan(query, style)
+        ids = materials.bound(entry.materials or None, inherited.get(index, []))
+        plan = materials.plan(query, ids, limit=researcher.settings.research.max_sources,
+                              bindings=self._declared(entries, index),
+                              budget_chars=researcher.client.prompt_budget_chars)
+        return _PartPlan(query, plan.style(style), plan)
+
+    @staticmethod
+    def _part_brief(part: _PartPlan, budget: Budget, iterations: int) -> RunBrief:
+        """The brief of a part's run before the report's written text is added."""
+        brief = RunBrief(style=part.style, iterations=iterations, budget=budget)
+        if part.materials is None:
+            return brief
+        return dataclasses.replace(brief, evidence=part.materials.evidence,
+                                   search_queries=part.materials.search_queries)
 
     def _own_passages(self, brief: RunBrief, passages: PartPassages, title: str,
                       query: str) -> RunBrief:
@@ -375,7 +516,8 @@ class DetailedReport:
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
             search_seconds=sum(r.metrics.search_seconds for r in results),
-            searches=sum(r.metrics.searches for r in results), wall_seconds=wall)
+            searches=sum(r.metrics.searches for r in results), wall_seconds=wall,
+            cached_tokens=usage.cached_tokens)
         checked = [r.verification for r in results if r.verification is not None]
         verification = VerificationCounts.total(checked) if checked else None
         errors = [r.error for r in results if r.error]
@@ -455,11 +597,10 @@ def cut_at_word(text: str, limit: int) -> str:
     return text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
 
 
-def _section_style(question: str, heading: str, purpose: str,
-                   max_tokens: int) -> AnswerStyle:
-    about = f" ({purpose})" if purpose else ""
-    system = SECTION_SYSTEM.format(question=question, title=heading, purpose=about)
-    return AnswerStyle(purpose="section", system=system, max_tokens=max_tokens)
+def _section_style(max_tokens: int) -> AnswerStyle:
+    """How a part is written: the one system prompt of every part (the part itself is
+    named in its question line, :func:`_query`)."""
+    return AnswerStyle(purpose="section", system=SECTION_SYSTEM, max_tokens=max_tokens)
 
 
 def _part_text(result: ResearchResult) -> str:

@@ -26,7 +26,7 @@ from deepcite.citations.numbering import SourceNumbering
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
-from deepcite.research.brief import RunBrief
+from deepcite.research.brief import Gathered, RunBrief
 from deepcite.research.cancel import CancelToken
 from deepcite.research.citation_step import (
     ERROR_INTRO,
@@ -148,17 +148,51 @@ class Researcher:
                 self._running = False
                 self._token = CancelToken()
 
-    def _run(self, question: str, token: CancelToken, brief: RunBrief) -> ResearchResult:
-        started = time.perf_counter()
-        self.client.should_stop = lambda: token.cancelled
+    def gather(self, question: str, *, brief: RunBrief, cancel: CancelToken,
+               announce: bool = False) -> Gathered | None:
+        """Search ``question`` as :meth:`run` would with ``brief``, and return what was
+        found, numbered nowhere; ``None`` when the strategy cannot search apart from
+        answering, or the search failed (the run then searches itself).
+
+        Safe to call from several threads at once, and while :meth:`run` answers
+        another question: a detailed report researches its parts ahead this way and
+        then runs each with the gathered results (``RunBrief.gathered``), in order, so
+        sources are numbered as if the parts had been researched one after another.
+        Progress events are sent only with ``announce`` (a search nothing else runs
+        beside: a report's first); ``cancel`` stops the search.
+        """
+        question = " ".join(valid_utf8(question).split())
+        emit = self._emit if announce else (lambda event: None)
+        context = RunContext(self._settings_for(brief), self.client, self._engines,
+                             SourceNumbering(), cancel, emit, brief=brief)
+        strategy = create_strategy(self.settings.research.strategy, context,
+                                   lambda m: context.warn("strategy", m))
+        try:
+            return strategy.gather(question)
+        except DeepciteError as exc:
+            logger.warning("researching %r ahead failed: %s", question, exc)
+            return None
+
+    def _settings_for(self, brief: RunBrief) -> Settings:
+        """The settings a run with ``brief`` uses: its own iteration count, if it has one."""
         settings = self.settings
         if brief.iterations is not None:
             settings = settings.model_copy(update={"research": settings.research.model_copy(
                 update={"iterations": brief.iterations})})
-        context = RunContext(settings, self.client, self._engines, self.numbering,
-                             token, self._emit, brief=brief)
+        return settings
+
+    def _run(self, question: str, token: CancelToken, brief: RunBrief) -> ResearchResult:
+        started = time.perf_counter()
+        self.client.should_stop = lambda: token.cancelled
+        context = RunContext(self._settings_for(brief), self.client, self._engines,
+                             self.numbering, token, self._emit, brief=brief)
         for notice in self._notices:
             context.warn("engine_skipped", notice)
+        if brief.gathered is not None:  # the search ran ahead: its cost and warnings
+            context.searches += brief.gathered.searches
+            context.search_seconds += brief.gathered.search_seconds
+            for earlier in brief.gathered.warnings:
+                context.warn(earlier.code, earlier.message)
         if not self._engines:
             context.warn("no_engines", "No search engine or collection to search")
         strategy = create_strategy(self.settings.research.strategy, context,
@@ -194,7 +228,7 @@ class Researcher:
             model_calls=usage.calls, prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
             search_seconds=context.search_seconds, searches=context.searches,
-            wall_seconds=time.perf_counter() - started,
+            wall_seconds=time.perf_counter() - started, cached_tokens=usage.cached_tokens,
         )
         cancelled = outcome.cancelled or token.cancelled
         self._emit(Finished(cancelled=cancelled, error=error))

@@ -25,8 +25,10 @@ UNVERIFIED_NOTE = "Unverified: the sources support none of this answer's citatio
 
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
-    """How many of ``wanted`` queries the search budget still allows (all engines each)."""
-    return ctx.budget.search_allowance(wanted, per_query=len(ctx.engines))
+    """How many of ``wanted`` queries the search budget still allows (all engines each),
+    reserved at once: pass that many to :func:`search_iteration`, which gives back the
+    searches that do not run."""
+    return ctx.budget.reserve_searches(wanted, per_query=len(ctx.engines))
 
 
 def search_iteration(ctx: RunContext, iteration: int,
@@ -39,7 +41,8 @@ def search_iteration(ctx: RunContext, iteration: int,
         queries, ctx.engines, max_results=ctx.settings.search.max_results,
         concurrency=ctx.settings.search.concurrency, cancel=ctx.cancel,
     )
-    ctx.record_searches(iteration, outcomes)
+    done = ctx.record_searches(iteration, outcomes)
+    ctx.budget.refund_searches(len(queries) * max(1, len(ctx.engines)) - done)
     return add_full_text(ctx, [o.results for o in outcomes if o.results])
 
 

@@ -126,7 +126,7 @@ class AgentTools:
         outcomes: list[SearchOutcome] = run_searches(
             [query], engines, max_results=ctx.settings.search.max_results, concurrency=1,
             cancel=ctx.cancel)
-        ctx.record_searches(self.step, outcomes)
+        ctx.budget.add_searches(ctx.record_searches(self.step, outcomes))
         with self._lock:
             self.queries_by_step.setdefault(self.step, []).append(query)
         outcome = outcomes[0]

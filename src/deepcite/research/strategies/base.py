@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
+from deepcite.research.brief import Gathered
 from deepcite.research.citation_step import CitationStep
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.types import Source
@@ -42,6 +43,17 @@ class Strategy(ABC):
     @abstractmethod
     def plan(self) -> Plan:
         """The progress steps this strategy expects, for "step k/N" displays."""
+
+    def gather(self, question: str) -> Gathered | None:
+        """Search ``question`` as :meth:`run` would, without numbering or answering; the
+        run that answers takes it through its brief (:attr:`RunBrief.gathered`).
+
+        A detailed report researches its parts ahead this way, several at a time, and
+        numbers their sources part by part. ``None`` (the default) for strategies whose
+        search and answer are one step (the agent, topic organisation): their parts
+        are researched when they are written.
+        """
+        return None
 
     def found_sources(self) -> list[Source]:
         """The sources found so far, numbered; what a cancelled or failed run quotes.

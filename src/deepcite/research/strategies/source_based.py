@@ -11,6 +11,7 @@ precision a short confirmed fact, forced a definite (labelled) guess.
 
 from __future__ import annotations
 
+from deepcite.research.brief import Gathered
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.ranking import fuse
 from deepcite.research.search_phase import STEPS_PER_ITERATION, IterativeSearch
@@ -40,8 +41,19 @@ class SourceBasedStrategy(Strategy):
         return self._ctx.register(fuse(list(self._search.result_lists),
                                        self._ctx.settings.research.max_sources))
 
-    def run(self, question: str) -> StrategyOutcome:
+    def gather(self, question: str) -> Gathered:
         self._search.run(question)
+        ctx = self._ctx
+        return Gathered(tuple(tuple(found) for found in self._search.result_lists),
+                        dict(self.by_iteration), tuple(ctx.warnings), ctx.searches,
+                        ctx.search_seconds)
+
+    def run(self, question: str) -> StrategyOutcome:
+        gathered = self._ctx.brief.gathered
+        if gathered is not None:
+            self._search.adopt(gathered)
+        else:
+            self._search.run(question)
         sources = select_sources(self._ctx, question, self._search.result_lists)
         return self._step.answer(question, sources, self.by_iteration,
                                  iteration_findings(question, self.by_iteration))
