@@ -94,3 +94,18 @@ def test_the_answer_prompt_carries_the_evidence_and_citations_check_the_whole_so
     assert result.verification is not None and result.verification.supported >= 1
     _, whole = _run(make_settings, "results", evidence_chars=0)
     assert _answer_prompt(whole).count("stile number") > 2 * prompt.count("stile number")
+
+
+def test_a_planned_run_that_found_nothing_first_makes_no_second_query_call(
+        make_settings: Any) -> None:
+    model = ScriptedChatModel(script={"questions": ["Porthmoor harbour history\n"
+                                                    "Porthmoor harbour works 1920s"]})
+    engine = MemoryEngine([passage("Harbour", HARBOUR)])
+    original = engine.search
+    engine.search = lambda query, *, max_results: (  # type: ignore[method-assign]
+        original(query, max_results=max_results) if "1920s" in query else [])
+    settings = make_settings(iterations=2, answer_mode="abstractive", query_planning="plan",
+                             questions_per_iteration=1, followups_per_iteration=1)
+    result = Researcher(settings, model, [engine]).run(QUESTION)
+    assert model.purposes().count("questions") == 1
+    assert "1920s" in " ".join(result.questions_by_iteration.get(2, []))

@@ -121,8 +121,9 @@ class IterativeSearch:
             return queries
         if not can_ask and self._questions.uses_model and not self._questions.plans:
             return []
-        if not accumulated:
-            # Nothing found to build on: ask for fresh sub-queries instead of follow-ups.
+        if not accumulated and not self._questions.plans:
+            # Nothing found to build on: ask for fresh sub-queries instead of follow-ups
+            # (a planned run takes its plan's follow-ups, already written).
             return self._questions.initial(question, cfg.followups_per_iteration, asked)
         recent = accumulated[-cfg.question_context_limit:]
         followups = self._questions.followups(question, recent, asked,
