@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -134,3 +134,24 @@ def test_every_part_shares_one_system_prompt_and_cache_hits_are_reported(
     sections = {system for purpose, system in model.systems if purpose == "section"}
     assert len(sections) == 1  # a stable prefix the provider can cache
     assert result.metrics.cached_tokens == 7 * result.metrics.model_calls
+
+
+class _OneAtATime(ScriptedChatModel):
+    """Answers one call at a time, as the bundled in-process model does."""
+
+    answers_one_call_at_a_time: ClassVar[bool] = True
+
+
+def test_a_model_answering_one_call_at_a_time_gets_its_calls_in_order(
+        make_settings: Any) -> None:
+    def later(prompt: str) -> str:
+        return "Writing queries anyway."
+
+    model = _OneAtATime(script={**_model().script, "questions": [later]})
+    first, _ = _run(make_settings, 4, model=model, query_planning="model")
+    purposes = model.purposes()
+    assert purposes.index("outline") > purposes.index("synthesis")  # not asked alongside
+    again = _OneAtATime(script={**_model().script, "questions": [later]})
+    alone, _ = _run(make_settings, 1, model=again, query_planning="model")
+    assert again.purposes() == purposes  # the same calls in the same order, one by one
+    assert first.answer == alone.answer

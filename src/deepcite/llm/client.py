@@ -208,6 +208,13 @@ class ChatClient:
 
 
     @property
+    def one_call_at_a_time(self) -> bool:
+        """Whether the model answers one call at a time however many threads ask (an
+        in-process model such as the bundled one): a report then overlaps only the work
+        that needs no call, so its replies come in the order they would one by one."""
+        return bool(getattr(self.model, "answers_one_call_at_a_time", False))
+
+    @property
     def server(self) -> str:
         """Where the model answers (``host:port``), or the model class for in-process ones."""
         url, _ = model_identity(self.model)

@@ -47,6 +47,11 @@ class ModelInterface(Protocol):
         ...
 
     @property
+    def one_call_at_a_time(self) -> bool:
+        """Whether calls from several threads are answered one after another anyway."""
+        ...
+
+    @property
     def usage(self) -> Usage:
         """Running totals over every call so far; a run subtracts its starting totals."""
         ...

@@ -191,6 +191,9 @@ class LlamaCppChatModel(BaseChatModel):
     Replies carry ``usage_metadata`` from llama.cpp's own token counts.
     """
 
+    #: Calls to one loaded model run one at a time (under its lock): overlapping them
+    #: saves nothing, and changes the order its sampler sees them in.
+    answers_one_call_at_a_time: ClassVar[bool] = True
     model_path: Path
     n_ctx: int = 4096
     n_threads: int | None = None

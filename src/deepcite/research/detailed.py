@@ -50,6 +50,7 @@ from deepcite.research.budget import Budget
 from deepcite.research.cancel import CancelToken
 from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
+from deepcite.research.search_phase import queries_by_model
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
     Finding,
@@ -270,7 +271,8 @@ class DetailedReport:
                                                 search_queries=plan.search_queries,
                                                 style=plan.style(None))
         early: Future[str] | None = None
-        if materials is None and researcher.settings.report.parallel_parts > 1:
+        if (materials is None and researcher.settings.report.parallel_parts > 1
+                and not researcher.client.one_call_at_a_time):
             # Search once, then write the Summary and ask for the outline at the same
             # time: the outline needs what was found, not the Summary's text.
             gathered = researcher.gather(question, brief=summary_brief, cancel=self._scouts,
@@ -391,7 +393,11 @@ class DetailedReport:
         self._scouts = CancelToken()
         if self.cancelled:
             self._scouts.cancel()
-        ahead = _Ahead(researcher, cfg.parallel_parts, self._scouts)
+        workers = cfg.parallel_parts
+        if researcher.client.one_call_at_a_time and queries_by_model(
+                researcher.settings, researcher.client, summary.handler):
+            workers = 1  # its calls would only change places: keep the order one by one
+        ahead = _Ahead(researcher, workers, self._scouts)
         for index, _, _ in todo:
             if entries[index].title not in self._structural:  # those use their passages
                 ahead.start(index, plans[index].query,

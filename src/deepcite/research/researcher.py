@@ -167,6 +167,7 @@ class Researcher:
                              SourceNumbering(), cancel, emit, brief=brief)
         strategy = create_strategy(self.settings.research.strategy, context,
                                    lambda m: context.warn("strategy", m))
+        context.plan = strategy.plan()  # "step k/N" counts as the run's own would
         try:
             return strategy.gather(question)
         except DeepciteError as exc:

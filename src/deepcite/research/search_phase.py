@@ -19,6 +19,8 @@ import logging
 
 from deepcite.citations.grounded import use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER
+from deepcite.config import Settings
+from deepcite.llm import ModelInterface
 from deepcite.research.brief import Gathered
 from deepcite.research.context import RunContext
 from deepcite.research.drift import DriftCheck, encoder_for
@@ -146,13 +148,19 @@ def _question_generator(context: RunContext) -> QuestionGenerator:
     every iteration.
     """
     research = context.settings.research
-    small = (context.handler.name == DEFAULT_HANDLER
-             and use_grounded(context.settings, context.client))
     mode = research.query_planning
-    if small or mode == "results":
+    if not queries_by_model(context.settings, context.client, context.handler.name):
         return QuestionGenerator(context.client, model_queries=False)
     if mode == "plan":
         later = research.followups_per_iteration * (research.iterations - 1)
         return QuestionGenerator(context.client, planned_followups=later)
     return QuestionGenerator(context.client)
+
+
+def queries_by_model(settings: Settings, client: ModelInterface, handler: str) -> bool:
+    """Whether a run's queries cost model calls: ``research.query_planning`` is not
+    ``results`` and the model is not one too small to write them (the grounded path of
+    the ``handler``, :func:`~deepcite.citations.grounded.use_grounded`)."""
+    small = handler == DEFAULT_HANDLER and use_grounded(settings, client)
+    return not small and settings.research.query_planning != "results"
 
