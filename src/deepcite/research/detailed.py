@@ -31,7 +31,6 @@ parts written so far and returns them as a cancelled report.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 import threading
 import time
@@ -75,8 +74,7 @@ from .outline import (
     research_parts,
 )
 from .part_passages import PartPassages, as_result
-
-logger = logging.getLogger(__name__)
+from .parts_ahead import PartsAhead
 
 #: Reviews the proposed outline before sections are written: returns the outline to
 #: use (the same, edited, or ``None`` to stop without writing sections).
@@ -118,53 +116,6 @@ class _PartPlan:
     query: str
     style: AnswerStyle | None
     materials: MaterialPlan | None = None
-
-
-class _Ahead:
-    """Parts researched ahead of their writing, at most ``workers`` at a time
-    (``report.parallel_parts``; 1 researches each part when it is written).
-
-    Only the searching runs ahead (:meth:`Researcher.gather`): nothing is numbered
-    there, and each part is then written in outline order from what was found for it,
-    so sources are numbered as they would be one part after another, and every writer
-    still sees the parts before it. The report's budget counts the searches wherever
-    they run; ``cancel`` stops them.
-    """
-
-    def __init__(self, researcher: Researcher, workers: int, cancel: CancelToken) -> None:
-        self._researcher = researcher
-        self._cancel = cancel
-        self._pool = (ThreadPoolExecutor(max_workers=workers,
-                                         thread_name_prefix="deepcite-part")
-                      if workers > 1 else None)
-        self._futures: dict[int, Future[Gathered | None]] = {}
-
-    def start(self, index: int, query: str, brief: RunBrief) -> None:
-        """Start researching part ``index`` (nothing when it searches nothing)."""
-        if self._pool is None or brief.search_queries == ():
-            return
-        self._futures[index] = self._pool.submit(self._researcher.gather, query,
-                                                 brief=brief, cancel=self._cancel)
-
-    def result(self, index: int) -> Gathered | None:
-        """What was found for part ``index``; ``None`` when it was not researched ahead
-        (or that failed): its run then searches itself."""
-        future = self._futures.pop(index, None)
-        if future is None:
-            return None
-        try:
-            return future.result()
-        except Exception:  # a bug in one part's search must not end the report
-            logger.exception("researching a part ahead failed")
-            return None
-
-    def stop(self) -> None:
-        """Stop what is still running or waiting (the report ended early)."""
-        if self._pool is None:
-            return
-        if self._futures:
-            self._cancel.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -383,11 +334,6 @@ class DetailedReport:
         cfg = researcher.settings.report
         todo = research_parts(entries)
         inherited = _inherited_materials(entries)
-        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
-        parts: list[_Part] = []
-        passages = PartPassages(outline_sources=summary.sources,
-                                titles=[entry.title for entry in entries])
-        stopped: str | None = None
         plans = {index: self._part_plan(question, entries, index, heading, inherited)
                  for index, _, heading in todo}
         self._scouts = CancelToken()
@@ -397,24 +343,26 @@ class DetailedReport:
         if researcher.client.one_call_at_a_time and queries_by_model(
                 researcher.settings, researcher.client, summary.handler):
             workers = 1  # its calls would only change places: keep the order one by one
-        ahead = _Ahead(researcher, workers, self._scouts)
+        ahead = PartsAhead(researcher, workers, self._scouts)
         for index, _, _ in todo:
             if entries[index].title not in self._structural:  # those use their passages
                 ahead.start(index, plans[index].query,
                             self._part_brief(plans[index], budget, cfg.section_iterations))
         try:
-            return self._write_parts(question, entries, todo, plans, ahead, budget, tally,
-                                     written, parts, passages, stopped)
+            return self._write_parts(entries, todo, plans, ahead, budget, tally, summary)
         finally:
             ahead.stop()
 
-    def _write_parts(self, question: str, entries: list[OutlineEntry],
-                     todo: list[tuple[int, str, str]], plans: dict[int, _PartPlan],
-                     ahead: _Ahead, budget: Budget, tally: _Tally, written: list[str],
-                     parts: list[_Part], passages: PartPassages,
-                     stopped: str | None) -> list[_Part]:
+    def _write_parts(self, entries: list[OutlineEntry], todo: list[tuple[int, str, str]],
+                     plans: dict[int, _PartPlan], ahead: PartsAhead, budget: Budget,
+                     tally: _Tally, summary: ResearchResult) -> list[_Part]:
         """Write the parts in outline order, each from what was found for it (researched
         ahead, or now), with the parts already written as context."""
+        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
+        parts: list[_Part] = []
+        passages = PartPassages(outline_sources=summary.sources,
+                                titles=[entry.title for entry in entries])
+        stopped: str | None = None
         researcher = self._researcher
         cfg = researcher.settings.report
         materials = self._materials
