@@ -110,8 +110,11 @@ def select_evidence(question: str, sources: Sequence[Source], budget_chars: int 
             continue
         chosen.append(passage)
         used += cost
-    counts = {i: len(passages_of(source.text)) for i, source in enumerate(sources)
-              if any(p.source == i for p in chosen)}
+    taken = {p.source for p in chosen}
+    counts: dict[int, int] = {}  # passages per source chosen from (split once, above)
+    for passage in scored:
+        if passage.source in taken:
+            counts[passage.source] = max(counts.get(passage.source, 0), passage.position + 1)
     excerpts: dict[int, str] = {}
     for index, total in counts.items():
         mine = sorted((p for p in chosen if p.source == index), key=lambda p: p.position)
