@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -269,7 +270,7 @@ class ChatClient:
         """One model call, counted; a context-length refusal raises :class:`_Overflow`."""
         messages: list[BaseMessage] = []
         if system:
-            messages.append(SystemMessage(content=system))
+            messages.append(SystemMessage(content=system_content(self.model, system)))
         messages.append(HumanMessage(content=user))
         options: dict[str, Any] = {}
         if cap is not None and self._takes_max_tokens:
@@ -441,6 +442,40 @@ def _looping(text: str) -> bool:
     """Whether a reply's last words already came before: a small model repeating itself."""
     tail = " ".join(text.split()[-8:])
     return len(tail) >= 20 and " ".join(text.split()).count(tail) > 1
+
+
+CACHE_MARK: dict[str, str] = {"type": "ephemeral"}
+"""Anthropic's marker for "cache the prompt up to here" (kept five minutes)."""
+
+
+def caches_marked_prompts_only(model: BaseChatModel) -> bool:
+    """Whether ``model``'s provider caches only the prompt blocks a request marks.
+
+    OpenAI and vLLM cache any repeated prefix on their own; Anthropic caches nothing
+    unless a block carries ``cache_control``. Told by class (``ChatAnthropic``, only
+    when its package is already imported: it is, whenever such a model exists), or by
+    an ``caches_marked_prompts_only`` attribute a plugin's model sets.
+    """
+    if getattr(model, "caches_marked_prompts_only", False):
+        return True
+    module = sys.modules.get("langchain_anthropic")
+    chat_anthropic = getattr(module, "ChatAnthropic", None) if module is not None else None
+    return isinstance(chat_anthropic, type) and isinstance(model, chat_anthropic)
+
+
+def system_content(model: BaseChatModel, system: str) -> str | list[str | dict[str, Any]]:
+    """The system message's content: the text, marked for the provider's prompt cache
+    where the provider caches only what is marked.
+
+    The system prompt is the part every call of a run shares (reports' parts have one
+    :data:`~deepcite.research.detailed.SECTION_SYSTEM`), so it is the one breakpoint:
+    a provider that caches prompts above a minimum length (Anthropic: about 1,024
+    tokens) reads it back at a tenth of the price from the second call on, and ignores
+    the mark below that length, at no cost.
+    """
+    if not caches_marked_prompts_only(model):
+        return system
+    return [{"type": "text", "text": system, "cache_control": dict(CACHE_MARK)}]
 
 
 def cached_prompt_tokens(reply: object) -> int:
