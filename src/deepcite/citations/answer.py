@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
 from deepcite.citations.display import clean_quote
+from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
@@ -40,6 +41,7 @@ MIN_CHARS_PER_SOURCE = FLOOR_CHARS
 #: headings, the answer cue and the line saying what was cut.
 _PROMPT_FRAME_CHARS = 320
 EVIDENCE_PASSAGES = 3
+EXCERPT_CHARS = 300  # a quoted passage, as long as the excerpts of sources without one
 #: Prompt characters kept for a system prompt when the caller does not say how long its
 #: own is (the standard handler's is about this long).
 SYSTEM_RESERVE_CHARS = 480
@@ -122,19 +124,40 @@ def flag_answer(text: str, question: str, sources: list[Source], note: str) -> s
 
 
 def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES) -> str:
-    """Bullet list of the best-matching excerpt of the first ``limit`` sources, cited.
+    """Bullet list of up to ``limit`` passages bearing on ``question``, one per source, cited.
+
+    The sources whose best sentence is relevant to the question (ranked as grounded
+    answers rank them, :func:`~deepcite.citations.grounded.rank_sentences`) come first,
+    best first, each quoted by that sentence; the list is filled with the first other
+    sources' best-matching excerpts. Search order alone once put a passage on another
+    subject first while the one that answered sat fourth.
 
     The title follows the marker so that the text a marker covers is the quote alone:
     verification then finds it in the source, as it should. Quote and title are
     escaped (:func:`escape_quoted`), so neither can add, renumber or hide a citation.
     """
+    quotes: dict[int, tuple[Source, str]] = {}
+    for sentence in rank_sentences(question, sources):
+        if len(quotes) >= limit:
+            break
+        quotes.setdefault(id(sentence.source), (sentence.source, _cut(sentence.text)))
+    for source in sources:
+        if len(quotes) >= limit:
+            break
+        quotes.setdefault(id(source), (source, best_excerpt(source.text, question)))
     lines = [
-        f"- \u201c{escape_quoted(one_line(clean_quote(best_excerpt(source.text, question))))}"
-        "\u201d "
+        f"- \u201c{escape_quoted(one_line(clean_quote(quote)))}\u201d "
         f"[{source.number}] ({escape_quoted(one_line(source.title))})"
-        for source in sources[:limit]
+        for source, quote in quotes.values()
     ]
     return "\n".join(lines)
+
+
+def _cut(sentence: str, max_chars: int = EXCERPT_CHARS) -> str:
+    """``sentence`` cut at a word to ``max_chars``, marked with an ellipsis when cut."""
+    if len(sentence) <= max_chars:
+        return sentence
+    return sentence[:max_chars].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:

@@ -58,10 +58,21 @@ def overlap(words: set[str], text_words: set[str]) -> float:
     return len(words & text_words) / len(words)
 
 
+#: A heading line with the underline that makes it one (reST, setext Markdown), or an
+#: ATX Markdown heading: a document's title is not part of a quote from it.
+_HEADING = re.compile(r"^[^\n]*\n[ \t]*([=\-~^*#])\1{2,}[ \t]*$|^[ ]{0,3}#{1,6}[ \t][^\n]*$",
+                      re.MULTILINE)
+
+
 def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
-    """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``."""
+    """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``.
+
+    Headings are left out first: run into the sentence after them they made quotes
+    such as "Kenya, paragraph 7 ======== During excavations ...".
+    """
     query_words = content_words(query)
-    sentences = [" ".join(s.split()) for s in split_sentences(text)]
+    body = _HEADING.sub("\n", text)
+    sentences = [" ".join(s.split()) for s in split_sentences(body if body.strip() else text)]
     sentences = [s for s in sentences if len(s) >= 20] or [" ".join(text.split())]
     best = max(range(len(sentences)), key=lambda i: (overlap(query_words, content_words(
         sentences[i])), -i))
