@@ -30,11 +30,14 @@ import re
 import sqlite3
 import sys
 import sysconfig
+import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from types import ModuleType
 from typing import Any
 
+from deepcite.build_once import BuildLock, build_once
 from deepcite.collections.access import DamagedCollectionError, can_write, read_only_error
 from deepcite.collections.collection import Collection, collection_path, remove_collection
 from deepcite.collections.index import Index
@@ -62,6 +65,10 @@ DEMO_FORMAT = "2"
 """What the demo documents hold, stamped into the index when a build completes. An
 index with another stamp, or none (built before stamps, or a build cut short), is
 rebuilt on first use. 2: no live values, local paths or addresses (1 held them)."""
+
+BUILD_LOCK = "demo-build.lock"
+"""The lock file, in the data folder, of whoever builds ``demo-src`` and the index (the
+index's own lock, ``demo.sqlite.lock``, is taken by the add inside the build)."""
 
 _FORMAT_KEY = "demo_format"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -286,8 +293,16 @@ def _import(name: str) -> ModuleType | None:
         return None
 
 
+_PYDOC_LOCK = threading.Lock()
+"""pydoc is not thread safe: rendering reads signatures, which parses text with the
+``ast`` module, and CPython's ``ast`` before 3.13 keeps its recursion depth in state
+shared by threads - two renders at once failed a run with "AST constructor recursion
+depth mismatch". ``warnings.catch_warnings`` is process-wide state too. So one render
+at a time in this process, whoever calls it."""
+
+
 def _module_text(module: ModuleType) -> str:
-    with warnings.catch_warnings():
+    with _PYDOC_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return pydoc.render_doc(module, renderer=_RENDERER)
 
@@ -320,7 +335,8 @@ def write_demo_sources(folder: Path) -> int:
 
 
 def ensure_demo_collection(
-    settings: Settings, progress: ProgressCallback | None = None
+    settings: Settings, progress: ProgressCallback | None = None,
+    on_build: Callable[[], None] | None = None,
 ) -> Collection:
     """Open the ``demo`` collection, building it first if it is missing, empty or stale.
 
@@ -333,30 +349,76 @@ def ensure_demo_collection(
     not a collection) and the folder is writable. An error that says nothing about the
     data - permissions, a lock, a read-only folder - is raised as it is: deleting on
     such an error once threw away good indexes.
+
+    One builder at a time (:func:`~deepcite.build_once.build_once`): a second run, in
+    this process or another, waits for the first one's build and then uses it; one
+    that finds an unstamped index after its builder died builds it again. ``on_build``
+    is told, once, when this call builds or waits for a build (not on the fast path):
+    a run shows its ``index`` phase then. ``progress`` is told each file indexed.
     """
+    path = collection_path(DEMO_NAME, settings)
+
+    def build() -> Collection:
+        return _build(settings, progress)
+
+    def find() -> Collection | None:
+        return _usable(path, settings)
+
+    found = find()
+    if found is not None:
+        return found
+    _require_writable(path, "build the demo collection")
+    if on_build is not None:
+        on_build()
+    lock = BuildLock(settings.data_dir / BUILD_LOCK, what="the demo collection",
+                     error=CollectionError)
+    return build_once(lock, find, build)
+
+
+def _usable(path: Path, settings: Settings) -> Collection | None:
+    """The demo collection as it is, when it can be used without building; ``None``
+    when it must be built (missing, empty, unstamped or stale, damaged) here.
+
+    Reads only: what is to be removed is removed by :func:`_build`, under the lock, so
+    a waiter never deletes what another builder is making. A damaged or missing file
+    in a read-only folder raises the read-only error (nothing can be built there); a
+    stale one there is used as it is.
+    """
+    if not path.exists():
+        return None
+    try:
+        existing = Collection.open(DEMO_NAME, settings=settings)
+    except DamagedCollectionError as exc:
+        _require_writable(path, "rebuild the damaged demo collection")
+        logger.warning("the demo collection is damaged and will be rebuilt: %s", exc)
+        return None
+    if existing.info().documents == 0:  # a first build was interrupted (or is running)
+        return None
+    if _built_format(existing) == DEMO_FORMAT:
+        return existing
+    if not can_write(path):
+        logger.warning("the demo collection at %s is from an older deepcite and cannot be "
+                       "rebuilt in a read-only folder; using it as it is", path)
+        return existing
+    return None
+
+
+def _build(settings: Settings, progress: ProgressCallback | None) -> Collection:
+    """Build the demo collection (under its :class:`BuildLock`): what is there and not
+    current - damaged, stale, or half-built by a builder that died - is replaced; an
+    empty file (a first build cut short before any document) is filled in place."""
     path = collection_path(DEMO_NAME, settings)
     if path.exists():
         try:
-            existing = Collection.open(DEMO_NAME, settings=settings)
+            existing: Collection | None = Collection.open(DEMO_NAME, settings=settings)
         except DamagedCollectionError as exc:
-            _require_writable(path, "rebuild the damaged demo collection")
             logger.warning("rebuilding the demo collection: %s", exc)
-            remove_collection(DEMO_NAME, settings)
-        else:
-            if existing.info().documents > 0:
-                built = _built_format(existing)
-                if built == DEMO_FORMAT:
-                    return existing
-                if not can_write(path):
-                    logger.warning("the demo collection at %s is from an older deepcite and "
-                                   "cannot be rebuilt in a read-only folder; using it as it "
-                                   "is", path)
-                    return existing
+            existing = None
+        if existing is None or existing.info().documents > 0:
+            if existing is not None:
                 logger.info("rebuilding the demo collection (format %s, now %s)",
-                            built or "unstamped", DEMO_FORMAT)
-                remove_collection(DEMO_NAME, settings)
-            # Empty: a first build was interrupted; it is filled in place below.
-    _require_writable(path, "build the demo collection")
+                            _built_format(existing) or "unstamped", DEMO_FORMAT)
+            remove_collection(DEMO_NAME, settings)
     source = settings.data_dir / "demo-src"
     written = write_demo_sources(source)
     logger.info("demo collection: indexing %d documents from %s", written, source)

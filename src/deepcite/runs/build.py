@@ -25,7 +25,7 @@ from deepcite.search.registry import (
     unavailable_reason,
 )
 from deepcite.security import EgressPolicy
-from deepcite.types import Event
+from deepcite.types import Event, PhaseStarted
 
 __all__ = ["DEFAULT_WEB_ENGINE", "DEMO_COLLECTION", "build_engines", "build_researcher",
            "check_model_egress", "engine_names_for", "kind", "open_collections"]
@@ -33,15 +33,18 @@ __all__ = ["DEFAULT_WEB_ENGINE", "DEMO_COLLECTION", "build_engines", "build_rese
 DEMO_COLLECTION = "demo"
 
 
-def open_collections(settings: Settings, names: Sequence[str]) -> list[Collection]:
+def open_collections(settings: Settings, names: Sequence[str],
+                     on_build: Callable[[], None] | None = None) -> list[Collection]:
     """Open the named collections; ``demo`` is built on first use.
 
     Names only (:meth:`Collection.named`), never file paths: ``search.collections`` can
-    come from a web or MCP request, and a path there must not open a server file."""
+    come from a web or MCP request, and a path there must not open a server file.
+    ``on_build`` is told when the demo is built, or waited for while another run or
+    process builds it (see :func:`~deepcite.collections.ensure_demo_collection`)."""
     opened = []
     for name in dict.fromkeys(names):
         if name == DEMO_COLLECTION:
-            opened.append(ensure_demo_collection(settings))
+            opened.append(ensure_demo_collection(settings, on_build=on_build))
         else:
             opened.append(Collection.named(name, settings=settings))
     return opened
@@ -59,12 +62,14 @@ def engine_names_for(settings: Settings) -> list[str]:
     return list(dict.fromkeys(n for n in names if n != "local"))
 
 
-def build_engines(settings: Settings) -> tuple[list[SearchEngine], list[str]]:
+def build_engines(settings: Settings, on_build: Callable[[], None] | None = None
+                  ) -> tuple[list[SearchEngine], list[str]]:
     """The engines of a run and notices about the ones skipped (offline).
 
     Each engine is wrapped in a circuit breaker. An engine the user named that cannot
     run (missing key, unknown name) is a ConfigError, except offline, where skipping
-    web engines is the point and the run says which it skipped.
+    web engines is the point and the run says which it skipped. ``on_build``: as for
+    :func:`open_collections`.
     """
     if "local" in (normalise(n) for n in settings.search.engines) and \
             not settings.search.collections:
@@ -72,7 +77,7 @@ def build_engines(settings: Settings) -> tuple[list[SearchEngine], list[str]]:
     check_engine_tables(settings)
     engines: list[SearchEngine] = []
     notices: list[str] = []
-    collections = open_collections(settings, settings.search.collections)
+    collections = open_collections(settings, settings.search.collections, on_build)
     if collections:
         engines.append(LocalSearchEngine(collections))
     for name in engine_names_for(settings):
@@ -109,10 +114,18 @@ def check_model_egress(settings: Settings) -> None:
 def build_researcher(
     settings: Settings, on_event: Callable[[Event], None] | None = None
 ) -> Researcher:
-    """A Researcher wired from settings: chat model, engines, event callback."""
+    """A Researcher wired from settings: chat model, engines, event callback.
+
+    A run that builds the demo collection's index, or waits while another builds it,
+    announces its ``index`` phase first (it can take a minute, once)."""
     _require_settings(settings, "build_researcher()")
     _require_callback(on_event, "build_researcher()")
-    engines, notices = build_engines(settings)
+
+    def building() -> None:
+        if on_event is not None:
+            on_event(PhaseStarted(phase="index"))
+
+    engines, notices = build_engines(settings, building)
     check_model_egress(settings)
     return Researcher(settings, get_chat_model(settings), engines, on_event, notices=notices)
 

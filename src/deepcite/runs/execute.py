@@ -55,8 +55,6 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
     """
     scope = cancel if cancel is not None else CancelScope()
     events = sink if sink is not None else NullSink()
-    if _demo_to_build(settings):
-        events.event(PhaseStarted(phase="index"))  # the first run builds it: seconds
     with build.build_researcher(settings, events.event) as researcher:
         given, notices = material_notices(request)
         # with security.redact_material_text, no text of them reaches a log line
@@ -101,14 +99,6 @@ def _research(request: RunRequest, researcher: Researcher, scope: CancelScope,
             "completion_tokens": metrics.completion_tokens + spent.completion_tokens,
             "model_seconds": metrics.model_seconds + spent.seconds})})
     return result
-
-
-def _demo_to_build(settings: Settings) -> bool:
-    """Whether the run opens the bundled demo collection before its index exists."""
-    from deepcite.collections.collection import collection_path
-
-    return (build.DEMO_COLLECTION in settings.search.collections
-            and not collection_path(build.DEMO_COLLECTION, settings).exists())
 
 
 def run_recorded(request: RunRequest, settings: Settings, recorder: Recorder,
