@@ -82,9 +82,12 @@ def add(
             def on_embed(done: int, total: int) -> None:
                 bar.update(task, total=total, completed=done, description="Embedding chunks")
 
+            def on_wait() -> None:
+                bar.update(task, description=f"Waiting for another add to '{name}' to finish")
+
             report = collection.add(folder if len(folder) > 1 else folder[0],
                                     progress=on_progress, reembed=reembed,
-                                    embed_progress=on_embed)
+                                    embed_progress=on_embed, on_wait=on_wait)
     _print_problems(report)
     with user_errors():
         info = collection.info()

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from deepcite.build_once import BuildLock, lock_file
 from deepcite.collections import access, elastic, inverted, readers
 from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
 from deepcite.collections.elastic import BACKENDS, Cluster, ElasticIndex
@@ -327,6 +328,7 @@ class Collection:
         dense: bool | None = None,
         reembed: bool = False,
         embed_progress: Callable[[int, int], None] | None = None,
+        on_wait: Callable[[], None] | None = None,
     ) -> IndexReport:
         """Index folders (recursively) and files; unchanged files are skipped.
 
@@ -337,11 +339,26 @@ class Collection:
         reported in :attr:`IndexReport.failed` and the rest is indexed.
         With ``dense`` (default: ``search.dense``), or when the collection already has
         embeddings, new chunks are embedded too; ``reembed`` redoes all of them.
+
+        One add at a time per collection, across threads and processes (a lock file
+        beside it, see :mod:`deepcite.build_once`); ``on_wait`` is told when this one
+        waits for another. The waiter then compares the files with what the other
+        indexed, so a folder added twice at once is indexed once.
         """
         inputs = _as_inputs(folder_or_files)
         if self.search_only:
             raise elastic.lives_elsewhere(self.name)
         self.index.require_writable(f"add to collection {self.name!r}")
+        lock = BuildLock(lock_file(self.path), what=f"collection {self.name!r}",
+                         error=CollectionError)
+        with lock.held(on_wait):
+            return self._add(inputs, progress, dense=dense, reembed=reembed,
+                             embed_progress=embed_progress)
+
+    def _add(self, inputs: list[Path], progress: ProgressCallback | None, *,
+             dense: bool | None, reembed: bool,
+             embed_progress: Callable[[int, int], None] | None) -> IndexReport:
+        """:meth:`add`, under the collection's lock."""
         search = self.settings.search
         if self.elastic is not None:
             if dense or reembed:
