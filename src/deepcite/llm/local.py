@@ -9,8 +9,10 @@ GGUF file can be named with ``llm.gguf_path``.
 ``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package and
 so that two things are under our control: loaded models are cached per
 (path, context size, threads), because loading costs time and memory; and calls into one
-loaded model are serialized with a lock, because a ``llama_cpp.Llama`` object is not
-thread safe while the research layer searches and asks in parallel threads.
+loaded model are serialized, because a ``llama_cpp.Llama`` object is not thread safe
+while the research layer (and every run of a server) asks from parallel threads. They
+queue first come, first served (:class:`~deepcite.llm.call_queue.CallQueue`), and a
+call whose run is cancelled leaves the queue at once, with an empty reply.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepcite.errors import ModelError
+from deepcite.llm.call_queue import CallQueue
 from deepcite.llm.parsing import content_text
 
 logger = logging.getLogger(__name__)
@@ -90,7 +93,8 @@ def llama_cpp_installed() -> bool:
 @dataclass
 class _Loaded:
     llama: Any
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Calls into ``llama`` one at a time, first come first served (see ``call_queue``).
+    lock: CallQueue = field(default_factory=CallQueue)
 
 
 _CACHE: dict[tuple[str, int, int | None], _Loaded] = {}
@@ -241,8 +245,11 @@ class LlamaCppChatModel(BaseChatModel):
             "stop": stop or [],
         }
         should_stop: Callable[[], bool] | None = kwargs.get("should_stop")
-        with loaded.lock:
-            if should_stop is None:
+        usage: dict[str, int] = {}
+        with loaded.lock.turn(should_stop) as turn:
+            if not turn:  # the run was cancelled while this call waited for the model
+                text, finish = "", "cancelled"
+            elif should_stop is None:
                 result = loaded.llama.create_chat_completion(messages=chat, **options)
                 choice = result["choices"][0]
                 text = choice["message"].get("content") or ""
