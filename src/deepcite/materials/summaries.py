@@ -23,8 +23,10 @@ not to be followed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import zlib
 from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -99,6 +101,10 @@ class CachedSummary:
     kind: CachedKind
 
 
+_MAKER_STRIPES = 64
+"""Locks that summaries being made are spread over (by key)."""
+
+
 class SummaryCache(MutableMapping[str, CachedSummary]):
     """Summaries by content hash, kept by the caller between runs (thread safe).
 
@@ -109,7 +115,18 @@ class SummaryCache(MutableMapping[str, CachedSummary]):
     def __init__(self, max_entries: int = 1_000) -> None:
         self._entries: dict[str, CachedSummary] = {}
         self._lock = threading.Lock()
+        self._makers = [threading.Lock() for _ in range(_MAKER_STRIPES)]
         self.max_entries = max_entries
+
+    def making(self, key: str) -> contextlib.AbstractContextManager[object]:
+        """Held while the summary of ``key`` is made, so two runs summarising the same
+        material at once make it once: the second waits, then finds it here.
+
+        One lock per stripe of keys (two materials rarely share one); a subclass that
+        is shared between processes locks between them too.
+        """
+        return self._makers[zlib.crc32(key.encode("utf-8", "surrogatepass"))
+                            % _MAKER_STRIPES]
 
     def __getitem__(self, key: str) -> CachedSummary:
         with self._lock:
@@ -278,7 +295,9 @@ def summarise_all(
 
     Cached and short materials cost nothing; the others are summarised on at most
     ``max_concurrency`` threads, each thread one material. New model-made summaries
-    are stored in ``cache``.
+    are stored in ``cache``; a material that another thread or process is summarising
+    into the same cache right now is waited for (:meth:`SummaryCache.making`) and then
+    taken from it, not summarised twice.
     """
     results: list[Summary | None] = [None] * len(jobs)
     pending: list[int] = []
@@ -293,9 +312,18 @@ def summarise_all(
             pending.append(index)
 
     def work(index: int) -> Summary:
-        material, _digest, tokens = jobs[index]
-        return summarise(material, tokens, client, limits, direct_tokens=direct_tokens,
-                         redact=redact)
+        material, digest, tokens = jobs[index]
+        making = (cache.making(digest) if isinstance(cache, SummaryCache)
+                  else contextlib.nullcontext())
+        with making:  # another run making this summary now: wait, then use it
+            hit = cache.get(digest) if cache is not None else None
+            if hit is not None:
+                return Summary(hit.summary, hit.kind, cached=True)
+            summary = summarise(material, tokens, client, limits,
+                                direct_tokens=direct_tokens, redact=redact)
+            if cache is not None and summary.kind in ("summary", "map_reduce"):
+                cache[digest] = CachedSummary(summary.text, summary.kind)
+            return summary
 
     if pending:
         workers = max(1, min(max_concurrency, len(pending)))
@@ -303,6 +331,4 @@ def summarise_all(
                                 thread_name_prefix="deepcite-materials") as pool:
             for index, summary in zip(pending, pool.map(work, pending), strict=True):
                 results[index] = summary
-                if cache is not None and summary.kind in ("summary", "map_reduce"):
-                    cache[jobs[index][1]] = CachedSummary(summary.text, summary.kind)
     return [summary for summary in results if summary is not None]

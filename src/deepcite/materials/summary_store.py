@@ -23,7 +23,9 @@ The sampling temperature is not part of the scope: it changes wording, not conte
 key - hex hash or not, ``../`` included - can name a path outside the folder; the key
 is kept inside the file. Writes go to a temporary file in the folder and are renamed
 into place (:func:`os.replace`), so a reader in any thread or process sees a whole file
-or none; no lock is held across processes. A file that cannot be read or parsed, or
+or none. Reading and writing take no lock across processes; making a summary does
+(:meth:`DiskSummaryCache.making`), so two runs of the same material, in two processes,
+summarise it once. A file that cannot be read or parsed, or
 does not hold what its name says, is a miss and is removed. Past ``max_entries`` files
 the least recently used (by modification time; a hit refreshes it) are removed. The
 cache is best effort: a folder that cannot be written logs a warning and the summary
@@ -46,7 +48,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
 
+from deepcite.build_once import BuildLock
 from deepcite.config import Settings
+from deepcite.errors import DeepciteError
 from deepcite.materials.limits import SUMMARY_MAX_TOKENS
 from deepcite.materials.summaries import (
     MAX_MAP_CALLS,
@@ -71,6 +75,9 @@ DISK_MAX_ENTRIES = 2_000
 #: Where under ``data_dir`` :func:`summary_cache_for` keeps its files.
 CACHE_FOLDER = Path("cache") / "summaries"
 
+LOCK_FOLDER = ".locks"
+"""Under the cache folder: the lock files of summaries being made
+(:meth:`DiskSummaryCache.making`)."""
 _FILE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
 _TEMPORARY = re.compile(r"^\..*\.part$")
 #: A temporary file this old was left by a writer that died; eviction removes it.
@@ -210,6 +217,27 @@ class DiskSummaryCache(SummaryCache):
                            "kept", self.folder, exc.strerror or exc)
             return
         self._evict()
+
+    def making(self, key: str) -> contextlib.AbstractContextManager[object]:
+        """Held while the summary of ``key`` is made, by one thread of one process of
+        the machine at a time (a lock file under ``.locks``, one of 256 stripes by the
+        file's name). A folder where no lock can be made only loses the waiting: the
+        summary is made, as the cache is best effort."""
+        return self._making(key)
+
+    @contextlib.contextmanager
+    def _making(self, key: str) -> Iterator[None]:
+        stripe = self.path_for(key).name[:2]
+        lock = BuildLock(self.folder / LOCK_FOLDER / f"{stripe}.lock",
+                         what="a material summary")
+        with contextlib.ExitStack() as held:
+            try:
+                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private
+                held.enter_context(lock.held())
+            except (OSError, DeepciteError) as exc:
+                logger.info("summary cache: cannot lock %s (%s); summarising without "
+                            "waiting for others", lock.path, exc)
+            yield
 
     def __delitem__(self, key: str) -> None:
         if not isinstance(key, str) or key not in self:
