@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from deepcite._version import __version__
+from deepcite.build_once import BuildLock, build_once, lock_file
 from deepcite.collections import Collection
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, DeepciteError, InputError
@@ -73,13 +74,21 @@ def dataset_collection(dataset: Dataset, settings: Settings,
     stem = "".join(c if c.isalnum() else "-" for c in dataset.name.lower()).strip("-")
     name = f"bench-{stem[:40] or 'dataset'}-{digest.hexdigest()[:8]}"
     collection = Collection.create(name, settings=settings)
-    if collection.info().documents == len(dataset.documents):
-        return name
     folder = settings.data_dir / "bench-documents" / name
-    write_documents(dataset.documents, folder)
-    collection.add(folder, None if progress is None else
-                   (lambda step: progress(step.done, step.total)))
-    return name
+
+    def find() -> str | None:
+        return name if collection.info().documents == len(dataset.documents) else None
+
+    def build() -> str:
+        # Under the lock: another bench process must not rewrite the files mid-add.
+        write_documents(dataset.documents, folder)
+        collection.add(folder, None if progress is None else
+                       (lambda step: progress(step.done, step.total)))
+        return name
+
+    lock = BuildLock(lock_file(folder), what=f"the bench collection {name!r}",
+                     error=CollectionError)
+    return build_once(lock, find, build)
 
 
 def _fingerprint(config: BenchConfig) -> dict[str, Any]:
