@@ -55,6 +55,13 @@ class CallQueue:
                 raise
             return True
 
+    @property
+    def waiting(self) -> int:
+        """Calls waiting for their turn now (not counting the one being served)."""
+        with self._changed:
+            issued = self._next_ticket - self._serving - len(self._left)
+            return max(0, issued - 1)
+
     def release(self) -> None:
         """End the current turn; the next waiting ticket (skipping those that left) goes."""
         with self._changed:
