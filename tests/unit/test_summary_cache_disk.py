@@ -231,3 +231,46 @@ def test_prepare_materials_uses_the_disk_cache_across_instances(tmp_path: Path) 
     assert first.calls >= 1 and second.calls == 0
     assert one.items[0].summary == two.items[0].summary
     assert two.items[0].cached
+
+
+class HeldModel(Model):
+    """A completer whose first call waits until the test lets it answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = threading.Event()
+        self.go = threading.Event()
+
+    def complete(self, purpose: str, system: str, user: str, *,
+                 max_tokens: int | None = None) -> str:
+        self.asked.set()
+        assert self.go.wait(30), "the test never let the summary finish"
+        return super().complete(purpose, system, user, max_tokens=max_tokens)
+
+
+def test_two_runs_of_one_material_at_once_summarise_it_once(tmp_path: Path) -> None:
+    """Two runs (two cache instances, as two processes have) given the same material at
+    the same moment: the second waits for the first one's summary and uses it."""
+    text = "Green tea is steamed soon after picking. " * 400
+    material = {"url": "https://example.org/tea", "title": "Tea", "content": text}
+    first, second = HeldModel(), Model()
+    results: dict[str, Any] = {}
+
+    def run(name: str, model: Model) -> None:
+        results[name] = prepare_materials("How is tea made?", [material],
+                                          cache=DiskSummaryCache(tmp_path), client=model)
+
+    one = threading.Thread(target=run, args=("one", first))
+    one.start()
+    assert first.asked.wait(30)  # the first run is summarising it now
+    two = threading.Thread(target=run, args=("two", second))
+    two.start()
+    two.join(0.5)
+    assert two.is_alive(), "the second run did not wait for the summary being made"
+    first.go.set()
+    for thread in (one, two):
+        thread.join(30)
+        assert not thread.is_alive()
+    assert first.calls >= 1 and second.calls == 0
+    assert results["one"].items[0].summary == results["two"].items[0].summary
+    assert results["two"].items[0].cached
