@@ -59,3 +59,20 @@ def test_with_nothing_on_the_question_the_first_sources_are_still_shown() -> Non
     sources = _sources(OFF)
     lines = evidence_list("What is the boiling point of mercury?", sources).splitlines()
     assert [line.split("[")[1][0] for line in lines] == ["1", "2", "3"]
+
+
+def test_a_reply_that_only_names_the_sources_gives_way_to_the_passages() -> None:
+    sources = _sources([*OFF, ANSWER])
+    listing = ("The sources cited in the answer are:\n\n1. Kenya, paragraph 35 [1]\n"
+               "2. Kenya, paragraph 7 [4]\n3. Broadcasting, paragraph 33")
+    answer = finalise_reply(QUESTION, listing, sources)
+    assert answer.fallback == "reply only names the sources"
+    assert "Richard Leakey" in answer.text
+
+
+def test_a_short_answer_using_a_titles_words_is_still_an_answer() -> None:
+    sources = _sources([*OFF, ANSWER])
+    reply = "Richard Leakey and Kamoya Kimeu discovered it in Kenya [4]."
+    answer = finalise_reply(QUESTION, reply, sources)
+    assert answer.fallback is None
+    assert answer.text.startswith("Richard Leakey and Kamoya Kimeu")

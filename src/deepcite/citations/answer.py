@@ -92,7 +92,7 @@ def finalise_reply(question: str, reply: str, sources: list[Source], *,
     an earlier round and cited in the earlier knowledge the reply builds on.
     """
     reply = collapse_repeats(reply)
-    problem = _unusable(question, reply)
+    problem = _unusable(question, reply, sources)
     if problem is not None:
         return CitedAnswer(
             text=evidence_answer(question, sources, intro=FALLBACK_INTRO),
@@ -202,8 +202,20 @@ def collapse_repeats(reply: str) -> str:
 _FILLER = frozenset({"answer", "question", "following", "here", "summary", "sources", "source"})
 
 
-def _unusable(question: str, reply: str) -> str | None:
-    """Why ``reply`` cannot be used as an answer, or ``None`` when it can."""
+# Words a reply uses to point at sources rather than say what is in them.
+_POINTING = frozenset({"cited", "cite", "cites", "citing", "listed", "list", "paragraph",
+                       "paragraphs", "referenced", "reference", "references", "used",
+                       "provided", "mentioned", "text", "document", "documents", "above",
+                       "below", "numbered", "titled", "title", "titles"})
+
+
+def _unusable(question: str, reply: str, sources: Iterable[Source] = ()) -> str | None:
+    """Why ``reply`` cannot be used as an answer, or ``None`` when it can.
+
+    Besides empty, echoing and wrong-script replies, a reply that only names the
+    sources ("The sources cited are: 1. Chloroplast, paragraph 9 2. ...") says nothing
+    of what is in them: small models write that often, and it was kept as the answer.
+    """
     if not reply.strip():
         return "empty reply"
     lowered = reply.lower()
@@ -217,4 +229,7 @@ def _unusable(question: str, reply: str) -> str | None:
         return "reply only repeats the question"
     if len(new_words) < 2:
         return "reply too short"
+    titles = set().union(*(content_words(source.title) for source in sources))
+    if new_words & titles and not new_words - titles - _POINTING:
+        return "reply only names the sources"
     return None
