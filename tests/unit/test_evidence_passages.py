@@ -76,3 +76,13 @@ def test_a_short_answer_using_a_titles_words_is_still_an_answer() -> None:
     answer = finalise_reply(QUESTION, reply, sources)
     assert answer.fallback is None
     assert answer.text.startswith("Richard Leakey and Kamoya Kimeu")
+
+
+def test_evidence_sent_to_the_model_leaves_out_headings() -> None:
+    from deepcite.citations.evidence import evidence_sources
+
+    sources = _sources([*OFF, ANSWER])
+    sent = evidence_sources(QUESTION, sources)
+    assert sent and all("=====" not in source.text for source in sent)
+    assert any(source.text.startswith("During excavations at Lake Turkana")
+               for source in sent)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from deepcite.citations import relevance
 from deepcite.citations.relevance import Similarity, question_terms, terms_of
 from deepcite.citations.sentences import sentence_spans
+from deepcite.citations.text import drop_headings
 from deepcite.types import Source
 
 #: Characters of source text an answer prompt carries by default (about 900 tokens).
@@ -48,8 +49,9 @@ class Passage:
 
 
 def passages_of(text: str, size: int = PASSAGE_CHARS) -> list[str]:
-    """``text`` (whitespace normalised) in runs of whole sentences about ``size`` long."""
-    flat = " ".join(text.split())
+    """``text`` (headings left out, whitespace normalised) in runs of whole sentences
+    about ``size`` long."""
+    flat = " ".join(drop_headings(text).split())
     if not flat:
         return []
     found: list[str] = []

@@ -64,6 +64,14 @@ _HEADING = re.compile(r"^[^\n]*\n[ \t]*([=\-~^*#])\1{2,}[ \t]*$|^[ ]{0,3}#{1,6}[
                       re.MULTILINE)
 
 
+def drop_headings(text: str) -> str:
+    """``text`` without its heading lines (a setext title and its underline, an ATX
+    ``#`` line), each replaced by a line break so the paragraphs stay apart. Run into
+    the sentence after them once whitespace is folded, headings made quotes and
+    evidence such as "Kenya, paragraph 7 ======== During excavations ..."."""
+    return _HEADING.sub("\n", text)
+
+
 def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``.
 
@@ -71,7 +79,7 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     such as "Kenya, paragraph 7 ======== During excavations ...".
     """
     query_words = content_words(query)
-    body = _HEADING.sub("\n", text)
+    body = drop_headings(text)
     sentences = [" ".join(s.split()) for s in split_sentences(body if body.strip() else text)]
     sentences = [s for s in sentences if len(s) >= 20] or [" ".join(text.split())]
     best = max(range(len(sentences)), key=lambda i: (overlap(query_words, content_words(
