@@ -50,6 +50,7 @@ from deepcite.config_sections import (
     SearchSettings,
     SecuritySettings,
     StoreSettings,
+    WatchSettings,
     WebSettings,
 )
 from deepcite.errors import ConfigError
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
     store: StoreSettings = StoreSettings()
     queue: QueueSettings = QueueSettings()
     web: WebSettings = WebSettings()
+    watches: WatchSettings = WatchSettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -458,6 +460,7 @@ __all__ = [
     "SettingValue",
     "Settings",
     "StoreSettings",
+    "WatchSettings",
     "WebSettings",
     "config_warnings",
     "default_config_files",

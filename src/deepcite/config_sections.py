@@ -310,3 +310,25 @@ class WebSettings(_Section):
     trusted_header_creates_users: bool = Field(
         default=False, description="a trusted-header user with no account gets one "
         "(else they are refused until an admin adds them)")
+
+
+class WatchSettings(_Section):
+    """Watches: questions researched again on a schedule (``deepcite watch``)."""
+
+    tick_seconds: float = Field(
+        default=30.0, ge=1, le=3600, description="how often the scheduler looks for due "
+        "watches, ended watch runs and deliveries to send")
+    max_watches_per_owner: int = Field(
+        default=20, ge=1, le=10_000, description="watches one user may have")
+    max_runs_per_owner_per_day: int = Field(
+        default=50, ge=1, le=100_000, description="watch runs one user's watches may start "
+        "in 24 hours (scheduled and on demand together)")
+    max_runs_per_watch_per_day: int = Field(
+        default=24, ge=1, le=10_000, description="runs one watch may start in 24 hours, "
+        "unless the watch sets a lower limit of its own")
+    delivery_attempts: int = Field(
+        default=5, ge=1, le=50, description="tries of one delivery (email, webhook) before "
+        "it is marked failed")
+    base_url: str | None = Field(
+        default=None, max_length=2000, description="the server's public address, for "
+        "links in notices, e.g. https://research.example.org")

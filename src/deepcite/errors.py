@@ -9,6 +9,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- InputError         the question or another user input cannot be used
      |    +-- MaterialError             a user material cannot be used as given
      |    +-- RequestError              a request's field names or sizes what cannot run
+     |    +-- BudgetError               a watch or its owner used up a budget
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
      +-- CollectionError    a document collection is missing, unreadable or bad input
@@ -20,7 +21,9 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- StoreError         the history store cannot be opened, or a run is not in it
      |    +-- UnknownRunError, UnreadableRunError   a run is not there / not readable
      |    +-- UnknownUserError, DuplicateUserError  a user is not there / already there
+     |    +-- UnknownWatchError                     a watch is not there (or not yours)
      +-- QueueError         the job queue (Redis) cannot be reached or used
+     +-- DeliveryError      a watch's notice could not be delivered (retried later)
 
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
 (``access`` and ``documents``), which exports them. A class is added here when something
@@ -113,6 +116,11 @@ class DuplicateUserError(StoreError):
     """A user of that name (case aside) is already in the store."""
 
 
+class UnknownWatchError(StoreError):
+    """A watch id (or prefix) names no watch the caller may see; a server answers 404,
+    the same for another user's watch as for one that never existed."""
+
+
 class UnreadableRunError(StoreError):
     """A stored run exists but cannot be read back (damaged, or written by a newer
     deepcite); the message says how to remove it. A server answers 500 with that line,
@@ -126,6 +134,16 @@ class ShuttingDown(DeepciteError):
 
 class QueueError(DeepciteError):
     """The job queue (Redis, ``queue.url``) cannot be reached, or refused a request."""
+
+
+class DeliveryError(DeepciteError):
+    """A notice of a watch could not be delivered to one target (an SMTP server or a
+    webhook refused it, or could not be reached); the outbox tries again later."""
+
+
+class BudgetError(InputError):
+    """A watch, or the user who owns it, has used up a budget (watches per user, runs
+    per day); the message says which, and when it frees up."""
 
 
 def error_line(error: BaseException) -> str:

@@ -31,6 +31,7 @@ from deepcite.cli.replay import compare_command, rerun_command
 from deepcite.cli.serve import serve_command
 from deepcite.cli.users import audit_command, users_app
 from deepcite.cli.verify import verify_command
+from deepcite.cli.watch import watch_app
 from deepcite.cli.worker import worker_command
 
 app = typer.Typer(
@@ -69,6 +70,8 @@ app.add_typer(db_app, name="db", help="The history database: migrations.")
 app.add_typer(users_app, name="users",
               help="User accounts and their API tokens (deepcite[web] for argon2-cffi).")
 app.command("audit", help="Show the audit log, newest first.")(audit_command)
+app.add_typer(watch_app, name="watch",
+              help="Questions researched again on a schedule, with what changed.")
 
 
 def installed_version() -> str:

@@ -76,6 +76,13 @@ def serve_command(
     state = WebState(settings=settings, executor=executor, token=token,
                      folder_roots=tuple(roots),
                      allowed_hosts=allowed_hosts_for(host, allowed_host or []))
+    # Watches run on this server's executor (queued for workers with queue.url); the
+    # store's claims make one process run each due watch, however many serve.
+    from deepcite.watches.scheduler import WatchScheduler
+    from deepcite.watches.service import WatchService
+
+    scheduler = WatchScheduler(WatchService(executor.store, settings, executor))
+    scheduler.start()
     # SIGTERM and SIGINT alike: no new runs, running ones cancelled and stored with
     # their events and partial results, then exit 0 (see deepcite.web.serving).
-    serve_app(create_app(state), executor, host=host, port=port)
+    serve_app(create_app(state), executor, host=host, port=port, on_stop=scheduler.stop)

@@ -55,4 +55,26 @@ def _run(concurrency: int, burst: bool) -> None:
                   markup=False)
         from deepcite.runs.queue.worker import supervise
 
-        supervise(settings, concurrency, burst=burst)
+        if burst:  # scripts and tests: only the queued runs, no schedule
+            supervise(settings, concurrency, burst=burst)
+            return
+        # Due watches are queued from here too (exactly once however many workers and
+        # web servers tick: the store's claims decide), and their changes stored.
+        from deepcite.runs.queue.executor import QueueExecutor
+        from deepcite.watches.scheduler import WatchScheduler
+        from deepcite.watches.service import WatchService
+
+        running: list[tuple[QueueExecutor, WatchScheduler]] = []
+
+        def start_scheduler() -> None:  # after the fork: its threads stay in this process
+            executor = QueueExecutor(settings, reap=False)  # the workers reap already
+            scheduler = WatchScheduler(WatchService(executor.store, settings, executor))
+            running.append((executor, scheduler))
+            scheduler.start()
+
+        try:
+            supervise(settings, concurrency, started=start_scheduler)
+        finally:
+            for executor, scheduler in running:
+                scheduler.stop()
+                executor.shutdown()

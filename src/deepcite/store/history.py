@@ -48,6 +48,7 @@ from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.sharing_ops import SharingOps
 from deepcite.store.snapshot import settings_snapshot, snapshot_collections
 from deepcite.store.users_ops import UserOps
+from deepcite.store.watches_ops import WatchOps
 from deepcite.types import Event, ReportMode, ResearchResult
 
 __all__ = ["FILE_NAME", "MIN_PREFIX", "HistoryStore"]
@@ -58,7 +59,7 @@ logger = logging.getLogger(__name__)
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps):
+class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps, WatchOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening

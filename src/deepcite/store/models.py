@@ -319,3 +319,81 @@ class ServerSecretRow(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(200))
+
+
+class WatchRow(Base):
+    """A watch (revision 0007): a stored run request researched again on a schedule.
+
+    ``request`` is the run request as JSON-ready data (no materials); ``schedule`` its
+    normal text (``every 6h``, a cron expression, ``on demand``); ``next_run_at`` the
+    next due slot (``None``: on demand) - claimed by one process only, by a
+    compare-and-set on it; ``targets`` the delivery targets as JSON. Only the SHA-256
+    (hex) of the feed token is kept.
+    """
+
+    __tablename__ = "watches"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    owner_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    request: Mapped[dict[str, Any]]
+    schedule: Mapped[str] = mapped_column(String(200))
+    targets: Mapped[list[Any]]
+    #: ``active`` or ``paused``.
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    next_run_at: Mapped[datetime | None] = mapped_column(index=True)
+    last_run_at: Mapped[datetime | None]
+    #: Runs this watch may start in 24 hours (``None``: the configured limit).
+    max_runs_per_day: Mapped[int | None] = mapped_column(Integer)
+    feed_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class WatchRunRow(Base):
+    """One run of a watch (revision 0007): the stored run, the watch run before it, and -
+    once the run ended - the change between the two (``change``, JSON), its one-line
+    ``summary`` and its Markdown. ``status``: ``running`` until the run ends, then
+    ``done`` (the change stored, deliveries queued) or ``failed``."""
+
+    __tablename__ = "watch_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    watch_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("watches.id", ondelete="CASCADE"), index=True)
+    run_id: Mapped[str | None] = mapped_column(
+        String(ID_LENGTH), ForeignKey("runs.id", ondelete="SET NULL"), index=True)
+    previous_run_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    #: ``schedule`` or ``manual``.
+    trigger: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_at: Mapped[datetime] = mapped_column(index=True)
+    finished_at: Mapped[datetime | None]
+    summary: Mapped[str | None]
+    nothing_new: Mapped[bool] = mapped_column(default=False, server_default=false())
+    change: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON)
+    changes_markdown: Mapped[str | None]
+    error: Mapped[str | None]
+
+
+class DeliveryRow(Base):
+    """One notice to one delivery target (revision 0007): the outbox. ``status`` is
+    ``pending`` (due at ``next_attempt_at``), ``sent`` or ``failed`` (after the last
+    try); a sender claims a row by moving ``next_attempt_at`` past its lease."""
+
+    __tablename__ = "watch_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    watch_run_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("watch_runs.id", ondelete="CASCADE"), index=True)
+    watch_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("watches.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    target: Mapped[dict[str, Any]]
+    notice: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    next_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
+    last_error: Mapped[str | None]
+    created_at: Mapped[datetime]
+    sent_at: Mapped[datetime | None]

@@ -205,8 +205,10 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
 
     from deepcite.web.api_collections import collections_router  # it imports this module
     from deepcite.web.api_sources import sources_router
+    from deepcite.web.api_watches import watches_router
 
     guarded.include_router(collections_router(state))
+    guarded.include_router(watches_router(state))
 
     guarded.include_router(sources_router(state))
     router.include_router(guarded)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -71,9 +71,11 @@ class DrainingServer(uvicorn.Server):
 
 
 def serve_app(app: FastAPI, executor: RunExecutor, *, host: str, port: int,
-              log_level: str = "info") -> list[int]:
+              log_level: str = "info",
+              on_stop: Callable[[], None] | None = None) -> list[int]:
     """Serve ``app`` until a stop signal, then store every run ``executor`` held before
-    returning; the signals that stopped it."""
+    returning; the signals that stopped it. ``on_stop`` (the watch scheduler's stop) is
+    called once uvicorn has stopped, before the executor shuts down."""
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
                             timeout_graceful_shutdown=int(GRACE_S))
     server = DrainingServer(config, executor)
@@ -91,7 +93,11 @@ def serve_app(app: FastAPI, executor: RunExecutor, *, host: str, port: int,
         try:
             server.run()
         finally:
-            executor.shutdown()
+            try:
+                if on_stop is not None:
+                    on_stop()
+            finally:
+                executor.shutdown()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

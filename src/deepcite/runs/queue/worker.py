@@ -245,10 +245,17 @@ def _child(burst: bool) -> None:
     work(load_settings(), burst=burst)
 
 
-def supervise(settings: Settings, concurrency: int, *, burst: bool = False) -> None:
+def supervise(settings: Settings, concurrency: int, *, burst: bool = False,
+              started: Callable[[], None] | None = None) -> None:
     """Run ``concurrency`` worker processes, restarting any that dies, until SIGTERM or
-    Ctrl-C (which RQ turns into a warm shutdown: runs in progress finish first)."""
+    Ctrl-C (which RQ turns into a warm shutdown: runs in progress finish first).
+
+    ``started`` is called in this process once the workers are forked (before the one
+    worker's loop with ``concurrency`` 1): the place to start threads, which a fork
+    must not copy half-way through their work (the watch scheduler)."""
     if concurrency == 1:
+        if started is not None:
+            started()
         work(settings, burst=burst)
         return
     spawn = multiprocessing.get_context("fork")
@@ -262,6 +269,8 @@ def supervise(settings: Settings, concurrency: int, *, burst: bool = False) -> N
                 for n in range(concurrency)]
     for child in children:
         child.start()
+    if started is not None:
+        started()
     try:
         while not stopping.is_set():
             for n, child in enumerate(children):

@@ -1,0 +1,216 @@
+"""``deepcite watch``: questions researched again on a schedule, and what changed.
+
+``add`` stores a watch (its request checked as a run's would be) and prints its id and
+feed token, once; ``list`` and ``show`` read them (``show`` prints the latest change);
+``run`` runs one now, in this process, and prints its change; ``pause``, ``resume`` and
+``rm`` do what they say. Ids are given as for runs: the full id or a unique prefix of 4+
+characters. The command line sees every watch (as it sees every run). Scheduled runs
+are made by ``deepcite serve`` (or ``deepcite worker`` with ``queue.url``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from deepcite.cli.common import err, fail, out, settings_from, user_errors
+from deepcite.runs import RunRequest
+from deepcite.security.terminal import one_line
+from deepcite.types import ReportMode
+
+watch_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                        help="Questions researched again on a schedule.")
+
+
+def _service() -> Any:
+    from deepcite.store import HistoryStore
+    from deepcite.watches.service import WatchService
+
+    settings = settings_from({})
+    return WatchService(HistoryStore.open(settings), settings)
+
+
+@watch_app.command("add")
+def add_command(
+    question: Annotated[str, typer.Argument(help="The question to research each time.")],
+    every: Annotated[str | None, typer.Option(
+        "--every", help="Run every 30m, 6h, 1d, 2w (at least 1 minute).")] = None,
+    cron: Annotated[str | None, typer.Option(
+        "--cron", help="Run on a 5-field cron expression, in UTC (\"0 6 * * 1-5\").")] = None,
+    manual: Annotated[bool, typer.Option(
+        "--manual", help="Run only when asked (deepcite watch run ID).")] = False,
+    name: Annotated[str | None, typer.Option(help="A name (default: the question).")] = None,
+    mode: Annotated[ReportMode, typer.Option(help="quick or detailed.")] = "quick",
+    collection: Annotated[list[str] | None, typer.Option(
+        "--collection", "-c", help="Search this collection (repeatable).")] = None,
+    engine: Annotated[list[str] | None, typer.Option(
+        "--engine", "-e", help="Search this engine (repeatable).")] = None,
+    strategy: Annotated[str | None, typer.Option(help="Research strategy.")] = None,
+    provider: Annotated[str | None, typer.Option(help="LLM provider.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for the provider.")] = None,
+    email: Annotated[list[str] | None, typer.Option(
+        "--email", help="Send each change to this address (repeatable).")] = None,
+    attach: Annotated[str, typer.Option(
+        help="Export format attached to emails, or none.")] = "markdown",
+    webhook: Annotated[list[str] | None, typer.Option(
+        "--webhook", help="POST each change to this URL (repeatable).")] = None,
+    max_runs_per_day: Annotated[int | None, typer.Option(
+        help="Runs this watch may start in 24 hours.", min=1, max=10_000)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Watch a question: store it with a schedule and where to send what changes."""
+    chosen = [given for given in (every and f"every {every.removeprefix('every ').strip()}",
+                                  cron, "on demand" if manual else None) if given]
+    if len(chosen) != 1:
+        fail("Give one schedule: --every 6h, --cron \"0 6 * * *\" or --manual", 2)
+    targets: list[dict[str, Any]] = []
+    if email:
+        targets.append({"kind": "email", "to": list(email),
+                        "attach": None if attach.lower() == "none" else attach})
+    targets += [{"kind": "webhook", "url": url} for url in webhook or []]
+    with user_errors():
+        request = RunRequest.parse(question=question, mode=mode, collections=collection or [],
+                                   engines=engine or [], strategy=strategy, provider=provider,
+                                   model=model, origin="cli")
+        service = _service()
+        try:
+            watch, token = service.add(request, chosen[0], targets=targets, name=name,
+                                       max_runs_per_day=max_runs_per_day)
+        finally:
+            service.store.close()
+    if as_json:
+        out.print_json(json.dumps({**watch.model_dump(mode="json"), "feed_token": token}))
+        return
+    out.print(Text(f"Watch {watch.id[:8]} added: {one_line(watch.name)} ({watch.schedule}"
+                   + (f", next {_when(watch.next_run_at)}" if watch.next_run_at else "")
+                   + ")"))
+    out.print(Text(f"Feed token (shown once): {token}"))
+
+
+@watch_app.command("list")
+def list_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the watches, newest first."""
+    with user_errors():
+        service = _service()
+        try:
+            watches = service.list()
+        finally:
+            service.store.close()
+    if as_json:
+        out.print_json(json.dumps([w.model_dump(mode="json") for w in watches]))
+        return
+    if not watches:
+        out.print(Text("No watches yet - `deepcite watch add QUESTION --every 1d`"))
+        return
+    table = Table("id", "name", "schedule", "status", "next run", "last run")
+    for watch in watches:
+        table.add_row(watch.id[:8], Text(one_line(watch.name)), watch.schedule, watch.status,
+                      _when(watch.next_run_at), _when(watch.last_run_at))
+    out.print(table)
+
+
+@watch_app.command("show")
+def show_command(
+    watch: Annotated[str, typer.Argument(help="Watch id or a unique prefix.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Show a watch and the latest change it found."""
+    with user_errors():
+        service = _service()
+        try:
+            view = service.view(watch)
+            runs = service.store.watch_runs(view.watch.id, limit=10)
+        finally:
+            service.store.close()
+    found = view.watch
+    if as_json:
+        out.print_json(json.dumps({**found.model_dump(mode="json"),
+                                   "runs": [r.model_dump(mode="json") for r in runs]}))
+        return
+    out.print(Text(f"Watch {found.id} - {one_line(found.name)}"))
+    out.print(Text(f"Question: {one_line(found.question)}"))
+    out.print(Text(f"Schedule: {found.schedule} ({found.status}); next run "
+                   f"{_when(found.next_run_at)}"))
+    for target in found.targets:
+        where = ", ".join(target.get("to", [])) or target.get("url", "")
+        out.print(Text(f"Delivers to: {target.get('kind')} {one_line(str(where))}"))
+    latest = view.latest
+    if latest is None:
+        out.print(Text("No run has finished yet - `deepcite watch run "
+                       f"{found.id[:8]}` runs it now"))
+        return
+    out.print(Text(f"Latest run {(latest.run_id or '-')[:8]} ({_when(latest.created_at)}): "
+                   f"{one_line(latest.summary or '')}"))
+    if latest.changes_markdown and not latest.nothing_new:
+        out.print("")
+        out.print(latest.changes_markdown, markup=False)
+
+
+@watch_app.command("run")
+def run_command(
+    watch: Annotated[str, typer.Argument(help="Watch id or a unique prefix.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Run a watch now, in this process, and print what changed since its last run."""
+    with user_errors():
+        service = _service()
+        try:
+            err.print(Text(f"Running watch {watch} ..."))
+            done = service.run_here(watch)
+        finally:
+            service.store.close()
+    if as_json:
+        out.print_json(json.dumps(done.model_dump(mode="json")))
+        return
+    out.print(Text(f"Run {(done.run_id or '-')[:8]}: {one_line(done.summary or '')}"))
+    if done.changes_markdown and not done.nothing_new:
+        out.print("")
+        out.print(done.changes_markdown, markup=False)
+    if done.status == "failed":
+        raise typer.Exit(1)
+
+
+def _set_state(watch: str, action: str) -> None:
+    with user_errors():
+        service = _service()
+        try:
+            changed = getattr(service, action)(watch)
+        finally:
+            service.store.close()
+    state = "paused" if changed.status == "paused" else (
+        f"active, next run {_when(changed.next_run_at)}")
+    out.print(Text(f"Watch {changed.id[:8]}: {state}"))
+
+
+@watch_app.command("pause")
+def pause_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
+    """Stop running a watch on its schedule."""
+    _set_state(watch, "pause")
+
+
+@watch_app.command("resume")
+def resume_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
+    """Run a paused watch on its schedule again, from its next slot."""
+    _set_state(watch, "resume")
+
+
+@watch_app.command("rm")
+def rm_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
+    """Delete a watch (its runs stay in the history)."""
+    with user_errors():
+        service = _service()
+        try:
+            removed = service.remove(watch)
+        finally:
+            service.store.close()
+    out.print(Text(f"Deleted watch {removed[:8]}; its runs stay in the history."))
+
+
+def _when(moment: Any) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment is not None else "-"

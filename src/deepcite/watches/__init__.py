@@ -1,0 +1,1 @@
+"""Watches: questions researched again on a schedule, with what changed since last time."""

@@ -1,0 +1,204 @@
+"""What changed since a watch's previous run, built on :func:`deepcite.runs.compare.
+compare_runs`.
+
+A watch cares about what is *new* or *worse*: sources that appeared or vanished, claims
+the answer makes for the first time, claims whose support weakened (supported to
+partial) or was lost (to unsupported), and claims the answer no longer makes. Sources
+both runs cite are mapped by number (the previous run's [3] is this run's [5]), so a
+reader can follow a claim across runs. A change with none of these is "nothing new":
+its summary is one line, ``Nothing new since <date>``, and senders may send that line
+alone instead of the whole report again.
+
+The Markdown is inert: every title, URL and sentence is one line and escaped
+(:func:`~deepcite.citations.text.escape_quoted`), so a document cannot add headings,
+links or citations of its own to a notice.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from deepcite.citations.text import escape_quoted
+from deepcite.runs.compare import ClaimChange, ClaimRef, KeptSource, SourceRef, compare_runs
+from deepcite.security.terminal import one_line
+from deepcite.store import StoredRun
+from deepcite.store.watch_records import WatchInfo
+from deepcite.types import CitationOutcome
+from deepcite.watches.notice import Notice
+
+__all__ = ["WatchChange", "build_notice", "change_markdown", "watch_change"]
+
+_RANK: dict[CitationOutcome, int] = {"supported": 2, "partial": 1, "unsupported": 0}
+
+
+class WatchChange(BaseModel):
+    """What one run of a watch found compared with the watch's previous completed run
+    (``previous_run_id`` ``None``: the first run, which has nothing to compare with)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    previous_run_id: str | None = None
+    #: When the previous run was made (the "since" of the summary).
+    since: datetime | None = None
+    new_sources: list[SourceRef] = []
+    vanished_sources: list[SourceRef] = []
+    #: Sources both runs cite: the previous run's number and this run's.
+    kept_sources: list[KeptSource] = []
+    new_claims: list[ClaimRef] = []
+    #: Supported before, partly supported now.
+    weakened_claims: list[ClaimChange] = []
+    #: Supported or partly supported before, unsupported now.
+    lost_support: list[ClaimChange] = []
+    #: Made before, not made now.
+    dropped_claims: list[ClaimRef] = []
+    #: Better supported now than before.
+    strengthened_claims: list[ClaimChange] = []
+    #: The first run: its sources and claims, for the summary.
+    sources: int = 0
+    claims: int = 0
+
+    @property
+    def first(self) -> bool:
+        return self.previous_run_id is None
+
+    @property
+    def nothing_new(self) -> bool:
+        """Nothing a reader needs to see: no source or claim came, went or got worse."""
+        return not self.first and not (
+            self.new_sources or self.vanished_sources or self.new_claims
+            or self.weakened_claims or self.lost_support or self.dropped_claims)
+
+    @property
+    def renumbered(self) -> list[KeptSource]:
+        return [kept for kept in self.kept_sources if kept.renumbered]
+
+    def summary(self) -> str:
+        """The one line every notice starts with."""
+        if self.first:
+            return (f"First run: {_count(self.sources, 'source')}, "
+                    f"{_count(self.claims, 'cited claim')}")
+        if self.nothing_new:
+            return f"Nothing new since {_when(self.since)}"
+        parts = []
+        if self.new_sources:
+            parts.append(_count(len(self.new_sources), "new source"))
+        if self.vanished_sources:
+            parts.append(_count(len(self.vanished_sources), "source", "sources") + " gone")
+        if self.new_claims:
+            parts.append(_count(len(self.new_claims), "new claim"))
+        if self.lost_support:
+            count = len(self.lost_support)
+            parts.append(_count(count, "claim") + (" lost its support" if count == 1
+                                                   else " lost their support"))
+        if self.weakened_claims:
+            parts.append(_count(len(self.weakened_claims), "claim") + " weakened")
+        if self.dropped_claims:
+            parts.append(_count(len(self.dropped_claims), "claim") + " no longer made")
+        return ", ".join(parts) + f" since {_when(self.since)}"
+
+
+def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
+    """The change from ``previous`` (the watch's previous completed run; ``None`` for
+    its first) to ``current``."""
+    if previous is None:
+        claims = {check.sentence for check in current.result.citation_checks}
+        return WatchChange(run_id=current.id, sources=len(current.result.sources),
+                           claims=len(claims))
+    cmp = compare_runs(previous, current)
+    weakened, lost, stronger = [], [], []
+    for claim in cmp.claims_changed:
+        before, after = _RANK[claim.a_support], _RANK[claim.b_support]
+        if claim.b_support == "unsupported":
+            lost.append(claim)
+        elif after < before:
+            weakened.append(claim)
+        else:
+            stronger.append(claim)
+    return WatchChange(
+        run_id=current.id, previous_run_id=previous.id, since=previous.created_at,
+        new_sources=cmp.sources_gained, vanished_sources=cmp.sources_lost,
+        kept_sources=cmp.sources_kept, new_claims=cmp.claims_gained,
+        weakened_claims=weakened, lost_support=lost, dropped_claims=cmp.claims_lost,
+        strengthened_claims=stronger, sources=cmp.b.sources,
+        claims=len(cmp.claims_changed) + len(cmp.claims_gained) + cmp.claims_unchanged)
+
+
+def change_markdown(change: WatchChange, *, name: str, question: str) -> str:
+    """``change`` as Markdown: the summary, then each kind of change, claim by claim."""
+    lines = [f"# {_safe(name)}: {_safe(change.summary())}", "",
+             f"Question: {_safe(question)}", ""]
+    if change.first:
+        lines += ["The first run of this watch: later runs say what changed since it."]
+        return "\n".join(lines).rstrip() + "\n"
+    if change.nothing_new:
+        lines += [f"The sources and claims are those of the run of {_when(change.since)}."]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def sources(heading: str, refs: list[SourceRef]) -> None:
+        if refs:
+            lines.extend([f"## {heading}", ""])
+            lines.extend(f"- [{s.number}] {_safe(s.title)} ({_safe(s.url)})" for s in refs)
+            lines.append("")
+
+    def changed(heading: str, claims: list[ClaimChange]) -> None:
+        if claims:
+            lines.extend([f"## {heading}", ""])
+            lines.extend(f"- \u201c{_safe(c.sentence)}\u201d: {c.a_support} "
+                         f"{_numbers(c.a_numbers)} \u2192 {c.b_support} "
+                         f"{_numbers(c.b_numbers)}" for c in claims)
+            lines.append("")
+
+    def made(heading: str, claims: list[ClaimRef]) -> None:
+        if claims:
+            lines.extend([f"## {heading}", ""])
+            lines.extend(f"- \u201c{_safe(c.sentence)}\u201d: {c.support} "
+                         f"{_numbers(c.numbers)}" for c in claims)
+            lines.append("")
+
+    sources("New sources", change.new_sources)
+    sources("Sources gone (numbers of the previous run)", change.vanished_sources)
+    made("New claims", change.new_claims)
+    changed("Claims that lost their support", change.lost_support)
+    changed("Claims whose support weakened", change.weakened_claims)
+    made("Claims no longer made (numbers of the previous run)", change.dropped_claims)
+    changed("Claims better supported now", change.strengthened_claims)
+    if change.renumbered:
+        lines.extend(["## Sources renumbered (previous \u2192 now)", ""])
+        lines.extend(f"- [{k.a_number}] \u2192 [{k.b_number}] {_safe(k.title)}"
+                     for k in change.renumbered)
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def build_notice(watch: WatchInfo, change: WatchChange, *, created_at: datetime | None = None,
+                 url: str | None = None) -> Notice:
+    """The notice every delivery target of ``watch`` gets for ``change``."""
+    question = watch.question
+    return Notice(watch_id=watch.id, watch_name=watch.name, run_id=change.run_id,
+                  previous_run_id=change.previous_run_id, question=question,
+                  created_at=created_at or datetime.now(UTC), summary=change.summary(),
+                  nothing_new=change.nothing_new,
+                  changes_markdown=change_markdown(change, name=watch.name,
+                                                   question=question),
+                  url=url)
+
+
+def _count(count: int, singular: str, plural: str | None = None) -> str:
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+
+
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return "the previous run"
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _safe(text: str) -> str:
+    return escape_quoted(one_line(text))
+
+
+def _numbers(numbers: list[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers) or "-"

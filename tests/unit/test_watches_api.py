@@ -1,0 +1,161 @@
+"""Watches over the REST API with user accounts: each user reaches only their own
+watches (another user's answers exactly as one that does not exist), admins all;
+create, list, show, pause, resume, run, read changes, rotate the feed token, delete;
+budgets and bad schedules refused. The real app over TestClient, a real SQLite store,
+runs really run (a scripted model)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import deepcite.runs.build
+from deepcite.collections import Collection
+from deepcite.config import Settings, load_settings
+from deepcite.runs.local import LocalRunExecutor
+from deepcite.store import HistoryStore
+from deepcite.watches.service import WatchService
+from deepcite.web.app import create_app
+from deepcite.web.contracts import WebState
+from tests.fakes import ScriptedChatModel
+
+PASSWORD = "correct horse battery"
+UNKNOWN = "0123456789abcdef0123456789abcdef"
+
+
+def _cite_all(prompt: str) -> str:
+    numbers = re.findall(r'<source id="(\d+)"', prompt)
+    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
+
+
+@dataclass
+class Server:
+    client: TestClient
+    store: HistoryStore
+    executor: LocalRunExecutor
+    settings: Settings
+    tokens: dict[str, str]
+
+    def auth(self, name: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[name]}"}
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DEEPCITE_WATCHES_MAX_RUNS_PER_OWNER_PER_DAY", "2")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "cache.md").write_text("We keep the cache in Redis with a one hour expiry.",
+                                     encoding="utf-8")
+    settings = load_settings({"research.iterations": 1})
+    Collection.create("notes", settings=settings).add(folder)
+    model = ScriptedChatModel(script={"synthesis": [_cite_all]})
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
+    store = HistoryStore.open(settings)
+    store.add_user("root", PASSWORD, admin=True)
+    for name in ("alice", "bob"):
+        store.add_user(name, PASSWORD)
+    tokens = {name: store.create_token(name, "tests") for name in ("root", "alice", "bob")}
+    store.share_collection("notes", everyone=True)
+    executor = LocalRunExecutor(settings, workers=1, store=store)
+    app = create_app(WebState(settings=settings, executor=executor))
+    try:
+        yield Server(TestClient(app), store, executor, settings, tokens)
+    finally:
+        executor.shutdown()
+        store.close()
+
+
+def _create(server: Server, who: str, **body: Any) -> dict[str, Any]:
+    reply = server.client.post("/api/v1/watches", headers=server.auth(who), json={
+        "request": {"question": "Where is the cache kept?", "collections": ["notes"]},
+        "schedule": "every 6h",
+        "targets": [{"kind": "webhook", "url": "https://hooks.example/a"}], **body})
+    assert reply.status_code == 201, reply.text
+    created: dict[str, Any] = reply.json()
+    return created
+
+
+def test_a_user_manages_their_watch_and_reads_its_changes(server: Server) -> None:
+    created = _create(server, "alice")
+    watch = created["watch"]
+    assert created["feed_token"].startswith("dcf_")
+    assert watch["owner_id"] == server.store.user("alice").id
+    assert watch["request"]["origin"] == "api"
+    auth = server.auth("alice")
+    client = server.client
+    assert [w["id"] for w in client.get("/api/v1/watches", headers=auth).json()] == [
+        watch["id"]]
+    paused = client.patch(f"/api/v1/watches/{watch['id'][:8]}", headers=auth,
+                          json={"status": "paused"})
+    assert paused.status_code == 200 and paused.json()["status"] == "paused"
+    resumed = client.patch(f"/api/v1/watches/{watch['id']}", headers=auth,
+                           json={"status": "active"}).json()
+    assert resumed["status"] == "active" and resumed["next_run_at"]
+
+    started = client.post(f"/api/v1/watches/{watch['id']}/run", headers=auth)
+    assert started.status_code == 202, started.text
+    run_id = started.json()["run_id"]
+    service = WatchService(server.store, server.settings, server.executor)
+    deadline = time.monotonic() + 30
+    while server.executor.status(run_id).state not in ("completed", "failed"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    service.finish_ended()  # the scheduler's part
+    [run] = client.get(f"/api/v1/watches/{watch['id']}/runs", headers=auth).json()
+    assert run["status"] == "done" and run["summary"].startswith("First run: 1 source")
+    detail = client.get(f"/api/v1/watches/{watch['id']}", headers=auth).json()
+    assert detail["latest"]["run_id"] == run_id
+    # the run is an ordinary run of hers
+    assert client.get(f"/api/v1/research/{run_id}", headers=auth).status_code == 200
+
+    fresh = client.post(f"/api/v1/watches/{watch['id']}/feed-token", headers=auth).json()
+    assert fresh["feed_token"] != created["feed_token"]
+    assert server.store.watch_for_feed_token(created["feed_token"]) is None
+    gone = client.delete(f"/api/v1/watches/{watch['id']}", headers=auth)
+    assert gone.status_code == 200 and gone.json()["deleted"] is True
+    assert client.get("/api/v1/watches", headers=auth).json() == []
+
+
+def test_another_users_watch_is_not_there(server: Server) -> None:
+    watch = _create(server, "alice")["watch"]
+    bob = server.auth("bob")
+    assert server.client.get("/api/v1/watches", headers=bob).json() == []
+    for method, path, body in [
+            ("GET", "", None), ("PATCH", "", {"status": "paused"}), ("DELETE", "", None),
+            ("POST", "/run", None), ("GET", "/runs", None), ("POST", "/feed-token", None)]:
+        for ref in (watch["id"], UNKNOWN):
+            reply = server.client.request(method, f"/api/v1/watches/{ref}{path}",
+                                          headers=bob, json=body)
+            assert reply.status_code == 404, (method, path, reply.text)
+            assert reply.json()["error"]["code"] == "unknown_watch"
+    assert server.store.watch(watch["id"]).status == "active"  # nothing changed
+    admin = server.client.get("/api/v1/watches", headers=server.auth("root")).json()
+    assert [w["id"] for w in admin] == [watch["id"]]
+
+
+def test_bad_watches_and_spent_budgets_are_refused(server: Server) -> None:
+    alice = server.auth("alice")
+    bad = server.client.post("/api/v1/watches", headers=alice, json={
+        "request": {"question": "Where is the cache kept?", "collections": ["notes"]},
+        "schedule": "hourly"})
+    assert bad.status_code == 422 and "every 30m" in bad.json()["error"]["message"]
+    target = server.client.post("/api/v1/watches", headers=alice, json={
+        "request": {"question": "Where?"}, "schedule": "every 1h",
+        "targets": [{"kind": "webhook", "url": "ftp://nope"}]})
+    assert target.status_code == 422
+    watch = _create(server, "alice")["watch"]
+    for _ in range(2):  # the owner's two runs a day
+        assert server.client.post(f"/api/v1/watches/{watch['id']}/run",
+                                  headers=alice).status_code == 202
+    spent = server.client.post(f"/api/v1/watches/{watch['id']}/run", headers=alice)
+    assert spent.status_code == 429
+    assert "max_runs_per_owner_per_day" in spent.json()["error"]["message"]

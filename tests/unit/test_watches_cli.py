@@ -1,0 +1,98 @@
+"""``deepcite watch``: add, list, show, run, pause, resume and rm on a real store, with
+real runs over a collection (a scripted model) and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import deepcite.runs.build
+from deepcite.cli import app
+from deepcite.collections import Collection
+from deepcite.config import load_settings
+from tests.fakes import ScriptedChatModel
+
+runner = CliRunner()
+
+
+def _cite_all(prompt: str) -> str:
+    numbers = re.findall(r'<source id="(\d+)"', prompt)
+    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
+
+
+@pytest.fixture(autouse=True)
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DEEPCITE_RESEARCH_ITERATIONS", "1")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "cache.md").write_text("We keep the cache in Redis with a one hour expiry.",
+                                     encoding="utf-8")
+    Collection.create("notes", settings=load_settings()).add(folder)
+    model = ScriptedChatModel(script={"synthesis": [_cite_all]})
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
+    return folder
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    done = runner.invoke(app, ["watch", *args])
+    return done.exit_code, done.output
+
+
+def stdout_of(*args: str) -> str:
+    return runner.invoke(app, ["watch", *args]).stdout
+
+
+def test_the_watch_commands_end_to_end(notes: Path) -> None:
+    code, output = invoke("add", "Where is the cache kept?", "--every", "6h", "-c", "notes",
+                          "--webhook", "https://hooks.example/a", "--json")
+    assert code == 0, output
+    added = json.loads(output)
+    watch_id = added["id"]
+    assert added["schedule"] == "every 6h" and added["feed_token"].startswith("dcf_")
+    assert added["request"]["origin"] == "cli"
+
+    code, output = invoke("list")
+    assert code == 0 and watch_id[:8] in output and "every 6h" in output
+
+    code, output = invoke("run", watch_id[:6])
+    assert code == 0, output
+    assert "First run: 1 source" in output
+    printed = stdout_of("run", watch_id[:6])
+    assert printed.startswith("Run ") and "Nothing new since" in printed
+    assert printed.count("\n") == 1  # one line, not the report again
+
+    (notes / "team.md").write_text("The team meets on Tuesdays to review the cache.",
+                                   encoding="utf-8")
+    Collection.named("notes", settings=load_settings()).add(notes)
+    code, output = invoke("run", watch_id[:6])
+    assert code == 0 and "1 new source" in output and "## New sources" in output
+
+    code, output = invoke("show", watch_id[:6])
+    assert code == 0 and "1 new source" in output and "webhook https://hooks.example/a" in output
+
+    code, output = invoke("pause", watch_id[:6])
+    assert code == 0 and "paused" in output
+    code, output = invoke("resume", watch_id[:6])
+    assert code == 0 and "active, next run" in output
+    code, output = invoke("rm", watch_id[:6])
+    assert code == 0 and "its runs stay in the history" in output
+    code, output = invoke("show", watch_id[:6])
+    assert code == 1 and "No watch" in output
+
+
+def test_one_schedule_and_good_ones_only() -> None:
+    code, output = invoke("add", "Why?", "-c", "notes")
+    assert code == 2 and "Give one schedule" in output
+    code, output = invoke("add", "Why?", "-c", "notes", "--every", "6h", "--manual")
+    assert code == 2 and "Give one schedule" in output
+    code, output = invoke("add", "Why?", "-c", "notes", "--cron", "0 25 * * *")
+    assert code == 2 and "not a cron expression" in output
+    code, output = invoke("add", "Why?", "-c", "notes", "--manual", "--email", "nobody")
+    assert code == 2 and "not an email address" in output
+    code, output = invoke("add", "Why?", "-c", "notes", "--manual")
+    assert code == 0 and "(on demand)" in output
