@@ -42,6 +42,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from deepcite.config_sections import (
     BUILTIN_PROVIDERS,
     CitationSettings,
+    DeliverySettings,
     EngineSettings,
     LLMSettings,
     QueueSettings,
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
     store: StoreSettings = StoreSettings()
     queue: QueueSettings = QueueSettings()
     web: WebSettings = WebSettings()
+    delivery: DeliverySettings = DeliverySettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -448,6 +450,7 @@ __all__ = [
     "KNOWN_KEYS",
     "SECTIONS",
     "CitationSettings",
+    "DeliverySettings",
     "EngineSettings",
     "LLMSettings",
     "QueueSettings",

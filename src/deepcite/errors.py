@@ -21,6 +21,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      |    +-- UnknownRunError, UnreadableRunError   a run is not there / not readable
      |    +-- UnknownUserError, DuplicateUserError  a user is not there / already there
      +-- QueueError         the job queue (Redis) cannot be reached or used
+ +-- DeliveryError      a watch's notice could not be sent (email, webhook)
 
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
 (``access`` and ``documents``), which exports them. A class is added here when something
@@ -126,6 +127,24 @@ class ShuttingDown(DeepciteError):
 
 class QueueError(DeepciteError):
     """The job queue (Redis, ``queue.url``) cannot be reached, or refused a request."""
+
+
+class DeliveryError(DeepciteError):
+    """A watch's notice could not be delivered to one target (email, webhook).
+
+    Raised by the senders of :mod:`deepcite.watches.delivery`; the message names the
+    server and the setting to check. ``retryable`` says whether trying again later may
+    succeed (a timeout, a 5xx answer, a server that hung up) or not (a refused login, a
+    4xx answer, a URL the egress policy refuses): the watch store retries only the
+    first kind, and records both, so that a failed delivery is visible, never lost.
+    ``status`` is the HTTP status of a webhook's answer, or the SMTP reply code.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False,
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
 
 
 def error_line(error: BaseException) -> str:
