@@ -280,3 +280,21 @@ def test_a_timeout_and_a_dead_port_are_retryable(receiver: Any, make_settings: A
         _send(sender, dead.url)
     assert caught.value.retryable
     assert "\n" not in str(caught.value)
+
+
+def test_the_receiver_snippet_of_the_docs_verifies_what_is_sent() -> None:
+    """docs/watch-delivery.md's stand-alone check, run on a real signed body."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "watch-delivery.md").read_text()
+    [snippet] = [block for block in re.findall(r"```python\n(.*?)```", page, re.S)
+                 if "def verify(" in block]
+    namespace: dict[str, Any] = {}
+    exec(snippet, namespace)
+    body = payload(_notice(), "https://hooks.example.org/x")
+    now = int(time.time())
+    headers = {"X-Deepcite-Timestamp": str(now), "X-Deepcite-Signature": sign(SECRET, body, now)}
+    assert namespace["verify"](SECRET, body, headers)
+    assert not namespace["verify"](SECRET, body + b"x", headers)
+    assert not namespace["verify"]("other", body, headers)
