@@ -25,7 +25,7 @@ import smtplib
 import socket
 import ssl
 from email.message import EmailMessage
-from email.utils import format_datetime, formatdate, make_msgid
+from email.utils import formatdate, make_msgid
 
 from deepcite.config_sections import DeliverySettings
 from deepcite.errors import ConfigError, DeliveryError
@@ -170,8 +170,7 @@ def build_message(notice: Notice, sender: str, to: list[str],
     message["Subject"] = subject(notice)
     message["From"] = sender
     message["To"] = ", ".join(to)
-    message["Date"] = (format_datetime(notice.created_at) if notice.created_at.tzinfo
-                       else formatdate(localtime=False))
+    message["Date"] = formatdate(usegmt=True)  # when sent: a retry is a new message
     message["Message-ID"] = make_msgid("watch", domain=sender.rsplit("@", 1)[-1])
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to it
     message["X-Deepcite-Watch"] = one_line(notice.watch_id)[:100]
