@@ -42,6 +42,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from deepcite.config_sections import (
     BUILTIN_PROVIDERS,
     CitationSettings,
+    DeliverySettings,
     EngineSettings,
     LLMSettings,
     QueueSettings,
@@ -78,6 +79,7 @@ class Settings(BaseSettings):
     queue: QueueSettings = QueueSettings()
     web: WebSettings = WebSettings()
     watches: WatchSettings = WatchSettings()
+    delivery: DeliverySettings = DeliverySettings()
     data_dir: Path = Field(
         default_factory=lambda: platformdirs.user_data_path("deepcite"),
         description="where collections and run data live",
@@ -450,6 +452,7 @@ __all__ = [
     "KNOWN_KEYS",
     "SECTIONS",
     "CitationSettings",
+    "DeliverySettings",
     "EngineSettings",
     "LLMSettings",
     "QueueSettings",

@@ -326,9 +326,45 @@ class WatchSettings(_Section):
     max_runs_per_watch_per_day: int = Field(
         default=24, ge=1, le=10_000, description="runs one watch may start in 24 hours, "
         "unless the watch sets a lower limit of its own")
-    delivery_attempts: int = Field(
-        default=5, ge=1, le=50, description="tries of one delivery (email, webhook) before "
-        "it is marked failed")
     base_url: str | None = Field(
         default=None, max_length=2000, description="the server's public address, for "
         "links in notices, e.g. https://research.example.org")
+
+
+class DeliverySettings(_Section):
+    """How watches deliver their notices: email over SMTP, and webhooks
+    (``docs/watch-delivery.md``). No ``smtp_host``: no email delivery."""
+
+    smtp_host: str | None = Field(
+        default=None, max_length=253, description="SMTP server that sends watch emails; "
+        "unset: watches have no email targets")
+    smtp_port: int | None = Field(
+        default=None, ge=1, le=65535, description="default: 587 (starttls), 465 (ssl), "
+        "25 (none)")
+    smtp_security: Literal["starttls", "ssl", "none"] = Field(
+        default="starttls", description="starttls: upgrade to TLS, refused if the server "
+        "does not offer it; ssl: TLS from the start (port 465); none: plain text")
+    smtp_username: str | None = Field(default=None, description="log in as this user "
+                                      "(unset: no login)")
+    smtp_password: SecretStr | None = Field(default=None, description="password of "
+                                            "smtp_username")
+    smtp_from: str | None = Field(
+        default=None, max_length=254, description="From: address; default: smtp_username "
+        "when it is an address")
+    smtp_ca_file: Path | None = Field(
+        default=None, description="CA certificates (PEM) the server's certificate is "
+        "checked against; default: the system's")
+    smtp_timeout_seconds: float = Field(default=30.0, gt=0, le=600,
+                                        description="per SMTP connection and command")
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=300,
+                                           description="per webhook request")
+    webhook_allow_private_hosts: tuple[str, ...] = Field(
+        default=(), description="private hosts, IPs or CIDRs (optionally :port) webhooks "
+        "may reach, as security.allow_private_hosts but for webhooks only")
+    max_attempts: int = Field(default=6, ge=1, le=50,
+                              description="tries of one delivery before it is failed")
+    backoff_base_seconds: float = Field(
+        default=60.0, gt=0, le=86400, description="wait before the first retry; doubled "
+        "for each next one (with jitter, at most backoff_max_seconds)")
+    backoff_max_seconds: float = Field(default=6 * 3600.0, gt=0, le=7 * 86400,
+                                       description="longest wait between two tries")

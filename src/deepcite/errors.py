@@ -137,8 +137,21 @@ class QueueError(DeepciteError):
 
 
 class DeliveryError(DeepciteError):
-    """A notice of a watch could not be delivered to one target (an SMTP server or a
-    webhook refused it, or could not be reached); the outbox tries again later."""
+    """A watch's notice could not be delivered to one target (email, webhook).
+
+    Raised by the senders of :mod:`deepcite.watches.delivery`; the message names the
+    server and the setting to check. ``retryable`` says whether trying again later may
+    succeed (a timeout, a 5xx answer, a server that hung up) or not (a refused login, a
+    4xx answer, a URL the egress policy refuses): the watch store retries only the
+    first kind, and records both, so that a failed delivery is visible, never lost.
+    ``status`` is the HTTP status of a webhook's answer, or the SMTP reply code.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False,
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
 
 
 class BudgetError(InputError):

@@ -217,7 +217,7 @@ def test_the_scheduler_runs_due_watches_finishes_them_and_delivers(
 def test_a_delivery_fails_for_good_after_its_attempts(store: HistoryStore,
                                                       make_settings: Any,
                                                       settings: Settings) -> None:
-    few = make_settings(**{"watches.delivery_attempts": 2})
+    few = make_settings(**{"delivery.max_attempts": 2})
     service = WatchService(store, few)
     watch, _ = service.add(request(), "on demand",
                            targets=[{"kind": "webhook", "url": "https://hooks.example/a"}])

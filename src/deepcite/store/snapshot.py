@@ -18,8 +18,8 @@ The dotted paths of what was removed are listed under the reserved top-level key
 :func:`restore_settings` is the way back, on the machine that executes a run (a queue
 worker): the snapshot over that machine's own settings, with every removed value taken
 from the machine, since a snapshot's ``http://user@host`` must never replace the
-machine's ``http://user:password@host``. ``data_dir``, ``store`` and ``queue`` are
-always the machine's own.
+machine's ``http://user:password@host``. ``data_dir``, ``store``, ``queue`` and
+``delivery`` are always the machine's own.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ logger = logging.getLogger(__name__)
 
 #: Top-level key of a snapshot listing the dotted paths of the values removed from it.
 REDACTED_KEY = "_redacted"
-#: Settings that are the executing machine's business, never taken from a snapshot.
-LOCAL_SECTIONS = frozenset({"data_dir", "store", "queue"})
+#: Settings that are the executing machine's business, never taken from a snapshot
+#: (``delivery``: the server's SMTP account and webhook limits, not the run's).
+LOCAL_SECTIONS = frozenset({"data_dir", "store", "queue", "delivery"})
 
 # Names of free-form keys that hold credentials; ``max_tokens`` and the like do not match.
 _SECRET_KEY = re.compile(

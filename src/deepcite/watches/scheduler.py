@@ -11,7 +11,7 @@ while everything was down runs once as soon as a process is back):
 3. sends the deliveries that are due, each leased by one process
    (:meth:`~deepcite.store.HistoryStore.claim_due_deliveries`), through the
    :class:`Sender` registered for its kind; a :class:`~deepcite.errors.DeliveryError` is
-   retried with backoff, and after ``watches.delivery_attempts`` tries marked failed.
+   retried with backoff, and after ``delivery.max_attempts`` tries marked failed.
 
 ``deepcite serve`` runs one (with its executor: runs in process, or queued with
 ``queue.url``), and so does ``deepcite worker`` when ``queue.url`` is set; every one of
@@ -68,7 +68,7 @@ def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, S
                 now: datetime | None = None) -> list[tuple[int, str]]:
     """Send the deliveries due now; ``(delivery id, status)`` for each one tried."""
     moment = now or datetime.now(UTC)
-    attempts = settings.watches.delivery_attempts
+    attempts = settings.delivery.max_attempts
     done: list[tuple[int, str]] = []
     for delivery in store.claim_due_deliveries(moment):
         sender = senders.get(delivery.kind)
