@@ -159,3 +159,29 @@ def test_bad_watches_and_spent_budgets_are_refused(server: Server) -> None:
     spent = server.client.post(f"/api/v1/watches/{watch['id']}/run", headers=alice)
     assert spent.status_code == 429
     assert "max_runs_per_owner_per_day" in spent.json()["error"]["message"]
+
+
+def test_the_feed_address_serves_the_watchs_changes_as_atom(server: Server) -> None:
+    import xml.etree.ElementTree as ET
+
+    created = _create(server, "alice")
+    assert created["feed_path"] == f"/feeds/watches/{created['feed_token']}.atom"
+    assert len(created["webhook_secret"]) == 64
+    assert server.store.webhook_secret(created["watch"]["id"]) == created["webhook_secret"]
+    WatchService(server.store, server.settings).run_here(created["watch"]["id"])
+
+    feed = server.client.get(created["feed_path"])  # no login: the address is the key
+    assert feed.status_code == 200, feed.text
+    assert feed.headers["content-type"].startswith("application/atom+xml")
+    assert feed.headers["cache-control"] == "private, no-store"
+    atom = "{http://www.w3.org/2005/Atom}"
+    entries = ET.fromstring(feed.content).findall(f"{atom}entry")
+    assert len(entries) == 1
+    assert (entries[0].findtext(f"{atom}title") or "").count("First run") == 1
+
+    wrong = server.client.get("/feeds/watches/dcf_not-a-token.atom")
+    assert wrong.status_code == 404 and "No such feed" in wrong.text
+    rotated = server.client.post(f"/api/v1/watches/{created['watch']['id']}/feed-token",
+                                 headers=server.auth("alice"))
+    assert rotated.status_code == 200
+    assert server.client.get(created["feed_path"]).status_code == 404

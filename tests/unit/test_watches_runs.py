@@ -172,7 +172,7 @@ class Recording:
              attachment: tuple[str, bytes] | None) -> None:
         if self.fail:
             self.fail -= 1
-            raise DeliveryError("the hook answered 503")
+            raise DeliveryError("the hook answered 503", retryable=True, status=503)
         self.sent.append((target, notice, attachment))
 
 
@@ -237,3 +237,63 @@ def test_a_change_round_trips_as_stored(store: HistoryStore, settings: Settings)
     done = service.run_here(watch.id)
     assert done.change is not None
     assert WatchChange.model_validate(done.change).nothing_new == done.nothing_new is True
+
+
+@pytest.mark.enable_socket  # a real webhook receiver on loopback
+def test_a_webhook_gets_the_notice_signed_with_the_watchs_secret(
+        store: HistoryStore, settings: Settings) -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from deepcite.watches.delivery import verify_signature
+    from deepcite.watches.scheduler import default_senders
+
+    got: list[tuple[bytes, dict[str, str]]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            got.append((body, dict(self.headers.items())))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    allowed = settings.model_copy(update={"delivery": settings.delivery.model_copy(
+        update={"webhook_allow_private_hosts": ("127.0.0.1",)})})
+    try:
+        service = WatchService(store, allowed)
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/hook"
+        watch, _ = service.add(request(), "every 6h", targets=[WebhookTarget(url=url)])
+        service.run_here(watch.id)
+        done = deliver_due(store, allowed, default_senders(allowed, store))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert [status for _, status in done] == ["sent"]
+    (body, headers), = got
+    secret = store.webhook_secret(watch.id)
+    assert secret and verify_signature(secret, body, headers)
+    assert not verify_signature("another secret", body, headers)
+    assert json.loads(body)["notice"]["summary"].startswith("First run: 2 sources")
+
+
+def test_a_delivery_the_target_refused_is_failed_at_once_with_its_reason(
+        store: HistoryStore, settings: Settings) -> None:
+    class Refusing:
+        def send(self, target: DeliveryTarget, notice: Notice, *,
+                 attachment: tuple[str, bytes] | None) -> None:
+            raise DeliveryError("the hook answered 404 - check the webhook URL", status=404)
+
+    service = WatchService(store, settings)
+    watch, _ = service.add(request(), "every 6h",
+                           targets=[WebhookTarget(url="https://hooks.example/gone")])
+    service.run_here(watch.id)
+    assert [s for _, s in deliver_due(store, settings, {"webhook": Refusing()})] == ["failed"]
+    (delivery,) = store.deliveries(watch.id)
+    assert (delivery.status, delivery.attempts) == ("failed", 1)
+    assert delivery.last_error is not None and "404" in delivery.last_error

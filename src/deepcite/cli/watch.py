@@ -80,15 +80,22 @@ def add_command(
         try:
             watch, token = service.add(request, chosen[0], targets=targets, name=name,
                                        max_runs_per_day=max_runs_per_day)
+            secret = service.store.webhook_secret(watch.id) or ""
         finally:
             service.store.close()
+    from deepcite.watches.service import feed_path
+
     if as_json:
-        out.print_json(json.dumps({**watch.model_dump(mode="json"), "feed_token": token}))
+        out.print_json(json.dumps({**watch.model_dump(mode="json"), "feed_token": token,
+                                   "feed_path": feed_path(token), "webhook_secret": secret}))
         return
     out.print(Text(f"Watch {watch.id[:8]} added: {one_line(watch.name)} ({watch.schedule}"
                    + (f", next {_when(watch.next_run_at)}" if watch.next_run_at else "")
                    + ")"))
-    out.print(Text(f"Feed token (shown once): {token}"))
+    out.print(Text(f"Atom feed (shown once; `deepcite watch feed {watch.id[:8]}` makes a new "
+                   f"one): {feed_path(token)} on the server"))
+    if webhook:
+        out.print(Text(f"Webhook secret (checks X-Deepcite-Signature): {secret}"))
 
 
 @watch_app.command("list")
@@ -198,6 +205,20 @@ def pause_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.
 def resume_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
     """Run a paused watch on its schedule again, from its next slot."""
     _set_state(watch, "resume")
+
+
+@watch_app.command("feed")
+def feed_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
+    """Make a new address for the watch's Atom feed (the old one stops working)."""
+    from deepcite.watches.service import feed_path
+
+    with user_errors():
+        service = _service()
+        try:
+            token = service.rotate_feed_token(watch)
+        finally:
+            service.store.close()
+    out.print(Text(f"Atom feed (shown once): {feed_path(token)} on the server"))
 
 
 @watch_app.command("rm")

@@ -346,6 +346,9 @@ class WatchRow(Base):
     #: Runs this watch may start in 24 hours (``None``: the configured limit).
     max_runs_per_day: Mapped[int | None] = mapped_column(Integer)
     feed_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    #: The key webhook bodies are signed with (HMAC-SHA256); the receiver holds it too,
+    #: so it is kept as it is, shown to the owner at creation and by ``watch show``.
+    webhook_secret: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 

@@ -119,7 +119,8 @@ class WatchOps(StoreBase):
                        schedule=schedule, targets=list(targets), status="active",
                        next_run_at=next_run_at, last_run_at=None,
                        max_runs_per_day=max_runs_per_day,
-                       feed_token_hash=feed_token_hash(token), created_at=now,
+                       feed_token_hash=feed_token_hash(token),
+                       webhook_secret=secrets.token_hex(32), created_at=now,
                        updated_at=now)
         with self._writing() as session:
             if max_per_owner is not None and owner_id is not None:
@@ -198,6 +199,13 @@ class WatchOps(StoreBase):
             self._changed(session, update(WatchRow).where(WatchRow.id == full).values(
                 feed_token_hash=feed_token_hash(token), updated_at=datetime.now(UTC)))
         return token
+
+    def webhook_secret(self, watch_id: str) -> str | None:
+        """The key the watch's webhook bodies are signed with (its full id; ``None``:
+        no such watch). Not access-checked: the senders ask, for a watch they deliver."""
+        with self._reading() as session:
+            row = session.get(WatchRow, watch_id)
+            return row.webhook_secret if row is not None else None
 
     def watch_for_feed_token(self, token: str) -> WatchInfo | None:
         """The watch whose feed token ``token`` is (``None``: none, or rotated away)."""
@@ -359,10 +367,12 @@ class WatchOps(StoreBase):
         return leased
 
     def mark_delivery(self, delivery_id: int, outcome: str, *, error: str | None = None,
-                      max_attempts: int = 5, now: datetime | None = None) -> DeliveryStatus:
+                      max_attempts: int = 5, now: datetime | None = None,
+                      retry_at: datetime | None = None) -> DeliveryStatus:
         """Say how a leased delivery went: ``sent``; or ``retry`` (it failed with
         ``error``): pending again after :func:`delivery_backoff`, or ``failed`` once it
-        has had ``max_attempts`` tries. Returns its status now."""
+        has had ``max_attempts`` tries; ``retry_at`` sets the next try's time (the senders'
+        backoff, :func:`deepcite.watches.delivery.next_attempt`). Returns its status now."""
         now = now or datetime.now(UTC)
         with self._writing() as session:
             row = session.get(DeliveryRow, delivery_id)
@@ -376,7 +386,7 @@ class WatchOps(StoreBase):
                     row.status, row.next_attempt_at = "failed", None
                 else:
                     row.status = "pending"
-                    row.next_attempt_at = now + delivery_backoff(row.attempts)
+                    row.next_attempt_at = retry_at or now + delivery_backoff(row.attempts)
             else:
                 raise ValueError(f"unknown delivery outcome {outcome!r}")
             return cast(DeliveryStatus, row.status)

@@ -16,25 +16,27 @@ while everything was down runs once as soon as a process is back):
 ``deepcite serve`` runs one (with its executor: runs in process, or queued with
 ``queue.url``), and so does ``deepcite worker`` when ``queue.url`` is set; every one of
 them may tick, since the store decides who does what. Senders come by injection (a
-mapping kind -> :class:`Sender`); by default those of ``deepcite.watches.delivery``
-(``senders(settings)``), or none when that package is not there.
+mapping kind -> :class:`Sender`); by default those of :mod:`deepcite.watches.delivery`
+(:func:`default_senders`). A retryable failure is tried again after the senders'
+backoff (``delivery.backoff_base_seconds``, doubling); one that is not (a 4xx answer, a
+refused login) is failed at once, with its error kept for the owner to see.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from deepcite.config import Settings
-from deepcite.errors import DeepciteError, DeliveryError, ExportError, error_line
+from deepcite.errors import ConfigError, DeepciteError, DeliveryError, ExportError, error_line
 from deepcite.export import ExportOptions, export_report
 from deepcite.store import HistoryStore
 from deepcite.store.watch_records import DeliveryInfo
-from deepcite.watches.notice import DeliveryTarget, Notice
+from deepcite.watches.delivery import Sender, next_attempt, retryable, senders_from_settings
+from deepcite.watches.notice import Notice
 from deepcite.watches.service import TARGETS, TickReport, WatchService
 
 __all__ = ["Sender", "WatchScheduler", "default_senders", "deliver_due"]
@@ -42,33 +44,24 @@ __all__ = ["Sender", "WatchScheduler", "default_senders", "deliver_due"]
 logger = logging.getLogger(__name__)
 
 
-class Sender(Protocol):
-    """Sends one notice to one target; raises :class:`~deepcite.errors.DeliveryError`
-    when it could not (the outbox tries again later)."""
-
-    def send(self, target: DeliveryTarget, notice: Notice, *,
-             attachment: tuple[str, bytes] | None) -> None: ...
-
-
-def default_senders(settings: Settings) -> Mapping[str, Sender]:
-    """The senders of ``deepcite.watches.delivery`` (its ``senders(settings)``), or none
-    when it is not installed yet."""
-    try:  # built on another branch: by name, so this works before and after it lands
-        delivery = importlib.import_module("deepcite.watches.delivery")
-    except ImportError:
+def default_senders(settings: Settings, store: HistoryStore) -> Mapping[str, Sender]:
+    """The senders of :mod:`deepcite.watches.delivery` for ``settings`` (email only with
+    ``delivery.smtp_host``), webhooks signed with each watch's secret from ``store``.
+    Settings they cannot use leave that process without senders, said once in the log:
+    its deliveries wait for a process that has them, visibly pending."""
+    try:
+        return senders_from_settings(settings, secret_for=store.webhook_secret)
+    except ConfigError as exc:
+        logger.error("watch deliveries are not sent from this process: %s", error_line(exc))
         return {}
-    make = getattr(delivery, "senders", None)
-    if not callable(make):
-        return {}
-    made: Mapping[str, Sender] = make(settings)
-    return made
 
 
 def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, Sender],
                 now: datetime | None = None) -> list[tuple[int, str]]:
     """Send the deliveries due now; ``(delivery id, status)`` for each one tried."""
     moment = now or datetime.now(UTC)
-    attempts = settings.delivery.max_attempts
+    backoff = settings.delivery
+    attempts = backoff.max_attempts
     done: list[tuple[int, str]] = []
     for delivery in store.claim_due_deliveries(moment):
         sender = senders.get(delivery.kind)
@@ -82,8 +75,12 @@ def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, S
             notice = Notice.model_validate(delivery.notice)
             sender.send(target, notice, attachment=_attachment(store, settings, delivery))
         except DeliveryError as exc:
-            status = store.mark_delivery(delivery.id, "retry", error=error_line(exc),
-                                         max_attempts=attempts)
+            retry_at = (next_attempt(delivery.attempts, moment, backoff.backoff_base_seconds,
+                                     attempts, max_seconds=backoff.backoff_max_seconds)
+                        if retryable(exc) else None)
+            status = store.mark_delivery(delivery.id, "retry" if retry_at else "failed",
+                                         error=error_line(exc), max_attempts=attempts,
+                                         now=moment, retry_at=retry_at)
         except Exception as exc:  # a sender's bug must not stop the tick, nor retry forever
             logger.exception("delivery %d crashed", delivery.id)
             status = store.mark_delivery(delivery.id, "retry", error=error_line(exc),
@@ -118,7 +115,7 @@ class WatchScheduler:
                  tick_seconds: float | None = None) -> None:
         self.service = service
         self.senders = (senders if senders is not None
-                        else default_senders(service.settings))
+                        else default_senders(service.settings, service.store))
         self.tick_seconds = tick_seconds or service.settings.watches.tick_seconds
         self._scheduler: Any = None
         self._lock = threading.Lock()

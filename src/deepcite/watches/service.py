@@ -17,6 +17,7 @@ may have ``watches.max_watches_per_owner`` watches. Each refusal is one line
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,16 +42,21 @@ from deepcite.store import HistoryStore, RunStatus, StoredRun
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo
 from deepcite.watches.changes import WatchChange, build_notice, watch_change
-from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget
+from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget, Notice
 from deepcite.watches.schedule import Schedule, parse_schedule
 
-__all__ = ["TARGETS", "WatchService", "WatchView", "targets_of"]
+__all__ = ["TARGETS", "WatchService", "WatchView", "feed_path", "targets_of"]
 
 logger = logging.getLogger(__name__)
 
 TARGETS: TypeAdapter[list[DeliveryTarget]] = TypeAdapter(list[DeliveryTarget])
 _DAY = timedelta(hours=24)
 MAX_NAME_CHARS = 200
+
+
+def feed_path(token: str) -> str:
+    """Where the Atom feed of the watch with feed token ``token`` is served."""
+    return f"/feeds/watches/{token}.atom"
 
 
 def targets_of(data: Sequence[Any]) -> list[DeliveryTarget]:
@@ -146,6 +152,18 @@ class WatchService:
         """The newest watch run that has ended (its change stored), if any."""
         return next((run for run in self.store.watch_runs(watch_id, limit=20)
                      if run.status != "running"), None)
+
+    def notices(self, watch: WatchInfo, *, limit: int = 50) -> builtins.list[Notice]:
+        """The notices of the watch's ended runs, newest first (its Atom feed and inbox):
+        what each said when it ended, a failed run's one line included."""
+        question = str(watch.request.get("question", ""))
+        return [Notice(watch_id=watch.id, watch_name=watch.name, run_id=run.run_id,
+                       previous_run_id=run.previous_run_id, question=question,
+                       created_at=run.finished_at or run.created_at,
+                       summary=run.summary or run.status, nothing_new=run.nothing_new,
+                       changes_markdown=run.changes_markdown or "", url=self._url(run.run_id))
+                for run in self.store.watch_runs(watch.id, limit=limit)
+                if run.status != "running" and run.run_id is not None]
 
     def pause(self, ref: str, access: Access = EVERYTHING) -> WatchInfo:
         """Stop running on schedule (``run`` still works)."""

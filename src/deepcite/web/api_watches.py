@@ -21,7 +21,7 @@ from deepcite.errors import BudgetError, InputError, RequestError, UnknownWatchE
 from deepcite.runs import RunRequest
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo
 from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget
-from deepcite.watches.service import WatchService
+from deepcite.watches.service import WatchService, feed_path
 from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.contracts import WebState
 
@@ -53,6 +53,11 @@ class WatchCreated(BaseModel):
     watch: WatchInfo
     #: Shown once: only its hash is kept (``POST .../feed-token`` makes a new one).
     feed_token: str
+    #: The feed's address on this server: ``/feeds/watches/<feed_token>.atom``.
+    feed_path: str
+    #: The key webhook bodies are signed with (``X-Deepcite-Signature``, see
+    #: ``docs/watch-delivery.md``): give it to the receiver.
+    webhook_secret: str
 
 
 class WatchDetail(BaseModel):
@@ -79,7 +84,8 @@ def watches_router(state: WebState) -> APIRouter:
             max_runs_per_day=body.max_runs_per_day))
         history_store(state).audit("watch.add", actor=caller.name, target=watch.id,
                                    detail={"schedule": watch.schedule})
-        return WatchCreated(watch=watch, feed_token=token)
+        return WatchCreated(watch=watch, feed_token=token, feed_path=feed_path(token),
+                            webhook_secret=history_store(state).webhook_secret(watch.id) or "")
 
     @router.get("/{watch_id}", response_model=WatchDetail)
     def show(watch_id: str, caller: AskedBy) -> WatchDetail:

@@ -37,6 +37,7 @@ from deepcite.errors import (
 )
 from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
+from deepcite.web.feeds import feeds_router
 from deepcite.web.gate import Gate, Refused
 from deepcite.web.guard import FrontDoor
 
@@ -63,6 +64,7 @@ def create_app(state: WebState) -> FastAPI:
     app.state.web = state
     gate = Gate(state)  # one answer to "who is asking" for the door, the API and pages
     app.include_router(api_router(state, gate))
+    app.include_router(feeds_router(state))
     _include_pages(app, state, gate)
     _add_error_handlers(app)
 

@@ -39,6 +39,7 @@ def upgrade() -> None:
         sa.Column("last_run_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("max_runs_per_day", sa.Integer(), nullable=True),
         sa.Column("feed_token_hash", sa.String(64), nullable=True),
+        sa.Column("webhook_secret", sa.String(64), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_watches"),
