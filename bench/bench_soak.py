@@ -289,6 +289,7 @@ class Clients:
         self.turn = itertools.count()
         self.formats = itertools.cycle(EXPORT_FORMATS)
         self.next_lock = threading.Lock()
+        self.owed = 0  # follow-ups put off until a run had ended with an answer
         self.threads = [threading.Thread(target=self.client, name=f"soak-client-{n}",
                                          daemon=True) for n in range(concurrency)]
 
@@ -308,8 +309,11 @@ class Clients:
             while time.time() < self.deadline and not self.stopping.is_set():
                 with self.next_lock:
                     n = next(self.turn)
+                    kind = KINDS[n % len(KINDS)]
+                    if self.owed and self.soak.completed:
+                        self.owed, kind = self.owed - 1, "follow-up"
                 try:
-                    self.one(http, KINDS[n % len(KINDS)], n)
+                    self.one(http, kind, n)
                 except Exception as error:  # noqa: BLE001 - the bench's own trouble: say it, go on
                     self.soak.error(f"client: {type(error).__name__}: {error}")
                     time.sleep(1)
@@ -327,7 +331,9 @@ class Clients:
         elif kind == "follow-up":
             with self.soak.lock:
                 parents = list(self.soak.completed)
-            if not parents:
+            if not parents:  # nothing has ended yet: a quick answer now, a follow-up later
+                with self.next_lock:
+                    self.owed += 1
                 return "quick", body
             body.update(question=FOLLOW_UPS[n % len(FOLLOW_UPS)],
                         parent_id=parents[n % len(parents)])
