@@ -170,7 +170,8 @@ def postgres_url() -> Iterator[str]:
     except Unavailable as error:
         raise SystemExit(f"PostgreSQL did not start: {error}") from None
     finally:
-        cluster.stop()
+        with suppress(Unavailable):  # a Ctrl-C in the terminal may have stopped it
+            cluster.stop()
 
 
 @contextmanager
@@ -193,6 +194,20 @@ class Process:
     label: str
     popen: subprocess.Popen[bytes]
     log: Path
+    signalled: bool = False
+
+    def terminate(self) -> None:
+        """SIGTERM, once: a second one would make a worker drop the run it holds."""
+        if not self.signalled and self.popen.poll() is None:
+            self.signalled = True
+            with suppress(ProcessLookupError):
+                self.popen.send_signal(signal.SIGTERM)
+
+
+def terminate_all(processes: list[Process]) -> None:
+    """Every process is told to stop at once, so that their shutdowns overlap."""
+    for process in processes:
+        process.terminate()
 
 
 @contextmanager
@@ -210,15 +225,14 @@ def started(label: str, args: list[str], env: dict[str, str], cwd: Path,
     try:
         yield process
     finally:
-        stop(popen)
+        stop(process)
 
 
-def stop(popen: subprocess.Popen[bytes], grace: float = 60.0) -> None:
-    if popen.poll() is None:
-        with suppress(ProcessLookupError):
-            popen.send_signal(signal.SIGTERM)
-        with suppress(subprocess.TimeoutExpired):
-            popen.wait(timeout=grace)
+def stop(process: Process, grace: float = 60.0) -> None:
+    popen = process.popen
+    process.terminate()
+    with suppress(subprocess.TimeoutExpired):
+        popen.wait(timeout=grace)
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(popen.pid, signal.SIGKILL)  # and anything it forked
     with suppress(subprocess.TimeoutExpired):
@@ -549,6 +563,8 @@ def combination(executor: str, store: str, args: argparse.Namespace) -> dict[str
             print(f"  up: {', '.join(f'{p.label} (pid {p.popen.pid})' for p in processes)}"
                   f"; data in {folder}", flush=True)
 
+            stack.callback(terminate_all, processes)
+            stack.callback(stopping.set)  # first thing of the teardown, also on Ctrl-C
             began = time.time()
             deadline = began + args.seconds
             threads = [threading.Thread(target=sampler, daemon=True,
