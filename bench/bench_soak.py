@@ -409,8 +409,10 @@ class Clients:
         after, asked = 0, False
         path = f"/api/v1/research/{record.run_id}"
         while not self.stopping.is_set():
+            asked_at, replied, messages = time.monotonic(), False, 0
             try:
                 with http.stream("GET", f"{path}/events", params={"after": after}) as reply:
+                    replied = True
                     if reply.status_code != 200:
                         reply.read()
                         self.soak.error(f"GET {path}/events: HTTP {reply.status_code}: "
@@ -421,6 +423,7 @@ class Clients:
                         buffer += chunk
                         *blocks, buffer = buffer.split("\n\n")
                         for message in sse_lines("\n\n".join(blocks)):
+                            messages += 1
                             if message.get("event") == "end":
                                 record.ended = time.time()
                                 return
@@ -432,7 +435,11 @@ class Clients:
                             asked = True
                             self.call(http, "GET", f"{path}/export/markdown", {409, 200})
             except httpx.HTTPError as error:
-                self.soak.error(f"GET {path}/events: {type(error).__name__}: {error}")
+                where = (f"after {messages} message(s) of the stream" if replied
+                         else "before any reply")
+                self.soak.error(f"GET {path}/events: {type(error).__name__}: {error} "
+                                f"({where}, {time.monotonic() - asked_at:.1f} s after "
+                                "asking; resumed)")
                 time.sleep(1)
 
 
