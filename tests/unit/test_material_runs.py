@@ -112,7 +112,7 @@ def test_materials_switched_off_are_ignored_with_one_warning(
     model = _model()
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     monkeypatch.setattr(deepcite.runs.build, "build_engines",
-                        lambda settings: ([MemoryEngine(WEB)], []))
+                        lambda settings, on_build=None: ([MemoryEngine(WEB)], []))
     result = deepcite.quick_summary(QUESTION, materials=[NOTES], materials_enabled=False,
                                         iterations=1, data_dir=str(make_settings().data_dir))
     assert [w.code for w in result.warnings].count("materials_ignored") == 1
