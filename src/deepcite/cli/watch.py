@@ -11,6 +11,8 @@ are made by ``deepcite serve`` (or ``deepcite worker`` with ``queue.url``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -26,12 +28,15 @@ watch_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                         help="Questions researched again on a schedule.")
 
 
-def _service() -> Any:
+@contextmanager
+def _service() -> Iterator[Any]:
+    """The watch service over the configured store, closed when the block ends."""
     from deepcite.store import HistoryStore
     from deepcite.watches.service import WatchService
 
     settings = settings_from({})
-    return WatchService(HistoryStore.open(settings), settings)
+    with HistoryStore.open(settings) as store:
+        yield WatchService(store, settings)
 
 
 @watch_app.command("add")
@@ -76,13 +81,10 @@ def add_command(
         request = RunRequest.parse(question=question, mode=mode, collections=collection or [],
                                    engines=engine or [], strategy=strategy, provider=provider,
                                    model=model, origin="cli")
-        service = _service()
-        try:
+        with _service() as service:
             watch, token = service.add(request, chosen[0], targets=targets, name=name,
                                        max_runs_per_day=max_runs_per_day)
             secret = service.store.webhook_secret(watch.id) or ""
-        finally:
-            service.store.close()
     from deepcite.watches.service import feed_path
 
     if as_json:
@@ -103,12 +105,8 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """List the watches, newest first."""
-    with user_errors():
-        service = _service()
-        try:
-            watches = service.list()
-        finally:
-            service.store.close()
+    with user_errors(), _service() as service:
+        watches = service.list()
     if as_json:
         out.print_json(json.dumps([w.model_dump(mode="json") for w in watches]))
         return
@@ -128,13 +126,9 @@ def show_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Show a watch and the latest change it found."""
-    with user_errors():
-        service = _service()
-        try:
-            view = service.view(watch)
-            runs = service.store.watch_runs(view.watch.id, limit=10)
-        finally:
-            service.store.close()
+    with user_errors(), _service() as service:
+        view = service.view(watch)
+        runs = service.store.watch_runs(view.watch.id, limit=10)
     found = view.watch
     if as_json:
         out.print_json(json.dumps({**found.model_dump(mode="json"),
@@ -165,13 +159,9 @@ def run_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Run a watch now, in this process, and print what changed since its last run."""
-    with user_errors():
-        service = _service()
-        try:
-            err.print(Text(f"Running watch {watch} ..."))
-            done = service.run_here(watch)
-        finally:
-            service.store.close()
+    with user_errors(), _service() as service:
+        err.print(Text(f"Running watch {watch} ..."))
+        done = service.run_here(watch)
     if as_json:
         out.print_json(json.dumps(done.model_dump(mode="json")))
         return
@@ -183,13 +173,9 @@ def run_command(
         raise typer.Exit(1)
 
 
-def _set_state(watch: str, action: str) -> None:
-    with user_errors():
-        service = _service()
-        try:
-            changed = getattr(service, action)(watch)
-        finally:
-            service.store.close()
+def _set_state(watch: str, *, pause: bool) -> None:
+    with user_errors(), _service() as service:
+        changed = service.pause(watch) if pause else service.resume(watch)
     state = "paused" if changed.status == "paused" else (
         f"active, next run {_when(changed.next_run_at)}")
     out.print(Text(f"Watch {changed.id[:8]}: {state}"))
@@ -198,13 +184,13 @@ def _set_state(watch: str, action: str) -> None:
 @watch_app.command("pause")
 def pause_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
     """Stop running a watch on its schedule."""
-    _set_state(watch, "pause")
+    _set_state(watch, pause=True)
 
 
 @watch_app.command("resume")
 def resume_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
     """Run a paused watch on its schedule again, from its next slot."""
-    _set_state(watch, "resume")
+    _set_state(watch, pause=False)
 
 
 @watch_app.command("feed")
@@ -212,24 +198,16 @@ def feed_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix."
     """Make a new address for the watch's Atom feed (the old one stops working)."""
     from deepcite.watches.service import feed_path
 
-    with user_errors():
-        service = _service()
-        try:
-            token = service.rotate_feed_token(watch)
-        finally:
-            service.store.close()
+    with user_errors(), _service() as service:
+        token = service.rotate_feed_token(watch)
     out.print(Text(f"Atom feed (shown once): {feed_path(token)} on the server"))
 
 
 @watch_app.command("rm")
 def rm_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]) -> None:
     """Delete a watch (its runs stay in the history)."""
-    with user_errors():
-        service = _service()
-        try:
-            removed = service.remove(watch)
-        finally:
-            service.store.close()
+    with user_errors(), _service() as service:
+        removed = service.remove(watch)
     out.print(Text(f"Deleted watch {removed[:8]}; its runs stay in the history."))
 
 
