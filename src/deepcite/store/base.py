@@ -13,6 +13,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, Executable, exc, func, insert, select
@@ -28,6 +29,47 @@ from deepcite.types import Event
 MIN_PREFIX = 4
 """The shortest id prefix accepted: shorter ones match too many runs to be safe."""
 _HEX = re.compile(r"[0-9a-f]{1,32}")
+
+
+@dataclass(frozen=True)
+class IdKind:
+    """What :func:`resolve_prefix` says of the ids it resolves: ``noun`` ("run"),
+    ``plural``, ``where`` they live (" in the history", or ""), the command that
+    ``lists`` them, what that command lists (``listed``: "the runs", "them"), and the
+    error for an id that names none."""
+
+    noun: str
+    plural: str
+    where: str
+    lists: str
+    listed: str
+    unknown: type[StoreError]
+
+
+def resolve_prefix(session: Session, ref: str, column: Any, visible: Any, kind: IdKind
+                   ) -> str:
+    """The full id in ``column`` that ``ref`` (a full id or a unique prefix of at least
+    :data:`MIN_PREFIX` hex characters) names among the rows ``visible`` selects; a
+    one-line :class:`StoreError` for one too short or matching several, ``kind.unknown``
+    for one matching none. Runs and watches are named the same way."""
+    wanted = ref.strip().lower()
+    label = kind.noun.capitalize()
+    if len(wanted) < MIN_PREFIX:
+        raise StoreError(f"{label} id {ref!r} is too short - give at least {MIN_PREFIX} "
+                         f"characters of an id from {kind.lists}")
+    if not _HEX.fullmatch(wanted):
+        raise kind.unknown(f"No {kind.noun} {ref!r}{kind.where} - ids are hexadecimal; "
+                           f"{kind.lists} lists them")
+    found = list(session.scalars(select(column).where(column.startswith(wanted), visible)
+                                 .order_by(column).limit(4)))
+    if not found:
+        raise kind.unknown(f"No {kind.noun} {ref!r}{kind.where} - {kind.lists} lists "
+                           f"{kind.listed}")
+    if len(found) > 1:
+        some = ", ".join(found_id[:12] for found_id in found[:3])
+        raise StoreError(f"{label} id {ref!r} matches several {kind.plural} ({some}"
+                         f"{', ...' if len(found) > 3 else ''}) - type more of the id")
+    return str(found[0])
 
 
 class StoreBase:
@@ -51,24 +93,9 @@ class StoreBase:
         """The full id of the one run ``ref`` names among those ``access`` may see, or a
         one-line :class:`StoreError` (:class:`UnknownRunError` when it names none of
         them: another user's run is not there, and never makes a prefix ambiguous)."""
-        wanted = ref.strip().lower()
-        if len(wanted) < MIN_PREFIX:
-            raise StoreError(f"Run id {ref!r} is too short - give at least {MIN_PREFIX} "
-                             "characters of an id from `deepcite history`")
-        if not _HEX.fullmatch(wanted):
-            raise UnknownRunError(f"No run {ref!r} in the history - ids are hexadecimal; "
-                             "`deepcite history` lists them")
-        found = list(session.scalars(select(Run.id).where(Run.id.startswith(wanted),
-                                                         access.runs())
-                                     .order_by(Run.id).limit(4)))
-        if not found:
-            raise UnknownRunError(f"No run {ref!r} in the history - `deepcite history` lists "
-                             "the runs")
-        if len(found) > 1:
-            some = ", ".join(run_id[:12] for run_id in found[:3])
-            raise StoreError(f"Run id {ref!r} matches several runs ({some}"
-                             f"{', ...' if len(found) > 3 else ''}) - type more of the id")
-        return found[0]
+        return resolve_prefix(session, ref, Run.id, access.runs(), IdKind(
+            "run", "runs", " in the history", "`deepcite history`", "the runs",
+            UnknownRunError))
 
     @staticmethod
     def _unknown(run_id: str) -> UnknownRunError:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import re
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from deepcite.errors import BudgetError, StoreError, UnknownWatchError
 from deepcite.store.access import EVERYTHING, Access
-from deepcite.store.base import MIN_PREFIX, StoreBase
+from deepcite.store.base import IdKind, StoreBase, resolve_prefix
 from deepcite.store.models import DeliveryRow, Run, WatchRow, WatchRunRow
 from deepcite.store.records import ENDED, RunStatus
 from deepcite.store.watch_records import (
@@ -55,7 +54,7 @@ __all__ = ["DELIVERY_LEASE_S", "FEED_TOKEN_PREFIX", "WatchOps", "delivery_backof
 DELIVERY_LEASE_S = 300.0
 #: Feed tokens start with this, so one pasted in the wrong place is recognised.
 FEED_TOKEN_PREFIX = "dcf_"
-_HEX = re.compile(r"[0-9a-f]{1,32}")
+_WATCH_IDS = IdKind("watch", "watches", "", "`deepcite watch list`", "them", UnknownWatchError)
 _DAY = timedelta(hours=24)
 
 
@@ -402,19 +401,4 @@ class WatchOps(StoreBase):
 
     @staticmethod
     def _resolve_watch(session: Session, ref: str, access: Access) -> str:
-        wanted = ref.strip().lower()
-        if len(wanted) < MIN_PREFIX:
-            raise StoreError(f"Watch id {ref!r} is too short - give at least {MIN_PREFIX} "
-                             "characters of an id from `deepcite watch list`")
-        if not _HEX.fullmatch(wanted):
-            raise UnknownWatchError(f"No watch {ref!r} - ids are hexadecimal; "
-                                    "`deepcite watch list` lists them")
-        found = list(session.scalars(select(WatchRow.id).where(
-            WatchRow.id.startswith(wanted), _sees(access)).order_by(WatchRow.id).limit(4)))
-        if not found:
-            raise UnknownWatchError(f"No watch {ref!r} - `deepcite watch list` lists them")
-        if len(found) > 1:
-            some = ", ".join(found_id[:12] for found_id in found[:3])
-            raise StoreError(f"Watch id {ref!r} matches several watches ({some}) - type "
-                             "more of the id")
-        return found[0]
+        return resolve_prefix(session, ref, WatchRow.id, _sees(access), _WATCH_IDS)
