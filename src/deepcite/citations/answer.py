@@ -26,6 +26,7 @@ from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share
 from deepcite.citations.text import (
     best_excerpt,
     content_words,
+    cut_at_word,
     dominant_script,
     escape_quoted,
     split_sentences,
@@ -140,7 +141,8 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     for sentence in rank_sentences(question, sources):
         if len(quotes) >= limit:
             break
-        quotes.setdefault(id(sentence.source), (sentence.source, _cut(sentence.text)))
+        quote = cut_at_word(sentence.text, EXCERPT_CHARS)
+        quotes.setdefault(id(sentence.source), (sentence.source, quote))
     for source in sources:
         if len(quotes) >= limit:
             break
@@ -151,13 +153,6 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
         for source, quote in quotes.values()
     ]
     return "\n".join(lines)
-
-
-def _cut(sentence: str, max_chars: int = EXCERPT_CHARS) -> str:
-    """``sentence`` cut at a word to ``max_chars``, marked with an ellipsis when cut."""
-    if len(sentence) <= max_chars:
-        return sentence
-    return sentence[:max_chars].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:

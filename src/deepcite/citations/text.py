@@ -87,10 +87,14 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     excerpt = sentences[best]
     if len(excerpt) < max_chars // 2 and best + 1 < len(sentences):
         excerpt = f"{excerpt} {sentences[best + 1]}"
-    if len(excerpt) > max_chars:
-        cut = excerpt[:max_chars].rsplit(" ", 1)[0]
-        excerpt = cut.rstrip(",;:") + " …"
-    return excerpt
+    return cut_at_word(excerpt, max_chars)
+
+
+def cut_at_word(text: str, max_chars: int) -> str:
+    """``text`` cut at a word to ``max_chars``, marked with an ellipsis when cut."""
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 _SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HANGUL": "CJK", "CJK": "CJK"}
