@@ -3,7 +3,11 @@ compare_runs`.
 
 A watch cares about what is *new* or *worse*: sources that appeared or vanished, claims
 the answer makes for the first time, claims whose support weakened (supported to
-partial) or was lost (to unsupported), and claims the answer no longer makes. Sources
+partial) or was lost (to unsupported), and claims the answer no longer makes. A claim
+the answer no longer makes because the document it cited was edited so that it no longer
+holds the claim is one whose support weakened or was lost, not merely one no longer made
+(:func:`_recheck_dropped`): an answer built from the sources' own sentences (the bundled
+model's) cannot repeat a sentence its source lost, so that is how such a claim shows. Sources
 both runs cite are mapped by number (the previous run's [3] is this run's [5]), so a
 reader can follow a claim across runs. A change with none of these is "nothing new":
 its summary is one line, ``Nothing new since <date>``, and senders may send that line
@@ -20,8 +24,17 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from deepcite.citations.markers import clean_markers
+from deepcite.citations.support import SourceIndex
 from deepcite.citations.text import escape_quoted
-from deepcite.runs.compare import ClaimChange, ClaimRef, KeptSource, SourceRef, compare_runs
+from deepcite.runs.compare import (
+    ClaimChange,
+    ClaimRef,
+    KeptSource,
+    RunComparison,
+    SourceRef,
+    compare_runs,
+)
 from deepcite.security.terminal import one_line
 from deepcite.store import StoredRun
 from deepcite.store.watch_records import WatchInfo
@@ -52,7 +65,7 @@ class WatchChange(BaseModel):
     weakened_claims: list[ClaimChange] = []
     #: Supported or partly supported before, unsupported now.
     lost_support: list[ClaimChange] = []
-    #: Made before, not made now.
+    #: Made before, not made now (each source it cited unchanged, or gone).
     dropped_claims: list[ClaimRef] = []
     #: Better supported now than before.
     strengthened_claims: list[ClaimChange] = []
@@ -117,13 +130,49 @@ def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
             weakened.append(claim)
         else:
             stronger.append(claim)
+    dropped = []
+    for gone in cmp.claims_lost:
+        rechecked = _recheck_dropped(gone, previous, current, cmp)
+        if rechecked is None:
+            dropped.append(gone)
+        else:
+            (lost if rechecked.b_support == "unsupported" else weakened).append(rechecked)
     return WatchChange(
         run_id=current.id, previous_run_id=previous.id, since=previous.created_at,
         new_sources=cmp.sources_gained, vanished_sources=cmp.sources_lost,
         kept_sources=cmp.sources_kept, new_claims=cmp.claims_gained,
-        weakened_claims=weakened, lost_support=lost, dropped_claims=cmp.claims_lost,
+        weakened_claims=weakened, lost_support=lost, dropped_claims=dropped,
         strengthened_claims=stronger, sources=cmp.b.sources,
         claims=len(cmp.claims_changed) + len(cmp.claims_gained) + cmp.claims_unchanged)
+
+
+def _recheck_dropped(claim: ClaimRef, previous: StoredRun, current: StoredRun,
+                     cmp: RunComparison) -> ClaimChange | None:
+    """A claim ``current`` no longer makes, checked against what its sources say now: a
+    :class:`ClaimChange` when every source it cited that ``current`` still has was
+    edited and none of them holds the claim as well as before; ``None`` (merely no
+    longer made) when a source it cited is unchanged, or none is left to check."""
+    before = {source.number: source for source in previous.result.sources}
+    now = {source.number: source for source in current.result.sources}
+    text, _ = clean_markers(claim.sentence, ())
+    verdicts: list[CitationOutcome] = []
+    numbers: list[int] = []
+    for number in claim.numbers:
+        mapped = cmp.b_number(number)
+        old, new = before.get(number), now.get(mapped) if mapped is not None else None
+        if old is None or new is None or mapped is None:
+            continue  # the source is gone: said as such, nothing to check it against
+        if old.text == new.text:
+            return None  # it still says what it said: the claim was just not repeated
+        numbers.append(mapped)
+        verdicts.append(SourceIndex(new.text).check(text).outcome or "unsupported")
+    if not verdicts:
+        return None
+    best = max(verdicts, key=lambda verdict: _RANK[verdict])
+    if _RANK[best] >= _RANK[claim.support]:
+        return None
+    return ClaimChange(sentence=claim.sentence, a_support=claim.support, b_support=best,
+                       a_numbers=claim.numbers, b_numbers=sorted(numbers))
 
 
 def change_markdown(change: WatchChange, *, name: str, question: str) -> str:
