@@ -96,3 +96,19 @@ def test_one_schedule_and_good_ones_only() -> None:
     assert code == 2 and "not an email address" in output
     code, output = invoke("add", "Why?", "-c", "notes", "--manual")
     assert code == 0 and "(on demand)" in output
+
+
+def test_a_watch_run_is_listed_with_origin_watch() -> None:
+    code, output = invoke("add", "Where is the cache kept?", "--manual", "-c", "notes",
+                          "--json")
+    assert code == 0, output
+    watch_id = json.loads(output)["id"]
+    ran = json.loads(stdout_of("run", watch_id[:8], "--json"))
+    asked = runner.invoke(app, ["ask", "Where is the cache kept?", "-c", "notes"])
+    assert asked.exit_code == 0, asked.output
+    listed = runner.invoke(app, ["history", "--json"])
+    assert listed.exit_code == 0, listed.output
+    origins = [(run["id"] == ran["run_id"], run["origin"]) for run in json.loads(listed.stdout)]
+    assert sorted(origins) == [(False, "cli"), (True, "watch")]
+    shown = json.loads(stdout_of("show", watch_id[:8], "--json"))
+    assert shown["request"]["origin"] == "cli"  # the watch is the command line's

@@ -202,7 +202,7 @@ class WatchService:
         watch = self.store.watch(ref, access)
         moment = now or datetime.now(UTC)
         self.check_budgets(watch, moment)
-        request = RunRequest.model_validate(watch.request)
+        request = _run_request(watch)
         settings = checked_settings(self.settings, request)
         checked_collections(self.store, request, settings)
         run_id = self.store.begin(request.question, mode=request.mode, settings=settings,
@@ -305,8 +305,7 @@ class WatchService:
         if self.executor is None:
             raise InputError("No executor to run the watch on - use `deepcite watch run`")
         self.check_budgets(watch, now)
-        request = RunRequest.model_validate(watch.request)
-        run_id = self.executor.submit(request)
+        run_id = self.executor.submit(_run_request(watch))
         return self.store.record_watch_run(watch.id, run_id, trigger=trigger, now=now)
 
     @staticmethod
@@ -324,3 +323,13 @@ class WatchService:
     def _url(self, run_id: str) -> str | None:
         base = self.settings.watches.base_url
         return f"{base.rstrip('/')}/runs/{run_id}" if base else None
+
+
+def _run_request(watch: WatchInfo) -> RunRequest:
+    """The request of one run of ``watch``: its stored request with origin ``watch``.
+
+    The stored request keeps the front end that made the watch (``cli``, ``api``,
+    ``web``); its runs are the watch's, so that the history can tell a scheduled or
+    ``watch run`` run from one a person asked for - and filter by it. The owner is the
+    watch's, as stamped when it was made."""
+    return RunRequest.model_validate(watch.request).model_copy(update={"origin": "watch"})
