@@ -227,3 +227,32 @@ def test_runs_a_watch_starts_have_origin_watch_in_the_history(server: Server) ->
     assert server.store.watch(watch["id"]).request["origin"] == "api"
     assert server.client.get("/api/v1/history", headers=alice,
                              params={"origin": "nowhere"}).status_code == 422
+
+
+def test_a_slot_refused_by_the_owners_budget_is_in_the_watchs_runs(server: Server) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    alice = server.auth("alice")
+    watch = _create(server, "alice")["watch"]
+    started = [server.client.post(f"/api/v1/watches/{watch['id']}/run", headers=alice)
+               for _ in range(2)]  # her two runs a day
+    assert [reply.status_code for reply in started] == [202, 202]
+    for reply in started:
+        _wait_ended(server, reply.json()["run_id"])
+    service = WatchService(server.store, server.settings, server.executor)
+    service.finish_ended()
+    server.store.update_watch(watch["id"], next_run_at=datetime.now(UTC) - timedelta(minutes=1))
+    assert service.submit_due().started == []
+
+    runs = server.client.get(f"/api/v1/watches/{watch['id']}/runs", headers=alice).json()
+    assert [run["status"] for run in runs] == ["refused", "done", "done"]
+    refused = runs[0]
+    assert refused["run_id"] is None and refused["trigger"] == "schedule"
+    assert "watches.max_runs_per_owner_per_day = 2" in refused["error"]
+    assert "they may run again from " in refused["error"] and "\n" not in refused["error"]
+    assert refused["summary"] == f"Not run: {refused['error']}"
+    detail = server.client.get(f"/api/v1/watches/{watch['id']}", headers=alice).json()
+    assert detail["latest"]["id"] == refused["id"]
+    # its owner may not see it as someone else's: bob does not see the watch at all
+    assert server.client.get(f"/api/v1/watches/{watch['id']}/runs",
+                             headers=server.auth("bob")).status_code == 404
