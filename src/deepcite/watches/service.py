@@ -152,7 +152,8 @@ class WatchService:
         return WatchView(watch, parse_schedule(watch.schedule), self.latest(watch.id))
 
     def latest(self, watch_id: str) -> WatchRunInfo | None:
-        """The newest watch run that has ended (its change stored), if any."""
+        """The newest watch run that has ended (its change stored), if any - a
+        ``refused`` slot included, so that whoever shows the watch leads with it."""
         return next((run for run in self.store.watch_runs(watch_id, limit=20)
                      if run.status != "running"), None)
 
