@@ -46,7 +46,7 @@ __all__ = ["NOT_FOUND", "routes"]
 NOT_FOUND = "No such watch - the Watches page lists yours"
 _WATCH_ID = re.compile(r"[0-9a-f]{32}")
 #: What a redirect after an action says (``?done=``): fixed words, nothing reflected.
-DONE = {"created": "The watch was created. It runs on its schedule; Run now runs it at once.",
+DONE = {"created": "The watch was created. Run now runs it at once.",
         "started": "The run was started. Its changes show here once it has ended.",
         "paused": "The watch is paused: it runs only when you press Run now.",
         "resumed": "The watch runs on its schedule again, from its next slot.",
