@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,22 @@ def test_a_user_creates_runs_and_reads_the_changes_of_a_watch(site: Site) -> Non
     assert [entry.action for entry in site.store.audit_log()
             if entry.action.startswith("watch.")] in (["watch.delete", "watch.add"],
                                                       ["watch.add", "watch.delete"])
+
+
+def test_a_slot_its_budget_refused_reads_not_run_and_which_budget(site: Site) -> None:
+    alice = site.logged_in("alice")
+    watch_id = _watch_id(_create(alice, schedule="every 1h"))
+    token = _csrf(alice, f"/watches/{watch_id}")
+    alice.post(f"/watches/{watch_id}/run", data={"csrf_token": token})
+    site.finish_runs()
+    site.store.update_watch(watch_id, max_runs_per_day=1)
+    due = datetime.now(UTC) + timedelta(minutes=1)
+    site.store.update_watch(watch_id, next_run_at=due)
+    WatchService(site.store, site.settings, site.executor).submit_due(due)
+    inbox = _main(alice.get(f"/watches/{watch_id}").text)
+    assert "<h3>Not run</h3>" in inbox
+    assert "has run 1 times in 24 hours, its limit (1 a day)" in inbox
+    assert "First run: 1 source" in inbox  # the real run is still there, below
 
 
 # ------------------------------------------------------------------ isolation

@@ -53,6 +53,11 @@ class InboxEntry:
     def failed(self) -> bool:
         return self.run.status == "failed"
 
+    @property
+    def refused(self) -> bool:
+        """A slot a budget refused: no run was made, and the entry says which budget."""
+        return self.run.status == "refused"
+
 
 def watch_row(service: WatchService, watch: WatchInfo) -> WatchRow:
     """``watch`` as the list shows it, with its latest ended run."""
