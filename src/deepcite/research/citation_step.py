@@ -124,8 +124,12 @@ class CitationStep:
 
     def _backed_by_whole(self, question: str, sources: list[Source],
                          cited: CitedAnswer) -> CitedAnswer:
-        """``cited`` with its fallback passages, or the passages its "cited no source"
-        flag points to, drawn again from the whole ``sources`` and by meaning.
+        """``cited`` with its fallback, or the passages its "cited no source" flag points
+        to, drawn again from the whole ``sources`` and by meaning.
+
+        The fallback for an unusable reply is the grounded answer (the sources' best
+        sentences, a short answer first for a factual question; no model call), quoted
+        passages when no sentence is on the question.
 
         The handler saw each source's evidence passages only, chosen by the question's
         words to keep the prompt short; quoting from those alone missed the sentence
@@ -136,8 +140,11 @@ class CitationStep:
         """
         similarity = self.similarity
         if cited.fallback is not None and cited.model_called:
-            cited.text = evidence_answer(question, sources, intro=FALLBACK_INTRO,
-                                         similarity=similarity)
+            grounded = grounded_answer(question, sources, avoid=self._ctx.brief.avoid,
+                                       similarity=similarity)
+            cited.text = (f"{FALLBACK_INTRO}\n\n{grounded.text}" if grounded is not None
+                          else evidence_answer(question, sources, intro=FALLBACK_INTRO,
+                                               similarity=similarity))
         elif cited.unflagged is not None:
             cited.text = flag_answer(cited.unflagged, question, sources, UNCITED_NOTE,
                                      similarity=similarity)
