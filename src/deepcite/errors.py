@@ -145,13 +145,17 @@ class DeliveryError(DeepciteError):
     4xx answer, a URL the egress policy refuses): the watch store retries only the
     first kind, and records both, so that a failed delivery is visible, never lost.
     ``status`` is the HTTP status of a webhook's answer, or the SMTP reply code.
+    ``retry_after`` is how many seconds the target asked to be left alone (a webhook's
+    ``Retry-After`` on a 429 or 503, already capped), counted from its answer: the next
+    attempt is never scheduled sooner.
     """
 
     def __init__(self, message: str, *, retryable: bool = False,
-                 status: int | None = None) -> None:
+                 status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after
 
 
 class BudgetError(InputError):

@@ -39,12 +39,14 @@ def unavailable(reason: str) -> None:
 
 def server_env(data_dir: Path) -> dict[str, str]:
     """The environment of a served app: its own data and config folders, the bundled
-    model."""
+    model, and a watch scheduler ticking every second."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCITE_")}
     env.update(DEEPCITE_DATA_DIR=str(data_dir), DEEPCITE_LLM_PROVIDER="local",
                OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1",
                # the settings page writes the user's config file: the served app's own
-               XDG_CONFIG_HOME=str(data_dir / "config"))
+               XDG_CONFIG_HOME=str(data_dir / "config"),
+               # a watch run's change is stored at the first tick after the run ended
+               DEEPCITE_WATCHES_TICK_SECONDS="1")
     return env
 
 
@@ -101,3 +103,36 @@ def serving(data_dir: Path, *args: str, env: Mapping[str, str] | None = None,
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def create_watch(page: Any, base: str, question: str, collection: str,
+                 schedule: str = "on demand") -> str:
+    """Create a watch through the Watches form; returns the watch page's URL."""
+    page.goto(base + "/watches")
+    page.fill("textarea[name=question]", question)
+    page.fill("input[name=schedule]", schedule)
+    page.check(f"#watch-collections input[value={collection}]")
+    page.click("#watch-form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/watches/[0-9a-f]{32}\?done=created"))
+    return str(page.url).split("?", 1)[0]
+
+
+def inbox_says(page: Any, text: str, timeout_s: float = 300) -> None:
+    """Reload the watch page until its inbox says ``text`` (the page has no script;
+    a run's change is stored at the scheduler's first tick after the run ended)."""
+    deadline = time.monotonic() + timeout_s
+    inbox = page.locator("ol.inbox")
+    while not (inbox.count() and text in inbox.inner_text()):
+        assert time.monotonic() < deadline, f"the inbox never said {text!r}"
+        page.wait_for_timeout(1000)
+        page.reload()
+
+
+def watched_once(page: Any, base: str, question: str, collection: str) -> str:
+    """A watch created through the form and run once, its first change in the inbox;
+    the watch page's URL."""
+    url = create_watch(page, base, question, collection)
+    page.click("button:has-text('Run now')")
+    page.wait_for_url("**?done=started")
+    inbox_says(page, "First run:")
+    return url

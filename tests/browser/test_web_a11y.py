@@ -1,11 +1,11 @@
 """Accessibility of every page, checked by axe-core in a real headless Chromium.
 
 The pages - new research, a run, a report (and its evidence popover), the history, the
-collections, the settings, the login page of a server with a token and the error page -
-are checked at a desktop size and on a 390x844 phone, in the light and the dark colour
-scheme, with axe's default rules plus ``target-size`` (24 px touch targets). Any
-violation fails the test, listing rule, page and elements. On the phone no page may
-scroll sideways. The bytes each page costs (HTML + CSS + JS) are printed.
+collections, the watches and a watch's inbox, the settings, the login page of a server
+with a token and the error page - are checked at a desktop size and on a 390x844 phone,
+in the light and the dark colour scheme, with axe's default rules plus ``target-size``
+(24 px touch targets). Any violation fails the test, listing rule, page and elements. On
+the phone no page may scroll sideways. The bytes each page costs (HTML + CSS + JS) are printed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.support import QUESTION, research, serving
+from tests.browser.support import QUESTION, research, serving, watched_once
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -60,6 +60,17 @@ def run_pages(browser: Any, server: str) -> dict[str, str]:
     return {"report": report, "evidence": report + "#evidence", "run": run}
 
 
+def watch_pages(browser: Any, server: str) -> dict[str, str]:
+    """The Watches list and a watch's page with its first run in the inbox."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        watch = watched_once(page, server, QUESTION, "demo")
+    finally:
+        context.close()
+    return {"watches": server + "/watches", "watch": watch}
+
+
 def open_evidence(page: Any) -> None:
     """Opens the evidence popover of the report's first citation, as a click does."""
     page.locator("a.cite").first.click()
@@ -71,8 +82,10 @@ def pages(browser: Any, server: str, tmp_path_factory: pytest.TempPathFactory,
           ) -> Iterator[dict[str, str]]:
     """Page name -> URL of every page the app serves (the login one on its own server)."""
     visited = run_pages(browser, server)
+    watches = watch_pages(browser, server)
     with serve_with_token(tmp_path_factory.mktemp("token-data")) as guarded:
         yield {
+            **watches,
             "new-research": server + "/",
             "run": visited["run"],
             "report": visited["report"],

@@ -22,6 +22,7 @@ from tests.browser.test_web_a11y import (
     open_evidence,
     run_pages,
     serve_with_token,
+    watch_pages,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -82,7 +83,8 @@ def test_screenshots_of_every_page(browser: Any, server: str,
     visited = run_pages(browser, server)
     pages = {"new-research": server + "/", "report": visited["report"],
              "evidence": visited["evidence"], "history": server + "/history",
-             "collections": server + "/collections", "settings": server + "/settings",
+             "collections": server + "/collections", **watch_pages(browser, server),
+             "settings": server + "/settings",
              "error": server + NOT_FOUND}
     for name, url in pages.items():
         for size in SIZES:

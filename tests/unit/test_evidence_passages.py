@@ -8,9 +8,18 @@ sat further down, and a document's title and underline ran into the quote.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import deepcite.research.citation_step as citation_step
 from deepcite.citations.answer import FALLBACK_INTRO, evidence_list, finalise_reply
+from deepcite.citations.attribution import attribute
 from deepcite.citations.markers import cited_numbers
+from deepcite.research import Researcher
 from deepcite.types import Source
+from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 
 QUESTION = "Who helped discover the Turkana Boy?"
 OFF = [
@@ -86,3 +95,63 @@ def test_evidence_sent_to_the_model_leaves_out_headings() -> None:
     assert sent and all("=====" not in source.text for source in sent)
     assert any(source.text.startswith("During excavations at Lake Turkana")
                for source in sent)
+
+
+# -- the passages come from the whole sources, by meaning --------------------------------
+
+_FILLER = " ".join(f"Attila's court in the year {400 + i} saw feasts, tribute and envoys from "
+                   "Rome described in detail." for i in range(12))
+_ATTILA = ("Historians describe Attila as the ruler of the Huns from 434 until his death. "
+           f"{_FILLER} Attila declared that he was the flail of God, sent to punish the "
+           f"Romans. {_FILLER}")
+_PARAPHRASE = "How did Attila describe himself?"
+
+
+def _encoder(question: str, texts: Sequence[str]) -> list[float]:
+    """A sentence encoder that knows "the flail of God" is how Attila described himself."""
+    return [0.95 if "flail" in text else 0.05 for text in texts]
+
+
+def _attila_run(make_settings: Any, monkeypatch: pytest.MonkeyPatch, reply: str) -> str:
+    """The answer to the paraphrased question when the model, shown a short excerpt of a
+    long source chosen by the question's words, replies ``reply``."""
+    monkeypatch.setattr(citation_step, "dense_similarity", _encoder)
+    monkeypatch.setattr(citation_step, "meaning_available", lambda: True)
+    settings = make_settings(**{"iterations": 1, "citations.evidence_chars": 400,
+                                "citations.answer_mode": "abstractive"})
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [reply]})
+    engine = MemoryEngine([passage("Attila", _ATTILA)])
+    return Researcher(settings, model, [engine]).run(_PARAPHRASE).answer
+
+
+def test_an_uncited_reply_is_checked_against_the_whole_source_by_meaning(
+        make_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The model saw only the excerpt on "describe"; the sentence that answers sits far
+    # from it in the source, in other words than the question's.
+    answer = _attila_run(make_settings, monkeypatch,
+                         "He ruled a large empire in Europe and fought many wars.")
+    assert answer.startswith("He ruled a large empire")
+    assert "_The model cited no source for this answer; check it against" in answer
+    assert "\u201cAttila declared that he was the flail of God, sent to punish the " \
+        "Romans.\u201d [1] (Attila)" in answer
+
+
+def test_an_unusable_reply_gives_way_to_the_whole_sources_best_sentence_by_meaning(
+        make_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = _attila_run(make_settings, monkeypatch, "")
+    assert answer.startswith(FALLBACK_INTRO)
+    assert "Attila declared that he was the flail of God, sent to punish the Romans [1]." \
+        in answer
+    assert cited_numbers(answer) == [1]
+
+
+def test_a_quoted_passages_title_is_not_cited_again() -> None:
+    # The title repeats the document's heading, so attribution used to find it in the
+    # source: "... [1] (Super Bowl 50, paragraph 44) [1]".
+    gaga = ("Super Bowl 50, paragraph 44\n===========================\nSix-time Grammy "
+            "winner and Academy Award nominee Lady Gaga performed the national anthem.")
+    sources = _sources([gaga, *OFF])
+    quoted = evidence_list("How many Grammys has Lady Gaga won?", sources)
+    checked = attribute(quoted, sources)
+    assert checked.text == quoted and checked.added == []
+    assert "[1] (Super Bowl 50, paragraph 44)\n" in f"{checked.text}\n"

@@ -201,7 +201,9 @@ def test_sources_block_escapes_titles_names_and_urls() -> None:
 def test_quoted_passages_escape_html_from_sources(make_settings: Any) -> None:
     page = passage("Page <b>bold</b>", "Using <img src=x onerror=alert(1)> in tags "
                                        "is how pages run scripts in browsers.")
-    model = ScriptedChatModel(script={"questions": [""], "synthesis": [""]})
+    # a reply citing nothing: the passages to check it against quote the page and its title
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [
+        "Browsers load every page and then execute whatever its authors wrote."]})
     result = Researcher(make_settings(iterations=1), model, [MemoryEngine([page])]).run(
         "How do pages run scripts in browsers?")
     markdown = to_markdown(result)
@@ -248,13 +250,12 @@ def test_quoted_fallback_keeps_a_sources_brackets_verbatim(make_settings: Any) -
     result = Researcher(make_settings(iterations=1), model, [MemoryEngine([names])]).run(
         "Who is Alice Smith?")
     assert "did not produce a usable answer" in result.answer
-    assert "\u201cAlice Smith \\[99\\] \\[1-1000\\] \\[0\\].\u201d [1] (attendees)" \
-        in result.answer
+    assert "Alice Smith \\[99\\] \\[1-1000\\] \\[0\\] [1]." in result.answer
     assert cited_numbers(result.answer) == [1]
     assert result.verification.unsupported == 0 and result.verification.supported == 1
     linked = hyperlink(to_markdown(result), result.sources, "number")
-    assert "Alice Smith \\[99\\] \\[1-1000\\] \\[0\\]." in linked
-    assert "[[1]](https://docs.example/attendees)" in linked
+    assert "Alice Smith \\[99\\] \\[1-1000\\] \\[0\\] [[1]](https://docs.example/attendees)." \
+        in linked
 
 
 # -- 9. answers left without supported citations --------------------------------------

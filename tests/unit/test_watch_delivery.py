@@ -15,7 +15,11 @@ from deepcite.errors import ConfigError, DeliveryError, EgressDenied
 from deepcite.store.snapshot import restore_settings, settings_snapshot
 from deepcite.watches.delivery import atom_feed, next_attempt, retryable
 from deepcite.watches.delivery.atom import entry_id, feed_id, rfc3339
-from deepcite.watches.delivery.retry import backoff_seconds
+from deepcite.watches.delivery.retry import (
+    MAX_RETRY_AFTER_SECONDS,
+    backoff_seconds,
+    retry_after_seconds,
+)
 from deepcite.watches.notice import Notice
 
 A = "{http://www.w3.org/2005/Atom}"
@@ -125,6 +129,30 @@ def test_no_next_attempt_after_the_last() -> None:
     assert next_attempt(1, NOW, 60, 1) is None
     with pytest.raises(ValueError, match="at least 1"):
         next_attempt(0, NOW, 60, 6)
+
+
+def test_a_later_not_before_wins_over_the_backoff_and_an_earlier_one_never_does() -> None:
+    backoff = next_attempt(1, NOW, 60, 6, seed="d-1")
+    assert backoff is not None and backoff <= NOW + timedelta(seconds=60)
+    asked = NOW + timedelta(hours=3)
+    assert next_attempt(1, NOW, 60, 6, seed="d-1", not_before=asked) == asked
+    assert next_attempt(1, NOW, 60, 6, seed="d-1", not_before=NOW + timedelta(seconds=1)
+                        ) == backoff
+    assert next_attempt(6, NOW, 60, 6, not_before=asked) is None  # out of tries is out
+
+
+@pytest.mark.parametrize(("value", "seconds"), [
+    ("120", 120.0), (" 0 ", 0.0), ("86401", MAX_RETRY_AFTER_SECONDS),
+    ("9" * 40, MAX_RETRY_AFTER_SECONDS),
+    ("Sun, 01 Mar 2026 13:30:00 GMT", 5400.0),  # IMF-fixdate, 90 minutes after NOW
+    ("Sunday, 01-Mar-26 12:00:30 GMT", 30.0),  # RFC 850, still accepted by RFC 9110
+    ("Sun Mar  1 12:10:00 2026", 600.0),  # asctime
+    ("Sat, 28 Feb 2026 12:00:00 GMT", 0.0),  # already past
+    ("Mon, 01 Mar 2027 12:00:00 GMT", MAX_RETRY_AFTER_SECONDS),
+    (None, None), ("", None), ("soon", None), ("-5", None), ("1.5", None),
+])
+def test_retry_after_values(value: str | None, seconds: float | None) -> None:
+    assert retry_after_seconds(value, NOW) == seconds
 
 
 def test_retryable_errors() -> None:

@@ -11,16 +11,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from deepcite.errors import ConfigError, DeliveryError
+from deepcite.store import HistoryStore
 from deepcite.watches.delivery import WebhookSender, retryable, verify_signature
 from deepcite.watches.delivery.webhook import payload, sign
 from deepcite.watches.notice import EmailTarget, Notice, WebhookTarget
+from deepcite.watches.scheduler import deliver_due
 
 SECRET = "whsec-7d1f-watch-42"
 PATH = "/hooks/T000/B000/secret-path-token"
@@ -49,6 +52,8 @@ class _Receiver:
 
     statuses: list[int] = field(default_factory=lambda: [200])
     delay: float = 0.0
+    #: Headers sent with every answer that is not a 2xx (``Retry-After``...).
+    headers: dict[str, str] = field(default_factory=dict)
     received: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
     port: int = 0
 
@@ -66,6 +71,9 @@ class _Receiver:
                 self.send_response(status)
                 if 300 <= status < 400:
                     self.send_header("Location", "http://example.org/elsewhere")
+                if not 200 <= status < 300:
+                    for name, value in outer.headers.items():
+                        self.send_header(name, value)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
@@ -92,8 +100,9 @@ class _Receiver:
 def receiver() -> Iterator[Callable[..., _Receiver]]:
     started: list[_Receiver] = []
 
-    def start(*statuses: int, delay: float = 0.0) -> _Receiver:
-        server = _Receiver(list(statuses) or [200], delay)
+    def start(*statuses: int, delay: float = 0.0,
+              headers: dict[str, str] | None = None) -> _Receiver:
+        server = _Receiver(list(statuses) or [200], delay, headers=dict(headers or {}))
         server.start()
         started.append(server)
         return server
@@ -280,6 +289,124 @@ def test_a_timeout_and_a_dead_port_are_retryable(receiver: Any, make_settings: A
         _send(sender, dead.url)
     assert caught.value.retryable
     assert "\n" not in str(caught.value)
+
+
+# ------------------------------------------------------------ Retry-After
+
+LATER = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.enable_socket
+@pytest.mark.parametrize(("status", "header", "asked"), [
+    (429, "120", 120.0),
+    (503, format_datetime(LATER + timedelta(hours=2), usegmt=True), 7200.0),  # HTTP-date
+    (503, "999999999", 86400.0),  # more than a day: a day
+    (429, format_datetime(LATER - timedelta(hours=1), usegmt=True), 0.0),  # past: no wait
+])
+def test_retry_after_of_a_429_or_503_is_carried_capped_at_a_day(
+        receiver: Any, make_settings: Any, status: int, header: str, asked: float) -> None:
+    server = receiver(status, headers={"Retry-After": header})
+    sender = _sender(make_settings, f"127.0.0.1:{server.port}")
+    sender.clock = LATER.timestamp  # the HTTP-date is read against the sender's clock
+    with pytest.raises(DeliveryError) as caught:
+        _send(sender, server.url)
+    assert caught.value.retryable and caught.value.status == status
+    assert caught.value.retry_after == asked
+    assert f"asked for {asked:.0f} s before the next try (Retry-After)" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.enable_socket
+@pytest.mark.parametrize(("status", "header"), [
+    (500, "120"),  # Retry-After only counts on 429 and 503
+    (503, "soon"),  # neither seconds nor a date: ignored
+    (503, ""),
+])
+def test_retry_after_is_ignored_where_it_does_not_apply(
+        receiver: Any, make_settings: Any, status: int, header: str) -> None:
+    server = receiver(status, headers={"Retry-After": header})
+    with pytest.raises(DeliveryError) as caught:
+        _send(_sender(make_settings, f"127.0.0.1:{server.port}"), server.url)
+    assert caught.value.retryable and caught.value.retry_after is None
+    assert str(caught.value) == f"Webhook http://127.0.0.1:{server.port} answered {status}"
+
+
+@pytest.fixture
+def outbox(make_settings: Any) -> Iterator[Callable[..., tuple[Any, Any, str]]]:
+    """``outbox(url)``: a store holding one pending webhook delivery of a real notice to
+    ``url``, the settings allowing loopback, and the watch's id."""
+    opened: list[Any] = []
+
+    def make(url: str) -> tuple[Any, Any, str]:
+        settings = make_settings(delivery={"webhook_allow_private_hosts": ["127.0.0.1"],
+                                           "backoff_base_seconds": 60.0})
+        store = HistoryStore.open(settings)
+        opened.append(store)
+        target = {"kind": "webhook", "url": url}
+        watch, _ = store.add_watch(name="w", request={"question": "Why?"},
+                                   schedule="on demand", targets=[target], next_run_at=None)
+        run_id = store.begin("Why?", mode="quick", settings=settings)
+        store.fail(run_id, "not the point here")
+        watch_run = store.record_watch_run(watch.id, run_id, trigger="manual")
+        notice = _notice(watch_id=watch.id, run_id=run_id).model_dump(mode="json")
+        assert store.finish_watch_run(watch_run.id, status="done", summary="x",
+                                      deliveries=[("webhook", target, notice)])
+        return store, settings, watch.id
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+def _senders(store: Any, settings: Any) -> dict[str, Any]:
+    return {"webhook": WebhookSender(settings, secret_for=store.webhook_secret)}
+
+
+@pytest.mark.enable_socket
+@pytest.mark.parametrize("form", ["seconds", "http-date"])
+def test_the_next_attempt_waits_for_the_receivers_retry_after(
+        receiver: Any, outbox: Any, form: str) -> None:
+    header = ("7200" if form == "seconds"
+              else format_datetime(datetime.now(UTC) + timedelta(hours=2, seconds=1),
+                                   usegmt=True))
+    server = receiver(503, 200, headers={"Retry-After": header})
+    store, settings, watch_id = outbox(server.url)
+    now = datetime.now(UTC)
+    [(delivery_id, status)] = deliver_due(store, settings, _senders(store, settings), now)
+    assert status == "pending"
+    [pending] = store.deliveries(watch_id)
+    assert pending.next_attempt_at is not None
+    assert _aware(pending.next_attempt_at) >= now + timedelta(hours=2) - timedelta(seconds=2)
+    assert pending.last_error is not None and "(Retry-After)" in pending.last_error
+    # the backoff alone (60 s, doubling) would have tried again long before this
+    assert deliver_due(store, settings, _senders(store, settings),
+                       now + timedelta(hours=1, minutes=55)) == []
+    assert len(server.received) == 1
+    assert deliver_due(store, settings, _senders(store, settings),
+                       now + timedelta(hours=2, minutes=1)) == [(delivery_id, "sent")]
+    assert len(server.received) == 2
+
+
+@pytest.mark.enable_socket
+def test_a_short_retry_after_never_shortens_the_backoff(receiver: Any, outbox: Any) -> None:
+    server = receiver(429, 200, headers={"Retry-After": "1"})
+    store, settings, watch_id = outbox(server.url)
+    now = datetime.now(UTC)
+    assert [s for _, s in deliver_due(store, settings, _senders(store, settings), now)] == [
+        "pending"]
+    # backoff_base_seconds is 60 (jitter: 30 to 60 s): 1 s from now is not due yet
+    [pending] = store.deliveries(watch_id)
+    assert pending.next_attempt_at is not None
+    assert _aware(pending.next_attempt_at) >= now + timedelta(seconds=30)
+    assert deliver_due(store, settings, _senders(store, settings),
+                       now + timedelta(seconds=20)) == []
+    assert [s for _, s in deliver_due(store, settings, _senders(store, settings),
+                                      now + timedelta(minutes=2))] == ["sent"]
+    assert len(server.received) == 2
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def test_the_receiver_snippet_of_the_docs_verifies_what_is_sent() -> None:

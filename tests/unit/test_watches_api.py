@@ -185,3 +185,74 @@ def test_the_feed_address_serves_the_watchs_changes_as_atom(server: Server) -> N
                                  headers=server.auth("alice"))
     assert rotated.status_code == 200
     assert server.client.get(created["feed_path"]).status_code == 404
+
+
+def _wait_ended(server: Server, run_id: str) -> None:
+    deadline = time.monotonic() + 30
+    while server.executor.status(run_id).state not in ("completed", "failed"):
+        assert time.monotonic() < deadline, f"run {run_id} did not end"
+        time.sleep(0.05)
+
+
+def test_runs_a_watch_starts_have_origin_watch_in_the_history(server: Server) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    alice = server.auth("alice")
+    watch = _create(server, "alice")["watch"]
+    manual = server.client.post(f"/api/v1/watches/{watch['id']}/run", headers=alice)
+    assert manual.status_code == 202, manual.text
+    # and one on its schedule: the slot is due, the scheduler's submit claims it
+    server.store.update_watch(watch["id"], next_run_at=datetime.now(UTC) - timedelta(minutes=1))
+    service = WatchService(server.store, server.settings, server.executor)
+    [scheduled] = service.submit_due().started
+    asked = server.client.post("/api/v1/research", headers=alice, json={
+        "question": "Where is the cache kept?", "collections": ["notes"]})
+    assert asked.status_code == 202, asked.text
+    watch_runs = {manual.json()["run_id"], scheduled.run_id}
+    for run_id in (*watch_runs, asked.json()["id"]):
+        _wait_ended(server, run_id)
+
+    def listed(origin: str) -> set[str]:
+        reply = server.client.get("/api/v1/history", headers=alice,
+                                  params={"origin": origin})
+        assert reply.status_code == 200, reply.text
+        return {run["id"] for run in reply.json()}
+
+    assert listed("watch") == watch_runs
+    assert listed("api") == {asked.json()["id"]}  # the watch itself was made over the API
+    every = server.client.get("/api/v1/history", headers=alice).json()
+    assert {run["id"]: run["origin"] for run in every} == {
+        **dict.fromkeys(watch_runs, "watch"), asked.json()["id"]: "api"}
+    # the watch keeps the origin of whoever made it
+    assert server.store.watch(watch["id"]).request["origin"] == "api"
+    assert server.client.get("/api/v1/history", headers=alice,
+                             params={"origin": "nowhere"}).status_code == 422
+
+
+def test_a_slot_refused_by_the_owners_budget_is_in_the_watchs_runs(server: Server) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    alice = server.auth("alice")
+    watch = _create(server, "alice")["watch"]
+    started = [server.client.post(f"/api/v1/watches/{watch['id']}/run", headers=alice)
+               for _ in range(2)]  # her two runs a day
+    assert [reply.status_code for reply in started] == [202, 202]
+    for reply in started:
+        _wait_ended(server, reply.json()["run_id"])
+    service = WatchService(server.store, server.settings, server.executor)
+    service.finish_ended()
+    server.store.update_watch(watch["id"], next_run_at=datetime.now(UTC) - timedelta(minutes=1))
+    assert service.submit_due().started == []
+
+    runs = server.client.get(f"/api/v1/watches/{watch['id']}/runs", headers=alice).json()
+    assert [run["status"] for run in runs] == ["refused", "done", "done"]
+    refused = runs[0]
+    assert refused["run_id"] is None and refused["trigger"] == "schedule"
+    assert "watches.max_runs_per_owner_per_day = 2" in refused["error"]
+    assert "they may run again from " in refused["error"] and "\n" not in refused["error"]
+    assert refused["summary"] == f"Not run: {refused['error']}"
+    detail = server.client.get(f"/api/v1/watches/{watch['id']}", headers=alice).json()
+    assert detail["latest"]["id"] == refused["id"]
+    # its owner may not see it as someone else's: bob does not see the watch at all
+    assert server.client.get(f"/api/v1/watches/{watch['id']}/runs",
+                             headers=server.auth("bob")).status_code == 404

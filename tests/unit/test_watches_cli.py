@@ -96,3 +96,54 @@ def test_one_schedule_and_good_ones_only() -> None:
     assert code == 2 and "not an email address" in output
     code, output = invoke("add", "Why?", "-c", "notes", "--manual")
     assert code == 0 and "(on demand)" in output
+
+
+def test_a_watch_run_is_listed_with_origin_watch() -> None:
+    code, output = invoke("add", "Where is the cache kept?", "--manual", "-c", "notes",
+                          "--json")
+    assert code == 0, output
+    watch_id = json.loads(output)["id"]
+    ran = json.loads(stdout_of("run", watch_id[:8], "--json"))
+    asked = runner.invoke(app, ["ask", "Where is the cache kept?", "-c", "notes"])
+    assert asked.exit_code == 0, asked.output
+    listed = runner.invoke(app, ["history", "--json"])
+    assert listed.exit_code == 0, listed.output
+    origins = [(run["id"] == ran["run_id"], run["origin"]) for run in json.loads(listed.stdout)]
+    assert sorted(origins) == [(False, "cli"), (True, "watch")]
+    shown = json.loads(stdout_of("show", watch_id[:8], "--json"))
+    assert shown["request"]["origin"] == "cli"  # the watch is the command line's
+
+
+def test_show_says_a_slot_was_refused_by_a_budget_and_still_shows_the_last_change() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from deepcite.store import HistoryStore
+    from deepcite.watches.service import WatchService
+
+    code, output = invoke("add", "Where is the cache kept?", "--every", "1h", "-c", "notes",
+                          "--max-runs-per-day", "1", "--json")
+    assert code == 0, output
+    watch_id = json.loads(output)["id"]
+    code, output = invoke("run", watch_id[:8])
+    assert code == 0 and "First run: 1 source" in output
+
+    class NoRuns:
+        def submit(self, request: object) -> str:
+            raise AssertionError("a refused slot was run")
+
+    settings = load_settings()
+    with HistoryStore.open(settings) as store:  # what `deepcite serve`'s scheduler does
+        store.update_watch(watch_id, next_run_at=datetime.now(UTC) - timedelta(minutes=1))
+        report = WatchService(store, settings, NoRuns()).submit_due()  # type: ignore[arg-type]
+    assert report.started == [] and len(report.refused) == 1
+
+    code, output = invoke("show", watch_id[:8])
+    assert code == 0, output
+    lines = output.splitlines()
+    [refusal] = [line for line in lines if line.startswith("Not run: ")]
+    assert f"Watch {watch_id[:8]} has run 1 times in 24 hours, its limit (1 a day)" in refusal
+    assert "it may run again from " in refusal and "(latest slot " in refusal
+    assert any(line.startswith("Latest run ") and "First run: 1 source" in line
+               for line in lines)
+    shown = json.loads(stdout_of("show", watch_id[:8], "--json"))
+    assert [run["status"] for run in shown["runs"]] == ["refused", "done"]

@@ -297,3 +297,94 @@ def test_a_delivery_the_target_refused_is_failed_at_once_with_its_reason(
     (delivery,) = store.deliveries(watch.id)
     assert (delivery.status, delivery.attempts) == ("failed", 1)
     assert delivery.last_error is not None and "404" in delivery.last_error
+
+
+class NoRuns:
+    """An executor that must not be asked: every slot here is refused by a budget."""
+
+    def submit(self, request: RunRequest) -> str:
+        raise AssertionError(f"a refused slot was run: {request.question}")
+
+
+def test_a_slot_a_budget_refuses_is_a_visible_refused_run_and_the_slot_moves_on(
+        store: HistoryStore, settings: Settings) -> None:
+    service = WatchService(store, settings, NoRuns())  # type: ignore[arg-type]
+    watch, _ = service.add(request(), "every 1h", max_runs_per_day=1)
+    ran_at = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=2)
+    first = service.run_here(watch.id, now=ran_at)  # the day's one run
+    due = ran_at + timedelta(hours=1)
+    store.update_watch(watch.id, next_run_at=due)
+
+    report = service.submit_due(due)
+    assert report.started == [] and [w for w, _ in report.refused] == [watch.id]
+    refused, done = store.watch_runs(watch.id)
+    assert done.id == first.id and done.status == "done"
+    assert (refused.status, refused.run_id, refused.trigger) == ("refused", None, "schedule")
+    frees = (ran_at + timedelta(days=1)).strftime("%Y-%m-%d %H:%M UTC")
+    assert refused.error == (f"Watch {watch.id[:8]} has run 1 times in 24 hours, its limit "
+                             f"(1 a day) - it may run again from {frees}")
+    assert refused.summary == f"Not run: {refused.error}"
+    assert service.latest(watch.id) == refused  # what `watch show` and the API lead with
+    # the slot moved on: the same tick again claims nothing and records nothing
+    moved = store.watch(watch.id).next_run_at
+    assert moved is not None and moved > due
+    assert service.submit_due(due).refused == []
+    assert len(store.watch_runs(watch.id)) == 2
+    # a refused slot is no run: the budget counts the one real run only
+    assert store.watch_runs_started(due - timedelta(days=1), watch_id=watch.id) == 1
+
+
+def test_refused_slots_in_a_row_are_one_record_and_never_count_toward_the_budget(
+        store: HistoryStore, settings: Settings) -> None:
+    service = WatchService(store, settings, NoRuns())  # type: ignore[arg-type]
+    watch, _ = service.add(request(), "every 1h", max_runs_per_day=1)
+    ran_at = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=25)
+    service.run_here(watch.id, now=ran_at)
+    for hours in (1, 2, 23):  # three slots refused while the run is under a day old
+        store.update_watch(watch.id, next_run_at=ran_at + timedelta(hours=hours))
+        assert len(service.submit_due(ran_at + timedelta(hours=hours)).refused) == 1
+    refused, _done = store.watch_runs(watch.id)
+    assert refused.status == "refused"
+    first_slot = (ran_at + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M UTC")
+    assert refused.summary is not None
+    assert refused.summary.startswith(f"Not run since {first_slot}: Watch {watch.id[:8]}")
+    assert refused.finished_at is not None
+    assert refused.finished_at.replace(tzinfo=UTC) == ran_at + timedelta(hours=23)
+    # a day after the run, the three refusals (all in the last 24 hours) do not hold the
+    # next slot back: it is submitted
+    executor = LocalRunExecutor(settings, workers=1, store=store)
+    try:
+        running = WatchService(store, settings, executor)
+        slot = ran_at + timedelta(hours=24, minutes=1)
+        store.update_watch(watch.id, next_run_at=slot)
+        report = running.submit_due(slot)
+        assert report.refused == [] and len(report.started) == 1
+        run_id = report.started[0].run_id
+        assert run_id is not None
+        deadline = time.monotonic() + 30
+        while executor.status(run_id).state not in ("completed", "failed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        executor.shutdown()
+
+
+def test_an_owner_budget_refusal_says_which_budget_and_when(
+        store: HistoryStore, make_settings: Any) -> None:
+    owner = store.add_user("ann", "correct horse battery")
+    store.set_collection_owner("notes", owner.id)
+    strict = make_settings(**{"watches.max_runs_per_owner_per_day": 1})
+    service = WatchService(store, strict, NoRuns())  # type: ignore[arg-type]
+    mine = request().asked_by("api", RunOwner(id=owner.id, name="ann"))
+    first, _ = service.add(mine, "on demand")
+    second, _ = service.add(mine, "every 1h")
+    ran_at = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=3)
+    service.run_here(first.id, now=ran_at)
+    store.update_watch(second.id, next_run_at=ran_at + timedelta(hours=1))
+    service.submit_due(ran_at + timedelta(hours=1))
+    [refused] = store.watch_runs(second.id)
+    frees = (ran_at + timedelta(days=1)).strftime("%Y-%m-%d %H:%M UTC")
+    assert refused.status == "refused" and refused.error == (
+        "Your watches have run 1 times in 24 hours, the most one user's may "
+        f"(watches.max_runs_per_owner_per_day = 1) - they may run again from {frees}")
+    assert store.watch_runs_started(ran_at, owner_id=owner.id) == 1

@@ -88,6 +88,17 @@ def test_filters_duration_and_no_sources(client: TestClient, settings: Settings)
     assert "Unknown mode" in bad and "&lt;x&gt;" in bad and "<x>" not in bad
 
 
+def test_the_origin_filter_offers_and_finds_the_runs_of_watches(
+        client: TestClient, settings: Settings) -> None:
+    _add(settings, "Asked by a watch", origin="watch")
+    _add(settings, "Asked at the prompt", origin="cli")
+    page = client.get("/history", params={"origin": "watch"}).text
+    assert '<option value="watch" selected>watch</option>' in page
+    rows = _rows(page)
+    assert "Asked by a watch" in rows and "Asked at the prompt" not in rows
+    assert '<td data-label="From">watch</td>' in rows
+
+
 def test_pages_of_fifty(client: TestClient, settings: Settings) -> None:
     for n in range(pages_history.PAGE_SIZE + 3):
         _add(settings, f"Question number {n:03d}", origin="web")

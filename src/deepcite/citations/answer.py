@@ -22,6 +22,7 @@ from deepcite.citations.display import clean_quote
 from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
+from deepcite.citations.relevance import Similarity
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
 from deepcite.citations.text import (
     best_excerpt,
@@ -104,41 +105,49 @@ def finalise_reply(question: str, reply: str, sources: list[Source], *,
     text, removed = clean_markers(reply, valid)
     text, attributed = attribute_sentences(text, sources)
     notes = []
+    unflagged = None
     if not cited_numbers(text):
         notes.append("uncited")
+        unflagged = text.strip()
         text = flag_answer(text, question, sources, UNCITED_NOTE)
     return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
-                       attributed=attributed, notes=notes)
+                       attributed=attributed, notes=notes, unflagged=unflagged)
 
 
-def flag_answer(text: str, question: str, sources: list[Source], note: str) -> str:
+def flag_answer(text: str, question: str, sources: list[Source], note: str, *,
+                similarity: Similarity | None = None) -> str:
     """``text``, then ``note`` in italics and the passages to check the answer against.
 
     The one way an answer is marked as unbacked, wherever that is found out: here for a
     reply that cites nothing, and after verification for an answer whose citations its
     sources did not support (:func:`deepcite.research.steps.flag_unsupported`). The
     mark is in the text itself, so every output form (terminal, file, JSON) carries it.
+    ``similarity`` ranks the passages by meaning too (see :func:`evidence_list`).
     """
-    backing = (f"check it against these passages:_\n\n{evidence_list(question, sources)}"
+    passages = evidence_list(question, sources, similarity=similarity)
+    backing = (f"check it against these passages:_\n\n{passages}"
                if sources else "treat it with care._")
     return f"{text.strip()}\n\n_{note}; {backing}"
 
 
-def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES) -> str:
+def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES, *,
+                  similarity: Similarity | None = None) -> str:
     """Bullet list of up to ``limit`` passages bearing on ``question``, one per source, cited.
 
     The sources whose best sentence is relevant to the question (ranked as grounded
     answers rank them, :func:`~deepcite.citations.grounded.rank_sentences`) come first,
     best first, each quoted by that sentence; the list is filled with the first other
     sources' best-matching excerpts. Search order alone once put a passage on another
-    subject first while the one that answered sat fourth.
+    subject first while the one that answered sat fourth. ``similarity`` (the sentence
+    encoder, when installed) lets a paraphrase of the question rank as well as its
+    words (:func:`~deepcite.citations.grounded.rank_sentences`).
 
     The title follows the marker so that the text a marker covers is the quote alone:
     verification then finds it in the source, as it should. Quote and title are
     escaped (:func:`escape_quoted`), so neither can add, renumber or hide a citation.
     """
     quotes: dict[int, tuple[Source, str]] = {}
-    for sentence in rank_sentences(question, sources):
+    for sentence in rank_sentences(question, sources, similarity=similarity):
         if len(quotes) >= limit:
             break
         quote = cut_at_word(sentence.text, EXCERPT_CHARS)
@@ -155,11 +164,12 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     return "\n".join(lines)
 
 
-def evidence_answer(question: str, sources: list[Source], *, intro: str) -> str:
+def evidence_answer(question: str, sources: list[Source], *, intro: str,
+                    similarity: Similarity | None = None) -> str:
     """An answer made only of quoted, cited passages; used when the model cannot help."""
     if not sources:
         return NO_SOURCES_ANSWER
-    return f"{intro}\n\n{evidence_list(question, sources)}"
+    return f"{intro}\n\n{evidence_list(question, sources, similarity=similarity)}"
 
 
 def collapse_repeats(reply: str) -> str:

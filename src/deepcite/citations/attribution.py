@@ -167,6 +167,14 @@ def _claim(sentence: str) -> str:
     return " ".join(_MARKER.sub("", _LIST_PREFIX.sub("", sentence)).split())
 
 
+def _names_a_source(sentence: str, titles: set[str]) -> bool:
+    """Whether ``sentence`` is only a source's title, as a quoted passage's "(Super Bowl
+    50, paragraph 44)" is: a document's heading repeats its title, so the title was
+    found in the source and cited a second time, "[1] (Super Bowl 50, paragraph 44) [1]".
+    A title names a source; it says nothing a source could support."""
+    return sentence_key(sentence).strip("() ") in titles
+
+
 def _considered(sentence: str, claim: str) -> bool:
     """A factual prose sentence: enough content words, no question, not code or a note."""
     stripped = sentence.strip()
@@ -262,6 +270,7 @@ def attribute(
     work to sentences not already in that earlier text.
     """
     matcher = _Matcher(_sources(sources))
+    titles = {sentence_key(source.title) for source in matcher.sources.values()}
     unchanged = set()
     if previous is not None:
         unchanged = {sentence_key(s) for ln in previous.splitlines() for s in split_sentences(ln)}
@@ -292,7 +301,8 @@ def attribute(
             lead = _LEADING_MARKERS.match(piece)
             own = piece[lead.end():] if lead else piece
             claim = _claim(own)
-            if cited[i] or not _considered(own, claim) or sentence_key(own) in unchanged:
+            if cited[i] or not _considered(own, claim) or sentence_key(own) in unchanged \
+                    or _names_a_source(own, titles):
                 continue
             number, undecided = matcher.strongest(claim)
             if number is None and undecided is not None and model is not None:

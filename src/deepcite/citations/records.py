@@ -43,6 +43,10 @@ class CitedAnswer:
     ``fallback`` names why the model's reply was not used as it was (``None`` when it
     was); ``removed_markers`` counts citation numbers that resolved to no source;
     ``attributed`` counts sentences that got their citation from text overlap.
+    ``unflagged`` is the checked reply before the "cited no source" flag and its
+    passages were appended (``None`` when it was not flagged): the handler may have been
+    shown excerpts of the sources, and the run, which holds them whole, flags it again
+    against those (:class:`~deepcite.research.citation_step.CitationStep`).
     """
 
     text: str
@@ -51,6 +55,7 @@ class CitedAnswer:
     removed_markers: int = 0
     attributed: int = 0
     notes: list[str] = field(default_factory=list)
+    unflagged: str | None = None
 
 
 __all__ = ["NO_SOURCES_ANSWER", "CitedAnswer", "Completer"]

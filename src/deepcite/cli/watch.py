@@ -142,6 +142,10 @@ def show_command(
         where = ", ".join(target.get("to", [])) or target.get("url", "")
         out.print(Text(f"Delivers to: {target.get('kind')} {one_line(str(where))}"))
     latest = view.latest
+    if latest is not None and latest.status == "refused":  # said first: it is news
+        out.print(Text(f"{one_line(latest.summary or latest.error or 'Not run')} "
+                       f"(latest slot {_when(latest.finished_at)})"))
+        latest = next((run for run in runs if run.status in ("done", "failed")), None)
     if latest is None:
         out.print(Text("No run has finished yet - `deepcite watch run "
                        f"{found.id[:8]}` runs it now"))

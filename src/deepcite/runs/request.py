@@ -74,7 +74,9 @@ MAX_MATERIAL_PAGES = 20_000
 AnswerMode = Literal["auto", "abstractive", "grounded"]
 #: Which front end asked for a run (the history can be filtered by it). Set by the
 #: front end itself, never taken from a client: the REST API and the pages overwrite it.
-Origin = Literal["cli", "web", "api", "mcp", "python", "bench"]
+#: ``watch``: a run a watch started (on its schedule or by ``watch run``), whichever
+#: front end made the watch - its stored request keeps that one.
+Origin = Literal["cli", "web", "api", "mcp", "python", "bench", "watch"]
 
 #: What a request may set besides its named fields: whole sections that shape the
 #: research and its writing (``research.``, ``report.``, ``citations.``) and the search

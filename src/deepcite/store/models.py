@@ -357,7 +357,8 @@ class WatchRunRow(Base):
     """One run of a watch (revision 0007): the stored run, the watch run before it, and -
     once the run ended - the change between the two (``change``, JSON), its one-line
     ``summary`` and its Markdown. ``status``: ``running`` until the run ends, then
-    ``done`` (the change stored, deliveries queued) or ``failed``."""
+    ``done`` (the change stored, deliveries queued) or ``failed``; ``refused`` for
+    scheduled slots a budget did not let run (no run; the reason in ``error``)."""
 
     __tablename__ = "watch_runs"
 

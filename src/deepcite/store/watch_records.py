@@ -15,7 +15,8 @@ __all__ = ["DeliveryInfo", "DeliveryStatus", "WatchInfo", "WatchRunInfo", "Watch
            "WatchStatus"]
 
 WatchStatus = Literal["active", "paused"]
-WatchRunStatus = Literal["running", "done", "failed"]
+#: ``refused``: a due slot a budget did not let run - no run, the reason in ``error``.
+WatchRunStatus = Literal["running", "done", "failed", "refused"]
 DeliveryStatus = Literal["pending", "sent", "failed"]
 
 
@@ -47,7 +48,10 @@ class WatchInfo(_Record):
 
 
 class WatchRunInfo(_Record):
-    """One run of a watch, and - once it ended - the change since the previous one."""
+    """One run of a watch, and - once it ended - the change since the previous one; or,
+    with status ``refused`` (and no ``run_id``), scheduled slots a budget refused: the
+    first at ``created_at``, the latest at ``finished_at``, the budget's line in
+    ``error`` (which budget, when it frees up) and ``summary``."""
 
     id: int
     watch_id: str

@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from types import EllipsisType
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, delete, func, insert, select, true, update
+from sqlalchemy import ColumnElement, Select, delete, func, insert, select, true, update
 from sqlalchemy.orm import Session
 
 from deepcite.errors import BudgetError, StoreError, UnknownWatchError
@@ -66,6 +66,19 @@ def feed_token_hash(token: str) -> str:
 def delivery_backoff(attempts: int) -> timedelta:
     """The wait before try ``attempts + 1``: one minute, doubling, at most six hours."""
     return timedelta(seconds=min(60 * 2 ** max(attempts - 1, 0), 6 * 3600))
+
+
+def _started(query: Select[Any], since: datetime, watch_id: str | None,
+             owner_id: int | None) -> Select[Any]:
+    """``query`` over the watch runs begun since ``since`` that count toward a budget
+    (not refused slots): of one watch, or of every watch of one owner."""
+    query = query.where(WatchRunRow.created_at >= since, WatchRunRow.status != "refused")
+    if watch_id is not None:
+        query = query.where(WatchRunRow.watch_id == watch_id)
+    if owner_id is not None:
+        query = query.join(WatchRow, WatchRow.id == WatchRunRow.watch_id).where(
+            WatchRow.owner_id == owner_id)
+    return query
 
 
 def _sees(access: Access) -> ColumnElement[bool]:
@@ -261,19 +274,55 @@ class WatchOps(StoreBase):
             session.flush()
             return _watch_run(row)
 
+    def record_refused_slot(self, watch_id: str, reason: str, *, trigger: str,
+                            now: datetime | None = None) -> WatchRunInfo:
+        """Record that a due slot of the watch was not run, for ``reason`` (a budget's
+        one line): a ``refused`` watch run with no run, so the owner sees it where they
+        see the watch's runs instead of in a log only.
+
+        It is no run: it never counts toward a budget (:meth:`watch_runs_started`) nor
+        moves ``last_run_at``. Refusals in a row are one record - its ``created_at`` the
+        first refused slot, ``finished_at``, ``error`` and ``summary`` the latest - so a
+        frequent schedule over its budget does not bury the watch's runs under them."""
+        now = now or datetime.now(UTC)
+        with self._writing() as session:
+            newest = session.scalar(select(WatchRunRow).where(WatchRunRow.watch_id == watch_id)
+                                    .order_by(WatchRunRow.id.desc()).limit(1))
+            if newest is not None and newest.status == "refused":
+                since = newest.created_at.strftime("%Y-%m-%d %H:%M UTC")
+                newest.summary = f"Not run since {since}: {reason}"[:500]
+                newest.error, newest.finished_at = reason[:2000], now
+                session.flush()
+                return _watch_run(newest)
+            row = WatchRunRow(watch_id=watch_id, run_id=None, previous_run_id=None,
+                              trigger=trigger, status="refused", created_at=now,
+                              finished_at=now, summary=f"Not run: {reason}"[:500],
+                              nothing_new=False, change=None, changes_markdown=None,
+                              error=reason[:2000])
+            session.add(row)
+            session.flush()
+            return _watch_run(row)
+
     def watch_runs_started(self, since: datetime, *, watch_id: str | None = None,
                            owner_id: int | None = None) -> int:
         """How many watch runs began since ``since``: of one watch, or of every watch
-        of one owner (the daily budgets)."""
-        query = select(func.count()).select_from(WatchRunRow).where(
-            WatchRunRow.created_at >= since)
-        if watch_id is not None:
-            query = query.where(WatchRunRow.watch_id == watch_id)
-        if owner_id is not None:
-            query = query.join(WatchRow, WatchRow.id == WatchRunRow.watch_id).where(
-                WatchRow.owner_id == owner_id)
+        of one owner (the daily budgets). Refused slots are not runs and do not count."""
         with self._reading() as session:
-            return session.scalar(query) or 0
+            return session.scalar(_started(select(func.count()).select_from(WatchRunRow),
+                                           since, watch_id, owner_id)) or 0
+
+    def watch_run_started_at(self, since: datetime, nth: int, *,
+                             watch_id: str | None = None, owner_id: int | None = None
+                             ) -> datetime | None:
+        """When the ``nth`` oldest (1: the oldest) of the watch runs counted by
+        :meth:`watch_runs_started` began (``None``: fewer than ``nth``) - a day later it
+        stops counting, which is when a budget frees up."""
+        query = _started(select(WatchRunRow.created_at), since, watch_id, owner_id)
+        with self._reading() as session:
+            found: datetime | None = session.scalar(
+                query.order_by(WatchRunRow.created_at, WatchRunRow.id)
+                .offset(max(nth - 1, 0)).limit(1))
+            return found
 
     def watch_runs(self, watch_id: str, *, limit: int = 50) -> builtins.list[WatchRunInfo]:
         """The runs of a watch (its full id), newest first."""

@@ -5,8 +5,13 @@ Three forms are accepted, and stored as their normal text (:attr:`Schedule.text`
 * ``every 30m`` / ``every 6h`` / ``every 1d`` / ``every 2w`` - an interval of at least one
   minute (``every 90m`` is fine; seconds are not offered);
 * a five-field cron expression (``0 6 * * 1-5``: minute, hour, day of month, month, day of
-  week), read by APScheduler's :meth:`~apscheduler.triggers.cron.CronTrigger.from_crontab`
-  in UTC;
+  week), in UTC, meaning what it means in crontab(5) - read with APScheduler's
+  :class:`~apscheduler.triggers.cron.CronTrigger`, with two crontab rules it does not
+  follow by itself: days of the week count from Sunday (0 or 7), and when *both* the
+  day of month and the day of week are restricted (neither is ``*``) a day matches if
+  *either* does - ``0 6 1 * 1`` is 06:00 on the 1st of every month *and* on every
+  Monday (APScheduler alone would want a 1st that is a Monday). A field such as
+  ``*/2`` counts as restricted (Vixie cron's "starts with ``*``" quirk is not copied);
 * ``on demand`` (or ``manual``): never by itself, only ``deepcite watch run``.
 
 :meth:`Schedule.next_after` is the first slot strictly after a moment. An interval's slots
@@ -67,12 +72,12 @@ class Schedule:
             anchor = _aware(anchor)
             steps = (moment - anchor) // self.interval + 1
             return anchor + steps * self.interval
-        trigger = _cron(self.text)
         # Cron slots are whole seconds: start at the second after ``moment`` (truncated),
         # so a slot equal to ``moment`` is not "after" it and a later one is not skipped.
         start = moment.replace(microsecond=0) + timedelta(seconds=1)
-        found = trigger.get_next_fire_time(None, start)
-        return found.astimezone(UTC) if found is not None else None
+        found = [slot for slot in (trigger.get_next_fire_time(None, start)
+                                   for trigger in _cron(self.text)) if slot is not None]
+        return min(found).astimezone(UTC) if found else None
 
     def __str__(self) -> str:
         return self.text
@@ -111,17 +116,27 @@ def parse_schedule(text: str) -> Schedule:
 _DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 
 
-def _cron(text: str) -> Any:
-    """APScheduler's trigger for crontab ``text``, in UTC.
+def _cron(text: str) -> tuple[Any, ...]:
+    """APScheduler triggers whose earliest next slot is crontab ``text``'s, in UTC.
 
     APScheduler 3 numbers days of the week from Monday (0) while crontab numbers them
     from Sunday (0 or 7); the day-of-week field is turned into day names first, so
-    ``1-5`` means Monday to Friday as in every crontab."""
+    ``1-5`` means Monday to Friday as in every crontab. APScheduler also requires every
+    field to match, where crontab takes a day that matches the day of month *or* the day
+    of week when both are restricted: that case is two triggers, one per day field, and
+    a slot of either is a slot (a ``ValueError`` for a bad field, from either)."""
     from apscheduler.triggers.cron import CronTrigger
 
     minute, hour, day, month, weekday = text.split(" ")
-    return CronTrigger(minute=minute, hour=hour, day=day, month=month,
-                       day_of_week=_weekdays(weekday), timezone=UTC)
+    days = _weekdays(weekday)
+
+    def trigger(day_field: str, weekday_field: str) -> Any:
+        return CronTrigger(minute=minute, hour=hour, day=day_field, month=month,
+                           day_of_week=weekday_field, timezone=UTC)
+
+    if day != "*" and weekday != "*":  # crontab(5): either day field may match
+        return trigger(day, "*"), trigger("*", days)
+    return (trigger(day, days),)
 
 
 def _weekdays(field: str) -> str:

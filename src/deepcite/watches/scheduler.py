@@ -11,7 +11,8 @@ while everything was down runs once as soon as a process is back):
 3. sends the deliveries that are due, each leased by one process
    (:meth:`~deepcite.store.HistoryStore.claim_due_deliveries`), through the
    :class:`Sender` registered for its kind; a :class:`~deepcite.errors.DeliveryError` is
-   retried with backoff, and after ``delivery.max_attempts`` tries marked failed.
+   retried with backoff (never sooner than a webhook's ``Retry-After`` asks), and after
+   ``delivery.max_attempts`` tries marked failed.
 
 ``deepcite serve`` runs one (with its executor: runs in process, or queued with
 ``queue.url``), and so does ``deepcite worker`` when ``queue.url`` is set; every one of
@@ -27,7 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from deepcite.config import Settings
@@ -76,7 +77,8 @@ def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, S
             sender.send(target, notice, attachment=_attachment(store, settings, delivery))
         except DeliveryError as exc:
             retry_at = (next_attempt(delivery.attempts, moment, backoff.backoff_base_seconds,
-                                     attempts, max_seconds=backoff.backoff_max_seconds)
+                                     attempts, max_seconds=backoff.backoff_max_seconds,
+                                     not_before=_asked_wait(exc, moment))
                         if retryable(exc) else None)
             status = store.mark_delivery(delivery.id, "retry" if retry_at else "failed",
                                          error=error_line(exc), max_attempts=attempts,
@@ -89,6 +91,17 @@ def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, S
             status = store.mark_delivery(delivery.id, "sent")
         done.append((delivery.id, status))
     return done
+
+
+def _asked_wait(error: DeliveryError, moment: datetime) -> datetime | None:
+    """The earliest next try the target asked for (``Retry-After``), or ``None``.
+
+    Its seconds count from the answer, which came after ``moment`` (the tick's time,
+    taken before the send): they are counted from the later of the two, so a retry is
+    never sooner than the receiver asked, whatever clock the caller passed."""
+    if error.retry_after is None:
+        return None
+    return max(moment, datetime.now(UTC)) + timedelta(seconds=error.retry_after)
 
 
 def _attachment(store: HistoryStore, settings: Settings, delivery: DeliveryInfo

@@ -12,7 +12,10 @@ Budgets are checked before a run starts: the watch's own runs per day (its
 ``max_runs_per_day``, at most ``watches.max_runs_per_watch_per_day``), and its owner's
 runs per day over all their watches (``watches.max_runs_per_owner_per_day``); a user
 may have ``watches.max_watches_per_owner`` watches. Each refusal is one line
-(:class:`~deepcite.errors.BudgetError`) naming the budget and when it frees up.
+(:class:`~deepcite.errors.BudgetError`) naming the budget and when it frees up. A
+scheduled slot a budget refuses is kept as a ``refused`` watch run carrying that line
+(shown by ``watch show``, the REST API's runs and the web inbox) - never counted toward
+a budget itself, and not retried: the slot has moved on.
 """
 
 from __future__ import annotations
@@ -149,7 +152,8 @@ class WatchService:
         return WatchView(watch, parse_schedule(watch.schedule), self.latest(watch.id))
 
     def latest(self, watch_id: str) -> WatchRunInfo | None:
-        """The newest watch run that has ended (its change stored), if any."""
+        """The newest watch run that has ended (its change stored), if any - a
+        ``refused`` slot included, so that whoever shows the watch leads with it."""
         return next((run for run in self.store.watch_runs(watch_id, limit=20)
                      if run.status != "running"), None)
 
@@ -202,7 +206,7 @@ class WatchService:
         watch = self.store.watch(ref, access)
         moment = now or datetime.now(UTC)
         self.check_budgets(watch, moment)
-        request = RunRequest.model_validate(watch.request)
+        request = _run_request(watch)
         settings = checked_settings(self.settings, request)
         checked_collections(self.store, request, settings)
         run_id = self.store.begin(request.question, mode=request.mode, settings=settings,
@@ -222,37 +226,71 @@ class WatchService:
 
     def check_budgets(self, watch: WatchInfo, now: datetime) -> None:
         """Refuse (:class:`BudgetError`) a run the watch's or its owner's daily budget
-        has no room for."""
+        has no room for; the line names the budget and when it frees up."""
         limits = self.settings.watches
         most = min(watch.max_runs_per_day or limits.max_runs_per_watch_per_day,
                    limits.max_runs_per_watch_per_day)
         since = now - _DAY
         done = self.store.watch_runs_started(since, watch_id=watch.id)
         if done >= most:
+            frees = self._frees_at(since, done - most + 1, watch_id=watch.id)
             raise BudgetError(f"Watch {watch.id[:8]} has run {done} times in 24 hours, its "
-                              f"limit ({most} a day) - it runs again once the oldest of "
-                              "those is a day old")
+                              f"limit ({most} a day) - it may run again from {frees}")
         if watch.owner_id is not None:
             owner = self.store.watch_runs_started(since, owner_id=watch.owner_id)
-            if owner >= limits.max_runs_per_owner_per_day:
+            most = limits.max_runs_per_owner_per_day
+            if owner >= most:
+                frees = self._frees_at(since, owner - most + 1, owner_id=watch.owner_id)
                 raise BudgetError(
                     f"Your watches have run {owner} times in 24 hours, the most one user's "
-                    f"may (watches.max_runs_per_owner_per_day = "
-                    f"{limits.max_runs_per_owner_per_day}) - try again later")
+                    f"may (watches.max_runs_per_owner_per_day = {most}) - they may run "
+                    f"again from {frees}")
+
+    def _frees_at(self, since: datetime, nth: int, *, watch_id: str | None = None,
+                  owner_id: int | None = None) -> str:
+        """When the ``nth`` oldest counted run turns a day old - the first moment a
+        budget has room again - as shown (UTC, rounded up to the minute, so the time
+        said is never too early)."""
+        started = self.store.watch_run_started_at(since, nth, watch_id=watch_id,
+                                                  owner_id=owner_id)
+        if started is None:  # runs removed meanwhile: room now
+            return "now"
+        frees = (started if started.tzinfo else started.replace(tzinfo=UTC)) + _DAY
+        if frees.second or frees.microsecond:
+            frees = frees.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        return frees.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     def submit_due(self, now: datetime | None = None, report: TickReport | None = None
                    ) -> TickReport:
-        """Claim the watches due now (each by one process only) and submit their runs."""
+        """Claim the watches due now (each by one process only) and submit their runs.
+
+        A slot a budget refuses is recorded as a ``refused`` watch run with the budget's
+        line (:meth:`~deepcite.store.HistoryStore.record_refused_slot`), so the owner sees
+        it with the watch's runs; its claim has already moved the watch to its next slot,
+        so it is not tried again each tick."""
         moment = now or datetime.now(UTC)
         report = report or TickReport()
         for watch in self.store.claim_due_watches(moment, self._next_slot):
             try:
                 report.started.append(self._submit(watch, "schedule", moment))
+            except BudgetError as exc:
+                self._refused(watch, error_line(exc), moment)
+                report.refused.append((watch.id, error_line(exc)))
             except DeepciteError as exc:
                 logger.warning("watch %s was due but not run: %s", watch.id[:8],
                                error_line(exc))
                 report.refused.append((watch.id, error_line(exc)))
         return report
+
+    def _refused(self, watch: WatchInfo, reason: str, now: datetime) -> None:
+        """Log and record a slot of ``watch`` a budget refused (a store that fails here
+        leaves the log line only, and the tick goes on with the next watch)."""
+        logger.warning("watch %s was due but not run: %s", watch.id[:8], reason)
+        try:
+            self.store.record_refused_slot(watch.id, reason, trigger="schedule", now=now)
+        except DeepciteError as exc:
+            logger.warning("watch %s: the refused slot was not recorded: %s",
+                           watch.id[:8], error_line(exc))
 
     def finish_ended(self, report: TickReport | None = None) -> TickReport:
         """Store the change of every watch run whose run has ended (once each)."""
@@ -305,8 +343,7 @@ class WatchService:
         if self.executor is None:
             raise InputError("No executor to run the watch on - use `deepcite watch run`")
         self.check_budgets(watch, now)
-        request = RunRequest.model_validate(watch.request)
-        run_id = self.executor.submit(request)
+        run_id = self.executor.submit(_run_request(watch))
         return self.store.record_watch_run(watch.id, run_id, trigger=trigger, now=now)
 
     @staticmethod
@@ -324,3 +361,13 @@ class WatchService:
     def _url(self, run_id: str) -> str | None:
         base = self.settings.watches.base_url
         return f"{base.rstrip('/')}/runs/{run_id}" if base else None
+
+
+def _run_request(watch: WatchInfo) -> RunRequest:
+    """The request of one run of ``watch``: its stored request with origin ``watch``.
+
+    The stored request keeps the front end that made the watch (``cli``, ``api``,
+    ``web``); its runs are the watch's, so that the history can tell a scheduled or
+    ``watch run`` run from one a person asked for - and filter by it. The owner is the
+    watch's, as stamped when it was made."""
+    return RunRequest.model_validate(watch.request).model_copy(update={"origin": "watch"})

@@ -1,5 +1,5 @@
 """The server-rendered pages: new research, live progress, reports, history,
-collections, settings, the account and admin pages, and login.
+collections, watches, settings, the account and admin pages, and login.
 
 Every page is one Jinja2 template extending ``layout.html`` (autoescape on), styled by
 one stylesheet, and readable without JavaScript; small static scripts only enhance
@@ -7,7 +7,8 @@ them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor`
 the history store, so the pages work with any executor. Sessions, CSRF and login are
 in :mod:`deepcite.web.pages_auth`; each area of the pages is a module of its own
 (``pages_research``, ``pages_reports``, ``pages_history``, ``pages_collections``,
-``pages_settings``, ``pages_login``, ``pages_account``, ``pages_admin``) sharing one
+``pages_settings``, ``pages_login``, ``pages_account``, ``pages_admin``,
+``pages_watches``) sharing one
 :class:`~deepcite.web.page_kit.PageKit`.
 
 Wiring (``create_app``)::
@@ -31,6 +32,7 @@ from deepcite.web import (
     pages_research,
     pages_settings,
     pages_sources,
+    pages_watches,
 )
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Gate
@@ -49,7 +51,7 @@ __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mou
 
 #: The areas of the pages, each a ``routes(kit)`` function.
 AREAS = (pages_research, pages_reports, pages_history, pages_collections, pages_settings,
-         pages_login, pages_sources, pages_account, pages_admin)
+         pages_login, pages_sources, pages_account, pages_admin, pages_watches)
 
 
 def mount_static(app: FastAPI) -> None:

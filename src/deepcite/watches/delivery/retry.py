@@ -7,6 +7,12 @@ deliveries of one outage do not all come back at the same second). The jitter is
 from ``seed`` when one is given (the delivery's id, say), so one delivery's schedule is
 the same on every computation, and from the system's randomness otherwise; either way
 the wait is never longer than the capped backoff nor shorter than half of it.
+
+A target may ask for more: a webhook answering 429 or 503 with ``Retry-After`` (seconds,
+or an HTTP-date) is not tried again before then (:func:`retry_after_seconds` reads the
+header, at most :data:`MAX_RETRY_AFTER_SECONDS` - a day - so that a receiver cannot
+park a delivery for ever; ``next_attempt(..., not_before=...)`` honours it). It only
+ever delays: a ``Retry-After`` shorter than the backoff leaves the backoff.
 """
 
 from __future__ import annotations
@@ -14,15 +20,19 @@ from __future__ import annotations
 import random
 import smtplib
 import ssl
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 
 import httpx
 
 from deepcite.errors import DeepciteError, DeliveryError
 
-__all__ = ["backoff_seconds", "next_attempt", "retryable"]
+__all__ = ["MAX_RETRY_AFTER_SECONDS", "backoff_seconds", "next_attempt", "retry_after_seconds",
+           "retryable"]
 
 DEFAULT_MAX_SECONDS = 6 * 3600.0
+#: The longest ``Retry-After`` honoured (a day); a longer one is cut to it.
+MAX_RETRY_AFTER_SECONDS = 24 * 3600.0
 
 
 def backoff_seconds(attempts: int, base_seconds: float, *,
@@ -42,18 +52,42 @@ def backoff_seconds(attempts: int, base_seconds: float, *,
 
 def next_attempt(attempts: int, now: datetime, base_seconds: float, max_attempts: int, *,
                  max_seconds: float = DEFAULT_MAX_SECONDS,
-                 seed: str | int | None = None) -> datetime | None:
+                 seed: str | int | None = None,
+                 not_before: datetime | None = None) -> datetime | None:
     """When to try a delivery again after its ``attempts``-th failed try, or ``None``
     when it has had its ``max_attempts`` tries (it is then failed for good).
 
     ``now`` is the time of the failed try (its timezone is kept); with
     ``settings.delivery``: ``next_attempt(n, now, d.backoff_base_seconds,
     d.max_attempts, max_seconds=d.backoff_max_seconds, seed=delivery_id)``.
+    ``not_before`` is the earliest the target will take it (its ``Retry-After``): the
+    later of it and the backoff is the answer.
     """
     if attempts >= max_attempts:
         return None
     wait = backoff_seconds(attempts, base_seconds, max_seconds=max_seconds, seed=seed)
-    return now + timedelta(seconds=wait)
+    backoff = now + timedelta(seconds=wait)
+    return backoff if not_before is None or not_before <= backoff else not_before
+
+
+def retry_after_seconds(value: str | None, now: datetime) -> float | None:
+    """A ``Retry-After`` header value as seconds from ``now`` (aware), at most
+    :data:`MAX_RETRY_AFTER_SECONDS`; 0 for a date already past, ``None`` when there is
+    none or it is neither delta-seconds nor an HTTP-date (RFC 9110 10.2.3) - a
+    malformed header is ignored, the backoff alone then decides."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text.isascii() and text.isdigit():
+        return min(float(int(text[:12])), MAX_RETRY_AFTER_SECONDS)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC by the RFC
+        when = when.replace(tzinfo=UTC)
+    seconds = (when - now).total_seconds()
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
 
 
 def retryable(error: BaseException) -> bool:

@@ -35,8 +35,10 @@ pass, and the approved addresses are the ones connected to. Redirects are not fo
 
 A 2xx answer is success. A 5xx, 408, 425 or 429 answer, a timeout or a network failure
 is a :class:`~deepcite.errors.DeliveryError` with ``retryable=True``; any other answer
-and an egress refusal are not retryable. Messages name the URL's origin only: a
-webhook URL's path is often itself a secret.
+and an egress refusal are not retryable. A 429 or 503 answer's ``Retry-After`` (seconds
+or an HTTP-date, at most a day) is the error's ``retry_after``, so the next attempt is
+not made before the receiver asked (:func:`~deepcite.watches.delivery.retry.next_attempt`).
+Messages name the URL's origin only: a webhook URL's path is often itself a secret.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ import mimetypes
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -58,6 +61,7 @@ from deepcite.errors import ConfigError, DeliveryError, EgressDenied
 from deepcite.security.egress import AllowEntry, EgressPolicy, short_url
 from deepcite.security.transport import EgressTransport
 from deepcite.watches.delivery.base import Attachment, origin
+from deepcite.watches.delivery.retry import retry_after_seconds
 from deepcite.watches.notice import DeliveryTarget, Notice, WebhookTarget
 
 __all__ = [
@@ -80,6 +84,8 @@ DEFAULT_TOLERANCE_SECONDS = 300
 USER_AGENT = f"deepcite/{__version__} (watch webhook)"
 #: Answers worth another try besides 5xx: timeout, too early, too many requests.
 RETRYABLE_4XX = frozenset({408, 425, 429})
+#: Answers whose ``Retry-After`` is honoured (RFC 6585 for 429, RFC 9110 for 503).
+RETRY_AFTER_STATUSES = frozenset({429, 503})
 
 SecretFor = Callable[[str], str | bytes | None]
 """``secret_for(watch_id)``: the watch's webhook secret, or ``None`` when it has none."""
@@ -195,16 +201,20 @@ class WebhookSender:
             TIMESTAMP_HEADER: str(timestamp),
             SIGNATURE_HEADER: sign(secret, body, timestamp),
         }
-        status = self._post(where, target.url, body, headers)
-        _judge(where, status)
+        status, retry_after = self._post(where, target.url, body, headers)
+        wait = (retry_after_seconds(retry_after, datetime.fromtimestamp(self.clock(), UTC))
+                if status in RETRY_AFTER_STATUSES else None)
+        _judge(where, status, wait)
 
-    def _post(self, where: str, url: str, body: bytes, headers: dict[str, str]) -> int:
+    def _post(self, where: str, url: str, body: bytes, headers: dict[str, str]
+              ) -> tuple[int, str | None]:
+        """The answer's status and ``Retry-After`` header (its body is never read)."""
         client = httpx.Client(transport=EgressTransport(self.policy), timeout=self.timeout,
                               follow_redirects=False)
         try:
             with client, client.stream("POST", url, content=body,
                                        headers=headers) as response:
-                return response.status_code  # the answer's body is never read
+                return response.status_code, response.headers.get("retry-after")
         except EgressDenied as exc:
             reason = str(exc).replace(short_url(url), origin(url))
             if "allow_private_hosts" in reason:
@@ -220,7 +230,9 @@ class WebhookSender:
             raise DeliveryError(f"{where} failed ({type(exc).__name__})") from None
 
 
-def _judge(where: str, status: int) -> None:
+def _judge(where: str, status: int, retry_after: float | None = None) -> None:
+    """Nothing for a 2xx answer; else the DeliveryError it is, ``retry_after`` (seconds
+    the receiver asked for) carried and named in its one line."""
     if 200 <= status < 300:
         return
     if 300 <= status < 400:
@@ -229,7 +241,10 @@ def _judge(where: str, status: int) -> None:
                             status=status)
     retry = status >= 500 or status in RETRYABLE_4XX
     hint = "" if retry else " - check the webhook URL and its receiver"
-    raise DeliveryError(f"{where} answered {status}{hint}", retryable=retry, status=status)
+    if retry and retry_after is not None:
+        hint = f" and asked for {retry_after:.0f} s before the next try (Retry-After)"
+    raise DeliveryError(f"{where} answered {status}{hint}", retryable=retry, status=status,
+                        retry_after=retry_after if retry else None)
 
 
 def _short(exc: Exception) -> str:
