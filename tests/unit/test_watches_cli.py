@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -74,6 +76,8 @@ def test_the_watch_commands_end_to_end(notes: Path) -> None:
 
     code, output = invoke("show", watch_id[:6])
     assert code == 0 and "1 new source" in output and "webhook https://hooks.example/a" in output
+    # the runs' notices could not reach hooks.example from here: each says so and waits
+    assert "(webhook https://hooks.example/a): to be retried after 1 try, next " in output
 
     code, output = invoke("pause", watch_id[:6])
     assert code == 0 and "paused" in output
@@ -147,3 +151,37 @@ def test_show_says_a_slot_was_refused_by_a_budget_and_still_shows_the_last_chang
                for line in lines)
     shown = json.loads(stdout_of("show", watch_id[:8], "--json"))
     assert [run["status"] for run in shown["runs"]] == ["refused", "done"]
+
+
+@pytest.mark.enable_socket
+def test_watch_run_sends_what_it_queued_without_a_server(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    got: list[dict[str, object]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    monkeypatch.setenv("DEEPCITE_DELIVERY_WEBHOOK_ALLOW_PRIVATE_HOSTS",
+                       f"127.0.0.1:{port}")
+    try:
+        code, output = invoke("add", "Where is the cache kept?", "--manual", "-c", "notes",
+                              "--webhook", f"http://127.0.0.1:{port}/hook", "--json")
+        assert code == 0, output
+        watch_id = json.loads(output)["id"]
+        code, output = invoke("run", watch_id[:6])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 0 and "Deliveries: 1 sent" in output, output
+    assert len(got) == 1 and "First run: 1 source" in json.dumps(got[0])
+    code, output = invoke("show", watch_id[:6])
+    assert code == 0 and f"(webhook http://127.0.0.1:{port}/hook): sent after 1 try" in output

@@ -2,15 +2,17 @@
 
 ``add`` stores a watch (its request checked as a run's would be) and prints its id and
 feed token, once; ``list`` and ``show`` read them (``show`` prints the latest change);
-``run`` runs one now, in this process, and prints its change; ``pause``, ``resume`` and
-``rm`` do what they say. Ids are given as for runs: the full id or a unique prefix of 4+
-characters. The command line sees every watch (as it sees every run). Scheduled runs
-are made by ``deepcite serve`` (or ``deepcite worker`` with ``queue.url``).
+``run`` runs one now, in this process, prints its change and sends its deliveries;
+``pause``, ``resume`` and ``rm`` do what they say. Ids are given as for runs: the full
+id or a unique prefix of 4+ characters. The command line sees every watch (as it sees
+every run). Scheduled runs are made by ``deepcite serve`` (or ``deepcite worker`` with
+``queue.url``).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -120,6 +122,10 @@ def list_command(
     out.print(table)
 
 
+#: Outbox rows ``watch show`` prints, newest first.
+_DELIVERIES_SHOWN = 5
+
+
 @watch_app.command("show")
 def show_command(
     watch: Annotated[str, typer.Argument(help="Watch id or a unique prefix.")],
@@ -129,10 +135,13 @@ def show_command(
     with user_errors(), _service() as service:
         view = service.view(watch)
         runs = service.store.watch_runs(view.watch.id, limit=10)
+        deliveries = service.store.deliveries(view.watch.id, limit=_DELIVERIES_SHOWN)
     found = view.watch
     if as_json:
-        out.print_json(json.dumps({**found.model_dump(mode="json"),
-                                   "runs": [r.model_dump(mode="json") for r in runs]}))
+        out.print_json(json.dumps({
+            **found.model_dump(mode="json"),
+            "runs": [r.model_dump(mode="json") for r in runs],
+            "deliveries": [d.model_dump(mode="json") for d in deliveries]}))
         return
     out.print(Text(f"Watch {found.id} - {one_line(found.name)}"))
     out.print(Text(f"Question: {one_line(found.question)}"))
@@ -141,6 +150,8 @@ def show_command(
     for target in found.targets:
         where = ", ".join(target.get("to", [])) or target.get("url", "")
         out.print(Text(f"Delivers to: {target.get('kind')} {one_line(str(where))}"))
+    for delivery in deliveries:
+        out.print(Text(_delivery_line(delivery)))
     latest = view.latest
     if latest is not None and latest.status == "refused":  # said first: it is news
         out.print(Text(f"{one_line(latest.summary or latest.error or 'Not run')} "
@@ -166,6 +177,9 @@ def run_command(
     with user_errors(), _service() as service:
         err.print(Text(f"Running watch {watch} ..."))
         done = service.run_here(watch)
+        sent = _deliver(service, done.watch_id)
+    if sent:
+        err.print(Text(sent))
     if as_json:
         out.print_json(json.dumps(done.model_dump(mode="json")))
         return
@@ -175,6 +189,39 @@ def run_command(
         out.print(done.changes_markdown, markup=False)
     if done.status == "failed":
         raise typer.Exit(1)
+
+
+def _delivery_line(delivery: Any) -> str:
+    """One outbox row: where, how it stands, after how many tries, and why not yet."""
+    target = delivery.target
+    where = ", ".join(target.get("to", [])) or target.get("url", "")
+    state = {"pending": "to be retried", "sent": "sent", "failed": "failed"}.get(
+        delivery.status, delivery.status)
+    line = (f"Delivery {delivery.id} ({delivery.kind} {where}): {state} after "
+            f"{delivery.attempts} tr{'y' if delivery.attempts == 1 else 'ies'}")
+    if delivery.status == "pending" and delivery.next_attempt_at is not None:
+        line += f", next {_when(delivery.next_attempt_at)}"
+    if delivery.last_error and delivery.status != "sent":
+        line += f" - {delivery.last_error}"
+    return one_line(line)
+
+
+def _deliver(service: Any, watch_id: str) -> str:
+    """Send what the run just queued for ``watch_id`` (email, webhooks) from here, so a
+    watch run from the command line is delivered without a server running; one line
+    saying how it went (empty with no targets). What fails stays in the outbox, retried
+    by ``serve`` or a worker and shown by ``watch show``."""
+    from deepcite.watches.scheduler import default_senders, deliver_due
+
+    tried = deliver_due(service.store, service.settings,
+                        default_senders(service.settings, service.store), watch_id=watch_id)
+    if not tried:
+        return ""
+    counts = Counter(status for _, status in tried)
+    words = (("sent", "sent"), ("pending", "to be retried"), ("failed", "failed"))
+    parts = [f"{counts[status]} {word}" for status, word in words if counts[status]]
+    return f"Deliveries: {', '.join(parts)}" + (
+        " - `deepcite watch show` says why" if counts["pending"] or counts["failed"] else "")
 
 
 def _set_state(watch: str, *, pause: bool) -> None:

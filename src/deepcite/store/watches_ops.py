@@ -390,15 +390,19 @@ class WatchOps(StoreBase):
     # ------------------------------------------------------------------ outbox
 
     def claim_due_deliveries(self, now: datetime, *, lease_s: float = DELIVERY_LEASE_S,
-                             limit: int = 100) -> builtins.list[DeliveryInfo]:
+                             limit: int = 100, watch_id: str | None = None
+                             ) -> builtins.list[DeliveryInfo]:
         """Pending deliveries due at ``now`` that this call leased (each once, however
         many processes call): one attempt counted, ``next_attempt_at`` moved ``lease_s``
-        ahead - :meth:`mark_delivery` says how it went."""
+        ahead - :meth:`mark_delivery` says how it went. ``watch_id``: that watch's only
+        (``deepcite watch run`` sends what its run queued, nobody else's)."""
+        query = select(DeliveryRow).where(DeliveryRow.status == "pending",
+                                          DeliveryRow.next_attempt_at <= now)
+        if watch_id is not None:
+            query = query.where(DeliveryRow.watch_id == watch_id)
         with self._reading() as session:
             due = [(row.id, row.next_attempt_at) for row in session.scalars(
-                select(DeliveryRow).where(DeliveryRow.status == "pending",
-                                          DeliveryRow.next_attempt_at <= now)
-                .order_by(DeliveryRow.next_attempt_at, DeliveryRow.id)
+                query.order_by(DeliveryRow.next_attempt_at, DeliveryRow.id)
                 .limit(max(limit, 0)))]
         leased: builtins.list[DeliveryInfo] = []
         until = now + timedelta(seconds=lease_s)

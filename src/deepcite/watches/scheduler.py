@@ -58,13 +58,15 @@ def default_senders(settings: Settings, store: HistoryStore) -> Mapping[str, Sen
 
 
 def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, Sender],
-                now: datetime | None = None) -> list[tuple[int, str]]:
-    """Send the deliveries due now; ``(delivery id, status)`` for each one tried."""
+                now: datetime | None = None, *, watch_id: str | None = None
+                ) -> list[tuple[int, str]]:
+    """Send the deliveries due now (``watch_id``: that watch's only); ``(delivery id,
+    status)`` for each one tried."""
     moment = now or datetime.now(UTC)
     backoff = settings.delivery
     attempts = backoff.max_attempts
     done: list[tuple[int, str]] = []
-    for delivery in store.claim_due_deliveries(moment):
+    for delivery in store.claim_due_deliveries(moment, watch_id=watch_id):
         sender = senders.get(delivery.kind)
         if sender is None:  # no sender for it in this process: leave it for one that has
             status = store.mark_delivery(delivery.id, "retry", max_attempts=attempts + 1,
