@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from deepcite import plugins as registry
 from deepcite.cli import app
 from deepcite.config import Settings, load_settings
+from tests.fakes import write_notes
 
 
 @pytest.fixture(autouse=True)
@@ -125,14 +126,7 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
 def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A collection "notes" of two small Markdown files, in a temporary data dir."""
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
+    folder = write_notes(tmp_path / "notes")
     added = CliRunner().invoke(app, ["collection", "add", str(folder), "--name", "notes"])
     assert added.exit_code == 0, added.output
     return folder

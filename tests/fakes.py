@@ -9,6 +9,7 @@ over a fixed list of passages.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -95,3 +96,16 @@ class MemoryEngine:
                   for i, p in enumerate(self._passages)]
         hits = [p for score, _, p in sorted(scored, key=lambda t: (-t[0], t[1])) if score]
         return hits[:max_results]
+
+
+def write_notes(folder: Path) -> Path:
+    """The team's two notes (a cache decision, when the team meets) as Markdown files in
+    ``folder``, made here: the small collection many tests research."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cache.md").write_text(
+        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
+        "because the database was overloaded.\n", encoding="utf-8")
+    (folder / "team.md").write_text(
+        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
+        encoding="utf-8")
+    return folder

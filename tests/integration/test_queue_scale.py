@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -27,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import write_notes
+from tests.processes import Proc, launch, wait_healthy
 from tests.redis_fixture import RedisServer, free_port, redis_server  # noqa: F401
 from tests.unit.postgres_fixture import postgres_server  # noqa: F401
 
@@ -34,7 +34,6 @@ httpx = pytest.importorskip("httpx")
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "What did we decide about the cache?"
 RUNS = 6
 #: Longest every run of the scale test may take to end, kill and restart included.
@@ -43,33 +42,6 @@ ENDED = {"completed", "cancelled", "failed", "interrupted"}
 
 
 # ---------------------------------------------------------------------- processes
-
-
-@dataclass
-class Proc:
-    """One started process and where its output goes."""
-
-    name: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def tail(self, chars: int = 3000) -> str:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return f"--- {self.name} (pid {self.pid}, exit {self.process.poll()}) ---\n" \
-               f"{text[-chars:]}"
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
 
 
 @dataclass
@@ -96,12 +68,7 @@ class Deployment:
         return [p for p in self.procs if p.name.startswith("worker")]
 
     def launch(self, name: str, *args: str) -> Proc:
-        log = self.logs / f"{name}.log"
-        with log.open("ab") as out:
-            process = subprocess.Popen([sys.executable, "-m", "tests.worker_launcher", *args],
-                                       env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                       stdout=out, stderr=subprocess.STDOUT)
-        proc = Proc(name, process, log)
+        proc = launch(name, args, env=self.env, logs=self.logs)
         self.procs.append(proc)
         return proc
 
@@ -116,20 +83,6 @@ class Deployment:
                                   "store": {"url": self.store_url}},
                                  config_files=[], environ={})
         return HistoryStore.open(settings)
-
-
-def _wait_healthy(base: str, proc: Proc, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.process.poll() is not None:
-            break
-        try:
-            if httpx.get(f"{base}/api/v1/health", timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"deepcite serve at {base} did not start:\n{proc.tail()}")
 
 
 @pytest.fixture(scope="module")
@@ -160,14 +113,8 @@ def deployment(tmp_path_factory: pytest.TempPathFactory, store_url: str,
     redis_server.ensure_running()
     base = tmp_path_factory.mktemp("queue-scale")
     data_dir, notes, logs = base / "data", base / "notes", base / "logs"
-    notes.mkdir()
+    write_notes(notes)
     logs.mkdir()
-    (notes / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (notes / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
     (notes / "deploy.md").write_text(
         "# Deploys\n\nWe deploy on Thursdays after the cache warm-up finishes.\n",
         encoding="utf-8")
@@ -192,7 +139,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory, store_url: str,
         for name in ("worker-1", "worker-2"):
             deployed.launch(name, "worker", "--concurrency", "1")
         for url, proc in servers:
-            _wait_healthy(url, proc)
+            wait_healthy(url, proc)
             deployed.servers.append(url)
         yield deployed
     finally:

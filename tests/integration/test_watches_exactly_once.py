@@ -23,9 +23,6 @@ be due next at its first slot after now.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -36,6 +33,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes import write_notes
+from tests.processes import Proc, launch, wait_healthy
 from tests.redis_fixture import free_port, redis_server  # noqa: F401  (fixtures)
 from tests.unit.postgres_fixture import postgres_server  # noqa: F401
 
@@ -43,33 +42,11 @@ httpx = pytest.importorskip("httpx")
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "What did we decide about the cache?"
 TICK_S = 1
 #: Ticks every scheduler gets after a run ended, to show a second claim if there were one.
 SETTLE_TICKS = 4
 WAIT_S = 90.0
-
-
-@dataclass
-class Proc:
-    name: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def tail(self, chars: int = 3000) -> str:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return (f"--- {self.name} (pid {self.process.pid}, exit {self.process.poll()}) ---\n"
-                f"{text[-chars:]}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
 
 
 @dataclass
@@ -99,12 +76,7 @@ class Deployment:
         return HistoryStore.open(self.settings())
 
     def _launch(self, name: str, *args: str) -> Proc:
-        log = self.logs / f"{name}.log"
-        with log.open("ab") as out:
-            process = subprocess.Popen([sys.executable, "-m", "tests.worker_launcher", *args],
-                                       env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                       stdout=out, stderr=subprocess.STDOUT)
-        proc = Proc(name, process, log)
+        proc = launch(name, args, env=self.env, logs=self.logs)
         self.procs.append(proc)
         return proc
 
@@ -121,7 +93,7 @@ class Deployment:
                 self._launch(name, "worker", "--concurrency", "1")
         self.servers = []
         for url, proc in started:
-            _wait_healthy(url, proc, self)
+            wait_healthy(url, proc, self.diagnostics, timeout=120.0)
             self.servers.append(url)
 
     def stop(self) -> None:
@@ -132,29 +104,6 @@ class Deployment:
 
     def diagnostics(self) -> str:
         return "\n".join(p.tail() for p in [*self.stopped, *self.procs])
-
-
-def _wait_healthy(base: str, proc: Proc, deployed: Deployment, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.process.poll() is None:
-        try:
-            if httpx.get(f"{base}/api/v1/health", timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"deepcite serve at {base} did not start:\n{deployed.diagnostics()}")
-
-
-def _notes(folder: Path) -> Path:
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
-    return folder
 
 
 def _postgres_database(request: pytest.FixtureRequest) -> str:
@@ -195,7 +144,7 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deplo
                DEEPCITE_RESEARCH_ITERATIONS="1", DEEPCITE_TEST_MODEL_DELAY="0.2",
                NO_COLOR="1", PYTHONUNBUFFERED="1")
     deployed = Deployment(data_dir, env, logs, store_url, workers=queued)
-    Collection.create("notes", settings=deployed.settings()).add(_notes(tmp_path / "notes"))
+    Collection.create("notes", settings=deployed.settings()).add(write_notes(tmp_path / "notes"))
     try:
         yield deployed
     finally:
