@@ -78,7 +78,6 @@ def _table(runs: list[RunSummary]) -> Table:
         row[2] = _shorten(run.question, room)
         table.add_row(*(Text(cell) for cell in row))
     return table
-    out.print(table)
 
 
 def show_command(
