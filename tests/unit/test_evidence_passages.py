@@ -155,3 +155,26 @@ def test_a_quoted_passages_title_is_not_cited_again() -> None:
     checked = attribute(quoted, sources)
     assert checked.text == quoted and checked.added == []
     assert "[1] (Super Bowl 50, paragraph 44)\n" in f"{checked.text}\n"
+
+
+@pytest.mark.parametrize("reply", [
+    "The sources cited in the answer are:\n\n1.: The source of the reference is a list of "
+    "references that provide information about fossils found in Kenya.",
+    "The source cited is from a book titled \"Kenya, paragraph 7\" [4].",
+    "The sources mentioned earlier are not only accurate but also give a comprehensive "
+    "overview of the excavations [4].",
+])
+def test_a_reply_describing_the_sources_gives_way_to_the_passages(reply: str) -> None:
+    sources = _sources([*OFF, ANSWER])
+    answer = finalise_reply(QUESTION, reply, sources)
+    assert answer.fallback == "reply describes the sources instead of answering"
+    assert answer.text.startswith(FALLBACK_INTRO) and "Richard Leakey" in answer.text
+
+
+@pytest.mark.parametrize("reply", [
+    "The sources say Richard Leakey and Kamoya Kimeu discovered it in 1984 [4].",
+    "The source of the find was Lake Turkana, where Kamoya Kimeu dug in 1984 [4].",
+])
+def test_an_answer_that_starts_with_the_word_source_is_still_an_answer(reply: str) -> None:
+    answer = finalise_reply(QUESTION, reply, _sources([*OFF, ANSWER]))
+    assert answer.fallback is None and answer.text.startswith(reply[:20])
