@@ -134,7 +134,7 @@ class CitationStep:
         The handler saw each source's evidence passages only, chosen by the question's
         words to keep the prompt short; quoting from those alone missed the sentence
         that answers a paraphrased question (SQuAD, the bundled model behind llama.cpp's
-        server: gold paragraph cited 70% -> 82%, gold answer 60% -> 77%;
+        server: gold paragraph cited 70% -> 83%, gold answer 60% -> 77%;
         ``docs/benchmarks.md``). Answers the model wrote and cited are left as they are.
         """
         similarity = self.similarity
