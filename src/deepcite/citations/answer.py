@@ -124,8 +124,8 @@ def flag_answer(text: str, question: str, sources: list[Source], note: str, *,
     mark is in the text itself, so every output form (terminal, file, JSON) carries it.
     ``similarity`` ranks the passages by meaning too (see :func:`evidence_list`).
     """
-    passages = evidence_list(question, sources, similarity=similarity)
-    backing = (f"check it against these passages:_\n\n{passages}"
+    backing = (f"check it against these passages:_\n\n"
+               f"{evidence_list(question, sources, similarity=similarity)}"
                if sources else "treat it with care._")
     return f"{text.strip()}\n\n_{note}; {backing}"
 

@@ -15,7 +15,8 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -25,6 +26,9 @@ from deepcite.cli.common import err, fail, out, settings_from, user_errors
 from deepcite.runs import RunRequest
 from deepcite.security.terminal import one_line
 from deepcite.types import ReportMode
+
+if TYPE_CHECKING:
+    from deepcite.store.watch_records import DeliveryInfo
 
 watch_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                         help="Questions researched again on a schedule.")
@@ -148,8 +152,7 @@ def show_command(
     out.print(Text(f"Schedule: {found.schedule} ({found.status}); next run "
                    f"{_when(found.next_run_at)}"))
     for target in found.targets:
-        where = ", ".join(target.get("to", [])) or target.get("url", "")
-        out.print(Text(f"Delivers to: {target.get('kind')} {one_line(str(where))}"))
+        out.print(Text(f"Delivers to: {target.get('kind')} {one_line(_where(target))}"))
     for delivery in deliveries:
         out.print(Text(_delivery_line(delivery)))
     latest = view.latest
@@ -191,13 +194,19 @@ def run_command(
         raise typer.Exit(1)
 
 
-def _delivery_line(delivery: Any) -> str:
+#: How an outbox row's status reads, in the order a summary of several names them.
+_DELIVERY_STATES = {"sent": "sent", "pending": "to be retried", "failed": "failed"}
+
+
+def _where(target: dict[str, Any]) -> str:
+    """Where a delivery target sends: an email's addresses, a webhook's URL."""
+    return str(", ".join(target.get("to", [])) or target.get("url", ""))
+
+
+def _delivery_line(delivery: DeliveryInfo) -> str:
     """One outbox row: where, how it stands, after how many tries, and why not yet."""
-    target = delivery.target
-    where = ", ".join(target.get("to", [])) or target.get("url", "")
-    state = {"pending": "to be retried", "sent": "sent", "failed": "failed"}.get(
-        delivery.status, delivery.status)
-    line = (f"Delivery {delivery.id} ({delivery.kind} {where}): {state} after "
+    state = _DELIVERY_STATES[delivery.status]
+    line = (f"Delivery {delivery.id} ({delivery.kind} {_where(delivery.target)}): {state} after "
             f"{delivery.attempts} tr{'y' if delivery.attempts == 1 else 'ies'}")
     if delivery.status == "pending" and delivery.next_attempt_at is not None:
         line += f", next {_when(delivery.next_attempt_at)}"
@@ -218,8 +227,8 @@ def _deliver(service: Any, watch_id: str) -> str:
     if not tried:
         return ""
     counts = Counter(status for _, status in tried)
-    words = (("sent", "sent"), ("pending", "to be retried"), ("failed", "failed"))
-    parts = [f"{counts[status]} {word}" for status, word in words if counts[status]]
+    parts = [f"{counts[status]} {word}" for status, word in _DELIVERY_STATES.items()
+             if counts[status]]
     return f"Deliveries: {', '.join(parts)}" + (
         " - `deepcite watch show` says why" if counts["pending"] or counts["failed"] else "")
 
@@ -262,5 +271,7 @@ def rm_command(watch: Annotated[str, typer.Argument(help="Watch id or prefix.")]
     out.print(Text(f"Deleted watch {removed[:8]}; its runs stay in the history."))
 
 
-def _when(moment: Any) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment is not None else "-"
+def _when(moment: datetime | None) -> str:
+    from deepcite.store.watch_records import utc_minute
+
+    return utc_minute(moment) if moment is not None else "-"

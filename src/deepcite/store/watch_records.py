@@ -6,13 +6,20 @@ dicts here - :mod:`deepcite.watches` gives them their types (the store sits belo
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DeliveryInfo", "DeliveryStatus", "WatchInfo", "WatchRunInfo", "WatchRunStatus",
-           "WatchStatus"]
+__all__ = [
+    "DeliveryInfo",
+    "DeliveryStatus",
+    "WatchInfo",
+    "WatchRunInfo",
+    "WatchRunStatus",
+    "WatchStatus",
+    "utc_minute",
+]
 
 WatchStatus = Literal["active", "paused"]
 #: ``refused``: a due slot a budget did not let run - no run, the reason in ``error``.
@@ -83,3 +90,10 @@ class DeliveryInfo(_Record):
     last_error: str | None
     created_at: datetime
     sent_at: datetime | None
+
+
+def utc_minute(moment: datetime) -> str:
+    """A watch's time as every front end shows it: UTC, to the minute ("2026-12-02 16:44
+    UTC"). A naive time is UTC: SQLite keeps no zone, and the store writes UTC."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -45,6 +45,7 @@ from deepcite.store.watch_records import (
     WatchRunInfo,
     WatchRunStatus,
     WatchStatus,
+    utc_minute,
 )
 
 __all__ = ["DELIVERY_LEASE_S", "FEED_TOKEN_PREFIX", "WatchOps", "delivery_backoff",
@@ -289,7 +290,7 @@ class WatchOps(StoreBase):
             newest = session.scalar(select(WatchRunRow).where(WatchRunRow.watch_id == watch_id)
                                     .order_by(WatchRunRow.id.desc()).limit(1))
             if newest is not None and newest.status == "refused":
-                since = newest.created_at.strftime("%Y-%m-%d %H:%M UTC")
+                since = utc_minute(newest.created_at)
                 newest.summary = f"Not run since {since}: {reason}"[:500]
                 newest.error, newest.finished_at = reason[:2000], now
                 session.flush()

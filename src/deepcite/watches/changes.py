@@ -37,7 +37,7 @@ from deepcite.runs.compare import (
 )
 from deepcite.security.terminal import one_line
 from deepcite.store import StoredRun
-from deepcite.store.watch_records import WatchInfo
+from deepcite.store.watch_records import WatchInfo, utc_minute
 from deepcite.types import CitationOutcome
 from deepcite.watches.notice import Notice
 
@@ -240,9 +240,7 @@ def _count(count: int, singular: str, plural: str | None = None) -> str:
 
 
 def _when(moment: datetime | None) -> str:
-    if moment is None:
-        return "the previous run"
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc_minute(moment) if moment is not None else "the previous run"
 
 
 def _safe(text: str) -> str:

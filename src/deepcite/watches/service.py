@@ -43,7 +43,7 @@ from deepcite.runs.checks import checked_collections
 from deepcite.runs.settings import checked_settings
 from deepcite.store import HistoryStore, RunStatus, StoredRun
 from deepcite.store.access import EVERYTHING, Access
-from deepcite.store.watch_records import WatchInfo, WatchRunInfo
+from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange, build_notice, watch_change
 from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget, Notice
 from deepcite.watches.schedule import Schedule, parse_schedule
@@ -258,7 +258,7 @@ class WatchService:
         frees = (started if started.tzinfo else started.replace(tzinfo=UTC)) + _DAY
         if frees.second or frees.microsecond:
             frees = frees.replace(second=0, microsecond=0) + timedelta(minutes=1)
-        return frees.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return utc_minute(frees)
 
     def submit_due(self, now: datetime | None = None, report: TickReport | None = None
                    ) -> TickReport:

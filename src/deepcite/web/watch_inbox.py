@@ -11,12 +11,12 @@ templates hold no logic beyond loops and ``if``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import ValidationError
 
 from deepcite.errors import InputError
-from deepcite.store.watch_records import WatchInfo, WatchRunInfo
+from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange
 from deepcite.watches.schedule import parse_schedule
 from deepcite.watches.service import WatchService
@@ -100,7 +100,4 @@ def targets_shown(watch: WatchInfo) -> list[str]:
 
 def moment(value: datetime | None) -> str:
     """A stored time as the pages show it (UTC, to the minute); ``-`` for none."""
-    if value is None:
-        return "-"
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc_minute(value) if value is not None else "-"
