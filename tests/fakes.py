@@ -8,6 +8,7 @@ over a fixed list of passages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,10 @@ def write_notes(folder: Path) -> Path:
         "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
         encoding="utf-8")
     return folder
+
+
+def cite_all(prompt: str) -> str:
+    """A synthesis reply citing every source of ``prompt`` once: "The notes say so [n]."
+    each (or "Nothing." without sources) - a model whose every citation resolves."""
+    numbers = re.findall(r'<source id="(\d+)"', prompt)
+    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."

@@ -9,7 +9,6 @@ a scripted model in place of the real one, so runs really run.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -29,16 +28,11 @@ from deepcite.store import HistoryStore
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all
 
 PASSWORD = "correct horse battery"
 SERVER_TOKEN = "the-old-server-token-1234"
 UNKNOWN = "0123456789abcdef0123456789abcdef"
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 class Hold:
@@ -53,7 +47,7 @@ class Hold:
     def __call__(self, prompt: str) -> str:
         self.entered.set()
         self.open.wait(20)
-        return _cite_all(prompt)
+        return cite_all(prompt)
 
 
 @dataclass
@@ -87,7 +81,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 def server(settings: Settings, store_url: str,
            monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     hold = Hold()
-    model = ScriptedChatModel(script={"synthesis": [hold], "section": [_cite_all]})
+    model = ScriptedChatModel(script={"synthesis": [hold], "section": [cite_all]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     store = HistoryStore.from_url(store_url)
     store.add_user("root", PASSWORD, admin=True)

@@ -13,29 +13,17 @@ from typer.testing import CliRunner
 import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.cli import app
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all, write_notes
 
 runner = CliRunner()
 OUTLINE = "1. Cache storage - where the cache lives\n2. Team rhythm - when the team meets\n"
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 @pytest.fixture
 def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
+    folder = write_notes(tmp_path / "notes")
     assert runner.invoke(app, ["collection", "add", str(folder), "--name", "notes"]
                          ).exit_code == 0
     return folder
@@ -44,7 +32,7 @@ def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(script={
-        "questions": [""], "synthesis": [_cite_all], "section": [_cite_all],
+        "questions": [""], "synthesis": [cite_all], "section": [cite_all],
         "outline": [OUTLINE]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake

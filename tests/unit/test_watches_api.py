@@ -6,7 +6,6 @@ runs really run (a scripted model)."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,15 +23,10 @@ from deepcite.store import HistoryStore
 from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all
 
 PASSWORD = "correct horse battery"
 UNKNOWN = "0123456789abcdef0123456789abcdef"
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 @dataclass
@@ -57,7 +51,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
                                      encoding="utf-8")
     settings = load_settings({"research.iterations": 1})
     Collection.create("notes", settings=settings).add(folder)
-    model = ScriptedChatModel(script={"synthesis": [_cite_all]})
+    model = ScriptedChatModel(script={"synthesis": [cite_all]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     store = HistoryStore.open(settings)
     store.add_user("root", PASSWORD, admin=True)

@@ -4,7 +4,6 @@ real runs over a collection (a scripted model) and one-line errors."""
 from __future__ import annotations
 
 import json
-import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,14 +15,9 @@ import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.collections import Collection
 from deepcite.config import load_settings
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all
 
 runner = CliRunner()
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +29,7 @@ def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (folder / "cache.md").write_text("We keep the cache in Redis with a one hour expiry.",
                                      encoding="utf-8")
     Collection.create("notes", settings=load_settings()).add(folder)
-    model = ScriptedChatModel(script={"synthesis": [_cite_all]})
+    model = ScriptedChatModel(script={"synthesis": [cite_all]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     return folder
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -22,15 +21,10 @@ from deepcite.store import HistoryStore
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all, write_notes
 
 QUESTION = "What did we decide about the cache?"
 OUTLINE = "1. Cache storage - where the cache lives\n2. Team rhythm - when the team meets\n"
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 class Gate:
@@ -50,14 +44,7 @@ class Gate:
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "cache.md").write_text(
-        "# Cache decision\n\nWe decided to keep the cache in Redis with a one hour expiry, "
-        "because the database was overloaded.\n", encoding="utf-8")
-    (folder / "team.md").write_text(
-        "# Team\n\nThe team meets on Tuesdays to plan the sprint and review the cache.\n",
-        encoding="utf-8")
+    folder = write_notes(tmp_path / "notes")
     loaded = load_settings({"research.iterations": 1})
     Collection.create("notes", settings=loaded).add(folder)
     return loaded
@@ -73,7 +60,7 @@ def gate() -> Iterator[Gate]:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> ScriptedChatModel:
     fake = ScriptedChatModel(script={
-        "questions": [""], "synthesis": [_cite_all], "section": [_cite_all],
+        "questions": [""], "synthesis": [cite_all], "section": [cite_all],
         "outline": [OUTLINE]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)
     return fake

@@ -42,7 +42,7 @@ from deepcite.web.contracts import WebState
 from deepcite.web.pages import mount_static, pages_router
 from deepcite.web.pages_forms import form_choices, page_words
 from deepcite.web.pages_progress import elapsed, progress_of
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all
 
 CLI_FLAG = re.compile(r"--[a-z]")
 
@@ -299,11 +299,6 @@ def _wait(client: TestClient, run_id: str) -> dict[str, Any]:
     raise AssertionError(f"run {run_id} did not end")
 
 
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
-
-
 @pytest.mark.parametrize("mode", ["quick", "detailed"])
 def test_live_counters_match_the_stored_result(make_settings: Any, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch,
@@ -316,7 +311,7 @@ def test_live_counters_match_the_stored_result(make_settings: Any, tmp_path: Pat
                                      encoding="utf-8")
     Collection.create("notes", settings=settings).add(folder)
     fake = ScriptedChatModel(script={
-        "questions": [""], "synthesis": [_cite_all], "section": [_cite_all],
+        "questions": [""], "synthesis": [cite_all], "section": [cite_all],
         "outline": ["1. Cache storage - where the cache lives\n"],
         "material_analysis": ["The memo says the cache lives in Redis."]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: fake)

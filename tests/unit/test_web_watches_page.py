@@ -30,17 +30,12 @@ from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.pages_watches import NOT_FOUND
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, cite_all
 
 PASSWORD = "correct horse battery"
 UNKNOWN = "0123456789abcdef0123456789abcdef"
 HTML_TITLE = "<img src=x onerror=alert(1)> Expiry notes"
 HTML_QUESTION = "Where is the <script>alert('cache')</script> kept?"
-
-
-def _cite_all(prompt: str) -> str:
-    numbers = re.findall(r'<source id="(\d+)"', prompt)
-    return " ".join(f"The notes say so [{n}]." for n in numbers) or "Nothing."
 
 
 @dataclass
@@ -77,7 +72,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
                                     encoding="utf-8")
     settings = load_settings({"research.iterations": 1})
     Collection.create("notes", settings=settings).add(notes)
-    model = ScriptedChatModel(script={"synthesis": [_cite_all]})
+    model = ScriptedChatModel(script={"synthesis": [cite_all]})
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     store = HistoryStore.open(settings)
     store.add_user("root", PASSWORD, admin=True)
