@@ -122,3 +122,18 @@ def test_the_judge_grades_through_the_server(settings: Settings) -> None:
                           "The argparse module parses command line arguments [1].")
     _no_context_failure(verdict.error or "")
     assert verdict.error is None or "unusable judge reply" in verdict.error
+
+
+def test_the_server_stops_each_reply_at_llm_max_tokens(settings: Settings) -> None:
+    """llama.cpp's server ignores ``max_completion_tokens`` (all langchain-openai sends):
+    without ``max_tokens`` too, the tiny model's answers ran hundreds of tokens past the
+    limit a user set to bound cost and wait."""
+    cap = 40
+    capped = settings.model_copy(update={
+        "llm": settings.llm.model_copy(update={"max_tokens": cap}),
+        "citations": settings.citations.model_copy(update={"answer_mode": "abstractive"}),
+    })
+    result = execute(RunRequest(question=QUESTION), capped)
+    assert result.error is None and result.answer.strip()
+    assert result.metrics.model_calls >= 1
+    assert result.metrics.completion_tokens <= cap * result.metrics.model_calls

@@ -240,14 +240,24 @@ def test_ollama_model_not_pulled_says_run_ollama_pull() -> None:
 # ------------------------------------------------------------ replies cut at the limit
 
 
-def test_cut_reply_is_asked_again_with_more_room() -> None:
+def test_a_reply_cut_while_thinking_is_asked_again_with_more_room() -> None:
+    answer = "<think> " + " ".join(f"step{i}" for i in range(500)) + " </think> Paris [1]."
+    model = WindowedModel(window=8192, answer=answer)
+    client = ChatClient(model, context_size=8192, max_tokens=400)
+    reply = client.complete("synthesis", "s", "short question?")
+    assert reply == "Paris [1]."
+    assert model.limits == [400, 800]
+    assert client.cut_replies == 0
+
+
+def test_a_cut_reply_that_is_mostly_answer_is_kept_without_a_second_call() -> None:
     answer = " ".join(f"word{i}" for i in range(600)) + " [1]."
     model = WindowedModel(window=8192, answer=answer)
     client = ChatClient(model, context_size=8192, max_tokens=400)
     reply = client.complete("synthesis", "s", "short question?")
-    assert reply.endswith("[1].")
-    assert model.limits == [400, 800]
-    assert client.cut_replies == 0
+    assert reply.split()[-1] == "word399"
+    assert model.limits == [400]
+    assert client.cut_replies == 1
 
 
 def test_cut_reply_is_kept_and_counted_when_the_window_has_no_room() -> None:
@@ -261,7 +271,8 @@ def test_cut_reply_is_kept_and_counted_when_the_window_has_no_room() -> None:
 
 
 def test_a_looping_reply_is_not_asked_again() -> None:
-    model = WindowedModel(window=8192, answer="the same sentence again and again. " * 200)
+    model = WindowedModel(window=8192,
+                          answer="<think> " + "the same thought again and again. " * 200)
     client = ChatClient(model, context_size=8192, max_tokens=400)
     client.complete("synthesis", "s", "q?")
     assert model.limits == [400]

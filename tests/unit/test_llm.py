@@ -14,7 +14,7 @@ import respx
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
@@ -343,11 +343,12 @@ def fake_sdk(monkeypatch: pytest.MonkeyPatch, module: str, cls: str) -> list[dic
     """Install a stand-in SDK module whose chat class records its constructor kwargs."""
     created: list[dict[str, Any]] = []
 
-    def factory(**kwargs: Any) -> GenericFakeChatModel:
-        created.append(kwargs)
-        return GenericFakeChatModel(messages=iter(["ok"]))
+    class Factory:  # a class, as the SDK's is: providers may subclass it
+        def __new__(cls, **kwargs: Any) -> GenericFakeChatModel:  # type: ignore[misc]
+            created.append(kwargs)
+            return GenericFakeChatModel(messages=iter(["ok"]))
 
-    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{cls: factory}))
+    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{cls: Factory}))
     return created
 
 
@@ -548,3 +549,22 @@ def test_local_model_stops_mid_reply_when_asked(monkeypatch: pytest.MonkeyPatch)
     assert reply == "w0 w1 w2 w3 w4"
     assert fake.yielded == 6 and fake.stops == ["<|im_end|>"]
     assert client.usage.completion_tokens == 5
+
+
+
+def test_an_openai_compatible_server_is_sent_the_cap_as_max_tokens_too() -> None:
+    """llama.cpp's server honours only ``max_tokens``; langchain-openai sends the cap as
+    ``max_completion_tokens``. Both go to an ``llm.base_url`` server, so it stops where
+    the user said; api.openai.com gets the one name it asks for."""
+    local = get_chat_model(llm_settings(provider="openai", model="local", max_tokens=300,
+                                        base_url="http://127.0.0.1:8000/v1",
+                                        context_size=4096))
+    question = [HumanMessage(content="q?")]
+    sent = [local._get_request_payload(question),  # type: ignore[attr-defined]
+            local._get_request_payload(question, max_tokens=40)]  # type: ignore[attr-defined]
+    assert [(body["max_tokens"], body["max_completion_tokens"]) for body in sent] == [
+        (300, 300), (40, 40)]
+    hosted = get_chat_model(llm_settings(provider="openai", model="gpt-4o-mini",
+                                         api_key="sk-x", max_tokens=300))
+    body = hosted._get_request_payload(question)  # type: ignore[attr-defined]
+    assert "max_tokens" not in body and body["max_completion_tokens"] == 300

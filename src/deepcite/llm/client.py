@@ -243,9 +243,10 @@ class ChatClient:
 
         Two failures are not the end of the question. A prompt the server refuses as
         too long is cut to the window the server states (which the client then plans
-        for) and sent once more. A reply that stopped at the token limit is asked once
-        more with a larger limit when the window has room and the reply is not a loop;
-        otherwise it is kept as it came and counted in :attr:`cut_replies`.
+        for) and sent once more. A reply that stopped at the token limit while still
+        thinking is asked once more with a larger limit when the window has room and
+        the reply is not a loop; otherwise it is kept as it came and counted in
+        :attr:`cut_replies`.
         """
         cap = min(max_tokens, self.max_tokens) if max_tokens is not None else None
         try:
@@ -371,12 +372,21 @@ class ChatClient:
 
     def _longer(self, purpose: str, system: str, user: str, cap: int | None,
                 reply: _Reply, *, capped: bool) -> _Reply:
-        """A reply cut at the token limit: asked once more with more room, or kept."""
+        """A reply cut at the token limit: asked once more with more room, or kept.
+
+        Asked again only when thinking took the room (less than half of the reply is
+        answer once ``<think>`` is removed): a reasoning model cut mid-thought has said
+        nothing yet, and more room is what it needs. A reply that is mostly answer is
+        kept as it came: a second call resends the whole prompt for the rest of an
+        answer that already says what it found, and a model that ran to the limit of a
+        quick answer is usually rambling on (the bundled model: hundreds of tokens per
+        question, for nothing the citation checks keep).
+        """
         used = cap or self.max_tokens
         room = self.context_size - reply.prompt_tokens - PROMPT_OVERHEAD_TOKENS
         larger = min(used * 2, room)
         if (not capped and self._takes_max_tokens and larger >= used + used // 4
-                and not _looping(reply.text)):
+                and _mostly_thinking(reply.text) and not _looping(reply.text)):
             logger.info("reply for %s stopped at %d tokens; asking once more with %d",
                         purpose, used, larger)
             try:
@@ -436,6 +446,11 @@ def _stopped_at_limit(reply: BaseMessage) -> bool:
     meta = reply.response_metadata or {}
     return (meta.get("finish_reason") == "length" or meta.get("done_reason") == "length"
             or meta.get("stop_reason") == "max_tokens")
+
+
+def _mostly_thinking(text: str) -> bool:
+    """Less than half of ``text`` is left once its ``<think>`` sections are removed."""
+    return len(strip_thinking(text).strip()) * 2 < len(text.strip())
 
 
 def _looping(text: str) -> bool:

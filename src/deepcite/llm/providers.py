@@ -19,6 +19,7 @@ user set up on purpose; otherwise the bundled local model, which always works of
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -273,6 +274,8 @@ def _build_openai(settings: Settings) -> BaseChatModel:
         # Local OpenAI-compatible servers (vLLM, LM Studio, llama.cpp) ignore the key but
         # the SDK refuses to start without one.
         key = LOCAL_SERVER_PLACEHOLDER_KEY
+    if settings.llm.base_url:
+        chat_openai = _sending_max_tokens(chat_openai)
     built: BaseChatModel = chat_openai(
         model=settings.llm.model,
         base_url=settings.llm.base_url,
@@ -285,6 +288,31 @@ def _build_openai(settings: Settings) -> BaseChatModel:
         # Found once per server and model; model_context_size reads it back.
         openai_compatible_window(settings.llm.base_url, settings.llm.model, settings)
     return built
+
+
+@functools.cache
+def _sending_max_tokens(chat_openai: type[Any]) -> type[Any]:
+    """``ChatOpenAI`` that also sends the reply cap as ``max_tokens``.
+
+    langchain-openai sends the cap only as ``max_completion_tokens``, the name OpenAI's
+    own API prefers. Several OpenAI-compatible servers (llama.cpp's and
+    llama-cpp-python's among them) ignore that name and honour only ``max_tokens``, so
+    replies there ran hundreds of tokens past ``llm.max_tokens``: slower, dearer, and a
+    retry for a "cut" reply could never happen. Sending both names is what those servers
+    need and what the others accept. Only for ``llm.base_url`` servers: api.openai.com
+    refuses both at once for some models.
+    """
+
+    class ChatOpenAICompatible(chat_openai):  # type: ignore[misc]
+        def _get_request_payload(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            payload: dict[str, Any] = super()._get_request_payload(*args, **kwargs)
+            cap = payload.get("max_completion_tokens")
+            if cap is not None and "max_tokens" not in payload:
+                payload["max_tokens"] = cap
+            return payload
+
+    ChatOpenAICompatible.__name__ = ChatOpenAICompatible.__qualname__ = "ChatOpenAI"
+    return ChatOpenAICompatible
 
 
 # --------------------------------------------------------------------------- anthropic
