@@ -46,6 +46,7 @@ def serve_command(
         roots.append(str(root.resolve()))
     try:
         from deepcite.runs import RunExecutor
+        from deepcite.runs.heap import limit_malloc_arenas
         from deepcite.runs.local import LocalRunExecutor
         from deepcite.web.app import create_app
         from deepcite.web.contracts import WebState
@@ -58,6 +59,7 @@ def serve_command(
         problem = bad_allowed_host(entry)
         if problem:
             fail(problem, 2)
+    limit_malloc_arenas()  # before the executor's threads: see deepcite.runs.heap
     with user_errors():
         settings = settings_from({})
         executor: RunExecutor

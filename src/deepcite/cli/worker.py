@@ -39,6 +39,9 @@ def worker_command(
 
 
 def _run(concurrency: int, burst: bool) -> None:
+    from deepcite.runs.heap import limit_malloc_arenas
+
+    limit_malloc_arenas()  # before any thread or fork: see deepcite.runs.heap
     with user_errors():
         settings = settings_from({})
         if not settings.queue.url:
