@@ -551,7 +551,6 @@ def test_local_model_stops_mid_reply_when_asked(monkeypatch: pytest.MonkeyPatch)
     assert client.usage.completion_tokens == 5
 
 
-
 def test_an_openai_compatible_server_is_sent_the_cap_as_max_tokens_too() -> None:
     """llama.cpp's server honours only ``max_tokens``; langchain-openai sends the cap as
     ``max_completion_tokens``. Both go to an ``llm.base_url`` server, so it stops where

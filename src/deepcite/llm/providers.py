@@ -299,8 +299,8 @@ def _sending_max_tokens(chat_openai: type[Any]) -> type[Any]:
     llama-cpp-python's among them) ignore that name and honour only ``max_tokens``, so
     replies there ran hundreds of tokens past ``llm.max_tokens``: slower, dearer, and a
     retry for a "cut" reply could never happen. Sending both names is what those servers
-    need and what the others accept. Only for ``llm.base_url`` servers: api.openai.com
-    refuses both at once for some models.
+    need and what the others accept. Only for ``llm.base_url`` servers: OpenAI's own API
+    asks for the newer name, and its o-series models refuse ``max_tokens``.
     """
 
     class ChatOpenAICompatible(chat_openai):  # type: ignore[misc]

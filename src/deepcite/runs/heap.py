@@ -18,7 +18,6 @@ nothing: those allocators behave differently and have no such setting.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import os
 import sys
