@@ -56,13 +56,14 @@ class ServedFake(GenericFakeChatModel):
 def fake_sdk(monkeypatch: pytest.MonkeyPatch, module: str, cls: str) -> list[dict[str, Any]]:
     created: list[dict[str, Any]] = []
 
-    def factory(**kwargs: Any) -> ServedFake:
-        created.append(kwargs)
-        return ServedFake(messages=iter(["ok"]), model_name=kwargs.get("model"),
-                          openai_api_base=kwargs.get("base_url"),
-                          num_ctx=kwargs.get("num_ctx"))
+    class Factory:  # a class, as the SDK's is: providers may subclass it
+        def __new__(cls, **kwargs: Any) -> ServedFake:  # type: ignore[misc]
+            created.append(kwargs)
+            return ServedFake(messages=iter(["ok"]), model_name=kwargs.get("model"),
+                              openai_api_base=kwargs.get("base_url"),
+                              num_ctx=kwargs.get("num_ctx"))
 
-    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{cls: factory}))
+    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{cls: Factory}))
     return created
 
 
