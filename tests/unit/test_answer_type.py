@@ -175,3 +175,18 @@ def test_a_number_in_a_name_is_no_count() -> None:
     assert candidates("count", "Schmitt landed on the Moon on Apollo 17.", question) == []
     assert candidates("count", "In all, 32 astronauts flew on Apollo.", question) == [
         "32 astronauts"]
+
+
+@pytest.mark.parametrize(("sentence", "question", "expected"), [
+    ("Manning and Newton set the record for the largest age difference at 13 years and "
+     "48 days.", "How many interceptions did Newton have?", None),
+    ("The siege lasted 40 days before 300 defenders surrendered.",
+     "How many defenders surrendered?", "300 defenders"),
+    ("The strike ran for 3 weeks.", "How many workers went on strike?", None),
+    ("The king reigned for 45 years.", "How many years did the king reign?", "45 years"),
+    ("The club played 4 seasons in the league.", "How many seasons did it play?",
+     "4 seasons"),
+])
+def test_a_span_of_time_or_a_measure_counts_only_itself(
+        sentence: str, question: str, expected: str | None) -> None:
+    assert pick("count", sentence, question) == expected

@@ -107,6 +107,14 @@ _SCORE = re.compile(r"\b\d{1,3}\s*[-\u2013:]\s*\d{1,3}\b(?![-\u2013:]\d)")
 # Words after a number that are no noun it counts: a count needs what it counts.
 _NOT_COUNTED = STOPWORDS | {"percent", "per", "cent", "times", "am", "pm", "bc", "ad",
                             "ce", "bce"}
+# Spans of time and measures: "13 years" counts years, so it answers "how many years",
+# never "how many interceptions" ("at 13 years and 48 days"), whatever else it is.
+_SPAN_NOUNS = frozenset({
+    "seconds", "minutes", "hours", "days", "nights", "weeks", "months", "years",
+    "decades", "centuries", "millennia", "seasons", "generations", "times", "percent",
+    "degrees", "points", "miles", "kilometres", "kilometers", "km", "metres", "meters",
+    "feet", "inches", "yards", "acres", "hectares", "kilograms", "kg", "tonnes", "tons",
+    "pounds", "dollars", "euros", "cents"})
 _NOT_NAMES = frozenset({"The", "This", "That", "These", "Those", "It", "In", "On", "At",
                         "During", "After", "Before", "However", "When", "While", "Since",
                         "His", "Her", "Their", "Its", "A", "An", "By", "From", "With"})
@@ -196,6 +204,8 @@ def _counts(sentence: str, question: str) -> list[Span]:
             found.append((match.start(), match.end(), number))
             continue
         noun = following[noun_index]
+        if wanted is not None and noun.lower() in _SPAN_NOUNS and not _same_noun(noun, wanted):
+            continue  # "13 years" is no number of interceptions
         end = sentence.index(noun, match.end()) + len(noun)
         found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
     return found
