@@ -190,3 +190,12 @@ def test_a_number_in_a_name_is_no_count() -> None:
 def test_a_span_of_time_or_a_measure_counts_only_itself(
         sentence: str, question: str, expected: str | None) -> None:
     assert pick("count", sentence, question) == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "The French and Indian War was the North American theater of the Seven Years' War.",
+    "The team went on to win the Super Bowl Trophy twice.",
+    "Her film was shown at the Cannes Film Festival and the Venice Biennale Summit.",
+])
+def test_an_event_award_or_work_is_no_person(sentence: str) -> None:
+    assert pick("person", sentence, "Who fought in the war?") is None

@@ -128,7 +128,14 @@ _NOT_PERSON = frozenset({
     "Street", "Avenue", "Road", "Square", "Park", "University", "College", "School",
     "Institute", "Museum", "Church", "Cathedral", "Company", "Corporation", "Party",
     "Army", "Navy", "Council", "Parliament", "Court", "Ministry", "Department", "Bank",
-    "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium"})
+    "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium",
+    # events, awards, works and laws: "the Seven Years' War" fought no one
+    "War", "Wars", "Battle", "Siege", "Revolution", "Rebellion", "Uprising", "Crisis",
+    "Treaty", "Act", "Bill", "Law", "Constitution", "Declaration", "Agreement",
+    "Convention", "Accords", "Award", "Awards", "Prize", "Medal", "Cup", "Bowl", "Trophy",
+    "Games", "Olympics", "Championship", "Championships", "Tournament", "League",
+    "Festival", "Conference", "Summit", "Movement", "Campaign", "Expedition", "Dynasty",
+    "Era", "Age", "Period", "Century", "Series", "Show", "Album", "Symphony", "Opera"})
 #: Words right before a capitalised run that make it a place ("born in Central Asia").
 _PLACE_CUES = frozenset({"in", "at", "from", "near", "into", "across", "throughout"})
 _IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "staff", "police",
