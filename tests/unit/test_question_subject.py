@@ -132,3 +132,21 @@ def test_a_plural_meets_its_singular(plural: str, single: str) -> None:
 
     assert term(plural) == term(single)
     assert term(plural.capitalize()) == term(single)
+
+
+
+def test_a_name_with_diacritics_is_one_word_the_question_and_its_source_share() -> None:
+    # The other sentences share every other word of the question: only the name tells
+    # them apart, and split into ASCII fragments ("G", "r") it told nothing.
+    assert terms_of("Gür Khan, Temüjin, São Tomé") == ["gür", "khan", "temüjin", "são",
+                                                           "tomé"]
+    question = "What does the title Gür Khan mean?"
+    sources = [
+        _source(1, "Titles", "The title Great Khan was held by the Yuan emperors, who "
+                             "used it to mean the ruler of all Mongols."),
+        _source(2, "Names", "Jamukha took the title Gür Khan, which means universal "
+                            "ruler."),
+        _source(3, "Khans", "The title of khan was held by many rulers of the steppe."),
+    ]
+    ranked = rank_sentences(question, sources)
+    assert ranked and ranked[0].source.number == 2

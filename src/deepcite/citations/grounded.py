@@ -48,10 +48,10 @@ from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer, Completer
-from deepcite.citations.relevance import Similarity, question_terms, term
+from deepcite.citations.relevance import Similarity, question_terms, term, terms_of
 from deepcite.citations.sentences import dedupe_sentences, split_sentences
 from deepcite.citations.support import SourceIndex
-from deepcite.citations.text import STOPWORDS, content_words, escape_quoted, neutralise_html
+from deepcite.citations.text import STOPWORDS, WORD, content_words, escape_quoted, neutralise_html
 from deepcite.errors import ModelError
 from deepcite.llm.local import LlamaCppChatModel
 from deepcite.security.fencing import UNTRUSTED_NOTICE
@@ -79,7 +79,6 @@ MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
 _MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
 _K1, _B = 1.2, 0.75
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 _ANY_WORD = re.compile(r"[^\W_]+")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#_+])\1{2,}\s*$")
 _RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # table borders
@@ -218,7 +217,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 if not _usable(sentence):
                     continue
-                terms = [term(w) for w in _WORD.findall(sentence)]
+                terms = terms_of(sentence)
                 found.append(Sentence(source, rank, position, sentence, terms))
                 position += 1
     return found
@@ -238,9 +237,9 @@ def anchor_terms(question: str) -> set[str]:
         if word.isdigit() and len(word) >= 2:
             anchors.add(word)
         elif index and word[0].isupper() and len(word) >= 2 and word.lower() not in STOPWORDS:
-            # Sentences are split into ASCII words ("Süleymaniye" -> "S", "leymaniye"):
-            # the name's longest such piece is what a sentence naming it holds.
-            piece = max(_WORD.findall(word), key=len, default="")
+            # Sentences are split into words of Latin letters (``text.WORD``): a name in
+            # another script is held as its longest such piece, if any.
+            piece = max(WORD.findall(word), key=len, default="")
             if len(piece) >= 3:
                 anchors.add(term(piece))
     return anchors
@@ -497,7 +496,7 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     if not (_MIN_WORDS <= len(words) <= 60) or not content_words(line) & content_words(
             context):
         return None, chosen, "model lead unusable"
-    probe = Sentence(chosen[0].source, 0, 0, line, [term(w) for w in _WORD.findall(line)])
+    probe = Sentence(chosen[0].source, 0, 0, line, terms_of(line))
     picked = next((s for s in shown if _similar(probe, s, inside=False, threshold=0.8)),
                   None)
     if picked is not None:

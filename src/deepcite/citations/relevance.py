@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.citations.support import stem
-from deepcite.citations.text import STOPWORDS, content_words
+from deepcite.citations.text import STOPWORDS, WORD, content_words
 from deepcite.errors import CollectionError
 
 logger = logging.getLogger(__name__)
@@ -47,7 +46,6 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "called", "which", "whose", "long", "often", "years",
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 _KEPT_DOUBLE = frozenset("lsz")  # "called" -> "call", "passed" -> "pass", "buzzed" -> "buzz"
 
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
@@ -88,7 +86,7 @@ def singular(word: str) -> str:
 
 def terms_of(text: str) -> list[str]:
     """Every word of ``text`` as a :func:`term`, in order."""
-    return [term(w) for w in _WORD.findall(text)]
+    return [term(w) for w in WORD.findall(text)]
 
 
 def question_terms(question: str) -> set[str]:
@@ -133,7 +131,7 @@ def key_phrase(question: str) -> str:
     Ocean"), else its longest run of content words ("virtual environment"); a tie goes
     to the later run, which in an English question is more often the object asked about.
     """
-    words = _WORD.findall(question)
+    words = WORD.findall(question)
     runs: list[list[str]] = [[]]
     names: list[list[str]] = [[]]
     for index, word in enumerate(words):
@@ -192,7 +190,7 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
             df[t] += 1
     idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
     top = max(idf.values(), default=1.0)
-    key = frozenset(term(w) for w in _WORD.findall(key_phrase(question))) & wanted
+    key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
     return Weights(weight, key)

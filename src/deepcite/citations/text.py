@@ -29,7 +29,13 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 - a word block reads better than a 150-item literal
 )
 
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+WORD = re.compile(r"[A-Za-z0-9_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F]+")
+"""A word for relevance: ASCII letters, digits and "_", and the Latin letters with
+diacritics ("Gür", "Temüjin", "São", "Müller"). With ASCII alone such a name fell apart
+into fragments ("G", "r") that no question term could meet, so the one word that says
+what a question is about counted for nothing. Other scripts keep their own handling
+(CJK character pairs in collections)."""
+_WORD = WORD
 # An "&" that a Markdown renderer would read as a character reference (&lt; &#60;).
 _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash that would escape the next character in Markdown (only punctuation is).
