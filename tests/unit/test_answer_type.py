@@ -196,6 +196,7 @@ def test_a_span_of_time_or_a_measure_counts_only_itself(
     "The French and Indian War was the North American theater of the Seven Years' War.",
     "The team went on to win the Super Bowl Trophy twice.",
     "Her film was shown at the Cannes Film Festival and the Venice Biennale Summit.",
+    "He lectured at the National Electric Light Association and the Royal Society.",
 ])
-def test_an_event_award_or_work_is_no_person(sentence: str) -> None:
+def test_an_event_award_or_body_is_no_person(sentence: str) -> None:
     assert pick("person", sentence, "Who fought in the war?") is None

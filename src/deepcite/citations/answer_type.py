@@ -127,6 +127,10 @@ _NOT_PERSON = frozenset({
     "Kingdom", "Republic", "Empire", "States", "Union", "Province", "County", "City",
     "Street", "Avenue", "Road", "Square", "Park", "University", "College", "School",
     "Institute", "Museum", "Church", "Cathedral", "Company", "Corporation", "Party",
+    "Association", "Society", "Foundation", "Organization", "Organisation", "Agency",
+    "Commission", "Committee", "Federation", "Alliance", "Academy", "Assembly", "Senate",
+    "Congress", "Administration", "Authority", "Office", "Service", "Club", "Group",
+    "Library", "Hospital", "Center", "Centre", "Laboratory", "Laboratories", "Studios",
     "Army", "Navy", "Council", "Parliament", "Court", "Ministry", "Department", "Bank",
     "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium",
     # events, awards, works and laws: "the Seven Years' War" fought no one
