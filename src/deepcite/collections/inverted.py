@@ -38,6 +38,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import ctypes
+import functools
 import itertools
 import logging
 import math
@@ -115,13 +116,34 @@ def folder_of(db: Path) -> Path:
     return Path(f"{db}{SUFFIX}")
 
 
+_StateKey = tuple[int, int, int, int]
+_STATES: dict[Path, tuple[_StateKey, tuple[str, str] | None]] = {}
+
+
 def _read_state(folder: Path) -> tuple[str, str] | None:
-    """``(previous, current)`` tokens from the folder, ``None`` when unreadable."""
+    """``(previous, current)`` tokens from the folder, ``None`` when unreadable.
+
+    Read again only when the file changed (inode, size, change and modification time):
+    every search checks the tokens, and a ``stat`` costs a fraction of opening and
+    reading the file. :func:`_write_state` replaces the file (a new inode) each time.
+    """
+    path = folder / STATE_FILE
     try:
-        parts = (folder / STATE_FILE).read_text(encoding="ascii").split()
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    cached = _STATES.get(folder)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        parts = path.read_text(encoding="ascii").split()
     except (OSError, UnicodeError):
         return None
-    return (parts[0], parts[1]) if len(parts) == 2 else None
+    state = (parts[0], parts[1]) if len(parts) == 2 else None
+    with _LOCK:
+        _STATES[folder] = (key, state)
+    return state
 
 
 def _write_state(folder: Path, previous: str, current: str) -> None:
@@ -219,9 +241,12 @@ def search(conn: sqlite3.Connection, db: Path, question: str, k: int,
         if searcher is None:
             return None
         ids = _ids(searcher, _query("text", terms), max(k, POOL))
-        best = _rescore(searcher, terms, _texts(conn, ids), ids, avg_chars, k)
-        by_id = {hit.chunk_id: hit for hit in hits_by_ids(conn, [i for i, _ in best])}
-        hits = [replace(by_id[i], score=score) for i, score in best if i in by_id]
+        # One read of the candidates' rows (text included) serves the re-score and the
+        # results: a second query for the k best cost more than reading 20 rows at once.
+        by_id = {hit.chunk_id: hit for hit in hits_by_ids(conn, ids)}
+        texts = {chunk_id: hit.text for chunk_id, hit in by_id.items()}
+        best = _rescore(searcher, terms, texts, ids, avg_chars, k)
+        hits = [replace(by_id[i], score=score) for i, score in best]
         if len(hits) < k:  # chunks that match only through their document's title
             seen = {hit.chunk_id for hit in hits}
             more = [i for i in _ids(searcher, _query("title", terms), k + len(hits))
@@ -234,15 +259,6 @@ def search(conn: sqlite3.Connection, db: Path, question: str, k: int,
         return None
     finally:
         conn.execute("COMMIT")
-
-
-def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
-    """The text of these chunks (only what re-scoring needs: the full rows are read for
-    the ``k`` best alone)."""
-    if not ids:
-        return {}
-    sql = f"SELECT id, text FROM chunks WHERE id IN ({','.join('?' * len(ids))})"
-    return {int(row[0]): str(row[1]) for row in conn.execute(sql, ids)}
 
 
 def _stems(word: str) -> tuple[str, ...]:
@@ -263,7 +279,14 @@ def _candidate_words(terms: list[str]) -> list[re.Pattern[str]]:
     that starts with a literal is searched for with a fast scan, an alternation is
     tried at every word."""
     prefixes = {t[:max(1, len(t) - 1)] for t in terms}
-    return [re.compile(re.escape(prefix) + r"\w*") for prefix in sorted(prefixes)]
+    return [_prefix_pattern(prefix) for prefix in sorted(prefixes)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _prefix_pattern(prefix: str) -> re.Pattern[str]:
+    """Compiled once per prefix: ``re``'s own cache holds 512 patterns, fewer than the
+    prefixes a busy server's questions bring, and compiling was 4% of a search."""
+    return re.compile(re.escape(prefix) + r"\w*")
 
 
 def _word_counts(texts: list[str], patterns: list[re.Pattern[str]]) -> list[Counter[str]]:
@@ -547,6 +570,7 @@ def remove(db: Path) -> None:
     folder = folder_of(db)
     with _LOCK:
         _OPENED.pop(folder, None)
+        _STATES.pop(folder, None)
     if folder.exists():
         shutil.rmtree(folder)
 
