@@ -200,3 +200,26 @@ def test_a_span_of_time_or_a_measure_counts_only_itself(
 ])
 def test_an_event_award_or_body_is_no_person(sentence: str) -> None:
     assert pick("person", sentence, "Who fought in the war?") is None
+
+
+@pytest.mark.parametrize(("sentence", "question", "expected"), [
+    # a bare number where the sentence never speaks of what is counted: an age, a score
+    ("Manning was 39 and Newton was 26.", "How many interceptions did Newton throw?", None),
+    # a number of something else, where the sentence speaks of what is counted
+    ("The Panthers backfield featured Stewart, who scored six touchdowns in 13 games.",
+     "How many Panthers went to the Pro Bowl?", None),
+    # ... but where it does not, the other noun may be what the question calls it
+    ("The city has 2 million inhabitants.", "How many people live in the city?",
+     "2 million inhabitants"),
+    ("Of its lighthouses, 23 still stand.", "How many lighthouses stand on the coast?",
+     "23"),
+])
+def test_a_count_answers_only_where_it_can_count_what_is_asked(
+        sentence: str, question: str, expected: str | None) -> None:
+    assert pick("count", sentence, question) == expected
+
+
+def test_a_short_answer_alone_is_judged_without_its_sentence() -> None:
+    # what the bench and the model's proposal check: "26" alone may count anything
+    assert of_kind("count", "26", "How many interceptions did Newton throw?")
+    assert not of_kind("count", "13 years", "How many interceptions did Newton throw?")

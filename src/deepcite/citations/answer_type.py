@@ -186,13 +186,20 @@ def _asked(candidate: str, question: str) -> bool:
 Span = tuple[int, int, str]
 
 
-def _counts(sentence: str, question: str) -> list[Span]:
+def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
     """Numbers with the noun they count; a year ("in 1820") is no count.
 
     The noun is the word after the number, or the noun "how many" asks about when it
-    follows within three words ("14 known moons" for "how many moons").
+    follows within three words ("14 known moons" for "how many moons"). In a whole
+    sentence (``whole``; not a short answer already cut out of one), when the question
+    names what it counts: a bare number answers only where the sentence speaks of that
+    noun ("Newton was 26" counts no interceptions), and a number of something else only
+    where it does not ("13 games" in a sentence on the Panthers counts no Panthers, but
+    "2 million inhabitants" may count the people asked about).
     """
     wanted = _counted_noun(question)
+    mentioned = wanted is not None and whole and any(
+        _same_noun(w, wanted) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", sentence))
     found: list[Span] = []
     for match in _COUNT.finditer(sentence):
         number = " ".join(match.group(0).split())
@@ -212,10 +219,13 @@ def _counts(sentence: str, question: str) -> list[Span]:
                 continue  # "in 1820" is a year; "several" alone counts nothing
             if _NAMED_NUMBER.search(sentence[:match.start()]):
                 continue  # "Apollo 17", "Super Bowl 50": part of a name
+            if wanted is not None and whole and not mentioned:
+                continue
             found.append((match.start(), match.end(), number))
             continue
         noun = following[noun_index]
-        if wanted is not None and noun.lower() in _SPAN_NOUNS and not _same_noun(noun, wanted):
+        if wanted is not None and not _same_noun(noun, wanted) and (
+                noun.lower() in _SPAN_NOUNS or mentioned):
             continue  # "13 years" is no number of interceptions
         end = sentence.index(noun, match.end()) + len(noun)
         found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
@@ -290,9 +300,9 @@ def _position(order: dict[str, int], word: str) -> int | None:
     return found
 
 
-def _spans(kind: str, sentence: str, question: str) -> list[Span]:
+def _spans(kind: str, sentence: str, question: str, whole: bool) -> list[Span]:
     if kind == "count":
-        return _counts(sentence, question)
+        return _counts(sentence, question, whole=whole)
     if kind == "date":
         return _dates(sentence, question)
     if kind == "person":
@@ -304,7 +314,7 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
     if kind == "measure":  # a quantity with its unit, else a count of something
         measured = [(m.start(), m.end(), " ".join(m.group(0).split()))
                     for p in _AMOUNT for m in p.finditer(sentence)]
-        return measured or _counts(sentence, question)
+        return measured or _counts(sentence, question, whole=whole)
     if kind == "amount" and _MONEY_QUESTION.search(question.lower()):
         return [(m.start(), m.end(), " ".join(m.group(0).split()))
                 for p in _MONEY for m in p.finditer(sentence)]
@@ -313,7 +323,7 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
             for p in patterns for m in p.finditer(sentence)]
 
 
-def candidates(kind: str, sentence: str, question: str) -> list[str]:
+def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -> list[str]:
     """The short answers of ``kind`` that ``sentence`` holds, best first.
 
     Best is nearest to the words the sentence shares with the question ("closed in the
@@ -321,7 +331,8 @@ def candidates(kind: str, sentence: str, question: str) -> list[str]:
     count, one of the noun asked about comes first. Candidates the question itself
     contains are its subject, never its answer.
     """
-    spans = [s for s in _spans(kind, sentence, question) if s[2] and not _asked(s[2], question)]
+    spans = [s for s in _spans(kind, sentence, question, whole)
+             if s[2] and not _asked(s[2], question)]
     order = {t: i for i, t in enumerate(dict.fromkeys(
         t for t in (term(w) for w in _TOKEN.findall(question)) if t in question_terms(question)))}
     breaks = [m.start() for m in _CLAUSE.finditer(sentence)]
@@ -363,7 +374,7 @@ def of_kind(kind: str, short: str, question: str) -> bool:
         return bool(candidates(kind, f"in {short}", question))
     if kind == "person" and re.fullmatch(_CAP, short.strip()):
         return short.strip() not in _NOT_PERSON | _MONTHS | _NOT_NAMES
-    return bool(candidates(kind, short, question))
+    return bool(candidates(kind, short, question, whole=False))
 
 
 def holds(kind: str, sentence: str, question: str) -> bool:
@@ -379,7 +390,7 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
     if not found:
         return None
     if proposed and _contains(sentence.lower(), " ".join(proposed.lower().split())) and (
-            proposed in candidates(kind, proposed, question)):
+            proposed in candidates(kind, proposed, question, whole=False)):
         return proposed  # the model's own answer, of the kind and in the sentence
     if proposed:
         wanted = " ".join(proposed.lower().split())
