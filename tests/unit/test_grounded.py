@@ -281,3 +281,20 @@ def test_quotes_are_shown_without_markup_and_still_verify() -> None:
     assert "``" not in answer.text and ":py:meth:" not in answer.text
     report = verify(answer.text, docs)
     assert report.supported == report.markers_checked > 0
+
+
+def test_a_lead_that_points_back_with_a_pronoun_comes_with_the_sentence_it_points_to() -> None:
+    sources = [
+        source(1, "Arabic medicine", "Ibn Wahshiyya wrote a treatise on farming in the "
+               "tenth century. He also describes the distillation of sea-water for "
+               "drinking, boiled in copper stills."),
+        source(2, "Water", "Sea-water is salty, and drinking it makes thirst worse."),
+    ]
+    answer = grounded_answer("Who wrote about the distillation of drinking water from sea "
+                             "water?", sources)
+    assert answer is not None
+    text = answer.text
+    # "He" alone names no one: the sentence before it, which does, is quoted first
+    assert "Ibn Wahshiyya wrote a treatise" in text
+    assert text.index("Ibn Wahshiyya") < text.index("He also describes")
+    assert verify(text, sources).unsupported == 0

@@ -448,6 +448,30 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list
     return [lead, after, *chosen[1:]][:MAX_SENTENCES]
 
 
+_BACK_REFERENCE = frozenset({"He", "She", "It", "They", "His", "Her", "Its", "Their"})
+
+
+def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
+    """``chosen`` with the sentence before the lead put first, when the lead opens with a
+    pronoun that points back to it.
+
+    "He also describes the distillation of sea-water for drinking" answers "Who wrote
+    about the distillation of drinking water?" only with the sentence before it, which
+    names him; quoted alone it names no one, and a reader cannot tell who "he" is.
+    """
+    lead = chosen[0]
+    first = lead.text.split(maxsplit=1)[0] if lead.text.strip() else ""
+    if lead.position == 0 or first not in _BACK_REFERENCE:
+        return chosen
+    before = next((replace(s, rank=lead.rank, score=lead.score)
+                   for s in candidate_sentences([lead.source])
+                   if s.position == lead.position - 1 and _admissible(s)), None)
+    if before is None or any(s.rank == lead.rank and s.position == before.position
+                             for s in chosen):
+        return chosen
+    return [before, *chosen][:MAX_SENTENCES]
+
+
 def _short_enough(question: str, answer: str | None) -> bool:
     """A short answer is a few words and not the question's own subject."""
     return answer is not None and len(answer.split()) <= 8 and not _contains(question, answer)
@@ -542,6 +566,7 @@ def grounded_answer(question: str, sources: Sequence[Source],
     factual = kind in FACTUAL_KINDS
     if factual:
         chosen = _with_answer_after(question, kind, chosen)
+    chosen = _with_antecedent(chosen)
     notes = ["grounded", kind]
     reply: str | None = None
     shown = select(ranked, max_sentences=MODEL_SENTENCES, max_chars=2 * max_chars)
