@@ -186,6 +186,10 @@ def test_a_number_in_a_name_is_no_count() -> None:
     ("The king reigned for 45 years.", "How many years did the king reign?", "45 years"),
     ("The club played 4 seasons in the league.", "How many seasons did it play?",
      "4 seasons"),
+    ("The team made its second appearance in three years.",
+     "What was the number of times the team played in the final?", None),
+    ("The team has played in the final eight times.",
+     "What was the number of times the team played in the final?", "eight times"),
 ])
 def test_a_span_of_time_or_a_measure_counts_only_itself(
         sentence: str, question: str, expected: str | None) -> None:

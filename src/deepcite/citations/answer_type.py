@@ -240,9 +240,11 @@ def _plural(word: str) -> bool:
 
 
 def _counted_noun(question: str) -> str | None:
-    """The noun "how many ..." asks about: its first plural word, else its first word
-    ("how many fishing boats does ..." -> "boats", "how many bridges cross" -> "bridges")."""
-    match = re.search(r"\bhow many\s+((?:[a-z]+\s+){0,3})", question.lower() + " ")
+    """The noun "how many ..." (or "the number of ...") asks about: its first plural
+    word, else its first word ("how many fishing boats does ..." -> "boats", "how many
+    bridges cross" -> "bridges", "the number of times" -> "times")."""
+    match = re.search(r"\b(?:how many|number of)\s+((?:[a-z]+\s+){0,3})",
+                      question.lower() + " ")
     words = []
     for word in (match.group(1).split() if match else []):
         if word in STOPWORDS:
