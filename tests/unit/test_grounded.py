@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
+from deepcite.citations.answer_mode import model_parameters, use_grounded
 from deepcite.citations.grounded import (
     anchor_terms,
     grounded_answer,
-    model_parameters,
     rank_sentences,
-    use_grounded,
 )
 from deepcite.citations.markers import cited_numbers
 from deepcite.citations.verify import verify

@@ -39,7 +39,6 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from deepcite.citations import answer_type as types
 from deepcite.citations import relevance
@@ -53,14 +52,9 @@ from deepcite.citations.sentences import dedupe_sentences, split_sentences
 from deepcite.citations.support import SourceIndex
 from deepcite.citations.text import STOPWORDS, WORD, content_words, escape_quoted, neutralise_html
 from deepcite.errors import ModelError
-from deepcite.llm.local import LlamaCppChatModel
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.security.terminal import one_line
 from deepcite.types import Source
-
-if TYPE_CHECKING:
-    from deepcite.config import Settings
-    from deepcite.llm.interface import ModelInterface
 
 #: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
 #: answer first.
@@ -71,10 +65,6 @@ MIN_COVERAGE = relevance.MIN_COVERAGE  # see :func:`deepcite.citations.relevance
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
-#: Auto mode: local models with at most this context are treated as small.
-SMALL_CONTEXT_TOKENS = 4096
-#: Auto mode: models with fewer parameters than this (read from their name) are small.
-SMALL_PARAMETERS = 1_000_000_000
 MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
 _MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
@@ -89,7 +79,6 @@ _ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 # A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
-_PARAMETERS = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([MmBb])(?![A-Za-z])")
 #: With embeddings, a sentence's cosine to the question adds this much to its share of
 #: the best word score: a paraphrase ("became enraged at the widespread burning" for
 #: "became angry at the widespread destruction") then outranks a sentence that only
@@ -104,44 +93,6 @@ _SHORT_SYSTEM = (
     "name, date, number or place) copied from the sentences: no sentence, no "
     "explanation. " + UNTRUSTED_NOTICE
 )
-
-
-# ------------------------------------------------------------------ when to use it
-
-
-def model_parameters(name: str) -> float | None:
-    """Parameter count a model name states (``SmolLM2-135M``, ``qwen2.5:0.5b``), or None."""
-    found = _PARAMETERS.findall(name)
-    if not found:
-        return None
-    value, unit = found[-1]
-    return float(value) * (1e6 if unit.lower() == "m" else 1e9)
-
-
-def use_grounded(settings: Settings, client: ModelInterface | None) -> bool:
-    """Whether answers should be grounded (:func:`grounded_answer`) rather than written.
-
-    ``citations.answer_mode`` decides when set to ``grounded`` or ``abstractive``. In
-    ``auto`` a model counts as small, and gets grounded answers, when its name states
-    fewer than a billion parameters, or, when no size is known, when it is the
-    in-process llama.cpp model with a context of at most 4,096 tokens (the bundled
-    SmolLM2-135M runs with 2,048). Without a model there is nothing to write with.
-    """
-    mode = settings.citations.answer_mode
-    if mode != "auto":
-        return mode == "grounded"
-    if client is None:
-        return True
-    model = client.model
-    names = [settings.llm.model or ""]
-    if isinstance(model, LlamaCppChatModel):
-        names.append(model.model_path.name)
-    elif settings.llm.gguf_path is not None:
-        names.append(settings.llm.gguf_path.name)
-    sizes = [size for size in map(model_parameters, names) if size is not None]
-    if sizes:
-        return min(sizes) < SMALL_PARAMETERS
-    return isinstance(model, LlamaCppChatModel) and client.context_size <= SMALL_CONTEXT_TOKENS
 
 
 # ------------------------------------------------------------------ candidates, ranking
@@ -597,8 +548,6 @@ __all__ = [
     "Sentence",
     "candidate_sentences",
     "grounded_answer",
-    "model_parameters",
     "rank_sentences",
     "select",
-    "use_grounded",
 ]

@@ -34,9 +34,10 @@ from deepcite.citations.answer import (
     evidence_list,
     flag_answer,
 )
+from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.attribution import Attribution, attribute
 from deepcite.citations.evidence import evidence_sources
-from deepcite.citations.grounded import grounded_answer, use_grounded
+from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer
@@ -167,7 +168,7 @@ class CitationStep:
         """Whether this run's answers are built from the sources' own sentences.
 
         Only for the standard handler (forced and precision have their own shape) and
-        only where :func:`~deepcite.citations.grounded.use_grounded` says so: the
+        only where :func:`~deepcite.citations.answer_mode.use_grounded` says so: the
         ``citations.answer_mode`` setting, or in ``auto`` a model too small to write a
         cited answer (the bundled one).
         """

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 
-from deepcite.citations.grounded import use_grounded
+from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.handlers import DEFAULT_HANDLER
 from deepcite.config import Settings
 from deepcite.llm import ModelInterface
@@ -160,7 +160,7 @@ def _question_generator(context: RunContext) -> QuestionGenerator:
 def queries_by_model(settings: Settings, client: ModelInterface, handler: str) -> bool:
     """Whether a run's queries cost model calls: ``research.query_planning`` is not
     ``results`` and the model is not one too small to write them (the grounded path of
-    the ``handler``, :func:`~deepcite.citations.grounded.use_grounded`)."""
+    the ``handler``, :func:`~deepcite.citations.answer_mode.use_grounded`)."""
     small = handler == DEFAULT_HANDLER and use_grounded(settings, client)
     return not small and settings.research.query_planning != "results"
 
