@@ -97,6 +97,7 @@ _COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?![\w,])", re.IGNORECASE)
 _CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|after"
                      r"|and then|which|when)\s+|;\s+|,\s+and\s+")
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
+_NOUN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # a word that may be a counted noun
 _BARE_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
 _CAP = r"[A-Z][a-z'\u2019]+(?:-[A-Z][a-z]+)?"
 _PARTICLE = r"(?:van|von|de|der|den|da|di|del|la|le|du|bin|ibn|of)"
@@ -199,13 +200,13 @@ def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
     """
     wanted = _counted_noun(question)
     mentioned = wanted is not None and whole and any(
-        _same_noun(w, wanted) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", sentence))
+        _same_noun(w, wanted) for w in _NOUN_WORD.findall(sentence))
     found: list[Span] = []
     for match in _COUNT.finditer(sentence):
         number = " ".join(match.group(0).split())
         if not any(ch.isdigit() for ch in number) and number.lower() in ("a", "one"):
             continue
-        following = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence[match.end():][:60])[:3]
+        following = _NOUN_WORD.findall(sentence[match.end():][:60])[:3]
         noun_index = next((i for i, w in enumerate(following)
                            if wanted is not None and _same_noun(w, wanted)), None)
         if noun_index is None and following and following[0].lower() not in _NOT_COUNTED \

@@ -379,6 +379,13 @@ def _follows(sentence: Sentence, before: Sentence) -> bool:
     return sentence.rank == before.rank and sentence.position == before.position + 1
 
 
+def _neighbour(sentence: Sentence, offset: int) -> Sentence | None:
+    """The quotable sentence ``offset`` places from ``sentence`` in its source (-1: the
+    one before, +1: the one after), with the same search rank; ``None`` if there is none."""
+    return next((replace(s, rank=sentence.rank) for s in candidate_sentences([sentence.source])
+                 if s.position == sentence.position + offset and _admissible(s)), None)
+
+
 def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list[Sentence]:
     """``chosen`` with the sentence after the lead put second, when the lead holds no
     answer of the kind asked for and that next sentence does.
@@ -391,8 +398,7 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list
     lead = chosen[0]
     if types.holds(kind, lead.text, question):
         return chosen
-    after = next((replace(s, rank=lead.rank) for s in candidate_sentences([lead.source])
-                  if s.position == lead.position + 1 and _admissible(s)), None)
+    after = _neighbour(lead, +1)
     if after is None or not types.holds(kind, after.text, question) \
             or any(_follows(s, lead) or _similar(s, after) for s in chosen):
         return chosen
@@ -414,9 +420,7 @@ def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
     first = lead.text.split(maxsplit=1)[0] if lead.text.strip() else ""
     if lead.position == 0 or first not in _BACK_REFERENCE:
         return chosen
-    before = next((replace(s, rank=lead.rank, score=lead.score)
-                   for s in candidate_sentences([lead.source])
-                   if s.position == lead.position - 1 and _admissible(s)), None)
+    before = _neighbour(lead, -1)
     if before is None or any(s.rank == lead.rank and s.position == before.position
                              for s in chosen):
         return chosen

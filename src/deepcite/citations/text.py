@@ -35,7 +35,6 @@ diacritics ("Gür", "Temüjin", "São", "Müller"). With ASCII alone such a name
 into fragments ("G", "r") that no question term could meet, so the one word that says
 what a question is about counted for nothing. Other scripts keep their own handling
 (CJK character pairs in collections)."""
-_WORD = WORD
 # An "&" that a Markdown renderer would read as a character reference (&lt; &#60;).
 _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash that would escape the next character in Markdown (only punctuation is).
@@ -47,14 +46,14 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?:https?|mailto):[^\s<>]*>)")
 def content_words(text: str) -> set[str]:
     """Lower-cased words of three or more letters that carry meaning."""
     return {
-        w for w in (m.group(0).lower() for m in _WORD.finditer(text))
+        w for w in (m.group(0).lower() for m in WORD.finditer(text))
         if len(w) >= 3 and w not in STOPWORDS
     }
 
 
 def normalised_words(text: str) -> list[str]:
     """All lower-cased words, for echo detection."""
-    return [m.group(0).lower() for m in _WORD.finditer(text)]
+    return [m.group(0).lower() for m in WORD.finditer(text)]
 
 
 def overlap(words: set[str], text_words: set[str]) -> float:
