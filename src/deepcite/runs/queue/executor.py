@@ -164,7 +164,7 @@ class QueueExecutor:
             self._closing.wait(RECONNECT_S)
 
     def _listen_once(self, client: Redis) -> None:
-        pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]  # typed from redis 8.2
         try:
             pubsub.psubscribe(f"{EVENTS_PREFIX}*")
             while not self._closing.is_set():
