@@ -307,3 +307,26 @@ def test_token_targets_are_configurable() -> None:
     assert len(small) > 3 * len(large)
     with pytest.raises(ValueError):
         chunk_text(text, target_tokens=0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_long_lines_without_cjk_break_where_word_by_word_packing_does(seed: int) -> None:
+    """The one-step packing of overlong plain lines (a speed path) cuts exactly where
+    packing word by word does: same pieces, words whole, overlong words cut."""
+    from deepcite.collections import chunking
+
+    rng = random.Random(seed)
+    words = ["a", "to", "index", "x" * rng.randint(5, 40), "y" * rng.randint(60, 200),
+             "tab\tbed", "é", "ünïcode"]
+    text = " " * rng.randint(0, 3) + "  ".join(
+        " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        for _ in range(rng.randint(1, 40)))
+    end = len(text.rstrip())
+    start = len(text) - len(text.lstrip())
+    count = TokenCounter(text)
+    assert count.plain
+    for limit in (1.0, 3.5, 10.0, 52.25, 260.0):
+        fast = list(chunking._plain_words(text, start, end, limit))
+        slow = list(chunking._counted_words(text, start, end, limit, count))
+        assert fast == slow
+        assert all(count.tokens(a, b) <= limit for a, b in fast)
