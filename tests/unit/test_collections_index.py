@@ -254,6 +254,89 @@ def test_format_1_files_are_upgraded_in_place(make_settings: Any, tmp_path: Path
     assert len(collection.add(folder).skipped) == 2
 
 
+_V2_TRIGGERS = """
+DROP TRIGGER chunks_fi; DROP TRIGGER chunks_fd; DROP TRIGGER chunks_fu; DROP TABLE fts_pending;
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text, title, cjk) VALUES (new.id, new.text, new.title, new.cjk);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, title, cjk)
+    VALUES ('delete', old.id, old.text, old.title, old.cjk);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, title, cjk)
+    VALUES ('delete', old.id, old.text, old.title, old.cjk);
+    INSERT INTO chunks_fts(rowid, text, title, cjk) VALUES (new.id, new.text, new.title, new.cjk);
+END;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+"""
+
+
+def _fts_matches_chunks(file: Path) -> None:
+    """FTS5's own check of its index against the chunks table (fails on any drift)."""
+    with sqlite3.connect(file) as conn:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        assert conn.execute("SELECT count(*) FROM fts_pending").fetchone()[0] == 0
+    conn.close()
+
+
+def test_format_2_files_are_upgraded_in_place_and_keep_their_index(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    folder = _folder(tmp_path, 3)
+    settings = make_settings()
+    collection = Collection.create("two", settings=settings)
+    collection.add(folder)
+    with sqlite3.connect(collection.path) as conn:
+        conn.executescript(_V2_TRIGGERS)
+    conn.close()
+    reopened = Collection.open("two", settings=settings)
+    assert reopened.index.get_meta("schema_version") == SCHEMA_VERSION
+    assert reopened.search("word1")[0].title == "Document 1"
+    (folder / "doc1.md").write_text("# Document 1\n\nquokkas now. " + "other text. " * 40)
+    (folder / "doc9.md").write_text("# Document 9\n\nwombats. " + "more text. " * 40)
+    (folder / "doc2.md").unlink()
+    report = reopened.add(folder)
+    assert (len(report.added), len(report.updated), len(report.removed)) == (1, 1, 1)
+    assert reopened.search("quokkas")[0].title == "Document 1"
+    assert reopened.search("wombats")[0].title == "Document 9"
+    assert not reopened.search("word1") and not reopened.search("word2")
+    _fts_matches_chunks(reopened.path)
+    chunks, listed, distinct = _chunk_rows(reopened)
+    assert chunks == listed == distinct
+
+
+def test_chunks_written_and_removed_in_one_batch_keep_fts_intact(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    """FTS5 is told about a batch's chunks only at its commit, so a chunk written and
+    removed before then must never reach it as a delete (that corrupts the index)."""
+    from deepcite.collections.chunking import chunk_text
+    from deepcite.collections.index import DocumentRecord
+
+    collection = Collection.create("batch", settings=make_settings())
+    index = collection.index
+
+    def record(name: str) -> DocumentRecord:
+        return DocumentRecord(str(tmp_path / name), name, "markdown", name, 1, 1.0)
+
+    with index.connect() as conn:
+        with index.batch(conn):
+            index.put_document(conn, record("a.md"), chunk_text("alpacas graze."))
+            index.put_document(conn, record("a.md"), chunk_text("llamas graze."))
+            index.put_document(conn, record("b.md"), chunk_text("bison roam."))
+            index.delete_document(conn, str(tmp_path / "b.md"))
+            index.checkpoint(conn)
+            index.put_document(conn, record("c.md"), chunk_text("camels rest."))
+        with index.transaction(conn):
+            index.put_document(conn, record("a.md"), chunk_text("vicunas graze."))
+    _fts_matches_chunks(collection.path)
+    assert [hit.title for hit in collection.search("graze")] == ["a.md"]
+    assert collection.search("vicunas") and collection.search("camels")
+    for word in ("alpacas", "llamas", "bison"):
+        assert not collection.search(word)
+
+
 def test_upgrade_failure_and_unknown_formats_are_one_line_errors(
     make_settings: Any, tmp_path: Path
 ) -> None:

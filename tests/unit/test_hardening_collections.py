@@ -191,6 +191,24 @@ def test_read_only_folder_still_lists_and_searches(
     assert sorted(p.name for p in (data_dir / "collections").iterdir()) == before
 
 
+def test_a_read_only_collection_of_the_previous_format_is_still_searched(
+    notes: Path, data_dir: Path, read_only: Callable[[], None]
+) -> None:
+    """Format 3 changed only how writes reach FTS5: a format-2 file nobody may write
+    is searched as it is instead of failing an upgrade it cannot make."""
+    import sqlite3
+
+    assert cli("collection", "add", notes, "--name", "notes").exit_code == 0
+    file = data_dir / "collections" / "notes.sqlite"
+    with sqlite3.connect(file) as conn:
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    conn.close()
+    read_only()
+    found = cli("collection", "search", "notes", "redis")
+    assert found.exit_code == 0, found.output
+    assert "cache.md" in found.stdout
+
+
 def test_writes_to_a_read_only_folder_fail_in_one_line_and_change_nothing(
     notes: Path, data_dir: Path, settings: Settings, read_only: Callable[[], None]
 ) -> None:

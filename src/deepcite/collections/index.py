@@ -192,6 +192,8 @@ class Index:
                 f"{self.path}: not a deepcite collection (no collection metadata)")
         version = str(row[0])
         if version in schema.UPGRADABLE:
+            if version in schema.READABLE and not self.writable:
+                return  # searchable as it is; the first writable open upgrades it
             self._upgrade()
         elif version != SCHEMA_VERSION:
             raise access.DamagedCollectionError(
@@ -248,6 +250,7 @@ class Index:
         return readers.reading(self.path, self._raw_connect)
 
     transaction = staticmethod(writes.transaction)
+    commit = staticmethod(writes.commit)
     batch = staticmethod(writes.batch)
     checkpoint = staticmethod(writes.checkpoint)
     _unit = staticmethod(writes.unit)

@@ -217,7 +217,7 @@ class _Adder:
         self.unsynced += len(chunks)
         if time.monotonic() - self.batch_started >= BATCH_SECONDS:
             if self.unsynced >= SYNC_EVERY:  # keep the catch-up after the add short
-                self.conn.execute("COMMIT")
+                self.index.commit(self.conn)
                 self.index.sync_inverted(self.conn, self.feed)
                 self.feed.start(self.conn)
                 self.unsynced = 0

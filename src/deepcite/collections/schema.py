@@ -8,7 +8,8 @@ a schema are each one atomic transaction: a crash midway leaves the old file int
 Format history: 1 - text/title FTS over chunks. 2 - chunk heading paths (stored, not
 indexed: repeating section names in every chunk's index entry cost 15% of indexing
 speed), a CJK character-pair column in the FTS table, ``mtime_ns`` and the indexer
-version per document.
+version per document. 3 - chunks reach the FTS index in bulk when a write transaction
+commits (``fts_pending``), not row by row through an insert trigger (see :func:`flush`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from deepcite.collections.cjk import bigram_text
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "2"
-UPGRADABLE = frozenset({"1"})
+SCHEMA_VERSION = "3"
+UPGRADABLE = frozenset({"1", "2"})
+READABLE = frozenset({"2"})
+"""Older formats a read-only process may search as they are: the tables it reads are the
+same, and only writers need the newer triggers (a read-only file cannot be upgraded)."""
 TOKENIZER = "porter unicode61"
 """The FTS5 tokenizer; queries are stemmed with the same one (see ``rerank``)."""
 TITLE_WEIGHT = 0.5
@@ -71,19 +75,52 @@ FTS = [
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
         {_FTS_COLUMNS}, content='chunks', content_rowid='id', tokenize='{TOKENIZER}'
     )""",
-    f"""CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-        INSERT INTO chunks_fts(rowid, {_FTS_COLUMNS}) VALUES (new.id, {_NEW});
+    "CREATE TABLE IF NOT EXISTS fts_pending(chunk_id INTEGER PRIMARY KEY)",
+    """CREATE TRIGGER IF NOT EXISTS chunks_fi AFTER INSERT ON chunks BEGIN
+        INSERT OR IGNORE INTO fts_pending(chunk_id) VALUES (new.id);
     END""",
-    f"""CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    # A chunk still pending was never handed to FTS5: telling FTS5 to delete it would
+    # corrupt the index (an external-content table trusts the values it is given).
+    f"""CREATE TRIGGER IF NOT EXISTS chunks_fd AFTER DELETE ON chunks BEGIN
         INSERT INTO chunks_fts(chunks_fts, rowid, {_FTS_COLUMNS})
-        VALUES ('delete', old.id, {_OLD});
+        SELECT 'delete', old.id, {_OLD}
+        WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE chunk_id = old.id);
+        DELETE FROM fts_pending WHERE chunk_id = old.id;
     END""",
-    f"""CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
+    f"""CREATE TRIGGER IF NOT EXISTS chunks_fu AFTER UPDATE OF text, title, cjk ON chunks
+    BEGIN
         INSERT INTO chunks_fts(chunks_fts, rowid, {_FTS_COLUMNS})
-        VALUES ('delete', old.id, {_OLD});
-        INSERT INTO chunks_fts(rowid, {_FTS_COLUMNS}) VALUES (new.id, {_NEW});
+        SELECT 'delete', old.id, {_OLD}
+        WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE chunk_id = old.id);
+        DELETE FROM fts_pending WHERE chunk_id = old.id;
+        INSERT OR IGNORE INTO fts_pending(chunk_id) VALUES (new.id);
     END""",
 ]
+"""The FTS table over ``chunks`` and the triggers that keep it current. Inserted chunks
+wait in ``fts_pending`` until :func:`flush`: one ``INSERT ... SELECT`` per write batch
+indexes them 2-2.5 times faster than a trigger per row (FTS5 also writes a segment at
+every savepoint, and an ``add`` holds one savepoint per file)."""
+
+_FLUSH = [
+    f"""INSERT INTO chunks_fts(rowid, {_FTS_COLUMNS})
+        SELECT c.id, c.text, c.title, c.cjk FROM fts_pending AS p JOIN chunks AS c
+        ON c.id = p.chunk_id ORDER BY c.id""",
+    "DELETE FROM fts_pending",
+]
+
+
+def flush(conn: sqlite3.Connection) -> None:
+    """Hand the chunks written in this transaction to FTS5; call just before ``COMMIT``.
+
+    Searches read committed data only, so a chunk is never visible without its FTS
+    entry. When nothing is pending it writes nothing (one lookup), so a transaction
+    that wrote no chunks commits on a file SQLite opened read-only, as before.
+    """
+    if conn.execute("SELECT 1 FROM fts_pending LIMIT 1").fetchone() is None:
+        return
+    for statement in _FLUSH:
+        conn.execute(statement)
+
 
 PENDING = [
     "CREATE TABLE IF NOT EXISTS inverted_pending(chunk_id INTEGER PRIMARY KEY)",
@@ -111,6 +148,11 @@ _UPGRADE_1_TO_2 = [
     "ALTER TABLE chunks ADD COLUMN heading_path TEXT",
     "ALTER TABLE chunks ADD COLUMN cjk TEXT",
     "UPDATE chunks SET heading_path = heading",
+]
+_UPGRADE_2_TO_3 = [  # the FTS triggers of formats 1 and 2, one FTS insert per row
+    "DROP TRIGGER IF EXISTS chunks_ai",
+    "DROP TRIGGER IF EXISTS chunks_ad",
+    "DROP TRIGGER IF EXISTS chunks_au",
 ]
 _BATCH = 2000
 
@@ -142,15 +184,21 @@ def upgrade(conn: sqlite3.Connection, version: str) -> None:
 
     Version 1 keeps its documents and chunks: new columns are added and filled, and the
     FTS table is rebuilt from the chunks. Those documents keep indexer version 1, so
-    the next ``add`` re-chunks them (with heading paths) even if unchanged.
+    the next ``add`` re-chunks them (with heading paths) even if unchanged. Version 2
+    only swaps its FTS triggers; its index stays as it is.
     """
-    if version != "1":
+    if version not in UPGRADABLE:
         raise ValueError(f"cannot upgrade collection format {version!r}")
-    for statement in _UPGRADE_1_TO_2:
+    filled = 0
+    if version == "1":
+        for statement in _UPGRADE_1_TO_2:
+            conn.execute(statement)
+        filled = _fill_cjk(conn)
+    for statement in _UPGRADE_2_TO_3:
         conn.execute(statement)
-    filled = _fill_cjk(conn)
     create(conn)
-    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+    if version == "1":
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
     conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
     logger.info("upgraded collection format %s to %s (%d CJK chunks)",
                 version, SCHEMA_VERSION, filled)

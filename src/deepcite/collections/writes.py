@@ -6,6 +6,9 @@ so often with :func:`checkpoint`); each file's writes form a :func:`unit`, a sav
 inside the batch. When Ctrl-C or an error ends a batch, the file in flight is rolled
 back to its savepoint and the completed files are committed, so an interruption
 never loses finished work and never leaves half a file in the index.
+
+Every ``COMMIT`` here goes through :func:`commit`, which first hands the chunks written
+in the transaction to FTS5 (:func:`.schema.flush`), so what readers see is indexed.
 """
 
 from __future__ import annotations
@@ -14,6 +17,14 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from deepcite.collections.schema import flush
+
+
+def commit(conn: sqlite3.Connection) -> None:
+    """Index the chunks this transaction wrote in FTS5, then ``COMMIT``."""
+    flush(conn)
+    conn.execute("COMMIT")
+
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[None]:
@@ -21,6 +32,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
+        flush(conn)
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled back already (disk full)
             conn.execute("ROLLBACK")
@@ -39,12 +51,15 @@ def batch(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
+        if conn.in_transaction:
+            flush(conn)
     except BaseException:
         if conn.in_transaction:
             try:
-                conn.execute("COMMIT")
+                commit(conn)
             except sqlite3.Error:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
         raise
     if conn.in_transaction:
         conn.execute("COMMIT")
@@ -53,7 +68,7 @@ def batch(conn: sqlite3.Connection) -> Iterator[None]:
 def checkpoint(conn: sqlite3.Connection) -> None:
     """Commit the batch so far and start a new one (inside :func:`batch`)."""
     if conn.in_transaction:
-        conn.execute("COMMIT")
+        commit(conn)
     conn.execute("BEGIN IMMEDIATE")
 
 
