@@ -227,3 +227,28 @@ def test_a_short_answer_alone_is_judged_without_its_sentence() -> None:
     # what the bench and the model's proposal check: "26" alone may count anything
     assert of_kind("count", "26", "How many interceptions did Newton throw?")
     assert not of_kind("count", "13 years", "How many interceptions did Newton throw?")
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What treaty ended the Wars of Religion?", "name"),
+    ("In which stadium was the final played?", "name"),
+    ("What company did Tesla work for in 1881?", "name"),
+    ("What type of rock forms the ridge?", "other"),
+    ("What did the loss mean to France?", "other"),
+])
+def test_a_thing_known_by_its_name_asks_for_a_name(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
+def test_a_name_answer_is_a_proper_name_the_question_does_not_hold() -> None:
+    question = "What treaty ended the Wars of Religion?"
+    assert pick("name", "The wars ended with the issuing of the Edict of Nantes in 1598.",
+                question) == "Edict of Nantes"
+    # The question's own subject, a date or a sentence's capitalised first word is none.
+    assert pick("name", "Known as the Wars of Religion, they lasted from 1562 to 1598.",
+                question) is None
+    assert pick("name", "On May 3, the talks failed.", question) is None
+    assert pick("name", "The games were played at Levi's Stadium in May.",
+                "In what venue did the games take place?") == "Levi's Stadium"
+    assert of_kind("name", "Edict of Nantes", question)
+    assert not of_kind("name", "1598", question)

@@ -8,7 +8,8 @@ candidate of the kind gives no short answer at all (the cited sentence still ans
 
 Kinds: ``count`` (how many: a number with its noun), ``amount`` (how much: a number with
 its currency or unit), ``date`` (when / what year: a date, year, year range, decade,
-century or named period), ``person`` (who), ``place`` (where), ``score`` and ``other``.
+century or named period), ``person`` (who), ``place`` (where), ``name`` (what treaty,
+which stadium: a proper name), ``score`` and ``other``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ import re
 from deepcite.citations.relevance import question_terms, term
 from deepcite.citations.text import STOPWORDS
 
-KINDS = ("score", "amount", "measure", "count", "date", "place", "person")
+KINDS = ("score", "amount", "measure", "count", "date", "place", "person", "name")
+
+# Things known by a proper name: "What treaty ended ...", "Which stadium hosted ...".
+_NAMED_THINGS = (r"treaty|treaties|edict|war|battle|venue|stadium|arena|charity|charities"
+                 r"|organi[sz]ation|company|companies|corporation|firm|team|club|band"
+                 r"|university|college|church|ship|newspaper|magazine|novel|film|movie"
+                 r"|show|programme|program|series|episode|song|album|award|prize|trophy"
+                 r"|tournament|party|dynasty|empire|kingdom|religion|religions|language"
+                 r"|network|channel|airport|museum|hospital|agency|brand")
 
 _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"
                 r"|earn|earned|earns|fund|funded|budget|salary|fee|fees|money|sold|sell"
@@ -44,6 +53,7 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
                          r"|river|nation)\b")),
     ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\b(?:full|last|first|family|maiden)"
                           r" name\b|\bsurname\b")),
+    ("name", re.compile(rf"\b(?:what|which) (?:{_NAMED_THINGS})\b")),
 ]
 
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
@@ -104,6 +114,9 @@ _PARTICLE = r"(?:van|von|de|der|den|da|di|del|la|le|du|bin|ibn|of)"
 _PERSON = re.compile(rf"\b{_CAP}(?:\s+(?:[A-Z]\.\s+)?(?:{_PARTICLE}\s+)*{_CAP}){{1,3}}\b")
 _PLACE = re.compile(rf"\b(?:in|at|from|near|to|into)\s+(?P<place>(?:the\s+)?{_CAP}"
                     rf"(?:\s+(?:of\s+)?{_CAP}){{0,3}})")
+_NAMED = re.compile(rf"\b(?:{_CAP}|[A-Z]{{2,}})(?:-[A-Za-z]+)*"
+                    rf"(?:\s+(?:(?:of|for|de|del|du|la|the)\s+)*(?:{_CAP}|[A-Z]{{2,}}|\d+)"
+                    rf"(?:-[A-Za-z]+)*)*")
 _SCORE = re.compile(r"\b\d{1,3}\s*[-\u2013:]\s*\d{1,3}\b(?![-\u2013:]\d)")
 # Words after a number that are no noun it counts: a count needs what it counts.
 _NOT_COUNTED = STOPWORDS | {"percent", "per", "cent", "times", "am", "pm", "bc", "ad",
@@ -293,6 +306,22 @@ def _names(sentence: str) -> list[Span]:
     return found
 
 
+def _proper_names(sentence: str) -> list[Span]:
+    """Capitalised runs that name something ("the Edict of Nantes", "Levi's Stadium"):
+    not a sentence's capitalised first word alone, an article or a month."""
+    found: list[Span] = []
+    for match in _NAMED.finditer(sentence):
+        words = match.group(0).split()
+        start = match.start()
+        while words and words[0] in _NOT_NAMES:
+            start += len(words.pop(0)) + 1
+        if not words or words[0] in _MONTHS or (
+                len(words) == 1 and not sentence[:start].strip()):
+            continue
+        found.append((start, match.end(), " ".join(words)))
+    return found
+
+
 def _position(order: dict[str, int], word: str) -> int | None:
     """Where ``word`` stands among the question's terms, inflections included ("ended"
     for "end": the shared stemmer keeps short words whole)."""
@@ -310,6 +339,8 @@ def _spans(kind: str, sentence: str, question: str, whole: bool) -> list[Span]:
         return _dates(sentence, question)
     if kind == "person":
         return _names(sentence)
+    if kind == "name":
+        return _proper_names(sentence)
     if kind == "place":
         return [(m.start("place"), m.end("place"), " ".join(m.group("place").split()))
                 for m in _PLACE.finditer(sentence)
