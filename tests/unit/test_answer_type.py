@@ -252,3 +252,13 @@ def test_a_name_answer_is_a_proper_name_the_question_does_not_hold() -> None:
                 "In what venue did the games take place?") == "Levi's Stadium"
     assert of_kind("name", "Edict of Nantes", question)
     assert not of_kind("name", "1598", question)
+
+
+def test_a_name_that_says_what_it_names_comes_first_and_one_word_names_count() -> None:
+    question = "What treaty ended the war?"
+    sentence = ("The war (whose North American theater was named after the king) ended in "
+                "1748 with the signing of the Treaty of Aix-la-Chapelle.")
+    assert pick("name", sentence, question) == "Treaty of Aix-la-Chapelle"
+    assert of_kind("name", "Apollo", "What program carried out the missions?")
+    assert of_kind("name", "ABC", "Which network aired the show?")
+    assert not of_kind("name", "The", "Which network aired the show?")

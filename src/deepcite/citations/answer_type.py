@@ -268,6 +268,12 @@ def _counted_noun(question: str) -> str | None:
     return plural[0] if plural else words[0] if words else None
 
 
+def _named_thing(question: str) -> str | None:
+    """The kind of thing a ``name`` question asks the name of ("what *treaty* ...")."""
+    match = re.search(rf"\b(?:what|which) ({_NAMED_THINGS})\b", question.lower())
+    return match.group(1) if match else None
+
+
 def _same_noun(a: str, b: str) -> bool:
     a, b = a.lower().rstrip("s"), b.lower().rstrip("s")
     return a == b or (len(a) > 4 and len(b) > 4 and a[:5] == b[:5])
@@ -371,7 +377,10 @@ def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -
         t for t in (term(w) for w in _TOKEN.findall(question)) if t in question_terms(question)))}
     breaks = [m.start() for m in _CLAUSE.finditer(sentence)]
     tokens = list(_TOKEN.finditer(sentence))
-    noun = _counted_noun(question) if kind == "count" else None
+    # A count of the noun asked about comes first; so does a name that says what it
+    # names ("the Treaty of Aix-la-Chapelle" for "what treaty", before "North American").
+    noun = (_counted_noun(question) if kind == "count"
+            else _named_thing(question) if kind == "name" else None)
 
     def clause(offset: int) -> int:
         return sum(b <= offset for b in breaks)
@@ -408,6 +417,8 @@ def of_kind(kind: str, short: str, question: str) -> bool:
         return bool(candidates(kind, f"in {short}", question))
     if kind == "person" and re.fullmatch(_CAP, short.strip()):
         return short.strip() not in _NOT_PERSON | _MONTHS | _NOT_NAMES
+    if kind == "name" and re.fullmatch(rf"{_CAP}|[A-Z]{{2,}}", short.strip()):
+        return short.strip() not in _MONTHS | _NOT_NAMES  # "Apollo", "ABC"
     return bool(candidates(kind, short, question, whole=False))
 
 
