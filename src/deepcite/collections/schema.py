@@ -69,8 +69,13 @@ TABLES = [
 ]
 
 _FTS_COLUMNS = "text, title, cjk"
-_NEW = "new.text, new.title, new.cjk"
 _OLD = "old.text, old.title, old.cjk"
+_FORGET_OLD = f"""
+        INSERT INTO chunks_fts(chunks_fts, rowid, {_FTS_COLUMNS})
+        SELECT 'delete', old.id, {_OLD}
+        WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE chunk_id = old.id);
+        DELETE FROM fts_pending WHERE chunk_id = old.id;"""
+"""Take the old row out of FTS5, or out of ``fts_pending`` when FTS5 never had it."""
 FTS = [
     f"""CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
         {_FTS_COLUMNS}, content='chunks', content_rowid='id', tokenize='{TOKENIZER}'
@@ -82,17 +87,11 @@ FTS = [
     # A chunk still pending was never handed to FTS5: telling FTS5 to delete it would
     # corrupt the index (an external-content table trusts the values it is given).
     f"""CREATE TRIGGER IF NOT EXISTS chunks_fd AFTER DELETE ON chunks BEGIN
-        INSERT INTO chunks_fts(chunks_fts, rowid, {_FTS_COLUMNS})
-        SELECT 'delete', old.id, {_OLD}
-        WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE chunk_id = old.id);
-        DELETE FROM fts_pending WHERE chunk_id = old.id;
+        {_FORGET_OLD}
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS chunks_fu AFTER UPDATE OF text, title, cjk ON chunks
     BEGIN
-        INSERT INTO chunks_fts(chunks_fts, rowid, {_FTS_COLUMNS})
-        SELECT 'delete', old.id, {_OLD}
-        WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE chunk_id = old.id);
-        DELETE FROM fts_pending WHERE chunk_id = old.id;
+        {_FORGET_OLD}
         INSERT OR IGNORE INTO fts_pending(chunk_id) VALUES (new.id);
     END""",
 ]
