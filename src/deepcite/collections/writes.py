@@ -7,8 +7,9 @@ inside the batch. When Ctrl-C or an error ends a batch, the file in flight is ro
 back to its savepoint and the completed files are committed, so an interruption
 never loses finished work and never leaves half a file in the index.
 
-Every ``COMMIT`` here goes through :func:`commit`, which first hands the chunks written
-in the transaction to FTS5 (:func:`.schema.flush`), so what readers see is indexed.
+Every commit here first hands the chunks written in the transaction to FTS5
+(:func:`.schema.flush`), so what readers see is indexed; :func:`commit` does both for
+callers that end a transaction themselves.
 """
 
 from __future__ import annotations
