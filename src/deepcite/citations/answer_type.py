@@ -28,6 +28,8 @@ _NAMED_THINGS = (r"treaty|treaties|edict|war|battle|venue|stadium|arena|charity|
                  r"|show|programme|program|series|episode|song|album|award|prize|trophy"
                  r"|tournament|party|dynasty|empire|kingdom|religion|religions|language"
                  r"|network|channel|airport|museum|hospital|agency|brand")
+_NAME_ASKED = re.compile(rf"\b(?:what|which) ({_NAMED_THINGS})\b")
+"""A ``name`` question; its group is the thing whose name is asked."""
 
 _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"
                 r"|earn|earned|earns|fund|funded|budget|salary|fee|fees|money|sold|sell"
@@ -53,7 +55,7 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
                          r"|river|nation)\b")),
     ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\b(?:full|last|first|family|maiden)"
                           r" name\b|\bsurname\b")),
-    ("name", re.compile(rf"\b(?:what|which) (?:{_NAMED_THINGS})\b")),
+    ("name", _NAME_ASKED),
 ]
 
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
@@ -270,7 +272,7 @@ def _counted_noun(question: str) -> str | None:
 
 def _named_thing(question: str) -> str | None:
     """The kind of thing a ``name`` question asks the name of ("what *treaty* ...")."""
-    match = re.search(rf"\b(?:what|which) ({_NAMED_THINGS})\b", question.lower())
+    match = _NAME_ASKED.search(question.lower())
     return match.group(1) if match else None
 
 
