@@ -47,6 +47,29 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
 _KEPT_DOUBLE = frozenset("lsz")  # "called" -> "call", "passed" -> "pass", "buzzed" -> "buzz"
+#: Irregular past forms and their present: a question asks "When did the college
+#: become coeducational?" of a source saying it "became" so, and "did ... win", "did
+#: ... begin", "did ... lead" meet "won", "began", "led" only through this table.
+#: Forms that are words of their own as well ("found", "left", "saw", "rose") are not in it.
+_IRREGULAR = {
+    past: present
+    for present, forms in {
+        "become": "became", "begin": "began begun", "bring": "brought", "build": "built",
+        "buy": "bought", "catch": "caught", "choose": "chose chosen", "draw": "drew drawn",
+        "drive": "drove driven", "eat": "ate eaten", "fall": "fell fallen",
+        "fight": "fought", "fly": "flew flown", "forbid": "forbade forbidden",
+        "forget": "forgot forgotten", "freeze": "froze frozen", "give": "gave given",
+        "grow": "grew grown", "hold": "held", "know": "knew known", "lead": "led",
+        "lose": "lost", "make": "made", "meet": "met", "pay": "paid", "ride": "rode",
+        "run": "ran", "say": "said", "sell": "sold", "send": "sent",
+        "shake": "shook shaken", "sing": "sang sung", "sink": "sank sunk",
+        "speak": "spoke spoken", "spend": "spent", "stand": "stood", "steal": "stole stolen",
+        "strike": "struck", "swim": "swam swum", "take": "took taken", "teach": "taught",
+        "tell": "told", "think": "thought", "throw": "threw thrown",
+        "wear": "wore worn", "win": "won", "write": "wrote written",
+    }.items()
+    for past in forms.split()
+}
 
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
@@ -55,11 +78,13 @@ Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 def term(word: str) -> str:
     """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
 
-    Its :func:`singular`, then :func:`deepcite.citations.support.stem` and a final "e"
-    dropped: questions paraphrase their answer's sentence, and a missed inflection
-    costs the one shared word a short question has.
+    Its :func:`singular`, an irregular past form's present ("became" -> "become"), then
+    :func:`deepcite.citations.support.stem` and a final "e" dropped: questions
+    paraphrase their answer's sentence, and a missed inflection costs the one shared
+    word a short question has.
     """
     plain = singular(word.lower())
+    plain = _IRREGULAR.get(plain, plain)
     lower = plain
     if not lower.endswith("ss"):  # "class", "process": no plural "s" to strip
         lower = stem(lower)
