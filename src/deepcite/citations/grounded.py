@@ -6,7 +6,9 @@ quoted passages, which is honest but not an answer. This module answers without
 trusting the model for any fact:
 
 1. **Candidates.** Every prose sentence of every source (headings, underlines and
-   code-like lines dropped), whitespace-collapsed but otherwise verbatim.
+   code-like lines dropped), whitespace-collapsed but otherwise verbatim, with the
+   words of the sentence it points back to ("It ...", "This hypothesis ...";
+   :mod:`deepcite.citations.candidates`).
 2. **Ranking.** Each sentence is scored against the whole question
    (:mod:`deepcite.citations.relevance`): BM25 of the question's terms weighted by
    rarity over the candidates and by the question's key phrase, times an answer-type
@@ -14,10 +16,10 @@ trusting the model for any fact:
    embeddings extra, the sentence's closeness in meaning. A sentence that covers too
    little of the question (one shared common word) is not relevant; when none is,
    there is no grounded answer (``None``) and the caller says nothing answers it.
-3. **Selection.** The best sentences, near-duplicates dropped, cut to a few sentences
-   and a character budget, each followed by the ``[n]`` of the source it was copied
-   from, so every citation is true by construction (verification finds each sentence
-   verbatim).
+3. **Selection.** The best sentences, near-duplicates dropped (the one that says it
+   all kept), cut to a few sentences and a character budget, each followed by the
+   ``[n]`` of the source it was copied from, so every citation is true by
+   construction (verification finds each sentence verbatim).
 4. **Short answer first.** For factual questions (count, amount, date or period,
    person, place, score) a candidate of that kind from the lead sentence leads the
    answer, cited; a lead sentence without one gives no short answer.
@@ -37,18 +39,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from deepcite.citations import answer_type as types
 from deepcite.citations import relevance
-from deepcite.citations.attribution import looks_like_prose
+from deepcite.citations.candidates import MIN_WORDS, Sentence, candidate_sentences
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.records import CitedAnswer, Completer
 from deepcite.citations.relevance import Similarity, question_terms, term, terms_of
-from deepcite.citations.sentences import dedupe_sentences, split_sentences
+from deepcite.citations.sentences import dedupe_sentences
 from deepcite.citations.support import SourceIndex
 from deepcite.citations.text import STOPWORDS, WORD, content_words, escape_quoted, neutralise_html
 from deepcite.errors import ModelError
@@ -65,20 +67,14 @@ MIN_COVERAGE = relevance.MIN_COVERAGE  # see :func:`deepcite.citations.relevance
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
+#: A question term only the sentence a candidate points back to holds
+#: (:func:`~deepcite.citations.candidates.refers_back`) counts this share of one the
+#: candidate says itself.
+CONTEXT_WEIGHT = 0.5
 MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
-_MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
 _K1, _B = 1.2, 0.75
 _ANY_WORD = re.compile(r"[^\W_]+")
-_UNDERLINE = re.compile(r"^\s*([=\-~^*#_+])\1{2,}\s*$")
-_RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # table borders
-_GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
-_LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
-_CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
-_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
-# A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
-_FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
-_TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
 #: With embeddings, a sentence's cosine to the question adds this much to its share of
 #: the best word score: a paraphrase ("became enraged at the widespread burning" for
 #: "became angry at the widespread destruction") then outranks a sentence that only
@@ -96,82 +92,6 @@ _SHORT_SYSTEM = (
 
 
 # ------------------------------------------------------------------ candidates, ranking
-
-
-@dataclass
-class Sentence:
-    """One candidate sentence: copied verbatim (whitespace collapsed) from ``source``."""
-
-    source: Source
-    rank: int  # the source's position in the list given (search rank)
-    position: int  # the sentence's position in its source
-    text: str
-    terms: list[str]
-    score: float = 0.0
-    coverage: float = 0.0
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _passages(text: str) -> list[str]:
-    """Runs of prose lines of ``text``, each as one line.
-
-    Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
-    capitalised NAME/FUNCTIONS), table borders and code-like lines are dropped, and a
-    line indented deeper than one ending in ``)`` or ``:`` starts a new run (pydoc's
-    ``check_output(*popenargs)`` above its description), so no sentence begins with a
-    signature.
-    """
-    passages = []
-    for block in re.split(r"\n[ \t]*\n", text):
-        runs: list[list[str]] = [[]]
-        previous = ""
-        for line in block.splitlines():
-            line = _GUTTER.sub(r"\1", line)  # pydoc's " |  " before class members
-            stripped = _LIST_ITEM.sub("", line.strip())
-            if _UNDERLINE.match(line):
-                if runs[-1]:
-                    runs[-1].pop()  # the title of a setext heading
-                continue
-            if (_RULE.match(line) or stripped.startswith(("#", "|"))
-                    or _CAPS_HEADING.match(stripped)):
-                runs.append([])
-                continue
-            if runs[-1] and _indent(line) > _indent(previous) and previous.rstrip()[-1:] in (
-                    ")", ":"):
-                runs.append([])
-            runs[-1].append(stripped)
-            previous = line
-        passages += [" ".join(" ".join(run).split()) for run in runs if run]
-    return passages
-
-
-def _usable(sentence: str) -> bool:
-    """A sentence worth quoting: prose of sensible length, ending like a statement (a
-    question the source asks, "What is the average speed?", answers nothing)."""
-    words = sentence.split()
-    return (_MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
-            and _ENDS_SENTENCE.search(sentence) is not None
-            and not sentence.rstrip("\"'\u201d\u2019)] ").endswith("?")
-            and looks_like_prose(sentence.replace("`", "")))
-
-
-def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
-    """Every usable prose sentence of ``sources``, in source order."""
-    found: list[Sentence] = []
-    for rank, source in enumerate(sources):
-        position = 0
-        for passage in _passages(source.text):
-            for raw in split_sentences(passage):  # abbreviations and quotes kept whole
-                sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
-                if not _usable(sentence):
-                    continue
-                terms = terms_of(sentence)
-                found.append(Sentence(source, rank, position, sentence, terms))
-                position += 1
-    return found
 
 
 def anchor_terms(question: str) -> set[str]:
@@ -207,12 +127,19 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
     return len(present) * 2 < len(anchors)
 
 
-def _about_subject(wanted: set[str], sentences: list[Sentence]) -> list[Sentence]:
+def _about_subject(wanted: set[str], sentences: list[Sentence],
+                   close: Collection[int] = ()) -> list[Sentence]:
     """The sentences of the sources that name the question's subject (the term most of
     the sources hold, :func:`~deepcite.citations.relevance.subject_terms`); all of them
     when the sources agree on none. A passage on large prime numbers found for "Where
     are ctenophores found in large numbers?" shares three of its four words, and the
-    rarity weights favour it, as every other source says "ctenophores"."""
+    rarity weights favour it, as every other source says "ctenophores".
+
+    A sentence whose ``id`` is in ``close`` (its meaning very close to the question's)
+    is kept wherever it is: the sources' majority may be about a word of the question
+    that is not its subject ("piece" for "What is Norman art's most well known piece?",
+    when search found museums' pieces), and the one source about Norman art then holds
+    the answer ("By far the most famous work of Norman art is the Bayeux Tapestry")."""
     by_source: dict[int, list[str]] = {}
     for sentence in sentences:
         if sentence.rank not in by_source:  # the title names the subject as well
@@ -222,7 +149,7 @@ def _about_subject(wanted: set[str], sentences: list[Sentence]) -> list[Sentence
     if not subject:
         return sentences
     about = {rank for rank, terms in by_source.items() if subject & set(terms)}
-    return [s for s in sentences if s.rank in about]
+    return [s for s in sentences if s.rank in about or id(s) in close]
 
 
 def _admissible(sentence: Sentence) -> bool:
@@ -256,24 +183,32 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
-    sentences = _about_subject(wanted, sentences)
-    weights = relevance.weigh(question, [s.terms for s in sentences])
-    sharing = [s for s in sentences if wanted & set(s.terms)]
+    sharing = [s for s in sentences if wanted & set(s.about)]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
     cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
+    close = {key for key, value in cosine.items() if value >= relevance.DENSE_STRONG}
+    sentences = _about_subject(wanted, sentences, close)
+    kept = set(map(id, sentences))
+    sharing = [s for s in sharing if id(s) in kept]
+    weights = relevance.weigh(question, [s.terms for s in sentences])
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
     lexical: dict[int, float] = {}
     ranked = []
     for sentence in sharing:
-        if not relevance.relevant(weights, sentence.terms, cosine.get(id(sentence))):
+        if not relevance.relevant(weights, sentence.about, cosine.get(id(sentence))):
             continue
-        sentence.coverage = weights.coverage(sentence.terms)
+        sentence.coverage = weights.coverage(sentence.about)
         counts = Counter(t for t in sentence.terms if t in wanted)
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
+        pointed = wanted.intersection(sentence.context).difference(counts)
+        if pointed:  # normed as the pair of sentences it is said in
+            pair = _K1 * (1 - _B + _B * len(sentence.about) / average)
+            lexical[id(sentence)] += sum(CONTEXT_WEIGHT * weights.weight[t] * (_K1 + 1)
+                                         / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
     for sentence in ranked:
@@ -298,9 +233,21 @@ def _similar(a: Sentence, b: Sentence, *, inside: bool = True,
         inside and shared / min(len(x), len(y)) >= 0.8)
 
 
+def _says_more(a: Sentence, b: Sentence) -> bool:
+    """Whether ``a`` says nearly all ``b`` says (:func:`_similar`'s "inside") and more."""
+    x = {t for t in a.terms if t not in STOPWORDS}
+    y = {t for t in b.terms if t not in STOPWORDS}
+    return bool(y) and len(x) > len(y) and len(x & y) / len(y) >= 0.8
+
+
 def select(ranked: Sequence[Sentence], *, max_sentences: int = MAX_SENTENCES,
            max_chars: int = MAX_CHARS) -> list[Sentence]:
-    """The best sentences within the budget, near-duplicates and weak ones left out."""
+    """The best sentences within the budget, near-duplicates and weak ones left out.
+
+    Of two near-duplicates the one that says it all is kept: "Tesla died on 7 January
+    1943." ranks above "On 7 January 1943, at the age of 86, Tesla died alone in room
+    3327", which holds all of it and the age asked for, and takes its place.
+    """
     chosen: list[Sentence] = []
     used = 0
     for sentence in ranked:
@@ -308,7 +255,13 @@ def select(ranked: Sequence[Sentence], *, max_sentences: int = MAX_SENTENCES,
             break
         if chosen and sentence.score < RELATIVE_FLOOR * chosen[0].score:
             break
-        if any(_similar(sentence, other) for other in chosen):
+        alike = [i for i, other in enumerate(chosen) if _similar(sentence, other)]
+        if alike:
+            shorter = chosen[alike[0]]
+            grown = used + len(sentence.text) - len(shorter.text)
+            if len(alike) == 1 and _says_more(sentence, shorter) and grown <= max_chars:
+                chosen[alike[0]] = sentence
+                used = grown
             continue
         if chosen and used + len(sentence.text) > max_chars:
             continue
@@ -405,7 +358,7 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list
     return [lead, after, *chosen[1:]][:MAX_SENTENCES]
 
 
-_BACK_REFERENCE = frozenset({"He", "She", "It", "They", "His", "Her", "Its", "Their"})
+_PRONOUNS = frozenset({"He", "She", "It", "They", "His", "Her", "Its", "Their"})
 
 
 def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
@@ -415,10 +368,12 @@ def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
     "He also describes the distillation of sea-water for drinking" answers "Who wrote
     about the distillation of drinking water?" only with the sentence before it, which
     names him; quoted alone it names no one, and a reader cannot tell who "he" is.
+    ("The tower was completed in 1889" after "Construction of the tower began" reads
+    well alone: a noun that points back needs no antecedent quoted.)
     """
     lead = chosen[0]
     first = lead.text.split(maxsplit=1)[0] if lead.text.strip() else ""
-    if lead.position == 0 or first not in _BACK_REFERENCE:
+    if lead.position == 0 or first not in _PRONOUNS:
         return chosen
     before = _neighbour(lead, -1)
     if before is None or any(s.rank == lead.rank and s.position == before.position
@@ -472,7 +427,7 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     line = _first_line(reply)
     words = line.split()
     context = question + " " + " ".join(s.text for s in shown)
-    if not (_MIN_WORDS <= len(words) <= 60) or not content_words(line) & content_words(
+    if not (MIN_WORDS <= len(words) <= 60) or not content_words(line) & content_words(
             context):
         return None, chosen, "model lead unusable"
     probe = Sentence(chosen[0].source, 0, 0, line, terms_of(line))

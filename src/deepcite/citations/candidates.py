@@ -1,0 +1,150 @@
+"""The candidate sentences of a grounded answer: the sources' prose, sentence by sentence.
+
+A grounded answer (:mod:`deepcite.citations.grounded`) quotes sentences verbatim, so
+what counts as a sentence decides what can be quoted: headings, underlines, table
+borders and code-like lines are not, and neither is a fragment or a question the source
+asks.
+
+A sentence that points back ("This hypothesis is called the Cobham-Edmonds thesis.",
+"It is heavily dependent upon petroleum.", "The wars ended with the Edict of Nantes.")
+says what it is about only with the sentence before it. Ranked on its own words it
+loses to the sentence it points back to, which restates the question and holds no
+answer; so each candidate carries the words of the sentence it points back to as
+``context``, which ranking counts as part of what it is about
+(:func:`deepcite.citations.grounded.rank_sentences`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deepcite.citations.attribution import looks_like_prose
+from deepcite.citations.relevance import terms_of
+from deepcite.citations.sentences import split_sentences
+from deepcite.citations.text import STOPWORDS
+from deepcite.types import Source
+
+MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#_+])\1{2,}\s*$")
+_RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # table borders
+_GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
+_LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
+_CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+# A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
+_FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
+_TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
+
+
+@dataclass
+class Sentence:
+    """One candidate sentence: copied verbatim (whitespace collapsed) from ``source``."""
+
+    source: Source
+    rank: int  # the source's position in the list given (search rank)
+    position: int  # the sentence's position in its source
+    text: str
+    terms: list[str]
+    score: float = 0.0
+    coverage: float = 0.0
+    #: The terms of the sentence this one points back to (:func:`refers_back`), empty
+    #: when it stands alone.
+    context: list[str] = field(default_factory=list)
+
+    @property
+    def about(self) -> list[str]:
+        """What the sentence is about: its own terms and those it points back to."""
+        return self.terms + self.context if self.context else self.terms
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _passages(text: str) -> list[str]:
+    """Runs of prose lines of ``text``, each as one line.
+
+    Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
+    capitalised NAME/FUNCTIONS), table borders and code-like lines are dropped, and a
+    line indented deeper than one ending in ``)`` or ``:`` starts a new run (pydoc's
+    ``check_output(*popenargs)`` above its description), so no sentence begins with a
+    signature.
+    """
+    passages = []
+    for block in re.split(r"\n[ \t]*\n", text):
+        runs: list[list[str]] = [[]]
+        previous = ""
+        for line in block.splitlines():
+            line = _GUTTER.sub(r"\1", line)  # pydoc's " |  " before class members
+            stripped = _LIST_ITEM.sub("", line.strip())
+            if _UNDERLINE.match(line):
+                if runs[-1]:
+                    runs[-1].pop()  # the title of a setext heading
+                continue
+            if (_RULE.match(line) or stripped.startswith(("#", "|"))
+                    or _CAPS_HEADING.match(stripped)):
+                runs.append([])
+                continue
+            if runs[-1] and _indent(line) > _indent(previous) and previous.rstrip()[-1:] in (
+                    ")", ":"):
+                runs.append([])
+            runs[-1].append(stripped)
+            previous = line
+        passages += [" ".join(" ".join(run).split()) for run in runs if run]
+    return passages
+
+
+def _usable(sentence: str) -> bool:
+    """A sentence worth quoting: prose of sensible length, ending like a statement (a
+    question the source asks, "What is the average speed?", answers nothing)."""
+    words = sentence.split()
+    return (MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
+            and _ENDS_SENTENCE.search(sentence) is not None
+            and not sentence.rstrip("\"'\u201d\u2019)] ").endswith("?")
+            and looks_like_prose(sentence.replace("`", "")))
+
+
+#: Openers that point back to the sentence before: a pronoun, or a demonstrative
+#: ("This hypothesis", "Such claims").
+_POINTERS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "this",
+                       "these", "those", "such", "both"})
+_OPENING = re.compile(r"[^\W\d_]+")
+
+
+def refers_back(sentence: str, before: Sequence[str]) -> bool:
+    """Whether ``sentence`` opens by pointing back to the sentence before it (whose
+    terms are ``before``): a pronoun or demonstrative ("It is ...", "This hypothesis
+    ..."), or "The" with a noun the sentence before says ("The wars finally ended ..."
+    after "the French Wars of Religion")."""
+    words = _OPENING.findall(sentence[:80])
+    if not words or not before:
+        return False
+    first = words[0].lower()
+    if first in _POINTERS:
+        return True
+    return (first == "the" and len(words) > 1 and words[1].lower() not in STOPWORDS
+            and terms_of(words[1])[0] in before)
+
+
+def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
+    """Every usable prose sentence of ``sources``, in source order, each with the terms
+    of the sentence it points back to (:func:`refers_back`) as its ``context``."""
+    found: list[Sentence] = []
+    for rank, source in enumerate(sources):
+        position = 0
+        for passage in _passages(source.text):
+            before: list[str] = []
+            for raw in split_sentences(passage):  # abbreviations and quotes kept whole
+                sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
+                terms = terms_of(sentence)
+                if _usable(sentence):
+                    context = before if refers_back(sentence, before) else []
+                    found.append(Sentence(source, rank, position, sentence, terms,
+                                          context=context))
+                    position += 1
+                before = terms
+    return found
+
+
