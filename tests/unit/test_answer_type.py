@@ -262,3 +262,11 @@ def test_a_name_that_says_what_it_names_comes_first_and_one_word_names_count() -
     assert of_kind("name", "Apollo", "What program carried out the missions?")
     assert of_kind("name", "ABC", "Which network aired the show?")
     assert not of_kind("name", "The", "Which network aired the show?")
+
+
+def test_an_owner_named_before_a_possessive_is_no_person_asked_for() -> None:
+    # "Who was the queen's eldest son?": the son is the answer, not the one whose son he is
+    sentence = "Prince Arthur, Queen Maud Tudor's eldest son, died young."
+    assert candidates("person", sentence, "Who was Maud's eldest son?") == ["Prince Arthur"]
+    assert candidates("person", "Queen Maud Tudor's eldest son died young.",
+                      "Who was Maud's eldest son?") == []

@@ -300,7 +300,8 @@ def _dates(sentence: str, question: str) -> list[Span]:
 
 def _names(sentence: str) -> list[Span]:
     """Capitalised runs that can be a person's name: not a place ("Central Asia", a run
-    right after "in"/"at"/"from"), an institution or a month."""
+    right after "in"/"at"/"from"), an institution or a month, nor an owner ("Genghis
+    Khan's youngest son": the son is the person the sentence is about)."""
     found: list[Span] = []
     for match in _PERSON.finditer(sentence):
         words = match.group(0).split()
@@ -308,7 +309,8 @@ def _names(sentence: str) -> list[Span]:
             words.pop(0)
         before = sentence[:match.start()].split()[-1:]
         if len(words) < 2 or any(w in _MONTHS or w in _NOT_PERSON for w in words) \
-                or (before and before[0].lower() in _PLACE_CUES):
+                or (before and before[0].lower() in _PLACE_CUES) \
+                or words[-1].endswith(("'s", "\u2019s")):
             continue
         found.append((match.start(), match.end(), " ".join(words)))
     return found
