@@ -270,3 +270,11 @@ def test_an_owner_named_before_a_possessive_is_no_person_asked_for() -> None:
     assert candidates("person", sentence, "Who was Maud's eldest son?") == ["Prince Arthur"]
     assert candidates("person", "Queen Maud Tudor's eldest son died young.",
                       "Who was Maud's eldest son?") == []
+
+
+def test_the_questions_own_name_reworded_is_no_answer() -> None:
+    question = "What network aired the French version of the final?"
+    sentence = "Canal Sport announced that it would be the French-language broadcaster."
+    assert candidates("name", sentence, question) == ["Canal Sport"]
+    assert candidates("place", "The final was played in French Guiana.",
+                      "Where in French Guiana was the final played?") == []

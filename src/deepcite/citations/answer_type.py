@@ -192,11 +192,20 @@ def answer_type(question: str) -> str:
     return "other"
 
 
-def _asked(candidate: str, question: str) -> bool:
-    """Whether ``candidate`` is in the question: its subject, not its answer."""
+def _asked(candidate: str, question: str, kind: str = "") -> bool:
+    """Whether ``candidate`` is in the question: its subject, not its answer.
+
+    For a name, person or place, also when every capitalised word of it is a word of
+    the question ("Spanish-language" for "What agency did the Spanish version?"): the
+    question's own name, reworded, is no answer."""
     needle = _POSSESSIVE.sub("", " ".join(candidate.lower().split()))
     asked = _POSSESSIVE.sub("", question.lower())
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", asked) is not None
+    if re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", asked) is not None:
+        return True
+    if kind not in ("name", "person", "place"):
+        return False
+    capitals = {w.lower() for w in re.findall(r"[^\W\d_]+", candidate) if w[0].isupper()}
+    return bool(capitals) and capitals <= set(re.findall(r"[^\W\d_]+", asked))
 
 
 Span = tuple[int, int, str]
@@ -376,7 +385,7 @@ def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -
     contains are its subject, never its answer.
     """
     spans = [s for s in _spans(kind, sentence, question, whole)
-             if s[2] and not _asked(s[2], question)]
+             if s[2] and not _asked(s[2], question, kind)]
     order = {t: i for i, t in enumerate(dict.fromkeys(
         t for t in (term(w) for w in _TOKEN.findall(question)) if t in question_terms(question)))}
     breaks = [m.start() for m in _CLAUSE.finditer(sentence)]
