@@ -17,6 +17,12 @@ from deepcite.citations.answer_type import answer_type, candidates, of_kind, pic
     ("Who drew the first map of the valley?", "person"),
     ("Where was the glassworks built?", "place"),
     ("What colour is the flag?", "other"),
+    ("What portion of the voters stayed home?", "share"),
+    ("What percentage of the land is forest?", "share"),
+    ("How old was the painter when she died?", "age"),
+    ("At what age did the poet leave school?", "age"),
+    ("What was the population of the town in 1900?", "count"),
+    ("What coastal county has the largest population?", "place"),
 ])
 def test_the_question_says_what_kind_of_answer_it_wants(question: str, kind: str) -> None:
     assert answer_type(question) == kind
@@ -278,3 +284,28 @@ def test_the_questions_own_name_reworded_is_no_answer() -> None:
     assert candidates("name", sentence, question) == ["Canal Sport"]
     assert candidates("place", "The final was played in French Guiana.",
                       "Where in French Guiana was the final played?") == []
+
+
+def test_a_share_is_a_percentage_or_a_fraction_never_a_head_count() -> None:
+    sentence = ("There were 41,200 households, of which 31.5% were single people, while "
+                "about two-thirds were families.")
+    question = "What portion of the households were single people?"
+    assert candidates("share", sentence, question) == ["31.5%", "two-thirds"]
+    assert pick("share", "There were 41,200 households.", question) is None
+    assert of_kind("share", "31.5%", question) and not of_kind("share", "41,200", question)
+
+
+def test_an_age_is_the_number_of_years_lived() -> None:
+    question = "How old was the painter when she died?"
+    sentence = "She died in Lyon on 3 May 1911, at the age of 72, after a short illness."
+    assert candidates("age", sentence, question) == ["72"]
+    assert candidates("age", "The 72-year-old painter left Lyon.", question) == ["72"]
+    assert candidates("age", "She died in Lyon on 3 May 1911.", question) == []
+    assert of_kind("age", "72", question) and not of_kind("age", "3 May 1911", question)
+
+
+def test_a_day_of_the_week_is_no_name() -> None:
+    question = "What venue hosted the opening night?"
+    sentence = "The opening night moved to Monday evening at the Corn Exchange."
+    assert candidates("name", sentence, question) == ["Corn Exchange"]
+    assert not of_kind("name", "Monday", question)

@@ -19,7 +19,8 @@ import re
 from deepcite.citations.relevance import question_terms, term
 from deepcite.citations.text import STOPWORDS
 
-KINDS = ("score", "amount", "measure", "count", "date", "place", "person", "name")
+KINDS = ("score", "amount", "share", "age", "measure", "count", "date", "place", "person",
+         "name")
 
 # Things known by a proper name: "What treaty ended ...", "Which stadium hosted ...".
 _NAMED_THINGS = (r"treaty|treaties|edict|war|battle|venue|stadium|arena|charity|charities"
@@ -43,16 +44,24 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("amount", re.compile(rf"{_MONEY_ASKED}"
                           r"|\bhow (?:far|tall|high|long|big|large|heavy|deep|wide|fast)\b"
                           r"(?! ago)(?! did| does| do| was| were| had| has)")),
+    # "what portion of households": a percentage or a fraction, never a head count
+    ("share", re.compile(r"\b(?:what|which) (?:percentage|percent|portion|proportion"
+                         r"|fraction|share)\b")),
+    ("age", re.compile(r"\bhow old\b|\b(?:at )?what age\b")),
     # "how much did output grow": a quantity with its unit ("24%", "3 tonnes") first
     ("measure", re.compile(r"\bhow much\b")),
+    # "the population of": a count; "what province has a large population": a place
     ("count", re.compile(r"\bhow many\b|\bwhat number\b|\bthe number of\b"
-                         r"|\bpopulation\b")),
+                         r"|\bpopulation (?:of|was|is|were|in)\b"
+                         r"|\b(?:what|how large|how big) (?:is|was|were) (?:the |its |their )?"
+                         r"population\b")),
     ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what) (?:year|years|decade|century"
                         r"|date|period|era|month|day|time period)\b|\bhow long ago\b"
                         r"|\bwhat time\b")),
-    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what) (?:city|country|state|town"
-                         r"|region|continent|county|province|place|location|island"
-                         r"|river|nation)\b")),
+    # "what northern province": one word may stand between the question word and noun
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what)(?: [a-z]+)? (?:city|country"
+                         r"|state|town|region|continent|county|province|place|location"
+                         r"|island|river|nation)\b")),
     ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\b(?:full|last|first|family|maiden)"
                           r" name\b|\bsurname\b")),
     ("name", _NAME_ASKED),
@@ -105,6 +114,15 @@ _MONEY = [
                rf"|lira|crowns|guilders|shillings|cents|pence)(?![A-Za-z]){_PER}"),
 ]
 _COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?![\w,])", re.IGNORECASE)
+_FRACTION = (r"(?:one|two|three|four|five|a)[\s-](?:half|third|thirds|quarter|quarters"
+             r"|fifth|fifths|tenth|tenths)|half|\d+/\d+|(?:a|the) (?:majority|minority)")
+_SHARE = [re.compile(r"\b\d+(?:\.\d+)?\s*(?:%|percent\b|per cent\b)"),
+          re.compile(rf"\b(?:{_FRACTION})\b", re.IGNORECASE)]
+# An age: the number of "at the age of 86", "aged 86", "86 years old", "an 86-year-old".
+_AGE = re.compile(r"\b(?:age of|aged|ages of) (?P<n>\d{1,3})\b"
+                  r"|\b(?P<m>\d{1,3})[\s-]years?[\s-]old\b")
+_WEEKDAYS = frozenset({"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                       "Sunday"})
 # Where one clause of a sentence ends and another, about something else, begins.
 _CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|after"
                      r"|and then|which|when)\s+|;\s+|,\s+and\s+")
@@ -334,7 +352,7 @@ def _proper_names(sentence: str) -> list[Span]:
         start = match.start()
         while words and words[0] in _NOT_NAMES:
             start += len(words.pop(0)) + 1
-        if not words or words[0] in _MONTHS or (
+        if not words or words[0] in _MONTHS or words[0] in _WEEKDAYS or (
                 len(words) == 1 and not sentence[:start].strip()):
             continue
         found.append((start, match.end(), " ".join(words)))
@@ -354,6 +372,12 @@ def _position(order: dict[str, int], word: str) -> int | None:
 def _spans(kind: str, sentence: str, question: str, whole: bool) -> list[Span]:
     if kind == "count":
         return _counts(sentence, question, whole=whole)
+    if kind == "age":
+        return [(m.start(g), m.end(g), m.group(g)) for m in _AGE.finditer(sentence)
+                for g in ("n", "m") if m.group(g)]
+    if kind == "share":
+        return [(m.start(), m.end(), " ".join(m.group(0).split()))
+                for p in _SHARE for m in p.finditer(sentence)]
     if kind == "date":
         return _dates(sentence, question)
     if kind == "person":
@@ -421,17 +445,19 @@ def of_kind(kind: str, short: str, question: str) -> bool:
     """Whether ``short`` (an answer already cut out of its sentence) is of ``kind``.
 
     The same candidates as in a sentence, except that a place stands without the "in"
-    that finds it in a sentence ("the Western Cape") and a person may be named by one
-    word ("Tesla").
+    that finds it in a sentence ("the Western Cape"), a person may be named by one
+    word ("Tesla") and an age is its number alone.
     """
     if kind == "other":
         return True
     if kind == "place":
         return bool(candidates(kind, f"in {short}", question))
     if kind == "person" and re.fullmatch(_CAP, short.strip()):
-        return short.strip() not in _NOT_PERSON | _MONTHS | _NOT_NAMES
+        return short.strip() not in _NOT_PERSON | _MONTHS | _WEEKDAYS | _NOT_NAMES
     if kind == "name" and re.fullmatch(rf"{_CAP}|[A-Z]{{2,}}", short.strip()):
-        return short.strip() not in _MONTHS | _NOT_NAMES  # "Apollo", "ABC"
+        return short.strip() not in _MONTHS | _WEEKDAYS | _NOT_NAMES  # "Apollo", "ABC"
+    if kind == "age":  # "86", cut out of "at the age of 86"
+        return re.fullmatch(r"\d{1,3}", short.strip()) is not None
     return bool(candidates(kind, short, question, whole=False))
 
 

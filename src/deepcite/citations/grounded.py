@@ -20,9 +20,9 @@ trusting the model for any fact:
    all kept), cut to a few sentences and a character budget, each followed by the
    ``[n]`` of the source it was copied from, so every citation is true by
    construction (verification finds each sentence verbatim).
-4. **Short answer first.** For factual questions (count, amount, date or period,
-   person, place, score) a candidate of that kind from the lead sentence leads the
-   answer, cited; a lead sentence without one gives no short answer.
+4. **Short answer first.** For factual questions (count, amount, share, age, date
+   or period, person, place, name, score) a candidate of that kind from the lead
+   sentence leads the answer, cited; a lead sentence without one gives no short answer.
 5. **The model helps, never decides facts.** One optional call: for a factual question
    the model proposes the short answer (kept only when it is, or names, a candidate
    found in the sentences); otherwise it writes a one-line lead, kept only when a
