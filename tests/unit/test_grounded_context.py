@@ -98,3 +98,17 @@ def test_a_sentence_close_in_meaning_is_kept_outside_the_majority_subject() -> N
     assert any("Oseberg" in s.text for s in ranked[:2])
     words_only = rank_sentences(question, sources)
     assert not any("Oseberg" in s.text for s in words_only)  # the filter without meaning
+
+
+def test_a_lead_opening_with_this_comes_with_what_this_is() -> None:
+    sources = [
+        source(1, "Courts", "The Judicature Act of 1871 abolished the old assizes. This "
+               "created new courts known as circuit benches, one for each county."),
+        source(2, "Benches", "Circuit benches sit four times a year in the county town."),
+    ]
+    answer = grounded_answer("What created the courts known as circuit benches?", sources)
+    assert answer is not None
+    text = answer.text
+    assert "Judicature Act of 1871" in text
+    assert text.index("Judicature Act") < text.index("This created new courts")
+    assert verify(text, sources).unsupported == 0

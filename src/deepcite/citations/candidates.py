@@ -113,6 +113,13 @@ _POINTERS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", 
 _OPENING = re.compile(r"[^\W\d_]+")
 
 
+def opens_with_pointer(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a pronoun or demonstrative ("He ...", "This
+    hypothesis ..."): quoted alone, it does not say who or what it is about."""
+    words = _OPENING.findall(sentence[:40])
+    return bool(words) and words[0].lower() in _POINTERS
+
+
 def refers_back(sentence: str, before: Sequence[str]) -> bool:
     """Whether ``sentence`` opens by pointing back to the sentence before it (whose
     terms are ``before``): a pronoun or demonstrative ("It is ...", "This hypothesis
@@ -121,10 +128,9 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
     words = _OPENING.findall(sentence[:80])
     if not words or not before:
         return False
-    first = words[0].lower()
-    if first in _POINTERS:
+    if opens_with_pointer(sentence):
         return True
-    return (first == "the" and len(words) > 1 and words[1].lower() not in STOPWORDS
+    return (words[0].lower() == "the" and len(words) > 1 and words[1].lower() not in STOPWORDS
             and terms_of(words[1])[0] in before)
 
 

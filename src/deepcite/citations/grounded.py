@@ -44,7 +44,12 @@ from dataclasses import replace
 
 from deepcite.citations import answer_type as types
 from deepcite.citations import relevance
-from deepcite.citations.candidates import MIN_WORDS, Sentence, candidate_sentences
+from deepcite.citations.candidates import (
+    MIN_WORDS,
+    Sentence,
+    candidate_sentences,
+    opens_with_pointer,
+)
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
@@ -358,26 +363,23 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list
     return [lead, after, *chosen[1:]][:MAX_SENTENCES]
 
 
-_PRONOUNS = frozenset({"He", "She", "It", "They", "His", "Her", "Its", "Their"})
-
-
 def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
     """``chosen`` with the sentence before the lead put first, when the lead opens with a
-    pronoun that points back to it.
+    pronoun or demonstrative that points back to it.
 
     "He also describes the distillation of sea-water for drinking" answers "Who wrote
     about the distillation of drinking water?" only with the sentence before it, which
-    names him; quoted alone it names no one, and a reader cannot tell who "he" is.
-    ("The tower was completed in 1889" after "Construction of the tower began" reads
-    well alone: a noun that points back needs no antecedent quoted.)
+    names him; quoted alone it names no one, and a reader cannot tell who "he" is. So
+    for "This created new orders ...": what "this" is, is the answer to "What created
+    them?". ("The tower was completed in 1889" after "Construction of the tower began"
+    reads well alone: a noun that points back needs no antecedent quoted.)
     """
     lead = chosen[0]
-    first = lead.text.split(maxsplit=1)[0] if lead.text.strip() else ""
-    if lead.position == 0 or first not in _PRONOUNS:
+    if lead.position == 0 or not lead.context or not opens_with_pointer(lead.text):
         return chosen
     before = _neighbour(lead, -1)
-    if before is None or any(s.rank == lead.rank and s.position == before.position
-                             for s in chosen):
+    if before is None or before.terms != lead.context or any(
+            s.rank == lead.rank and s.position == before.position for s in chosen):
         return chosen
     return [before, *chosen][:MAX_SENTENCES]
 
