@@ -58,6 +58,8 @@ def test_a_when_answer_is_the_period_of_the_clause_that_answers() -> None:
      "1921 to 1937"),
     ("When was the charter granted?", "The charter was granted on 12 June 1215 at Runnymede.",
      "12 June 1215"),
+    ("When is the pass closed?", "Snow closes the pass from November to April, and the road "
+     "reopens in 1 May.", "November to April"),
 ])
 def test_dates_and_periods_are_kept_whole(question: str, sentence: str, short: str) -> None:
     assert pick("date", sentence, question) == short

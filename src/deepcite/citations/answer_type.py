@@ -73,15 +73,19 @@ _YEAR = r"(?:1[0-9]{3}|20[0-9]{2})(?:\s?(?:AD|BC|BCE|CE))?"
 _ORDINAL = (r"(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh"
             r"|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth"
             r"|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first)")
+_DECADES = re.compile(r"\b(?:the\s+)?(?:(?:early|mid|late|mid-)[\s-]?)?"
+                      r"(?:1[0-9]{2}0s|20[0-9]0s|'[0-9]0s)")
+_CENTURIES = re.compile(rf"\b(?:the\s+)?(?:(?:early|mid|late)[\s-])?{_ORDINAL}"
+                        rf"[\s-]centur(?:y|ies)(?:\s+(?:AD|BC|BCE|CE))?", re.IGNORECASE)
 _DATE_PATTERNS = [
     # ranges first: "1963 to 1989", "1914-1918", "from 1963 until 1989"
     re.compile(rf"\b{_YEAR}\s*(?:-|\u2013|to|until|till|through)\s*{_YEAR}\b"),
     re.compile(rf"\b(?:\d{{1,2}}\s+{_MONTH},?\s+{_YEAR}|{_MONTH}\s+\d{{1,2}},?\s+{_YEAR}"
                rf"|{_MONTH},?\s+{_YEAR})\b"),
-    re.compile(r"\b(?:the\s+)?(?:(?:early|mid|late|mid-)[\s-]?)?"
-               r"(?:1[0-9]{2}0s|20[0-9]0s|'[0-9]0s)"),
-    re.compile(rf"\b(?:the\s+)?(?:(?:early|mid|late)[\s-])?{_ORDINAL}[\s-]centur(?:y|ies)"
-               rf"(?:\s+(?:AD|BC|BCE|CE))?", re.IGNORECASE),
+    # a season of the year: "from May through September", "November to March"
+    re.compile(rf"\b{_MONTH}\s*(?:-|\u2013|to|until|till|through)\s*{_MONTH}(?!\s*\d)"),
+    _DECADES,
+    _CENTURIES,
     re.compile(r"\b(?:the\s+)?(?:[A-Z][a-z]+\s+){1,2}(?:era|period|dynasty|age|Age|Era)\b"
                r"|\bthe Middle Ages\b|\bthe Renaissance\b"),
     re.compile(rf"\b{_YEAR}\b"),
@@ -314,12 +318,13 @@ def _dates(sentence: str, question: str) -> list[Span]:
     prefer = ("decade" if "decade" in lowered else "century" if "century" in lowered
               else None)
     spans: list[Span] = []
-    for rank, pattern in enumerate(_DATE_PATTERNS):
+    for pattern in _DATE_PATTERNS:
         for match in pattern.finditer(sentence):
             start, end = match.span()
             if any(s <= start < e or s < end <= e for s, e, _ in spans):
                 continue  # inside a longer date found first ("1963 to 1989")
-            if (prefer == "decade" and rank != 2) or (prefer == "century" and rank != 3):
+            if (prefer == "decade" and pattern is not _DECADES) or (
+                    prefer == "century" and pattern is not _CENTURIES):
                 continue
             spans.append((start, end, " ".join(match.group(0).split())))
     return spans
