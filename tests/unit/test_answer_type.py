@@ -311,3 +311,10 @@ def test_a_day_of_the_week_is_no_name() -> None:
     sentence = "The opening night moved to Monday evening at the Corn Exchange."
     assert candidates("name", sentence, question) == ["Corn Exchange"]
     assert not of_kind("name", "Monday", question)
+
+
+def test_another_period_of_the_kind_asked_about_is_no_time_for_it() -> None:
+    sentence = "The Samanid era came between the Tahirid era and the Ghaznavid era."
+    assert candidates("date", sentence, "When was the Ghaznavid era?") == []
+    assert candidates("date", "The mosque was built in the Samanid era.",
+                      "When was the mosque built?") == ["the Samanid era"]

@@ -73,6 +73,8 @@ _YEAR = r"(?:1[0-9]{3}|20[0-9]{2})(?:\s?(?:AD|BC|BCE|CE))?"
 _ORDINAL = (r"(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh"
             r"|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth"
             r"|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first)")
+_ERAS = re.compile(r"\b(?:the\s+)?(?:[A-Z][a-z]+\s+){1,2}(?:era|period|dynasty|age|Age|Era)\b"
+                   r"|\bthe Middle Ages\b|\bthe Renaissance\b")
 _DECADES = re.compile(r"\b(?:the\s+)?(?:(?:early|mid|late|mid-)[\s-]?)?"
                       r"(?:1[0-9]{2}0s|20[0-9]0s|'[0-9]0s)")
 _CENTURIES = re.compile(rf"\b(?:the\s+)?(?:(?:early|mid|late)[\s-])?{_ORDINAL}"
@@ -86,8 +88,7 @@ _DATE_PATTERNS = [
     re.compile(rf"\b{_MONTH}\s*(?:-|\u2013|to|until|till|through)\s*{_MONTH}(?!\s*\d)"),
     _DECADES,
     _CENTURIES,
-    re.compile(r"\b(?:the\s+)?(?:[A-Z][a-z]+\s+){1,2}(?:era|period|dynasty|age|Age|Era)\b"
-               r"|\bthe Middle Ages\b|\bthe Renaissance\b"),
+    _ERAS,
     re.compile(rf"\b{_YEAR}\b"),
 ]
 _NUMBER = (r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -326,6 +327,9 @@ def _dates(sentence: str, question: str) -> list[Span]:
             if (prefer == "decade" and pattern is not _DECADES) or (
                     prefer == "century" and pattern is not _CENTURIES):
                 continue
+            if pattern is _ERAS and re.search(
+                    rf"\b{re.escape(match.group(0).split()[-1].lower())}\b", lowered):
+                continue  # "the Song dynasty" is no time for "when was the Ming dynasty"
             spans.append((start, end, " ".join(match.group(0).split())))
     return spans
 
