@@ -318,3 +318,13 @@ def test_another_period_of_the_kind_asked_about_is_no_time_for_it() -> None:
     assert candidates("date", sentence, "When was the Ghaznavid era?") == []
     assert candidates("date", "The mosque was built in the Samanid era.",
                       "When was the mosque built?") == ["the Samanid era"]
+
+
+def test_a_year_shaped_quantity_is_no_date_and_money_is_no_count() -> None:
+    assert candidates("date", "The lake holds some 1200 tonnes of silt.",
+                      "When did the lake silt up?") == []
+    assert candidates("date", "In 1820 the mill closed and 1500 men lost work.",
+                      "When did the mill close?") == ["1820"]
+    sentence = "The museum plans a new £12 million gallery, and has 38 galleries now."
+    assert candidates("count", sentence, "How many galleries does the museum have?") == [
+        "38 galleries"]

@@ -73,6 +73,7 @@ _YEAR = r"(?:1[0-9]{3}|20[0-9]{2})(?:\s?(?:AD|BC|BCE|CE))?"
 _ORDINAL = (r"(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh"
             r"|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth"
             r"|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first)")
+_BARE_YEARS = re.compile(rf"\b{_YEAR}\b")
 _ERAS = re.compile(r"\b(?:the\s+)?(?:[A-Z][a-z]+\s+){1,2}(?:era|period|dynasty|age|Age|Era)\b"
                    r"|\bthe Middle Ages\b|\bthe Renaissance\b")
 _DECADES = re.compile(r"\b(?:the\s+)?(?:(?:early|mid|late|mid-)[\s-]?)?"
@@ -89,7 +90,7 @@ _DATE_PATTERNS = [
     _DECADES,
     _CENTURIES,
     _ERAS,
-    re.compile(rf"\b{_YEAR}\b"),
+    _BARE_YEARS,
 ]
 _NUMBER = (r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
            r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
@@ -185,6 +186,11 @@ _IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "staff", "
                                 "cattle", "sheep", "fish", "deer", "personnel", "troops",
                                 "feet", "teeth", "mice", "geese", "crew", "infantry"})
 _POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
+# A currency right before a number: what follows is money ("£43 million gallery").
+_MONEY_BEFORE = re.compile(rf"{_CURRENCY}\s?$")
+# A unit or counted people after a number: a quantity ("1015 tonnes"), not a year.
+_MEASURED = re.compile(rf"\s*(?:{_UNIT_WORDS}|{'|'.join(sorted(_IRREGULAR_PLURALS))})"
+                       r"(?![A-Za-z])")
 _NAMED_NUMBER = re.compile(r"\b[A-Z][A-Za-z]+\s$")
 _WH_WORD = re.compile(r"\b(?:who|whom|whose|when|where|what|which|how|why)\b")
 _BARE_WH = re.compile(r"\b(?:who|whom|whose|when|where)\b")
@@ -253,6 +259,8 @@ def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
         number = " ".join(match.group(0).split())
         if not any(ch.isdigit() for ch in number) and number.lower() in ("a", "one"):
             continue
+        if _MONEY_BEFORE.search(sentence[:match.start()]):
+            continue  # "a new £43 million gallery" is money, no count of galleries
         following = _NOUN_WORD.findall(sentence[match.end():][:60])[:3]
         noun_index = next((i for i, w in enumerate(following)
                            if wanted is not None and _same_noun(w, wanted)), None)
@@ -324,6 +332,8 @@ def _dates(sentence: str, question: str) -> list[Span]:
             start, end = match.span()
             if any(s <= start < e or s < end <= e for s, e, _ in spans):
                 continue  # inside a longer date found first ("1963 to 1989")
+            if pattern is _BARE_YEARS and _MEASURED.match(sentence[end:]):
+                continue  # "some 1015 tonnes" is a quantity, not a year
             if (prefer == "decade" and pattern is not _DECADES) or (
                     prefer == "century" and pattern is not _CENTURIES):
                 continue
