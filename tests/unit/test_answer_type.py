@@ -23,6 +23,8 @@ from deepcite.citations.answer_type import answer_type, candidates, of_kind, pic
     ("At what age did the poet leave school?", "age"),
     ("What was the population of the town in 1900?", "count"),
     ("What coastal county has the largest population?", "place"),
+    ("When the treaty lapsed, what did the two towns do?", "other"),
+    ("After the fire, who rebuilt the hall?", "person"),
 ])
 def test_the_question_says_what_kind_of_answer_it_wants(question: str, kind: str) -> None:
     assert answer_type(question) == kind

@@ -192,6 +192,11 @@ _MONEY_BEFORE = re.compile(rf"{_CURRENCY}\s?$")
 _MEASURED = re.compile(rf"\s*(?:{_UNIT_WORDS}|{'|'.join(sorted(_IRREGULAR_PLURALS))})"
                        r"(?![A-Za-z])")
 _NAMED_NUMBER = re.compile(r"\b[A-Z][A-Za-z]+\s$")
+# A clause before the question proper: "When a commission reached no decision, what
+# happened?" asks what, not when; "In 1990, what was ..." asks what.
+_LEADING_CLAUSE = re.compile(r"^(?:when|if|after|before|while|since|although|though|once"
+                             r"|as|in|during|with|by|at)\b[^,?]*,\s*(?=(?:who|whom|whose"
+                             r"|when|where|what|which|how|why)\b)")
 _WH_WORD = re.compile(r"\b(?:who|whom|whose|when|where|what|which|how|why)\b")
 _BARE_WH = re.compile(r"\b(?:who|whom|whose|when|where)\b")
 _WH_NAME = re.compile(r"(?:Who|When|Where|Whom|Whose|How)(?![a-z])")
@@ -209,7 +214,7 @@ def answer_type(question: str) -> str:
     words = question.split()
     kept = [w for i, w in enumerate(words)
             if not (i and w[:1].isupper() and _WH_NAME.match(w))]
-    lowered = " ".join(kept).lower()
+    lowered = _LEADING_CLAUSE.sub("", " ".join(kept).lower())
     # Only the first question word asks: "what does it lead to *when* working" is no
     # "when" question, "the player *who* was" no "who" one.
     first = _WH_WORD.search(lowered)
