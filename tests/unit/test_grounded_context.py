@@ -112,3 +112,42 @@ def test_a_lead_opening_with_this_comes_with_what_this_is() -> None:
     assert "Judicature Act of 1871" in text
     assert text.index("Judicature Act") < text.index("This created new courts")
     assert verify(text, sources).unsupported == 0
+
+
+def test_the_sentence_continuing_the_lead_comes_with_it() -> None:
+    sources = [
+        source(1, "Reservoirs", "The upper reservoir of Vell is joined to the lower "
+               "reservoir by a tunnel. This lets the town keep winter floods for summer "
+               "fields."),
+        source(2, "Upper", "The upper reservoir of Vell is 40 metres deep and the tunnel "
+               "mouth lies at its foot."),
+        source(3, "Lower", "The lower reservoir of Vell feeds the mill, and a tunnel "
+               "drains the lower reservoir in spring."),
+        source(4, "Roads", "A second tunnel at Vell carries the road past the upper "
+               "reservoir."),
+    ]
+    question = "What does the tunnel between the upper and lower reservoirs of Vell do?"
+    answer = grounded_answer(question, sources)
+    assert answer is not None
+    text = answer.text
+    assert text.startswith("The upper reservoir of Vell is joined")
+    assert "keep winter floods" in text
+    assert text.index("is joined to") < text.index("This lets the town")
+
+
+def test_an_antecedent_chosen_further_down_moves_before_the_lead() -> None:
+    sources = [
+        source(1, "Reservoirs", "The upper reservoir of Vell is linked to the lower "
+               "reservoir by a tunnel. This lets the town keep winter floods for summer "
+               "fields. Both reservoirs were enlarged in 1960, and the upper reservoir "
+               "and the lower reservoir now hold twice as much."),
+        source(2, "Town", "Vell has a market and two schools; the reservoir road leads "
+               "north to the dam."),
+    ]
+    answer = grounded_answer("What does linking the two reservoirs of Vell let the town "
+                             "do?", sources)
+    assert answer is not None
+    text = answer.text
+    assert text.startswith("The upper reservoir of Vell is linked")
+    assert text.count("The upper reservoir of Vell is linked") == 1
+    assert text.index("is linked to") < text.index("This lets the town")

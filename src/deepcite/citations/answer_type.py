@@ -29,7 +29,8 @@ _NAMED_THINGS = (r"treaty|treaties|edict|war|battle|venue|stadium|arena|charity|
                  r"|show|programme|program|series|episode|song|album|award|prize|trophy"
                  r"|tournament|party|dynasty|empire|kingdom|religion|religions|language"
                  r"|network|channel|airport|museum|hospital|agency|brand")
-_NAME_ASKED = re.compile(rf"\b(?:what|which) ({_NAMED_THINGS})\b")
+# One word may stand between: "What petroleum company", "Which German team".
+_NAME_ASKED = re.compile(rf"\b(?:what|which)(?: [a-z]+)? ({_NAMED_THINGS})\b")
 """A ``name`` question; its group is the thing whose name is asked."""
 
 _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge|charged"

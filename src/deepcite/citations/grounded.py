@@ -344,7 +344,8 @@ def _neighbour(sentence: Sentence, offset: int) -> Sentence | None:
                  if s.position == sentence.position + offset and _admissible(s)), None)
 
 
-def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list[Sentence]:
+def _with_answer_after(question: str, kind: str, chosen: list[Sentence],
+                       limit: int = MAX_SENTENCES) -> list[Sentence]:
     """``chosen`` with the sentence after the lead put second, when the lead holds no
     answer of the kind asked for and that next sentence does.
 
@@ -360,10 +361,30 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence]) -> list
     if after is None or not types.holds(kind, after.text, question) \
             or any(_follows(s, lead) or _similar(s, after) for s in chosen):
         return chosen
-    return [lead, after, *chosen[1:]][:MAX_SENTENCES]
+    return [lead, after, *chosen[1:]][:limit]
 
 
-def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
+def _with_continuation(chosen: list[Sentence], limit: int = MAX_SENTENCES
+                        ) -> list[Sentence]:
+    """``chosen`` with the sentence after the lead put second, when it opens by pointing
+    back to the lead ("This allows ...", "It ...").
+
+    The sentence that best matches a question often sets the scene ("The Mini boxes
+    connect to the main box over Wi-Fi.") and the next one, pointing back to it, says
+    what the question asks ("This allows all boxes in a household to share
+    recordings."). For a factual question :func:`_with_answer_after` does this by the
+    kind of answer the next sentence holds.
+    """
+    lead = chosen[0]
+    after = _neighbour(lead, +1)
+    if after is None or after.context != lead.terms or not opens_with_pointer(after.text) \
+            or any(_follows(s, lead) or _similar(s, after) for s in chosen):
+        return chosen
+    return [lead, after, *chosen[1:]][:limit]
+
+
+def _with_antecedent(chosen: list[Sentence], limit: int = MAX_SENTENCES
+                      ) -> list[Sentence]:
     """``chosen`` with the sentence before the lead put first, when the lead opens with a
     pronoun or demonstrative that points back to it.
 
@@ -378,10 +399,10 @@ def _with_antecedent(chosen: list[Sentence]) -> list[Sentence]:
     if lead.position == 0 or not lead.context or not opens_with_pointer(lead.text):
         return chosen
     before = _neighbour(lead, -1)
-    if before is None or before.terms != lead.context or any(
-            s.rank == lead.rank and s.position == before.position for s in chosen):
+    if before is None or before.terms != lead.context:
         return chosen
-    return [before, *chosen][:MAX_SENTENCES]
+    rest = [s for s in chosen if not (s.rank == lead.rank and s.position == before.position)]
+    return [before, *rest][:limit]  # first, when it was chosen further down
 
 
 def _short_enough(question: str, answer: str | None) -> bool:
@@ -436,7 +457,8 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     picked = next((s for s in shown if _similar(probe, s, inside=False, threshold=0.8)),
                   None)
     if picked is not None:
-        rest = [s for s in chosen if s is not picked]
+        rest = [s for s in chosen if (s.source.number, s.position) != (
+            picked.source.number, picked.position)]
         if len(rest) == len(chosen):  # a sentence not chosen: it replaces the weakest
             rest = rest[:-1]
         return None, [picked, *rest], "model chose a sentence"
@@ -476,9 +498,9 @@ def grounded_answer(question: str, sources: Sequence[Source],
         return None
     kind = types.answer_type(question)
     factual = kind in FACTUAL_KINDS
-    if factual:
-        chosen = _with_answer_after(question, kind, chosen)
-    chosen = _with_antecedent(chosen)
+    chosen = (_with_answer_after(question, kind, chosen, max_sentences) if factual
+              else _with_continuation(chosen, max_sentences))
+    chosen = _with_antecedent(chosen, max_sentences)
     notes = ["grounded", kind]
     reply: str | None = None
     shown = select(ranked, max_sentences=MODEL_SENTENCES, max_chars=2 * max_chars)
