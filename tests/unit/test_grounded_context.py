@@ -11,14 +11,7 @@ from deepcite.citations.grounded import grounded_answer, rank_sentences
 from deepcite.citations.relevance import dense_similarity, term, terms_of
 from deepcite.citations.verify import verify
 from deepcite.collections.embeddings import default_model_path
-from deepcite.types import Source
-
-
-def source(number: int, title: str, text: str) -> Source:
-    url = f"https://atlas.example/{number}"
-    return Source(number=number, title=title, url=url, canonical_url=url, snippet=text,
-                  engine="memory")
-
+from tests.unit.test_grounded import source
 
 ISLAND = [
     source(1, "Economy", "The economy of Tristan Island is small and run by one "
