@@ -144,3 +144,16 @@ def test_an_antecedent_chosen_further_down_moves_before_the_lead() -> None:
     assert text.startswith("The upper reservoir of Vell is linked")
     assert text.count("The upper reservoir of Vell is linked") == 1
     assert text.index("is linked to") < text.index("This lets the town")
+
+
+def test_the_short_answer_comes_from_the_lead_before_the_sentence_it_points_to() -> None:
+    sources = [
+        source(1, "Chapels", "By 1870 the town of Orsk had 12,000 people. This led to the "
+               "building of many chapels of worship in all parts of Orsk. Most of them "
+               "were destroyed in the great fire of 1911."),
+        source(2, "Orsk", "Orsk lies on the Ural river and has a railway station."),
+    ]
+    answer = grounded_answer("When were most of the chapels of worship in Orsk destroyed?",
+                             sources)
+    assert answer is not None
+    assert answer.text.startswith("**1911** [1]")

@@ -500,6 +500,7 @@ def grounded_answer(question: str, sources: Sequence[Source],
     factual = kind in FACTUAL_KINDS
     chosen = (_with_answer_after(question, kind, chosen, max_sentences) if factual
               else _with_continuation(chosen, max_sentences))
+    ranked_first = chosen  # the short answer is looked for here before the antecedent
     chosen = _with_antecedent(chosen, max_sentences)
     notes = ["grounded", kind]
     reply: str | None = None
@@ -515,7 +516,10 @@ def grounded_answer(question: str, sources: Sequence[Source],
         notes.append(what)
     parts: list[str] = []
     if factual:
-        short = _short_answer(question, kind, chosen, _first_line(reply or ""))
+        proposed = _first_line(reply or "")
+        short = _short_answer(question, kind, ranked_first, proposed)
+        if short is None and chosen is not ranked_first:  # "He ...": who "he" is
+            short = _short_answer(question, kind, chosen, proposed)
         if short is not None:
             answer, numbers, how = short
             parts.append(f"**{_shown(answer)}** " + "".join(f"[{n}]" for n in numbers))
