@@ -126,7 +126,7 @@ def test_a_place_is_no_person() -> None:
 
 
 @pytest.mark.parametrize(("question", "kind"), [
-    ("Which Doctor Who-related song reached number one?", "other"),
+    ("Which Doctor Who-related song reached number one?", "name"),  # a song, no person
     ("What genre of show is Doctor Who?", "other"),
     ("Who played the Doctor in Doctor Who?", "person"),
     ("In 1990, who won the cup?", "person"),
@@ -330,3 +330,12 @@ def test_a_year_shaped_quantity_is_no_date_and_money_is_no_count() -> None:
     sentence = "The museum plans a new £12 million gallery, and has 38 galleries now."
     assert candidates("count", sentence, "How many galleries does the museum have?") == [
         "38 galleries"]
+
+
+def test_a_population_is_a_number_of_people() -> None:
+    question = "What is the population of Tarsk?"
+    assert candidates("count", "Tarsk has a population of 1,204,310, and is the seat of "
+                      "the region.", question) == ["1,204,310"]
+    assert candidates("count", "The 4 districts of Tarsk hold over 2.5 million people.",
+                      question) == ["2.5 million people"]
+    assert candidates("count", "Tarsk has 12 museums and 3 theatres.", question) == []

@@ -120,7 +120,7 @@ _MONEY = [
                r"(?:dollars|pounds|euros|yen|francs|marks|rupees|pesos|yuan|roubles|rubles"
                rf"|lira|crowns|guilders|shillings|cents|pence)(?![A-Za-z]){_PER}"),
 ]
-_COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?![\w,])", re.IGNORECASE)
+_COUNT = re.compile(rf"\b(?:{_NUMBER}){_SCALE}?(?!\w|,\d)", re.IGNORECASE)
 _FRACTION = (r"(?:one|two|three|four|five|a)[\s-](?:half|third|thirds|quarter|quarters"
              r"|fifth|fifths|tenth|tenths)|half|\d+/\d+|(?:a|the) (?:majority|minority)")
 _SHARE = [re.compile(r"\b\d+(?:\.\d+)?\s*(?:%|percent\b|per cent\b)"),
@@ -186,6 +186,8 @@ _PLACE_CUES = frozenset({"in", "at", "from", "near", "into", "across", "througho
 _IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "staff", "police",
                                 "cattle", "sheep", "fish", "deer", "personnel", "troops",
                                 "feet", "teeth", "mice", "geese", "crew", "infantry"})
+_PEOPLE = frozenset({"people", "persons", "inhabitants", "residents", "citizens",
+                     "population", "populations"})
 _POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
 # A currency right before a number: what follows is money ("£43 million gallery").
 _MONEY_BEFORE = re.compile(rf"{_CURRENCY}\s?$")
@@ -287,7 +289,7 @@ def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
             continue
         noun = following[noun_index]
         if wanted is not None and not _same_noun(noun, wanted) and (
-                noun.lower() in _SPAN_NOUNS or mentioned):
+                noun.lower() in _SPAN_NOUNS or mentioned or wanted == "people"):
             continue  # "13 years" is no number of interceptions
         end = sentence.index(noun, match.end()) + len(noun)
         found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
@@ -313,6 +315,8 @@ def _counted_noun(question: str) -> str | None:
             break
         words.append(word)
     plural = [w for w in words if w.endswith("s") and not w.endswith("ss")]
+    if not words and "population" in question.lower():
+        return "people"  # "what is the population of ...": a number of people
     return plural[0] if plural else words[0] if words else None
 
 
@@ -323,6 +327,8 @@ def _named_thing(question: str) -> str | None:
 
 
 def _same_noun(a: str, b: str) -> bool:
+    if b == "people" and a.lower() in _PEOPLE:
+        return True  # a population is counted in inhabitants, residents, people
     a, b = a.lower().rstrip("s"), b.lower().rstrip("s")
     return a == b or (len(a) > 4 and len(b) > 4 and a[:5] == b[:5])
 
