@@ -32,6 +32,7 @@ def test_a_sentence_that_points_back_carries_the_words_it_points_to() -> None:
     assert refers_back("The wars ended with the edict.", terms_of("The Wars of Religion."))
     assert not refers_back("The harbour was built in 1967.", terms_of("A settlement."))
     assert not refers_back("It rained.", [])  # the first sentence points nowhere
+    assert not refers_back("The 東京 office opened.", terms_of("An office."))  # no crash
 
 
 @pytest.mark.parametrize("question", [

@@ -130,8 +130,9 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
         return False
     if opens_with_pointer(sentence):
         return True
-    return (words[0].lower() == "the" and len(words) > 1 and words[1].lower() not in STOPWORDS
-            and terms_of(words[1])[0] in before)
+    noun = terms_of(words[1]) if len(words) > 1 else []  # none for a word in CJK
+    return (words[0].lower() == "the" and bool(noun) and words[1].lower() not in STOPWORDS
+            and noun[0] in before)
 
 
 def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
