@@ -339,3 +339,16 @@ def test_a_population_is_a_number_of_people() -> None:
     assert candidates("count", "The 4 districts of Tarsk hold over 2.5 million people.",
                       question) == ["2.5 million people"]
     assert candidates("count", "Tarsk has 12 museums and 3 theatres.", question) == []
+
+
+def test_a_who_question_about_a_score_asks_for_a_person() -> None:
+    assert answer_type("Who kicked the goal that made the score 10-7?") == "person"
+    assert answer_type("What was the final score of the cup final?") == "score"
+
+
+def test_names_with_diacritics_and_bodies() -> None:
+    question = "Who gave the khan the title?"
+    assert candidates("person", "The title was given by his son Ögedei Khan in 1229.",
+                      question) == ["Ögedei Khan"]
+    assert candidates("person", "The bill goes to the Parliamentary Bureau for a vote.",
+                      "Who does the clerk send the bill to?") == []

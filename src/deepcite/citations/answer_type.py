@@ -41,7 +41,9 @@ _MONEY_ASKED = (rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
                 r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
 # Checked in order: the first that matches decides.
 _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
-    ("score", re.compile(r"\b(?:score|result of the match)\b")),
+    # "Who scored to make it 10-7?" asks who: a score only when no who, when or where asks
+    ("score", re.compile(r"^(?!.*\b(?:who|whom|whose|when|where)\b).*"
+                         r"\b(?:score|result of the match)\b")),
     ("amount", re.compile(rf"{_MONEY_ASKED}"
                           r"|\bhow (?:far|tall|high|long|big|large|heavy|deep|wide|fast)\b"
                           r"(?! ago)(?! did| does| do| was| were| had| has)")),
@@ -136,7 +138,10 @@ _CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|af
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOUN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # a word that may be a counted noun
 _BARE_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
-_CAP = r"[A-Z][a-z'\u2019]+(?:-[A-Z][a-z]+)?"
+# Capitalised words in Latin scripts with diacritics too ("Ögedei", "Émile", "Łódź").
+_UPPER = "A-Z\u00C0-\u00D6\u00D8-\u00DE\u0100-\u024F"
+_LOWER = "a-z\u00DF-\u00F6\u00F8-\u00FF\u0100-\u024F"
+_CAP = rf"[{_UPPER}][{_LOWER}'\u2019]+(?:-[{_UPPER}][{_LOWER}]+)?"
 _PARTICLE = r"(?:van|von|de|der|den|da|di|del|la|le|du|bin|ibn|of)"
 _PERSON = re.compile(rf"\b{_CAP}(?:\s+(?:[A-Z]\.\s+)?(?:{_PARTICLE}\s+)*{_CAP}){{1,3}}\b")
 _PLACE = re.compile(rf"\b(?:in|at|from|near|to|into)\s+(?P<place>(?:the\s+)?{_CAP}"
@@ -173,6 +178,7 @@ _NOT_PERSON = frozenset({
     "Congress", "Administration", "Authority", "Office", "Service", "Club", "Group",
     "Library", "Hospital", "Center", "Centre", "Laboratory", "Laboratories", "Studios",
     "Army", "Navy", "Council", "Parliament", "Court", "Ministry", "Department", "Bank",
+    "Bureau", "Board", "Cabinet", "Government", "Tribunal", "Executive", "Body",
     "Station", "Airport", "Bridge", "Tower", "Castle", "Palace", "Hall", "Stadium",
     # events, awards, works and laws: "the Seven Years' War" fought no one
     "War", "Wars", "Battle", "Siege", "Revolution", "Rebellion", "Uprising", "Crisis",
