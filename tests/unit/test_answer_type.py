@@ -352,3 +352,12 @@ def test_names_with_diacritics_and_bodies() -> None:
                       question) == ["Ögedei Khan"]
     assert candidates("person", "The bill goes to the Parliamentary Bureau for a vote.",
                       "Who does the clerk send the bill to?") == []
+
+
+def test_a_number_after_an_opening_in_is_no_name() -> None:
+    question = "Which two religions did the painter respect?"
+    assert answer_type(question) == "name"
+    assert candidates("name", "In 1861, the painter studied in Zagreb.", question) == [
+        "Zagreb"]
+    assert candidates("name", "He respected both Buddhism and Islam.", question) == [
+        "Buddhism", "Islam"]

@@ -382,7 +382,8 @@ def _names(sentence: str) -> list[Span]:
 
 def _proper_names(sentence: str) -> list[Span]:
     """Capitalised runs that name something ("the Edict of Nantes", "Levi's Stadium"):
-    not a sentence's capitalised first word alone, an article or a month."""
+    not a sentence's capitalised first word alone, an article, a month, nor a number
+    left when an opening "In" is taken off ("In 1861")."""
     found: list[Span] = []
     for match in _NAMED.finditer(sentence):
         words = match.group(0).split()
@@ -390,6 +391,7 @@ def _proper_names(sentence: str) -> list[Span]:
         while words and words[0] in _NOT_NAMES:
             start += len(words.pop(0)) + 1
         if not words or words[0] in _MONTHS or words[0] in _WEEKDAYS or (
+                not words[0][:1].isupper()) or (
                 len(words) == 1 and not sentence[:start].strip()):
             continue
         found.append((start, match.end(), " ".join(words)))
