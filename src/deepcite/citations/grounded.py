@@ -358,10 +358,9 @@ def _with_answer_after(question: str, kind: str, chosen: list[Sentence],
     if types.holds(kind, lead.text, question):
         return chosen
     after = _neighbour(lead, +1)
-    if after is None or not types.holds(kind, after.text, question) \
-            or any(_follows(s, lead) or _similar(s, after) for s in chosen):
+    if after is None or not types.holds(kind, after.text, question):
         return chosen
-    return [lead, after, *chosen[1:]][:limit]
+    return _second(chosen, after, limit)
 
 
 def _with_continuation(chosen: list[Sentence], limit: int = MAX_SENTENCES
@@ -377,8 +376,16 @@ def _with_continuation(chosen: list[Sentence], limit: int = MAX_SENTENCES
     """
     lead = chosen[0]
     after = _neighbour(lead, +1)
-    if after is None or after.context != lead.terms or not opens_with_pointer(after.text) \
-            or any(_follows(s, lead) or _similar(s, after) for s in chosen):
+    if after is None or after.context != lead.terms or not opens_with_pointer(after.text):
+        return chosen
+    return _second(chosen, after, limit)
+
+
+def _second(chosen: list[Sentence], after: Sentence, limit: int) -> list[Sentence]:
+    """``chosen`` with ``after``, the sentence following the lead, put second; as it is
+    when that sentence, or one like it, is already chosen."""
+    lead = chosen[0]
+    if any(_follows(s, lead) or _similar(s, after) for s in chosen):
         return chosen
     return [lead, after, *chosen[1:]][:limit]
 
