@@ -61,7 +61,8 @@ def test_a_secret_in_a_url_is_redacted_and_the_rest_kept(target: str, secrets: l
 
 @pytest.mark.parametrize("target", [
     "/api/v1/research/0123456789abcdef0123456789abcdef/events?after=3",
-    "/collections/notes_dc/reindex", "/history?q=why&collection=docs", "/", "GET",
+    "/collections/notes_dc/reindex", "/collections/old_dc_archive/reindex",
+    "/history?q=why&collection=docs", "/", "GET",
     "127.0.0.1:51234", "/runs/abc/compare/def"])
 def test_a_url_without_a_secret_is_logged_as_it_is(target: str) -> None:
     assert redact_url(target) == target

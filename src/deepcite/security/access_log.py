@@ -36,7 +36,7 @@ REDACTED = "[redacted]"
 #: checks they agree).
 TOKEN_PREFIXES = ("dc_", "dcf_")
 
-_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(TOKEN_PREFIXES) + r")[A-Za-z0-9_\-]{6,}")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + "|".join(TOKEN_PREFIXES) + r")[A-Za-z0-9_\-]{6,}")
 _SECRET_PARAM = re.compile(r"token|key|secret|passw|pwd|sig|auth|code|session|credential",
                            re.IGNORECASE)
 
