@@ -6,6 +6,7 @@ about one thing; ``deepcite.config`` re-exports every model here.
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +18,17 @@ from deepcite.plugins import LLM_PROVIDERS_GROUP, closest, entry_point_names, ke
 
 #: ``llm.provider`` values that need no plugin (``deepcite.llm.PROVIDERS`` plus ``auto``).
 BUILTIN_PROVIDERS = ("auto", "local", "ollama", "openai", "anthropic")
+
+
+def proxy_entry_problem(entry: str) -> str | None:
+    """Why ``entry`` cannot name proxies in ``web.trusted_proxies`` (``None``: it can):
+    an address (``10.0.0.5``, ``::1``) or a network (``10.1.0.0/16``) is wanted."""
+    try:
+        ipaddress.ip_network(entry.strip(), strict=False)
+    except ValueError:
+        return (f"{entry[:100]!r} is not an IP address or network - name each proxy by "
+                "its address (10.0.0.5, ::1) or a CIDR (10.1.0.0/16)")
+    return None
 
 
 class _Section(BaseModel):
@@ -305,11 +317,23 @@ class WebSettings(_Section):
         default=None, max_length=100, description="a header naming the logged-in user, "
         "set by a reverse proxy that authenticated them (e.g. X-Forwarded-User)")
     trusted_proxies: tuple[str, ...] = Field(
-        default=(), description="addresses or CIDRs of the proxies allowed to send "
-        "trusted_user_header; from any other address it is refused")
+        default=(), description="addresses or CIDRs of the reverse proxies in front of "
+        "the server: only they may send trusted_user_header (from any other address it "
+        "is refused), and only their X-Forwarded-For / X-Forwarded-Proto are believed")
     trusted_header_creates_users: bool = Field(
         default=False, description="a trusted-header user with no account gets one "
         "(else they are refused until an admin adds them)")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Addresses or networks only: the peer is always an address, so a host name
+        would silently never match."""
+        for entry in value:
+            problem = proxy_entry_problem(entry)
+            if problem:
+                raise PydanticCustomError("not_an_address", "{problem}", {"problem": problem})
+        return tuple(entry.strip() for entry in value)
 
 
 class WatchSettings(_Section):

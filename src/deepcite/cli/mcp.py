@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from deepcite.cli.common import fail
+from deepcite.cli.common import fail, user_errors
 from deepcite.security.hosts import is_loopback
 
 DEFAULT_PORT = 8766
@@ -63,4 +63,5 @@ def mcp_command(
     else:
         from deepcite.web.login_throttle import LoginThrottle
 
-        serve("streamable-http", host=host, port=port, throttle=LoginThrottle())
+        with user_errors():  # bad settings (web.trusted_proxies, read at start): one line
+            serve("streamable-http", host=host, port=port, throttle=LoginThrottle())

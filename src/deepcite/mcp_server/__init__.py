@@ -34,7 +34,7 @@ import socket
 import threading
 from collections.abc import Mapping
 from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import anyio.from_thread
@@ -64,11 +64,15 @@ from deepcite.runs.parents import checked_parent
 from deepcite.runs.recorder import close_active
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
+from deepcite.security.client_address import TrustedProxies
 from deepcite.security.hosts import is_loopback
 from deepcite.security.terminal import one_line
 from deepcite.store import HistoryStore
 from deepcite.store.access import Access
 from deepcite.types import Event, PhaseStarted, ReportMode, ResearchResult, SectionStarted
+
+if TYPE_CHECKING:
+    import uvicorn
 
 logger = logging.getLogger(__name__)
 
@@ -509,7 +513,18 @@ def http_app(server: MCPServer, *, host: str, port: int, throttle: Throttle) -> 
     history store of the settings. Close it (``.close()``) when done."""
     app = server.streamable_http_app(transport_security=transport_security_for(host, port),
                                      host=host)
-    return TokenGate(app, store=lambda: HistoryStore.open(_settings()), throttle=throttle)
+    return TokenGate(app, store=lambda: HistoryStore.open(_settings()), throttle=throttle,
+                     proxies=TrustedProxies(_settings().web.trusted_proxies))
+
+
+def http_config(gate: TokenGate, *, host: str, port: int,
+                log_level: str = "warning") -> uvicorn.Config:
+    """How ``deepcite mcp --transport http`` runs ``gate``: deepcite's uvicorn settings
+    (no proxy headers believed but the named proxies', no secret in the access log -
+    see :mod:`deepcite.security.http_server`)."""
+    from deepcite.security.http_server import server_config  # uvicorn: HTTP only
+
+    return server_config(gate, host=host, port=port, log_level=log_level)
 
 
 def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8766,
@@ -534,8 +549,7 @@ def serve(transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int 
         else:
             import uvicorn  # the SDK's own dependency, needed only over HTTP
 
-            config = uvicorn.Config(gate, host=host, port=port, log_level="warning")
-            anyio.run(uvicorn.Server(config).serve)
+            anyio.run(uvicorn.Server(http_config(gate, host=host, port=port)).serve)
     except KeyboardInterrupt:
         pass
     finally:

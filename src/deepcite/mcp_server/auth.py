@@ -8,7 +8,9 @@ process that has seen a user stays in that mode, so removing every user never op
 running server. The token is looked up on *every* request, not once per MCP session,
 so revoking it or disabling its user works at once. Wrong tokens are throttled per
 client address as the web app's are (the throttle is handed in: the web package is a
-sibling layer this one may not import).
+sibling layer this one may not import). The address is decided as the web app's is
+(:mod:`deepcite.security.client_address`): the socket peer, or the address a proxy
+named in ``web.trusted_proxies`` forwards - never a header from anyone else.
 
 The caller reaches the tools two ways. It is stamped in the request's ASGI scope, and
 the SDK hands each tool the HTTP request that carried its call
@@ -34,6 +36,7 @@ import anyio.to_thread
 
 from deepcite.errors import DeepciteError
 from deepcite.runs.request import RunOwner
+from deepcite.security.client_address import TrustedProxies, client_of, note_client
 from deepcite.store import HistoryStore, UserInfo
 from deepcite.store.access import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
@@ -124,12 +127,13 @@ class TokenGate:
     401 (no token, a wrong, revoked or disabled user's one) or 429 (too many wrong
     tokens from the address) with a one-line JSON-RPC error saying what to send.
     ``store`` opens the history store, once, on first use (it blocks: it runs on a
-    worker thread)."""
+    worker thread); ``proxies`` are those whose ``X-Forwarded-For`` counts."""
 
     def __init__(self, app: ASGIApp, *, store: Callable[[], HistoryStore],
-                 throttle: Throttle) -> None:
+                 throttle: Throttle, proxies: TrustedProxies | None = None) -> None:
         self.app = app
         self.throttle = throttle
+        self.proxies = proxies or TrustedProxies()
         self._open_store = store
         self._store: HistoryStore | None = None
         self._lock = threading.Lock()
@@ -160,6 +164,7 @@ class TokenGate:
         if scope["type"] != "http":  # the lifespan: the SDK's session manager
             await self.app(scope, receive, send)
             return
+        note_client(scope, self.proxies)
         verdict = await anyio.to_thread.run_sync(self._check, scope)
         if isinstance(verdict, _Refusal):
             await _refuse(verdict, send)
@@ -175,8 +180,7 @@ class TokenGate:
         """Who sends this request, or why it is refused (blocks: reads the store)."""
         if not self.accounts():
             return LOCAL
-        client = scope.get("client")
-        host = str(client[0]) if client else None
+        host = client_of(scope)
         authorization = _header(scope, b"authorization")
         if authorization is None:
             return _Refusal(401, f"This server has user accounts: {HOW}")

@@ -23,7 +23,6 @@ it starts belong to. Every check that reads the store blocks: call it on a threa
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import secrets
 import threading
@@ -36,6 +35,7 @@ from starlette.requests import Request
 
 from deepcite.errors import DeepciteError, DuplicateUserError, InputError, UnknownUserError
 from deepcite.runs.request import RunOwner
+from deepcite.security.client_address import TrustedProxies, client_of, peer_of
 from deepcite.store import HistoryStore, UserInfo
 from deepcite.store.access import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
@@ -91,9 +91,17 @@ class Refused(DeepciteError):
 
 
 def client_address(request: Request) -> str | None:
-    """The asking client's address (the throttles' key, the audit log's ``address``);
-    ``None`` when the server does not know it (a unix socket)."""
-    return request.client.host if request.client else None
+    """Whom the request stands for (the throttles' key, the audit log's ``address``):
+    the socket peer, or behind a proxy named in ``web.trusted_proxies`` the address it
+    forwards (:mod:`deepcite.security.client_address`); ``None`` when the server does
+    not know it (a unix socket)."""
+    return client_of(request.scope)
+
+
+def peer_address(request: Request) -> str | None:
+    """The socket peer's address: the only one that says whether a request came
+    through a trusted proxy (no header can make a client one)."""
+    return peer_of(request.scope)
 
 
 def _unauthorized(message: str) -> Refused:
@@ -111,6 +119,8 @@ class Gate:
         self.state = state
         self.clock = clock
         self.throttle = throttle or LoginThrottle()
+        #: The proxies whose forwarded headers count (``web.trusted_proxies``).
+        self.proxies = TrustedProxies(state.settings.web.trusted_proxies)
         self._token_sessions = sessions or Sessions(state.token, self._store, clock)
         self._account_sessions: Sessions | None = None
         self._accounts_seen = False
@@ -150,8 +160,8 @@ class Gate:
         comes from an address not in ``web.trusted_proxies`` - it is never believed,
         and never silently ignored - or names no account (and none may be made)."""
         web = self.state.settings.web
-        host = client_address(request)
-        name = self.header_name(request.headers.get(web.trusted_user_header or ""), host)
+        name = self.header_name(request.headers.get(web.trusted_user_header or ""),
+                                peer_address(request))
         if name is None:
             return None
         store = self._store()
@@ -171,21 +181,22 @@ class Gate:
                           "have the proxy send a name of letters, digits, '.', '_', '@' "
                           "or '-'") from None
         store.audit("user.create", actor=None, target=user.name,
-                    detail={"via": "trusted-header"}, address=host)
+                    detail={"via": "trusted-header"}, address=client_address(request))
         self._accounts_seen = True
         return user
 
-    def header_name(self, value: str | None, host: str | None) -> str | None:
-        """The user name the trusted header ``value`` gives, from a client at ``host``;
-        ``None`` when the mode is off or the header absent. A :class:`Refused` (403)
-        when it comes from an address not in ``web.trusted_proxies`` or is empty. Reads
-        nothing: the front door asks it of every request."""
+    def header_name(self, value: str | None, peer: str | None) -> str | None:
+        """The user name the trusted header ``value`` gives, on a connection from
+        ``peer`` (the socket peer, never a forwarded address); ``None`` when the mode is
+        off or the header absent. A :class:`Refused` (403) when ``peer`` is not in
+        ``web.trusted_proxies`` or the name is empty. Reads nothing: the front door asks
+        it of every request."""
         web = self.state.settings.web
         header = web.trusted_user_header
         if not header or value is None:
             return None
-        if not _trusted(host, web.trusted_proxies):
-            logger.warning("refused %s from untrusted address %s", header, host)
+        if not self.proxies.trusts(peer):
+            logger.warning("refused %s from untrusted address %s", header, peer)
             raise Refused(403, "untrusted_header", f"The {header} header is only accepted "
                           "from the trusted proxies (web.trusted_proxies) - connect "
                           "through the proxy")
@@ -261,19 +272,3 @@ class Gate:
         self.throttle.failed(host)
         raise _unauthorized("A valid token is required: send Authorization: Bearer <token>")
 
-
-def _trusted(host: str | None, proxies: tuple[str, ...]) -> bool:
-    """Whether ``host`` is one of ``proxies`` (addresses or CIDRs)."""
-    if not host:
-        return False
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host in proxies
-    for entry in proxies:
-        try:
-            if address in ipaddress.ip_network(entry.strip(), strict=False):
-                return True
-        except ValueError:
-            continue
-    return False

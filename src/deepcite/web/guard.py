@@ -75,9 +75,10 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
+from deepcite.security.client_address import note_client
 from deepcite.security.hosts import is_loopback
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate, Refused, client_address
+from deepcite.web.gate import Gate, Refused, peer_address
 from deepcite.web.pages_auth import COOKIE, Session
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 
@@ -280,6 +281,8 @@ class FrontDoor:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # Whom the request stands for, decided once for the door, the API and the pages.
+        note_client(scope, self.gate.proxies)
         headers = Headers(scope=scope)
         method: str = scope["method"]
         path: str = scope["path"]
@@ -382,7 +385,7 @@ class FrontDoor:
         api = _is_api(path)
         try:
             if api:
-                self.gate.header_name(value, client_address(request))
+                self.gate.header_name(value, peer_address(request))
             else:
                 user = await anyio.to_thread.run_sync(self.gate.header_user, request)
                 if user is not None and user.disabled:

@@ -8,9 +8,11 @@ password is compared - even the right one - so a throttled guesser learns nothin
 successful login clears that client's failures.
 
 IPv6 clients are counted by their /64 network: one host usually has a whole /64 and
-could otherwise change address for every guess. Behind a reverse proxy the client
-address is the proxy's unless uvicorn trusts its ``X-Forwarded-For``
-(``FORWARDED_ALLOW_IPS``); then every client shares one count.
+could otherwise change address for every guess. The address is the socket peer's, or
+behind a proxy named in ``web.trusted_proxies`` the one it forwards
+(:mod:`deepcite.security.client_address`); behind a proxy not named there every client
+shares the proxy's count, and no client can pick a new address by sending
+``X-Forwarded-For``.
 
 The counts are in memory: each web process throttles on its own, so N processes allow
 N times the limits, and a restart clears them.

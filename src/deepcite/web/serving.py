@@ -28,6 +28,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from deepcite.runs import RunExecutor
+from deepcite.security.http_server import server_config
 
 logger = logging.getLogger(__name__)
 
@@ -70,15 +71,23 @@ class DrainingServer(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
+def uvicorn_config(app: FastAPI, *, host: str, port: int,
+                   log_level: str = "info") -> uvicorn.Config:
+    """How ``deepcite serve`` runs ``app``: deepcite's uvicorn settings (no proxy headers
+    believed but the named proxies', no secret in the access log - see
+    :mod:`deepcite.security.http_server`) and :data:`GRACE_S` for open connections."""
+    return server_config(app, host=host, port=port, log_level=log_level,
+                         timeout_graceful_shutdown=int(GRACE_S))
+
+
 def serve_app(app: FastAPI, executor: RunExecutor, *, host: str, port: int,
               log_level: str = "info",
               on_stop: Callable[[], None] | None = None) -> list[int]:
     """Serve ``app`` until a stop signal, then store every run ``executor`` held before
     returning; the signals that stopped it. ``on_stop`` (the watch scheduler's stop) is
     called once uvicorn has stopped, before the executor shuts down."""
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            timeout_graceful_shutdown=int(GRACE_S))
-    server = DrainingServer(config, executor)
+    server = DrainingServer(uvicorn_config(app, host=host, port=port, log_level=log_level),
+                            executor)
     late: list[int] = []
 
     def storing(sig: int, frame: FrameType | None) -> None:
