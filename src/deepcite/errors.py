@@ -9,6 +9,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      +-- InputError         the question or another user input cannot be used
      |    +-- MaterialError             a user material cannot be used as given
      |    +-- RequestError              a request's field names or sizes what cannot run
+     |    |    +-- OwnerError           the run's owner is disabled or no longer exists
      |    +-- BudgetError               a watch or its owner used up a budget
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
@@ -66,6 +67,19 @@ class RequestError(InputError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class OwnerError(RequestError):
+    """The user a run belongs to may not run anything now: their account is disabled or
+    was removed since the run was asked for (a queued run, a watch's next run).
+
+    Raised by :func:`deepcite.runs.admission.admit`, which looks every run's owner up in
+    the store rather than trusting what the stored request says about them; its field
+    is ``owner``.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("owner", message)
 
 
 class ModelError(DeepciteError):

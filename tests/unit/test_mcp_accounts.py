@@ -337,3 +337,20 @@ def test_the_local_user_sees_everything_in_process(served: Served) -> None:
     report, listed = results
     assert not report.is_error, _text(report)
     assert "notes" in _text(listed)
+
+
+def test_the_servers_default_collections_are_checked_as_every_front_end_checks_them(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that names no collections searches the server's defaults, whatever its
+    engines: one the caller may not read refuses the run (as the REST API does) rather
+    than letting it open alice's private notes."""
+    monkeypatch.setenv("DEEPCITE_SEARCH_COLLECTIONS", "notes")  # read afresh per call
+    bobs = _call(served.url, served.tokens["bob"], "quick_research",
+                 {"question": QUESTION, "iterations": 1})
+    assert bobs.is_error
+    assert _text(bobs) == ("The server's default collections include one you may not "
+                           "search - name the collections to search")
+    assert served.store.list(access=_access(served, "bob")) == []
+    alices = _call(served.url, served.tokens["alice"], "quick_research",
+                   {"question": QUESTION, "iterations": 1})
+    assert not alices.is_error, _text(alices)

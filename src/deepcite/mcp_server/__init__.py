@@ -47,20 +47,13 @@ from mcp.types import CallToolResult, TextContent
 from deepcite.collections import list_collections as collection_infos
 from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
-from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError
+from deepcite.errors import ConfigError, DeepciteError, InputError
 from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.mcp_server.auth import Asker, Throttle, TokenGate, asker_of
-from deepcite.runs import (
-    CallbackSink,
-    CancelScope,
-    Recorder,
-    RunRequest,
-    checked_settings,
-    run_recorded,
-)
+from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
+from deepcite.runs.admission import admit
 from deepcite.runs.build import open_collections
-from deepcite.runs.checks import MAX_NAME_CHARS, text_problem
-from deepcite.runs.parents import checked_parent
+from deepcite.runs.checks import MAX_NAME_CHARS, text_problem, unknown_collection_message
 from deepcite.runs.recorder import close_active
 from deepcite.search.guard import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
@@ -196,50 +189,20 @@ def _request(fields: Mapping[str, Any]) -> RunRequest:
     return RunRequest.parse(**given, origin="mcp")
 
 
-def _unknown_collection(name: str) -> str:
-    """What an unknown collection is told as - and so a collection the caller may not
-    read (the reply must not say it exists)."""
-    return (f"No collection named {name!r} - create it with "
-            f"`deepcite collection add FOLDER --name {name}`")
-
-
-def _check_readable(settings: Settings, access: Access, names: tuple[str, ...] | list[str],
-                    field: str | None = None) -> None:
-    """Refuse any of ``names`` that ``access`` may not read, as if it did not exist."""
-    if access.sees_all or not names:
-        return
-    with HistoryStore.open(settings) as store:
-        readable = store.readable_collections(access, names)
-    for name in names:
-        if name not in readable:
-            if field is None:
-                raise InputError(_unknown_collection(name))
-            raise RequestError(field, _unknown_collection(name))
-
-
-def _searched_collections(settings: Settings, request: RunRequest) -> tuple[str, ...]:
-    """The collections a run will search: those it names, else the configured ones
-    when its engines include ``local``."""
-    if request.collections or any(normalise(engine) == "local"
-                                  for engine in settings.search.engines):
-        return settings.search.collections
-    return ()
-
-
 def _prepare(request: RunRequest
              ) -> tuple[RunRequest, Settings, Recorder, ResearchResult | None]:
-    """The request (its parent by full id), its checked settings - collections the
-    caller may not read refused as unknown - its history record and the parent it
-    builds on (one the caller may see)."""
-    settings = checked_settings(_settings(), request)
-    _check_readable(settings, request.access, _searched_collections(settings, request),
-                    "collections")
-    parent = None
-    if request.parent_id is not None:
-        with HistoryStore.open(settings) as store:
-            request, parent = checked_parent(store, request)
-    recorder = Recorder.begin(settings, request, save=settings.store.save)
-    return request, settings, recorder, parent.result if parent else None
+    """The request admitted as every server admits a run
+    (:func:`~deepcite.runs.admission.admit`: its owner as they are now, its settings,
+    its parent, the collections it will search), its history record and the parent it
+    builds on."""
+    base = _settings()
+    with HistoryStore.open(base) as store:
+        admitted = admit(store, request, base)
+    recorder = Recorder.begin(admitted.settings, admitted.request,
+                              save=admitted.settings.store.save)
+    parent = admitted.parent
+    return (admitted.request, admitted.settings, recorder,
+            parent.result if parent is not None else None)
 
 
 async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
@@ -315,7 +278,10 @@ def _search_sync(engine: str, query: str, max_results: int) -> list[dict[str, An
 
 def _collection_sync(name: str, query: str, k: int, access: Access) -> list[dict[str, Any]]:
     settings = _settings()
-    _check_readable(settings, access, [name])
+    if not access.sees_all:
+        with HistoryStore.open(settings) as store:
+            if name not in store.readable_collections(access, [name]):
+                raise InputError(unknown_collection_message(name))  # as if there were none
     collection = open_collections(settings, [name])[0]
     passages = []
     for hit in collection.search(query, k):

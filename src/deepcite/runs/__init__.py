@@ -3,7 +3,8 @@
 This package is the only place that turns a request into a stored, cancellable,
 observable run. A front end (CLI, Python API, web app, MCP, queue worker, ``bench
 run``) parses what it was given into a :class:`RunRequest`, gets the run's settings
-(:func:`settings_for_run` / :func:`checked_settings`), and calls :func:`execute` (or
+(:func:`settings_for_run`; a server admits every run it takes from others with
+:func:`deepcite.runs.admission.admit`), and calls :func:`execute` (or
 :func:`run_recorded` to keep it in the history) with a :class:`RunSink` for the events
 and a :class:`CancelScope` to stop it; background runs go through a
 :class:`RunExecutor` (:class:`deepcite.runs.local.LocalRunExecutor` in process, or the

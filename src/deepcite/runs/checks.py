@@ -1,11 +1,11 @@
 """Checks of a run request at submit: what would fail the run later fails the request now.
 
-A front end that takes runs from others - the REST API and the pages (through
-:func:`deepcite.runs.settings.checked_settings`, which every executor calls) and the
-MCP tools - calls :func:`check_run` with the run's settings and the parts the request
-gave, before anything is queued or started. Without it a whitespace question, an
-unknown collection or engine, or the ``agent`` strategy on the bundled model would be
-accepted and fail minutes later in a worker.
+Every run a server takes from others - the REST API, the pages, the MCP tools, the
+queue, watches - passes :func:`deepcite.runs.admission.admit`, which calls
+:func:`check_run` (through :func:`deepcite.runs.settings.checked_settings`) with the
+run's settings and the parts the request gave, before anything is queued or started.
+Without it a whitespace question, an unknown collection or engine, or the ``agent``
+strategy on the bundled model would be accepted and fail minutes later in a worker.
 
 Every problem is a :class:`~deepcite.errors.RequestError` naming the request field, so
 the API answers 422 with it, the form shows it and an MCP tool returns it as one line.
@@ -32,6 +32,7 @@ from deepcite.errors import ConfigError, DeepciteError, RequestError, error_line
 if TYPE_CHECKING:
     from deepcite.runs.request import RunRequest
     from deepcite.store import HistoryStore
+    from deepcite.store.access import Access
 
 __all__ = [
     "MAX_COLLECTIONS",
@@ -178,19 +179,22 @@ def unknown_collection_message(name: str) -> str:
     return error_line(missing_collection(name))
 
 
-def checked_collections(store: HistoryStore, request: RunRequest, settings: Settings) -> None:
+def checked_collections(store: HistoryStore, request: RunRequest, settings: Settings,
+                        access: Access | None = None) -> None:
     """Refuse a run that would search a collection its owner may not (a RequestError
-    for ``collections``): every executor calls it at submit, next to
-    :func:`~deepcite.runs.parents.checked_parent`, so the check holds whichever front
-    end took the run. ``settings`` are the run's: the collections it searches are the
-    request's, else the server's defaults (``search.collections``). A named one is
-    answered as unknown, so a name reveals nothing; a default the owner may not search
-    is the operator's choice, and said so."""
+    for ``collections``): part of :func:`deepcite.runs.admission.admit`, so the check
+    holds whichever front end took the run. ``settings`` are the run's: the collections
+    it searches are the request's, else the server's defaults (``search.collections``),
+    whatever its engines. ``access`` is the owner's as admission found it (default: the
+    request owner's rights as a user, never an admin's). A named one is answered as
+    unknown, so a name reveals nothing; a default the owner may not search is the
+    operator's choice, and said so."""
     named = list(dict.fromkeys(request.collections))
     searched = list(dict.fromkeys(settings.search.collections))
     if not searched:
         return
-    readable = store.readable_collections(request.access, searched)
+    readable = store.readable_collections(request.access if access is None else access,
+                                          searched)
     for name in searched:
         if name in readable:
             continue

@@ -29,14 +29,12 @@ from deepcite.errors import (
     UnknownRunError,
     error_line,
 )
+from deepcite.runs.admission import admit
 from deepcite.runs.cancel import CancelScope
-from deepcite.runs.checks import checked_collections
 from deepcite.runs.execute import run_recorded
 from deepcite.runs.executor import EventBatch, RunInfo, RunState
-from deepcite.runs.parents import checked_parent
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
-from deepcite.runs.settings import checked_settings
 from deepcite.store import ENDED, HistoryStore, StoredRun
 from deepcite.types import Event, ResearchResult
 
@@ -100,9 +98,8 @@ class LocalRunExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = checked_settings(self._settings, request)
-        request, parent = checked_parent(self._store, request)
-        checked_collections(self._store, request, settings)  # what its owner may search
+        admitted = admit(self._store, request, self._settings)
+        request, settings, parent = admitted.request, admitted.settings, admitted.parent
         with self._lock:
             if self._closing:
                 raise ShuttingDown("The server is shutting down - submit the run again "

@@ -37,15 +37,17 @@ def parent_run(store: HistoryStore, ref: str, access: Access = EVERYTHING) -> St
     return stored
 
 
-def checked_parent(store: HistoryStore, request: RunRequest
+def checked_parent(store: HistoryStore, request: RunRequest, access: Access | None = None
                    ) -> tuple[RunRequest, StoredRun | None]:
     """``request`` naming its parent by full id, and the parent run (``None`` for a run
-    that follows nothing); the submit-time check of every executor, its problem a
+    that follows nothing) - one ``access`` may see (default: the request owner's rights
+    as a user); part of :func:`deepcite.runs.admission.admit`, its problem a
     :class:`~deepcite.errors.RequestError` for ``parent_id`` (422 over the API)."""
     if request.parent_id is None:
         return request, None
     try:
-        parent = parent_run(store, request.parent_id, request.access)
+        parent = parent_run(store, request.parent_id,
+                            request.access if access is None else access)
     except ParentError as exc:
         raise RequestError("parent_id", str(exc)) from None
     return request.model_copy(update={"parent_id": parent.id}), parent

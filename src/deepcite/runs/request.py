@@ -96,25 +96,35 @@ def per_run_setting(key: str) -> bool:
 
 class RunOwner(BaseModel):
     """The user a run belongs to, set by the server from who asked (never by the
-    client: every front end overwrites it), and carried to the worker of a queued run."""
+    client: every front end overwrites it), and carried to the worker of a queued run.
+
+    It names the user; it never says what they may do. What a run may read is decided
+    by :func:`deepcite.runs.admission.admit` from the account as it is *now* (admin or
+    not, disabled, removed), looked up in the store each time a run is admitted - at
+    submit, again when a worker takes a queued run, and for every run of a watch - so
+    a stored request cannot keep rights its owner has lost.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: int
     name: str = Field(max_length=200)
-    admin: bool = False
+    #: Written into requests stored before the owner was looked up at admission; still
+    #: read (so those requests parse), never trusted and never written again.
+    admin: bool = Field(default=False, exclude=True)
 
     @property
     def access(self) -> Access:
-        """What this owner may see in the history."""
-        return Access(user_id=self.id, admin=self.admin, name=self.name)
+        """What this owner may see as a user (never as an admin: whether they are one
+        is the store's to say, at admission)."""
+        return Access(user_id=self.id, name=self.name)
 
     @classmethod
     def of(cls, user: UserInfo | None) -> RunOwner | None:
         """The owner of the runs ``user`` starts (``None``: no one in particular)."""
         if user is None:
             return None
-        return cls(id=user.id, name=user.name, admin=user.is_admin)
+        return cls(id=user.id, name=user.name)
 
 
 class RunBudget(BaseModel):

@@ -7,8 +7,9 @@ fields (engines, collections, strategy, handler, provider, model, iterations), t
 answer mode and the budget; a request never reaches where data is kept, the egress
 policy or a server URL, which are the operator's.
 
-:func:`checked_settings` is the submit-time check every executor and front end calls:
-what would fail the run later fails the request now, as a
+:func:`checked_settings` is the submit-time check of the settings, part of
+:func:`deepcite.runs.admission.admit` (which every executor and server front end
+calls): what would fail the run later fails the request now, as a
 :class:`~deepcite.errors.RequestError` naming the request field.
 """
 
@@ -84,8 +85,9 @@ def settings_for_run(base: Settings, request: RunRequest) -> Settings:
 def checked_settings(base: Settings, request: RunRequest) -> Settings:
     """The run's settings (:func:`settings_for_run`), with the request checked against
     them: a question with text, known collections and engines, a known strategy the
-    model can run (:func:`deepcite.runs.checks.check_run`). Every executor calls this
-    at submit, so the API, the pages, MCP and the queue agree."""
+    model can run (:func:`deepcite.runs.checks.check_run`). Admission
+    (:func:`deepcite.runs.admission.admit`) calls this for every run a server takes,
+    so the API, the pages, MCP, the queue and watches agree."""
     settings = settings_for_run(base, request)
     check_run(settings, question=request.question, collections=request.collections,
               engines=request.engines, strategy=request.strategy,

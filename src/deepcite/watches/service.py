@@ -8,7 +8,10 @@ completed run, stores the change with the run and queues a notice for every deli
 target (:meth:`WatchService.finish`). A run of a watch is an ordinary stored run: it is in
 the history, can be shown, exported, compared and deleted like any other.
 
-Budgets are checked before a run starts: the watch's own runs per day (its
+Every run of a watch passes :func:`~deepcite.runs.admission.admit` (through the
+executor, or here for ``watch run``) as its owner is *now*: the stored request names
+who made the watch, never what they could do then. Budgets are checked before a run
+starts: the watch's own runs per day (its
 ``max_runs_per_day``, at most ``watches.max_runs_per_watch_per_day``), and its owner's
 runs per day over all their watches (``watches.max_runs_per_owner_per_day``); a user
 may have ``watches.max_watches_per_owner`` watches. Each refusal is one line
@@ -34,13 +37,14 @@ from deepcite.errors import (
     BudgetError,
     DeepciteError,
     InputError,
+    RequestError,
     StoreError,
     UnknownRunError,
     error_line,
 )
 from deepcite.runs import CancelScope, Recorder, RunExecutor, RunRequest, RunSink, run_recorded
-from deepcite.runs.checks import checked_collections
-from deepcite.runs.settings import checked_settings
+from deepcite.runs.admission import admit
+from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore, RunStatus, StoredRun
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
@@ -128,8 +132,7 @@ class WatchService:
         parsed = parse_schedule(schedule)
         checked = targets_of([t.model_dump(mode="json") if hasattr(t, "model_dump") else t
                               for t in targets])
-        settings = checked_settings(self.settings, request)
-        checked_collections(self.store, request, settings)
+        request = admit(self.store, request, self.settings).request
         title = " ".join((name or request.question).split())[:MAX_NAME_CHARS]
         moment = now or datetime.now(UTC)
         limits = self.settings.watches
@@ -206,9 +209,8 @@ class WatchService:
         watch = self.store.watch(ref, access)
         moment = now or datetime.now(UTC)
         self.check_budgets(watch, moment)
-        request = _run_request(watch)
-        settings = checked_settings(self.settings, request)
-        checked_collections(self.store, request, settings)
+        admitted = admit(self.store, _run_request(watch), self.settings)
+        request, settings = admitted.request, admitted.settings
         run_id = self.store.begin(request.question, mode=request.mode, settings=settings,
                                   request=request.stored(), owner_id=request.owner_id)
         watch_run = self.store.record_watch_run(watch.id, run_id, trigger="manual",
@@ -264,8 +266,10 @@ class WatchService:
                    ) -> TickReport:
         """Claim the watches due now (each by one process only) and submit their runs.
 
-        A slot a budget refuses is recorded as a ``refused`` watch run with the budget's
-        line (:meth:`~deepcite.store.HistoryStore.record_refused_slot`), so the owner sees
+        A slot a budget or admission refuses (the owner disabled or gone, a collection
+        they may no longer read: :func:`~deepcite.runs.admission.admit`) is recorded as
+        a ``refused`` watch run with its line
+        (:meth:`~deepcite.store.HistoryStore.record_refused_slot`), so the owner sees
         it with the watch's runs; its claim has already moved the watch to its next slot,
         so it is not tried again each tick."""
         moment = now or datetime.now(UTC)
@@ -273,7 +277,7 @@ class WatchService:
         for watch in self.store.claim_due_watches(moment, self._next_slot):
             try:
                 report.started.append(self._submit(watch, "schedule", moment))
-            except BudgetError as exc:
+            except (BudgetError, RequestError) as exc:  # a budget, or admission
                 self._refused(watch, error_line(exc), moment)
                 report.refused.append((watch.id, error_line(exc)))
             except DeepciteError as exc:
@@ -283,7 +287,7 @@ class WatchService:
         return report
 
     def _refused(self, watch: WatchInfo, reason: str, now: datetime) -> None:
-        """Log and record a slot of ``watch`` a budget refused (a store that fails here
+        """Log and record a slot of ``watch`` a budget or admission refused (a store that fails here
         leaves the log line only, and the tick goes on with the next watch)."""
         logger.warning("watch %s was due but not run: %s", watch.id[:8], reason)
         try:
@@ -369,5 +373,10 @@ def _run_request(watch: WatchInfo) -> RunRequest:
     The stored request keeps the front end that made the watch (``cli``, ``api``,
     ``web``); its runs are the watch's, so that the history can tell a scheduled or
     ``watch run`` run from one a person asked for - and filter by it. The owner is the
-    watch's, as stamped when it was made."""
-    return RunRequest.model_validate(watch.request).model_copy(update={"origin": "watch"})
+    watch's owner now (the stored request may name whoever made it); what they may read
+    is looked up when the run is admitted, never taken from the stored request."""
+    request = RunRequest.model_validate(watch.request)
+    owner = request.owner
+    if watch.owner_id is not None and (owner is None or owner.id != watch.owner_id):
+        owner = RunOwner(id=watch.owner_id, name=f"user {watch.owner_id}")
+    return request.model_copy(update={"origin": "watch", "owner": owner})

@@ -10,9 +10,10 @@ that reconnects with ``Last-Event-ID`` (browsers do it themselves) resumes exact
 where it stopped, and every reader of a run sees the same ordered events. A header that
 is not such an id (not 1-18 ASCII digits) is ignored, as if none was sent.
 
-A run request is checked at submit (:func:`deepcite.runs.settings.checked_settings`): one
-that names what cannot run is 422 ``invalid_request`` with the field, never a 202
-followed by a failed run. The bundled ``demo`` collection cannot be replaced (409).
+A run request is checked at submit (:func:`deepcite.runs.admission.admit`): one that
+names what cannot run, or what its owner may not do now, is 422 ``invalid_request``
+with the field, never a 202 followed by a failed run. The bundled ``demo`` collection
+cannot be replaced (409).
 """
 
 from __future__ import annotations

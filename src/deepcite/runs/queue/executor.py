@@ -19,9 +19,8 @@ from redis.exceptions import RedisError
 
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, QueueError, StoreError
-from deepcite.runs import EventBatch, RunInfo, RunRequest, checked_settings
-from deepcite.runs.checks import checked_collections
-from deepcite.runs.parents import checked_parent
+from deepcite.runs import EventBatch, RunInfo, RunRequest
+from deepcite.runs.admission import admit
 from deepcite.runs.queue.connection import EVENTS_PREFIX, events_channel, redis_connection
 from deepcite.runs.queue.reaper import Reaper, enqueue_run
 from deepcite.store import ENDED, HistoryStore, RunStateInfo
@@ -70,9 +69,8 @@ class QueueExecutor:
     # ------------------------------------------------------------------ protocol
 
     def submit(self, request: RunRequest) -> str:
-        settings = checked_settings(self._settings, request)
-        request, _ = checked_parent(self._store, request)  # now, not in the worker
-        checked_collections(self._store, request, settings)  # what its owner may search
+        admitted = admit(self._store, request, self._settings)  # now, and in the worker
+        request, settings = admitted.request, admitted.settings
         run_id = self._store.enqueue(request.question, mode=request.mode, settings=settings,
                                      request=request.queued(), parent_id=request.parent_id,
                                      owner_id=request.owner_id)

@@ -5,6 +5,8 @@ a loaded model is reused from one run to the next) on ``queue.url``; ``--concurr
 N`` starts N of them under one supervisor that restarts any that dies. A run is
 claimed in the store first (so a job delivered twice runs once), its settings are the
 snapshot it was submitted with plus this machine's own secrets, data dir and store,
+its owner, parent and collections are checked again with the owner's rights of now
+(:func:`~deepcite.runs.admission.readmit`; a refused run ends ``failed`` with the reason),
 and while it works a holder thread heartbeats it, watches for a cancel request, and
 stops it if the store says it is no longer this worker's (the reaper gave it away).
 Events are appended to the store as they happen and announced on Redis pub/sub.
@@ -30,7 +32,7 @@ from redis.exceptions import RedisError
 from deepcite.config import Settings, load_settings
 from deepcite.errors import DeepciteError, QueueError, StoreError, error_line
 from deepcite.runs import CancelScope, RunRequest, execute
-from deepcite.runs.parents import parent_run
+from deepcite.runs.admission import readmit
 from deepcite.runs.queue.connection import events_channel, redis_connection
 from deepcite.runs.queue.reaper import Reaper
 from deepcite.store import HistoryStore
@@ -138,10 +140,12 @@ def run_queued(run_id: str) -> str:
     worker = context.worker_id
     try:
         settings = restore_settings(claimed.settings, context.settings)
-        request = RunRequest.model_validate(claimed.request)
-        parent = (parent_run(context.store, request.parent_id).result
-                  if request.parent_id else None)
-        result = execute(request, settings, holder, holder.scope, parent=parent)
+        # Checked again now, with the owner's rights of now: the run may have waited
+        # while its owner was disabled, removed or stopped being an admin.
+        admitted = readmit(context.store, RunRequest.model_validate(claimed.request),
+                           settings)
+        parent = admitted.parent.result if admitted.parent is not None else None
+        result = execute(admitted.request, settings, holder, holder.scope, parent=parent)
     except Exception as exc:  # any failure ends the run as failed, never the worker
         holder.stopped.set()
         holder.flush()
