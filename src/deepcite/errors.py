@@ -11,6 +11,7 @@ to be shown as it is: one line that says what went wrong and how to fix it.
      |    +-- RequestError              a request's field names or sizes what cannot run
      |    |    +-- OwnerError           the run's owner is disabled or no longer exists
      |    +-- BudgetError               a watch or its owner used up a budget
+     |    +-- UserOwnsDataError         a user to remove owns things no one decided on
      +-- ModelError         no usable chat model, or a model call failed for good
      +-- SearchError        a search engine failed (the run goes on without it)
      +-- CollectionError    a document collection is missing, unreadable or bad input
@@ -175,6 +176,11 @@ class DeliveryError(DeepciteError):
 class BudgetError(InputError):
     """A watch, or the user who owns it, has used up a budget (watches per user, runs
     per day); the message says which, and when it frees up."""
+
+
+class UserOwnsDataError(InputError):
+    """Removing a user who owns runs, watches or collections was asked without saying
+    what becomes of them (deleted with the account, or handed to another user)."""
 
 
 def error_line(error: BaseException) -> str:

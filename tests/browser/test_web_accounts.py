@@ -116,8 +116,9 @@ def test_a_token_is_shown_once_and_a_password_change_logs_out_elsewhere(
         page.fill("input[name=password]", "alice-password-2")
         page.fill("input[name=again]", "alice-password-2")
         page.click("button:has-text('Change password')")
-        page.wait_for_url("**/account?done=password")
+        page.wait_for_url("**/account?done=password*")
         assert "Password changed" in page.content()
+        assert "Your 1 API token was revoked" in page.content()
         elsewhere.goto(accounts_server + "/history")
         assert "/login" in elsewhere.url  # logged out at once
         page.goto(accounts_server + "/history")

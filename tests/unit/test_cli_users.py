@@ -44,29 +44,34 @@ def test_users_lifecycle_is_audited(data_dir: Path) -> None:
         assert opened.check_password("bob", PASSWORD) is not None
         assert opened.user("bob").is_admin
 
+    first = re.search(r"dc_[A-Za-z0-9_-]+", invoke("users", "token", "bob", "--label", "old"))
+    assert first is not None
+    assert invoke("users", "passwd", "bob", "--password-stdin",
+                  input="another password\n") == (
+        "Password of bob changed Their 1 API token was revoked; make new ones with "
+        "`deepcite users token bob` (or on the Account page)")
     made = invoke("users", "token", "bob", "--label", "laptop")
     token = re.search(r"dc_[A-Za-z0-9_-]+", made)
     assert token is not None and "will not be shown again" in made
     assert token.group() not in invoke("audit")
-    assert invoke("users", "passwd", "bob", "--password-stdin",
-                  input="another password\n") == "Password of bob changed"
     assert invoke("users", "disable", "bob") == "User bob disabled"
     assert invoke("users", "disable", "bob") == "User bob was already disabled"
     assert invoke("users", "enable", "bob") == "User bob enabled"
     with store(data_dir) as opened:
         assert opened.check_password("bob", "another password") is not None
+        assert opened.token_owner(first.group()) is None
         assert opened.token_owner(token.group()) is not None
     token_id = made.split()[1]
     assert invoke("users", "revoke", "bob", token_id) == f"Token {token_id} of bob revoked"
     with store(data_dir) as opened:
         assert opened.token_owner(token.group()) is None
-    assert invoke("users", "rm", "alice", "--delete-runs") == "Removed user alice (0 runs deleted)"
+    assert invoke("users", "rm", "alice") == "Removed user alice (they owned nothing)"
 
     with store(data_dir) as opened:
         entries = opened.audit_log()
     assert [entry.action for entry in reversed(entries)] == [
-        "user.add", "user.add", "token.create", "user.passwd", "user.disable",
-        "user.enable", "token.use", "token.revoke", "user.remove"]
+        "user.add", "user.add", "token.create", "user.passwd", "token.create",
+        "user.disable", "user.enable", "token.use", "token.revoke", "user.remove"]
     assert {entry.actor for entry in entries} == {"cli", "bob"}  # bob used his token
     assert all("another password" not in str(entry.detail) for entry in entries)
     assert "token.revoke" in invoke("audit", "--action", "token.revoke")
@@ -84,11 +89,16 @@ def test_errors_are_one_line(data_dir: Path) -> None:
                               "shows the users")
     assert invoke("users", "passwd", "carol", "--password-stdin", input=PASSWORD + "\n",
                   code=1) == "Error: No user 'carol' - `deepcite users list` shows the users"
-    assert invoke("users", "rm", "bob", code=2) == (
-        "Error: Say what becomes of the user's runs - add --keep-runs or --delete-runs")
     assert invoke("users", "revoke", "bob", "7", code=1).startswith(
         "Error: User 'bob' has no token 7")
-    assert invoke("users", "rm", "bob", "--keep-runs") == "Removed user bob (0 runs kept)"
+    assert invoke("users", "rm", "bob", "--keep-runs", code=2) == (
+        "Error: --keep-runs and --delete-runs are gone - use --delete-data to delete what "
+        "the user owns, or --transfer-to OTHER to hand it to another user")
+    assert invoke("users", "rm", "bob", "--delete-data", "--transfer-to", "bob", code=2) == (
+        "Error: Either delete the user's data or transfer it to another user, not both")
+    assert invoke("users", "rm", "nobody", code=1) == (
+        "Error: No user 'nobody' - `deepcite users list` shows the users")
+    assert invoke("users", "rm", "bob") == "Removed user bob (they owned nothing)"
 
 
 def test_logout_ends_every_session_of_the_user(data_dir: Path) -> None:
@@ -120,3 +130,46 @@ def test_serve_on_the_network_needs_a_token_or_accounts(
     started = runner.invoke(app, ["serve", "--host", "0.0.0.0"])
     assert started.exit_code == 0, started.output
     assert served == ["0.0.0.0"]
+
+
+def test_rm_says_what_the_user_owns_then_hands_it_over_or_deletes_it(
+        data_dir: Path, tmp_path: Path) -> None:
+    from deepcite.collections import Collection
+    from deepcite.collections.collection import collection_path
+    from deepcite.config import load_settings
+    from deepcite.store.access import access_of
+
+    for name in ("bob", "alice"):
+        invoke("users", "add", name, "--password-stdin", input=PASSWORD + "\n")
+    settings = load_settings({})
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("The vault code is 4711.", encoding="utf-8")
+    Collection.create("bobs", settings=settings).add(folder)
+    with store(data_dir) as opened:
+        bob = opened.user("bob")
+        run_id = opened.begin("Bob's question", mode="quick", settings=settings,
+                              owner_id=bob.id)
+        opened.set_collection_owner("bobs", bob.id)
+        opened.add_watch(name="w", request={"question": "Why?"}, schedule="every 1h",
+                         targets=[], next_run_at=None, owner_id=bob.id)
+    assert invoke("users", "rm", "bob", code=2) == (
+        "Error: User bob owns 1 run, 1 watch and 1 collection - add --delete-data to delete "
+        "them with the account, or --transfer-to OTHER to hand them to another user")
+    assert invoke("users", "rm", "bob", "--transfer-to", "alice") == (
+        "Removed user bob; alice now owns their 1 run, 1 watch and 1 collection (watches "
+        "paused)")
+    with store(data_dir) as opened:
+        alice = access_of(opened.user("alice"))
+        assert opened.get(run_id, alice).result.question == "Bob's question"
+        assert opened.readable_collections(alice, ["bobs"]) == {"bobs"}
+        [watch] = opened.watches(alice)
+        assert watch.status == "paused"
+    assert collection_path("bobs", settings).exists()
+    assert invoke("users", "rm", "alice", "--delete-data") == (
+        "Removed user alice (1 run, 1 watch and 1 collection deleted)")
+    assert not collection_path("bobs", settings).exists()
+    with store(data_dir) as opened:
+        assert opened.list() == [] and opened.watches() == []
+        [removed] = opened.audit_log(1, action="user.remove")
+    assert removed.detail == {"runs": 1, "watches": 1, "collections": 1, "fate": "delete"}

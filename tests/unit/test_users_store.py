@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.security.passwords import hash_password, needs_rehash, verify_password
 from deepcite.store import HistoryStore
+from deepcite.store.access import access_of
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import HEAD_REVISION, upgrade
 from deepcite.store.models import Run
@@ -80,7 +81,7 @@ def test_users_and_passwords(store: HistoryStore) -> None:
 
     for call in (lambda: store.user("carol"), lambda: store.set_password("carol", PASSWORD),
                  lambda: store.set_disabled("carol", True),
-                 lambda: store.remove_user("carol", keep_runs=True),
+                 lambda: store.remove_user("carol", delete_data=True),
                  lambda: store.create_token("carol")):
         with pytest.raises(UnknownUserError, match="No user 'carol' - `deepcite users list`"):
             call()
@@ -115,19 +116,22 @@ def test_tokens_are_stored_hashed_and_revoked_at_once(store: HistoryStore,
         store.revoke_token("bob", 999)
 
 
-def test_removing_a_user_keeps_or_deletes_their_runs(store: HistoryStore) -> None:
+def test_removing_a_user_hands_over_or_deletes_their_runs(store: HistoryStore) -> None:
     bob = store.add_user("bob", PASSWORD)
     alice = store.add_user("alice", PASSWORD)
     store.create_token("bob")
     unowned = insert_run(store, None)
     bobs = {insert_run(store, bob.id), insert_run(store, bob.id)}
     alices = insert_run(store, alice.id)
-    assert store.remove_user("bob", keep_runs=True) == 2
+    removal = store.remove_user("bob", transfer_to="alice")
+    assert (removal.owned.runs, removal.transferred_to) == (2, "alice")
     assert run_ids(store) == {unowned, alices, *bobs}
+    assert {run.id for run in store.list(access=access_of(store.user("alice")))} == {
+        alices, *bobs}
     with pytest.raises(UnknownUserError):
         store.user("bob")
-    assert store.remove_user("alice", keep_runs=False) == 1
-    assert run_ids(store) == {unowned, *bobs}
+    assert store.remove_user("alice", delete_data=True).owned.runs == 3
+    assert run_ids(store) == {unowned}
     assert store.users() == []
 
 
@@ -166,7 +170,7 @@ def test_upgrade_from_0004_keeps_the_runs(store_url: str) -> None:
         assert store.get(run_id).result.answer == "Old answer."
         assert store.users() == []
         store.add_user("bob", PASSWORD)
-    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION == "0007"
+    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION == "0008"
     assert scalar(store_url, f"SELECT owner_id FROM runs WHERE id = '{run_id}'") is None
 
 

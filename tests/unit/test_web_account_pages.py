@@ -107,7 +107,8 @@ def test_changing_the_password_ends_the_other_browsers_session_and_keeps_this_on
 
     changed = change_password(here, PASSWORD, NEW_PASSWORD)
 
-    assert changed.status_code == 303 and changed.headers["location"] == "/account?done=password"
+    assert changed.status_code == 303
+    assert changed.headers["location"] == "/account?done=password"
     assert not logged_in(there)  # at once
     assert logged_in(here)
     page = here.get("/account?done=password")
@@ -120,6 +121,26 @@ def test_changing_the_password_ends_the_other_browsers_session_and_keeps_this_on
     log_in(late, "alice", NEW_PASSWORD)
     assert [e.action for e in app.store.audit_log(actor="alice", action="user.passwd")] == [
         "user.passwd"]
+
+
+def test_changing_the_password_ends_the_api_tokens_and_says_so(app: App) -> None:
+    tokens = [app.store.create_token("alice", label) for label in ("laptop", "ci")]
+    api = TestClient(app.app, client=("127.0.0.1", 50001))  # no cookies: a script
+    for token in tokens:
+        assert api.get("/api/v1/history",
+                       headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    here = app.browser()
+    log_in(here, "alice", PASSWORD)
+    changed = change_password(here, PASSWORD, NEW_PASSWORD)
+    assert changed.status_code == 303
+    page = here.get(changed.headers["location"])
+    assert "Your 2 API tokens were revoked; create new ones below." in page.text
+    for token in tokens:  # whoever made them with the old password is out too
+        assert api.get("/api/v1/history",
+                       headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    [entry] = app.store.audit_log(action="user.passwd")
+    assert entry.detail == {"via": "web", "tokens_revoked": 2}
+    assert here.get("/account?done=password&revoked=junk").status_code == 200
 
 
 def test_a_wrong_current_password_or_a_mismatch_changes_nothing(app: App) -> None:

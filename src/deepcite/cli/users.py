@@ -18,10 +18,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from deepcite.cli.common import out, settings_from, user_errors
+from deepcite.cli.common import out, settings_from, user_errors, warn
 
 if TYPE_CHECKING:
-    from deepcite.store import HistoryStore
+    from deepcite.store import HistoryStore, UserRemoval
 
 users_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None)
 ACTOR = "cli"
@@ -84,16 +84,21 @@ def list_command() -> None:
     out.print(table)
 
 
-@users_app.command("passwd", help="Set a user's password.")
+@users_app.command("passwd", help="Set a user's password. Ends their web sessions and "
+                   "revokes their API tokens.")
 def passwd_command(name: NameArg, password_stdin: StdinOption = False) -> None:
-    """Set a user's password."""
+    """Set a user's password (their sessions end, their API tokens are revoked)."""
     with user_errors():
         password = _password(password_stdin)
         with _open() as store:
-            store.set_password(name, password)
+            revoked = store.set_password(name, password)
             user = store.user(name)
-            _audit(store, "user.passwd", user.name)
+            _audit(store, "user.passwd", user.name, {"tokens_revoked": revoked})
     out.print(Text(f"Password of {user.name} changed"))
+    if revoked:
+        out.print(Text(f"Their {revoked} API token{'' if revoked == 1 else 's'} "
+                       f"{'was' if revoked == 1 else 'were'} revoked; make new ones with "
+                       f"`deepcite users token {user.name}` (or on the Account page)"))
 
 
 def _set_disabled(name: str, disabled: bool) -> None:
@@ -129,26 +134,69 @@ def logout_command(name: NameArg) -> None:
     out.print(Text(f"Ended {ended} session{'' if ended == 1 else 's'} of {user.name}"))
 
 
-@users_app.command("rm", help="Remove a user and their tokens; say what becomes of their runs.")
+@users_app.command(
+    "rm", help="Remove a user. Say what becomes of what they own: --delete-data deletes "
+    "their runs, watches and collections with the account; --transfer-to OTHER hands them "
+    "to the user OTHER. Their API tokens and sessions end either way.")
 def rm_command(
     name: NameArg,
-    keep_runs: Annotated[bool | None, typer.Option(
-        "--keep-runs/--delete-runs",
-        help="Keep the user's runs (with no owner) or delete them; one is required.")] = None,
+    delete_data: Annotated[bool, typer.Option(
+        "--delete-data", help="Delete the user's runs, watches and collections (their "
+        "files too) with the account.")] = False,
+    transfer_to: Annotated[str | None, typer.Option(
+        "--transfer-to", metavar="OTHER", help="Hand the user's runs, watches and "
+        "collections to the user OTHER (watches arrive paused, with no feed address).")
+    ] = None,
+    old_keep: Annotated[bool, typer.Option("--keep-runs", hidden=True)] = False,
+    old_delete: Annotated[bool, typer.Option("--delete-runs", hidden=True)] = False,
 ) -> None:
-    """Remove a user."""
-    with user_errors():
-        if keep_runs is None:
-            from deepcite.errors import InputError
+    """Remove a user, deleting or handing over what they own."""
+    from deepcite.errors import InputError, UserOwnsDataError
+    from deepcite.store.user_removal import remove_user
 
-            raise InputError("Say what becomes of the user's runs - add --keep-runs or "
-                             "--delete-runs")
+    with user_errors():
+        if old_keep or old_delete:
+            raise InputError("--keep-runs and --delete-runs are gone - use --delete-data to "
+                             "delete what the user owns, or --transfer-to OTHER to hand it "
+                             "to another user")
+        settings = settings_from({})
         with _open() as store:
             user = store.user(name)
-            runs = store.remove_user(name, keep_runs=keep_runs)
-            _audit(store, "user.remove", user.name, {"keep_runs": keep_runs, "runs": runs})
-    what = "kept" if keep_runs else "deleted"
-    out.print(Text(f"Removed user {user.name} ({runs} run{'' if runs == 1 else 's'} {what})"))
+            try:
+                removal, warnings = remove_user(store, settings, name,
+                                                delete_data=delete_data,
+                                                transfer_to=transfer_to)
+            except UserOwnsDataError:
+                owned = store.user_belongings(name).summary()
+                raise InputError(f"User {user.name} owns {owned} - add --delete-data to "
+                                 "delete them with the account, or --transfer-to OTHER to "
+                                 "hand them to another user") from None
+            _audit(store, "user.remove", user.name, _removal_detail(removal))
+    for warning in warnings:
+        warn(warning)
+    out.print(Text(removal_line(removal)))
+
+
+def _removal_detail(removal: UserRemoval) -> dict[str, Any]:
+    """The audit detail of a removal: what was owned and where it went."""
+    owned = removal.owned
+    return {"runs": owned.runs, "watches": owned.watches,
+            "collections": len(owned.collections),
+            "fate": ("transfer" if removal.transferred_to
+                     else "delete" if owned.any_data else "none"),
+            **({"to": removal.transferred_to} if removal.transferred_to else {})}
+
+
+def removal_line(removal: UserRemoval) -> str:
+    """``Removed user bob (3 runs and 1 watch deleted)``, or ``...; alice now owns``."""
+    owned = removal.owned
+    if removal.transferred_to:
+        paused = " (watches paused)" if owned.watches else ""
+        return (f"Removed user {removal.user}; {removal.transferred_to} now owns their "
+                f"{owned.summary()}{paused}")
+    if owned.any_data:
+        return f"Removed user {removal.user} ({owned.summary()} deleted)"
+    return f"Removed user {removal.user} (they owned nothing)"
 
 
 @users_app.command("token", help="Make an API token for a user (shown once).")

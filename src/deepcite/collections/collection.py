@@ -161,6 +161,12 @@ def collection_path(name: str, settings: Settings) -> Path:
     return collections_dir(settings) / f"{validate_name(name)}{SUFFIX}"
 
 
+def upload_folder(settings: Settings, name: str) -> Path:
+    """Where the files uploaded into collection ``name`` on the web pages are kept
+    (``name`` is valid); deleting the collection deletes the folder too."""
+    return Path(settings.data_dir).expanduser() / "uploads" / name
+
+
 def missing_collection(name: str) -> CollectionError:
     """The error for a collection name that names none (also what a name the asker
     may not search is answered, so that names reveal nothing)."""

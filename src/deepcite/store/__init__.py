@@ -26,9 +26,12 @@ from deepcite.store.records import (
     RunSummary,
     StoredRun,
     TokenInfo,
+    UserBelongings,
     UserInfo,
+    UserRemoval,
 )
 
 __all__ = ["ACTIVE", "ENDED", "AuditEntry", "ClaimedRun", "CollectionEntry", "CollectionSharing",
            "HistoryStore",
-           "RunStateInfo", "RunStatus", "RunSummary", "StoredRun", "TokenInfo", "UserInfo"]
+           "RunStateInfo", "RunStatus", "RunSummary", "StoredRun", "TokenInfo", "UserBelongings",
+           "UserInfo", "UserRemoval"]

@@ -44,6 +44,7 @@ from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow, UserRow
 from deepcite.store.queue_ops import QueueOps
 from deepcite.store.records import RunStatus, RunSummary, StoredRun
+from deepcite.store.removal_ops import RemovalOps
 from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.sharing_ops import SharingOps
 from deepcite.store.snapshot import settings_snapshot, snapshot_collections
@@ -59,7 +60,8 @@ logger = logging.getLogger(__name__)
 _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
-class HistoryStore(QueueOps, HeldRuns, SessionOps, UserOps, SharingOps, WatchOps):
+class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingOps,
+                   WatchOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening

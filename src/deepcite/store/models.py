@@ -248,15 +248,24 @@ class WebSessionRow(Base):
     last_seen_at: Mapped[datetime | None]
 
 
+#: The table option that makes SQLite keep the highest id ever used (``AUTOINCREMENT``,
+#: revision 0008): an id that names an owner, a token or a leased row is never handed
+#: out again, even after the newest row was deleted. PostgreSQL's sequences never go
+#: back anyway.
+NEVER_REUSED: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
 class UserRow(Base):
     """A user account (revision 0005).
 
     ``name`` is kept as typed; ``name_key`` is its case-folded form, unique, so names
     are unique regardless of case on every backend. ``password_hash`` is Argon2id
-    (:mod:`deepcite.security.passwords`), never the password.
+    (:mod:`deepcite.security.passwords`), never the password. Ids are never reused
+    (:data:`NEVER_REUSED`): a new account never inherits what still names a removed one.
     """
 
     __tablename__ = "users"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -272,6 +281,7 @@ class ApiTokenRow(Base):
     kept, so whoever reads the database cannot use a token from it."""
 
     __tablename__ = "api_tokens"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     user_id: Mapped[int] = mapped_column(
@@ -289,6 +299,7 @@ class AuditRow(Base):
     or ``None``) did what (``action``) to what (``target``), when, and from where."""
 
     __tablename__ = "audit_log"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     at: Mapped[datetime] = mapped_column(index=True)
@@ -361,6 +372,7 @@ class WatchRunRow(Base):
     scheduled slots a budget did not let run (no run; the reason in ``error``)."""
 
     __tablename__ = "watch_runs"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     watch_id: Mapped[str] = mapped_column(
@@ -386,6 +398,7 @@ class DeliveryRow(Base):
     try); a sender claims a row by moving ``next_attempt_at`` past its lease."""
 
     __tablename__ = "watch_deliveries"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     watch_run_id: Mapped[int] = mapped_column(

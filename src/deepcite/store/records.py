@@ -143,6 +143,48 @@ class UserInfo(_Record):
     tokens: int = 0
 
 
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+class UserBelongings(_Record):
+    """What a user owns, as removing them must decide: their ``runs``, ``watches`` and
+    the ``collections`` recorded as theirs (names); and their live API ``tokens``,
+    which end with the account whatever is decided."""
+
+    runs: int = 0
+    watches: int = 0
+    collections: list[str] = Field(default_factory=list)
+    tokens: int = 0
+
+    @property
+    def any_data(self) -> bool:
+        """Whether there is anything to delete or hand over (tokens are not: they end)."""
+        return bool(self.runs or self.watches or self.collections)
+
+    def summary(self) -> str:
+        """``3 runs, 1 watch and 2 collections`` (``nothing`` when there is none)."""
+        parts = [_counted(self.runs, "run"), _counted(self.watches, "watch"),
+                 _counted(len(self.collections), "collection")]
+        parts = [part for part in parts if not part.startswith("0 ")]
+        if not parts:
+            return "nothing"
+        return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+class UserRemoval(_Record):
+    """What removing a user did: whose account (``user``), what they ``owned``, who it
+    went to (``transferred_to``; ``None``: it was deleted, or there was nothing), and
+    the collections whose files are still to be deleted (``delete_collections``: their
+    records are gone from the store; :func:`deepcite.store.user_removal.remove_user`
+    deletes the files)."""
+
+    user: str
+    owned: UserBelongings
+    transferred_to: str | None = None
+    delete_collections: list[str] = Field(default_factory=list)
+
+
 class CollectionSharing(_Record):
     """Who may search a collection: its ``owner`` (a user name; ``None``: no one, admins
     only), ``everyone``, the named ``users``; ``public`` for the bundled demo."""

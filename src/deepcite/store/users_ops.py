@@ -10,7 +10,9 @@ token from it.
 
 Once any user exists the web app, the REST API and MCP over HTTP need a session or a
 token (``docs/accounts.md``). Changing a password, disabling or removing a user ends
-every web session of theirs at once (:meth:`UserOps.end_sessions`). The first admin
+every web session of theirs at once (:meth:`UserOps.end_sessions`); a password change
+revokes their API tokens too, and removing a user deletes them
+(:mod:`deepcite.store.removal_ops`). The first admin
 created takes over the runs recorded before accounts existed (``owner_id`` ``NULL``).
 """
 
@@ -24,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import delete, exc, func, select, update
+from sqlalchemy import exc, func, select, update
 from sqlalchemy.orm import Session
 
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
@@ -106,13 +108,17 @@ class UserOps(StoreBase):
     # ------------------------------------------------------------------ users
 
     def add_user(self, name: str, password: str, *, admin: bool = False,
-                 now: datetime | None = None) -> UserInfo:
-        """Create a user; a :class:`DuplicateUserError` when the name (case aside) is
-        taken, an :class:`InputError` for a bad name or a password under 8 characters."""
+                 disabled: bool = False, now: datetime | None = None) -> UserInfo:
+        """Create a user (``disabled``: waiting for an admin's approval from the start);
+        a :class:`DuplicateUserError` when the name (case aside) is taken, an
+        :class:`InputError` for a bad name or a password under 8 characters.
+
+        The password is hashed before the name is looked up, so a taken name costs the
+        same work as a free one (sign-up must not tell them apart)."""
         check_user_name(name)
         hashed = hash_password(check_new_password(password))
         row = UserRow(name=name, name_key=name.casefold(), password_hash=hashed,
-                      is_admin=admin, disabled=False, created_at=now or datetime.now(UTC))
+                      is_admin=admin, disabled=disabled, created_at=now or datetime.now(UTC))
         taken = DuplicateUserError(f"There is already a user {name!r} - {_LIST_HINT}")
         with self._database_errors():
             try:
@@ -180,14 +186,20 @@ class UserOps(StoreBase):
                                 .values(password_hash=hash_password(password)))
         return _user_info(row)
 
-    def set_password(self, name: str, password: str) -> None:
+    def set_password(self, name: str, password: str, *, now: datetime | None = None) -> int:
         """Give the user a new password (at least 8 characters), ending every web
-        session of theirs: whoever knew the old one is logged out everywhere."""
+        session and revoking every live API token of theirs: whoever knew the old
+        password - and may have made a token with it - is locked out everywhere.
+        Returns how many tokens were revoked (front ends tell the user)."""
         hashed = hash_password(check_new_password(password))
+        moment = now or datetime.now(UTC)
         with self._writing() as session:
             row = self._user_row(session, name)
             row.password_hash = hashed
-            self._end_sessions(session, row.name)
+            self._end_sessions(session, row.name, moment)
+            return self._changed(session, update(ApiTokenRow).where(
+                ApiTokenRow.user_id == row.id, ApiTokenRow.revoked_at.is_(None))
+                .values(revoked_at=moment))
 
     def set_disabled(self, name: str, disabled: bool) -> bool:
         """Disable (or enable again) the user: a disabled user's password and tokens
@@ -211,27 +223,6 @@ class UserOps(StoreBase):
         return self._changed(session, update(WebSessionRow).where(
             WebSessionRow.user_name == name, WebSessionRow.revoked_at.is_(None))
             .values(revoked_at=now or datetime.now(UTC)))
-
-    def remove_user(self, name: str, *, keep_runs: bool) -> int:
-        """Remove the user and their tokens. Their runs stay, with no owner, when
-        ``keep_runs``; else they are deleted. Returns how many runs were kept or deleted."""
-        with self._writing() as session:
-            row = self._user_row(session, name)
-            owned = list(session.scalars(select(Run.id).where(Run.owner_id == row.id)))
-            if keep_runs:
-                session.execute(update(Run).where(Run.owner_id == row.id)
-                                .values(owner_id=None))
-            else:
-                session.execute(delete(Run).where(Run.owner_id == row.id))
-            session.execute(delete(ApiTokenRow).where(ApiTokenRow.user_id == row.id))
-            self._end_sessions(session, row.name)
-            session.execute(delete(UserRow).where(UserRow.id == row.id))
-        if not keep_runs:
-            with self._lock:
-                for run_id in owned:
-                    self._pending.pop(run_id, None)
-                    self._held.discard(run_id)
-        return len(owned)
 
     # ------------------------------------------------------------------ tokens
 

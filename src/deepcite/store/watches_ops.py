@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 from deepcite.errors import BudgetError, StoreError, UnknownWatchError
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.base import IdKind, StoreBase, resolve_prefix
-from deepcite.store.models import DeliveryRow, Run, WatchRow, WatchRunRow
+from deepcite.store.models import DeliveryRow, Run, UserRow, WatchRow, WatchRunRow
 from deepcite.store.records import ENDED, RunStatus
 from deepcite.store.watch_records import (
     DeliveryInfo,
@@ -80,6 +80,15 @@ def _started(query: Select[Any], since: datetime, watch_id: str | None,
         query = query.join(WatchRow, WatchRow.id == WatchRunRow.watch_id).where(
             WatchRow.owner_id == owner_id)
     return query
+
+
+def _owner_enabled() -> ColumnElement[bool]:
+    """The watches whose owner may have them run: no owner (a server without accounts,
+    the command line), or an owner who exists and is not disabled. A disabled user's
+    watches are not due, send nothing and have no feed until they are enabled again;
+    a removed user's leave with them (:mod:`deepcite.store.removal_ops`)."""
+    return WatchRow.owner_id.is_(None) | WatchRow.owner_id.in_(
+        select(UserRow.id).where(UserRow.disabled.is_(False)))
 
 
 def _sees(access: Access) -> ColumnElement[bool]:
@@ -221,12 +230,13 @@ class WatchOps(StoreBase):
             return row.webhook_secret if row is not None else None
 
     def watch_for_feed_token(self, token: str) -> WatchInfo | None:
-        """The watch whose feed token ``token`` is (``None``: none, or rotated away)."""
+        """The watch whose feed token ``token`` is (``None``: none, rotated away, or its
+        owner is disabled - answered exactly as an unknown token)."""
         if not token.startswith(FEED_TOKEN_PREFIX):
             return None
         with self._reading() as session:
             row = session.scalar(select(WatchRow).where(
-                WatchRow.feed_token_hash == feed_token_hash(token)))
+                WatchRow.feed_token_hash == feed_token_hash(token), _owner_enabled()))
             return _watch(row) if row is not None else None
 
     # ------------------------------------------------------------------ due watches
@@ -235,7 +245,9 @@ class WatchOps(StoreBase):
                           next_run: Callable[[WatchInfo, datetime], datetime | None],
                           *, limit: int = 100) -> builtins.list[WatchInfo]:
         """The active watches due at ``now`` that this call claimed (each exactly once,
-        however many processes call at once), as they were when due.
+        however many processes call at once), as they were when due. A watch of a
+        disabled owner is never due: it stays where it is, and once its owner is
+        enabled again a slot it missed runs once, as after downtime.
 
         ``next_run(watch, now)`` is the watch's next slot after ``now`` (from its
         schedule); a claimed watch's ``next_run_at`` is set to it, so a watch whose
@@ -245,7 +257,7 @@ class WatchOps(StoreBase):
             due = [_watch(row) for row in session.scalars(
                 select(WatchRow).where(WatchRow.status == "active",
                                        WatchRow.next_run_at.is_not(None),
-                                       WatchRow.next_run_at <= now)
+                                       WatchRow.next_run_at <= now, _owner_enabled())
                 .order_by(WatchRow.next_run_at, WatchRow.id).limit(max(limit, 0)))]
         claimed: builtins.list[WatchInfo] = []
         for watch in due:
@@ -253,7 +265,7 @@ class WatchOps(StoreBase):
             with self._writing() as session:
                 if self._changed(session, update(WatchRow).where(
                         WatchRow.id == watch.id, WatchRow.status == "active",
-                        WatchRow.next_run_at == watch.next_run_at)
+                        WatchRow.next_run_at == watch.next_run_at, _owner_enabled())
                         .values(next_run_at=following)):
                     claimed.append(watch)
         return claimed
@@ -396,9 +408,11 @@ class WatchOps(StoreBase):
         """Pending deliveries due at ``now`` that this call leased (each once, however
         many processes call): one attempt counted, ``next_attempt_at`` moved ``lease_s``
         ahead - :meth:`mark_delivery` says how it went. ``watch_id``: that watch's only
-        (``deepcite watch run`` sends what its run queued, nobody else's)."""
-        query = select(DeliveryRow).where(DeliveryRow.status == "pending",
-                                          DeliveryRow.next_attempt_at <= now)
+        (``deepcite watch run`` sends what its run queued, nobody else's). The
+        deliveries of a disabled owner's watches wait until the owner is enabled."""
+        query = select(DeliveryRow).join(WatchRow, WatchRow.id == DeliveryRow.watch_id).where(
+            DeliveryRow.status == "pending", DeliveryRow.next_attempt_at <= now,
+            _owner_enabled())
         if watch_id is not None:
             query = query.where(DeliveryRow.watch_id == watch_id)
         with self._reading() as session:

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepcite.collections.collection import upload_folder as upload_folder  # re-exported
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore
@@ -35,11 +36,6 @@ logger = logging.getLogger(__name__)
 
 #: Failed documents kept per outcome: enough to act on, never a huge registry row.
 MAX_FAILED_KEPT = 200
-
-
-def upload_folder(settings: Settings, name: str) -> Path:
-    """Where the files uploaded into collection ``name`` are kept (``name`` is valid)."""
-    return Path(settings.data_dir).expanduser() / "uploads" / name
 
 
 def inside_roots(folder: str, roots: tuple[str, ...]) -> Path | None:

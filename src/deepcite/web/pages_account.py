@@ -8,6 +8,10 @@ everywhere at once - and this browser is logged in again with a fresh session, s
 person who changed it carries on. Wrong current passwords count against the login
 throttle: a borrowed session cannot be used to guess the password at leisure.
 
+A password change also revokes every API token of the user (a token made by whoever
+knew the old password must not outlive it); the page says how many, and new ones are
+made below.
+
 A new token is shown once, on the page the form's POST answers (never in a URL, never
 again: the store keeps only its hash). Token and password changes are audited with
 the user as the actor.
@@ -31,6 +35,19 @@ NOTICES = {
     "password": "Password changed. Every other session of yours has been logged out.",
     "revoked": "Token revoked: it stops working at once.",
 }
+
+
+def notice_of(done: str, revoked: str = "") -> str | None:
+    """The notice of ``/account?done=...``; after a password change, how many API
+    tokens it revoked (``revoked``) too."""
+    notice = NOTICES.get(done)
+    if notice is None or done != "password" or not revoked.isdigit() or revoked == "0":
+        return notice
+    count = min(int(revoked[:6]), 999_999)
+    tokens = "token was" if count == 1 else "tokens were"
+    return f"{notice} Your {count} API {tokens} revoked; create new ones below."
+
+
 #: Longest token label kept (the store cuts at 200 too).
 LABEL_CHARS = 200
 
@@ -56,9 +73,9 @@ def routes(kit: PageKit) -> APIRouter:
                           new_label=new_label)
 
     @router.get("/account", response_class=HTMLResponse)
-    def account(request: Request, done: str = "") -> Response:
+    def account(request: Request, done: str = "", revoked: str = "") -> Response:
         session = kit.session_for(request)
-        return account_page(request, session, notice=NOTICES.get(done))
+        return account_page(request, session, notice=notice_of(done, revoked))
 
     @router.post("/account/password")
     async def password(request: Request) -> Response:
@@ -87,15 +104,16 @@ def routes(kit: PageKit) -> APIRouter:
         if new != again:
             return account_page(request, session, 400, problem="The two new passwords "
                                 "differ - type the same one twice")
-        try:
-            kit.history.set_password(user.name, new)  # ends every session of the user
+        try:  # ends every session of the user, revokes every token
+            revoked = kit.history.set_password(user.name, new)
         except InputError as exc:
             return account_page(request, session, 400, problem=str(exc))
         kit.throttle.succeeded(host, user.name)
         kit.history.audit("user.passwd", actor=user.name, target=user.name, address=host,
-                          detail={"via": "web"})
+                          detail={"via": "web", "tokens_revoked": revoked})
         sessions = kit.sessions
-        response = RedirectResponse("/account?done=password", status_code=303)
+        said = f"&revoked={revoked}" if revoked else ""
+        response = RedirectResponse(f"/account?done=password{said}", status_code=303)
         sessions.store(response, sessions.log_in(kit.history.user(user.name)), request)
         return response
 

@@ -1,6 +1,6 @@
 """The admin area: the users (add, enable/disable - which is also how self-registered
-accounts waiting for approval are approved -, end their sessions, remove them keeping
-or deleting their runs) and the audit log.
+accounts waiting for approval are approved -, end their sessions, remove them deleting
+what they own or handing it to another user) and the audit log.
 
 Only admins see it. Anyone else - a user who is not an admin, or a server without
 accounts - gets the same 404 as an unknown page, so the area does not say it exists.
@@ -21,6 +21,7 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.store import UserInfo
+from deepcite.store.user_removal import remove_user as remove_user_and_data
 from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import Session
@@ -28,8 +29,8 @@ from deepcite.web.pages_auth import Session
 #: Audit entries per page of ``/admin/audit`` unless ``limit`` says otherwise, and most.
 AUDIT_LIMIT, AUDIT_MAX = 100, 1000
 #: The actions the audit filter suggests (any other can be typed).
-KNOWN_ACTIONS = ("login", "login.failed", "logout", "user.register", "user.passwd",
-                 "token.create", "token.revoke", "token.use", "run.delete",
+KNOWN_ACTIONS = ("login", "login.failed", "logout", "user.register", "user.register.taken",
+                 "user.passwd", "token.create", "token.revoke", "token.use", "run.delete",
                  "collection.share", "admin.add", "admin.enable", "admin.disable",
                  "admin.end_sessions", "admin.remove")
 
@@ -54,15 +55,18 @@ def routes(kit: PageKit) -> APIRouter:
                    problem: str | None = None, notice: str | None = None,
                    typed_name: str = "", remove: UserInfo | None = None) -> HTMLResponse:
         admin = admin_user(session)
+        users = ordered(kit.history.users())
+        owned = kit.history.user_belongings(remove.name) if remove is not None else None
+        heirs = [user for user in users if remove is not None and user.id != remove.id]
         return kit.render(request, session, "admin.html", status, title="Users",
-                          users=ordered(kit.history.users()), me=admin.name,
-                          problem=problem, notice=notice, typed_name=typed_name,
-                          remove=remove)
+                          users=users, me=admin.name, problem=problem, notice=notice,
+                          typed_name=typed_name, remove=remove, owned=owned,
+                          heirs=sorted(heirs, key=lambda user: user.name.casefold()))
 
     @router.get("/admin", response_class=HTMLResponse)
-    def admin(request: Request, done: str = "", name: str = "") -> Response:
+    def admin(request: Request, done: str = "", name: str = "", to: str = "") -> Response:
         session = kit.session_for(request)
-        notice = _notice(done, name)
+        notice = _notice(done, name, to)
         return users_page(request, session, notice=notice)
 
     @router.get("/admin/audit", response_class=HTMLResponse)
@@ -168,10 +172,6 @@ def routes(kit: PageKit) -> APIRouter:
     def remove_user(request: Request, session: Session, name: str,
                     form: FormData) -> Response:
         admin = admin_user(session)
-        runs = form.get("runs")
-        if runs not in ("keep", "delete"):
-            return users_page(request, session, 400, problem="Say whether to keep or "
-                              "delete the user's runs")
         try:
             target = kit.history.user(name)
         except UnknownUserError:
@@ -179,9 +179,26 @@ def routes(kit: PageKit) -> APIRouter:
                                  "page lists them")
         if target.id == admin.id:
             return refuse_self(request, session, "remove")
-        count = kit.history.remove_user(target.name, keep_runs=runs == "keep")
-        audited(request, admin, "remove", target, runs=count, kept=runs == "keep")
-        return _done("removed-kept" if runs == "keep" else "removed-deleted", target.name)
+        fate, heir = form.get("fate"), form.get("to")
+        if fate not in ("delete", "transfer", "none") or (
+                fate == "transfer" and not (isinstance(heir, str) and heir.strip())):
+            return users_page(request, session, 400, remove=target, problem="Say whether "
+                              f"to delete what {target.name} owns or hand it to another user")
+        try:
+            removal, _left = remove_user_and_data(
+                kit.history, kit.state.settings, target.name, delete_data=fate == "delete",
+                transfer_to=heir.strip() if fate == "transfer" and isinstance(heir, str)
+                else None)
+        except (InputError, UnknownUserError) as exc:  # owns something now, unknown heir
+            return users_page(request, session, 400, remove=target,
+                              problem=str(exc).split(" - `deepcite")[0])
+        owned = removal.owned
+        audited(request, admin, "remove", target, runs=owned.runs, watches=owned.watches,
+                collections=len(owned.collections), fate=fate,
+                **({"to": removal.transferred_to} if removal.transferred_to else {}))
+        if removal.transferred_to:
+            return _done("removed-transferred", target.name, removal.transferred_to)
+        return _done("removed-deleted" if owned.any_data else "removed", target.name)
 
     def refuse_self(request: Request, session: Session, verb: str) -> Response:
         return users_page(request, session, 400, problem=f"You cannot {verb} your own "
@@ -195,17 +212,21 @@ _NOTICES = {
     "enabled": "{name} is enabled and can log in.",
     "disabled": "{name} is disabled: their sessions and tokens stopped working at once.",
     "ended": "Every session of {name} has ended.",
-    "removed-kept": "Removed {name}; their runs are kept, with no owner (admins see them).",
-    "removed-deleted": "Removed {name} and deleted their runs.",
+    "removed": "Removed {name}; they owned nothing.",
+    "removed-deleted": "Removed {name} and deleted their runs, watches and collections.",
+    "removed-transferred": "Removed {name}; {to} now owns their runs, watches and "
+                           "collections (the watches are paused until {to} resumes them).",
 }
 
 
-def _done(what: str, name: str) -> Response:
-    """Back to the users list, saying what was done to ``name``."""
-    return RedirectResponse("/admin?" + urlencode({"done": what, "name": name}),
+def _done(what: str, name: str, to: str = "") -> Response:
+    """Back to the users list, saying what was done to ``name`` (and who got their
+    things: ``to``)."""
+    return RedirectResponse("/admin?" + urlencode({"done": what, "name": name,
+                                                   **({"to": to} if to else {})}),
                             status_code=303)
 
 
-def _notice(done: str, name: str) -> str | None:
+def _notice(done: str, name: str, to: str = "") -> str | None:
     text = _NOTICES.get(done)
-    return text.format(name=name[:200]) if text is not None else None
+    return text.format(name=name[:200], to=to[:200]) if text is not None else None

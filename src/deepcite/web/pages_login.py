@@ -1,5 +1,9 @@
 """Logging in and out: with the server token, or as a user (accounts), and
-self-registration when ``web.registration`` is on."""
+self-registration when ``web.registration`` is on.
+
+Neither says whether a user name exists: a wrong name and a wrong password are the same
+"Wrong name or password" (after the same work: an unknown name verifies a dummy hash),
+and sign-up answers a taken name exactly as a free one (:func:`_signed_up`)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import DuplicateUserError, InputError
 from deepcite.store import UserInfo
+from deepcite.store.users_ops import check_new_password, check_user_name
 from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit
 from deepcite.web.pages_auth import CSRF_FIELD, Session, safe_next
@@ -126,23 +131,38 @@ def _register(kit: PageKit, request: Request, form: FormData) -> Response:
     elif password != again:
         problem = "The two passwords differ - type the same one twice"
     else:
-        problem = ""
-        approval = kit.state.settings.web.registration_approval
+        name = name.strip()
         try:
-            user = kit.history.add_user(name.strip(), password)
-            if approval:
-                kit.history.set_disabled(user.name, True)
-        except (InputError, DuplicateUserError) as exc:
-            problem = str(exc).split(" - `deepcite")[0]
+            check_user_name(name)
+            check_new_password(password)
+        except InputError as exc:
+            problem = str(exc)
         else:
-            kit.throttle.failed(host)  # one sign-up per attempt slot
-            kit.history.audit("user.register", actor=user.name, address=host,
-                              detail={"approval": approval})
-            if approval:
-                return kit.render(request, session, "register.html", 202,
-                                  title="Account requested", done=True)
-            response = RedirectResponse("/", status_code=303)
-            sessions.store(response, sessions.log_in(user), request)
-            return response
+            return _signed_up(kit, request, session, name, password, host)
     return kit.render(request, session, "register.html", 400, title="Create an account",
                       user_name=name if isinstance(name, str) else "", problem=problem)
+
+
+def _signed_up(kit: PageKit, request: Request, session: Session, name: str, password: str,
+               host: str | None) -> Response:
+    """Make the account, or find the name taken - and answer both the same.
+
+    Whether a name exists is nobody's business before they log in: a taken name gets
+    the same status and page as a free one, after the same work (the password is hashed
+    either way, one audit entry is written either way). No one is logged in here, not
+    even with a free name and no approval needed: that would tell the two apart. The
+    person logs in with the name and password they chose; if that fails, the name was
+    taken (the page says so), and the admins see the attempt in the audit log
+    (``user.register.taken``)."""
+    approval = kit.state.settings.web.registration_approval
+    kit.throttle.failed(host)  # one sign-up per attempt slot, made or not
+    try:
+        user = kit.history.add_user(name, password, disabled=approval)
+    except DuplicateUserError:
+        kit.history.audit("user.register.taken", actor=None, target=name, address=host,
+                          detail={"approval": approval})
+    else:
+        kit.history.audit("user.register", actor=user.name, address=host,
+                          detail={"approval": approval})
+    return kit.render(request, session, "register.html", 202, title="Account requested",
+                      done=True, user_name=name, approval=approval)
