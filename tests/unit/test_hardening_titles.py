@@ -124,3 +124,23 @@ def test_other_exports_keep_the_hostile_title_as_text(case: str) -> None:
     assert title_line.startswith("# ") and not _SHORTCODE.search(title_line)
     for fmt in ("bibtex", "ris", "csl-json"):
         assert "injected\n" not in export_report(report, fmt).data.decode()
+
+
+def test_source_fields_cannot_add_records_or_commands_to_the_bibliographies() -> None:
+    """Titles, authors, venues and paths of sources are metadata too: each stays one
+    value of one record in RIS (line-based) and BibTeX (brace-counted)."""
+    rispy = pytest.importorskip("rispy")
+    hostile = "Real\nER  - \nTY  - JOUR\nTI  - injected\n"
+    source = Source(number=1, title=hostile + "}, note = {x", url="https://example.org/a",
+                    canonical_url="https://example.org/a", snippet="text",
+                    engine="openalex",
+                    metadata={"authors": [hostile, "Ann \\input{/etc/passwd} Lee"],
+                              "venue": hostile, "doi": "10.1/x\nER  - ", "year": 2024})
+    report = ResearchResult(question="Q?", title=HOSTILE_TITLES["yaml break"],
+                            answer="Text [1].", strategy="standard", handler="standard",
+                            sources=[source])
+    records = rispy.loads(export_report(report, "ris").data.decode())
+    assert len(records) == 1 and "injected" not in records[0].get("type_of_reference", "")
+    assert all("\n" not in str(value) for value in records[0].values())
+    bib = export_report(report, "bibtex").data.decode()
+    assert bib.count("@") == 1 and "\\input{" not in bib and "\nTI  - " not in bib
