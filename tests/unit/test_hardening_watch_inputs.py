@@ -282,3 +282,23 @@ def test_the_cli_prints_the_secret_it_made(site: Site) -> None:  # noqa: F811
     assert done.exit_code == 0, done.output
     added = json.loads(done.output)
     assert site.store.webhook_secret(added["id"]) == added["webhook_secret"]
+
+
+def test_the_store_rotates_a_secret_only_for_who_may_see_the_watch(
+        store: HistoryStore) -> None:
+    """On SQLite and PostgreSQL: a new secret replaces the old one; another user's watch
+    is unknown and keeps its secret."""
+    from deepcite.errors import UnknownWatchError
+    from deepcite.store.access import Access
+
+    ann = store.add_user("ann", "correct horse battery")
+    bob = store.add_user("bob", "correct horse battery")
+    watch, _ = store.add_watch(name="w", request={"question": "Q?"}, schedule="on demand",
+                               targets=[{"kind": "webhook", "url": "https://h.example/a"}],
+                               next_run_at=None, owner_id=ann.id)
+    first = store.webhook_secret(watch.id)
+    fresh = store.rotate_webhook_secret(watch.id[:8], Access(user_id=ann.id, name="ann"))
+    assert fresh != first and len(fresh) == 64 and store.webhook_secret(watch.id) == fresh
+    with pytest.raises(UnknownWatchError):
+        store.rotate_webhook_secret(watch.id, Access(user_id=bob.id, name="bob"))
+    assert store.webhook_secret(watch.id) == fresh
