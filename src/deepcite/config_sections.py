@@ -7,9 +7,11 @@ about one thing; ``deepcite.config`` re-exports every model here.
 from __future__ import annotations
 
 import ipaddress
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_core import PydanticCustomError
@@ -18,6 +20,70 @@ from deepcite.plugins import LLM_PROVIDERS_GROUP, closest, entry_point_names, ke
 
 #: ``llm.provider`` values that need no plugin (``deepcite.llm.PROVIDERS`` plus ``auto``).
 BUILTIN_PROVIDERS = ("auto", "local", "ollama", "openai", "anthropic")
+
+#: A collection name: it becomes a file name under the data folder, so never a path.
+#: The one rule, here at the bottom of the layers so that the settings refuse what
+#: :func:`deepcite.collections.collection.validate_name` refuses, with its words.
+COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: An Elasticsearch index name as the cluster takes one (lower case, none of
+#: ``\ / * ? " < > | , #`` or blanks, not ``.``/``..``, not starting ``-_+``); it goes
+#: into the path of every search request.
+_INDEX_NAME = re.compile(r"(?![-_+])(?!\.{1,2}$)[^A-Z\\/*?\"<>|,#\s:]{1,255}")
+
+
+def _shown(name: str) -> str:
+    """``name`` quoted for a message, cut short: a request may send a megabyte."""
+    return repr(name if len(name) <= 80 else name[:77] + "...")
+
+
+def collection_name_problem(name: object) -> str | None:
+    """Why ``name`` is not a collection name, in one line saying what to use; ``None``
+    when it is one."""
+    if not isinstance(name, str):
+        kind = "None" if name is None else type(name).__name__
+        return f"A collection name must be text (str), not {kind}"
+    if "/" in name or "\\" in name:
+        # Said before anything looks at the file system, so the reply is the same
+        # whether or not something exists at that path.
+        return (f"Invalid collection name {_shown(name)}: a collection is named, not a "
+                "path - use 1-64 characters from letters, digits, '_', '.' and '-' (a "
+                "folder is indexed under a name with `deepcite collection add FOLDER "
+                "--name NAME`)")
+    if not COLLECTION_NAME.fullmatch(name):
+        return (f"Invalid collection name {_shown(name)}: use 1-64 characters from "
+                "letters, digits, '_', '.' and '-', starting with a letter or digit")
+    return None
+
+
+def http_url_problem(value: str) -> str | None:
+    """Why ``value`` is not an ``http``/``https`` URL with a host, or ``None``.
+
+    Every URL setting names a service deepcite connects to (or links to, for
+    ``watches.base_url``); the egress policy would refuse any other scheme at connect
+    time, so the setting is refused where it is written - the config file, the
+    environment, the settings page - instead of failing each run.
+    """
+    hint = "use http://host:port or https://host"
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 - a bad port raises here
+    except ValueError:
+        return f"not an http(s) URL (it does not parse) - {hint}"
+    if parts.scheme.lower() not in ("http", "https"):
+        shown = f"{parts.scheme}:" if parts.scheme else "no scheme"
+        return f"not an http(s) URL ({shown}) - {hint}"
+    if not parts.hostname:
+        return f"not an http(s) URL (it has no host) - {hint}"
+    return None
+
+
+def _checked_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    problem = http_url_problem(value)
+    if problem is not None:
+        raise PydanticCustomError("http_url", problem)
+    return value
 
 
 def proxy_entry_problem(entry: str) -> str | None:
@@ -62,6 +128,8 @@ class LLMSettings(_Section):
     )
     threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
     timeout_seconds: float = Field(default=120.0, gt=0)
+
+    _urls = field_validator("base_url", "ollama_url")(_checked_url)
 
     @field_validator("provider")
     @classmethod
@@ -108,6 +176,15 @@ class SearchSettings(_Section):
     max_results: int = Field(default=5, ge=1, le=100, description="results per query")
     concurrency: int = Field(default=4, ge=1, le=64, description="parallel searches")
 
+    @field_validator("collections")
+    @classmethod
+    def _collection_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            problem = collection_name_problem(name)
+            if problem is not None:
+                raise PydanticCustomError("collection_name", problem)
+        return value
+
 
 #: The API key settings of the built-in engines (``engines.<name>``).
 EngineKey = Literal["tavily_api_key", "perplexity_api_key", "brave_api_key",
@@ -148,6 +225,18 @@ class EngineSettings(_Section):
     plugins: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="settings of plugin engines by engine name; in "
         "deepcite.toml as [engines.NAME] tables")
+
+    _urls = field_validator("searxng_url", "elasticsearch_url")(_checked_url)
+
+    @field_validator("elasticsearch_index")
+    @classmethod
+    def _index_name(cls, value: str) -> str:
+        if not _INDEX_NAME.fullmatch(value):
+            raise PydanticCustomError(
+                "index_name", "{name} is not an Elasticsearch index name - use lower-case "
+                "letters, digits, '-', '_' and '.', not starting with '-', '_' or '+'",
+                {"name": _shown(value)})
+        return value
 
     @field_validator("rate_per_second", "plugins")
     @classmethod
@@ -353,6 +442,8 @@ class WatchSettings(_Section):
     base_url: str | None = Field(
         default=None, max_length=2000, description="the server's public address, for "
         "links in notices, e.g. https://research.example.org")
+
+    _urls = field_validator("base_url")(_checked_url)
 
 
 class DeliverySettings(_Section):

@@ -113,8 +113,12 @@ def create_watch(page: Any, base: str, question: str, collection: str,
     page.fill("input[name=schedule]", schedule)
     page.check(f"#watch-collections input[value={collection}]")
     page.click("#watch-form button[type=submit]")
-    page.wait_for_url(re.compile(r".*/watches/[0-9a-f]{32}\?done=created"))
-    return str(page.url).split("?", 1)[0]
+    # the answer is the new watch's page (its secrets shown once), at the form's URL
+    page.get_by_text("The watch was created").wait_for()
+    action = page.locator("form[action$='/run']").first.get_attribute("action") or ""
+    match = re.fullmatch(r"/watches/([0-9a-f]{32})/run", action)
+    assert match, action
+    return f"{base}/watches/{match.group(1)}"
 
 
 def inbox_says(page: Any, text: str, timeout_s: float = 300) -> None:

@@ -16,7 +16,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from deepcite.config import Settings
-from deepcite.errors import StoreError
+from deepcite.errors import StoreError, UnknownRunError
 from deepcite.store import HistoryStore, RunSummary, StoredRun
 from deepcite.store.body import stored_body
 from deepcite.store.engine import create_store_engine
@@ -260,7 +260,10 @@ def test_bad_references_are_one_line_errors(store: HistoryStore, settings: Setti
     for question in ("first", "second", "third"):
         save(store, quick_result(question), settings)
     for call in (store.get, store.delete):
-        with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")
+        # Every way of naming no single run is "unknown" (a 404 on the web), not a
+        # store failure (503): only the words tell the cases apart.
+        with pytest.raises(UnknownRunError,
+                           match=message.replace("(", r"\(").replace(")", r"\)")
                            ) as caught:
             call(ref)
         assert "\n" not in str(caught.value)

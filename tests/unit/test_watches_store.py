@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from deepcite.config import Settings, load_settings
-from deepcite.errors import BudgetError, InputError, StoreError, UnknownWatchError
+from deepcite.errors import BudgetError, InputError, UnknownWatchError
 from deepcite.store import HistoryStore
 from deepcite.store.access import Access
 from deepcite.store.engine import create_store_engine
@@ -267,7 +267,7 @@ def test_each_user_sees_only_their_watches(store: HistoryStore) -> None:
             attempt()
     admin = Access(user_id=99, admin=True)
     assert {w.id for w in store.watches(admin)} == {mine.id, theirs.id}
-    with pytest.raises(StoreError, match="too short"):
+    with pytest.raises(UnknownWatchError, match="too short"):
         store.watch("ab")
 
 

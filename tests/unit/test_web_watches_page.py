@@ -102,9 +102,12 @@ def _create(browser: TestClient, **fields: Any) -> Any:
 
 
 def _watch_id(reply: Any) -> str:
-    assert reply.status_code == 303, reply.text[:500]
-    match = re.fullmatch(r"/watches/([0-9a-f]{32})\?done=created", reply.headers["location"])
-    assert match, reply.headers["location"]
+    """The id of the watch the form made: its page is the answer to the post (the feed
+    address and webhook secret are shown there, once)."""
+    assert reply.status_code == 201, reply.text[:500]
+    assert "The watch was created" in reply.text
+    match = re.search(r'action="/watches/([0-9a-f]{32})/run"', reply.text)
+    assert match, reply.text[:500]
     return match.group(1)
 
 

@@ -27,7 +27,6 @@ import contextlib
 import functools
 import logging
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,12 +41,13 @@ from deepcite.collections.index import Hit, Index
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
 from deepcite.collections.paths import file_path
 from deepcite.config import Settings, load_settings
+from deepcite.config_sections import COLLECTION_NAME, collection_name_problem
 from deepcite.errors import CollectionError
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+NAME_PATTERN = COLLECTION_NAME
 SUFFIX = ".sqlite"
 ENGINE_NAME = "local"
 
@@ -122,32 +122,19 @@ def _as_inputs(value: object) -> list[Path]:
                           f"them, not {shown}")
 
 
-def _shown(name: str) -> str:
-    """``name`` quoted for a message, cut short: a request may send a megabyte."""
-    return repr(name if len(name) <= 80 else name[:77] + "...")
-
-
 def validate_name(name: str) -> str:
     """Return ``name`` if it is a valid collection name, else raise ``CollectionError``.
 
     Every front end that takes a name from a request calls this (and :meth:`Collection.named`
     does again), because a name becomes a file name under the data folder: a path given
-    as a name must never reach the file system.
+    as a name must never reach the file system. The rule itself is
+    :func:`deepcite.config_sections.collection_name_problem`, which the settings
+    (``search.collections``) use too, so a config file and a request refuse the same
+    names with the same words.
     """
-    if not isinstance(name, str):
-        raise CollectionError(f"A collection name must be text (str), not {_kind(name)}")
-    if "/" in name or "\\" in name:
-        # Said before anything looks at the file system, so the reply is the same
-        # whether or not something exists at that path.
-        raise CollectionError(
-            f"Invalid collection name {_shown(name)}: a collection is named, not a path - "
-            f"use 1-64 characters from letters, digits, '_', '.' and '-' (a folder is "
-            f"indexed under a name with `deepcite collection add FOLDER --name NAME`)")
-    if not NAME_PATTERN.fullmatch(name):
-        raise CollectionError(
-            f"Invalid collection name {_shown(name)}: use 1-64 characters from letters, digits, "
-            f"'_', '.' and '-', starting with a letter or digit"
-        )
+    problem = collection_name_problem(name)
+    if problem is not None:
+        raise CollectionError(problem)
     return name
 
 

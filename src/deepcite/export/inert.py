@@ -27,6 +27,9 @@ Quarto, which read raw output, TeX and metadata in plain text, so these are text
   YAML metadata block), and a ``%`` opening the document is escaped (no title block);
 * shortcodes are written in Quarto's escaped form (``{{{< x >}}}`` shows ``{{< x >}}``).
 
+Metadata that Quarto reads as Markdown (a ``.qmd``'s ``title:``) gets the same
+treatment, one line at a time, through :func:`inert_line`.
+
 Fenced code blocks and one-line code spans are left as written (nothing in them is
 rendered; only a fence's info string changes); anything the scanner cannot be sure is
 code is treated as prose, so a doubt costs at most a visible backslash, never an image.
@@ -60,6 +63,33 @@ _YAML_DELIMITER = re.compile(
     r"^(?P<prefix>[ \t>]*(?P<item>(?:[-*+]|\d{1,9}[.)]|#[.)]|[A-Za-z][.)])[ \t]+)?)"
     r"---[ \t]*$")
 _BLANKISH = re.compile(r"^[ \t>]*$")
+
+
+# What makes one line a block rather than text where metadata is read as Markdown:
+# a heading, quote, list item, table or line block, setext/thematic mark, fence, or a
+# definition; and an ordered-list number, letter or roman numeral with its "." or ")".
+_BLOCK_MARK = re.compile(r"[#>+*\-|:=~%]|`{3}|\((?:\d{1,9}|[A-Za-z]|@\w*)\)|\[[^\]]*\]:")
+_ORDINAL = re.compile(r"(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]+)(?=[.)](?:\s|$))")
+
+
+def inert_line(text: str) -> str:
+    """``text`` on one line, inert as Markdown *inline* text: for the metadata that
+    Quarto and pandoc read as Markdown (a ``.qmd``'s ``title:``), where a report's
+    title or question lands.
+
+    It gets the body's treatment (:func:`inert_markdown`: shortcodes escaped, tags,
+    images, unsafe links, raw attributes, TeX and math made text), and a start that
+    would make the value a block - ``# x``, ``- x``, ``1. x``, ``> x``, a fence, a
+    reference definition - is escaped, so the title shows as the words it is.
+    Applying it twice changes nothing more.
+    """
+    line = inert_markdown(" ".join(text.split()))
+    if _BLOCK_MARK.match(line):
+        return f"\\{line}"
+    ordinal = _ORDINAL.match(line)
+    if ordinal:
+        return f"{line[:ordinal.end()]}\\{line[ordinal.end():]}"
+    return line
 
 
 def escape_shortcodes(text: str) -> str:

@@ -15,7 +15,7 @@ from deepcite.export.base import (
     result_for,
     without_title,
 )
-from deepcite.export.inert import escape_shortcodes, neutral_fence_info
+from deepcite.export.inert import escape_shortcodes, inert_line, neutral_fence_info
 from deepcite.export.markdown import to_json_dict
 from deepcite.types import ResearchResult
 
@@ -110,11 +110,17 @@ class QuartoExporter:
     description = "Quarto document (.qmd) with title and date, to render with quarto"
 
     def export(self, report: ResearchResult, options: ExportOptions) -> ExportResult:
-        """Front matter (title, date, ``format: html``, no code execution), then the body."""
+        """Front matter (title, date, ``format: html``, no code execution), then the body.
+
+        Quarto reads a front matter string as Markdown and expands shortcodes in it, so
+        the title (a model's, or the user's question) is made inert as the body is
+        (:func:`~deepcite.export.inert.inert_line`) before it is quoted for YAML; every
+        other value here is fixed text.
+        """
         body = quarto_body(without_title(report, report_markdown(report, options)))
         front = "\n".join([
             "---",
-            f"title: {yaml_string(document_title(report))}",
+            f"title: {yaml_string(inert_line(document_title(report)))}",
             f"date: {yaml_string(datetime.date.today().isoformat())}",
             "format: html",
             "engine: markdown",

@@ -49,14 +49,18 @@ class IdKind:
 def resolve_prefix(session: Session, ref: str, column: Any, visible: Any, kind: IdKind
                    ) -> str:
     """The full id in ``column`` that ``ref`` (a full id or a unique prefix of at least
-    :data:`MIN_PREFIX` hex characters) names among the rows ``visible`` selects; a
-    one-line :class:`StoreError` for one too short or matching several, ``kind.unknown``
-    for one matching none. Runs and watches are named the same way."""
+    :data:`MIN_PREFIX` hex characters) names among the rows ``visible`` selects, or a
+    one-line ``kind.unknown`` error saying why it names none: too short, not hexadecimal,
+    matching no row, or matching several. Runs and watches are named the same way.
+
+    Every way of not naming exactly one row is the same error class on purpose: a front
+    end answers a malformed id as an unknown one (the web's 404), never as the store
+    being in trouble (a bare :class:`StoreError` is a 503); only the words differ."""
     wanted = ref.strip().lower()
     label = kind.noun.capitalize()
     if len(wanted) < MIN_PREFIX:
-        raise StoreError(f"{label} id {ref!r} is too short - give at least {MIN_PREFIX} "
-                         f"characters of an id from {kind.lists}")
+        raise kind.unknown(f"{label} id {ref!r} is too short - give at least {MIN_PREFIX} "
+                           f"characters of an id from {kind.lists}")
     if not _HEX.fullmatch(wanted):
         raise kind.unknown(f"No {kind.noun} {ref!r}{kind.where} - ids are hexadecimal; "
                            f"{kind.lists} lists them")
@@ -67,8 +71,8 @@ def resolve_prefix(session: Session, ref: str, column: Any, visible: Any, kind: 
                            f"{kind.listed}")
     if len(found) > 1:
         some = ", ".join(found_id[:12] for found_id in found[:3])
-        raise StoreError(f"{label} id {ref!r} matches several {kind.plural} ({some}"
-                         f"{', ...' if len(found) > 3 else ''}) - type more of the id")
+        raise kind.unknown(f"{label} id {ref!r} matches several {kind.plural} ({some}"
+                           f"{', ...' if len(found) > 3 else ''}) - type more of the id")
     return str(found[0])
 
 
@@ -91,7 +95,7 @@ class StoreBase:
     @staticmethod
     def _resolve(session: Session, ref: str, access: Access = EVERYTHING) -> str:
         """The full id of the one run ``ref`` names among those ``access`` may see, or a
-        one-line :class:`StoreError` (:class:`UnknownRunError` when it names none of
+        one-line :class:`UnknownRunError` when it names none of
         them: another user's run is not there, and never makes a prefix ambiguous)."""
         return resolve_prefix(session, ref, Run.id, access.runs(), IdKind(
             "run", "runs", " in the history", "`deepcite history`", "the runs",

@@ -222,6 +222,16 @@ class WatchOps(StoreBase):
                 feed_token_hash=feed_token_hash(token), updated_at=datetime.now(UTC)))
         return token
 
+    def rotate_webhook_secret(self, watch_id: str, access: Access = EVERYTHING) -> str:
+        """A new webhook secret for the watch, used from its next delivery attempt (the
+        old one stops signing); shown once by the front end that asked."""
+        secret = secrets.token_hex(32)
+        with self._writing() as session:
+            full = self._resolve_watch(session, watch_id, access)
+            self._changed(session, update(WatchRow).where(WatchRow.id == full).values(
+                webhook_secret=secret, updated_at=datetime.now(UTC)))
+        return secret
+
     def webhook_secret(self, watch_id: str) -> str | None:
         """The key the watch's webhook bodies are signed with (its full id; ``None``:
         no such watch). Not access-checked: the senders ask, for a watch they deliver."""

@@ -49,6 +49,7 @@ from deepcite.store import HistoryStore, RunStatus, StoredRun
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange, build_notice, watch_change
+from deepcite.watches.delivery.checks import checked_targets
 from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget, Notice
 from deepcite.watches.schedule import Schedule, parse_schedule
 
@@ -130,8 +131,8 @@ class WatchService:
         if max_runs_per_day is not None and not 1 <= max_runs_per_day <= 10_000:
             raise InputError("max_runs_per_day is between 1 and 10000")
         parsed = parse_schedule(schedule)
-        checked = targets_of([t.model_dump(mode="json") if hasattr(t, "model_dump") else t
-                              for t in targets])
+        checked = checked_targets(targets_of([t.model_dump(mode="json") if hasattr(
+            t, "model_dump") else t for t in targets]), self.settings)
         request = admit(self.store, request, self.settings).request
         title = " ".join((name or request.question).split())[:MAX_NAME_CHARS]
         moment = now or datetime.now(UTC)
@@ -191,6 +192,11 @@ class WatchService:
 
     def rotate_feed_token(self, ref: str, access: Access = EVERYTHING) -> str:
         return self.store.rotate_feed_token(ref, access)
+
+    def rotate_webhook_secret(self, ref: str, access: Access = EVERYTHING) -> str:
+        """A new key for the watch's webhook signatures (its receivers need it from the
+        next delivery on); returned once, as at creation."""
+        return self.store.rotate_webhook_secret(ref, access)
 
     # ------------------------------------------------------------------ running
 

@@ -1,5 +1,5 @@
 """The REST API of watches (``/api/v1/watches``): create, list, show, pause, resume,
-delete, run now, and read each run's change.
+delete, run now, read each run's change, and make a new feed token or webhook secret.
 
 Every route goes through :class:`~deepcite.watches.service.WatchService` with the
 caller's :class:`~deepcite.store.access.Access`: a user sees and changes only their own
@@ -56,7 +56,8 @@ class WatchCreated(BaseModel):
     #: The feed's address on this server: ``/feeds/watches/<feed_token>.atom``.
     feed_path: str
     #: The key webhook bodies are signed with (``X-Deepcite-Signature``, see
-    #: ``docs/watch-delivery.md``): give it to the receiver.
+    #: ``docs/watch-delivery.md``): give it to the receiver. Shown here and by
+    #: ``POST .../webhook-secret`` (which makes a new one), never by a read.
     webhook_secret: str
 
 
@@ -121,6 +122,15 @@ def watches_router(state: WebState) -> APIRouter:
     def rotate(watch_id: str, caller: AskedBy) -> dict[str, str]:
         token = _answered(lambda: service().rotate_feed_token(watch_id, caller.access))
         return {"feed_token": token}
+
+    @router.post("/{watch_id}/webhook-secret")
+    def rotate_secret(watch_id: str, caller: AskedBy) -> dict[str, str]:
+        """A new webhook secret, shown this once; the old one signs nothing more."""
+        watches = service()
+        watch = _answered(lambda: watches.get(watch_id, caller.access))
+        secret = _answered(lambda: watches.rotate_webhook_secret(watch.id, caller.access))
+        history_store(state).audit("watch.secret", actor=caller.name, target=watch.id)
+        return {"webhook_secret": secret}
 
     return router
 

@@ -10,8 +10,13 @@ as one that never existed (404, the same words), and only full ids are taken, so
 address cannot be used to guess at prefixes.
 
 The feed token of a watch is shown only when it is made (the store keeps its hash): the
-watch's page has **New feed address** (``POST /watches/{id}/feed``), whose answer shows
-the private Atom address once; any earlier address stops working.
+answer to the new-watch form shows the private Atom address once, and the watch's page
+has **New feed address** (``POST /watches/{id}/feed``), whose answer shows a new one
+once; any earlier address stops working. The webhook secret (the key of the
+``X-Deepcite-Signature`` of every webhook delivery) is shown the same way: once in the
+answer to the form that made the watch, and once after **New webhook secret**
+(``POST /watches/{id}/secret``), which replaces it - as the REST API returns it only
+when it makes one.
 """
 
 from __future__ import annotations
@@ -80,14 +85,21 @@ def routes(kit: PageKit) -> APIRouter:
 
     def watch_page(request: Request, session: Session, watch: WatchInfo, status: int = 200,
                    problem: str | None = None, message: str | None = None,
-                   feed_url: str | None = None) -> HTMLResponse:
+                   feed_url: str | None = None,
+                   webhook_secret: str | None = None) -> HTMLResponse:
         watches = service()
         row = watch_row(watches, watch)
         return kit.render(
             request, session, "watch.html", status, title=watch.name, row=row,
             watch=watch, inbox=inbox_of(watches, watch), targets=targets_shown(watch),
             deliveries=kit.history.deliveries(watch.id, limit=20), problem=problem,
-            message=message, feed_url=feed_url, moment=moment)
+            message=message, feed_url=feed_url, webhook_secret=webhook_secret,
+            has_webhooks=any(t.get("kind") == "webhook" for t in watch.targets),
+            moment=moment)
+
+    def feed_url_of(request: Request, token: str) -> str:
+        base = kit.state.settings.watches.base_url or str(request.base_url)
+        return base.rstrip("/") + feed_path(token)
 
     def found(request: Request, session: Session, watch_id: str) -> WatchInfo | Response:
         """The caller's watch ``watch_id``, or the 404 page (another user's included)."""
@@ -140,9 +152,9 @@ def routes(kit: PageKit) -> APIRouter:
             return list_page(request, session, 400, fields, problems)
         caller = kit.caller(session)
         try:
-            watch, _ = service().add(run.asked_by("web", caller.owner), fields.schedule,
-                                     targets=targets_of_fields(fields),
-                                     name=fields.name or None)
+            watch, token = service().add(run.asked_by("web", caller.owner), fields.schedule,
+                                         targets=targets_of_fields(fields),
+                                         name=fields.name or None)
         except DeepciteError as exc:
             problem = page_words(error_line(exc))
             if isinstance(exc, RequestError):
@@ -152,7 +164,12 @@ def routes(kit: PageKit) -> APIRouter:
         kit.history.audit("watch.add", actor=caller.name, target=watch.id,
                           detail={"schedule": watch.schedule},
                           address=client_address(request))
-        return done(watch, "created")
+        # The answer to the post itself, not a redirect: the feed address and the
+        # webhook secret are shown this once (as a new API token is), never in a URL.
+        webhooks = any(target.get("kind") == "webhook" for target in watch.targets)
+        secret = kit.history.webhook_secret(watch.id) if webhooks else None
+        return watch_page(request, session, watch, 201, message=DONE["created"],
+                          feed_url=feed_url_of(request, token), webhook_secret=secret)
 
     def acted(request: Request, session: Session, watch_id: str, action: str,
               back: str) -> Response:
@@ -177,9 +194,13 @@ def routes(kit: PageKit) -> APIRouter:
                 return RedirectResponse("/watches?done=deleted", status_code=303)
             if action == "feed":
                 token = watches.rotate_feed_token(shown.id, access)
-                base = kit.state.settings.watches.base_url or str(request.base_url)
                 return watch_page(request, session, shown,
-                                  feed_url=base.rstrip("/") + feed_path(token))
+                                  feed_url=feed_url_of(request, token))
+            if action == "secret":
+                secret = watches.rotate_webhook_secret(shown.id, access)
+                kit.history.audit("watch.secret", actor=caller.name, target=shown.id,
+                                  address=client_address(request))
+                return watch_page(request, session, shown, webhook_secret=secret)
         except UnknownWatchError:  # deleted meanwhile
             return kit.not_found(request, session, NOT_FOUND)
         except BudgetError as exc:

@@ -70,9 +70,11 @@ __all__ = [
     "SecretFor",
     "WebhookSender",
     "payload",
+    "refusal",
     "sign",
     "verify_signature",
     "webhook_policy",
+    "webhook_refusal",
 ]
 
 SIGNATURE_HEADER = "X-Deepcite-Signature"
@@ -105,6 +107,27 @@ def webhook_policy(settings: Settings) -> EgressPolicy:
                 "CIDR with an optional :port - e.g. 'hooks.lan', '10.0.0.0/8', "
                 "'127.0.0.1:8080'") from None
     return replace(policy, allowed=(*policy.allowed, *extra)) if extra else policy
+
+
+def refusal(url: str, denied: EgressDenied) -> str:
+    """The policy's one line on ``url``, naming its origin only (a webhook URL's path is
+    often itself a secret) and the webhooks-only setting that would allow it."""
+    reason = str(denied).replace(short_url(url), origin(url))
+    if "allow_private_hosts" in reason:
+        reason += " (or, for webhooks only, delivery.webhook_allow_private_hosts)"
+    return reason
+
+
+def webhook_refusal(url: str, policy: EgressPolicy) -> str | None:
+    """Why the sender would refuse to post to ``url`` under ``policy``
+    (:func:`webhook_policy`), or ``None``: the policy's own decision, the one its
+    transport makes again at every send, asked when a watch is made so that a target
+    that can never be sent to is refused at once rather than failing each delivery."""
+    try:
+        policy.vet(url)
+    except EgressDenied as exc:
+        return refusal(url, exc)
+    return None
 
 
 def payload(notice: Notice, target_url: str, attachment: Attachment | None = None) -> bytes:
@@ -216,10 +239,7 @@ class WebhookSender:
                                        headers=headers) as response:
                 return response.status_code, response.headers.get("retry-after")
         except EgressDenied as exc:
-            reason = str(exc).replace(short_url(url), origin(url))
-            if "allow_private_hosts" in reason:
-                reason += " (or, for webhooks only, delivery.webhook_allow_private_hosts)"
-            raise DeliveryError(f"{where}: {reason}") from None
+            raise DeliveryError(f"{where}: {refusal(url, exc)}") from None
         except httpx.TimeoutException:
             raise DeliveryError(f"{where} did not answer within {self.timeout:g} s",
                                 retryable=True) from None
