@@ -49,10 +49,13 @@ alone, *before* the app reads one byte of its body:
    longer) logged in is sent to the login page, as the route would. ``/login`` and
    ``/register`` get only the small cap.
 
-4. **Body size.** Every route has a cap in :data:`BODY_CAPS` (:data:`SMALL_BODY` for
-   any route not listed): a ``Content-Length`` over it gets 413 at once, and a body
-   streamed without one (chunked) is counted as it arrives and cut off with 413 once
-   over.
+4. **Body size.** Every route that takes a body (POST, PUT, PATCH, DELETE) has its cap
+   written in :data:`BODY_CAPS` - a test enumerates the app's routes and fails for one
+   left out, so no route gets the fallback :data:`SMALL_BODY` by accident: a
+   ``Content-Length`` over it gets 413 at once, and a body streamed without one
+   (chunked) is counted as it arrives and cut off with 413 once over. The upload caps
+   are the very constants the pages promise (``pages_forms.MAX_UPLOAD_BYTES`` and its
+   kin), so the promise and the cap cannot drift apart.
 
 Refusals are one line: JSON ``{"error": {"code", "message"}}`` under ``/api``, plain
 text elsewhere, and they close the connection (the unread body is never read).
@@ -80,6 +83,7 @@ from deepcite.web.contracts import WebState
 from deepcite.web.gate import Gate, Refused, client_address
 from deepcite.web.pages_auth import COOKIE, Session
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.upload_form import MAX_UPLOAD_FIELD_BYTES
 
 logger = logging.getLogger(__name__)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -97,8 +101,9 @@ LOGIN_PATH, LOGOUT_PATH, REGISTER_PATH = "/login", "/logout", "/register"
 #: Page posts that need no logged-in session (their routes check the CSRF token).
 OPEN_POSTS = frozenset({LOGIN_PATH, REGISTER_PATH})
 
-#: Cap of every route not in :data:`BODY_CAPS`: forms with a few short fields (login,
-#: logout, cancel, delete, reindex, a collection's name and folder) and small JSON.
+#: Forms with a few short fields (login, logout, cancel, delete, reindex, a collection's
+#: name and folder, a watch, the admin's settings) and small JSON; also the cap of a
+#: route missing from :data:`BODY_CAPS` (a test keeps that list complete).
 SMALL_BODY = 64 * KIB
 #: ``POST /api/v1/research``: a question and materials given inline. Their content is at
 #: most ``MAX_TOTAL_CHARS`` characters in all, and JSON writes a non-ASCII character as a
@@ -111,6 +116,12 @@ FORM_FIELDS_BODY = 6 * MIB
 #: ``POST /``: the research form, with all the uploads it may carry together
 #: (``MAX_UPLOAD_TOTAL_BYTES``; each at most ``MAX_UPLOAD_BYTES``).
 RESEARCH_FORM_BODY = MAX_UPLOAD_TOTAL_BYTES + FORM_FIELDS_BODY
+#: ``POST /collections/upload``: the files the collections page promises (each at most
+#: ``MAX_UPLOAD_BYTES``, ``MAX_UPLOAD_TOTAL_BYTES`` together), their multipart framing
+#: (a part's headers: well under 8 KiB each) and the two short fields; the route itself
+#: refuses a file past its own cap as it streams (:mod:`deepcite.web.upload_form`).
+COLLECTION_UPLOAD_BODY = (MAX_UPLOAD_TOTAL_BYTES + (MAX_UPLOAD_FILES + 2) * 8 * KIB
+                          + 2 * MAX_UPLOAD_FIELD_BYTES)
 
 
 @dataclass(frozen=True)
@@ -128,22 +139,46 @@ class BodyCap:
         return method == self.method and _template(self.path).fullmatch(path) is not None
 
 
-#: Every route's body cap, in one place; a route not listed gets :data:`SMALL_BODY`.
+_UPLOADS_HINT = (f"up to {MAX_UPLOAD_FILES} files, {MAX_UPLOAD_TOTAL_BYTES // MIB} MiB "
+                 f"together and {MAX_UPLOAD_BYTES // MIB} MiB each")
+
+#: Every route's body cap, in one place: each route taking a body is listed (a test
+#: checks the app against this table both ways).
 BODY_CAPS: tuple[BodyCap, ...] = (
+    # the API
     BodyCap("POST", f"{API_PREFIX}/research", API_RESEARCH_BODY,
             f"materials of up to {MAX_TOTAL_CHARS:,} characters in all"),
     BodyCap("POST", f"{API_PREFIX}/research/{{run_id}}/cancel", SMALL_BODY),
+    BodyCap("DELETE", f"{API_PREFIX}/runs/{{run_id}}", SMALL_BODY),
     BodyCap("POST", f"{API_PREFIX}/collections", SMALL_BODY),
-    BodyCap("POST", "/", RESEARCH_FORM_BODY,
-            f"up to {MAX_UPLOAD_FILES} files, {MAX_UPLOAD_TOTAL_BYTES // MIB} MiB together "
-            f"and {MAX_UPLOAD_BYTES // MIB} MiB each, plus pasted text"),
+    BodyCap("DELETE", f"{API_PREFIX}/collections/{{name}}", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/watches", SMALL_BODY),
+    BodyCap("PATCH", f"{API_PREFIX}/watches/{{watch_id}}", SMALL_BODY),
+    BodyCap("DELETE", f"{API_PREFIX}/watches/{{watch_id}}", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/run", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/feed-token", SMALL_BODY),
+    # the pages
+    BodyCap("POST", "/", RESEARCH_FORM_BODY, f"{_UPLOADS_HINT}, plus pasted text"),
     BodyCap("POST", LOGIN_PATH, SMALL_BODY),
     BodyCap("POST", LOGOUT_PATH, SMALL_BODY),
     BodyCap("POST", REGISTER_PATH, SMALL_BODY),
     BodyCap("POST", "/runs/{run_id}/cancel", SMALL_BODY),
     BodyCap("POST", "/history/{run_id}/delete", SMALL_BODY),
+    BodyCap("POST", "/history/{run_id}/restore", SMALL_BODY),
+    BodyCap("POST", "/reports/{run_id}/rerun", SMALL_BODY),
     BodyCap("POST", "/collections", SMALL_BODY),
+    BodyCap("POST", "/collections/upload", COLLECTION_UPLOAD_BODY, _UPLOADS_HINT),
     BodyCap("POST", "/collections/{name}/reindex", SMALL_BODY),
+    BodyCap("POST", "/collections/{name}/share", SMALL_BODY),
+    BodyCap("POST", "/collections/{name}/delete", SMALL_BODY),
+    BodyCap("POST", "/watches", SMALL_BODY),
+    BodyCap("POST", "/watches/{watch_id}/{action}", SMALL_BODY),
+    BodyCap("POST", "/account/password", SMALL_BODY),
+    BodyCap("POST", "/account/tokens", SMALL_BODY),
+    BodyCap("POST", "/account/tokens/{token_id}/revoke", SMALL_BODY),
+    BodyCap("POST", "/admin/users", SMALL_BODY),
+    BodyCap("POST", "/admin/users/{name}/{verb}", SMALL_BODY),
+    BodyCap("POST", "/settings", SMALL_BODY),
 )
 
 _TEMPLATES: dict[str, re.Pattern[str]] = {}
