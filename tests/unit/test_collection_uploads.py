@@ -227,7 +227,7 @@ def test_every_route_taking_a_body_has_a_deliberate_cap(make_settings: Any) -> N
     assert ("POST", "/collections/upload") in routes and len(routes) > 20
     missing = [f"{m} {p}" for m, p in routes
                if not any(cap.matches(m, _sample(p)) for cap in BODY_CAPS)]
-    assert missing == [], "add these routes to guard.BODY_CAPS with a deliberate cap"
+    assert missing == [], "add these routes to body_caps.BODY_CAPS with a deliberate cap"
     stale = [f"{cap.method} {cap.path}" for cap in BODY_CAPS
              if not any(cap.matches(m, _sample(p)) for m, p in routes)]
     assert stale == [], "these BODY_CAPS entries name no route of the app"

@@ -3,13 +3,14 @@
 The collections page promises files of up to :data:`~deepcite.web.pages_forms.
 MAX_UPLOAD_BYTES` each, :data:`~deepcite.web.pages_forms.MAX_UPLOAD_TOTAL_BYTES`
 together and :data:`~deepcite.web.pages_forms.MAX_UPLOAD_FILES` per request - the same
-constants the front door's body cap (:data:`deepcite.web.guard.COLLECTION_UPLOAD_BODY`)
-is made of, so the promise and the cap cannot drift apart. Starlette's own form parser
-caps only fields that are not files, and would spool a file of any size to disk before
-the route could look at it; :class:`CappedUploadParser` counts each part's bytes as they
-arrive and stops at the first byte over a cap, so an oversized file is refused (413)
-without the rest of it being read, let alone held in memory. Files below the cap are
-spooled (in memory up to 1 MiB each, then on disk) as usual.
+constants the front door's body cap (``COLLECTION_UPLOAD_BODY`` in
+:mod:`deepcite.web.body_caps`) is made of, so the promise and the cap cannot drift
+apart. Starlette's own form parser caps only fields that are not files, and would spool
+a file of any size to disk before the route could look at it;
+:class:`CappedUploadParser` counts each part's bytes as they arrive and stops at the
+first byte over a cap, so an oversized file is refused (413) without the rest of it
+being read, let alone held in memory. Files below the cap are spooled (in memory up to
+1 MiB each, then on disk) as usual.
 """
 
 from __future__ import annotations
