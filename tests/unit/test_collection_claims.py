@@ -199,3 +199,20 @@ def test_admins_indexing_the_same_new_name_at_once_get_one_winner(
                                                   "another name"}
         assert store.collection_sharing("race").owner == "alice"
         assert _documents(settings, "race") == ["alice.md"]
+
+
+def test_a_refused_upload_claims_no_name(app: tuple[Any, HistoryStore, Settings]) -> None:
+    served, store, settings = app
+    alice, bob = _logged_in(served, "alice"), _logged_in(served, "bob")
+    refused = alice.post("/collections/upload",
+                         data={"csrf_token": _csrf(alice), "name": "notes"},
+                         files=[("files", ("a.md", b"# A\n\nfine\n", "text/markdown")),
+                                ("files", ("run.exe", b"MZ", "application/octet-stream"))])
+    assert refused.status_code == 400 and "Nothing was uploaded" in refused.text
+    assert store.collection_sharing("notes").owner is None
+    made = bob.post("/collections/upload", data={"csrf_token": _csrf(bob), "name": "notes"},
+                    files=[("files", ("b.md", b"# B\n\nbob's\n", "text/markdown"))])
+    assert made.status_code == 303, made.text[:300]
+    _wait_indexed("notes")
+    assert store.collection_sharing("notes").owner == "bob"
+    assert _documents(settings, "notes") == ["b.md"]

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -155,12 +156,10 @@ def routes(kit: PageKit) -> APIRouter:
     async def upload_collection(request: Request) -> Response:
         try:
             form = await read_upload_form(request)
-        except UploadRefused as exc:
-            refused = exc  # nothing is changed: the page says why, the body is left unread
+        except UploadRefused as refused:  # nothing changed; the rest of the body is unread
             session = await anyio.to_thread.run_sync(kit.session_for, request)
-            return await anyio.to_thread.run_sync(
-                lambda: collections_page(request, session, refused.status,
-                                         problem=refused.message))
+            return await anyio.to_thread.run_sync(partial(
+                collections_page, request, session, refused.status, problem=refused.message))
         try:
             form, session = await kit.posted(request, form)
             return await anyio.to_thread.run_sync(add_uploads, request, session, form)
@@ -270,19 +269,14 @@ def routes(kit: PageKit) -> APIRouter:
         uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
         if not uploads:
             return refuse(400, "Choose one or more files to upload")
-        taken = claim_collection(name, settings, store, kit.caller(session))
-        if taken is not None:
-            return refuse(409, taken)
-        target = upload_folder(settings, name)
-        known = kit.jobs.get(name, store)
-        if collection_path(name, settings).exists() and (
-                known is None or Path(known.folder) != target.resolve()):
-            return refuse(409, f"A collection {name} exists already, not made of uploads - "
-                               "choose another name")
         if len(uploads) > MAX_UPLOAD_FILES:
             return refuse(400, f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} "
                                "are accepted at once - upload them in several goes")
+        target = upload_folder(settings, name)
         target.parent.mkdir(parents=True, exist_ok=True)
+        # Every file is checked in a private staging folder first; the name is claimed
+        # only then (a refused upload claims nothing), and only its claimant's files
+        # ever reach the collection's folder.
         staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
         try:
             budget, saved, problems = UploadBudget(), [], []
@@ -294,6 +288,14 @@ def routes(kit: PageKit) -> APIRouter:
             if problems:
                 return refuse(400, "Nothing was uploaded - every file must be accepted",
                               problems)
+            taken = claim_collection(name, settings, store, kit.caller(session))
+            if taken is not None:
+                return refuse(409, taken)
+            known = kit.jobs.get(name, store)
+            if collection_path(name, settings).exists() and (
+                    known is None or Path(known.folder) != target.resolve()):
+                return refuse(409, f"A collection {name} exists already, not made of "
+                                   "uploads - choose another name")
             target.mkdir(exist_ok=True)
             for file in saved:  # a name already there is replaced: a newer version
                 os.replace(file, target / file.name)
