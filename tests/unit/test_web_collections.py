@@ -114,7 +114,7 @@ def test_upload_refuses_bad_files_and_keeps_nothing(settings: Settings) -> None:
     uploads = Path(settings.data_dir) / "uploads"
     assert not (uploads / "mixed").exists() and list(uploads.iterdir()) == []
     big = _upload(client, "big", [("big.txt", b"x" * (MAX_UPLOAD_BYTES + 1))])
-    assert big.status_code == 400 and "20 MB limit" in big.text
+    assert big.status_code == 413 and "20 MB limit per file" in big.text
     assert list(uploads.iterdir()) == []
     assert _upload(client, "demo", [("a.md", b"a")]).status_code == 409
     assert _upload(client, "../x", [("a.md", b"a")]).status_code == 400

@@ -92,8 +92,20 @@ def _wait(name: str) -> None:
 
 
 def _api_collection(server: Server, who: str, name: str, folder: str) -> None:
-    reply = server.api(who).post("/api/v1/collections", json={"name": name, "folder": folder})
-    assert reply.status_code == 202, reply.text
+    """``who`` makes collection ``name`` of the files in the server folder ``folder``:
+    an admin indexes the folder over the API, anyone else uploads its files (only
+    admins may index server folders)."""
+    if server.store.user(who).is_admin:
+        reply = server.api(who).post("/api/v1/collections",
+                                     json={"name": name, "folder": folder})
+        assert reply.status_code == 202, reply.text
+    else:
+        client = server.pages(who)
+        files = [("files", (file.name, file.read_bytes(), "text/markdown"))
+                 for file in sorted((server.root / folder).iterdir())]
+        reply = client.post("/collections/upload", files=files,
+                            data={"csrf_token": _csrf(client, "/collections"), "name": name})
+        assert reply.status_code == 303, reply.text
     _wait(name)
 
 
@@ -189,9 +201,11 @@ def test_only_the_owner_or_an_admin_deletes_and_it_is_audited(server: Server) ->
 
 def test_another_users_name_cannot_be_indexed_into(server: Server) -> None:
     _api_collection(server, "alice", "tea", "tea")
+    server.store.set_collection_owner("coffee", server.store.user("alice").id)
+    _api_collection(server, "admin", "coffee", "coffee")  # an admin's, handed to alice
     taken = server.api("bob").post("/api/v1/collections",
                                    json={"name": "tea", "folder": "coffee"})
-    assert taken.status_code == 409 and taken.json()["error"]["code"] == "name_taken"
+    assert taken.status_code == 403 and taken.json()["error"]["code"] == "admins_only"
     bob = server.pages("bob")
     reply = bob.post("/collections/upload", data={"csrf_token": _csrf(bob, "/collections"),
                                                   "name": "tea"},
@@ -201,18 +215,24 @@ def test_another_users_name_cannot_be_indexed_into(server: Server) -> None:
 
 
 def test_the_pages_record_the_maker(server: Server) -> None:
-    alice = server.pages("alice")
-    made = alice.post("/collections", data={"csrf_token": _csrf(alice, "/collections"),
-                                            "name": "coffee", "folder": "coffee"})
-    assert made.status_code == 303, made.text
-    _wait("coffee")
+    _api_collection(server, "alice", "coffee", "coffee")  # uploaded on the page
     assert server.store.collection_sharing("coffee").owner == "alice"
+    alice = server.pages("alice")
     assert '<a href="/collections/coffee">coffee</a>' in alice.get("/collections").text
     assert "coffee" not in _listed(server, "bob")
+    admin = server.pages("admin")
+    made = admin.post("/collections", data={"csrf_token": _csrf(admin, "/collections"),
+                                            "name": "tea", "folder": "tea"})
+    assert made.status_code == 303, made.text
+    _wait("tea")
+    assert server.store.collection_sharing("tea").owner == "admin"
 
 
 def _run_citing(server: Server, owner: str, collection: str) -> str:
-    path = str((server.root / collection / f"{collection}.md").resolve())
+    from deepcite.collections.collection import Collection
+
+    indexed = Collection.named(collection, settings=server.settings).index.documents()
+    path = next(iter(indexed))
     source = Source(number=1, title="Notes", url=Path(path).as_uri(), canonical_url="",
                     snippet="Green tea is steamed.", engine="local",
                     metadata={"collection": collection, "path": path})

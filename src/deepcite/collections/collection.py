@@ -322,6 +322,7 @@ class Collection:
         reembed: bool = False,
         embed_progress: Callable[[int, int], None] | None = None,
         on_wait: Callable[[], None] | None = None,
+        refuse_hard_links: bool = False,
     ) -> IndexReport:
         """Index folders (recursively) and files; unchanged files are skipped.
 
@@ -337,6 +338,10 @@ class Collection:
         beside it, see :mod:`deepcite.build_once`); ``on_wait`` is told when this one
         waits for another. The waiter then compares the files with what the other
         indexed, so a folder added twice at once is indexed once.
+
+        ``refuse_hard_links`` is for a server folder (the web app's folder roots and
+        uploads): a file with more than one hard link is not indexed, as a symbolic
+        link is not (see :mod:`deepcite.collections.files`).
         """
         inputs = _as_inputs(folder_or_files)
         if self.search_only:
@@ -346,11 +351,13 @@ class Collection:
                          error=CollectionError)
         with lock.held(on_wait):
             return self._add(inputs, progress, dense=dense, reembed=reembed,
-                             embed_progress=embed_progress)
+                             embed_progress=embed_progress,
+                             refuse_hard_links=refuse_hard_links)
 
     def _add(self, inputs: list[Path], progress: ProgressCallback | None, *,
              dense: bool | None, reembed: bool,
-             embed_progress: Callable[[int, int], None] | None) -> IndexReport:
+             embed_progress: Callable[[int, int], None] | None,
+             refuse_hard_links: bool = False) -> IndexReport:
         """:meth:`add`, under the collection's lock."""
         search = self.settings.search
         if self.elastic is not None:
@@ -358,12 +365,13 @@ class Collection:
                 raise CollectionError(
                     f"Collection {self.name!r} is searched in Elasticsearch, which has no "
                     f"dense (hybrid) search here - add without --dense/--reembed")
-            report = self._add_mirrored(self.elastic, inputs, progress)
+            report = self._add_mirrored(self.elastic, inputs, progress, refuse_hard_links)
             logger.info("collection %s: %s", self.name, report.summary())
             return report
         report = add_to_index(self.index, inputs, progress,
                               target_tokens=search.chunk_tokens,
-                              overlap_tokens=search.chunk_overlap_tokens)
+                              overlap_tokens=search.chunk_overlap_tokens,
+                              refuse_hard_links=refuse_hard_links)
         wants_dense = search.dense if dense is None else dense
         if wants_dense or reembed or is_dense(self.index):
             report.embedded = embed_collection(self.index, self.settings, reembed=reembed,
@@ -372,7 +380,8 @@ class Collection:
         return report
 
     def _add_mirrored(self, remote: ElasticIndex, inputs: list[Path],
-                      progress: ProgressCallback | None) -> IndexReport:
+                      progress: ProgressCallback | None,
+                      refuse_hard_links: bool = False) -> IndexReport:
         """Index into the SQLite file, then mirror the changed documents to the cluster.
 
         What is still owed to the cluster is recorded first as "everything" (so a crash
@@ -390,7 +399,8 @@ class Collection:
             report = add_to_index(self.index, inputs, progress,
                                   target_tokens=search.chunk_tokens,
                                   overlap_tokens=search.chunk_overlap_tokens,
-                                  on_change=changed.add)
+                                  on_change=changed.add,
+                                  refuse_hard_links=refuse_hard_links)
             remote.mirror(self.index, None if pending is None else pending | changed)
         except BaseException:
             owed = None if pending is None else pending | changed

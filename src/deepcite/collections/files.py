@@ -13,6 +13,18 @@ forever or never ends. Both are reported (:attr:`Discovery.ignored`) when their 
 looks like a document, so nothing is dropped silently. A path named on the command
 line is different: the user chose it, so a symlink given there is resolved and its
 target indexed (a folder's contents then follow the rule above).
+
+A *server folder* (one the web app indexes under its ``--folder-root``, or a folder of
+uploads) is indexed with ``refuse_hard_links``: a regular file with more than one hard
+link (``st_nlink > 1``) is passed over and reported, as a symlink is. A hard link is
+the same file under another name - possibly a name outside the folder (``ln
+/etc/secrets root/docs/notes.txt``) - and nothing about its path can tell: every name
+of an inode is equally its own, so the only safe rule is that a file under a server
+folder has exactly one. The check is made when the folder is walked and again on the
+opened file (:func:`hash_file`), so a file linked after the walk is refused too. Files
+a server writes (uploads) have one link; a folder of hard-linked copies (a backup
+made with ``cp -l``/``rsync --link-dest``) must be copied in, not linked, to be indexed
+by the server. The command line indexes what its user names and is not affected.
 """
 
 from __future__ import annotations
@@ -32,6 +44,15 @@ from deepcite.errors import CollectionError
 _HASH_BLOCK = 1 << 20
 LINK_TO_FILE = "symbolic link, not followed - add its target itself to index it"
 LINK_TO_FOLDER = "symbolic link to a folder, not followed - add the folder itself to index it"
+HARD_LINK = ("hard link (the file has other names, which may lie outside this folder), not "
+             "indexed from a server folder - copy the file into the folder instead of linking it")
+
+
+class HardLinkError(OSError):
+    """A file under a server folder turned out to have more than one hard link."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.EPERM, HARD_LINK)
 
 
 @dataclass
@@ -74,13 +95,15 @@ def special_reason(mode: int) -> str:
 
 
 def walk_folder(
-    folder: Path, ignored: list[tuple[Path, str]] | None = None
+    folder: Path, ignored: list[tuple[Path, str]] | None = None, *,
+    refuse_hard_links: bool = False,
 ) -> Iterator[Path]:
     """Supported, non-hidden regular files under ``folder``, recursively, in sorted order.
 
     Symbolic links (to files or folders) are not followed and special files are not
     read; those whose name looks like a document, and every linked folder, are appended
-    to ``ignored`` with the reason.
+    to ``ignored`` with the reason. With ``refuse_hard_links`` (a server folder, see the
+    module doc) so is every file with more than one hard link.
     """
     notes: list[tuple[Path, str]] = [] if ignored is None else ignored
     for root, dirs, names in os.walk(folder):  # followlinks=False: linked folders stay out
@@ -98,23 +121,28 @@ def walk_folder(
             if _is_hidden(name) or not is_supported(path):
                 continue
             try:
-                mode = path.lstat().st_mode
+                status = path.lstat()
+                mode = status.st_mode
             except OSError:  # vanished since the listing; the stale check handles it
                 continue
             if stat_mode.S_ISLNK(mode):
                 notes.append((path, LINK_TO_FILE))
             elif not stat_mode.S_ISREG(mode):
                 notes.append((path, special_reason(mode)))
+            elif refuse_hard_links and status.st_nlink > 1:
+                notes.append((path, HARD_LINK))
             else:
                 yield path
 
 
-def discover(inputs: Path | str | Sequence[Path | str]) -> Discovery:
+def discover(inputs: Path | str | Sequence[Path | str], *,
+             refuse_hard_links: bool = False) -> Discovery:
     """Expand folders and files; raise :class:`CollectionError` if any input is missing.
 
     Everything is checked before anything is indexed, so a typo in the last argument
     does not leave a half-done ``add`` behind. Inputs are resolved (a symlink named here
     is followed, see the module doc); what is inside folders is not.
+    ``refuse_hard_links``: a server folder's rule (see the module doc).
     """
     paths = _as_paths(inputs)
     if not paths:
@@ -127,12 +155,17 @@ def discover(inputs: Path | str | Sequence[Path | str]) -> Discovery:
     keys: dict[str, Path] = {}
     for path in paths:
         resolved = path.resolve()
-        mode = resolved.stat().st_mode
+        status = resolved.stat()
+        mode = status.st_mode
         if stat_mode.S_ISDIR(mode):
             found.folders.append(resolved)
-            candidates: list[Path] = list(walk_folder(resolved, found.ignored))
+            candidates: list[Path] = list(walk_folder(
+                resolved, found.ignored, refuse_hard_links=refuse_hard_links))
         elif not stat_mode.S_ISREG(mode):
             found.ignored.append((resolved, special_reason(mode)))
+            continue
+        elif refuse_hard_links and status.st_nlink > 1:
+            found.ignored.append((resolved, HARD_LINK))
             continue
         elif is_supported(resolved):
             candidates = [resolved]
@@ -159,6 +192,8 @@ class FileStat:
     size: int
     mtime: float
     mtime_ns: int
+    links: int = 1
+    inode: tuple[int, int] = (0, 0)
 
 
 def stat_file(path: Path) -> FileStat:
@@ -169,18 +204,23 @@ def stat_file(path: Path) -> FileStat:
     file instead of reading every byte.
     """
     stat = path.stat()
-    return FileStat(stat.st_size, stat.st_mtime, stat.st_mtime_ns)
+    return FileStat(stat.st_size, stat.st_mtime, stat.st_mtime_ns, stat.st_nlink,
+                    (stat.st_dev, stat.st_ino))
 
 
-def hash_file(path: Path) -> str:
-    """SHA-256 of the file's bytes, read in blocks so memory stays flat; raises ``OSError``."""
+def hash_file(path: Path, *, refuse_hard_links: bool = False) -> str:
+    """SHA-256 of the file's bytes, read in blocks so memory stays flat; raises ``OSError``
+    (:class:`HardLinkError` with ``refuse_hard_links`` for a file of several links)."""
     # O_NONBLOCK: should the path have become a FIFO since discovery, opening it must
     # not wait for a writer; the fstat below then refuses it.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with open(fd, "rb", closefd=True) as fh:
-        mode = os.fstat(fh.fileno()).st_mode
+        status = os.fstat(fh.fileno())
+        mode = status.st_mode
         if not stat_mode.S_ISREG(mode):
             raise OSError(errno.EINVAL, special_reason(mode))
+        if refuse_hard_links and status.st_nlink > 1:
+            raise HardLinkError
         digest = hashlib.sha256()
         while block := fh.read(_HASH_BLOCK):
             digest.update(block)

@@ -23,6 +23,10 @@ absolute path for every file whose name is valid UTF-8 and an escaped form for t
 rest, so a file called ``caf\xe9.txt`` is indexed, skipped when unchanged and removed
 when deleted like any other. What discovery deliberately passes over (symbolic links,
 special files) is reported in :attr:`IndexReport.ignored`.
+
+A server folder is indexed with ``refuse_hard_links`` (see :mod:`.files`): besides the
+walk, each file is checked again as it is hashed (on the opened file) and after it is
+loaded (the same inode, still one link), so a file re-linked meanwhile is refused.
 """
 
 from __future__ import annotations
@@ -36,7 +40,15 @@ from pathlib import Path
 from typing import Literal
 
 from deepcite.collections.chunking import OVERLAP_TOKENS, TARGET_TOKENS, chunk_document
-from deepcite.collections.files import Discovery, FileStat, discover, hash_file, stat_file
+from deepcite.collections.files import (
+    HARD_LINK,
+    Discovery,
+    FileStat,
+    HardLinkError,
+    discover,
+    hash_file,
+    stat_file,
+)
 from deepcite.collections.index import INDEXER_VERSION, DocumentRecord, Index, StoredDocument
 from deepcite.collections.inverted import SYNC_EVERY, Feeder
 from deepcite.collections.loaders import LoadError, load_document, supported_suffixes
@@ -123,6 +135,15 @@ def _trusted_mtime_ns(stat: FileStat) -> int:
     return stat.mtime_ns if time.time_ns() - stat.mtime_ns > RACY_SECONDS * 1e9 else 0
 
 
+def _same_single_file(path: Path, before: FileStat) -> bool:
+    """Whether ``path`` is still the inode ``before`` was read from, with one link."""
+    try:
+        after = stat_file(path)
+    except OSError:
+        return False
+    return after.inode == before.inode and after.links == 1
+
+
 def _unchanged_stat(previous: StoredDocument | None, stat: FileStat) -> bool:
     return (previous is not None and previous.indexer == INDEXER_VERSION
             and previous.mtime_ns != 0 and previous.mtime_ns == stat.mtime_ns
@@ -137,8 +158,11 @@ class _Adder:
         progress: ProgressCallback | None,
         chunking: tuple[int, int],
         on_change: ChangeCallback | None = None,
+        *,
+        refuse_hard_links: bool = False,
     ) -> None:
         self.index = index
+        self.refuse_hard_links = refuse_hard_links
         self.on_change = on_change
         self.conn = conn
         self.progress = progress
@@ -179,10 +203,15 @@ class _Adder:
         previous = self.stored.get(key)
         try:
             stat = stat_file(path)
+            if self.refuse_hard_links and stat.links > 1:
+                raise HardLinkError
             if _unchanged_stat(previous, stat):
                 self._skip(path)
                 return
-            sha256 = hash_file(path)
+            sha256 = hash_file(path, refuse_hard_links=self.refuse_hard_links)
+        except HardLinkError:
+            self._fail(path, HARD_LINK)
+            return
         except OSError as exc:
             self._fail(path, f"cannot read file ({exc.strerror or exc})")
             return
@@ -196,6 +225,9 @@ class _Adder:
             document = load_document(path)
         except LoadError as exc:
             self._fail(path, exc.reason)
+            return
+        if self.refuse_hard_links and not _same_single_file(path, stat):
+            self._fail(path, HARD_LINK)
             return
         chunks = chunk_document(document, target_tokens=self.target_tokens,
                                 overlap_tokens=self.overlap_tokens)
@@ -250,20 +282,22 @@ def add_to_index(
     target_tokens: int = TARGET_TOKENS,
     overlap_tokens: int = OVERLAP_TOKENS,
     on_change: ChangeCallback | None = None,
+    refuse_hard_links: bool = False,
 ) -> IndexReport:
     """Index ``inputs`` (folders and/or files) into ``index``; see :class:`IndexReport`.
 
     ``target_tokens``/``overlap_tokens`` size the chunks of files indexed by this call;
     unchanged files keep the chunks they were indexed with. ``on_change`` is told each
     document whose chunks were written or deleted (to mirror them elsewhere).
+    ``refuse_hard_links``: the server folders' rule (module doc).
     """
-    found = discover(inputs)
+    found = discover(inputs, refuse_hard_links=refuse_hard_links)
     try:
         with index.connect() as conn:
             conn.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS merges touch many pages
             index.sync_inverted(conn)  # catch up after an interrupted add
             adder = _Adder(index, conn, progress, (target_tokens, overlap_tokens),
-                           on_change)
+                           on_change, refuse_hard_links=refuse_hard_links)
             adder.feed.start(conn)
             try:
                 with index.batch(conn):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, exc, select
 from sqlalchemy.orm import Session
 
 from deepcite.store.access import Access
@@ -43,6 +43,34 @@ class SharingOps(StoreBase):
             else:
                 row.owner_id = owner_id
                 row.updated_at = datetime.now(UTC)
+
+    def claim_new_collection(self, name: str, owner_id: int) -> bool:
+        """Record ``name`` as a new collection of ``owner_id``'s, private to them, as one
+        atomic claim; whether ``name`` is now theirs.
+
+        The name is the table's primary key, so of two users making the same new name
+        at once exactly one insert commits (on SQLite the write lock orders them, on
+        PostgreSQL the unique index makes the second wait and fail); the loser gets
+        ``False`` and must treat the name as taken - never index into it. A record
+        with no owner (a stale one: sharing set for a name before it existed) is
+        replaced in the same transaction, so it cannot share the new collection.
+        ``True`` also when the record is already ``owner_id``'s (the same user twice).
+        """
+        with self._database_errors():
+            try:
+                with self._transaction() as session:
+                    session.execute(delete(CollectionAccessRow).where(
+                        CollectionAccessRow.name == name,
+                        CollectionAccessRow.owner_id.is_(None)))
+                    session.add(CollectionAccessRow(
+                        name=name, owner_id=owner_id, shared_all=False, shared_with=[],
+                        updated_at=datetime.now(UTC)))
+                return True
+            except exc.IntegrityError:  # another claim committed first
+                pass
+        with self._reading() as session:
+            row = session.get(CollectionAccessRow, name)
+            return row is not None and row.owner_id == owner_id
 
     def share_collection(self, name: str, *, everyone: bool | None = None,
                          add_users: Iterable[str] = (), remove_users: Iterable[str] = (),

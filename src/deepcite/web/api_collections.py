@@ -4,7 +4,11 @@ Included by :func:`deepcite.web.api.api_router` under its caller dependency, so 
 access rules are every other API route's. A collection the caller may not search
 (:meth:`~deepcite.store.HistoryStore.readable_collections`) is left out of the list
 and answered 404 as a missing one; only its owner or an admin may delete it. One made
-here is its maker's (:func:`~deepcite.web.collection_jobs.claim_collection`).
+here is its maker's (:func:`~deepcite.web.collection_jobs.claim_collection`). With
+accounts only admins may index a server folder
+(:func:`~deepcite.web.collection_jobs.may_index_folders`): anyone else gets 403
+before the folder is even looked at, so the answer says nothing about the server's
+folders.
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import DeepciteError
 from deepcite.runs.checks import reserved_collection, unknown_collection_message
 from deepcite.web.api import ApiError, AskedBy, history_store
-from deepcite.web.collection_jobs import claim_collection, folder_problem, inside_roots, readable
+from deepcite.web.collection_jobs import (
+    FOLDERS_ARE_FOR_ADMINS,
+    claim_collection,
+    folder_problem,
+    inside_roots,
+    may_index_folders,
+    readable,
+)
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Caller
 
@@ -74,6 +85,8 @@ def collections_router(state: WebState) -> APIRouter:
 
     @router.post("/collections", status_code=202, tags=["collections"])
     def add_collection(body: NewCollection, caller: AskedBy) -> dict[str, str]:
+        if not may_index_folders(caller):
+            raise ApiError(403, "admins_only", FOLDERS_ARE_FOR_ADMINS)
         validate_name(body.name)
         reserved = reserved_collection(body.name)
         if reserved is not None:
@@ -144,7 +157,8 @@ def _index(state: WebState, name: str, folder: Path) -> None:
     """Index ``folder`` into collection ``name`` (a background thread: indexing a
     folder takes minutes, longer than a request should)."""
     try:
-        report = Collection.create(name, settings=state.settings).add(folder)
+        report = Collection.create(name, settings=state.settings).add(
+            folder, refuse_hard_links=True)  # a server folder: see collections.files
     except DeepciteError as exc:
         logger.warning("indexing %s into collection %s failed: %s", folder, name, exc)
     except Exception:  # a crash here must be visible, not a silently dead thread

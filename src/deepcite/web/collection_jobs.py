@@ -59,6 +59,30 @@ def inside_roots(folder: str, roots: tuple[str, ...]) -> Path | None:
     return None
 
 
+#: The refusal of a server folder to a user who is not an admin (see :func:`may_index_folders`).
+FOLDERS_ARE_FOR_ADMINS = ("Only an admin may index a server folder - upload your files "
+                          "instead, or ask an admin to index the folder and share it with you")
+
+
+def may_index_folders(caller: Caller) -> bool:
+    """Whether ``caller`` may index (or re-index) a server folder under the folder roots.
+
+    With accounts, only admins: a server folder is the operator's, not any one user's,
+    and a folder (or one around it) may be behind another user's private collection -
+    a user allowed to index it under a name of their own would read that collection.
+    Who else sees a folder's documents is then the admin's decision (sharing). Users
+    upload their own files instead. Without accounts (open or token mode) every caller
+    is trusted alike and may.
+    """
+    return caller.user is None or caller.admin
+
+
+def from_uploads(settings: Settings, name: str, folder: str) -> bool:
+    """Whether ``folder`` (an indexing's recorded folder) is ``name``'s upload folder -
+    files a user uploaded, which its owner may re-index, unlike a server folder."""
+    return Path(folder) == upload_folder(settings, name).resolve()
+
+
 def folder_problem(roots: tuple[str, ...]) -> str:
     """Why a folder was refused, said so that the one who can fix it knows how."""
     if not roots:
@@ -199,7 +223,8 @@ class IndexJobs:
         try:
             collection = Collection.create(name, settings=settings)
             _record(store, collection, self._set(name), settings)
-            report = collection.add(folder, progress)
+            # a server folder (a folder root's, or uploads): no hard links, see files.py
+            report = collection.add(folder, progress, refuse_hard_links=True)
             failed = tuple((_shown(path, folder), reason) for path, reason in report.failed)
             changes: dict[str, Any] = {"state": "done", "summary": report.summary(),
                                        "failed": failed}
@@ -260,15 +285,24 @@ def claim_collection(name: str, settings: Settings, store: HistoryStore,
     """Make ``name`` the caller's before it is indexed: a new collection is recorded as
     theirs (with accounts) and private to them; an existing one is left as it is. The
     problem (a 409, one line) when ``name`` is a collection the caller may not change,
-    so one user can never add documents to another's."""
+    so one user can never add documents to another's.
+
+    Claiming a new name is atomic (:meth:`~deepcite.store.HistoryStore.
+    claim_new_collection`): of two users making the same new name at once, one wins
+    and the other is answered exactly as for a name that existed before - even an
+    admin, who meant to make a new collection, not to fill someone else's."""
     if collection_exists(name, settings, store):
         if store.may_change_collection(caller.access, name):
             return None
-        return f"The name {name} is taken - choose another name"
-    if caller.user is not None:
-        store.forget_collection(name)  # a stale record must not share the new one
-        store.set_collection_owner(name, caller.user.id)
+        return taken_message(name)
+    if caller.user is not None and not store.claim_new_collection(name, caller.user.id):
+        return taken_message(name)
     return None
+
+
+def taken_message(name: str) -> str:
+    """The one answer for a name that is someone else's collection (or just became one)."""
+    return f"The name {name} is taken - choose another name"
 
 
 def readable(store: HistoryStore, caller: Caller, name: str) -> bool:

@@ -49,10 +49,10 @@ alone, *before* the app reads one byte of its body:
    longer) logged in is sent to the login page, as the route would. ``/login`` and
    ``/register`` get only the small cap.
 
-4. **Body size.** Every route has a cap in :data:`BODY_CAPS` (:data:`SMALL_BODY` for
-   any route not listed): a ``Content-Length`` over it gets 413 at once, and a body
-   streamed without one (chunked) is counted as it arrives and cut off with 413 once
-   over.
+4. **Body size.** Every route that takes a body (POST, PUT, PATCH, DELETE) has its cap
+   written in :data:`~deepcite.web.body_caps.BODY_CAPS` (see there): a
+   ``Content-Length`` over it gets 413 at once, and a body streamed without one
+   (chunked) is counted as it arrives and cut off with 413 once over.
 
 Refusals are one line: JSON ``{"error": {"code", "message"}}`` under ``/api``, plain
 text elsewhere, and they close the connection (the unread body is never read).
@@ -65,7 +65,6 @@ import logging
 import re
 import socket
 from collections.abc import Iterable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio.to_thread
@@ -74,98 +73,40 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from deepcite.materials.limits import MAX_TOTAL_CHARS
 from deepcite.security.client_address import note_client
 from deepcite.security.hosts import is_loopback
+from deepcite.web.body_caps import (  # the table lives there; these names stay importable here
+    API_PREFIX,
+    API_RESEARCH_BODY,
+    BODY_CAPS,
+    COLLECTION_UPLOAD_BODY,
+    KIB,
+    LOGIN_PATH,
+    LOGOUT_PATH,
+    MIB,
+    REGISTER_PATH,
+    RESEARCH_FORM_BODY,
+    SMALL_BODY,
+    BodyCap,
+    body_cap,
+)
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Gate, Refused, peer_address
 from deepcite.web.pages_auth import COOKIE, Session
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+
+__all__ = ["API_RESEARCH_BODY", "BODY_CAPS", "COLLECTION_UPLOAD_BODY", "RESEARCH_FORM_BODY",
+           "SMALL_BODY", "FrontDoor", "allowed_hosts_for", "bad_allowed_host", "body_cap",
+           "host_allowed", "split_host"]
 
 logger = logging.getLogger(__name__)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
-KIB = 1024
-MIB = 1024 * KIB
-
-API_PREFIX = "/api/v1"
 #: API routes anyone may call, token or not (no body, nothing private).
 PUBLIC_API = frozenset({f"{API_PREFIX}/health", f"{API_PREFIX}/openapi.json"})
 #: Methods that change state: the Origin check applies to them.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-#: Page posts a visitor makes before (or while) logging in: no logged-in session needed.
-LOGIN_PATH, LOGOUT_PATH, REGISTER_PATH = "/login", "/logout", "/register"
 #: Page posts that need no logged-in session (their routes check the CSRF token).
 OPEN_POSTS = frozenset({LOGIN_PATH, REGISTER_PATH})
-
-#: Cap of every route not in :data:`BODY_CAPS`: forms with a few short fields (login,
-#: logout, cancel, delete, reindex, a collection's name and folder) and small JSON.
-SMALL_BODY = 64 * KIB
-#: ``POST /api/v1/research``: a question and materials given inline. Their content is at
-#: most ``MAX_TOTAL_CHARS`` characters in all, and JSON writes a non-ASCII character as a
-#: six-byte ``\uXXXX`` escape by default (``json.dumps``, ``requests``); 8 MiB more
-#: hold the other fields and the materials' URLs and titles.
-API_RESEARCH_BODY = 6 * MAX_TOTAL_CHARS + 8 * MIB
-#: The research form's fields other than files: the pasted text (``pages.MAX_FIELD_BYTES``,
-#: 5 MiB), the short fields and the multipart framing of every file.
-FORM_FIELDS_BODY = 6 * MIB
-#: ``POST /``: the research form, with all the uploads it may carry together
-#: (``MAX_UPLOAD_TOTAL_BYTES``; each at most ``MAX_UPLOAD_BYTES``).
-RESEARCH_FORM_BODY = MAX_UPLOAD_TOTAL_BYTES + FORM_FIELDS_BODY
-
-
-@dataclass(frozen=True)
-class BodyCap:
-    """The most bytes a request body to ``method path`` may have; ``{name}`` in ``path``
-    stands for one path segment. ``hint`` says what fits, for the 413 message."""
-
-    method: str
-    path: str
-    limit: int
-    hint: str = ""
-
-    def matches(self, method: str, path: str) -> bool:
-        """Whether the cap is the one of ``method path``."""
-        return method == self.method and _template(self.path).fullmatch(path) is not None
-
-
-#: Every route's body cap, in one place; a route not listed gets :data:`SMALL_BODY`.
-BODY_CAPS: tuple[BodyCap, ...] = (
-    BodyCap("POST", f"{API_PREFIX}/research", API_RESEARCH_BODY,
-            f"materials of up to {MAX_TOTAL_CHARS:,} characters in all"),
-    BodyCap("POST", f"{API_PREFIX}/research/{{run_id}}/cancel", SMALL_BODY),
-    BodyCap("POST", f"{API_PREFIX}/collections", SMALL_BODY),
-    BodyCap("POST", "/", RESEARCH_FORM_BODY,
-            f"up to {MAX_UPLOAD_FILES} files, {MAX_UPLOAD_TOTAL_BYTES // MIB} MiB together "
-            f"and {MAX_UPLOAD_BYTES // MIB} MiB each, plus pasted text"),
-    BodyCap("POST", LOGIN_PATH, SMALL_BODY),
-    BodyCap("POST", LOGOUT_PATH, SMALL_BODY),
-    BodyCap("POST", REGISTER_PATH, SMALL_BODY),
-    BodyCap("POST", "/runs/{run_id}/cancel", SMALL_BODY),
-    BodyCap("POST", "/history/{run_id}/delete", SMALL_BODY),
-    BodyCap("POST", "/collections", SMALL_BODY),
-    BodyCap("POST", "/collections/{name}/reindex", SMALL_BODY),
-)
-
-_TEMPLATES: dict[str, re.Pattern[str]] = {}
-
-
-def _template(path: str) -> re.Pattern[str]:
-    pattern = _TEMPLATES.get(path)
-    if pattern is None:
-        parts = re.split(r"\{[^/{}]+\}", path)
-        pattern = _TEMPLATES[path] = re.compile("[^/]+".join(re.escape(p) for p in parts))
-    return pattern
-
-
-def body_cap(method: str, path: str) -> BodyCap:
-    """The cap of a request body to ``method path`` (a trailing slash ignored)."""
-    if len(path) > 1:
-        path = path.rstrip("/") or "/"
-    for cap in BODY_CAPS:
-        if cap.matches(method, path):
-            return cap
-    return BodyCap(method, path, SMALL_BODY)
 
 
 # ------------------------------------------------------------------------ hosts

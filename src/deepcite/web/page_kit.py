@@ -87,9 +87,12 @@ class PageKit:
         sessions.store(response, session, request)
         return response
 
-    async def posted(self, request: Request) -> tuple[FormData, Session]:
-        """The posted form and its session, once the CSRF token and login are checked."""
-        form = await request.form(max_part_size=MAX_FIELD_BYTES)
+    async def posted(self, request: Request,
+                     form: FormData | None = None) -> tuple[FormData, Session]:
+        """The posted form and its session, once the CSRF token and login are checked;
+        ``form`` when the route has read the body itself (with caps of its own)."""
+        if form is None:
+            form = await request.form(max_part_size=MAX_FIELD_BYTES)
         # a thread: a logged-in session is checked against the history store
         session = await anyio.to_thread.run_sync(self._posted_session, request,
                                                  form.get(CSRF_FIELD))

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +34,21 @@ from deepcite.errors import DeepciteError, error_line
 from deepcite.runs.checks import unknown_collection_message
 from deepcite.store import CollectionSharing
 from deepcite.web.collection_jobs import (
+    FOLDERS_ARE_FOR_ADMINS,
     claim_collection,
     delete_collection,
     folder_problem,
+    from_uploads,
     inside_roots,
+    may_index_folders,
     readable,
     upload_folder,
 )
 from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_auth import Session
+from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.upload_form import UploadRefused, read_upload_form
 
 #: Documents listed on a collection's page; the count says how many more there are.
 MAX_DOCUMENTS_SHOWN = 1000
@@ -50,6 +56,7 @@ MAX_DOCUMENTS_SHOWN = 1000
 SEARCH_RESULTS = 10
 MAX_QUERY_CHARS = 500
 MAX_SNIPPET_CHARS = 600
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,15 +119,22 @@ def routes(kit: PageKit) -> APIRouter:
                          if name not in listed and state.state == "indexing")
         owners = ({name: store.collection_sharing(name).owner for name in listed}
                   if caller.admin else {})
+        folders = may_index_folders(caller)
+        changeable = {name for name in listed
+                      if store.may_change_collection(caller.access, name)}
         return kit.render(request, session, "collections.html", status, title="Collections",
                           infos=infos, problems=problems, problem=problem, message=message,
                           form_problems=problems_of_form or [], fields=fields or {},
                           states=states, pending=pending, roots=kit.state.folder_roots,
                           reserved={info.name for info in infos
                                     if reserved_collection(info.name) is not None},
-                          changeable={name for name in listed
-                                      if store.may_change_collection(caller.access, name)},
-                          owners=owners)
+                          changeable=changeable, owners=owners, folders_allowed=folders,
+                          reindexable={name for name in changeable if name in states and (
+                              folders or from_uploads(kit.state.settings, name,
+                                                      states[name].folder))},
+                          max_file_mb=MAX_UPLOAD_BYTES // MB,
+                          max_request_mb=MAX_UPLOAD_TOTAL_BYTES // MB,
+                          max_files=MAX_UPLOAD_FILES)
 
     @router.get("/collections", response_class=HTMLResponse)
     def collections(request: Request, deleted: str | None = None) -> Response:
@@ -140,8 +154,17 @@ def routes(kit: PageKit) -> APIRouter:
 
     @router.post("/collections/upload")
     async def upload_collection(request: Request) -> Response:
-        form, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(add_uploads, request, session, form)
+        try:
+            form = await read_upload_form(request)
+        except UploadRefused as refused:  # nothing changed; the rest of the body is unread
+            session = await anyio.to_thread.run_sync(kit.session_for, request)
+            return await anyio.to_thread.run_sync(partial(
+                collections_page, request, session, refused.status, problem=refused.message))
+        try:
+            form, session = await kit.posted(request, form)
+            return await anyio.to_thread.run_sync(add_uploads, request, session, form)
+        finally:
+            await form.close()
 
     @router.get("/collections/{name}", response_class=HTMLResponse)
     def collection(request: Request, name: str, q: str | None = None) -> Response:
@@ -208,6 +231,9 @@ def routes(kit: PageKit) -> APIRouter:
 
     def add_folder(request: Request, session: Session, name: str, folder: str) -> Response:
         fields = {"name": name, "folder": folder}
+        if not may_index_folders(kit.caller(session)):
+            return collections_page(request, session, 403, problem=FOLDERS_ARE_FOR_ADMINS,
+                                    fields=fields)
         refused = refusal(name, changing=False)
         if refused is not None:
             return collections_page(request, session, refused[0], problem=refused[1],
@@ -227,11 +253,7 @@ def routes(kit: PageKit) -> APIRouter:
 
     def add_uploads(request: Request, session: Session, form: FormData) -> Response:
         from deepcite.collections.collection import collection_path
-        from deepcite.web.pages_forms import (
-            MAX_UPLOAD_FILES,
-            UploadBudget,
-            save_upload,
-        )
+        from deepcite.web.pages_forms import UploadBudget, save_upload
 
         name = _field(form, "name")
         fields = {"upload_name": name}
@@ -247,19 +269,14 @@ def routes(kit: PageKit) -> APIRouter:
         uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
         if not uploads:
             return refuse(400, "Choose one or more files to upload")
-        taken = claim_collection(name, settings, store, kit.caller(session))
-        if taken is not None:
-            return refuse(409, taken)
-        target = upload_folder(settings, name)
-        known = kit.jobs.get(name, store)
-        if collection_path(name, settings).exists() and (
-                known is None or Path(known.folder) != target.resolve()):
-            return refuse(409, f"A collection {name} exists already, not made of uploads - "
-                               "choose another name")
         if len(uploads) > MAX_UPLOAD_FILES:
             return refuse(400, f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} "
                                "are accepted at once - upload them in several goes")
+        target = upload_folder(settings, name)
         target.parent.mkdir(parents=True, exist_ok=True)
+        # Every file is checked in a private staging folder first; the name is claimed
+        # only then (a refused upload claims nothing), and only its claimant's files
+        # ever reach the collection's folder.
         staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
         try:
             budget, saved, problems = UploadBudget(), [], []
@@ -271,6 +288,14 @@ def routes(kit: PageKit) -> APIRouter:
             if problems:
                 return refuse(400, "Nothing was uploaded - every file must be accepted",
                               problems)
+            taken = claim_collection(name, settings, store, kit.caller(session))
+            if taken is not None:
+                return refuse(409, taken)
+            known = kit.jobs.get(name, store)
+            if collection_path(name, settings).exists() and (
+                    known is None or Path(known.folder) != target.resolve()):
+                return refuse(409, f"A collection {name} exists already, not made of "
+                                   "uploads - choose another name")
             target.mkdir(exist_ok=True)
             for file in saved:  # a name already there is replaced: a newer version
                 os.replace(file, target / file.name)
@@ -291,6 +316,9 @@ def routes(kit: PageKit) -> APIRouter:
             return collections_page(request, session, 409, problem=(
                 f"No folder is recorded for {name} - add its folder or files again"))
         uploads = upload_folder(settings, name).resolve()
+        if not from_uploads(settings, name, known.folder) \
+                and not may_index_folders(kit.caller(session)):
+            return collections_page(request, session, 403, problem=FOLDERS_ARE_FOR_ADMINS)
         path: Path | None = uploads if Path(known.folder) == uploads else inside_roots(
             known.folder, kit.state.folder_roots)
         if path is None or not path.is_dir():
@@ -325,6 +353,9 @@ def routes(kit: PageKit) -> APIRouter:
         admin = kit.caller(session).admin
         changeable = kit.history.may_change_collection(kit.access(session), name)
         state = kit.jobs.get(name, kit.state.executor.store)
+        reindexable = changeable and state is not None and (
+            may_index_folders(kit.caller(session))
+            or from_uploads(kit.state.settings, name, state.folder))
         indexing = state is not None and state.state == "indexing"
         try:
             opened = Collection.named(name, settings=kit.state.settings)
@@ -337,7 +368,7 @@ def routes(kit: PageKit) -> APIRouter:
                               collection=name, info=None, state=state, documents=[],
                               more=0, query="", passages=[], problem=problem,
                               reserved=False, refresh=True, sharing=sharing, admin=admin,
-                              changeable=changeable)
+                              changeable=changeable, reindexable=reindexable)
         folder = state.folder if state else ""
         documents: list[DocumentRow] = []
         if not opened.search_only:
@@ -362,7 +393,7 @@ def routes(kit: PageKit) -> APIRouter:
                           passages=passages, problem=problem,
                           reserved=reserved_collection(name) is not None,
                           refresh=indexing, sharing=sharing, admin=admin,
-                          changeable=changeable)
+                          changeable=changeable, reindexable=reindexable)
 
     def share_collection(request: Request, session: Session, name: str, change: str,
                          user: str) -> Response:

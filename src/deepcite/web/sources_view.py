@@ -10,10 +10,14 @@ the marked ones in ``<mark>`` without ever trusting the text.
 source must name a collection this server can open by name (never a path), and the
 collection must have indexed exactly that path; the file is then resolved and refused
 when it is no longer the regular file that was indexed (a symlink put in its place, a
-folder, gone). A request can therefore never make the server read a file outside an
-indexed collection, whatever the stored metadata says. With accounts the caller must
-also still be allowed to search that collection (``readable``): a run keeps the text
-it cited, but a file is served only to whoever may read its collection now.
+folder, gone) or when it has more than one hard link: another name of the same file
+may lie anywhere, outside every folder that was indexed, and a path cannot tell (see
+:mod:`deepcite.collections.files`; the server indexes no such file from its folders,
+and one linked after indexing is not served either). A request can therefore never
+make the server read a file outside an indexed collection, whatever the stored
+metadata says. With accounts the caller must also still be allowed to search that
+collection (``readable``): a run keeps the text it cited, but a file is served only to
+whoever may read its collection now.
 """
 
 from __future__ import annotations
@@ -249,5 +253,10 @@ def document_file(source: Source, settings: Settings,
     # The index keeps resolved paths: anything else (a symlinked folder put on the way,
     # "..") is no longer the file that was indexed.
     if resolved != path or not resolved.is_file():
+        return None
+    try:
+        if resolved.stat().st_nlink > 1:  # a hard link: its contents may be anyone's
+            return None
+    except OSError:
         return None
     return resolved
