@@ -12,11 +12,18 @@ Scripts call these functions with whatever they have, so arguments are checked h
 a wrong one is a :class:`~deepcite.errors.DeepciteError` subclass with a one-line
 message (``InputError`` for arguments, ``ConfigError`` for settings), never a bare
 ``TypeError`` or ``AttributeError`` from deep inside a run.
+
+Every call is admitted like a run of the command line
+(:func:`deepcite.runs.admission.admit`, :attr:`~deepcite.runs.admission.Door.LOCAL`):
+the script runs as the local user, who owns the settings and the history - no server
+caps, any stored run to follow up - and a follow-up named by run id is refused with
+the same one line as ``deepcite ask --follow-up``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from deepcite.config import Settings, load_settings
@@ -24,8 +31,8 @@ from deepcite.errors import InputError
 from deepcite.materials import SummaryCache, UserMaterial
 from deepcite.research import Researcher
 from deepcite.runs import build
-from deepcite.runs.execute import execute, run_recorded
-from deepcite.runs.recorder import Recorder
+from deepcite.runs.admission import Admitted, Door, admit
+from deepcite.runs.execute import execute
 from deepcite.runs.request import RunRequest
 from deepcite.runs.rerun import rerun_plan
 from deepcite.runs.sink import CallbackSink, OutlineReviewer, RunSink
@@ -47,16 +54,18 @@ def build_researcher(
 
 def quick_summary(
     question: str, *, on_event: Callable[[Event], None] | None = None,
-    follow_up: ResearchResult | None = None,
+    follow_up: ResearchResult | str | None = None,
     materials: Sequence[MaterialInput] | None = None, materials_enabled: bool = True,
     material_cache: SummaryCache | None = None, **overrides: Any
 ) -> ResearchResult:
     """Research ``question`` and return a short cited answer.
 
     ``overrides`` are settings (see module docstring), e.g. ``collections=["demo"]``.
-    ``follow_up`` is an earlier result (``HistoryStore.get(id).result``) to build on:
-    its answer is what is already known, its sources keep their numbers and new ones
-    continue the count. ``materials`` are the user's own documents
+    ``follow_up`` is an earlier result to build on - the object
+    (``HistoryStore.get(id).result``), or a stored run's id or unique prefix, read from
+    the history as ``deepcite ask --follow-up`` reads it: its answer is what is already
+    known, its sources keep their numbers and new ones continue the count.
+    ``materials`` are the user's own documents
     (:class:`deepcite.materials.UserMaterial` or mappings with ``url`` and ``content``),
     cited like any source; the web is searched only for what they leave open when the
     question asks to build on them. ``material_cache`` (a
@@ -65,14 +74,18 @@ def quick_summary(
     :class:`deepcite.errors.DeepciteError` subclasses with one-line messages.
     """
     where = "quick_summary()"
+    ref = follow_up if isinstance(follow_up, str) else None
     request = _request(question, where, mode="quick", materials=materials,
-                       materials_enabled=materials_enabled)
+                       materials_enabled=materials_enabled, parent_id=ref)
     sink = _sink(on_event, where)
-    if follow_up is not None and not isinstance(follow_up, ResearchResult):
+    if follow_up is not None and not isinstance(follow_up, (ResearchResult, str)):
         raise InputError(f"{where}: follow_up must be an earlier ResearchResult "
-                         f"(e.g. HistoryStore.get(id).result), not {build.kind(follow_up)}")
-    settings = load_settings(overrides)
-    return execute(request, settings, sink, parent=follow_up, cache=material_cache)
+                         f"(e.g. HistoryStore.get(id).result) or a stored run's id, "
+                         f"not {build.kind(follow_up)}")
+    admitted = _admitted(request, load_settings(overrides))
+    parent = follow_up if isinstance(follow_up, ResearchResult) else admitted.parent_result
+    return execute(admitted.request, admitted.settings, sink, parent=parent,
+                   cache=material_cache)
 
 
 def detailed_report(
@@ -99,8 +112,9 @@ def detailed_report(
                        materials_enabled=materials_enabled,
                        review=outline_review is not None)
     sink = _sink(on_event, where)
-    settings = load_settings(overrides)
-    return execute(request, settings, sink, reviewer=outline_review, cache=material_cache)
+    admitted = _admitted(request, load_settings(overrides))
+    return execute(admitted.request, admitted.settings, sink, reviewer=outline_review,
+                   cache=material_cache)
 
 
 def rerun(ref: str, *, on_event: Callable[[Event], None] | None = None) -> ResearchResult:
@@ -113,16 +127,33 @@ def rerun(ref: str, *, on_event: Callable[[Event], None] | None = None) -> Resea
     sink = _sink(on_event, "rerun()")
     settings = load_settings()
     with HistoryStore.open(settings) as store:
-        plan = rerun_plan(store.get(ref), settings, store)
-        with Recorder.begin(plan.settings, plan.request, store=store) as recorder:
-            result = run_recorded(plan.request, plan.settings, recorder, sink,
-                                  parent=plan.parent)
+        plan = rerun_plan(store.get(ref), settings)
+        admitted = admit(store, plan.request, plan.settings, Door.LOCAL)
+        with admitted.record(store) as recorder:
+            result = admitted.run(recorder, sink)
     return result.with_warnings([("other", note) for note in plan.notes])
+
+
+def _admitted(request: RunRequest, settings: Settings) -> Admitted:
+    """``request`` admitted as the local user's run, its parent (if it names one) read
+    from the history of ``settings``, which is opened for that only."""
+    with _history(settings, request.parent_id is not None) as store:
+        return admit(store, request, settings, Door.LOCAL)
+
+
+@contextmanager
+def _history(settings: Settings, needed: bool) -> Iterator[HistoryStore | None]:
+    """The history store of ``settings`` when ``needed``, closed after; else ``None``."""
+    if not needed:
+        yield None
+        return
+    with HistoryStore.open(settings) as store:
+        yield store
 
 
 def _request(question: object, where: str, *, mode: str,
              materials: Sequence[MaterialInput] | None, materials_enabled: bool,
-             review: bool = False) -> RunRequest:
+             review: bool = False, parent_id: str | None = None) -> RunRequest:
     """The run request of an API call; a wrong argument is an :class:`InputError`."""
     if not isinstance(question, str):
         raise InputError(f"{where} takes the question as text (str), not {build.kind(question)}")
@@ -131,7 +162,8 @@ def _request(question: object, where: str, *, mode: str,
         raise InputError("materials must be a list of UserMaterial objects or mappings "
                          f"with url and content, not {build.kind(materials)}")
     return RunRequest.parse(question=question, mode=mode, materials=list(materials or []),
-                        materials_enabled=materials_enabled, review_outline=review)
+                            materials_enabled=materials_enabled, review_outline=review,
+                            parent_id=parent_id)
 
 
 def _sink(on_event: Callable[[Event], None] | None, where: str) -> RunSink | None:

@@ -32,7 +32,6 @@ from deepcite.materials import (
 )
 from deepcite.materials.normalize import validate_materials
 from deepcite.runs import RunRequest
-from deepcite.runs.parents import parent_run
 from deepcite.security.text import valid_utf8
 from deepcite.store import HistoryStore
 
@@ -136,12 +135,10 @@ def ask(
         given = _materials(material, materials_file)
         store = HistoryStore.open(settings) if follow_up is not None else None
         try:
-            parent = parent_run(store, follow_up) if store and follow_up else None
             request = RunRequest.parse(question=question, mode=mode.value, materials=given,
-                                       parent_id=parent.id if parent else None,
-                                       review_outline=review_outline, origin="cli")
-            result, run_id = run_with_progress(request, settings,
-                                  parent=parent.result if parent else None, store=store,
+                                       parent_id=follow_up, review_outline=review_outline,
+                                       origin="cli")
+            result, run_id = run_with_progress(request, settings, store=store,
                                   save=settings.store.save and not no_save, quiet=quiet)
         finally:
             if store is not None:

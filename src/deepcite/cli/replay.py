@@ -101,11 +101,11 @@ def _rerun_live(stored: StoredRun, settings: Settings, *, store_again: bool, qui
     from deepcite.runs.rerun import rerun_plan
 
     with _open(settings) as store:
-        plan = rerun_plan(stored, settings, store)
+        plan = rerun_plan(stored, settings)
         for note in plan.notes:
             warn(note)
-        result, run_id = run_with_progress(plan.request, plan.settings, parent=plan.parent,
-                                           store=store, save=store_again, quiet=quiet)
+        result, run_id = run_with_progress(plan.request, plan.settings, store=store,
+                                           save=store_again, quiet=quiet)
         again = store.get(run_id) if run_id is not None else None
     print_result(result, plan.settings, fmt=None, as_json=False, output=None,
                  show_findings=False)

@@ -1,6 +1,8 @@
 """Running research from the CLI: interrupts, the history record, outline review, output.
 
-Shared by ``ask``, ``report`` and ``rerun``. A run goes on in a worker thread so that
+Shared by ``ask``, ``report`` and ``rerun``. A run is admitted as the local user's
+(:func:`deepcite.runs.admission.admit` with :attr:`~deepcite.runs.admission.Door.LOCAL`:
+its parent read and checked, no server caps), then goes on in a worker thread so that
 Ctrl-C and SIGTERM cancel it cleanly (the first interrupt keeps what was found, a
 second quits at once); the history record is :class:`deepcite.runs.Recorder`'s.
 """
@@ -26,7 +28,8 @@ from deepcite.config import Settings
 from deepcite.export import ExportOptions, ExportResult, export_report, exporter_status
 from deepcite.research.outline import outline_text, parse_outline
 from deepcite.research.threads import Worker
-from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
+from deepcite.runs import CallbackSink, CancelScope, RunRequest
+from deepcite.runs.admission import Door, admit
 from deepcite.runs.build import DEMO_COLLECTION
 from deepcite.store import HistoryStore
 from deepcite.types import OutlineEntry, ResearchResult
@@ -186,20 +189,23 @@ def _is_text(exported: ExportResult) -> bool:
     return b"\x00" not in exported.data
 
 
-def run_with_progress(request: RunRequest, settings: Settings, *, parent: ResearchResult | None,
-         store: HistoryStore | None, save: bool, quiet: bool
-         ) -> tuple[ResearchResult, str | None]:
-    """Run ``request`` with live progress, kept in the history (unless ``save`` is off);
-    Ctrl-C cancels it and keeps what was found. Returns the result and its run id."""
-    if DEMO_COLLECTION in settings.search.collections:
+def run_with_progress(request: RunRequest, settings: Settings, *,
+                      store: HistoryStore | None, save: bool, quiet: bool
+                      ) -> tuple[ResearchResult, str | None]:
+    """Admit ``request`` as the local user's (its parent, named by id or prefix, read
+    from ``store``), then run it with live progress, kept in the history (unless
+    ``save`` is off); Ctrl-C cancels it and keeps what was found. Returns the result
+    and its run id."""
+    admitted = admit(store, request, settings, Door.LOCAL)
+    if DEMO_COLLECTION in admitted.settings.search.collections:
         with err.status("Preparing the demo collection (built once, offline)..."):
-            ensure_demo_collection(settings)
+            ensure_demo_collection(admitted.settings)
     scope = CancelScope()
-    with Recorder.begin(settings, request, save=save, store=store, on_problem=warn) \
-            as recorder, RunProgress(enabled=not quiet) as progress:
+    with admitted.record(store, save=save, on_problem=warn) as recorder, \
+            RunProgress(enabled=not quiet) as progress:
         reviewer = outline_reviewer(progress) if request.review_outline else None
         result = run_interruptibly(
-            lambda: run_recorded(request, settings, recorder, CallbackSink(progress),
-                                 scope, parent=parent, reviewer=reviewer),
+            lambda: admitted.run(recorder, CallbackSink(progress), scope,
+                                 reviewer=reviewer),
             scope.cancel, progress)
     return result, recorder.run_id

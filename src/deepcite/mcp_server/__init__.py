@@ -50,8 +50,8 @@ from deepcite.config import Settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, InputError
 from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.mcp_server.auth import Asker, Throttle, TokenGate, asker_of
-from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest, run_recorded
-from deepcite.runs.admission import admit
+from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest
+from deepcite.runs.admission import Admitted, admit
 from deepcite.runs.build import open_collections
 from deepcite.runs.checks import MAX_NAME_CHARS, text_problem, unknown_collection_message
 from deepcite.runs.recorder import close_active
@@ -189,20 +189,14 @@ def _request(fields: Mapping[str, Any]) -> RunRequest:
     return RunRequest.parse(**given, origin="mcp")
 
 
-def _prepare(request: RunRequest
-             ) -> tuple[RunRequest, Settings, Recorder, ResearchResult | None]:
+def _prepare(request: RunRequest) -> tuple[Admitted, Recorder]:
     """The request admitted as every server admits a run
     (:func:`~deepcite.runs.admission.admit`: its owner as they are now, its settings,
-    its parent, the collections it will search), its history record and the parent it
-    builds on."""
+    its parent, the collections it will search) and its history record."""
     base = _settings()
     with HistoryStore.open(base) as store:
         admitted = admit(store, request, base)
-    recorder = Recorder.begin(admitted.settings, admitted.request,
-                              save=admitted.settings.store.save)
-    parent = admitted.parent
-    return (admitted.request, admitted.settings, recorder,
-            parent.result if parent is not None else None)
+    return admitted, admitted.record(None, save=admitted.settings.store.save)
 
 
 async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
@@ -213,11 +207,10 @@ async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
         request = _request(fields).asked_by("mcp", asker.owner)
         # The same submit checks as the REST API: a run that cannot work is a tool error
         # now, not a failure minutes into the research.
-        request, settings, recorder, parent = await anyio.to_thread.run_sync(_prepare,
-                                                                             request)
+        admitted, recorder = await anyio.to_thread.run_sync(_prepare, request)
     except DeepciteError as exc:
         return _error(str(exc))
-    progress = _Progress(request.mode)
+    progress = _Progress(admitted.request.mode)
     scope = CancelScope()
     # Events come from the run's own threads (parallel searches too), not only from the
     # worker this call starts: they reach the loop by its token, one at a time so that
@@ -237,8 +230,7 @@ async def _research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResult:
 
     def research() -> ResearchResult:
         with recorder:
-            return run_recorded(request, settings, recorder, CallbackSink(on_event), scope,
-                                parent=parent)
+            return admitted.run(recorder, CallbackSink(on_event), scope)
 
     try:
         result = await anyio.to_thread.run_sync(research, abandon_on_cancel=True)

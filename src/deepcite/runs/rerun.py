@@ -8,6 +8,11 @@ local settings, secrets, data folder and store from here (:func:`~deepcite.store
 snapshot.restore_settings`) - and says what cannot be the same: materials that were
 handed in, and of course the web, which answers differently over time.
 ``deepcite rerun ID`` runs the plan and ``deepcite compare`` shows what changed.
+
+The plan names the stored run's parent by id and no more: like any run, a rerun is
+admitted (:func:`deepcite.runs.admission.admit`) before it is recorded, and admission
+reads and checks the parent - as the local user's run from the command line and the
+Python API, with the rights of whoever asks on a server.
 """
 
 from __future__ import annotations
@@ -17,12 +22,10 @@ from typing import Any
 
 from deepcite.config import Settings
 from deepcite.errors import InputError
-from deepcite.runs.parents import parent_run
 from deepcite.runs.request import RunRequest, per_run_setting
 from deepcite.store import HistoryStore, StoredRun
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.snapshot import restore_settings
-from deepcite.types import ResearchResult
 
 __all__ = ["RerunPlan", "rerun_plan"]
 
@@ -31,16 +34,17 @@ __all__ = ["RerunPlan", "rerun_plan"]
 class RerunPlan:
     """What a rerun of a stored run will do, and what it cannot repeat."""
 
+    #: The stored run's request; its ``parent_id`` names the run it followed up.
     request: RunRequest
     settings: Settings
-    #: The result the stored run followed up, when it was a follow-up.
-    parent: ResearchResult | None = None
     notes: list[str] = field(default_factory=list)
 
 
-def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore) -> RerunPlan:
-    """The request and settings that make ``stored`` again on this machine, and the
-    parent it follows up (read from ``store``, the history ``stored`` came from)."""
+def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore | None = None
+               ) -> RerunPlan:
+    """The request and settings that make ``stored`` again on this machine. ``store``
+    is no longer read (admission reads the parent); it is accepted for callers that
+    still pass the history ``stored`` came from."""
     notes: list[str] = []
     kept = dict(stored.request or {"question": stored.result.question, "mode": stored.mode})
     if stored.request is None:
@@ -61,8 +65,7 @@ def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore) -> Rerun
     settings = restore_settings(stored.settings, local)
     request = request.model_copy(update={"settings": {
         **_per_run_differences(settings, local), **request.settings}})
-    parent = parent_run(store, request.parent_id).result if request.parent_id else None
-    return RerunPlan(request, settings, parent, notes)
+    return RerunPlan(request, settings, notes)
 
 
 def _per_run_differences(made_with: Settings, local: Settings) -> dict[str, Any]:
