@@ -81,6 +81,7 @@ BODY_CAPS: tuple[BodyCap, ...] = (
     BodyCap("DELETE", f"{API_PREFIX}/watches/{{watch_id}}", SMALL_BODY),
     BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/run", SMALL_BODY),
     BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/feed-token", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/webhook-secret", SMALL_BODY),
     # the pages
     BodyCap("POST", "/", RESEARCH_FORM_BODY, f"{_UPLOADS_HINT}, plus pasted text"),
     BodyCap("POST", LOGIN_PATH, SMALL_BODY),
