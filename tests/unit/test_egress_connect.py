@@ -1,6 +1,7 @@
-"""DuckDuckGo's connections obey the egress policy at connect time, like every engine's.
+"""Connections made by code that has its own HTTP - the DuckDuckGo engine, a model
+SDK - obey the egress policy at connect time, like every engine's.
 
-A real HTTP server on loopback stands in for DuckDuckGo and counts what reaches it;
+A real HTTP server on loopback stands in for the service and counts what reaches it;
 names resolve from the test's DNS table (``tests/conftest.py``). What is checked is the
 connection itself: where the engine's socket goes, not only what a check said before.
 """
@@ -130,3 +131,45 @@ def test_a_dns_answer_that_changes_after_the_check_is_not_followed(
     with pytest.raises(SearchError, match="connection failed"):
         engine.search("rust", max_results=1)
     assert connects == [(PUBLIC_IP, server.port)] and server.requests == []
+
+
+def test_an_openai_compatible_model_server_is_reached_through_the_pinned_client(
+        make_settings: Any, connects: list[tuple[str, int]],
+        _fake_dns: dict[str, list[str]]) -> None:
+    """The model SDK's own HTTP goes through the pinned client too: ``llm.test`` resolves
+    only in the policy's DNS (the test table), and the connection goes where it said."""
+    from langchain_core.messages import HumanMessage
+
+    from deepcite.llm.providers import get_chat_model
+
+    served: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            served.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = (b'{"id": "c1", "object": "chat.completion", "created": 1, "model": "m",'
+                    b' "choices": [{"index": 0, "finish_reason": "stop", "message": '
+                    b'{"role": "assistant", "content": "pinned"}}]}')
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        _fake_dns["llm.test"] = ["127.0.0.1"]
+        port = httpd.server_address[1]
+        model = get_chat_model(make_settings(**{
+            "llm.provider": "openai", "llm.model": "m", "llm.context_size": 4096,
+            "llm.base_url": f"http://llm.test:{port}/v1"}))
+        assert model.invoke([HumanMessage(content="q?")]).content == "pinned"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert served == ["/v1/chat/completions"] and connects == [("127.0.0.1", port)]
