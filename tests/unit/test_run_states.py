@@ -169,6 +169,12 @@ def test_a_run_waiting_in_a_pool_is_never_handed_to_queue_workers(store: History
     assert store.claim(waiting, "worker-1") is None
     assert store.start(waiting) and store.get(waiting).status == "running"
     assert not store.start(waiting)  # only a queued run starts
+    # a run queued for workers reads queued until a worker claims it, then running
+    assert [(r.id, r.status) for r in store.list() if r.id == for_workers] == [
+        (for_workers, "queued")]
+    assert store.mark_interrupted(stale_after_s=0) == []  # waiting is no one's fault
+    assert store.claim(for_workers, "worker-1") is not None
+    assert store.run_state(for_workers).status == "running"
 
 
 # ------------------------------------------------------------ a holder that is gone
