@@ -74,22 +74,6 @@ def _instant_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return pauses
 
 
-class _NoNetworkDDGS:
-    """ddgs speaks HTTP from Rust, past pytest-socket; tests must fake it explicitly."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("network blocked in tests: monkeypatch ddgs.DDGS with a fake")
-
-
-@pytest.fixture(autouse=True)
-def _block_ddgs(monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        import ddgs
-    except ImportError:
-        return
-    monkeypatch.setattr(ddgs, "DDGS", _NoNetworkDDGS)
-
-
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Any:
     """Settings with a tmp data dir and no config files; overrides as keyword args."""

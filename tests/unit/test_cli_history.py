@@ -129,6 +129,9 @@ def test_show_warns_about_runs_that_did_not_end(store: HistoryStore,
     assert "has not ended" in one_line(result.stderr)
     result = runner.invoke(app, ["show", failed])
     assert "failed: model server vanished" in one_line(result.stderr)
+    waiting = store.begin("Waiting?", mode="quick", settings=settings, queued=True)
+    result = runner.invoke(app, ["show", waiting])
+    assert "has not started: it is queued" in one_line(result.stderr)
 
 
 @pytest.mark.parametrize(("ref", "message"), [

@@ -109,7 +109,9 @@ def show_command(
 
 def _warn_unfinished(stored: StoredRun) -> None:
     short = stored.id[:SHORT_ID]
-    if stored.status == "running":
+    if stored.status == "queued":
+        warn(f"run {short} has not started: it is queued, waiting for a free slot")
+    elif stored.status == "running":
         warn(f"run {short} has not ended: it is still running, or its process stopped "
              "before it could store a result")
     elif stored.status == "failed" and stored.result.error:

@@ -276,6 +276,10 @@ def _build_openai(settings: Settings) -> BaseChatModel:
         key = LOCAL_SERVER_PLACEHOLDER_KEY
     if settings.llm.base_url:
         chat_openai = _sending_max_tokens(chat_openai)
+    # The SDK's connections go through the pinned egress client, so the server the
+    # policy approved (llm.base_url as a configured service) is the one reached, at
+    # connect time - not only checked once before the run (runs.build).
+    policy = EgressPolicy.from_settings(settings, [settings.llm.base_url])
     built: BaseChatModel = chat_openai(
         model=settings.llm.model,
         base_url=settings.llm.base_url,
@@ -283,6 +287,7 @@ def _build_openai(settings: Settings) -> BaseChatModel:
         temperature=settings.llm.temperature,
         max_tokens=settings.llm.max_tokens,
         timeout=settings.llm.timeout_seconds,
+        http_client=egress_client(policy, timeout=settings.llm.timeout_seconds),
     )
     if settings.llm.base_url and settings.llm.context_size is None:
         # Found once per server and model; model_context_size reads it back.

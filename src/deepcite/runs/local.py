@@ -2,9 +2,11 @@
 
 A research run holds a model and engines for minutes, so only ``workers`` run at once
 and the rest wait in a FIFO queue whose positions the pages show. Every run is in the
-history store from the moment it is submitted (its id is the store's id), so a run a
-crashed server never finished is still listed - and marked ``interrupted`` by the next
-server, which is the only one that can know it will never end.
+history store from the moment it is submitted (its id is the store's id), ``queued``
+until a worker thread takes it and ``running`` from then, so every reader (another
+server, ``deepcite history``) sees where it is. A run a crashed server never finished
+is still listed - and marked ``interrupted`` as soon as a reader on the same host sees
+that the server's process is gone, or by a server elsewhere once its heartbeat stops.
 
 Events are numbered from 1 in one in-memory list per run, guarded by a single
 condition: every reader (SSE streams, pages, polling clients) sees the same order, and
@@ -106,7 +108,7 @@ class LocalRunExecutor:
                                    "once it is back")
         run_id = self._store.begin(request.question, mode=request.mode, settings=settings,
                                    parent_id=request.parent_id, request=request.stored(),
-                                   owner_id=request.owner_id)
+                                   owner_id=request.owner_id, queued=True)
         run = _Run(run_id, request, settings, datetime.now(UTC),
                    parent=parent.result if parent else None)
         with self._lock:
@@ -160,7 +162,7 @@ class LocalRunExecutor:
         stored = self._stored(run_id)
         fresh = stored.events[after:]
         return EventBatch([(after + n, e) for n, e in enumerate(fresh, 1)],
-                          finished=stored.status != "running")
+                          finished=stored.status in ENDED)
 
     def drain(self) -> None:
         """Stop taking runs and cancel the queued and running ones, without waiting:
@@ -214,6 +216,7 @@ class LocalRunExecutor:
                 run = self._runs[self._queue.popleft()]
                 run.state = "running"
                 self._lock.notify_all()
+            self._started(run)
             self._execute(run)
 
     def _execute(self, run: _Run) -> None:
@@ -237,6 +240,13 @@ class LocalRunExecutor:
             self._end(run, state, result.error)
             if recorder.deleted:  # deleted while it ran: gone for every reader too
                 self._runs.pop(run.id, None)
+
+    def _started(self, run: _Run) -> None:
+        """Say in the store that ``run`` left the queue: it read ``queued`` until now."""
+        try:
+            self._store.start(run.id)
+        except StoreError as exc:  # the research goes on; its end is stored as usual
+            logger.warning("run %s could not be marked running: %s", run.id[:8], exc)
 
     def _stopping(self) -> bool:
         with self._lock:

@@ -113,9 +113,10 @@ class EngineHTTP:
         return self.request("GET", url, params=params, headers=headers).text
 
     def request(self, method: str, url: str, *, params: Mapping[str, Any] | None = None,
-                json_body: Any = None, headers: Mapping[str, str] | None = None
-                ) -> httpx.Response:
-        """One request with the policy, limits and retries applied."""
+                json_body: Any = None, headers: Mapping[str, str] | None = None,
+                form: Mapping[str, str] | None = None) -> httpx.Response:
+        """One request with the policy, limits and retries applied (``form``: a
+        URL-encoded form body, what HTML search pages take)."""
         host = httpx.URL(url).host
         attempts = self._retries + 1
         retrying = Retrying(
@@ -128,7 +129,7 @@ class EngineHTTP:
         try:
             for attempt in retrying:
                 with attempt:
-                    return self._once(method, url, params, json_body, headers)
+                    return self._once(method, url, params, json_body, headers, form)
         except _Retryable as exc:
             raise SearchError(f"{self.engine}: {exc} from {host} after {attempts} "
                               f"attempt{'s' if attempts > 1 else ''}",
@@ -136,11 +137,12 @@ class EngineHTTP:
         raise SearchError(f"{self.engine}: no attempt was made")  # pragma: no cover
 
     def _once(self, method: str, url: str, params: Mapping[str, Any] | None,
-              json_body: Any, headers: Mapping[str, str] | None) -> httpx.Response:
+              json_body: Any, headers: Mapping[str, str] | None,
+              form: Mapping[str, str] | None = None) -> httpx.Response:
         self._limiter.wait()
         try:
             response = self._client.request(method, url, params=params, json=json_body,
-                                            headers=headers)
+                                            headers=headers, data=form)
         except EgressDenied as exc:
             raise SearchError(f"{self.engine}: {exc}") from exc
         except httpx.TimeoutException as exc:

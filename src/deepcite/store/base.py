@@ -92,6 +92,12 @@ class StoreBase:
         self._keeper: threading.Thread | None = None
         self._stopping = threading.Event()
 
+    def settle_dead_holders(self, run_id: str | None = None) -> list[str]:
+        """Mark the runs of this host's stopped processes ``interrupted`` (all, or
+        ``run_id`` alone); their ids. What every read of a run's state calls first -
+        see :meth:`deepcite.store.held.HeldRuns.settle_dead_holders`, which does it."""
+        return []
+
     @staticmethod
     def _resolve(session: Session, ref: str, access: Access = EVERYTHING) -> str:
         """The full id of the one run ``ref`` names among those ``access`` may see, or a

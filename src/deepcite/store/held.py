@@ -15,6 +15,12 @@ ended. While held:
 One daemon thread per store does both, started by the first run it holds. Closing the
 store marks the runs it still holds ``interrupted`` (with their events): a process
 closes its store on the way out, and a run it was holding can never end after that.
+
+A process that dies without closing (``kill -9``) cannot say so. Each run records its
+holder (:mod:`deepcite.store.holder`), so when that holder was a process of this host
+that no longer exists, the run is marked ``interrupted`` at once - by a starting server
+and by every read of a run's state - with no wait for the heartbeat to go stale; runs
+held on other hosts keep the heartbeat rule.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from deepcite.errors import StoreError
 from deepcite.store.base import StoreBase
+from deepcite.store.holder import is_gone, this_host
 from deepcite.store.models import Run
 from deepcite.types import Event, RunWarning
 
@@ -120,7 +127,7 @@ class HeldRuns(StoreBase):
             return
         with self._writing() as session:
             self._changed(session, update(Run).where(
-                Run.id.in_(held), Run.status == "running", Run.worker.is_(None))
+                Run.id.in_(held), in_process_active(), Run.worker.is_(None))
                 .values(heartbeat_at=datetime.now(UTC)))
 
     def _keep(self) -> None:
@@ -149,16 +156,67 @@ class HeldRuns(StoreBase):
         if keeper is not None and keeper is not threading.current_thread():
             keeper.join(timeout=10.0)
 
-    def _orphaned(self, stale_after_s: float) -> tuple[ColumnElement[bool], ...]:
-        """The test of a run no live process holds: running in-process (no worker),
-        silent for ``stale_after_s`` (or with no heartbeat at all: an old deepcite),
-        and not one of ours."""
+    def _orphaned(self, stale_after_s: float, dead: Sequence[str] = ()
+                  ) -> tuple[ColumnElement[bool], ...]:
+        """The test of a run no live process holds: running (or waiting in a pool)
+        in-process (no worker), silent for ``stale_after_s`` (or with no heartbeat at
+        all: an old deepcite) or one of ``dead`` (:meth:`_dead_holders`), and not one
+        of ours."""
         cutoff = datetime.now(UTC) - timedelta(seconds=stale_after_s)
         with self._lock:
             ours = list(self._held)
+        gone: builtins.list[ColumnElement[bool]] = [
+            Run.heartbeat_at.is_(None), Run.heartbeat_at < cutoff]
+        if dead:
+            gone.append(Run.id.in_(dead))
         conditions: builtins.list[ColumnElement[bool]] = [
-            Run.status == "running", Run.worker.is_(None),
-            or_(Run.heartbeat_at.is_(None), Run.heartbeat_at < cutoff)]
+            in_process_active(), Run.worker.is_(None), or_(*gone)]
         if ours:
             conditions.append(Run.id.not_in(ours))
         return tuple(conditions)
+
+    def _dead_holders(self, session: Session, run_id: str | None = None
+                      ) -> builtins.list[str]:
+        """The active in-process runs (``run_id`` alone, when given) whose holder was a
+        process of this host that no longer exists - never one this object holds."""
+        query = select(Run.id, Run.holder_pid, Run.holder_started).where(
+            in_process_active(), Run.worker.is_(None), Run.holder_host == this_host())
+        if run_id is not None:
+            query = query.where(Run.id == run_id)
+        with self._lock:
+            ours = set(self._held)
+        return [row.id for row in session.execute(query)
+                if row.id not in ours and row.holder_pid is not None
+                and is_gone(row.holder_pid, row.holder_started)]
+
+    def settle_dead_holders(self, run_id: str | None = None) -> builtins.list[str]:
+        """Mark ``interrupted`` now the active runs (``run_id`` alone, when given) whose
+        holding process was of this host and is gone; returns their ids.
+
+        What every read of a run's state calls first, so no reader ever sees a killed
+        process's run as ``running``. A database that cannot be written (a read-only
+        copy) leaves them as they are: the reading goes on, and is logged."""
+        try:
+            with self._reading() as session:
+                if not self._dead_holders(session, run_id):
+                    return []
+            with self._flush_lock, self._writing() as session:
+                dead = self._dead_holders(session, run_id)
+                if dead:
+                    self._changed(session, update(Run).where(
+                        Run.id.in_(dead), in_process_active(), Run.worker.is_(None))
+                        .values(status="interrupted", finished_at=datetime.now(UTC)))
+        except StoreError as exc:
+            logger.info("runs of stopped processes could not be marked: %s", exc)
+            return []
+        for run_id_ in dead:
+            logger.warning("run %s lost its process: interrupted", run_id_[:8])
+        return dead
+
+
+def in_process_active() -> ColumnElement[bool]:
+    """Not ended, and in-process (the caller adds ``worker IS NULL``): running, or
+    queued in a process's own pool (a holder recorded) - a queued run without a holder
+    waits for a queue worker, and is none of a process's business."""
+    return or_(Run.status == "running",
+               (Run.status == "queued") & Run.holder_host.is_not(None))

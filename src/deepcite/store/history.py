@@ -39,7 +39,8 @@ from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import assemble, events_of, result_columns, stored_rows
 from deepcite.store.engine import create_store_engine, sqlite_url
-from deepcite.store.held import HeldRuns
+from deepcite.store.held import HeldRuns, in_process_active
+from deepcite.store.holder import this_process
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow, UserRow
 from deepcite.store.queue_ops import QueueOps
@@ -105,7 +106,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
                                "stored as interrupted", len(held))
                 with self._flush_lock, self._writing() as session:
                     self._changed(session, update(Run).where(
-                        Run.id.in_(held), Run.status == "running", Run.worker.is_(None))
+                        Run.id.in_(held), in_process_active(), Run.worker.is_(None))
                         .values(status="interrupted", finished_at=datetime.now(UTC)))
                 with self._lock:
                     self._held.clear()
@@ -123,17 +124,24 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
 
     def begin(self, question: str, *, mode: ReportMode, settings: Settings,
               parent_id: str | None = None, request: dict[str, Any] | None = None,
-              owner_id: int | None = None) -> str:
+              owner_id: int | None = None, queued: bool = False) -> str:
         """Record a run that starts now; returns its id. ``parent_id`` (an id or unique
         prefix; the front end has checked its asker may see it) makes it a follow-up of
         that run; ``request`` (the run request as JSON-ready data) is kept so the run
-        can be made again (``deepcite rerun``); the run belongs to user ``owner_id``."""
+        can be made again (``deepcite rerun``); the run belongs to user ``owner_id``.
+
+        ``queued``: the run waits for a free slot of this process's own pool, and reads
+        ``queued`` until :meth:`start` (held all the same: it is this process's to
+        run, never a queue worker's). The run records this process as its holder."""
         run_id = uuid.uuid4().hex
         now = datetime.now(UTC)
+        holder = this_process()
         with self._writing() as session:
             parent = self._resolve(session, parent_id) if parent_id else None
             session.add(Run(
-                id=run_id, question=question, mode=mode, status="running",
+                id=run_id, question=question, mode=mode,
+                status="queued" if queued else "running", holder_host=holder.host,
+                holder_pid=holder.pid, holder_started=holder.started,
                 created_at=now, finished_at=None, parent_id=parent, heartbeat_at=now,
                 settings=settings_snapshot(settings), cancelled=False, warnings=[],
                 warning_codes=[], unsupported_sentences=[], outline=[],
@@ -141,6 +149,14 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
                 search_text=search_text(question, None, None), owner_id=owner_id))
         self._hold(run_id)
         return run_id
+
+    def start(self, run_id: str) -> bool:
+        """A run :meth:`begin` recorded ``queued`` got its slot: it reads ``running``
+        from now. ``False`` when it is no longer queued (cancelled, deleted)."""
+        with self._writing() as session:
+            return bool(self._changed(session, update(Run).where(
+                Run.id == run_id, Run.status == "queued", Run.worker.is_(None))
+                .values(status="running", heartbeat_at=datetime.now(UTC))))
 
     def record_event(self, run_id: str, event: Event) -> None:
         """Keep ``event`` for the run; written within :data:`~deepcite.store.held.FLUSH_S`
@@ -180,12 +196,17 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
         A run researched in-process has a heartbeat while its process lives (see
         :mod:`deepcite.store.held`); one silent for ``stale_after_s`` seconds was left by
         a process that died, and no one will ever end it now (default:
-        :data:`~deepcite.store.held.STALE_S`). Runs a live CLI, MCP
-        server or second web server holds are left alone, and so are queued runs and
-        runs held by workers - a silent worker's runs are :meth:`reap`'s business.
+        :data:`~deepcite.store.held.STALE_S`). One whose holder was a process of this
+        host that is gone is marked at once, silent or not. Runs a live CLI, MCP
+        server or second web server holds are left alone, and so are runs queued for
+        workers and runs held by workers - a silent worker's runs are :meth:`reap`'s
+        business.
         """
         now = datetime.now(UTC)
-        orphaned = self._orphaned(held.STALE_S if stale_after_s is None else stale_after_s)
+        with self._reading() as session:
+            dead = self._dead_holders(session)
+        orphaned = self._orphaned(held.STALE_S if stale_after_s is None else stale_after_s,
+                                  dead)
         with self._flush_lock, self._writing() as session:
             ids = list(session.scalars(select(Run.id).where(*orphaned)
                                        .order_by(Run.created_at)))
@@ -277,6 +298,8 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
         """
         with self._reading() as session:
             run_id = self._resolve(session, ref, access)
+        self.settle_dead_holders(run_id)
+        with self._reading() as session:
             try:
                 run = session.get_one(Run, run_id)
                 sources = list(session.scalars(
@@ -347,6 +370,7 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
                 query = query.offset(offset)
             if limit is not None:
                 query = query.limit(max(limit, 0))
+        self.settle_dead_holders()  # no run of a killed process listed as running
         # A damaged row (a value decoding refuses, or one no run can have) is left out
         # and logged, so one bad run never hides the whole history; `show` names it.
         with self._reading() as session:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     DateTime,
     Dialect,
     ForeignKey,
@@ -150,6 +151,14 @@ class Run(Base):
     #: user may keep their runs. ``None`` for runs from before accounts, and for every
     #: run until ownership is recorded (a later step).
     owner_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    # The process holding an in-process run (revision 0009; see deepcite.store.holder):
+    # ``None`` for queued runs a worker will claim and for runs from before it.
+    #: The host identity of that process (host name, boot id, PID namespace).
+    holder_host: Mapped[str | None] = mapped_column(String(200))
+    #: Its pid on that host.
+    holder_pid: Mapped[int | None] = mapped_column(Integer)
+    #: Its start time (clock ticks since boot), so a reused pid is no longer it.
+    holder_started: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class SourceRow(Base):

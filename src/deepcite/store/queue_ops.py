@@ -74,7 +74,7 @@ class QueueOps(StoreBase):
         heartbeat); ``None`` when it is not queued (cancelled, claimed by another)."""
         with self._writing() as session:
             claimed = self._changed(session, update(Run).where(
-                Run.id == run_id, Run.status == "queued").values(
+                Run.id == run_id, Run.status == "queued", Run.holder_host.is_(None)).values(
                 status="running", attempts=Run.attempts + 1,
                 heartbeat_at=datetime.now(UTC), worker=worker))
             if not claimed:
@@ -115,14 +115,17 @@ class QueueOps(StoreBase):
         return False
 
     def queued_ids(self, limit: int = 1000) -> builtins.list[str]:
-        """The queued runs' ids, oldest first (a run's queue position is its index)."""
+        """The ids of the runs queued for workers, oldest first (a run's queue position
+        is its index); runs waiting in a process's own pool (a holder recorded) are
+        that process's, never a worker's."""
         with self._reading() as session:
             return list(session.scalars(
-                select(Run.id).where(Run.status == "queued")
+                select(Run.id).where(Run.status == "queued", Run.holder_host.is_(None))
                 .order_by(Run.created_at, Run.id).limit(max(limit, 0))))
 
     def run_state(self, run_id: str) -> RunStateInfo:
         """Where the run with this full id stands (cheap: no sources, checks, events)."""
+        self.settle_dead_holders(run_id)
         with self._reading() as session:
             row = session.execute(select(
                 Run.question, Run.mode, Run.status, Run.created_at, Run.finished_at,

@@ -3,8 +3,8 @@
 Behaviour every HTTP engine shares (mapping, dropping half-filled hits, empty and
 malformed replies, retries, timeouts, filters after the search) runs once per engine
 through :data:`CASES`; what is particular to one engine (its pushdown parameters, its
-key, its quirks) has its own tests below. DuckDuckGo goes through the ``ddgs`` package
-rather than httpx, so it is tested with a fake ``DDGS`` class instead.
+key, its quirks) has its own tests below. DuckDuckGo answers HTML pages, so its tests
+replay pages written the way its HTML endpoint writes them.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
@@ -578,67 +577,74 @@ def test_wikipedia_respects_domain_filters(make_settings: Any) -> None:
 # --------------------------------------------------------------------- DuckDuckGo
 
 
-class FakeDDGS:
-    """Stands in for ``ddgs.DDGS``: records calls, replays scripted outcomes."""
-
-    calls: ClassVar[list[dict[str, Any]]] = []
-    outcomes: ClassVar[list[Any]] = []
-
-    def __init__(self, timeout: int | None = 5) -> None:
-        self.timeout = timeout
-
-    def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]:
-        FakeDDGS.calls.append({"query": query, "timeout": self.timeout, **kwargs})
-        outcome = FakeDDGS.outcomes.pop(0) if len(FakeDDGS.outcomes) > 1 else \
-            FakeDDGS.outcomes[0]
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return list(outcome)
+def ddg_result(title: str, href: str, snippet: str, *, ad: bool = False) -> str:
+    """One result as DuckDuckGo's HTML endpoint writes it."""
+    kind = "result--ad" if ad else "web-result"
+    return (f'<div class="result results_links {kind}"><div class="links_main '
+            f'result__body"><h2 class="result__title"><a rel="nofollow" class="result__a" '
+            f'href="{href}">{title}</a></h2><div class="result__extras"><img src="x.ico">'
+            f'<a class="result__url" href="{href}">site</a></div><a class="result__snippet"'
+            f' href="{href}">{snippet}</a><div class="clear"></div></div></div>')
 
 
-@pytest.fixture
-def fake_ddgs(monkeypatch: pytest.MonkeyPatch) -> type[FakeDDGS]:
-    monkeypatch.setattr("ddgs.DDGS", FakeDDGS)
-    FakeDDGS.calls = []
-    FakeDDGS.outcomes = [[]]
-    return FakeDDGS
+def ddg_page(*results: str) -> str:
+    return ("<!DOCTYPE html><html><body><div id=\"links\" class=\"results\">"
+            + "".join(results) + "</div></body></html>")
 
 
-DDG_HITS = [
-    {"title": "Rust", "href": "https://www.rust-lang.org/", "body": "A language"},
-    {"title": "", "href": "https://no-title.example/", "body": "dropped"},
-    {"title": "Spam", "href": "https://spam.example/", "body": "excluded"},
-    {"title": "Book", "href": "https://doc.rust-lang.org/book/", "body": "The book"},
-]
+DDG_PAGE = ddg_page(
+    ddg_result("Ad", "https://duckduckgo.com/y.js?ad_domain=x.example&u3=1", "Buy", ad=True),
+    ddg_result("<b>Rust</b> &amp; you", "//duckduckgo.com/l/?uddg=https%3A%2F%2Fwww.rust-lang.org"
+               "%2F&rut=abc", "A <b>language</b>"),
+    ddg_result("", "https://no-title.example/", "dropped"),
+    ddg_result("Spam", "https://spam.example/", "excluded"),
+    ddg_result("Book", "https://doc.rust-lang.org/book/", "The book"),
+)
+DDG_URL = "https://html.duckduckgo.com/html/"
 
 
-def test_duckduckgo_maps_hits_and_applies_filters(make_settings: Any,
-                                                  fake_ddgs: type[FakeDDGS]) -> None:
-    fake_ddgs.outcomes = [DDG_HITS]
-    engine = DuckDuckGoEngine(make_settings(**{"search.exclude_domains": ["spam.example"],
-                                               "engines.timeout_seconds": 7.5}))
-    results = engine.search("rust", max_results=5)
+def _form(request: httpx.Request) -> dict[str, str]:
+    from urllib.parse import parse_qsl
+
+    return dict(parse_qsl(request.content.decode(), keep_blank_values=True))
+
+
+@respx.mock
+def test_duckduckgo_maps_hits_and_applies_filters(make_settings: Any) -> None:
+    route = respx.post(DDG_URL).mock(return_value=httpx.Response(200, text=DDG_PAGE))
+    engine = DuckDuckGoEngine(make_settings(**{"search.exclude_domains": ["spam.example"]}))
+    results = engine.search("rust", max_results=3)
     assert [(r.title, r.url, r.snippet) for r in results] == [
-        ("Rust", "https://www.rust-lang.org/", "A language"),
+        ("Rust & you", "https://www.rust-lang.org/", "A language"),
         ("Book", "https://doc.rust-lang.org/book/", "The book")]
     assert all(r.engine == "duckduckgo" and r.published is None for r in results)
-    [call] = fake_ddgs.calls
-    assert call["query"] == "rust" and call["timeout"] == 8
-    assert call["max_results"] == 5 and call["timelimit"] is None
-    assert call["backend"] == "duckduckgo" and call["safesearch"] == "moderate"
+    assert _form(route.calls[0].request) == {"q": "rust", "b": "", "l": "wt-wt"}
 
 
-def test_duckduckgo_pushes_time_and_single_domain_down(make_settings: Any,
-                                                       fake_ddgs: type[FakeDDGS]) -> None:
+@respx.mock
+def test_duckduckgo_asks_for_the_next_page_only_when_it_needs_more(make_settings: Any) -> None:
+    second = ddg_page(ddg_result("More", "https://more.example/", "more"))
+    route = respx.post(DDG_URL).mock(side_effect=[
+        httpx.Response(200, text=DDG_PAGE), httpx.Response(200, text=second),
+        httpx.Response(200, text=second)])
+    results = DuckDuckGoEngine(make_settings()).search("rust", max_results=10)
+    assert [r.url for r in results][-1] == "https://more.example/"
+    forms = [_form(call.request) for call in route.calls]
+    assert [form.get("s") for form in forms] == [None, "10", "25"]  # the third added nothing
+
+
+@respx.mock
+def test_duckduckgo_pushes_time_and_single_domain_down(make_settings: Any) -> None:
+    route = respx.post(DDG_URL).mock(return_value=httpx.Response(200, text=ddg_page()))
     since = date.today() - timedelta(days=3)
     DuckDuckGoEngine(make_settings(**{"search.since": since,
                                       "search.include_domains": ["rust-lang.org"]})
                      ).search("rust", max_results=5)
     DuckDuckGoEngine(make_settings(**{"search.include_domains": ["a.org", "b.org"]})
                      ).search("rust", max_results=5)
-    first, second = fake_ddgs.calls
-    assert (first["query"], first["timelimit"]) == ("rust site:rust-lang.org", "w")
-    assert (second["query"], second["timelimit"]) == ("rust", None)
+    first, second = (_form(call.request) for call in route.calls)
+    assert (first["q"], first["df"]) == ("rust site:rust-lang.org", "w")
+    assert second["q"] == "rust" and "df" not in second
 
 
 def test_ddg_timelimit_picks_the_smallest_window() -> None:
@@ -648,57 +654,44 @@ def test_ddg_timelimit_picks_the_smallest_window() -> None:
     assert ddg_timelimit(None, today) is None
 
 
-def test_duckduckgo_empty_and_no_results_error_are_empty(make_settings: Any,
-                                                         fake_ddgs: type[FakeDDGS]) -> None:
-    from ddgs.exceptions import DDGSException
-
-    engine = DuckDuckGoEngine(make_settings())
-    assert engine.search("q", max_results=5) == []
-    fake_ddgs.outcomes = [DDGSException("No results found.")]
-    assert engine.search("q", max_results=5) == []
+@respx.mock
+def test_duckduckgo_no_results_page_is_empty(make_settings: Any) -> None:
+    respx.post(DDG_URL).mock(return_value=httpx.Response(
+        200, text='<html><body><div class="no-results">No results.</div></body></html>'))
+    assert DuckDuckGoEngine(make_settings()).search("q", max_results=5) == []
 
 
+@respx.mock
 def test_duckduckgo_retries_once_after_a_rate_limit(make_settings: Any,
-                                                    fake_ddgs: type[FakeDDGS],
                                                     _instant_backoff: list[float]) -> None:
-    from ddgs.exceptions import RatelimitException
-
-    fake_ddgs.outcomes = [RatelimitException("202 Ratelimit"), DDG_HITS[:1]]
-    results = DuckDuckGoEngine(make_settings()).search("q", max_results=5)
+    route = respx.post(DDG_URL).mock(side_effect=[
+        httpx.Response(202, text="anomaly"),
+        httpx.Response(200, text=ddg_page(ddg_result("Rust", "https://www.rust-lang.org/",
+                                                     "A language")))])
+    results = DuckDuckGoEngine(make_settings()).search("q", max_results=1)
     assert [r.url for r in results] == ["https://www.rust-lang.org/"]
-    assert len(fake_ddgs.calls) == 2 and _instant_backoff == [2.0]
+    assert route.call_count == 2 and _instant_backoff == [2.0]
 
 
-def test_duckduckgo_errors_are_one_line_search_errors(make_settings: Any,
-                                                      fake_ddgs: type[FakeDDGS]) -> None:
-    from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
-
+@respx.mock
+def test_duckduckgo_errors_are_one_line_search_errors(make_settings: Any) -> None:
     engine = DuckDuckGoEngine(make_settings())
-    fake_ddgs.outcomes = [RatelimitException("202 Ratelimit")]
+    respx.post(DDG_URL).mock(return_value=httpx.Response(202, text="anomaly"))
     with pytest.raises(SearchError, match=r"^duckduckgo: rate-limited .* twice"):
         engine.search("q", max_results=5)
-    fake_ddgs.outcomes = [TimeoutException("read timed out")]
-    with pytest.raises(SearchError, match=r"^duckduckgo: timed out after 10s"):
+    respx.post(DDG_URL).mock(side_effect=httpx.ConnectError("boom"))
+    with pytest.raises(SearchError, match=r"^duckduckgo: connection failed .* from "
+                                          r"html\.duckduckgo\.com"):
         engine.search("q", max_results=5)
-    fake_ddgs.outcomes = [DDGSException("ConnectError:\n  boom\n  trace")]
-    with pytest.raises(SearchError) as err:
-        engine.search("q", max_results=5)
-    assert str(err.value) == "duckduckgo: ConnectError: boom trace"
 
 
-def test_duckduckgo_offline_is_refused_before_searching(make_settings: Any,
-                                                        fake_ddgs: type[FakeDDGS]) -> None:
+@respx.mock
+def test_duckduckgo_offline_is_refused_before_searching(make_settings: Any) -> None:
+    route = respx.post(DDG_URL)
     engine = DuckDuckGoEngine(make_settings(**{"security.offline": True}))
     with pytest.raises(SearchError, match=r"^duckduckgo: Refused .*offline mode"):
         engine.search("q", max_results=5)
-    assert fake_ddgs.calls == []
-
-
-def test_duckduckgo_without_ddgs_is_a_config_error(make_settings: Any,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "ddgs", None)
-    with pytest.raises(ConfigError, match=r"pip install ddgs"):
-        DuckDuckGoEngine(make_settings()).search("q", max_results=5)
+    assert route.call_count == 0
 
 
 @respx.mock

@@ -1,29 +1,34 @@
-"""DuckDuckGo through the ``ddgs`` package: the default web engine, no key needed.
+"""DuckDuckGo's HTML endpoint: the default web engine, no key needed.
 
-DuckDuckGo has no official search API, so the ``ddgs`` package scrapes its HTML
-endpoint. That package does its own HTTP (``primp``, not httpx), which means the
-shared :class:`~deepcite.search.http.EngineHTTP` - and with it the egress hook - is not
-in the path. The engine therefore runs the egress check itself before every search, so
-offline mode and a locked-down policy refuse DuckDuckGo like any other public host.
+DuckDuckGo has no official search API; its HTML endpoint (``html.duckduckgo.com``)
+answers a form post with a plain results page. The engine posts to it through the
+shared :class:`~deepcite.search.http.EngineHTTP`, like every other engine, so the
+egress policy is enforced *at connect time*: the request and each redirect hop are
+vetted, and the TCP connection goes to the addresses the policy approved (pinned,
+see :mod:`deepcite.security.transport`), never to a second DNS answer.
 
-Only the ``duckduckgo`` backend of ``ddgs`` is used: its ``auto`` backend would spread
-the query over Google, Bing, Yandex and others, hosts the user never chose and the
-egress check never saw.
+It used to go through the ``ddgs`` package, whose HTTP client (``primp``) is a Rust
+library: its sockets never pass through Python's ``socket`` module, so neither our
+transport nor an audit hook on ``socket.connect`` can see or pin them, and the engine
+could only check the URL before handing it over - a DNS answer that changed between
+that check and primp's own lookup (rebinding) would have reached a private address.
+Only DuckDuckGo itself is asked (``ddgs``'s ``auto`` backend spread a query over
+other search hosts the user never chose).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from datetime import date
-from typing import Any, ClassVar
+from html.parser import HTMLParser
+from typing import ClassVar
+from urllib.parse import parse_qs, urljoin, urlsplit
 
-from deepcite.errors import ConfigError, EgressDenied, SearchError
+from deepcite.errors import SearchError
 from deepcite.search import http as engine_http
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.filters import site_query
 from deepcite.search.results import keep, make_result
-from deepcite.security.egress import EgressPolicy
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -31,8 +36,14 @@ logger = logging.getLogger(__name__)
 SEARCH_URL = "https://html.duckduckgo.com/html/"
 #: Pause before the single retry after DuckDuckGo rate-limited us.
 RATELIMIT_PAUSE_SECONDS = 2.0
-#: (days covered, ddgs timelimit), smallest window first.
+#: Result pages asked for at most (about 10 results on the first, 15 on the next).
+MAX_PAGES = 3
+#: DuckDuckGo's answer to a client it rate-limits: 202 with a challenge page.
+_RATELIMITED = 202
+#: (days covered, DuckDuckGo ``df`` code), smallest window first.
 _WINDOWS = ((1, "d"), (7, "w"), (31, "m"), (366, "y"))
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                   "meta", "source", "track", "wbr"})
 
 
 class DuckDuckGoEngine(WebEngine):
@@ -43,50 +54,33 @@ class DuckDuckGoEngine(WebEngine):
     needs: ClassVar[str] = "nothing"
 
     def _search(self, query: str, max_results: int) -> list[SearchResult]:
-        try:
-            EgressPolicy.from_settings(self.settings).check(SEARCH_URL)
-        except EgressDenied as exc:
-            raise SearchError(f"{self.name}: {exc}") from exc
-        hits = self._text(site_query(query, self.filters), max_results)
-        return keep([
-            make_result(self.name, title=hit.get("title"), url=hit.get("href"),
-                        snippet=hit.get("body"))
-            for hit in hits if isinstance(hit, dict)
-        ])
-
-    def _text(self, query: str, max_results: int) -> list[Any]:
-        """Raw ``ddgs`` hits; one retry after a rate limit, errors as SearchError."""
-        try:
-            from ddgs import DDGS
-            from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
-        except ImportError as exc:
-            raise ConfigError("duckduckgo needs the ddgs package - run `pip install ddgs`"
-                              ) from exc
-        timeout = max(1, math.ceil(self.settings.engines.timeout_seconds))
+        form = {"q": site_query(query, self.filters), "b": "", "l": "wt-wt"}
         timelimit = ddg_timelimit(self.filters.since)
+        if timelimit:
+            form["df"] = timelimit
+        hits: list[tuple[str, str, str]] = []
+        for page in range(1, MAX_PAGES + 1):
+            if page > 1:
+                form["s"] = str(10 + (page - 2) * 15)
+            found = parse_results(self._page(form))
+            fresh = [hit for hit in found if hit not in hits]
+            hits.extend(fresh)
+            if not fresh or len(hits) >= max_results:
+                break
+        return keep([make_result(self.name, title=title, url=url, snippet=snippet)
+                     for title, url, snippet in hits[:max_results]])
+
+    def _page(self, form: dict[str, str]) -> str:
+        """One results page; one retry after a rate limit (SearchError after two)."""
         for attempt in (1, 2):
-            try:
-                hits = DDGS(timeout=timeout).text(
-                    query, max_results=max_results, region="wt-wt", safesearch="moderate",
-                    timelimit=timelimit, backend="duckduckgo")
-                return list(hits or [])
-            except RatelimitException as exc:
-                if attempt == 2:
-                    raise SearchError(f"{self.name}: rate-limited by duckduckgo.com twice; "
-                                      "wait a minute or use another engine") from exc
+            response = self.http.request("POST", SEARCH_URL, form=form)
+            if response.status_code != _RATELIMITED:
+                return response.text
+            if attempt == 1:
                 logger.info("%s: rate-limited, retrying once", self.name)
                 engine_http._sleep(RATELIMIT_PAUSE_SECONDS)
-            except TimeoutException as exc:
-                raise SearchError(f"{self.name}: timed out after {timeout}s reaching "
-                                  "duckduckgo.com") from exc
-            except DDGSException as exc:
-                message = _one_line(exc)
-                # ddgs reports an empty result page as an error; for us it is no results.
-                if "no results found" in message.lower():
-                    return []
-                raise SearchError(f"{self.name}: {message}") from exc
-        return []  # pragma: no cover - the loop always returns or raises
-
+        raise SearchError(f"{self.name}: rate-limited by duckduckgo.com twice; wait a "
+                          "minute or use another engine")
 
 
 def ddg_timelimit(since: date | None, today: date | None = None) -> str | None:
@@ -100,7 +94,83 @@ def ddg_timelimit(since: date | None, today: date | None = None) -> str | None:
     return None
 
 
-def _one_line(exc: BaseException) -> str:
-    """ddgs errors carry the whole Rust error chain; its first clause says enough."""
-    text = " ".join(str(exc).split()).split(" > ", 1)[0]
-    return (text[:200] + "...") if len(text) > 200 else (text or type(exc).__name__)
+def parse_results(page: str) -> list[tuple[str, str, str]]:
+    """``(title, url, snippet)`` of each organic result on a results page, in order;
+    ads (links through ``duckduckgo.com/y.js``) and results without a link are left
+    out, and DuckDuckGo's redirect links (``/l/?uddg=``) give the URL they point to."""
+    parser = _ResultsParser()
+    parser.feed(page)
+    parser.close()
+    hits = []
+    for title, href, snippet in parser.results:
+        url = _target(href)
+        if url and title:
+            hits.append((title, url, snippet))
+    return hits
+
+
+def _target(href: str) -> str | None:
+    """The result's own URL from a results-page link; ``None`` for an ad or no link."""
+    absolute = urljoin(SEARCH_URL, href.strip())
+    parts = urlsplit(absolute)
+    if parts.hostname and parts.hostname.endswith("duckduckgo.com"):
+        if parts.path == "/l/":
+            target = parse_qs(parts.query).get("uddg", [""])[0]
+            return target if target.startswith(("http://", "https://")) else None
+        return None  # an ad (/y.js) or a link to DuckDuckGo itself
+    return absolute if parts.scheme in ("http", "https") else None
+
+
+class _ResultsParser(HTMLParser):
+    """Collects each result's title link (``result__a``) and snippet
+    (``result__snippet``): the classes DuckDuckGo's HTML page marks them with."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.results: list[tuple[str, str, str]] = []
+        self._field: str | None = None  # "title" or "snippet" while inside one
+        self._depth = 0
+        self._text: list[str] = []
+        self._current: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._field is not None:
+            self._depth += tag not in _VOID
+            return
+        values = dict(attrs)
+        classes = (values.get("class") or "").split()
+        if "result__a" in classes:
+            self._finish()
+            self._current = {"href": values.get("href") or ""}
+            self._open("title", tag)
+        elif "result__snippet" in classes and self._current:
+            self._current.setdefault("snippet_href", values.get("href") or "")
+            self._open("snippet", tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._field is None:
+            return
+        self._depth -= 1
+        if self._depth <= 0:
+            self._current[self._field] = " ".join("".join(self._text).split())
+            self._field = None
+
+    def handle_data(self, data: str) -> None:
+        if self._field is not None:
+            self._text.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._finish()
+
+    def _open(self, field: str, tag: str) -> None:
+        self._field, self._text = field, []
+        self._depth = 0 if tag in _VOID else 1
+
+    def _finish(self) -> None:
+        if self._current:
+            current = self._current
+            self.results.append((current.get("title", ""),
+                                 current.get("href") or current.get("snippet_href", ""),
+                                 current.get("snippet", "")))
+        self._current = {}
