@@ -27,6 +27,7 @@ import contextlib
 import functools
 import logging
 import os
+import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -152,6 +153,20 @@ def upload_folder(settings: Settings, name: str) -> Path:
     """Where the files uploaded into collection ``name`` on the web pages are kept
     (``name`` is valid); deleting the collection deletes the folder too."""
     return Path(settings.data_dir).expanduser() / "uploads" / name
+
+
+def remove_uploads(settings: Settings, name: str) -> str | None:
+    """Delete the files uploaded into collection ``name`` (none is no error): part of
+    deleting a collection, from its page or with its owner's account. A warning line
+    when they could not all be deleted."""
+    uploads = upload_folder(settings, name)
+    if not uploads.is_dir():
+        return None
+    try:
+        shutil.rmtree(uploads)
+    except OSError as exc:
+        return f"the uploaded files in {uploads} were left: {exc}"
+    return None
 
 
 def missing_collection(name: str) -> CollectionError:

@@ -12,7 +12,6 @@ record belongs to no one: only admins may search it, and no user may index into 
 from __future__ import annotations
 
 import logging
-import shutil
 
 from deepcite.config import Settings
 from deepcite.errors import CollectionError
@@ -39,7 +38,7 @@ def remove_user(store: HistoryStore, settings: Settings, name: str, *,
 def delete_collection_files(name: str, settings: Settings) -> str | None:
     """Delete the index and uploads of collection ``name`` (a missing one is no error);
     a warning line when something was left."""
-    from deepcite.collections.collection import remove_collection, upload_folder
+    from deepcite.collections.collection import remove_collection, remove_uploads
 
     warning: str | None = None
     try:
@@ -47,12 +46,7 @@ def delete_collection_files(name: str, settings: Settings) -> str | None:
     except CollectionError as exc:  # no index of it: missing, or left on a cluster
         if not _never_indexed(name, settings):
             warning = f"collection {name} was left: {exc}"
-    uploads = upload_folder(settings, name)
-    if uploads.is_dir():
-        try:
-            shutil.rmtree(uploads)
-        except OSError as exc:
-            warning = f"the uploaded files in {uploads} were left: {exc}"
+    warning = remove_uploads(settings, name) or warning
     if warning:
         logger.warning("removing a user's collection: %s", warning)
     return warning

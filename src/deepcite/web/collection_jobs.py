@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -320,17 +319,11 @@ def delete_collection(name: str, settings: Settings, store: HistoryStore,
     :class:`~deepcite.errors.CollectionError` when there is no such collection or it
     cannot be removed; returns a warning when something was left behind.
     """
-    from deepcite.collections.collection import remove_collection
+    from deepcite.collections.collection import remove_collection, remove_uploads
 
     warning = remove_collection(name, settings)
     with contextlib.suppress(DeepciteError):
         store.remove_collection(name)
     store.forget_collection(name)
     store.audit("collection.delete", actor=actor, target=name)
-    uploads = upload_folder(settings, name)
-    if uploads.is_dir():
-        try:
-            shutil.rmtree(uploads)
-        except OSError as exc:
-            warning = f"the uploaded files in {uploads} were left: {exc}"
-    return warning
+    return remove_uploads(settings, name) or warning
