@@ -127,10 +127,7 @@ def test_a_rerun_carries_the_per_run_settings_it_was_made_with(base: Settings) -
         mode="quick", parent_id=None, settings=settings_snapshot(made),
         result=ResearchResult(question="Which cache?", answer="x", strategy="s", handler="h"),
         events=[], request={"question": "Which cache?"})
-    from deepcite.store import HistoryStore
-
-    with HistoryStore.open(base) as store:
-        plan = rerun_plan(stored, base, store)
+    plan = rerun_plan(stored, base)
     assert plan.request.settings == {"research.iterations": 4, "research.max_sources": 3,
                                      "citations.answer_mode": "grounded"}
     again = settings_for_run(base, plan.request)

@@ -23,7 +23,7 @@ from typing import Any
 from deepcite.config import Settings
 from deepcite.errors import InputError
 from deepcite.runs.request import RunRequest, per_run_setting
-from deepcite.store import HistoryStore, StoredRun
+from deepcite.store import StoredRun
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.snapshot import restore_settings
 
@@ -40,11 +40,9 @@ class RerunPlan:
     notes: list[str] = field(default_factory=list)
 
 
-def rerun_plan(stored: StoredRun, local: Settings, store: HistoryStore | None = None
-               ) -> RerunPlan:
-    """The request and settings that make ``stored`` again on this machine. ``store``
-    is no longer read (admission reads the parent); it is accepted for callers that
-    still pass the history ``stored`` came from."""
+def rerun_plan(stored: StoredRun, local: Settings) -> RerunPlan:
+    """The request and settings that make ``stored`` again on this machine (its
+    parent, if any, is read and checked when the run is admitted)."""
     notes: list[str] = []
     kept = dict(stored.request or {"question": stored.result.question, "mode": stored.mode})
     if stored.request is None:

@@ -88,7 +88,7 @@ def routes(kit: PageKit) -> APIRouter:
 
         try:
             stored = kit.history.get(run_id, caller.access)
-            plan = rerun_plan(stored, kit.state.settings, kit.history)
+            plan = rerun_plan(stored, kit.state.settings)
             asked = plan.request.asked_by("web", caller.owner)
             return kit.state.executor.submit(asked)
         except (InputError, ConfigError) as exc:
