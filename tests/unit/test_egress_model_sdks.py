@@ -244,3 +244,36 @@ def test_a_langchain_ollama_without_separate_client_kwargs_is_refused_with_the_f
     monkeypatch.setitem(sys.modules, "langchain_ollama", old)
     with pytest.raises(ModelError, match=r"too old .* `pip install -U 'deepcite\[ollama\]'`"):
         get_chat_model(_ollama_settings(make_settings, 11434))
+
+
+def test_an_anthropic_dns_answer_that_changes_after_the_check_is_not_followed(
+        claude: _Server, make_settings: Any, connects: list[tuple[str, int]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """api.anthropic.com: public for the first check, loopback afterwards. The one
+    connection goes to the approved public address (the SDK's own client would have
+    dialled the name); the SDK's retries are vetted again and refused."""
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    model = get_chat_model(_anthropic_settings(make_settings))
+    answers = iter([[PUBLIC_IP]])
+    monkeypatch.setattr("deepcite.security.egress.resolve_host",
+                        lambda host: next(answers, ["127.0.0.1"]))
+    for core in _cores():
+        def refuse(self: Any, host: str, port: int, *args: Any,
+                   _error: type[Exception] = core.ConnectError, **kwargs: Any) -> Any:
+            connects.append((host, port))  # no real internet in tests
+            raise _error("unreachable in tests")
+
+        monkeypatch.setattr(core.SyncBackend, "connect_tcp", refuse)
+    with pytest.raises(Exception, match="Connection error") as raised:
+        model.invoke([HumanMessage(content="q?")])
+    assert "api.anthropic.com is a loopback address" in _refusal(raised.value)
+    assert connects == [(PUBLIC_IP, 443)] and claude.paths == []
+
+
+def test_an_anthropic_async_call_connects_nowhere(
+        claude: _Server, make_settings: Any, connects: list[tuple[str, int]]) -> None:
+    model = get_chat_model(_anthropic_settings(make_settings, **{"llm.max_tokens": 16}))
+    with pytest.raises(Exception, match="Connection error") as raised:
+        asyncio.run(model.ainvoke([HumanMessage(content="q?")]))
+    assert "not made through the egress policy" in _refusal(raised.value)
+    assert claude.paths == [] and connects == []
