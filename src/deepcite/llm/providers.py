@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 from langchain_core.language_models import BaseChatModel
-from pydantic import SecretStr
+from pydantic import PrivateAttr, SecretStr
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, EgressDenied, ModelError
@@ -53,7 +53,12 @@ from deepcite.llm.local import (
 )
 from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
 from deepcite.security.egress import EgressPolicy
-from deepcite.security.transport import egress_client
+from deepcite.security.transport import (
+    EgressTransport,
+    egress_client,
+    refusing_transport,
+    sdk_egress_client,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +66,9 @@ OLLAMA_PROBE_TIMEOUT_SECONDS = 1.0
 """Short on purpose: ``auto`` probes Ollama on every run and must not stall when it is off."""
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+ANTHROPIC_API = "https://api.anthropic.com"
+"""Anthropic's own endpoint: on the internet, so it passes the policy's ordinary rules;
+any other (``ANTHROPIC_BASE_URL``) is one the user configured, a service."""
 LOCAL_SERVER_PLACEHOLDER_KEY = "not-needed"
 
 
@@ -185,6 +193,12 @@ def _check_ollama(settings: Settings) -> ProviderStatus:
 
 def _build_ollama(settings: Settings) -> BaseChatModel:
     chat_ollama = _import_class("langchain_ollama", "ChatOllama", "langchain-ollama", "ollama")
+    fields = getattr(chat_ollama, "model_fields", None)
+    if fields is not None and "async_client_kwargs" not in fields:
+        # Older releases pass one set of kwargs to both clients, so the sync client's
+        # pinned transport could not be given without breaking the async one.
+        raise ModelError("langchain-ollama is too old to connect through the egress policy "
+                         "- run `pip install -U 'deepcite[ollama]'`")
     url = settings.llm.ollama_url
     model = settings.llm.model
     if not model:
@@ -206,6 +220,13 @@ def _build_ollama(settings: Settings) -> BaseChatModel:
         num_predict=settings.llm.max_tokens,
         num_ctx=_ollama_num_ctx(settings, model),
         client_kwargs={"timeout": settings.llm.timeout_seconds},
+        # The ollama package's httpx clients connect through the pinned transport, so
+        # the server the policy approved (llm.ollama_url as a configured service) is
+        # the one reached at connect time; the async client, which deepcite never
+        # calls, refuses rather than connect unpinned.
+        sync_client_kwargs={"transport": EgressTransport(
+            EgressPolicy.from_settings(settings, [url]))},
+        async_client_kwargs={"transport": refusing_transport()},
     )
     return built
 
@@ -342,14 +363,60 @@ def _build_anthropic(settings: Settings) -> BaseChatModel:
     key = _api_key(settings, "ANTHROPIC_API_KEY")
     if key is None:
         raise ModelError("The anthropic provider has " + _no_key_message("ANTHROPIC_API_KEY"))
-    built: BaseChatModel = chat_anthropic(
+    built: BaseChatModel = _pinned_anthropic(chat_anthropic)(
         model=settings.llm.model or DEFAULT_ANTHROPIC_MODEL,
         api_key=SecretStr(key),
         temperature=settings.llm.temperature,
         max_tokens=settings.llm.max_tokens,
         timeout=settings.llm.timeout_seconds,
     )
+    built._deepcite_egress = (EgressPolicy.from_settings(settings),  # type: ignore[attr-defined]
+                              settings.llm.timeout_seconds)
     return built
+
+
+@functools.cache
+def _pinned_anthropic(chat_anthropic: type[Any]) -> type[Any]:
+    """``ChatAnthropic`` whose SDK clients connect through the pinned egress client.
+
+    langchain-anthropic has no setting for the SDK's ``http_client``: its ``_client``
+    and ``_async_client`` properties build their own httpx clients, which would resolve
+    the name again at connect time, past the policy. These overrides build the same
+    ``anthropic.Anthropic`` with our pinned client instead - of the httpx the installed
+    SDK requires (newer releases take only ``httpx2``). An endpoint the user set
+    (``ANTHROPIC_BASE_URL``) is a configured service, as ``llm.base_url`` is for the
+    openai provider; Anthropic's own must be a public address like any other host. The
+    async client refuses: deepcite calls models synchronously, and an unpinned fallback
+    is what this closes.
+    """
+    import anthropic
+
+    default = getattr(anthropic, "DefaultHttpxClient", httpx.Client)
+    http_name = next((c.__module__ for c in default.__mro__ if c.__name__ == "Client"),
+                     "httpx").partition(".")[0]
+
+    class ChatAnthropicPinned(chat_anthropic):  # type: ignore[misc]
+        _deepcite_egress: Any = PrivateAttr(default=None)
+
+        def _egress(self) -> tuple[EgressPolicy, float]:
+            policy, timeout = self._deepcite_egress or (EgressPolicy(), 60.0)
+            url = self.anthropic_api_url
+            return policy.with_services([url if url != ANTHROPIC_API else None]), timeout
+
+        @functools.cached_property
+        def _client(self) -> Any:
+            policy, timeout = self._egress()
+            return anthropic.Anthropic(**self._client_params, http_client=sdk_egress_client(
+                http_name, policy, timeout=timeout))
+
+        @functools.cached_property
+        def _async_client(self) -> Any:
+            http = importlib.import_module(http_name)
+            return anthropic.AsyncAnthropic(**self._client_params, http_client=http.AsyncClient(
+                transport=refusing_transport(http_name)))
+
+    ChatAnthropicPinned.__name__ = ChatAnthropicPinned.__qualname__ = "ChatAnthropic"
+    return ChatAnthropicPinned
 
 
 # ------------------------------------------------------------------------------- local
