@@ -115,6 +115,7 @@ bench: test-setup
 	$(BIN)/python bench/bench_queue.py
 	$(BIN)/python bench/bench_shutdown.py
 	$(BIN)/python bench/bench_hostile.py
+	$(BIN)/python bench/bench_account_life.py
 	$(BIN)/python bench/bench_web_pages.py
 
 clean:
