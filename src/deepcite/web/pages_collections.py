@@ -6,7 +6,8 @@ with its CSRF check for a post). Uploads are streamed to disk with the research 
 caps (:func:`deepcite.web.pages_forms.save_upload`) into a staging folder, and kept
 under ``<data_dir>/uploads/<name>`` only when every file passed; indexing then runs in
 the background (:class:`deepcite.web.collection_jobs.IndexJobs`), its page reloading
-itself (no script) until it is done.
+itself (no script) until it is done - all in :func:`deepcite.web.collection_uploads.
+keep_uploads`, which the API's upload route runs too.
 
 With accounts a collection is its maker's (:func:`~deepcite.web.collection_jobs.
 claim_collection`): one the caller may not search is left out of the list and answered
