@@ -216,3 +216,35 @@ def test_a_refused_upload_claims_no_name(app: tuple[Any, HistoryStore, Settings]
     _wait_indexed("notes")
     assert store.collection_sharing("notes").owner == "bob"
     assert _documents(settings, "notes") == ["b.md"]
+
+
+def test_users_uploading_the_same_new_name_over_rest_get_one_winner(
+        app: tuple[Any, HistoryStore, Settings], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``POST /api/v1/collections/{name}/files`` claims through the page's own path:
+    the losers are told the name is taken, and none of their files is kept."""
+    served, store, settings = app
+    clients = []
+    for who in USERS:
+        client = TestClient(served, follow_redirects=False)
+        client.headers["Authorization"] = f"Bearer {store.create_token(who, 'tests')}"
+        clients.append(client)
+    _looked_together(monkeypatch, len(USERS))
+
+    def upload(index: int) -> Any:
+        who = USERS[index]
+        return clients[index].post("/api/v1/collections/joint/files", files=[
+            ("files", (f"{who}.md", f"# {who}\n\n{who}'s own notes.\n".encode(),
+                       "text/markdown"))])
+
+    replies = _together(len(USERS), upload)
+    statuses = [reply.status_code for reply in replies]
+    assert sorted(statuses) == [202] + [409] * (len(USERS) - 1), [r.text for r in replies]
+    winner = USERS[statuses.index(202)]
+    for reply in replies:
+        if reply.status_code == 409:
+            assert reply.json()["error"]["code"] == "name_taken"
+    _wait_indexed("joint")
+    assert store.collection_sharing("joint").owner == winner
+    assert _documents(settings, "joint") == [f"{winner}.md"]
+    kept = Path(settings.data_dir) / "uploads" / "joint"
+    assert sorted(path.name for path in kept.iterdir()) == [f"{winner}.md"]

@@ -8,17 +8,20 @@ here is its maker's (:func:`~deepcite.web.collection_jobs.claim_collection`). Wi
 accounts only admins may index a server folder
 (:func:`~deepcite.web.collection_jobs.may_index_folders`): anyone else gets 403
 before the folder is even looked at, so the answer says nothing about the server's
-folders.
+folders. Anyone may upload files instead (``POST /collections/{name}/files``), through
+the collections page's own code path (:mod:`deepcite.web.collection_uploads`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter
+import anyio.to_thread
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from deepcite.collections import Collection
@@ -29,13 +32,16 @@ from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.collection_jobs import (
     FOLDERS_ARE_FOR_ADMINS,
     claim_collection,
+    collection_exists,
     folder_problem,
     inside_roots,
     may_index_folders,
     readable,
 )
+from deepcite.web.collection_uploads import keep_uploads, uploaded_files
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Caller
+from deepcite.web.upload_form import UploadRefused, read_upload_form
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +105,55 @@ def collections_router(state: WebState) -> APIRouter:
                          name=f"deepcite-index-{body.name}", daemon=True).start()
         return {"name": body.name, "status": "indexing"}
 
+    @router.post("/collections/{name}/files", status_code=202, tags=["collections"],
+                 openapi_extra={"requestBody": _FILES_BODY})
+    async def upload_files(name: str, request: Request, caller: AskedBy) -> dict[str, str]:
+        """Upload files (multipart, ``files`` parts) into collection ``name``: a new
+        name is made the caller's, an existing one must be theirs to change (or the
+        caller an admin); indexing runs in the background, as after the page's upload."""
+        store = history_store(state)
+        # before a byte of the body is read: another's collection the caller may not
+        # search is answered as missing, as by every other route here
+        await anyio.to_thread.run_sync(_visible_or_new, state, name, caller)
+        try:
+            form = await read_upload_form(request)
+        except UploadRefused as refused:  # nothing changed; the rest of the body is unread
+            raise ApiError(refused.status, refused.code, refused.message) from None
+        try:
+            await anyio.to_thread.run_sync(partial(
+                keep_uploads, name, uploaded_files(form), settings=state.settings,
+                store=store, jobs=state.jobs, caller=caller))
+        except UploadRefused as refused:
+            problems = f": {'; '.join(refused.problems)}" if refused.problems else ""
+            raise ApiError(refused.status, refused.code, refused.message + problems) from None
+        finally:
+            await form.close()
+        return {"name": name, "status": "indexing"}
+
     return router
+
+
+#: ``POST /collections/{name}/files``'s body, for the OpenAPI document (the route reads
+#: it itself, with the caps kept as it streams).
+_FILES_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {"multipart/form-data": {"schema": {
+        "type": "object", "required": ["files"],
+        "properties": {"files": {"type": "array",
+                                 "items": {"type": "string", "format": "binary"}}}}}}}
+
+
+def _visible_or_new(state: WebState, name: str, caller: Caller) -> None:
+    """Refuse an upload to ``name`` before its body is read: 400 for a bad name, 404
+    for a collection the caller may not search (as missing). One they may search but
+    not change is refused later, as taken (409), by the claim itself."""
+    try:
+        validate_name(name)
+    except DeepciteError as exc:
+        raise ApiError(400, "bad_name", str(exc).splitlines()[0]) from None
+    store = history_store(state)
+    if collection_exists(name, state.settings, store) and not readable(store, caller, name):
+        raise _unknown(name)
 
 
 def _allowed_folder(state: WebState, folder: str) -> Path:

@@ -40,10 +40,11 @@ FORM_FIELDS_BODY = 6 * MIB
 #: ``POST /``: the research form, with all the uploads it may carry together
 #: (``MAX_UPLOAD_TOTAL_BYTES``; each at most ``MAX_UPLOAD_BYTES``).
 RESEARCH_FORM_BODY = MAX_UPLOAD_TOTAL_BYTES + FORM_FIELDS_BODY
-#: ``POST /collections/upload``: the files the collections page promises (each at most
-#: ``MAX_UPLOAD_BYTES``, ``MAX_UPLOAD_TOTAL_BYTES`` together), their multipart framing
-#: (a part's headers: well under 8 KiB each) and the two short fields; the route itself
-#: refuses a file past its own cap as it streams (:mod:`deepcite.web.upload_form`).
+#: ``POST /collections/upload`` and ``POST /api/v1/collections/{name}/files``: the files
+#: the collections page promises (each at most ``MAX_UPLOAD_BYTES``,
+#: ``MAX_UPLOAD_TOTAL_BYTES`` together), their multipart framing (a part's headers: well
+#: under 8 KiB each) and the two short fields; each route itself refuses a file past its
+#: own cap as it streams (:mod:`deepcite.web.upload_form`).
 COLLECTION_UPLOAD_BODY = (MAX_UPLOAD_TOTAL_BYTES + (MAX_UPLOAD_FILES + 2) * 8 * KIB
                           + 2 * MAX_UPLOAD_FIELD_BYTES)
 
@@ -76,6 +77,8 @@ BODY_CAPS: tuple[BodyCap, ...] = (
     BodyCap("DELETE", f"{API_PREFIX}/runs/{{run_id}}", SMALL_BODY),
     BodyCap("POST", f"{API_PREFIX}/collections", SMALL_BODY),
     BodyCap("DELETE", f"{API_PREFIX}/collections/{{name}}", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/collections/{{name}}/files", COLLECTION_UPLOAD_BODY,
+            _UPLOADS_HINT),
     BodyCap("POST", f"{API_PREFIX}/watches", SMALL_BODY),
     BodyCap("PATCH", f"{API_PREFIX}/watches/{{watch_id}}", SMALL_BODY),
     BodyCap("DELETE", f"{API_PREFIX}/watches/{{watch_id}}", SMALL_BODY),

@@ -23,13 +23,15 @@ import threading
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepcite.collections.collection import upload_folder as upload_folder  # re-exported
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore
-from deepcite.web.gate import Caller
+
+if TYPE_CHECKING:  # only named: the app's state (contracts) holds the jobs, and gate needs it
+    from deepcite.web.gate import Caller
 
 logger = logging.getLogger(__name__)
 

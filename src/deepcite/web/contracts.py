@@ -1,11 +1,13 @@
-"""What the web app's routes get: the settings snapshot, the executor, the access rules."""
+"""What the web app's routes get: the settings snapshot, the executor, the access rules,
+the collections' indexing jobs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deepcite.config import Settings
 from deepcite.runs.executor import RunExecutor
+from deepcite.web.collection_jobs import IndexJobs
 
 
 @dataclass
@@ -20,6 +22,9 @@ class WebState:
     :mod:`deepcite.web.guard`); others get 421, so a DNS-rebound page cannot read it.
     Empty means no host check - for in-process test clients; ``deepcite serve`` always
     passes its bind address's names (:func:`deepcite.web.guard.allowed_hosts_for`).
+
+    ``jobs`` is the collections' background indexing, one for the app: the pages and the
+    API's uploads start and see the same jobs.
     """
 
     settings: Settings
@@ -27,3 +32,4 @@ class WebState:
     token: str | None = None
     folder_roots: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()
+    jobs: IndexJobs = field(default_factory=IndexJobs)

@@ -52,7 +52,7 @@ class PageKit:
         self.gate = gate
         self.throttle = throttle
         self.templates = environment()
-        self.jobs = IndexJobs()
+        self.jobs: IndexJobs = state.jobs  # the API's uploads index on the same jobs
         self._exports: list[str] = []
 
     @property

@@ -6,7 +6,8 @@ with its CSRF check for a post). Uploads are streamed to disk with the research 
 caps (:func:`deepcite.web.pages_forms.save_upload`) into a staging folder, and kept
 under ``<data_dir>/uploads/<name>`` only when every file passed; indexing then runs in
 the background (:class:`deepcite.web.collection_jobs.IndexJobs`), its page reloading
-itself (no script) until it is done.
+itself (no script) until it is done - all in :func:`deepcite.web.collection_uploads.
+keep_uploads`, which the API's upload route runs too.
 
 With accounts a collection is its maker's (:func:`~deepcite.web.collection_jobs.
 claim_collection`): one the caller may not search is left out of the list and answered
@@ -16,9 +17,6 @@ shares it (``POST /collections/{name}/share``, audited as ``collection.share``).
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -28,7 +26,7 @@ from typing import Any
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from starlette.datastructures import FormData, UploadFile
+from starlette.datastructures import FormData
 
 from deepcite.errors import DeepciteError, error_line
 from deepcite.runs.checks import unknown_collection_message
@@ -44,6 +42,7 @@ from deepcite.web.collection_jobs import (
     readable,
     upload_folder,
 )
+from deepcite.web.collection_uploads import keep_uploads, uploaded_files
 from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_auth import Session
@@ -252,58 +251,15 @@ def routes(kit: PageKit) -> APIRouter:
         return started(name)
 
     def add_uploads(request: Request, session: Session, form: FormData) -> Response:
-        from deepcite.collections.collection import collection_path
-        from deepcite.web.pages_forms import UploadBudget, save_upload
-
         name = _field(form, "name")
-        fields = {"upload_name": name}
-
-        def refuse(status: int, problem: str, found: list[str] | None = None) -> Response:
-            return collections_page(request, session, status, problem=problem,
-                                    problems_of_form=found, fields=fields)
-
-        refused = refusal(name, changing=False)
-        if refused is not None:
-            return refuse(*refused)
-        settings, store = kit.state.settings, kit.state.executor.store
-        uploads = [u for u in form.getlist("files") if isinstance(u, UploadFile) and u.filename]
-        if not uploads:
-            return refuse(400, "Choose one or more files to upload")
-        if len(uploads) > MAX_UPLOAD_FILES:
-            return refuse(400, f"{len(uploads)} files uploaded; at most {MAX_UPLOAD_FILES} "
-                               "are accepted at once - upload them in several goes")
-        target = upload_folder(settings, name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Every file is checked in a private staging folder first; the name is claimed
-        # only then (a refused upload claims nothing), and only its claimant's files
-        # ever reach the collection's folder.
-        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
         try:
-            budget, saved, problems = UploadBudget(), [], []
-            for upload in uploads:
-                try:
-                    saved.append(save_upload(upload, staging, budget))
-                except ValueError as exc:
-                    problems.append(str(exc))
-            if problems:
-                return refuse(400, "Nothing was uploaded - every file must be accepted",
-                              problems)
-            taken = claim_collection(name, settings, store, kit.caller(session))
-            if taken is not None:
-                return refuse(409, taken)
-            known = kit.jobs.get(name, store)
-            if collection_path(name, settings).exists() and (
-                    known is None or Path(known.folder) != target.resolve()):
-                return refuse(409, f"A collection {name} exists already, not made of "
-                                   "uploads - choose another name")
-            target.mkdir(exist_ok=True)
-            for file in saved:  # a name already there is replaced: a newer version
-                os.replace(file, target / file.name)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        if not kit.jobs.start(name, target.resolve(), settings, store):
-            return refuse(409, f"{name} is being indexed already; the files were kept - "
-                               "re-index it when it is done")
+            keep_uploads(name, uploaded_files(form), settings=kit.state.settings,
+                         store=kit.state.executor.store, jobs=kit.jobs,
+                         caller=kit.caller(session))
+        except UploadRefused as refused:
+            return collections_page(request, session, refused.status, problem=refused.message,
+                                    problems_of_form=list(refused.problems),
+                                    fields={"upload_name": name})
         return started(name)
 
     def reindex_collection(request: Request, session: Session, name: str) -> Response:

@@ -27,11 +27,15 @@ _MB = 1024 * 1024
 
 
 class UploadRefused(Exception):
-    """An upload form refused while it was read: HTTP ``status`` and a one-line message."""
+    """An upload refused: HTTP ``status``, a one-line ``message``, the API's machine
+    ``code`` and, for files refused one by one, each one's ``problems``. Raised while
+    the form is read (here) and while its files are checked and kept
+    (:func:`deepcite.web.collection_uploads.keep_uploads`)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "bad_upload",
+                 problems: tuple[str, ...] = ()) -> None:
         super().__init__(message)
-        self.status, self.message = status, message
+        self.status, self.message, self.code, self.problems = status, message, code, problems
 
 
 def caps_line() -> str:
@@ -63,11 +67,12 @@ class CappedUploadParser(MultiPartParser):
         self._all_bytes += end - start
         if self._part_bytes > MAX_UPLOAD_BYTES:
             raise UploadRefused(413, f"A file is larger than the {MAX_UPLOAD_BYTES // _MB} MB "
-                                     f"limit per file - upload files of {caps_line()}")
+                                     f"limit per file - upload files of {caps_line()}",
+                                "file_too_large")
         if self._all_bytes > MAX_UPLOAD_TOTAL_BYTES:
             raise UploadRefused(413, f"The files pass the {MAX_UPLOAD_TOTAL_BYTES // _MB} MB "
                                      f"limit per upload - upload {caps_line()}, "
-                                     "in several goes")
+                                     "in several goes", "upload_too_large")
         super().on_part_data(data, start, end)
 
 
