@@ -194,6 +194,11 @@ def _collection_detail(state: WebState, name: str, caller: Caller) -> dict[str, 
         raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
     entries = [e for e in store.collections() if e.name == name]
     kept = entries[0].settings.get("web") if entries else None
+    live = state.jobs.get(name, store)
+    if live is not None and live.state == "indexing":
+        # begun by this process: its thread records it in the registry only once it
+        # runs, so until then the registry still holds the previous indexing's end
+        kept = live.stored()
     sharing = None
     if caller.user is not None and store.may_change_collection(caller.access, name):
         sharing = store.collection_sharing(name).model_dump(
