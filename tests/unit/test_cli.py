@@ -188,12 +188,22 @@ def _wiki_search(request: Any) -> Any:
          "extract": "In computing, a cache stores data so future requests are faster."}]}})
 
 
+def _no_ollama() -> None:
+    """Inside ``respx.mock``: the ``auto`` provider's Ollama probe (made whenever the
+    ollama extra is installed) finds no server, as on a machine without Ollama."""
+    import httpx
+    import respx
+
+    respx.get(url__regex=r"/api/tags$").mock(side_effect=httpx.ConnectError("no Ollama"))
+
+
 def test_hybrid_run_cites_web_and_local_sources(notes: Path, fake_model: ScriptedChatModel
                                                 ) -> None:
     import respx
 
     _add(notes)
     with respx.mock:
+        _no_ollama()
         wiki = respx.get("https://en.wikipedia.org/w/api.php").mock(side_effect=_wiki_search)
         result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-e", "wikipedia",
                                      "--iterations", "1", "--json", "-q"])
@@ -213,6 +223,7 @@ def test_failing_web_engine_leaves_local_results(notes: Path, fake_model: Script
     _add(notes)
     monkeypatch.setenv("DEEPCITE_ENGINES_CIRCUIT_FAILURES", "1")
     with respx.mock:
+        _no_ollama()
         respx.get("https://en.wikipedia.org/w/api.php").mock(return_value=httpx.Response(503))
         result = runner.invoke(app, ["ask", "cache decision", "-c", "notes", "-e", "wikipedia",
                                      "--iterations", "2", "--json"])
