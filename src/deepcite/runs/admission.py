@@ -95,9 +95,6 @@ class Admitted:
     settings: Settings
     #: The stored run it follows up, if any (one its owner may see).
     parent: StoredRun | None
-    #: What the owner may read now (:data:`~deepcite.store.access.EVERYTHING` for a run
-    #: on a server without accounts).
-    access: Access
 
     @property
     def parent_result(self) -> ResearchResult | None:
@@ -205,7 +202,7 @@ def _authorised(store: HistoryStore | None, request: RunRequest, settings: Setti
             raise RequestError("parent_id", "A follow-up needs the history to read its "
                                             "parent from - open one (store.url) and "
                                             "name a run from `deepcite history`")
-        return Admitted(request, settings, None, access)
+        return Admitted(request, settings, None)
     request, parent = checked_parent(store, request, access)
     checked_collections(store, request, settings, access)
-    return Admitted(request, settings, parent, access)
+    return Admitted(request, settings, parent)
