@@ -290,6 +290,42 @@ def test_two_processes_adding_the_same_folder_index_each_document_once(
     assert len(notes.search("compost heap", k=50)) == 40
 
 
+def test_a_collection_being_created_is_never_seen_half_made(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two creators at once: neither meets a file without its schema (CI once saw a
+    `collection add` fail with "not a deepcite collection" while another created it)."""
+    from deepcite.collections import schema
+
+    real_create = schema.create
+    inside = threading.Event()
+    release = threading.Event()
+    first = threading.current_thread()
+
+    def slow_create(conn: sqlite3.Connection) -> None:
+        real_create(conn)
+        if threading.current_thread() is not first:  # the first creator pauses mid-way
+            inside.set()
+            assert release.wait(GUARD_S)
+
+    monkeypatch.setattr(schema, "create", slow_create)
+    made: list[Collection] = []
+    creator = threading.Thread(
+        target=lambda: made.append(Collection.create("notes", settings=settings)))
+    creator.start()
+    assert inside.wait(GUARD_S)
+    try:  # meanwhile a second creator and a reader: both get a complete collection
+        second = Collection.create("notes", settings=settings)
+        assert second.info().documents == 0
+        assert Collection.open("notes", settings=settings).search("anything", k=3) == []
+    finally:
+        release.set()
+    creator.join(GUARD_S)
+    assert not creator.is_alive() and len(made) == 1
+    assert made[0].path == second.path and made[0].info().documents == 0
+    leftovers = [p.name for p in second.path.parent.iterdir() if "creating" in p.name]
+    assert leftovers == []
+
+
 def test_a_search_during_a_reindex_always_answers(settings: Settings, tmp_path: Path) -> None:
     folder = _notes(tmp_path / "notes", 60)
     notes = Collection.create("notes", settings=settings)

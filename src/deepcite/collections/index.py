@@ -36,6 +36,8 @@ their own connection and close it; searches reuse one per thread
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -117,10 +119,29 @@ class Index:
                 f"({exc.strerror or exc}) - fix its permissions or use another data folder "
                 f"(DEEPCITE_DATA_DIR or data_dir in the config)"
             ) from exc
+        if not path.exists():
+            index._create_atomically(name)
+        index.check()
+        return index
+
+    def _create_atomically(self, name: str) -> None:
+        """Make the file complete, or not at all, as any other process sees it.
+
+        Two processes creating the same collection at once (two ``deepcite collection
+        add``, a server and a CLI) once met a file that existed but had no schema yet,
+        and one of them called it "not a deepcite collection". The schema is therefore
+        written to a private file beside the target and published with a hard link,
+        which fails when the target exists: whoever loses the race opens the winner's
+        complete file. A file system without hard links gets a rename (not exclusive,
+        but the file renamed in is complete either way).
+        """
+        temp = self.path.with_name(f".{self.path.name}.creating-{os.getpid()}-"
+                                   f"{secrets.token_hex(4)}")
+        staged = Index(temp)
         try:
-            with closing(index._raw_connect(create=True)) as conn:
+            with closing(staged._raw_connect(create=True)) as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
-                with cls.transaction(conn):
+                with self.transaction(conn):
                     schema.create(conn)
                     now = str(time.time())
                     for key, value in (("schema_version", SCHEMA_VERSION), ("name", name),
@@ -128,10 +149,22 @@ class Index:
                         conn.execute(
                             "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value)
                         )
+            try:
+                os.link(temp, self.path)
+            except FileExistsError:
+                pass  # another process published first: its file is complete too
+            except OSError:
+                if not self.path.exists():
+                    os.replace(temp, self.path)
         except sqlite3.Error as exc:
-            raise index.write_error(exc, f"create collection {name!r}") from exc
-        index.check()
-        return index
+            raise self.write_error(exc, f"create collection {name!r}") from exc
+        except OSError as exc:
+            raise CollectionError(
+                f"Cannot create collection {name!r} at {self.path} "
+                f"({exc.strerror or exc}) - check that its folder is writable") from exc
+        finally:
+            for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+                leftover.unlink(missing_ok=True)
 
     @property
     def writable(self) -> bool:
