@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from deepcite.collections import vectors
-from deepcite.collections.embeddings import (
+from deepcite.collections.index import vectors
+from deepcite.collections.index.embeddings import (
     EXTRA_MISSING,
     MODEL_SETTING,
     REEMBED_FLAG,
@@ -30,7 +30,7 @@ from deepcite.collections.embeddings import (
     embed_pending,
     load_encoder,
 )
-from deepcite.collections.hybrid import reciprocal_rank_fusion
+from deepcite.collections.index.fusion import reciprocal_rank_fusion
 from deepcite.errors import CollectionError
 
 TEXTS = {

@@ -10,7 +10,6 @@ from Python's own documentation. The collection errors (:class:`ReadOnlyCollecti
 :class:`~deepcite.errors.CollectionError`.
 """
 
-from deepcite.collections.access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.collections.collection import (
     Collection,
     CollectionInfo,
@@ -22,6 +21,7 @@ from deepcite.collections.collection import (
 from deepcite.collections.demo import ensure_demo_collection
 from deepcite.collections.documents import LoadError
 from deepcite.collections.engine import LocalSearchEngine
+from deepcite.collections.file_access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.collections.indexer import AddProgress, IndexReport
 from deepcite.collections.paths import display_path
 
