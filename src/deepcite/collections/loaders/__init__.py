@@ -13,30 +13,6 @@ Public for loader plugins and their authors: the names in ``__all__`` below, imp
 from ``deepcite.collections.loaders``.
 """
 
-from deepcite.collections.loaders.registry import (
-    ENTRY_POINT_GROUP,
-    LOADER_REGISTRY,
-    LOADERS,
-    LoadedDocument,
-    Loader,
-    LoadError,
-    PageText,
-    decode_text,
-    is_supported,
-    load_document,
-    supported_suffixes,
-)
-
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "LOADERS",
-    "LOADER_REGISTRY",
-    "LoadError",
-    "LoadedDocument",
-    "Loader",
-    "PageText",
-    "decode_text",
-    "is_supported",
-    "load_document",
-    "supported_suffixes",
-]
+# The registry's public names are this package's: one list, kept in registry.__all__.
+from deepcite.collections.loaders.registry import *  # noqa: F403
+from deepcite.collections.loaders.registry import __all__ as __all__
