@@ -356,7 +356,7 @@ def read_chunks(db: Path) -> list[ChunkRow]:
 
 def stopwords() -> frozenset[str]:
     """deepcite's own list, so the baselines drop exactly the words deepcite drops."""
-    from deepcite.collections.query import STOPWORDS
+    from deepcite.collections.index.query import STOPWORDS
 
     return frozenset(STOPWORDS)
 
@@ -598,8 +598,7 @@ def bench_recall(db: Path, chunks: list[ChunkRow], root: Path, faq: list[FaqItem
         if any(hit(r.metadata["path"], r.metadata["start"], r.metadata["end"], g) for r in res):
             found += 1
     results["deepcite (tantivy + Lucene-IDF re-score)"] = found / len(faq)
-    from deepcite.collections import rerank
-    from deepcite.collections.index import Index
+    from deepcite.collections.index import Index, rerank
 
     found = 0
     with Index(db).connect() as conn:  # the FTS5 path, used before the inverted index
@@ -756,7 +755,7 @@ def make_queries(faq: list[FaqItem], chunks: list[ChunkRow], n_random: int,
 def explain_latency(db: Path, questions: Sequence[str], n_chunks: int) -> None:
     """How many rows each query's MATCH selects, and what matching alone costs."""
     try:
-        from deepcite.collections.query import build_match_query
+        from deepcite.collections.index.query import build_match_query
     except ImportError as exc:
         say(f"(no latency breakdown: {exc})")
         return
@@ -934,8 +933,7 @@ def _latencies(db: Path, work: Path, queries: list[str], query_tokens: list[list
     """Query times of deepcite, of its FTS5 path, of bm25s (ranking only, the query
     tokenised beforehand) and of bm25s doing what a search does (tokenising the
     query, ranking, reading its chunks from the file), and bm25s's build time."""
-    from deepcite.collections import rerank
-    from deepcite.collections.index import Index
+    from deepcite.collections.index import Index, rerank
 
     collection = open_collection(db, make_settings(work / "data"))
     with Index(db).connect() as conn:
@@ -953,7 +951,7 @@ def _latencies(db: Path, work: Path, queries: list[str], query_tokens: list[list
     del tokens
     by_query = dict(zip(queries, query_tokens, strict=True))
     base = time_queries(lambda q: engine.top(by_query[q]), queries)
-    from deepcite.collections.retrieval import hits_by_ids
+    from deepcite.collections.index.retrieval import hits_by_ids
 
     with Index(db).connect() as conn:  # what a search returns: tokenise, rank, read rows
         whole = time_queries(lambda q: hits_by_ids(

@@ -36,8 +36,7 @@ def main() -> None:
     parser.add_argument("--docs", type=Path, default=bc.DOCS_DIR)
     args = parser.parse_args()
     bc.check_requirements(args.docs)
-    from deepcite.collections import inverted, rerank, retrieval
-    from deepcite.collections.index import Index
+    from deepcite.collections.index import Index, inverted, rerank, retrieval
 
     root, faq, _ = bc.prepare_corpus(args.docs, Path(tempfile.gettempdir())
                                      / "deepcite-bench-pydocs" / f"v{bc.CACHE_VERSION}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.collections.embeddings import (
+from deepcite.collections.index.embeddings import (
     Encoder,
     VectorStore,
     default_model_path,

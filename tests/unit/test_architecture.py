@@ -75,7 +75,7 @@ def test_the_modules_the_map_names_exist() -> None:
     """A dotted ``deepcite.`` or package path on the page names a real module."""
     text = DOC.read_text(encoding="utf-8")
     for dotted in set(re.findall(r"`(?:deepcite\.)?((?:runs|research|store|export|search|"
-                                 r"citations|materials)\.[a-z_]+)", text)):
+                                 r"citations|materials|collections)\.[a-z_]+)", text)):
         parts = dotted.split(".")
         module = PACKAGE.joinpath(*parts)
         attribute_of = PACKAGE.joinpath(*parts[:-1])

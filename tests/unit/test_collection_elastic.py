@@ -25,8 +25,8 @@ from typer.testing import CliRunner
 
 from deepcite.cli import app
 from deepcite.collections import Collection, LocalSearchEngine, remove_collection
-from deepcite.collections.elastic import MAPPINGS, index_name
 from deepcite.collections.index import Hit
+from deepcite.collections.index.elastic import MAPPINGS, index_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError
 from deepcite.security.egress import resolve_host as real_resolve_host

@@ -19,7 +19,7 @@ from deepcite.collections import (
     remove_collection,
 )
 from deepcite.collections import demo as demo_module
-from deepcite.collections.query import build_match_query
+from deepcite.collections.index.query import build_match_query
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError, SearchError
 from deepcite.search.base import SearchEngine

@@ -11,8 +11,8 @@ import pytest
 
 from deepcite.collections import Collection
 from deepcite.collections.chunking import TokenCounter, chunk_text
-from deepcite.collections.cjk import bigram_text, has_cjk, query_atoms, run_tokens
-from deepcite.collections.query import build_match_query
+from deepcite.collections.index.cjk import bigram_text, has_cjk, query_atoms, run_tokens
+from deepcite.collections.index.query import build_match_query
 
 ZH = """# 自然语言处理
 

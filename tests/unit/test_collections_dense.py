@@ -26,7 +26,7 @@ class SynonymEncoder(FakeEncoder):
 @pytest.fixture
 def encoder(monkeypatch: pytest.MonkeyPatch) -> SynonymEncoder:
     fake = SynonymEncoder()
-    monkeypatch.setattr("deepcite.collections.dense.load_encoder", lambda path=None: fake)
+    monkeypatch.setattr("deepcite.collections.index.dense.load_encoder", lambda path=None: fake)
     return fake
 
 

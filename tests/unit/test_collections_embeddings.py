@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from deepcite.collections import vectors
-from deepcite.collections.embeddings import (
+from deepcite.collections.index import vectors
+from deepcite.collections.index.embeddings import (
     EXTRA_MISSING,
     MODEL_SETTING,
     REEMBED_FLAG,
@@ -30,7 +30,7 @@ from deepcite.collections.embeddings import (
     embed_pending,
     load_encoder,
 )
-from deepcite.collections.hybrid import reciprocal_rank_fusion
+from deepcite.collections.index.fusion import reciprocal_rank_fusion
 from deepcite.errors import CollectionError
 
 TEXTS = {
@@ -263,6 +263,23 @@ def test_rrf_ties_duplicates_and_edges() -> None:
     assert reciprocal_rank_fusion([[1, 2]], limit=0) == []
     with pytest.raises(ValueError):
         reciprocal_rank_fusion([[1]], k=-1)
+
+
+def test_rrf_duplicate_handling_is_the_callers_choice() -> None:
+    """Research's fusion counts each listing and keys items; hybrid search counts one."""
+    assert dict(reciprocal_rank_fusion([[5, 5, 6]], k=0, repeats="every")) == {
+        5: 1.0 + 1 / 2, 6: 1 / 3}
+    # Items are the same by key; the first copy is kept, merge sees every later one.
+    seen: list[tuple[str, str]] = []
+
+    def merge(kept: str, other: str) -> str:
+        seen.append((kept, other))
+        return kept
+
+    fused = reciprocal_rank_fusion([["a1", "b1"], ["B2", "A2"]], k=0,
+                                   key=lambda item: item[0].lower(), merge=merge)
+    assert [item for item, _ in fused] == ["a1", "b1"]
+    assert fused[0][1] == pytest.approx(1 + 1 / 2) and seen == [("b1", "B2"), ("a1", "A2")]
 
 
 def test_missing_extra_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from deepcite.collections import Collection, retrieval
+from deepcite.collections import Collection
 from deepcite.collections import indexer as indexer_module
-from deepcite.collections.index import INDEXER_VERSION, SCHEMA_VERSION, Index
+from deepcite.collections.index import INDEXER_VERSION, SCHEMA_VERSION, Index, retrieval
 from deepcite.collections.loaders import LoadedDocument, load_document
 from deepcite.errors import CollectionError
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import tantivy
 
-from deepcite.collections import Collection, inverted, rerank
+from deepcite.collections import Collection
 from deepcite.collections.collection import remove_collection
-from deepcite.collections.index import Index
+from deepcite.collections.index import Index, inverted, rerank
 
 OLD = 1_600_000_000
 
@@ -130,7 +130,8 @@ def test_a_killed_add_leaves_a_searchable_consistent_index(
     script = textwrap.dedent(f"""
         import os
         from pathlib import Path
-        from deepcite.collections import indexer, inverted
+        from deepcite.collections import indexer
+        from deepcite.collections.index import inverted
         from deepcite.collections.index import Index
         def dying(*args):  # tantivy has committed ...
             os._exit(3)  # ... and the process dies before SQLite commits

@@ -294,7 +294,7 @@ def test_a_collection_being_created_is_never_seen_half_made(
         settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two creators at once: neither meets a file without its schema (CI once saw a
     `collection add` fail with "not a deepcite collection" while another created it)."""
-    from deepcite.collections import schema
+    from deepcite.collections.index import schema
 
     real_create = schema.create
     inside = threading.Event()

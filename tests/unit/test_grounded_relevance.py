@@ -7,7 +7,7 @@ import pytest
 
 from deepcite.citations.grounded import grounded_answer, rank_sentences
 from deepcite.citations.relevance import Similarity, dense_similarity, key_phrase
-from deepcite.collections.embeddings import default_model_path
+from deepcite.collections.index.embeddings import default_model_path
 from deepcite.types import Source
 
 DENSE = pytest.param(dense_similarity, id="embeddings", marks=pytest.mark.skipif(

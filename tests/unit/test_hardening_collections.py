@@ -22,9 +22,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from deepcite.cli import app
-from deepcite.collections import Collection, access, ensure_demo_collection
+from deepcite.collections import Collection, ensure_demo_collection, file_access
 from deepcite.collections import demo as demo_module
-from deepcite.collections.access import DamagedCollectionError, ReadOnlyCollectionError
+from deepcite.collections.file_access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.config import Settings
 from deepcite.errors import CollectionError
 
@@ -144,7 +144,7 @@ def test_valid_name_that_spells_an_escaped_bad_name_is_reported_not_merged(
 def read_only(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], None]]:
     """Call it to make the data folder read-only (restored afterwards for cleanup)."""
     changed: list[tuple[Path, int]] = []
-    real_writable = access.writable
+    real_writable = file_access.writable
 
     def writable(path: Path) -> bool:
         return not Path(os.path.abspath(path)).is_relative_to(data_dir) and real_writable(path)
@@ -154,7 +154,7 @@ def read_only(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Calla
             mode = stat.S_IMODE(path.lstat().st_mode)
             changed.append((path, mode))
             path.chmod(mode & ~0o222)
-        monkeypatch.setattr(access, "writable", writable)
+        monkeypatch.setattr(file_access, "writable", writable)
 
     yield apply
     for path, mode in reversed(changed):
@@ -242,12 +242,12 @@ def test_a_write_sqlite_refuses_is_reported_as_read_only(
     """When permissions look fine but SQLite still refuses (ACLs, a read-only lock)."""
     assert cli("collection", "add", notes, "--name", "notes").exit_code == 0
     (notes / "new.md").write_text("# New\n\nQuokkas smile.\n")
-    real_uri = access.sqlite_uri
+    real_uri = file_access.sqlite_uri
 
     def read_only_uri(file: Path, *, create: bool = False) -> str:
         return real_uri(file, create=create).replace("mode=rw", "mode=ro")
 
-    monkeypatch.setattr(access, "sqlite_uri", read_only_uri)
+    monkeypatch.setattr(file_access, "sqlite_uri", read_only_uri)
     message = _one_error(cli("collection", "add", notes, "--name", "notes"))
     assert "read-only" in message and "DEEPCITE_DATA_DIR" in message
 

@@ -25,9 +25,8 @@ from starlette.datastructures import Headers, UploadFile
 from typer.testing import CliRunner
 
 from deepcite.cli import app as cli_app
-from deepcite.collections import limits
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText
-from deepcite.collections.loaders import load_document
+from deepcite.collections.loaders import limits, load_document
 from deepcite.config import Settings
 from deepcite.materials.limits import MAX_MATERIALS
 from deepcite.web import pages_forms

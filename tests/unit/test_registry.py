@@ -316,7 +316,8 @@ def test_settings_refuse_an_unknown_provider_with_a_suggestion(tmp_path: Path) -
 
 def test_loader_plugins_are_registered_by_suffix(
         plugins: Callable[..., None], tmp_path: Path) -> None:
-    from deepcite.collections.loaders import LOADER_REGISTRY, is_supported, load_markdown
+    from deepcite.collections.loaders import LOADER_REGISTRY, is_supported
+    from deepcite.collections.loaders.registry import load_markdown
 
     plugins(registry.LOADERS_GROUP, ODT=f"{HERE}:plain_loader", md=f"{HERE}:plain_loader")
     assert ".odt" in LOADER_REGISTRY.names()

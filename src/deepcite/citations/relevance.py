@@ -245,7 +245,7 @@ def meaning_available() -> bool:
     its bundled model are installed (checked without importing torch)."""
     import importlib.util
 
-    from deepcite.collections.embeddings import default_model_path
+    from deepcite.collections.index.embeddings import default_model_path
 
     try:
         found = importlib.util.find_spec("sentence_transformers") is not None
@@ -258,13 +258,13 @@ def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
     """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
 
     Uses the bundled all-MiniLM-L6-v2 that dense collections use, loaded from its local
-    folder only (:func:`deepcite.collections.embeddings.load_encoder`). Anything that
+    folder only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
     keeps it from loading leaves the terms alone to decide, silently: embeddings refine
     the ranking, they are not needed for it.
     """
     if not texts:
         return []
-    from deepcite.collections.embeddings import default_model_path, load_encoder
+    from deepcite.collections.index.embeddings import default_model_path, load_encoder
 
     if default_model_path() is None:
         return None

@@ -28,7 +28,7 @@ from deepcite.collections import (
     remove_collection,
     scan_collections,
 )
-from deepcite.collections.elastic import BACKENDS
+from deepcite.collections.index.elastic import BACKENDS
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.security.terminal import one_line

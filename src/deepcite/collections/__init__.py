@@ -8,9 +8,14 @@ search engine for research runs; :func:`ensure_demo_collection` builds an offlin
 from Python's own documentation. The collection errors (:class:`ReadOnlyCollectionError`,
 :class:`DamagedCollectionError`, :class:`LoadError`) all derive from
 :class:`~deepcite.errors.CollectionError`.
+
+Layout: :mod:`.loaders` turns files into pages, :mod:`.index` stores and searches
+chunks, and the modules at this level manage collections (:mod:`.collection`,
+:mod:`.indexer`, :mod:`.chunking`, :mod:`.demo`, :mod:`.engine`, :mod:`.file_access`).
+Public: the names in ``__all__`` below, and ``deepcite.collections.loaders`` for loader
+plugins; every other module path is private.
 """
 
-from deepcite.collections.access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.collections.collection import (
     Collection,
     CollectionInfo,
@@ -22,6 +27,7 @@ from deepcite.collections.collection import (
 from deepcite.collections.demo import ensure_demo_collection
 from deepcite.collections.documents import LoadError
 from deepcite.collections.engine import LocalSearchEngine
+from deepcite.collections.file_access import DamagedCollectionError, ReadOnlyCollectionError
 from deepcite.collections.indexer import AddProgress, IndexReport
 from deepcite.collections.paths import display_path
 

@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from deepcite.collections.cjk import CJK_RUN, SENTENCE_END
 from deepcite.collections.documents import LoadedDocument
 from deepcite.collections.headings import find_headings, heading_paths
+from deepcite.collections.index.cjk import CJK_RUN, SENTENCE_END
 
 # 300/40 measured best on the Python FAQ recall benchmark (bench/bench_collections.py):
 # recall@10 0.41 against 0.34 at 200 tokens, at a fraction of the query cost.

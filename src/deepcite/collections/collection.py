@@ -9,11 +9,11 @@ are cited exactly like web pages.
 
 With ``backend="elasticsearch"`` the chunks are also mirrored to a cluster and searched
 there, and a machine without the SQLite file can search the collection through the
-cluster alone (see :mod:`deepcite.collections.elastic`).
+cluster alone (see :mod:`deepcite.collections.index.elastic`).
 
 A collection in a read-only folder can still be listed and searched; changing it fails
-up front with a one-line :class:`~deepcite.collections.access.ReadOnlyCollectionError`
-(see :mod:`deepcite.collections.access`).
+up front with a one-line :class:`~deepcite.collections.file_access.ReadOnlyCollectionError`
+(see :mod:`deepcite.collections.file_access`).
 
 This is public API (``Collection.create("notes")`` in a script), so arguments are
 checked here: settings default to what :func:`~deepcite.config.load_settings` gives,
@@ -35,10 +35,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from deepcite.build_once import BuildLock, lock_file
-from deepcite.collections import access, elastic, inverted, readers
-from deepcite.collections.dense import embed_collection, hybrid_search, is_dense
-from deepcite.collections.elastic import BACKENDS, Cluster, ElasticIndex
-from deepcite.collections.index import Hit, Index
+from deepcite.collections import file_access
+from deepcite.collections.index import Hit, Index, elastic, inverted, readers
+from deepcite.collections.index.dense import embed_collection, hybrid_search, is_dense
+from deepcite.collections.index.elastic import BACKENDS, Cluster, ElasticIndex
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
 from deepcite.collections.paths import file_path
 from deepcite.config import Settings, load_settings
@@ -248,8 +248,8 @@ class Collection:
         if wanted != "elasticsearch":
             return cls(name, Index.create(file, name), settings)
         remote = ElasticIndex(Cluster(settings), elastic.index_name(name), name)
-        if not access.can_write(file):  # before anything is made on the cluster
-            raise access.read_only_error(file, f"create collection {name!r}")
+        if not file_access.can_write(file):  # before anything is made on the cluster
+            raise file_access.read_only_error(file, f"create collection {name!r}")
         if remote.exists():
             raise elastic.lives_elsewhere(name)
         remote.create()
@@ -343,7 +343,7 @@ class Collection:
 
         ``folder_or_files`` is one path (``str`` or ``Path``) or a list of them.
         Raises :class:`CollectionError` when an input does not exist or is not a path, and
-        :class:`~deepcite.collections.access.ReadOnlyCollectionError` before reading
+        :class:`~deepcite.collections.file_access.ReadOnlyCollectionError` before reading
         anything when the collection cannot be written; files that fail to load are
         reported in :attr:`IndexReport.failed` and the rest is indexed.
         With ``dense`` (default: ``search.dense``), or when the collection already has
@@ -499,8 +499,9 @@ class Collection:
 def scan_collections(settings: Settings) -> CollectionListing:
     """Every collection in the data directory by name, plus the files it cannot read.
 
-    Opening is read-only where the folder is (see :mod:`.access`), so a read-only
-    folder still lists its collections.
+    Opening is read-only where the folder is (see
+    :mod:`~deepcite.collections.file_access`), so a read-only folder still lists its
+    collections.
     """
     folder = collections_dir(settings)
     if not folder.is_dir():
@@ -513,7 +514,7 @@ def scan_collections(settings: Settings) -> CollectionListing:
         except CollectionError as exc:
             logger.warning("skipping %s: %s", file, exc)
             problems.append((file, str(exc)))
-    return CollectionListing(folder, infos, problems, read_only=not access.writable(folder))
+    return CollectionListing(folder, infos, problems, read_only=not file_access.writable(folder))
 
 
 def list_collections(settings: Settings) -> list[CollectionInfo]:
@@ -554,8 +555,8 @@ def remove_collection(name: str, settings: Settings) -> str | None:
                     f"{elastic.lives_elsewhere(name)}; remove it from there, or delete index "
                     f"{elastic.index_name(name)} on {cluster.display_url}")
         raise missing_collection(name)
-    if not access.writable(file.parent):
-        raise access.read_only_error(file, f"remove collection {name!r}")
+    if not file_access.writable(file.parent):
+        raise file_access.read_only_error(file, f"remove collection {name!r}")
     warning = None
     remote = _stored_elastic(file, name, settings)  # a damaged file is removed all the same
     if remote is not None:

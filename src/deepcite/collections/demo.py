@@ -38,8 +38,8 @@ from types import ModuleType
 from typing import Any
 
 from deepcite.build_once import BuildLock, build_once
-from deepcite.collections.access import DamagedCollectionError, can_write, read_only_error
 from deepcite.collections.collection import Collection, collection_path, remove_collection
+from deepcite.collections.file_access import DamagedCollectionError, can_write, read_only_error
 from deepcite.collections.index import Index
 from deepcite.collections.indexer import ProgressCallback
 from deepcite.config import Settings

@@ -1,8 +1,8 @@
 """What loaders produce: a file's text split into pages, and the error for a bad file.
 
-These types live apart from the loader registry so that format modules
-(:mod:`~deepcite.collections.loaders_docx`, ``_csv``, ``_epub``) and third-party loader
-plugins can import them without importing every built-in loader.
+These types live apart from the loader registry (:mod:`deepcite.collections.loaders`) so
+that format modules (``loaders.docx_file``, ``csv_file``, ``epub_file``), the chunker and
+third-party loader plugins can import them without importing every built-in loader.
 """
 
 from __future__ import annotations

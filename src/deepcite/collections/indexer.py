@@ -10,8 +10,8 @@ timestamp granularity would otherwise go unnoticed.
 
 Files are loaded, chunked and written one at a time, so memory stays flat as a
 collection grows. The inverted index beside the file is brought up to date at the start
-(catching up after an interrupted add), every :data:`~.inverted.SYNC_EVERY` chunks and
-at the end (see :mod:`~deepcite.collections.inverted`). Writes are committed in
+(catching up after an interrupted add), every :data:`~.index.inverted.SYNC_EVERY` chunks and
+at the end (see :mod:`~deepcite.collections.index.inverted`). Writes are committed in
 batches of about :data:`BATCH_SECONDS` (one transaction per file makes FTS5 much
 slower), each file in its own savepoint:
 Ctrl-C keeps every completed file, a crash loses at most the last batch, and the
@@ -50,10 +50,10 @@ from deepcite.collections.files import (
     stat_file,
 )
 from deepcite.collections.index import INDEXER_VERSION, DocumentRecord, Index, StoredDocument
-from deepcite.collections.inverted import SYNC_EVERY, Feeder
+from deepcite.collections.index.inverted import SYNC_EVERY, Feeder
+from deepcite.collections.index.rerank import record_stats
 from deepcite.collections.loaders import LoadError, load_document, supported_suffixes
 from deepcite.collections.paths import display_path, document_key, key_exists
-from deepcite.collections.rerank import record_stats
 
 logger = logging.getLogger(__name__)
 

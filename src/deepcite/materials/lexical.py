@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from deepcite.collections.cjk import CJK_RUN
+from deepcite.collections.index.cjk import CJK_RUN
 
 _WORD = re.compile(r"[^\W_]+")
 #: How much of a material is read for its words: the start says what it is about.

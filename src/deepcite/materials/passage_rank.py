@@ -26,7 +26,7 @@ from deepcite.errors import DeepciteError
 from deepcite.materials.lexical import overlap_score
 
 if TYPE_CHECKING:
-    from deepcite.collections.embeddings import TextEncoder
+    from deepcite.collections.index.embeddings import TextEncoder
     from deepcite.config import Settings
 
 logger = logging.getLogger("deepcite.materials")
@@ -74,14 +74,14 @@ def rank_passages(passages: Sequence[str], *, excerpts: Sequence[str] = (),
     lexical = lexical_ranking(passages, excerpts=excerpts, claims=claims, query=query)
     if encoder is None:
         return lexical
-    from deepcite.collections.hybrid import reciprocal_rank_fusion
+    from deepcite.collections.index.fusion import reciprocal_rank_fusion
 
     try:
         dense = dense_ranking(encoder, passages, [*excerpts, *claims, query])
     except (DeepciteError, RuntimeError, ValueError) as exc:
         logger.warning("material passages ranked without embeddings: %s", exc)
         return lexical
-    return [i for i, _ in reciprocal_rank_fusion([lexical, dense])]
+    return [i for i, _ in reciprocal_rank_fusion([lexical, dense], repeats="best")]
 
 
 def summary_target(summary: str) -> str:
@@ -98,7 +98,7 @@ def load_passage_encoder(settings: Settings) -> TextEncoder | None:
     """
     if not settings.search.dense:
         return None
-    from deepcite.collections.embeddings import load_encoder
+    from deepcite.collections.index.embeddings import load_encoder
 
     try:
         return load_encoder(settings.search.dense_model)

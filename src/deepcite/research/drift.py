@@ -23,7 +23,7 @@ from deepcite.research.key_terms import KeyTerms, stems
 from deepcite.types import SearchResult
 
 if TYPE_CHECKING:
-    from deepcite.collections.embeddings import TextEncoder
+    from deepcite.collections.index.embeddings import TextEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def encoder_for(dense: bool, model: object) -> TextEncoder | None:
         return None
     from pathlib import Path
 
-    from deepcite.collections.embeddings import load_encoder
+    from deepcite.collections.index.embeddings import load_encoder
     from deepcite.errors import CollectionError
 
     try:

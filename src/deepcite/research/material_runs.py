@@ -66,7 +66,7 @@ from deepcite.security.terminal import one_line
 from deepcite.types import ResearchResult, SearchResult
 
 if TYPE_CHECKING:
-    from deepcite.collections.embeddings import TextEncoder
+    from deepcite.collections.index.embeddings import TextEncoder
 
 logger = logging.getLogger(__name__)
 

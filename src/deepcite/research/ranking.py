@@ -1,18 +1,19 @@
 """Merging the results of many queries into one ranked list.
 
 Scores from different queries (and engines) are not comparable, ranks are; reciprocal
-rank fusion rewards passages that several queries found near the top. A page found
-by several engines counts once; the first copy with a full text is kept.
+rank fusion (:func:`deepcite.collections.index.fusion.reciprocal_rank_fusion`, shared
+with hybrid collection search) rewards passages that several queries found near the
+top. A page found by several engines counts once; the first copy is kept, with the full
+text a later copy brought when it had none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deepcite.collections.index.fusion import RRF_K, reciprocal_rank_fusion
 from deepcite.search.urls import canonical_url
 from deepcite.types import SearchResult
-
-RRF_K = 60
 
 
 def passage_key(result: SearchResult) -> tuple[str, str]:
@@ -24,18 +25,21 @@ def passage_key(result: SearchResult) -> tuple[str, str]:
     return url, ""
 
 
+def _with_full_text(kept: SearchResult, other: SearchResult) -> SearchResult:
+    """The copy kept, given the full text a later copy of the same passage brought."""
+    if kept.full_text is None and other.full_text:
+        return kept.model_copy(update={"full_text": other.full_text})
+    return kept
+
+
 def fuse(result_lists: Sequence[Sequence[SearchResult]], limit: int) -> list[SearchResult]:
-    """The ``limit`` best distinct passages across lists, best first."""
-    scores: dict[tuple[str, str], float] = {}
-    first: dict[tuple[str, str], SearchResult] = {}
-    order: dict[tuple[str, str], int] = {}
-    for results in result_lists:
-        for rank, result in enumerate(results):
-            key = passage_key(result)
-            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
-            known = first.setdefault(key, result)
-            if known.full_text is None and result.full_text:
-                first[key] = known.model_copy(update={"full_text": result.full_text})
-            order.setdefault(key, len(order))
-    ranked = sorted(scores, key=lambda k: (-scores[k], order[k]))
-    return [first[key] for key in ranked[:limit]]
+    """The ``limit`` best distinct passages across lists, best first.
+
+    Passages are the same by :func:`passage_key`. A passage listed twice in one list
+    (an engine that returns one page at two positions, say two of its sections under
+    one canonical URL) counts at each of them (``repeats="every"``), where hybrid
+    collection search counts a chunk once per ranking.
+    """
+    fused = reciprocal_rank_fusion(result_lists, RRF_K, limit, key=passage_key,
+                                   repeats="every", merge=_with_full_text)
+    return [result for result, _ in fused]

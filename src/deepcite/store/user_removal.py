@@ -56,7 +56,7 @@ def _never_indexed(name: str, settings: Settings) -> bool:
     """Whether collection ``name`` has no file here and there is no cluster that could
     hold it (its record was made, its indexing never happened)."""
     from deepcite.collections.collection import collection_path
-    from deepcite.collections.elastic import Cluster
+    from deepcite.collections.index.elastic import Cluster
 
     try:
         there = collection_path(name, settings).exists()

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from deepcite.collections.access import sqlite_uri
+from deepcite.collections.file_access import sqlite_uri
 from deepcite.errors import CollectionError
 
 if TYPE_CHECKING:

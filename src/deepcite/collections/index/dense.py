@@ -15,11 +15,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from deepcite.collections.embeddings import embed_pending, load_encoder
-from deepcite.collections.hybrid import reciprocal_rank_fusion
-from deepcite.collections.index import Index
-from deepcite.collections.retrieval import Hit, hits_by_ids
-from deepcite.collections.vectors import VectorStore
+from deepcite.collections.index.embeddings import embed_pending, load_encoder
+from deepcite.collections.index.fusion import reciprocal_rank_fusion
+from deepcite.collections.index.retrieval import Hit, hits_by_ids
+from deepcite.collections.index.sqlite_index import Index
+from deepcite.collections.index.vectors import VectorStore
 from deepcite.config import Settings
 from deepcite.errors import CollectionError
 
@@ -73,7 +73,7 @@ def hybrid_search(index: Index, question: str, k: int, settings: Settings) -> li
         logger.warning("dense search unavailable, using BM25 only: %s", exc)
         return lexical[:k]
     fused = reciprocal_rank_fusion([[h.chunk_id for h in lexical], [i for i, _ in dense]],
-                                   limit=k)
+                                   limit=k, repeats="best")
     known = {h.chunk_id: h for h in lexical}
     missing = [i for i, _ in fused if i not in known]
     if missing:

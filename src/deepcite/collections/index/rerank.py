@@ -24,11 +24,11 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from deepcite.collections import retrieval
-from deepcite.collections.cjk import CJK_RUN
-from deepcite.collections.query import match_atoms
-from deepcite.collections.retrieval import Hit, term_counts
-from deepcite.collections.schema import TOKENIZER
+from deepcite.collections.index import retrieval
+from deepcite.collections.index.cjk import CJK_RUN
+from deepcite.collections.index.query import match_atoms
+from deepcite.collections.index.retrieval import Hit, term_counts
+from deepcite.collections.index.schema import TOKENIZER
 
 POOL = 50
 """How many FTS5 candidates are re-scored."""

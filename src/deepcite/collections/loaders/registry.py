@@ -29,13 +29,13 @@ from deepcite.collections.documents import (
     LoadError,
     PageText,
 )
-from deepcite.collections.encoding import decode_text
 from deepcite.collections.headings import leading_title, markdown_title, rst_title
-from deepcite.collections.html_text import html_title, html_to_text
-from deepcite.collections.limits import TextBudget, check_pages, read_text_file
-from deepcite.collections.loaders_csv import load_csv
-from deepcite.collections.loaders_docx import load_docx
-from deepcite.collections.loaders_epub import load_epub
+from deepcite.collections.loaders.csv_file import load_csv
+from deepcite.collections.loaders.docx_file import load_docx
+from deepcite.collections.loaders.encoding import decode_text
+from deepcite.collections.loaders.epub_file import load_epub
+from deepcite.collections.loaders.html_text import html_title, html_to_text
+from deepcite.collections.loaders.limits import TextBudget, check_pages, read_text_file
 from deepcite.errors import ConfigError
 from deepcite.plugins import LOADERS_GROUP, Registry, file_suffix
 

@@ -1,6 +1,6 @@
 """BM25 retrieval over a collection's FTS5 table, fast on large collections too.
 
-A question becomes an OR of its terms (see :mod:`deepcite.collections.query`), and
+A question becomes an OR of its terms (see :mod:`deepcite.collections.index.query`), and
 FTS5 scores every chunk that contains any of them. On a large collection, common words
 make that expensive: in 100,000 chunks of Python documentation, "python", "function"
 and "value" each occur in 15-30% of the chunks, so a natural question scores 50,000+
@@ -21,8 +21,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from deepcite.collections.query import match_atoms
-from deepcite.collections.schema import BM25
+from deepcite.collections.index.query import match_atoms
+from deepcite.collections.index.schema import BM25
 
 SCORE_BUDGET = 10_000
 """Most chunks a search may score, summed over the terms it keeps (see module doc)."""

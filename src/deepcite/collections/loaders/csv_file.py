@@ -9,7 +9,7 @@ and pipes alike.
 
 Writing the header's names into every row multiplies the text: a header of long names
 over rows of one-letter values grows a hundredfold. The lines are therefore counted
-as they are made (:class:`~deepcite.collections.limits.TextBudget`), and a table that
+as they are made (:class:`~deepcite.collections.loaders.limits.TextBudget`), and a table that
 would pass the document limit is refused as "too large" instead of filling memory.
 """
 
@@ -21,8 +21,8 @@ import itertools
 from pathlib import Path
 
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
-from deepcite.collections.encoding import decode_text
-from deepcite.collections.limits import TextBudget, read_text_file
+from deepcite.collections.loaders.encoding import decode_text
+from deepcite.collections.loaders.limits import TextBudget, read_text_file
 
 _SNIFF_CHARS = 64 * 1024
 _DELIMITERS = ",;\t|"

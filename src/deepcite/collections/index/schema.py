@@ -1,6 +1,7 @@
 """The collection file's tables, and the upgrade of files written by older versions.
 
-Kept apart from :mod:`~deepcite.collections.index` so the queries there stay readable.
+Kept apart from :mod:`~deepcite.collections.index.sqlite_index` so the queries there stay
+readable.
 Every statement is run one by one on the caller's connection (never with
 ``executescript``, which would commit an open transaction), so creating and upgrading
 a schema are each one atomic transaction: a crash midway leaves the old file intact.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from deepcite.collections.cjk import bigram_text
+from deepcite.collections.index.cjk import bigram_text
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ PENDING = [
     END""",
 ]
 """Chunk ids changed since the inverted index was last updated (see
-:mod:`~deepcite.collections.inverted`): filled by triggers in the writing transaction."""
+:mod:`~deepcite.collections.index.inverted`): filled by triggers in the writing transaction."""
 
 _UPGRADE_1_TO_2 = [
     "DROP TRIGGER IF EXISTS chunks_ai",

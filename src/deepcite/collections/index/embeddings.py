@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from deepcite.collections.vectors import EXTRA_MISSING, REEMBED_FLAG, VectorStore
+from deepcite.collections.index.vectors import EXTRA_MISSING, REEMBED_FLAG, VectorStore
 from deepcite.errors import CollectionError
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ Chinese, Japanese and Korean: FTS5's ``unicode61`` tokenizer does not segment CJ
 (a run of CJK characters becomes one token), so a word inside a sentence cannot be
 found. Each chunk therefore also stores its CJK runs as overlapping character pairs
 ("bigrams": 自然语言 -> 自然 然语 语言) in an extra FTS column, and a question's CJK
-runs are searched as the same pairs (see :mod:`deepcite.collections.cjk`). We chose
+runs are searched as the same pairs (see :mod:`deepcite.collections.index.cjk`). We chose
 bigrams over a second FTS5 table with the ``trigram`` tokenizer because most Chinese
 and many Japanese words are two characters long, and trigram matching cannot find
 anything shorter than three; bigrams also cost nothing for text without CJK, while a
@@ -21,16 +21,16 @@ pairs is the classic approach to CJK retrieval without a dictionary (Lucene's
 CJKAnalyzer), and needs no extra dependency or tokenizer extension.
 
 Searching: questions without CJK go to a tantivy inverted index kept beside the file
-(:mod:`deepcite.collections.inverted`), whose cost grows far slower than the collection;
+(:mod:`deepcite.collections.index.inverted`), whose cost grows far slower than the collection;
 CJK questions, and every question while that index is missing or behind the file, are
-answered by FTS5 (:mod:`deepcite.collections.retrieval`, :mod:`.rerank`). Files
+answered by FTS5 (:mod:`deepcite.collections.index.retrieval`, :mod:`.rerank`). Files
 written by an older format are upgraded in place when opened (see
-:mod:`deepcite.collections.schema`), in one transaction.
+:mod:`deepcite.collections.index.schema`), in one transaction.
 
 Connections are never shared between threads, because searches run from several at
 once and a ``sqlite3.Connection`` must not be used by two concurrently. Writes open
 their own connection and close it; searches reuse one per thread
-(:mod:`deepcite.collections.readers`), which saves parsing the schema on every search.
+(:mod:`deepcite.collections.index.readers`), which saves parsing the schema on every search.
 """
 
 from __future__ import annotations
@@ -45,11 +45,12 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deepcite.collections import access, inverted, readers, rerank, retrieval, schema, writes
+from deepcite.collections import file_access
 from deepcite.collections.chunking import Chunk
-from deepcite.collections.cjk import CJK_RUN, bigram_text, has_cjk
+from deepcite.collections.index import inverted, readers, rerank, retrieval, schema, writes
+from deepcite.collections.index.cjk import CJK_RUN, bigram_text, has_cjk
+from deepcite.collections.index.retrieval import HEADING_SEPARATOR, Hit, split_heading_path
 from deepcite.collections.paths import safe_text
-from deepcite.collections.retrieval import HEADING_SEPARATOR, Hit, split_heading_path
 from deepcite.errors import CollectionError
 
 __all__ = ["INDEXER_VERSION", "DocumentRecord", "Hit", "Index", "StoredDocument",
@@ -94,7 +95,7 @@ class Index:
     """Access to one collection's SQLite file.
 
     Holds no connection itself; searches reuse their thread's read connection (see
-    :mod:`~deepcite.collections.readers`).
+    :mod:`~deepcite.collections.index.readers`).
     """
 
     def __init__(self, path: Path) -> None:
@@ -109,8 +110,8 @@ class Index:
         A read-only destination is refused before anything is created.
         """
         index = cls(path)
-        if not access.can_write(path):
-            raise access.read_only_error(path, f"create collection {name!r}")
+        if not file_access.can_write(path):
+            raise file_access.read_only_error(path, f"create collection {name!r}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -169,25 +170,25 @@ class Index:
     @property
     def writable(self) -> bool:
         """Whether this process may change the collection (file and folder writable)."""
-        return access.can_write(self.path)
+        return file_access.can_write(self.path)
 
     def require_writable(self, action: str) -> None:
         """Raise :class:`ReadOnlyCollectionError` now, before a write that must fail."""
         if not self.writable:
-            raise access.read_only_error(self.path, action)
+            raise file_access.read_only_error(self.path, action)
 
     def write_error(self, exc: sqlite3.Error, action: str) -> CollectionError:
         """The one-line error for a failed write: read-only ones say how to fix them."""
-        if access.is_read_only(exc) or not self.writable:
-            return access.read_only_error(self.path, action)
+        if file_access.is_read_only(exc) or not self.writable:
+            return file_access.read_only_error(self.path, action)
         return CollectionError(f"{self.path}: cannot {action} ({exc})")
 
     def _open_error(self, exc: sqlite3.Error) -> CollectionError:
-        if access.is_damage(exc):
-            return access.DamagedCollectionError(
+        if file_access.is_damage(exc):
+            return file_access.DamagedCollectionError(
                 f"{self.path}: not a deepcite collection ({exc})")
-        if access.is_read_only(exc) or not self.writable:
-            return access.ReadOnlyCollectionError(
+        if file_access.is_read_only(exc) or not self.writable:
+            return file_access.ReadOnlyCollectionError(
                 f"Cannot read collection {self.path} ({exc}): its folder is read-only and "
                 f"SQLite must finish a pending write there - make "
                 f"{self.path.parent} writable once, or copy the collection elsewhere"
@@ -221,7 +222,7 @@ class Index:
         except sqlite3.Error as exc:
             raise self._open_error(exc) from exc
         if row is None:
-            raise access.DamagedCollectionError(
+            raise file_access.DamagedCollectionError(
                 f"{self.path}: not a deepcite collection (no collection metadata)")
         version = str(row[0])
         if version in schema.UPGRADABLE:
@@ -229,7 +230,7 @@ class Index:
                 return  # searchable as it is; the first writable open upgrades it
             self._upgrade()
         elif version != SCHEMA_VERSION:
-            raise access.DamagedCollectionError(
+            raise file_access.DamagedCollectionError(
                 f"{self.path}: unsupported collection format {version!r}; "
                 f"re-create it with `deepcite collection add`"
             )
@@ -244,7 +245,7 @@ class Index:
                 if row is not None and row[0] in schema.UPGRADABLE:  # not done meanwhile
                     schema.upgrade(conn, row[0])
         except sqlite3.Error as exc:
-            if access.is_read_only(exc):
+            if file_access.is_read_only(exc):
                 raise self.write_error(exc, f"upgrade {self.path.name}") from exc
             raise CollectionError(
                 f"{self.path}: cannot upgrade this collection to format {SCHEMA_VERSION} "
@@ -253,7 +254,7 @@ class Index:
 
     def _raw_connect(self, *, create: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(
-            access.sqlite_uri(self.path, create=create),
+            file_access.sqlite_uri(self.path, create=create),
             uri=True,
             timeout=30.0,
             isolation_level=None,
@@ -269,8 +270,9 @@ class Index:
     def connect(self) -> Iterator[sqlite3.Connection]:
         """A fresh autocommit connection, closed on exit; use :meth:`transaction` to write.
 
-        It is read-only when the file or its folder is (see :mod:`.access`), so reads
-        and searches work there and writes fail with ``SQLITE_READONLY``.
+        It is read-only when the file or its folder is (see
+        :mod:`~deepcite.collections.file_access`), so reads and searches work there and
+        writes fail with ``SQLITE_READONLY``.
         """
         conn = self._raw_connect()
         try:

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from deepcite.collections.schema import flush
+from deepcite.collections.index.schema import flush
 
 
 def commit(conn: sqlite3.Connection) -> None:

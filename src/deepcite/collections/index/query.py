@@ -4,14 +4,14 @@ Users type questions, not FTS5 syntax: ``AND``, ``-``, ``"``, ``:`` or ``*`` in 
 question must not become operators or syntax errors, and filler words such as "how do
 I" must not drown out the terms that matter. Chinese, Japanese and Korean runs in a
 question become the character pairs the index stores for them (see
-:mod:`deepcite.collections.cjk`).
+:mod:`deepcite.collections.index.cjk`).
 """
 
 from __future__ import annotations
 
 import re
 
-from deepcite.collections.cjk import CJK_CHARS, query_atoms
+from deepcite.collections.index.cjk import CJK_CHARS, query_atoms
 
 _STOPWORD_TEXT = """
     a about above after again all am an and any are as at be been before being below

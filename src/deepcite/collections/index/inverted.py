@@ -27,7 +27,7 @@ that matches neither token (a copied or restored ``.sqlite`` file, a damaged fol
 tantivy version that cannot read it) is rebuilt.
 
 Ranking: the ``POOL`` best chunks by tantivy's BM25 on the text are re-scored with the
-Lucene IDF and a length norm in characters (see :mod:`~deepcite.collections.rerank`),
+Lucene IDF and a length norm in characters (see :mod:`~deepcite.collections.index.rerank`),
 using tantivy's document frequencies: on the Python FAQ benchmark this keeps recall@10
 where the FTS5 path has it. Chunks that match only through their document title come
 after those, with score 0, as on the FTS5 path.
@@ -55,10 +55,10 @@ from pathlib import Path
 
 import tantivy
 
-from deepcite.collections import writes
-from deepcite.collections.query import match_atoms
-from deepcite.collections.retrieval import Hit, hits_by_ids
-from deepcite.collections.schema import PENDING
+from deepcite.collections.index import writes
+from deepcite.collections.index.query import match_atoms
+from deepcite.collections.index.retrieval import Hit, hits_by_ids
+from deepcite.collections.index.schema import PENDING
 
 logger = logging.getLogger(__name__)
 

@@ -4,15 +4,15 @@ An EPUB is a zip archive. ``META-INF/container.xml`` names the package file (OPF
 whose ``<spine>`` lists the book's XHTML documents in reading order. Each of them
 becomes one :class:`PageText` numbered by its spine position (1-based), which is a
 stable, viewer-independent way to point into a book - EPUBs have no fixed pages.
-Text comes from :func:`~deepcite.collections.html_text.html_to_text`, which keeps
+Text comes from :func:`~deepcite.collections.loaders.html_text.html_to_text`, which keeps
 chapter headings as ``#`` lines for the chunker; the standard library's zipfile and
 ElementTree are all this needs. DRM-encrypted content is refused with a clear reason
 rather than indexed as noise.
 
-Every entry is read through :class:`~deepcite.collections.limits.ZipReader` and the
-text is counted by a :class:`~deepcite.collections.limits.TextBudget`, so a small book
+Every entry is read through :class:`~deepcite.collections.loaders.limits.ZipReader` and the
+text is counted by a :class:`~deepcite.collections.loaders.limits.TextBudget`, so a small book
 that unpacks to gigabytes, or whose XML (container, package, XHTML sections) holds more
-than :data:`~deepcite.collections.limits.MAX_XML_ELEMENTS` elements, is refused as "too
+than :data:`~deepcite.collections.loaders.limits.MAX_XML_ELEMENTS` elements, is refused as "too
 large" before that part is parsed; a spine that lists the same
 document more than once gets it once (later mentions are skipped with a warning),
 since a repeated section adds no text worth citing twice but can multiply the book.
@@ -29,9 +29,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
-from deepcite.collections.encoding import decode_text
-from deepcite.collections.html_text import html_to_text
-from deepcite.collections.limits import TextBudget, ZipReader, check_pages
+from deepcite.collections.loaders.encoding import decode_text
+from deepcite.collections.loaders.html_text import html_to_text
+from deepcite.collections.loaders.limits import TextBudget, ZipReader, check_pages
 
 logger = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
-from deepcite.collections.index import Index
-from deepcite.collections.retrieval import Hit, split_heading_path
+from deepcite.collections.index.retrieval import Hit, split_heading_path
+from deepcite.collections.index.sqlite_index import Index
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, EgressDenied
 from deepcite.search.engines.elasticsearch import ElasticsearchEngine, cluster_url

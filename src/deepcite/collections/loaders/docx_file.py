@@ -9,7 +9,7 @@ text. python-docx is an optional dependency: without it a ``.docx`` file is repo
 with the command that installs it, and every other file still loads.
 
 python-docx reads every part of the package into memory when it opens a file, so the
-archive is first unpacked once within :mod:`deepcite.collections.limits` (entry count,
+archive is first unpacked once within :mod:`deepcite.collections.loaders.limits` (entry count,
 sizes, compression ratio, and the elements of every XML part): a small DOCX that
 expands to gigabytes, or to millions of tiny paragraphs that would take python-docx
 minutes and gigabytes to build, is refused as "too large" before python-docx sees it.
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
-from deepcite.collections.limits import TextBudget, ZipReader
+from deepcite.collections.loaders.limits import TextBudget, ZipReader
 
 if TYPE_CHECKING:
     from docx.table import Table
