@@ -23,8 +23,8 @@ from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
-from deepcite.research.detailed import DetailedReport, cut_at_sentence
 from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
+from deepcite.research.report.builder import DetailedReport, cut_at_sentence
 from deepcite.runs import build
 from deepcite.runs.cancel import CancelScope
 from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice

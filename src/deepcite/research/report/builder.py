@@ -3,7 +3,7 @@
 1. **Research** the question once with the run's strategy; its answer becomes the
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
-   purpose each (:mod:`deepcite.research.outline` parses it leniently and drops
+   purpose each (:mod:`deepcite.research.report.outline` parses it leniently and drops
    sections about sources or methodology). When the model cannot write one (a small
    model rarely can), the outline is built from the headings of what was found, else
    a default structure is used, with a warning. ``outline_review`` lets the user edit
@@ -15,7 +15,7 @@
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
    found nothing says so in one line instead of inventing. Each part's answer is
    verified like a quick answer (the citation step does it for every run). Parts get
-   passages of their own (:mod:`deepcite.research.part_passages`): a part titled with
+   passages of their own (:mod:`deepcite.research.report.part_passages`): a part titled with
    a heading is written from the passages under it, and no passage is quoted in two
    parts.
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
