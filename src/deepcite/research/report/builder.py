@@ -23,7 +23,7 @@
    and in every export, so body and block always read the same numbers.
 
 The report's budget (``research.max_*``) holds for the whole report: every run counts
-from the report's start (one :class:`~deepcite.research.budget.Budget`), and once it
+from the report's start (one :class:`~deepcite.research.run_budget.Budget`), and once it
 is spent the remaining parts say so instead of being researched. Cancelling keeps the
 parts written so far and returns them as a cancelled report.
 """
@@ -45,10 +45,10 @@ from deepcite.errors import DeepciteError, InputError
 from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
 from deepcite.research.brief import Gathered, RunBrief
-from deepcite.research.budget import Budget
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
+from deepcite.research.run_budget import Budget
 from deepcite.research.search_phase import queries_by_model
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (

@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from deepcite.research import Researcher
 from deepcite.research.brief import Gathered, RunBrief
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 
 logger = logging.getLogger(__name__)
 
