@@ -46,10 +46,10 @@ from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
 from deepcite.research.brief import Gathered, RunBrief
 from deepcite.research.cancel_token import CancelToken
+from deepcite.research.iterative_search import queries_by_model
 from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
 from deepcite.research.run_budget import Budget
-from deepcite.research.search_phase import queries_by_model
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
     Finding,
