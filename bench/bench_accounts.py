@@ -34,8 +34,8 @@ from fastapi.testclient import TestClient
 from deepcite.config import load_settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
-from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.models import Run
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 

@@ -40,8 +40,8 @@ from tests.fakes import ScriptedChatModel
 from deepcite.config import load_settings
 from deepcite.materials.tokens import estimate_tokens
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
 from deepcite.research.material_runs import analyse_materials
+from deepcite.research.report.builder import DetailedReport
 from deepcite.types import ResearchResult
 
 QUESTION = "How have grid battery storage costs and deployment changed since 2020?"

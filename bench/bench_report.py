@@ -21,7 +21,7 @@ import time
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import load_settings
 from deepcite.llm import get_chat_model
-from deepcite.research.detailed import DetailedReport
+from deepcite.research.report.builder import DetailedReport
 from deepcite.runs.build import build_researcher
 
 QUESTION = "How do I parse command line arguments?"

@@ -35,7 +35,7 @@ from deepcite.citations.relevance import dense_similarity, meaning_available
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import load_settings
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
+from deepcite.research.report.builder import DetailedReport
 from deepcite.runs.build import build_engines
 
 QUESTION = "How do I parse command line arguments?"

@@ -22,7 +22,7 @@ from deepcite.runs.queue import worker as worker_module
 from deepcite.runs.queue.executor import QueueExecutor
 from deepcite.runs.queue.worker import work
 from deepcite.store import HistoryStore
-from deepcite.store.access import Access
+from deepcite.store.user_rights import Access
 from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState

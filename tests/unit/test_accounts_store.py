@@ -10,10 +10,10 @@ import sqlalchemy as sa
 
 from deepcite.errors import UnknownRunError
 from deepcite.store import HistoryStore
-from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import Run
+from deepcite.store.user_rights import EVERYTHING, Access
 from tests.unit.test_store import scalar
 from tests.unit.test_users_store import PASSWORD, insert_run
 

@@ -11,7 +11,7 @@ from deepcite.config import ResearchSettings
 from deepcite.llm import Usage
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
-from deepcite.research.budget import Budget, Remaining
+from deepcite.research.run_budget import Budget, Remaining
 from deepcite.types import Event, RunWarning
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 

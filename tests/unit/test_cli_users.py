@@ -137,7 +137,7 @@ def test_rm_says_what_the_user_owns_then_hands_it_over_or_deletes_it(
     from deepcite.collections import Collection
     from deepcite.collections.collection import collection_path
     from deepcite.config import load_settings
-    from deepcite.store.access import access_of
+    from deepcite.store.user_rights import access_of
 
     for name in ("bob", "alice"):
         invoke("users", "add", name, "--password-stdin", input=PASSWORD + "\n")

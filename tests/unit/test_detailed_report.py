@@ -10,13 +10,13 @@ import pytest
 from deepcite.citations import cited_numbers
 from deepcite.export.markdown import to_markdown
 from deepcite.research import Researcher
-from deepcite.research.detailed import (
+from deepcite.research.report.builder import (
     NO_SOURCES_LINE,
     DetailedReport,
     already_written,
     cut_at_sentence,
 )
-from deepcite.research.outline import parse_outline
+from deepcite.research.report.outline import parse_outline
 from deepcite.runs.execute import run_question
 from deepcite.types import (
     Event,

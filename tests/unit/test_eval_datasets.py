@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from deepcite.errors import InputError
+from deepcite.evaluation.bench_schema import Document, EvalItem
 from deepcite.evaluation.datasets import load_dataset, sample, write_documents
-from deepcite.evaluation.records import Document, EvalItem
 
 
 def _write_csv(path: Path, rows: list[list[str]], delimiter: str = ",") -> Path:

@@ -14,7 +14,7 @@ import pytest
 
 from deepcite.errors import InputError
 from deepcite.evaluation import report
-from deepcite.evaluation.records import BenchConfig, QuestionResult
+from deepcite.evaluation.bench_schema import BenchConfig, QuestionResult
 from deepcite.evaluation.report import (
     find_runs,
     load_run,

@@ -19,9 +19,7 @@ import deepcite.evaluation.judge
 import deepcite.runs.build
 from deepcite.config import Settings, load_settings
 from deepcite.errors import InputError, SearchError
-from deepcite.evaluation.datasets import load_dataset
-from deepcite.evaluation.judge import Judge
-from deepcite.evaluation.records import (
+from deepcite.evaluation.bench_schema import (
     CONFIG_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
@@ -29,6 +27,8 @@ from deepcite.evaluation.records import (
     EvalItem,
     QuestionResult,
 )
+from deepcite.evaluation.datasets import load_dataset
+from deepcite.evaluation.judge import Judge
 from deepcite.evaluation.runner import (
     BenchRunner,
     bench_config,

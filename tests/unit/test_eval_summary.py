@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from deepcite.evaluation.records import QuestionResult
+from deepcite.evaluation.bench_schema import QuestionResult
 from deepcite.evaluation.summary import (
     COST_FIELDS,
     citation_figures,

@@ -289,7 +289,7 @@ def test_the_store_rotates_a_secret_only_for_who_may_see_the_watch(
     """On SQLite and PostgreSQL: a new secret replaces the old one; another user's watch
     is unknown and keeps its secret."""
     from deepcite.errors import UnknownWatchError
-    from deepcite.store.access import Access
+    from deepcite.store.user_rights import Access
 
     ann = store.add_user("ann", "correct horse battery")
     bob = store.add_user("bob", "correct horse battery")

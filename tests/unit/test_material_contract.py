@@ -26,8 +26,8 @@ from deepcite.materials.passage_rank import rank_passages
 from deepcite.materials.relevance import Claim
 from deepcite.materials.tokens import estimate_tokens
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
 from deepcite.research.material_runs import analyse_materials
+from deepcite.research.report.builder import DetailedReport
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 
 QUESTION = "How did battery storage costs change?"

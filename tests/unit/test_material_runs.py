@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
 from deepcite.research.material_runs import analyse_materials
+from deepcite.research.report.builder import DetailedReport
 from deepcite.runs.execute import run_question
 from deepcite.store import HistoryStore
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage

@@ -32,7 +32,7 @@ from deepcite.config import load_settings
 from deepcite.mcp_server import build_server, http_app
 from deepcite.mcp_server.auth import ASKER, Asker, asker_of
 from deepcite.store import HistoryStore
-from deepcite.store.access import Access
+from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
 from deepcite.web.login_throttle import LoginThrottle
 from tests.mcp_launcher import scripted_model

@@ -130,7 +130,7 @@ def test_a_run_does_not_keep_the_results_of_a_drifting_followup(
                                       "followups": ["herring trade history fishing barrels"],
                                       "synthesis": ["The Scandes [1]."]})
     engine = MemoryEngine(passages)
-    with caplog.at_level(logging.INFO, logger="deepcite.research.search_phase"):
+    with caplog.at_level(logging.INFO, logger="deepcite.research.iterative_search"):
         result = Researcher(make_settings(iterations=2, query_planning="model"), model,
                             [engine]).run(GEO_QUESTION)
     assert len(result.questions_by_iteration[2]) == 1

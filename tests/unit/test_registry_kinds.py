@@ -35,7 +35,7 @@ from deepcite.cli import app
 from deepcite.errors import ConfigError
 from deepcite.llm import ChatClient
 from deepcite.research import Researcher
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.strategies import (
     STRATEGY_REGISTRY,

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
+from deepcite.research.report.builder import DetailedReport
 from deepcite.types import ResearchResult, SearchResult
 from tests.fakes import MemoryEngine, ScriptedChatModel
 from tests.unit.test_detailed_report import PASSAGES, QUESTION, _headings, _model

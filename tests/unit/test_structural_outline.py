@@ -14,8 +14,8 @@ import pytest
 
 from deepcite.citations.text import split_sentences
 from deepcite.research import Researcher
-from deepcite.research.detailed import DetailedReport
-from deepcite.research.outline import fallback_outline, structural_outline
+from deepcite.research.report.builder import DetailedReport
+from deepcite.research.report.outline import fallback_outline, structural_outline
 from deepcite.types import Event, OutlineReady, ResearchResult, SearchResult, Source
 from tests.fakes import MemoryEngine, ScriptedChatModel
 

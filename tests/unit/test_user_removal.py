@@ -15,10 +15,10 @@ import sqlalchemy as sa
 
 from deepcite.errors import InputError, UnknownUserError, UserOwnsDataError
 from deepcite.store import HistoryStore
-from deepcite.store.access import access_of
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import Run
+from deepcite.store.user_rights import access_of
 from deepcite.store.watch_records import WatchInfo
 from deepcite.watches.schedule import parse_schedule
 from tests.unit.postgres_fixture import postgres_server, postgres_url  # noqa: F401

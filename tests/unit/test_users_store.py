@@ -12,10 +12,10 @@ import sqlalchemy as sa
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.security.passwords import hash_password, needs_rehash, verify_password
 from deepcite.store import HistoryStore
-from deepcite.store.access import access_of
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import HEAD_REVISION, upgrade
 from deepcite.store.models import Run
+from deepcite.store.user_rights import access_of
 from deepcite.store.users_ops import token_hash
 from tests.unit.test_store import scalar
 

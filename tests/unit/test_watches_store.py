@@ -18,9 +18,9 @@ import sqlalchemy as sa
 from deepcite.config import Settings, load_settings
 from deepcite.errors import BudgetError, InputError, UnknownWatchError
 from deepcite.store import HistoryStore
-from deepcite.store.access import Access
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import upgrade
+from deepcite.store.user_rights import Access
 from deepcite.store.watch_records import WatchInfo
 from deepcite.watches.schedule import parse_schedule
 from tests.unit.postgres_fixture import postgres_server, postgres_url  # noqa: F401

@@ -14,7 +14,7 @@ from deepcite.collections import Collection
 from deepcite.collections.collection import collection_path, upload_folder
 from deepcite.errors import UnknownUserError
 from deepcite.store import HistoryStore, users_ops
-from deepcite.store.access import access_of
+from deepcite.store.user_rights import access_of
 from tests.unit.test_web_account_pages import App, csrf, log_in, logged_in
 
 ADMIN_PASSWORD = "admin-password-1"

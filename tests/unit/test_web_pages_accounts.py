@@ -20,7 +20,7 @@ from deepcite.config import Settings
 from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.runs.parents import checked_parent
 from deepcite.store import ACTIVE, HistoryStore, UserInfo
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import ResearchResult
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState

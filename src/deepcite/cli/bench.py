@@ -28,10 +28,10 @@ from deepcite.cli.common import err, fail, out, settings_from, user_errors
 from deepcite.cli.running import EXIT_CANCELLED, run_interruptibly
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
+from deepcite.evaluation.bench_schema import QuestionResult
 from deepcite.evaluation.compare import compare_runs, render_comparison
 from deepcite.evaluation.datasets import load_dataset, sample
 from deepcite.evaluation.judge import Judge
-from deepcite.evaluation.records import QuestionResult
 from deepcite.evaluation.report import load_runs, render_table, write_report
 from deepcite.evaluation.runner import BenchRunner, bench_config, dataset_collection
 from deepcite.runs.build import DEMO_COLLECTION

@@ -26,7 +26,7 @@ from deepcite.cli.progress import RunProgress
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
 from deepcite.export import ExportOptions, ExportResult, export_report, exporter_status
-from deepcite.research.outline import outline_text, parse_outline
+from deepcite.research.report.outline import outline_text, parse_outline
 from deepcite.research.threads import Worker
 from deepcite.runs import CallbackSink, CancelScope, RunRequest
 from deepcite.runs.admission import Door, admit

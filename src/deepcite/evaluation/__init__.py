@@ -8,7 +8,7 @@ answers with the SimpleQA rubric on any configured model; ``summary`` aggregates
 intervals.
 """
 
-from deepcite.evaluation.records import (
+from deepcite.evaluation.bench_schema import (
     BenchConfig,
     Dataset,
     Document,

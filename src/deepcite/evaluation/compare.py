@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepcite.errors import InputError
+from deepcite.evaluation.bench_schema import QuestionResult
 from deepcite.evaluation.metrics import percentile
-from deepcite.evaluation.records import QuestionResult
 from deepcite.evaluation.report import NONE, Run, escape, load_runs
 
 Extractor = Callable[[QuestionResult], float | None]

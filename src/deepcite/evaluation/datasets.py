@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.errors import InputError
-from deepcite.evaluation.records import Dataset, Document, EvalItem
+from deepcite.evaluation.bench_schema import Dataset, Document, EvalItem
 
 FORMATS = ("squad", "simpleqa", "table")
 QUESTION_COLUMNS = ("question", "problem", "query", "prompt")

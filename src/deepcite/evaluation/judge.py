@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from deepcite.citations.records import Completer
 from deepcite.config import Settings
 from deepcite.errors import ModelError
-from deepcite.evaluation.records import Grade
+from deepcite.evaluation.bench_schema import Grade
 from deepcite.llm import ChatClient, get_chat_model, model_context_size
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line

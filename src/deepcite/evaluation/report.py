@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from deepcite.errors import InputError
-from deepcite.evaluation.records import CONFIG_FILE, RESULTS_FILE, BenchConfig, QuestionResult
+from deepcite.evaluation.bench_schema import CONFIG_FILE, RESULTS_FILE, BenchConfig, QuestionResult
 from deepcite.evaluation.summary import summarise
 
 if TYPE_CHECKING:

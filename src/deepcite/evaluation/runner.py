@@ -33,10 +33,7 @@ from deepcite.build_once import BuildLock, build_once, lock_file
 from deepcite.collections import Collection
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, DeepciteError, InputError
-from deepcite.evaluation.datasets import write_documents
-from deepcite.evaluation.judge import Judge, Verdict
-from deepcite.evaluation.metrics import holds_answer
-from deepcite.evaluation.records import (
+from deepcite.evaluation.bench_schema import (
     CONFIG_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
@@ -45,6 +42,9 @@ from deepcite.evaluation.records import (
     EvalItem,
     QuestionResult,
 )
+from deepcite.evaluation.datasets import write_documents
+from deepcite.evaluation.judge import Judge, Verdict
+from deepcite.evaluation.metrics import holds_answer
 from deepcite.evaluation.scoring import failed, score
 from deepcite.evaluation.summary import summarise
 from deepcite.runs import CancelScope, RunRequest, execute

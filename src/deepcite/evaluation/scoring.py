@@ -9,6 +9,7 @@ a dangling ``[n]`` through would show here instead of being trusted away.
 from __future__ import annotations
 
 from deepcite.citations.markers import cited_numbers
+from deepcite.evaluation.bench_schema import RECALL_K, CitedSource, EvalItem, QuestionResult
 from deepcite.evaluation.judge import Verdict
 from deepcite.evaluation.metrics import (
     contains_gold,
@@ -20,7 +21,6 @@ from deepcite.evaluation.metrics import (
     token_f1,
     wrong_type_lead,
 )
-from deepcite.evaluation.records import RECALL_K, CitedSource, EvalItem, QuestionResult
 from deepcite.types import ResearchResult
 
 #: Warning codes that mean the answer is quoted passages, not the model's answer.

@@ -13,8 +13,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from deepcite.evaluation.bench_schema import QuestionResult
 from deepcite.evaluation.metrics import percentile
-from deepcite.evaluation.records import QuestionResult
 
 #: Per-question cost fields, aggregated with percentiles.
 COST_FIELDS = ("model_calls", "prompt_tokens", "completion_tokens", "tokens",

@@ -483,7 +483,7 @@ def system_content(model: BaseChatModel, system: str) -> str | list[str | dict[s
     where the provider caches only what is marked.
 
     The system prompt is the part every call of a run shares (reports' parts have one
-    :data:`~deepcite.research.detailed.SECTION_SYSTEM`), so it is the one breakpoint:
+    :data:`~deepcite.research.report.builder.SECTION_SYSTEM`), so it is the one breakpoint:
     a provider that caches prompts above a minimum length (Anthropic: about 1,024
     tokens) reads it back at a tenth of the price from the second call on, and ignores
     the mark below that length, at no cost.

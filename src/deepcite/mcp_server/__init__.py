@@ -61,7 +61,7 @@ from deepcite.security.client_address import TrustedProxies
 from deepcite.security.hosts import is_loopback
 from deepcite.security.terminal import one_line
 from deepcite.store import HistoryStore
-from deepcite.store.access import Access
+from deepcite.store.user_rights import Access
 from deepcite.types import Event, PhaseStarted, ReportMode, ResearchResult, SectionStarted
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from deepcite.errors import DeepciteError
 from deepcite.runs.request import RunOwner
 from deepcite.security.client_address import TrustedProxies, client_of, note_client
 from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.access import Access, access_of
+from deepcite.store.user_rights import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 
 logger = logging.getLogger(__name__)

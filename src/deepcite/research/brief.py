@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from deepcite.citations.handlers import AnswerStyle
-from deepcite.research.budget import Budget
+from deepcite.research.run_budget import Budget
 from deepcite.types import RunNotice, SearchResult, Source
 
 WRITTEN_OPEN = "=== CONTENT ALREADY WRITTEN (DO NOT REPEAT) ==="
@@ -51,7 +51,7 @@ class RunBrief:
 
     ``budget`` is the budget the run spends (a detailed report's, shared by all its
     runs); ``None`` gives the run a budget of its own. The brief is frozen, but the
-    :class:`~deepcite.research.budget.Budget` it refers to is not: the runs count their
+    :class:`~deepcite.research.run_budget.Budget` it refers to is not: the runs count their
     searches in it and read the client's usage through it.
     """
 

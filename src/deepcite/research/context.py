@@ -5,7 +5,7 @@ cancel token, the model usage at its start (so metrics count this run, not the
 client's lifetime), the sources it registered (earlier runs' sources stay in the
 shared source numbering but are not this run's to quote), its warnings and its progress
 steps. The source numbering itself is shared across runs, so numbering continues, and so is a
-detailed report's :class:`~deepcite.research.budget.Budget`; a quick run has its own.
+detailed report's :class:`~deepcite.research.run_budget.Budget`; a quick run has its own.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from deepcite.citations.numbering import SourceNumbering
 from deepcite.config import Settings
 from deepcite.llm import ModelInterface, Usage
 from deepcite.research.brief import RunBrief
-from deepcite.research.budget import Budget
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 from deepcite.research.parallel import SearchOutcome
+from deepcite.research.run_budget import Budget
 from deepcite.search.base import SearchEngine
 from deepcite.types import (
     Event,

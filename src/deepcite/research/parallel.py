@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from deepcite.errors import SearchError
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 from deepcite.search.base import SearchEngine
 from deepcite.search.guard import CircuitOpen
 from deepcite.types import SearchResult

@@ -27,7 +27,7 @@ from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.brief import Gathered, RunBrief
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 from deepcite.research.citation_step import (
     ERROR_INTRO,
     CitationStep,

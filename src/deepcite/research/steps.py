@@ -16,7 +16,7 @@ from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.ranking import fuse
-from deepcite.research.relevance import filter_relevant
+from deepcite.research.relevance_filter import filter_relevant
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
 REMOVED_NOTE = ("Unverified: the sources do not support this answer's citations, so they "

@@ -17,7 +17,7 @@ cheap; the names below are the layer's interface.
 """
 
 from deepcite.runs.admission import Admitted, Door, admit
-from deepcite.runs.cancel import CancelScope
+from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.execute import execute, run_recorded
 from deepcite.runs.executor import EventBatch, RunExecutor, RunInfo, RunState
 from deepcite.runs.parents import ParentError, parent_run

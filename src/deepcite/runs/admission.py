@@ -19,7 +19,7 @@ The steps, in order, and what each door does at each:
    queued run whose owner was disabled while it waited, runs with the rights of today -
    or not at all (:class:`~deepcite.errors.OwnerError`). LOCAL: the local user owns the
    configuration and the history, so the run reads with
-   :data:`~deepcite.store.access.EVERYTHING`; its owner is left as the request has it
+   :data:`~deepcite.store.user_rights.EVERYTHING`; its owner is left as the request has it
    (``None`` for a new run; a rerun stays its stored run's).
 2. **Limits the server caps.** SERVER only: a request may lower the server's
    ``research.max_*`` limits (the run budgets, the sources given to synthesis, the
@@ -62,7 +62,7 @@ from deepcite.config import Settings
 from deepcite.config_sections import ResearchSettings
 from deepcite.errors import OwnerError, RequestError
 from deepcite.materials import SummaryCache
-from deepcite.runs.cancel import CancelScope
+from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.checks import checked_collections
 from deepcite.runs.execute import run_recorded
 from deepcite.runs.parents import checked_parent
@@ -71,7 +71,7 @@ from deepcite.runs.request import RunOwner, RunRequest
 from deepcite.runs.settings import checked_settings, settings_for_run
 from deepcite.runs.sink import OutlineReviewer, RunSink
 from deepcite.store import HistoryStore, StoredRun
-from deepcite.store.access import EVERYTHING, Access, access_of
+from deepcite.store.user_rights import EVERYTHING, Access, access_of
 from deepcite.types import ResearchResult
 
 __all__ = ["CAPPED_LIMITS", "Admitted", "Door", "admit", "check_caps", "current_owner",

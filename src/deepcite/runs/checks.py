@@ -32,7 +32,7 @@ from deepcite.errors import ConfigError, DeepciteError, RequestError, error_line
 if TYPE_CHECKING:
     from deepcite.runs.request import RunRequest
     from deepcite.store import HistoryStore
-    from deepcite.store.access import Access
+    from deepcite.store.user_rights import Access
 
 __all__ = [
     "MAX_COLLECTIONS",

@@ -35,7 +35,7 @@ from deepcite.citations.attribution import sentence_key
 from deepcite.citations.text import escape_quoted
 from deepcite.search.urls import canonical_url
 from deepcite.security.terminal import one_line
-from deepcite.store.records import RunStatus, StoredRun
+from deepcite.store.read_models import RunStatus, StoredRun
 from deepcite.types import (
     CitationCheck,
     CitationOutcome,

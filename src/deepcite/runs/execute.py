@@ -7,7 +7,7 @@ gives the same result wherever it is asked and executed. It builds the Researche
 user's materials (their summaries cached on disk by content, so a second turn or a
 second process does not summarise them again), builds on a follow-up's parent, and
 writes a quick answer or a detailed report. Its events go to one sink and it is
-stopped through one :class:`~deepcite.runs.cancel.CancelScope`.
+stopped through one :class:`~deepcite.runs.cancel_scope.CancelScope`.
 
 :func:`run_recorded` adds the history record around it: events stored as they happen,
 the end stored however the run ends.
@@ -23,10 +23,10 @@ from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
-from deepcite.research.detailed import DetailedReport, cut_at_sentence
 from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
+from deepcite.research.report.builder import DetailedReport, cut_at_sentence
 from deepcite.runs import build
-from deepcite.runs.cancel import CancelScope
+from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from deepcite.runs.request import RunRequest
 from deepcite.store import HistoryStore
-from deepcite.store.records import RunStatus
+from deepcite.store.read_models import RunStatus
 from deepcite.types import Event, ReportMode
 
 __all__ = ["EventBatch", "RunExecutor", "RunInfo", "RunState"]

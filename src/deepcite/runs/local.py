@@ -32,7 +32,7 @@ from deepcite.errors import (
     error_line,
 )
 from deepcite.runs.admission import admit
-from deepcite.runs.cancel import CancelScope
+from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.execute import run_recorded
 from deepcite.runs.executor import EventBatch, RunInfo, RunState
 from deepcite.runs.recorder import Recorder

@@ -11,7 +11,7 @@ from __future__ import annotations
 from deepcite.errors import InputError, RequestError, UnknownRunError
 from deepcite.runs.request import RunRequest
 from deepcite.store import ACTIVE, HistoryStore, StoredRun
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.user_rights import EVERYTHING, Access
 
 __all__ = ["ParentError", "checked_parent", "parent_run"]
 

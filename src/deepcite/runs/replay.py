@@ -74,7 +74,7 @@ from deepcite.research.citation_step import (
 from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
 from deepcite.store import ACTIVE
 from deepcite.store.convert import USER_MATERIAL
-from deepcite.store.records import StoredRun
+from deepcite.store.read_models import StoredRun
 from deepcite.types import CitationCheck, ResearchResult, Source, VerificationCounts
 
 __all__ = [

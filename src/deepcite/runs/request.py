@@ -40,8 +40,8 @@ from deepcite.runs.checks import (
     MAX_QUESTION_CHARS,
     question_problem,
 )
-from deepcite.store.access import EVERYTHING, Access
-from deepcite.store.records import UserInfo
+from deepcite.store.read_models import UserInfo
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import ReportMode
 
 __all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",

@@ -14,7 +14,7 @@ citations can be checked again later), the citation checks and the run's events.
 """
 
 from deepcite.store.history import HistoryStore
-from deepcite.store.records import (
+from deepcite.store.read_models import (
     ACTIVE,
     ENDED,
     AuditEntry,

@@ -20,10 +20,10 @@ from sqlalchemy import CursorResult, Engine, Executable, exc, func, insert, sele
 from sqlalchemy.orm import Session
 
 from deepcite.errors import StoreError, UnknownRunError
-from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.convert import event_rows
 from deepcite.store.engine import WRITE, operation_error
 from deepcite.store.models import EventRow, Run
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import Event
 
 MIN_PREFIX = 4

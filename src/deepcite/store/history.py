@@ -34,7 +34,6 @@ from sqlalchemy.orm import Session
 from deepcite.config import Settings
 from deepcite.errors import StoreError, UnknownRunError, UnreadableRunError, error_line
 from deepcite.store import held
-from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.base import MIN_PREFIX
 from deepcite.store.body import search_text
 from deepcite.store.convert import assemble, events_of, result_columns, stored_rows
@@ -44,11 +43,12 @@ from deepcite.store.holder import this_process
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import CheckRow, EventRow, Run, SourceRow, UserRow
 from deepcite.store.queue_ops import QueueOps
-from deepcite.store.records import RunStatus, RunSummary, StoredRun
+from deepcite.store.read_models import RunStatus, RunSummary, StoredRun
 from deepcite.store.removal_ops import RemovalOps
 from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.sharing_ops import SharingOps
 from deepcite.store.snapshot import settings_snapshot, snapshot_collections
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.store.users_ops import UserOps
 from deepcite.store.watches_ops import WatchOps
 from deepcite.types import Event, ReportMode, ResearchResult

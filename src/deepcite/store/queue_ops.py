@@ -34,7 +34,7 @@ from deepcite.store.base import StoreBase
 from deepcite.store.body import search_text
 from deepcite.store.convert import events_of
 from deepcite.store.models import CollectionRow, EventRow, Run
-from deepcite.store.records import ACTIVE, ClaimedRun, CollectionEntry, RunStateInfo, RunStatus
+from deepcite.store.read_models import ACTIVE, ClaimedRun, CollectionEntry, RunStateInfo, RunStatus
 from deepcite.store.snapshot import settings_snapshot
 from deepcite.types import Event, ReportMode, RunWarning
 

@@ -48,7 +48,7 @@ from deepcite.store.models import (
     WatchRunRow,
     WebSessionRow,
 )
-from deepcite.store.records import UserBelongings, UserRemoval
+from deepcite.store.read_models import UserBelongings, UserRemoval
 from deepcite.store.users_ops import UserOps
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import delete, exc, select, update
 
 from deepcite.store.base import StoreBase
 from deepcite.store.models import ServerSecretRow, UserRow, WebSessionRow
-from deepcite.store.records import UserInfo
+from deepcite.store.read_models import UserInfo
 
 #: A session's ``last_seen_at`` is written at most this often (seconds): the idle
 #: expiry needs minutes of precision, not a write per request.

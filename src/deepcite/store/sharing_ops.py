@@ -4,7 +4,7 @@ A collection made by a user (on the web pages or over the API) is theirs alone u
 admin shares it with everyone or with named users. A collection with no record here -
 one indexed with the command line, or before accounts existed - belongs to no one: only
 admins may search it until an admin shares it (or gives it an owner). The bundled
-``demo`` collection is everyone's. Without accounts (:data:`~deepcite.store.access.
+``demo`` collection is everyone's. Without accounts (:data:`~deepcite.store.user_rights.
 EVERYTHING`) every collection may be searched.
 
 A collection the caller may not read is *not there* for them: it is left out of
@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, exc, select
 from sqlalchemy.orm import Session
 
-from deepcite.store.access import Access
 from deepcite.store.base import StoreBase
 from deepcite.store.models import CollectionAccessRow, UserRow
-from deepcite.store.records import CollectionSharing
+from deepcite.store.read_models import CollectionSharing
+from deepcite.store.user_rights import Access
 from deepcite.store.users_ops import UserOps
 
 #: Collections every user may search, whatever is recorded.

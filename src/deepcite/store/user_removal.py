@@ -16,7 +16,7 @@ import logging
 from deepcite.config import Settings
 from deepcite.errors import CollectionError
 from deepcite.store.history import HistoryStore
-from deepcite.store.records import UserRemoval
+from deepcite.store.read_models import UserRemoval
 
 __all__ = ["remove_user"]
 

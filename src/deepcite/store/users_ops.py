@@ -33,7 +33,7 @@ from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.security.passwords import hash_password, needs_rehash, verify_password
 from deepcite.store.base import StoreBase
 from deepcite.store.models import ApiTokenRow, AuditRow, Run, UserRow, WebSessionRow
-from deepcite.store.records import AuditEntry, TokenInfo, UserInfo
+from deepcite.store.read_models import AuditEntry, TokenInfo, UserInfo
 
 MIN_PASSWORD = 8
 """The shortest password accepted."""

@@ -34,10 +34,10 @@ from sqlalchemy import ColumnElement, Select, delete, func, insert, select, true
 from sqlalchemy.orm import Session
 
 from deepcite.errors import BudgetError, StoreError, UnknownWatchError
-from deepcite.store.access import EVERYTHING, Access
 from deepcite.store.base import IdKind, StoreBase, resolve_prefix
 from deepcite.store.models import DeliveryRow, Run, UserRow, WatchRow, WatchRunRow
-from deepcite.store.records import ENDED, RunStatus
+from deepcite.store.read_models import ENDED, RunStatus
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.store.watch_records import (
     DeliveryInfo,
     DeliveryStatus,

@@ -1,7 +1,7 @@
 """The one owner of "run a watch": the CLI, the REST API and the scheduler all call here.
 
 :class:`WatchService` adds, lists, pauses, resumes and removes watches (each caller sees
-only their own, admins all: the store's :class:`~deepcite.store.access.Access`), runs one
+only their own, admins all: the store's :class:`~deepcite.store.user_rights.Access`), runs one
 now - submitted to a :class:`~deepcite.runs.RunExecutor`, or in this thread for ``deepcite
 watch run`` - and, once a watch's run has ended, compares it with the watch's previous
 completed run, stores the change with the run and queues a notice for every delivery
@@ -46,7 +46,7 @@ from deepcite.runs import CancelScope, Recorder, RunExecutor, RunRequest, RunSin
 from deepcite.runs.admission import admit
 from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore, RunStatus, StoredRun
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange, build_notice, watch_change
 from deepcite.watches.delivery.checks import checked_targets

@@ -2,7 +2,7 @@
 delete, run now, read each run's change, and make a new feed token or webhook secret.
 
 Every route goes through :class:`~deepcite.watches.service.WatchService` with the
-caller's :class:`~deepcite.store.access.Access`: a user sees and changes only their own
+caller's :class:`~deepcite.store.user_rights.Access`: a user sees and changes only their own
 watches (another user's is 404 ``unknown_watch``, as for one that never existed), an
 admin everyone's. A watch's request is stamped with who asked (``asked_by``), whatever
 the client sent, so its runs are the owner's. A budget used up is 429

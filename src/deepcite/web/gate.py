@@ -16,7 +16,7 @@ A server is in one of three modes, decided per request:
   a user it stays in this mode: removing every user never opens a running server.
 
 The caller is a :class:`Caller`; its :attr:`~Caller.access` is what the store may show
-it (:class:`~deepcite.store.access.Access`) and its :attr:`~Caller.owner` who the runs
+it (:class:`~deepcite.store.user_rights.Access`) and its :attr:`~Caller.owner` who the runs
 it starts belong to. Every check that reads the store blocks: call it on a thread.
 """
 
@@ -37,7 +37,7 @@ from deepcite.errors import DeepciteError, DuplicateUserError, InputError, Unkno
 from deepcite.runs.request import RunOwner
 from deepcite.security.client_address import TrustedProxies, client_of, peer_of
 from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.access import Access, access_of
+from deepcite.store.user_rights import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle

@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 
 from deepcite.store import HistoryStore
-from deepcite.store.access import Access
+from deepcite.store.user_rights import Access
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
 from deepcite.web.gate import Caller, Gate

@@ -44,7 +44,7 @@ from typing import Protocol
 
 from fastapi import HTTPException, Request, Response
 
-from deepcite.store.records import UserInfo
+from deepcite.store.read_models import UserInfo
 
 COOKIE = "deepcite_session"
 CSRF_FIELD = "csrf_token"

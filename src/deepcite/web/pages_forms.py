@@ -36,7 +36,7 @@ from deepcite.errors import DeepciteError
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.user_rights import EVERYTHING, Access
 
 #: The largest upload accepted, per file.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024

@@ -35,8 +35,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from deepcite.errors import DeepciteError, UnknownRunError
 from deepcite.runs.request import Origin
 from deepcite.store import ACTIVE
-from deepcite.store.access import Access
-from deepcite.store.records import RunStatus, RunSummary
+from deepcite.store.read_models import RunStatus, RunSummary
+from deepcite.store.user_rights import Access
 from deepcite.types import ReportMode
 from deepcite.web.gate import client_address
 from deepcite.web.page_kit import PageKit

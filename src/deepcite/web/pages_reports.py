@@ -16,8 +16,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.store import StoredRun
-from deepcite.store.access import Access
 from deepcite.store.snapshot import snapshot_collections
+from deepcite.store.user_rights import Access
 from deepcite.web.gate import Caller
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_views import evidence, report_body

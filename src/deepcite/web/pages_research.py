@@ -27,7 +27,7 @@ from deepcite.errors import (
 )
 from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
-from deepcite.store.access import EVERYTHING, Access
+from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import ResearchResult
 from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, quote_path
 from deepcite.web.pages_auth import Session

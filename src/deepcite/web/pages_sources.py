@@ -21,7 +21,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore, StoredRun
-from deepcite.store.access import Access
+from deepcite.store.user_rights import Access
 from deepcite.web.downloads import content_disposition
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_auth import Session

@@ -5,7 +5,7 @@ Every action goes through :class:`~deepcite.watches.service.WatchService`, as th
 the REST API do (``web.api_watches``): nothing about scheduling, budgets or comparing runs
 is decided here. Every route checks who is asking (:meth:`PageKit.session_for`, or
 :meth:`PageKit.posted` with its CSRF check for a post) and reads watches with the
-caller's :class:`~deepcite.store.access.Access`: another user's watch is answered exactly
+caller's :class:`~deepcite.store.user_rights.Access`: another user's watch is answered exactly
 as one that never existed (404, the same words), and only full ids are taken, so an
 address cannot be used to guess at prefixes.
 

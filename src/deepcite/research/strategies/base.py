@@ -11,12 +11,17 @@ middle of a step can still return.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar
 
 from deepcite.research.brief import Gathered
 from deepcite.research.citation_step import CitationStep
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
+from deepcite.research.ranking import fuse
+from deepcite.research.search_loop import STEPS_PER_ITERATION, SearchLoop
+from deepcite.research.steps import relevance_steps
 from deepcite.types import Source
+
+LoopT = TypeVar("LoopT", bound=SearchLoop)
 
 
 class Strategy(ABC):
@@ -67,3 +72,37 @@ class Strategy(ABC):
         """What a run cancelled in the middle of a step returns, without waiting for it:
         the passages found so far, quoted and cited."""
         return self._step.stopped(question, self.found_sources(), dict(self.by_iteration), [])
+
+
+class SearchLoopStrategy(Strategy, Generic[LoopT]):
+    """A strategy that searches with a :class:`~deepcite.research.search_loop.SearchLoop`
+    (source-based, topic organisation, focused iteration), then answers from what it
+    kept: its plan counts the loop's iterations, and what a cancelled run quotes is
+    what the loop has found so far.
+
+    A subclass says which loop (:meth:`_search_loop`), and how many progress steps
+    its answer takes after the search and the relevance filter (:attr:`answer_steps`).
+    """
+
+    #: Progress steps after the search and the relevance filter: the answer (topic
+    #: organisation also groups the sources first).
+    answer_steps: ClassVar[int] = 1
+
+    def __init__(self, context: RunContext) -> None:
+        super().__init__(context)
+        self._search = self._search_loop()
+        self.by_iteration = self._search.by_iteration
+
+    @abstractmethod
+    def _search_loop(self) -> LoopT:
+        """The loop this run searches with (made once, when the strategy is)."""
+
+    def plan(self) -> Plan:
+        iterations = self._search.iterations
+        return Plan(steps=STEPS_PER_ITERATION * iterations + relevance_steps(self._ctx)
+                    + self.answer_steps, iterations=iterations)
+
+    def found_sources(self) -> list[Source]:
+        """What was found so far, registered (a run cancelled mid-search has not yet)."""
+        return self._ctx.register(fuse(list(self._search.result_lists),
+                                       self._ctx.settings.research.max_sources))

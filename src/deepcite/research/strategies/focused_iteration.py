@@ -17,19 +17,14 @@ from typing import ClassVar
 
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.llm import parse_list
-from deepcite.research.context import Plan, RunContext, StrategyOutcome
+from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.questions import QUERY_LIST_TOKENS, filter_queries
 from deepcite.research.ranking import fuse, passage_key
-from deepcite.research.search_phase import STEPS_PER_ITERATION
-from deepcite.research.steps import (
-    relevance_steps,
-    search_allowance,
-    search_iteration,
-    select_sources,
-)
-from deepcite.research.strategies.base import Strategy
+from deepcite.research.search_loop import SearchLoop
+from deepcite.research.steps import select_sources
+from deepcite.research.strategies.base import SearchLoopStrategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
-from deepcite.types import Finding, SearchResult, Source
+from deepcite.types import Finding, SearchResult
 
 FOCUSED_ITERATIONS = 8
 QUERIES = 5
@@ -55,7 +50,88 @@ ANSWER_STYLE = AnswerStyle(purpose="focused_answer", system=ANSWER_SYSTEM,
                            max_tokens=ANSWER_TOKENS)
 
 
-class FocusedIterationStrategy(Strategy):
+class FocusedSearch(SearchLoop):
+    """Focused iteration's search: up to ``per_iteration`` sharp queries an iteration,
+    aimed by the best passages so far, until an iteration finds nothing new."""
+
+    def __init__(self, context: RunContext, iterations: int, per_iteration: int) -> None:
+        super().__init__(context, iterations)
+        self._per_iteration = per_iteration
+        self._seen: set[tuple[str, str]] = set()
+        #: One finding per iteration: its queries and how many new passages they found.
+        self.findings: list[Finding] = []
+
+    def nothing_to_ask(self, question: str, iteration: int) -> bool:
+        """No new query: the search is done."""
+        self.findings.append(Finding(phase=f"iteration {iteration}", question=question,
+                                     content="No new queries; stopped."))
+        return False
+
+    def take(self, question: str, iteration: int, queries: list[str],
+             lists: list[list[SearchResult]]) -> bool:
+        """Keep everything; go on only while an iteration finds new passages."""
+        new = 0
+        for found in lists:
+            self.result_lists.append(found)
+            for result in found:
+                key = passage_key(result)
+                if key not in self._seen:
+                    self._seen.add(key)
+                    new += 1
+        self.findings.append(Finding(phase=f"iteration {iteration}", question=question,
+                                     content="\n".join(queries) + f"\n({new} new passages)"))
+        return new > 0  # saturated: sharper queries keep finding the same passages
+
+    def queries(self, question: str, iteration: int) -> list[str]:
+        """Up to ``per_iteration`` new queries; the question itself when the
+        model's reply is unusable and the question was not searched yet."""
+        ctx = self._ctx
+        cfg = ctx.settings.research
+        asked = self.asked
+        limit = self._per_iteration
+        verbatim = (iteration == 1 and cfg.search_original_query
+                    and len(question) <= cfg.max_query_chars)
+        first = [question] if verbatim else []
+        if not ctx.budget_left(model_calls=2):  # one call is kept for the answer
+            return (first or [question[: cfg.max_query_chars]]) if iteration == 1 else []
+        reply = ctx.client.complete("focused_queries", QUERY_SYSTEM,
+                                    self._query_prompt(question, limit),
+                                    max_tokens=QUERY_LIST_TOKENS)
+        # Small models answer with code lines or prose; neither is a search query.
+        parsed = [q for q in parse_list(reply, limit=limit * 3)
+                  if len(q.split()) <= MAX_QUERY_WORDS and not _CODE_CHARS & set(q)]
+        generated = filter_queries(parsed, question, asked, limit - len(first))
+        if generated:
+            return first + generated
+        if parsed and iteration > 1:
+            return []  # the model only repeated earlier queries: nothing new to ask
+        fallback = [q for q in first or [question[: cfg.max_query_chars]] if q not in asked]
+        ctx.warn("questions_unusable",
+                 f"Could not use the model's queries in iteration {iteration}; "
+                 + ("searching the question only" if fallback else "stopping the search"))
+        return fallback
+
+    def _query_prompt(self, question: str, count: int) -> str:
+        """The question, the best few passages so far (fenced) and the queries asked."""
+        budget = self._ctx.client.prompt_budget_chars - 600
+        blocks: list[str] = []
+        used = 0
+        for result in fuse(self.result_lists, KNOWN_RESULTS):
+            block = fence(" ".join(result.snippet.split())[:SNIPPET_CHARS], title=result.title)
+            if used + len(block) > budget:
+                break
+            blocks.append(block)
+            used += len(block)
+        parts = [f"Question: {question}"]
+        if self.asked:
+            parts.append("Queries already searched:\n" + "\n".join(f"- {q}" for q in self.asked))
+        if blocks:
+            parts.append("What we know so far:\n\n" + "\n\n".join(blocks))
+        parts.append(f"Write {count} short search queries that would find the exact answer.")
+        return "\n\n".join(parts)
+
+
+class FocusedIterationStrategy(SearchLoopStrategy[FocusedSearch]):
     """Short, saturating search iterations, then a short cited answer plus evidence.
 
     The answer is the configured handler's: with ``standard`` one or two cited
@@ -73,100 +149,11 @@ class FocusedIterationStrategy(Strategy):
     #: Whether the quoted evidence follows the answer (worth it under a short one).
     evidence: ClassVar[bool] = True
 
-    def __init__(self, context: RunContext) -> None:
-        super().__init__(context)
-        self._result_lists: list[list[SearchResult]] = []
-
-    def plan(self) -> Plan:
-        return Plan(steps=STEPS_PER_ITERATION * self.iterations
-                    + relevance_steps(self._ctx) + 1, iterations=self.iterations)
-
-    def found_sources(self) -> list[Source]:
-        """What was found so far, registered (a run cancelled mid-search has not yet)."""
-        return self._ctx.register(fuse(list(self._result_lists),
-                                       self._ctx.settings.research.max_sources))
+    def _search_loop(self) -> FocusedSearch:
+        return FocusedSearch(self._ctx, self.iterations, self.queries_per_iteration)
 
     def run(self, question: str) -> StrategyOutcome:
-        ctx = self._ctx
-        by_iteration = self.by_iteration
-        result_lists = self._result_lists
-        seen: set[tuple[str, str]] = set()
-        asked: list[str] = []
-        findings: list[Finding] = []
-        for iteration in range(1, self.iterations + 1):
-            if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
-                break
-            ctx.phase("questions", iteration)
-            queries = self._queries(question, iteration, result_lists, asked)
-            queries = queries[: search_allowance(ctx, len(queries))]
-            if not queries:
-                findings.append(Finding(phase=f"iteration {iteration}", question=question,
-                                        content="No new queries; stopped."))
-                break
-            by_iteration[iteration] = queries
-            asked.extend(queries)
-            new = 0
-            for found in search_iteration(ctx, iteration, queries):
-                result_lists.append(found)
-                for result in found:
-                    key = passage_key(result)
-                    if key not in seen:
-                        seen.add(key)
-                        new += 1
-            findings.append(Finding(phase=f"iteration {iteration}", question=question,
-                                    content="\n".join(queries) + f"\n({new} new passages)"))
-            if new == 0:
-                break  # saturated: sharper queries keep finding the same passages
-
-        sources = select_sources(ctx, question, result_lists)
-        return self._step.answer(question, sources, by_iteration, findings,
+        self._search.run(question)
+        sources = select_sources(self._ctx, question, self._search.result_lists)
+        return self._step.answer(question, sources, self.by_iteration, self._search.findings,
                                  style=self.answer_style, evidence=self.evidence)
-
-    def _queries(self, question: str, iteration: int,
-                 result_lists: list[list[SearchResult]], asked: list[str]) -> list[str]:
-        """Up to ``queries_per_iteration`` new queries; the question itself when the
-        model's reply is unusable and the question was not searched yet."""
-        ctx = self._ctx
-        cfg = ctx.settings.research
-        limit = self.queries_per_iteration
-        verbatim = (iteration == 1 and cfg.search_original_query
-                    and len(question) <= cfg.max_query_chars)
-        first = [question] if verbatim else []
-        if not ctx.budget_left(model_calls=2):  # one call is kept for the answer
-            return (first or [question[: cfg.max_query_chars]]) if iteration == 1 else []
-        reply = ctx.client.complete("focused_queries", QUERY_SYSTEM,
-                                    self._query_prompt(question, result_lists, asked, limit),
-                                    max_tokens=QUERY_LIST_TOKENS)
-        # Small models answer with code lines or prose; neither is a search query.
-        parsed = [q for q in parse_list(reply, limit=limit * 3)
-                  if len(q.split()) <= MAX_QUERY_WORDS and not _CODE_CHARS & set(q)]
-        generated = filter_queries(parsed, question, asked, limit - len(first))
-        if generated:
-            return first + generated
-        if parsed and iteration > 1:
-            return []  # the model only repeated earlier queries: nothing new to ask
-        fallback = [q for q in first or [question[: cfg.max_query_chars]] if q not in asked]
-        ctx.warn("questions_unusable",
-                 f"Could not use the model's queries in iteration {iteration}; "
-                 + ("searching the question only" if fallback else "stopping the search"))
-        return fallback
-
-    def _query_prompt(self, question: str, result_lists: list[list[SearchResult]],
-                      asked: list[str], count: int) -> str:
-        """The question, the best few passages so far (fenced) and the queries asked."""
-        budget = self._ctx.client.prompt_budget_chars - 600
-        blocks: list[str] = []
-        used = 0
-        for result in fuse(result_lists, KNOWN_RESULTS):
-            block = fence(" ".join(result.snippet.split())[:SNIPPET_CHARS], title=result.title)
-            if used + len(block) > budget:
-                break
-            blocks.append(block)
-            used += len(block)
-        parts = [f"Question: {question}"]
-        if asked:
-            parts.append("Queries already searched:\n" + "\n".join(f"- {q}" for q in asked))
-        if blocks:
-            parts.append("What we know so far:\n\n" + "\n\n".join(blocks))
-        parts.append(f"Write {count} short search queries that would find the exact answer.")
-        return "\n\n".join(parts)

@@ -12,34 +12,20 @@ precision a short confirmed fact, forced a definite (labelled) guess.
 from __future__ import annotations
 
 from deepcite.research.brief import Gathered
-from deepcite.research.context import Plan, RunContext, StrategyOutcome
-from deepcite.research.ranking import fuse
-from deepcite.research.search_phase import STEPS_PER_ITERATION, IterativeSearch
-from deepcite.research.steps import iteration_findings, relevance_steps, select_sources
-from deepcite.research.strategies.base import Strategy
-from deepcite.types import Source
+from deepcite.research.context import StrategyOutcome
+from deepcite.research.iterative_search import IterativeSearch
+from deepcite.research.steps import iteration_findings, select_sources
+from deepcite.research.strategies.base import SearchLoopStrategy
 
 
-class SourceBasedStrategy(Strategy):
+class SourceBasedStrategy(SearchLoopStrategy[IterativeSearch]):
     """Iterative search with a single cited synthesis at the end."""
 
     name = "source-based"
     description = "Iterative search, then one answer citing every claim (default)."
 
-    def __init__(self, context: RunContext) -> None:
-        super().__init__(context)
-        self._search = IterativeSearch(context)
-        self.by_iteration = self._search.by_iteration
-
-    def plan(self) -> Plan:
-        iterations = self._ctx.settings.research.iterations
-        return Plan(steps=STEPS_PER_ITERATION * iterations + relevance_steps(self._ctx) + 1,
-                    iterations=iterations)
-
-    def found_sources(self) -> list[Source]:
-        """What was found so far, registered (a run cancelled mid-search has not yet)."""
-        return self._ctx.register(fuse(list(self._search.result_lists),
-                                       self._ctx.settings.research.max_sources))
+    def _search_loop(self) -> IterativeSearch:
+        return IterativeSearch(self._ctx)
 
     def gather(self, question: str) -> Gathered:
         self._search.run(question)

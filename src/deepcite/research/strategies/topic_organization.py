@@ -27,11 +27,10 @@ from deepcite.citations.handlers import AnswerStyle
 from deepcite.citations.share import cut_note, share_texts
 from deepcite.llm.parsing import parse_json_lenient
 from deepcite.research.citation_step import BUDGET_INTRO, CANCELLED_INTRO
-from deepcite.research.context import Plan, RunContext, StrategyOutcome
-from deepcite.research.ranking import fuse
-from deepcite.research.search_phase import STEPS_PER_ITERATION, IterativeSearch
-from deepcite.research.steps import iteration_findings, relevance_steps, select_sources
-from deepcite.research.strategies.base import Strategy
+from deepcite.research.context import StrategyOutcome
+from deepcite.research.iterative_search import IterativeSearch
+from deepcite.research.steps import iteration_findings, select_sources
+from deepcite.research.strategies.base import SearchLoopStrategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.types import Finding, Source
 
@@ -59,26 +58,17 @@ SECTION_STYLE = AnswerStyle(purpose="topic_section", system=SECTION_SYSTEM)
 Topic = tuple[str, list[Source]]
 
 
-class TopicOrganizationStrategy(Strategy):
+class TopicOrganizationStrategy(SearchLoopStrategy[IterativeSearch]):
     """Iterative search, then sources grouped into topics, one cited section each."""
 
     name = "topic-organization"
     description = "Iterative search, then an answer organised into cited topic sections."
 
-    def __init__(self, context: RunContext) -> None:
-        super().__init__(context)
-        self._search = IterativeSearch(context)
-        self.by_iteration = self._search.by_iteration
+    #: The grouping of the sources into topics, then the sections.
+    answer_steps = 2
 
-    def plan(self) -> Plan:
-        iterations = self._ctx.settings.research.iterations
-        return Plan(steps=STEPS_PER_ITERATION * iterations + relevance_steps(self._ctx) + 2,
-                    iterations=iterations)
-
-    def found_sources(self) -> list[Source]:
-        """What was found so far, registered (a run cancelled mid-search has not yet)."""
-        return self._ctx.register(fuse(list(self._search.result_lists),
-                                       self._ctx.settings.research.max_sources))
+    def _search_loop(self) -> IterativeSearch:
+        return IterativeSearch(self._ctx)
 
     def run(self, question: str) -> StrategyOutcome:
         ctx = self._ctx

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, true
 
 from deepcite.store.models import Run
-from deepcite.store.records import UserInfo
+from deepcite.store.read_models import UserInfo
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""The iterative search phase of the default strategy, shared with topic-organization.
+"""The default strategy's search, shared with topic-organization: what each iteration
+of the one search loop (:mod:`deepcite.research.search_loop`) asks, and what it keeps.
 
 Iteration 1 searches the question verbatim (unless it is too long to be a good query)
 plus generated sub-queries; later iterations ask for follow-ups built from the most
 recent results of *all* earlier iterations, so one empty iteration does not starve the
 next. Run budgets are respected: a query list is only requested while two model calls
-remain (one is kept for the answer), and queries are cut to the search budget. What was
-found is kept on the instance, so a cancelled run can still return it.
+remain (one is kept for the answer), and the loop cuts queries to the search budget.
 
 A follow-up's results that moved away from the question (far less about it than the
 first search's, :mod:`deepcite.research.drift`) are not kept, nor learnt from by the
@@ -25,53 +25,40 @@ from deepcite.research.brief import Gathered
 from deepcite.research.context import RunContext
 from deepcite.research.drift import DriftCheck, encoder_for
 from deepcite.research.questions import QuestionGenerator
-from deepcite.research.steps import search_allowance, search_iteration
+from deepcite.research.search_loop import SearchLoop
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
 
-#: Progress steps per iteration: generating the queries, searching them.
-STEPS_PER_ITERATION = 2
 
-
-class IterativeSearch:
-    """Runs the iterations; ``by_iteration`` and ``result_lists`` hold what was found."""
+class IterativeSearch(SearchLoop):
+    """``research.iterations`` iterations of sub-queries, then follow-ups; what drifted
+    away from the question is left out."""
 
     def __init__(self, context: RunContext) -> None:
-        self._ctx = context
+        super().__init__(context, context.settings.research.iterations)
         self._questions = _question_generator(context)
-        self.by_iteration: dict[int, list[str]] = {}
-        self.result_lists: list[list[SearchResult]] = []
+        #: Every result kept so far, in order: what the follow-ups are built from.
+        self._accumulated: list[SearchResult] = []
+        self._drift: DriftCheck | None = None
         #: Follow-up result lists not kept because they moved away from the question,
         #: with the iteration that found them.
         self.dropped: list[tuple[int, list[SearchResult]]] = []
 
-    def run(self, question: str) -> None:
-        """Search until the iterations, the budget or the user's patience run out."""
-        ctx = self._ctx
-        accumulated: list[SearchResult] = []
-        asked: list[str] = []
-        drift: DriftCheck | None = None
-        for iteration in range(1, ctx.settings.research.iterations + 1):
-            if ctx.cancel.cancelled or not ctx.budget_left(searches=len(ctx.engines) or 1):
-                break
-            ctx.phase("questions", iteration)
-            queries = self._queries(question, iteration, accumulated, asked)
-            queries = queries[: search_allowance(ctx, len(queries))]
-            if not queries:
-                continue
-            self.by_iteration[iteration] = queries
-            asked.extend(queries)
-            lists = search_iteration(ctx, iteration, queries)
-            if drift is None and lists:
-                search = ctx.settings.search
-                drift = DriftCheck(question, encoder_for(search.dense, search.dense_model))
-                drift.start(lists[0])
-            elif drift is not None:
-                lists = self._on_topic(drift, iteration, queries, lists)
-            for found in lists:
-                self.result_lists.append(found)
-                accumulated.extend(found)
+    def take(self, question: str, iteration: int, queries: list[str],
+             lists: list[list[SearchResult]]) -> bool:
+        """Keep what is still about the question: the first search found what the
+        later ones are measured against."""
+        if self._drift is None and lists:
+            search = self._ctx.settings.search
+            self._drift = DriftCheck(question, encoder_for(search.dense, search.dense_model))
+            self._drift.start(lists[0])
+        elif self._drift is not None:
+            lists = self._on_topic(self._drift, iteration, queries, lists)
+        for found in lists:
+            self.result_lists.append(found)
+            self._accumulated.extend(found)
+        return True
 
     def adopt(self, gathered: Gathered) -> None:
         """Take what an earlier search of the same question found (a report part
@@ -102,8 +89,11 @@ class IterativeSearch:
                         ", ".join(r.title for r in found[:3]))
         return kept
 
-    def _queries(self, question: str, iteration: int, accumulated: list[SearchResult],
-                 asked: list[str]) -> list[str]:
+    def queries(self, question: str, iteration: int) -> list[str]:
+        """The materials' queries or the question and its sub-queries first; then
+        follow-ups from what was found (fresh sub-queries when nothing was)."""
+        accumulated = self._accumulated
+        asked = self.asked
         ctx = self._ctx
         cfg = ctx.settings.research
         can_ask = ctx.budget_left(model_calls=2)

@@ -3,7 +3,7 @@
 1. **Research** the question once with the run's strategy; its answer becomes the
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
-   purpose each (:mod:`deepcite.research.outline` parses it leniently and drops
+   purpose each (:mod:`deepcite.research.report.outline` parses it leniently and drops
    sections about sources or methodology). When the model cannot write one (a small
    model rarely can), the outline is built from the headings of what was found, else
    a default structure is used, with a warning. ``outline_review`` lets the user edit
@@ -15,7 +15,7 @@
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
    found nothing says so in one line instead of inventing. Each part's answer is
    verified like a quick answer (the citation step does it for every run). Parts get
-   passages of their own (:mod:`deepcite.research.part_passages`): a part titled with
+   passages of their own (:mod:`deepcite.research.report.part_passages`): a part titled with
    a heading is written from the passages under it, and no passage is quoted in two
    parts.
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
@@ -23,7 +23,7 @@
    and in every export, so body and block always read the same numbers.
 
 The report's budget (``research.max_*``) holds for the whole report: every run counts
-from the report's start (one :class:`~deepcite.research.budget.Budget`), and once it
+from the report's start (one :class:`~deepcite.research.run_budget.Budget`), and once it
 is spent the remaining parts say so instead of being researched. Cancelling keeps the
 parts written so far and returns them as a cancelled report.
 """
@@ -45,11 +45,11 @@ from deepcite.errors import DeepciteError, InputError
 from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
 from deepcite.research.brief import Gathered, RunBrief
-from deepcite.research.budget import Budget
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
+from deepcite.research.iterative_search import queries_by_model
 from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
-from deepcite.research.search_phase import queries_by_model
+from deepcite.research.run_budget import Budget
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import (
     Finding,

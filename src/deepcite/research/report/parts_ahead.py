@@ -2,7 +2,7 @@
 
 Only the searching runs ahead (:meth:`~deepcite.research.Researcher.gather`): nothing
 is numbered there, and each part is then written in outline order from what was found
-for it (:mod:`deepcite.research.detailed`), so sources are numbered as they would be
+for it (:mod:`deepcite.research.report.builder`), so sources are numbered as they would be
 one part after another, and every writer still sees the parts before it.
 """
 
@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from deepcite.research import Researcher
 from deepcite.research.brief import Gathered, RunBrief
-from deepcite.research.cancel import CancelToken
+from deepcite.research.cancel_token import CancelToken
 
 logger = logging.getLogger(__name__)
 

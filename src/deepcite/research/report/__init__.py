@@ -1,0 +1,19 @@
+"""The detailed report builder: research once, outline, research each part, assemble.
+
+One module per step of the build, read in this order:
+
+- :mod:`~deepcite.research.report.builder`: ``DetailedReport``, the build itself
+  (summary run, outline, one run per part on the same Researcher, assembly) and the
+  context cuts the parts' writers see;
+- :mod:`~deepcite.research.report.outline`: the outline asked of the model, parsed
+  leniently, or built from the headings of what was found;
+- :mod:`~deepcite.research.report.parts_ahead`: parts searched ahead of their writing,
+  several at a time;
+- :mod:`~deepcite.research.report.part_passages`: passages of its own for every part,
+  none quoted twice.
+
+Nothing is re-exported here: front ends reach the builder through :mod:`deepcite.runs`
+only (the ``runs-own-runs`` import rule names
+:mod:`deepcite.research.report.builder`); the command line's outline review reads
+:mod:`~deepcite.research.report.outline` directly.
+"""
