@@ -55,7 +55,7 @@ from deepcite.runs.admission import Admitted, admit
 from deepcite.runs.build import open_collections
 from deepcite.runs.checks import MAX_NAME_CHARS, text_problem, unknown_collection_message
 from deepcite.runs.recorder import close_active
-from deepcite.search.guard import GuardedEngine
+from deepcite.search.circuit_breaker import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
 from deepcite.security.client_address import TrustedProxies
 from deepcite.security.hosts import is_loopback
