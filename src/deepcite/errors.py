@@ -30,9 +30,24 @@ to be shown as it is: one line that says what went wrong and how to fix it.
 The collection errors below CollectionError are defined in :mod:`deepcite.collections`
 (``access`` and ``documents``), which exports them. A class is added here when something
 raises it, not before.
+
+Third-party exceptions become these classes in one table, :data:`FOREIGN_ERRORS`, as
+httpx's ``_exceptions.py`` maps httpcore's: each row says at which boundary (a model
+call, a collection's SQLite file, a document's parser) which foreign class becomes which
+of deepcite's, and how its cause reads in the message. A site wraps the call that may
+raise in :func:`mapped_errors` with the boundary and what it was doing; it never writes
+its own ``except SomeLibraryError``. Foreign classes are named, not imported, so an
+optional library (pypdf) is never loaded by the table: a class whose module is not
+loaded cannot have been raised.
 """
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Final, Literal
 
 
 class DeepciteError(Exception):
@@ -188,3 +203,129 @@ def error_line(error: BaseException) -> str:
     else the name of its class."""
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
+
+
+# ---------------------------------------------------------------- foreign errors
+
+#: Where deepcite meets a library whose exceptions it turns into its own: ``model`` a
+#: chat model's SDK (openai, anthropic, ollama, LangChain and httpx below them),
+#: ``collection`` a collection's SQLite files, ``document`` a document's file and parser
+#: (pypdf, python-docx, zipfile for EPUB and DOCX, a loader plugin).
+Boundary = Literal["model", "collection", "document"]
+
+#: How a foreign error's cause reads in the message: ``text`` its message on one line,
+#: ``kind`` its class name and message (for catch-all rows, whose class is news),
+#: ``strerror`` the operating system's reason for an ``OSError``.
+Cause = Literal["text", "kind", "strerror"]
+
+#: The longest cause kept in a message: a provider's error can quote a whole prompt.
+CAUSE_CHARS: Final = 300
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """One row of :data:`FOREIGN_ERRORS`: at ``boundary``, an instance of the class
+    named ``name`` (``module.Class``) becomes ``error``, its cause read as ``cause``;
+    ``says``, when set, is the message whatever the site was doing (a file that cannot
+    be read is that, whichever parser was reading it)."""
+
+    boundary: Boundary
+    name: str
+    error: type[DeepciteError]
+    cause: Cause = "text"
+    says: str | None = None
+
+
+#: Every third-party exception deepcite turns into its own, by boundary; within one,
+#: the first matching row wins, so a subclass comes before its base.
+FOREIGN_ERRORS: Final[tuple[Foreign, ...]] = (
+    # Any provider SDK raises its own tree (and httpx's below it): a failed model call.
+    Foreign("model", "builtins.Exception", ModelError, "kind"),
+    # A collection is SQLite files: locked, damaged, a disk that is full.
+    Foreign("collection", "sqlite3.Error", CollectionError),
+    # A document: its file cannot be read, or its parser refuses it as damaged (each
+    # parser raises many kinds - zip, XML, KeyError - on damaged files).
+    Foreign("document", "builtins.OSError", CollectionError, "strerror", "cannot read file"),
+    Foreign("document", "pypdf.errors.PdfReadError", CollectionError),
+    Foreign("document", "zipfile.BadZipFile", CollectionError),
+    Foreign("document", "zipfile.LargeZipFile", CollectionError),
+    Foreign("document", "builtins.EOFError", CollectionError),
+    Foreign("document", "zlib.error", CollectionError),
+    Foreign("document", "builtins.Exception", CollectionError, "kind"),
+)
+
+
+def _loaded_class(name: str) -> type[BaseException] | None:
+    """The class ``name`` names, if its module is loaded (else nothing raised it)."""
+    module_name, _, class_name = name.rpartition(".")
+    module = sys.modules.get(module_name)
+    found = getattr(module, class_name, None) if module is not None else None
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def foreign_row(boundary: Boundary, error: BaseException) -> Foreign | None:
+    """The row of :data:`FOREIGN_ERRORS` that ``error`` matches at ``boundary``."""
+    for row in FOREIGN_ERRORS:
+        if row.boundary == boundary:
+            kind = _loaded_class(row.name)
+            if kind is not None and isinstance(error, kind):
+                return row
+    return None
+
+
+def cause_of(error: BaseException, cause: Cause = "kind") -> str:
+    """``error``'s cause as one line for a message (see :data:`Cause`), cut to
+    :data:`CAUSE_CHARS`."""
+    text = " ".join(str(error).split())
+    if cause == "strerror" and isinstance(error, OSError) and error.strerror:
+        text = error.strerror
+    if len(text) > CAUSE_CHARS:
+        text = text[:CAUSE_CHARS - 3] + "..."
+    if cause == "kind":
+        return f"{type(error).__name__}: {text or 'no details'}"
+    return text or type(error).__name__
+
+
+Message = str | Callable[[str], str]
+"""What a site was doing: ``"cannot read collection"`` reads
+``"cannot read collection (<cause>)"``; a function makes the whole message of the cause."""
+
+
+def foreign_error(boundary: Boundary, error: BaseException, message: Message, *,
+                  build: Callable[[str], DeepciteError] | None = None
+                  ) -> DeepciteError | None:
+    """The deepcite error ``error`` becomes at ``boundary`` (``None``: not one of the
+    table's, let it be). ``build`` makes errors that need more than a message (a
+    :class:`~deepcite.collections.documents.LoadError` names its file); what it makes
+    must be of the row's class."""
+    row = foreign_row(boundary, error)
+    if row is None:
+        return None
+    cause = cause_of(error, row.cause)
+    if row.says is not None:
+        text = f"{row.says} ({cause})"
+    elif callable(message):
+        text = message(cause)
+    else:
+        text = f"{message} ({cause})"
+    mapped = (build or row.error)(text)
+    if not isinstance(mapped, row.error):
+        raise TypeError(f"{type(mapped).__name__} is not a {row.error.__name__}")
+    return mapped
+
+
+@contextmanager
+def mapped_errors(boundary: Boundary, message: Message, *,
+                  build: Callable[[str], DeepciteError] | None = None) -> Iterator[None]:
+    """Run the block, turning a foreign exception into deepcite's
+    (:func:`foreign_error`, chained ``from`` it); deepcite's own errors and what the
+    table does not name pass as they are."""
+    try:
+        yield
+    except DeepciteError:
+        raise
+    except Exception as exc:
+        mapped = foreign_error(boundary, exc, message, build=build)
+        if mapped is None:
+            raise
+        raise mapped from exc

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 import deepcite.runs.build
 from deepcite.cli import app
 from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError, SearchError
+from deepcite.search.circuit_breaker import GuardedEngine
 from deepcite.search.engines.searxng import SearxngEngine
 from deepcite.search.fetch import fetch_page
-from deepcite.search.guard import GuardedEngine
 from deepcite.security import EgressPolicy, check_url
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 

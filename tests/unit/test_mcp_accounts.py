@@ -30,7 +30,8 @@ from mcp.types import CallToolResult, TextContent
 import deepcite.runs.build
 from deepcite.config import load_settings
 from deepcite.mcp_server import build_server, http_app
-from deepcite.mcp_server.auth import ASKER, Asker, asker_of
+from deepcite.mcp_server.auth import CALLER, caller_of
+from deepcite.runs.caller import Caller
 from deepcite.store import HistoryStore
 from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
@@ -65,8 +66,8 @@ def _probe_tool(server: Any) -> None:
 
     @server.tool()
     async def whoami(ctx: Context) -> dict[str, Any]:
-        by_scope = asker_of(ctx.request_context.request).user
-        by_var = ASKER.get()
+        by_scope = caller_of(ctx.request_context.request).user
+        by_var = CALLER.get()
         return {"scope": by_scope.name if by_scope else None,
                 "var": by_var.user.name if by_var and by_var.user else None}
 
@@ -212,7 +213,7 @@ def test_collections_are_only_those_the_caller_may_read(served: Served) -> None:
 
 
 def _access(served: Served, name: str) -> Access:
-    return Asker(served.store.user(name)).access
+    return Caller(served.store.user(name)).access
 
 
 def test_a_research_run_belongs_to_whoever_asked(served: Served) -> None:

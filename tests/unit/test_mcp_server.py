@@ -218,7 +218,8 @@ def test_http_on_a_public_address_is_refused_without_allow_remote() -> None:
 
 def test_without_the_sdk_the_command_says_what_to_install(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, "deepcite.mcp_server")
+    for name in [n for n in sys.modules if n.startswith("deepcite.mcp_server")]:
+        monkeypatch.delitem(sys.modules, name)  # the package and its modules, imported anew
     for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")]:
         monkeypatch.setitem(sys.modules, name, None)  # importing it -> ImportError
     result = runner.invoke(app, ["mcp"])

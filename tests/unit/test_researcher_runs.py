@@ -13,7 +13,7 @@ import pytest
 from deepcite.citations import cited_numbers
 from deepcite.research import Researcher
 from deepcite.research.threads import Worker, run_cancellable
-from deepcite.search.guard import GuardedEngine
+from deepcite.search.circuit_breaker import GuardedEngine
 from deepcite.types import Event, Finished, ResearchResult
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 

@@ -13,9 +13,9 @@ import respx
 from deepcite.errors import ConfigError, SearchError
 from deepcite.search import canonical_url, dedupe_and_format, fetch_full_text, get_engine
 from deepcite.search.auto import AutoEngine, merge_results
+from deepcite.search.circuit_breaker import CircuitOpen, GuardedEngine
 from deepcite.search.filters import SearchFilters, apply_filters
 from deepcite.search.format import cut_to_tokens
-from deepcite.search.guard import CircuitOpen, GuardedEngine
 from deepcite.search.http import EngineHTTP
 from deepcite.search.registry import describe_engines, engine_names
 from deepcite.search.results import make_result

@@ -292,8 +292,8 @@ def test_a_default_collection_the_owner_may_not_search_is_refused(
         server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
     from deepcite.errors import RequestError
     from deepcite.runs import RunRequest
+    from deepcite.runs.caller import Caller
     from deepcite.runs.checks import checked_collections
-    from deepcite.web.gate import Caller
 
     _api_collection(server, "alice", "tea", "tea")
     settings = load_settings({"collections": ["tea"]}, config_files=[])

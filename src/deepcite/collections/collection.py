@@ -43,7 +43,7 @@ from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_i
 from deepcite.collections.paths import file_path
 from deepcite.config import Settings, load_settings
 from deepcite.config_sections import COLLECTION_NAME, collection_name_problem
-from deepcite.errors import CollectionError
+from deepcite.errors import CollectionError, mapped_errors
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -317,13 +317,11 @@ class Collection:
             stored = index.get_meta("name")
             name = stored if stored else file.stem
         remote = None
-        try:
+        with mapped_errors("collection", f"{file}: cannot read collection"):
             backend = index.get_meta("backend")
             if backend == "elasticsearch":
                 remote = ElasticIndex(Cluster(settings),
                                       index.get_meta("index") or elastic.index_name(name), name)
-        except sqlite3.Error as exc:
-            raise CollectionError(f"{file}: cannot read collection ({exc})") from exc
         return cls(name, index, settings, elastic=remote)
 
     # ------------------------------------------------------------------ content
@@ -437,13 +435,12 @@ class Collection:
                                   f"number of at least 1, not {k!r}")
         if self.elastic is not None:
             return [self._result(hit) for hit in self.elastic.search(query, k)]
-        try:
+        with mapped_errors("collection",
+                           lambda cause: f"Search in collection {self.name!r} failed: {cause}"):
             if is_dense(self.index, searching=True):
                 hits = hybrid_search(self.index, query, k, self.settings)
             else:
                 hits = self.index.search(query, k)
-        except sqlite3.Error as exc:
-            raise CollectionError(f"Search in collection {self.name!r} failed: {exc}") from exc
         return [self._result(hit) for hit in hits]
 
     def _result(self, hit: Hit) -> SearchResult:
@@ -479,11 +476,9 @@ class Collection:
             return CollectionInfo(self.name, self.path, self.elastic.document_count(),
                                   self.elastic.count(), 0, None, read_only=True,
                                   backend=self.backend)
-        try:
+        with mapped_errors("collection", f"{self.path}: cannot read collection"):
             documents, chunks = self.index.counts()
             updated_raw = self.index.get_meta("updated")
-        except sqlite3.Error as exc:
-            raise CollectionError(f"{self.path}: cannot read collection ({exc})") from exc
         size = sum(
             p.stat().st_size
             for p in (self.path, Path(f"{self.path}-wal"))

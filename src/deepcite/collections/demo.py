@@ -43,7 +43,7 @@ from deepcite.collections.file_access import DamagedCollectionError, can_write, 
 from deepcite.collections.index import Index
 from deepcite.collections.indexer import ProgressCallback
 from deepcite.config import Settings
-from deepcite.errors import CollectionError
+from deepcite.errors import CollectionError, mapped_errors
 
 logger = logging.getLogger(__name__)
 
@@ -432,10 +432,8 @@ def _build(settings: Settings, progress: ProgressCallback | None) -> Collection:
 
 def _built_format(collection: Collection) -> str | None:
     """The :data:`DEMO_FORMAT` the collection was completed with (``None``: unstamped)."""
-    try:
+    with mapped_errors("collection", f"{collection.path}: cannot read collection"):
         return collection.index.get_meta(_FORMAT_KEY)
-    except sqlite3.Error as exc:
-        raise CollectionError(f"{collection.path}: cannot read collection ({exc})") from exc
 
 
 def _stamp(collection: Collection) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from deepcite.errors import CollectionError
+from deepcite.errors import CollectionError, mapped_errors
 
 
 class LoadError(CollectionError):
@@ -61,10 +62,8 @@ Loader = Callable[[Path], LoadedDocument]
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; an unreadable file is a :class:`LoadError`, not an ``OSError``."""
-    try:
+    with mapped_errors("document", "cannot read file", build=partial(LoadError, path)):
         return path.read_bytes()
-    except OSError as exc:
-        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
 
 
 def collapse(text: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from deepcite.errors import ModelError
+from deepcite.errors import ModelError, cause_of, foreign_error
 from deepcite.llm.context_window import (
     model_identity,
     ollama_missing_message,
@@ -125,11 +125,6 @@ def prompt_budget_chars(context_size: int, max_tokens: int) -> int:
 
 def _estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN_ESTIMATE) if text else 0
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class ChatClient:
@@ -321,10 +316,9 @@ class ChatClient:
         _, name = model_identity(self.model)
         if "ollama" in self.provider_name.lower() and name and _MISSING.search(text):
             return ModelError(ollama_missing_message(name, model_identity(self.model)[0]))
-        return ModelError(
-            f"{self.provider_name} call for {purpose!r} failed at {self.server}: "
-            f"{type(exc).__name__}: {_one_line(text) or 'no details'}"
-        )
+        failed = foreign_error("model", exc, lambda cause: (
+            f"{self.provider_name} call for {purpose!r} failed at {self.server}: {cause}"))
+        return failed if failed is not None else ModelError(cause_of(exc))
 
     # ------------------------------------------------------------ the two retries
 

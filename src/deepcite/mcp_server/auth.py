@@ -14,12 +14,14 @@ named in ``web.trusted_proxies`` forwards - never a header from anyone else.
 
 The caller reaches the tools two ways. It is stamped in the request's ASGI scope, and
 the SDK hands each tool the HTTP request that carried its call
-(``ctx.request_context.request``): :func:`asker_of` reads it there, which depends on
-nothing but that. It is also in :data:`ASKER`, a context variable set for the request:
+(``ctx.request_context.request``): :func:`caller_of` reads it there, which depends on
+nothing but that. It is also in :data:`CALLER`, a context variable set for the request:
 the SDK (2.x) snapshots the sender's context with every message it passes to a
 session's task, so the variable reaches the tool too, per call, even in a session
 another caller opened (tests/unit/test_mcp_accounts.py checks both). Without a request
-(stdio, an in-process client) the caller is the local user, who sees everything.
+(stdio, an in-process client) the caller is the local user, who sees everything. The
+caller is a :class:`~deepcite.runs.caller.Caller`, the class the web app's gate decides
+too, so both front ends answer what a caller sees and owns the same way.
 """
 
 from __future__ import annotations
@@ -35,10 +37,9 @@ from typing import Any, Protocol
 import anyio.to_thread
 
 from deepcite.errors import DeepciteError
-from deepcite.runs.request import RunOwner
+from deepcite.runs.caller import LOCAL, Caller
 from deepcite.security.client_address import TrustedProxies, client_of, note_client
-from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.user_rights import Access, access_of
+from deepcite.store import HistoryStore
 from deepcite.store.users_ops import TOKEN_PREFIX
 
 logger = logging.getLogger(__name__)
@@ -50,51 +51,31 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: The key of the caller in a request's ASGI scope.
-SCOPE_KEY = "deepcite.mcp.asker"
+SCOPE_KEY = "deepcite.mcp.caller"
 #: What every refusal says to do.
 HOW = "send Authorization: Bearer <your token> (deepcite users token NAME)"
 #: The JSON-RPC error code of a refused request (the server-defined range).
 REFUSED_CODE = -32001
 
 
-@dataclass(frozen=True)
-class Asker:
-    """Who calls a tool: ``user`` with accounts, ``None`` for the local user (stdio)
-    or a server without accounts, who see everything."""
-
-    user: UserInfo | None = None
-
-    @property
-    def access(self) -> Access:
-        """What the store may show this caller."""
-        return access_of(self.user)
-
-    @property
-    def owner(self) -> RunOwner | None:
-        """Who the runs this caller starts belong to (``None``: no one in particular)."""
-        return RunOwner.of(self.user)
-
-
-#: The local user: stdio, an in-process client, a server without accounts.
-LOCAL = Asker()
 #: The caller of the current HTTP request, set for the request's own task.
-ASKER: ContextVar[Asker | None] = ContextVar("deepcite_mcp_asker", default=None)
+CALLER: ContextVar[Caller | None] = ContextVar("deepcite_mcp_caller", default=None)
 
 
 class NoAccountCheck(DeepciteError):
     """An HTTP request reached a tool without passing :class:`TokenGate`."""
 
 
-def asker_of(request: object | None) -> Asker:
+def caller_of(request: object | None) -> Caller:
     """The caller of a tool, from the HTTP request the SDK hands it, which
     :class:`TokenGate` stamped. No request at all is stdio or an in-process client: the
     local user. Anything else - a request no gate stamped, or no request while an HTTP
-    caller is in :data:`ASKER` - is refused, never guessed."""
+    caller is in :data:`CALLER` - is refused, never guessed."""
     scope = getattr(request, "scope", None)
-    if isinstance(scope, Mapping) and isinstance(scope.get(SCOPE_KEY), Asker):
-        stamped: Asker = scope[SCOPE_KEY]
+    if isinstance(scope, Mapping) and isinstance(scope.get(SCOPE_KEY), Caller):
+        stamped: Caller = scope[SCOPE_KEY]
         return stamped
-    if request is None and ASKER.get() is None:
+    if request is None and CALLER.get() is None:
         return LOCAL
     raise NoAccountCheck("This MCP server could not tell who asks - start it with "
                          "`deepcite mcp --transport http` and send Authorization: Bearer "
@@ -123,7 +104,8 @@ class _Refusal:
 
 
 class TokenGate:
-    """ASGI middleware: stamps every HTTP request with its :class:`Asker`, or answers
+    """ASGI middleware: stamps every HTTP request with its
+    :class:`~deepcite.runs.caller.Caller`, or answers
     401 (no token, a wrong, revoked or disabled user's one) or 429 (too many wrong
     tokens from the address) with a one-line JSON-RPC error saying what to send.
     ``store`` opens the history store, once, on first use (it blocks: it runs on a
@@ -170,13 +152,13 @@ class TokenGate:
             await _refuse(verdict, send)
             return
         scope[SCOPE_KEY] = verdict
-        token = ASKER.set(verdict)
+        token = CALLER.set(verdict)
         try:
             await self.app(scope, receive, send)
         finally:
-            ASKER.reset(token)
+            CALLER.reset(token)
 
-    def _check(self, scope: Scope) -> Asker | _Refusal:
+    def _check(self, scope: Scope) -> Caller | _Refusal:
         """Who sends this request, or why it is refused (blocks: reads the store)."""
         if not self.accounts():
             return LOCAL
@@ -194,7 +176,7 @@ class TokenGate:
             user = self.store().token_owner(given)
             if user is not None:
                 self.throttle.succeeded(host)
-                return Asker(user)
+                return Caller(user, "api-token")
         self.throttle.failed(host)
         logger.info("refused an MCP request with a wrong token from %s", host)
         return _Refusal(401, "The token is unknown, revoked or its user disabled: " + HOW)

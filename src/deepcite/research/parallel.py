@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from deepcite.errors import SearchError
 from deepcite.research.cancel_token import CancelToken
 from deepcite.search.base import SearchEngine
-from deepcite.search.guard import CircuitOpen
+from deepcite.search.circuit_breaker import CircuitOpen
 from deepcite.types import SearchResult
 
 logger = logging.getLogger(__name__)

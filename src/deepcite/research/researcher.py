@@ -38,7 +38,7 @@ from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.strategies import Strategy, create_strategy
 from deepcite.research.threads import run_cancellable
 from deepcite.search.base import SearchEngine
-from deepcite.search.guard import SupportsClose
+from deepcite.search.circuit_breaker import SupportsClose
 from deepcite.security.text import valid_utf8
 from deepcite.types import Event, Finished, ResearchResult, RunMetrics
 

@@ -17,7 +17,7 @@ from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.research import Researcher
 from deepcite.search.base import SearchEngine
-from deepcite.search.guard import GuardedEngine
+from deepcite.search.circuit_breaker import GuardedEngine
 from deepcite.search.registry import (
     check_engine_tables,
     get_engine,

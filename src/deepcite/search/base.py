@@ -15,7 +15,7 @@ cannot run with the current settings, and its own settings if it is a plugin. Th
 
 Closing is optional: an engine that holds resources (an HTTP pool, an open index) has a
 ``close()`` the research layer calls when the run's Researcher is closed
-(:class:`deepcite.search.guard.SupportsClose`). It is deliberately not a member of
+(:class:`deepcite.search.circuit_breaker.SupportsClose`). It is deliberately not a member of
 :class:`SearchEngine`, which is checked at runtime: that would refuse every engine
 without one. :class:`EngineBase` declares a ``close`` that releases nothing, for
 subclasses to override.

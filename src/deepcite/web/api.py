@@ -35,13 +35,14 @@ from deepcite.errors import ConfigError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
+from deepcite.runs.caller import Caller
 from deepcite.runs.compare import RunComparison, compare_runs
 from deepcite.runs.request import Origin
 from deepcite.store import ACTIVE, ENDED, HistoryStore, RunStatus
 from deepcite.types import Event, ReportMode
 from deepcite.web.contracts import WebState
 from deepcite.web.downloads import content_disposition
-from deepcite.web.gate import Caller, Gate, Refused, client_address
+from deepcite.web.gate import Gate, Refused, client_address
 
 logger = logging.getLogger(__name__)
 

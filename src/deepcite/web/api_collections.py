@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from deepcite.collections import Collection
 from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import DeepciteError
+from deepcite.runs.caller import Caller
 from deepcite.runs.checks import reserved_collection, unknown_collection_message
 from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.collection_jobs import (
@@ -40,7 +41,6 @@ from deepcite.web.collection_jobs import (
 )
 from deepcite.web.collection_uploads import keep_uploads, uploaded_files
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Caller
 from deepcite.web.upload_form import UploadRefused, read_upload_form
 
 logger = logging.getLogger(__name__)

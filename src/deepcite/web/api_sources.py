@@ -17,10 +17,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from deepcite.errors import UnknownRunError
+from deepcite.runs.caller import Caller
 from deepcite.store import StoredRun
 from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Caller
 from deepcite.web.pages_sources import document_response, may_read, viewer_url
 from deepcite.web.sources_view import document_file, source_view
 

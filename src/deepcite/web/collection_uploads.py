@@ -32,7 +32,7 @@ from deepcite.web.pages_forms import MAX_UPLOAD_FILES
 from deepcite.web.upload_form import UploadRefused
 
 if TYPE_CHECKING:
-    from deepcite.web.gate import Caller
+    from deepcite.runs.caller import Caller
 
 
 def uploaded_files(form: FormData) -> list[UploadFile]:

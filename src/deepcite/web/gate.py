@@ -15,7 +15,8 @@ A server is in one of three modes, decided per request:
   is refused then, with a message saying what to use instead. Once a process has seen
   a user it stays in this mode: removing every user never opens a running server.
 
-The caller is a :class:`Caller`; its :attr:`~Caller.access` is what the store may show
+The caller is a :class:`~deepcite.runs.caller.Caller`, the same class the MCP server
+hands its tools; its :attr:`~Caller.access` is what the store may show
 it (:class:`~deepcite.store.user_rights.Access`) and its :attr:`~Caller.owner` who the runs
 it starts belong to. Every check that reads the store blocks: call it on a thread.
 """
@@ -28,16 +29,13 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
 
 from starlette.requests import Request
 
 from deepcite.errors import DeepciteError, DuplicateUserError, InputError, UnknownUserError
-from deepcite.runs.request import RunOwner
+from deepcite.runs.caller import Caller
 from deepcite.security.client_address import TrustedProxies, client_of, peer_of
 from deepcite.store import HistoryStore, UserInfo
-from deepcite.store.user_rights import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
@@ -45,39 +43,8 @@ from deepcite.web.pages_auth import COOKIE, Session, Sessions
 
 logger = logging.getLogger(__name__)
 
-#: How a caller proved who they are.
-Via = Literal["open", "token", "session", "api-token", "header"]
 #: The name the accounts' cookie-signing key is kept under in the store.
 SESSION_KEY_SECRET = "web-session-key"
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who asks: ``user`` with accounts (``None``: the open or token mode, which see
-    everything), and how they proved it."""
-
-    user: UserInfo | None = None
-    via: Via = "open"
-
-    @property
-    def access(self) -> Access:
-        """What the store may show this caller."""
-        return access_of(self.user)
-
-    @property
-    def owner(self) -> RunOwner | None:
-        """Who the runs this caller starts belong to."""
-        return RunOwner.of(self.user)
-
-    @property
-    def name(self) -> str | None:
-        """The user's name (``None`` without accounts), for the audit log."""
-        return self.user.name if self.user is not None else None
-
-    @property
-    def admin(self) -> bool:
-        """Whether the caller is an admin (who sees everyone's work)."""
-        return self.user is not None and self.user.is_admin
 
 
 class Refused(DeepciteError):

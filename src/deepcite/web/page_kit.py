@@ -18,11 +18,12 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 
+from deepcite.runs.caller import Caller
 from deepcite.store import HistoryStore
 from deepcite.store.user_rights import Access
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Caller, Gate
+from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
 

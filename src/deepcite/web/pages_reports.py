@@ -15,10 +15,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
+from deepcite.runs.caller import Caller
 from deepcite.store import StoredRun
 from deepcite.store.snapshot import snapshot_collections
 from deepcite.store.user_rights import Access
-from deepcite.web.gate import Caller
 from deepcite.web.page_kit import PageKit, quote_path
 from deepcite.web.pages_views import evidence, report_body
 

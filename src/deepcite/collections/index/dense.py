@@ -11,7 +11,6 @@ embeddings extra such a collection is still searchable: BM25 only, with a warnin
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -21,7 +20,7 @@ from deepcite.collections.index.retrieval import Hit, hits_by_ids
 from deepcite.collections.index.sqlite_index import Index
 from deepcite.collections.index.vectors import VectorStore
 from deepcite.config import Settings
-from deepcite.errors import CollectionError
+from deepcite.errors import CollectionError, mapped_errors
 
 logger = logging.getLogger(__name__)
 
@@ -77,11 +76,9 @@ def hybrid_search(index: Index, question: str, k: int, settings: Settings) -> li
     known = {h.chunk_id: h for h in lexical}
     missing = [i for i, _ in fused if i not in known]
     if missing:
-        with index.connect() as conn:
-            try:
-                known.update((h.chunk_id, h) for h in hits_by_ids(conn, missing))
-            except sqlite3.Error as exc:
-                raise CollectionError(f"{index.path}: cannot read chunks ({exc})") from exc
+        with index.connect() as conn, \
+                mapped_errors("collection", f"{index.path}: cannot read chunks"):
+            known.update((h.chunk_id, h) for h in hits_by_ids(conn, missing))
     return [_rescored(known[i], score) for i, score in fused if i in known]
 
 

@@ -34,7 +34,7 @@ import httpx
 from deepcite.collections.index.retrieval import Hit, split_heading_path
 from deepcite.collections.index.sqlite_index import Index
 from deepcite.config import Settings
-from deepcite.errors import CollectionError, EgressDenied
+from deepcite.errors import CollectionError, EgressDenied, mapped_errors
 from deepcite.search.engines.elasticsearch import ElasticsearchEngine, cluster_url
 from deepcite.security.egress import EgressPolicy
 from deepcite.security.transport import egress_client
@@ -319,12 +319,9 @@ class ElasticIndex:
         if paths is not None and not paths:
             return 0
         self.delete_paths(paths)
-        try:
-            with index.connect() as conn:
-                sent = self.bulk(stored_chunks(conn, paths))
-        except sqlite3.Error as exc:
-            raise CollectionError(f"{index.path}: cannot read chunks to send to "
-                                  f"Elasticsearch ({exc})") from exc
+        with mapped_errors("collection", f"{index.path}: cannot read chunks to send to "
+                           "Elasticsearch"), index.connect() as conn:
+            sent = self.bulk(stored_chunks(conn, paths))
         self.refresh()
         return sent
 

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from deepcite.collections.file_access import sqlite_uri
-from deepcite.errors import CollectionError
+from deepcite.errors import CollectionError, mapped_errors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,14 +83,12 @@ class VectorStore:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         if not self.db_path.is_file():
             raise CollectionError(f"{self.db_path}: no such collection file")
-        try:
-            with closing(sqlite3.connect(  # read-only where the folder is (see .access)
-                sqlite_uri(self.db_path), uri=True, timeout=30.0,
-                isolation_level=None,
-            )) as conn:
-                yield conn
-        except sqlite3.Error as exc:
-            raise CollectionError(f"{self.db_path}: vector store error ({exc})") from exc
+        with mapped_errors("collection", f"{self.db_path}: vector store error"), \
+                closing(sqlite3.connect(  # read-only where the folder is (see .access)
+                    sqlite_uri(self.db_path), uri=True, timeout=30.0,
+                    isolation_level=None,
+                )) as conn:
+            yield conn
 
     @staticmethod
     def _has_table(conn: sqlite3.Connection) -> bool:

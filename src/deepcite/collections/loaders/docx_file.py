@@ -20,11 +20,13 @@ once per row they span.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepcite.collections.documents import LoadedDocument, LoadError, PageText, collapse
 from deepcite.collections.loaders.limits import TextBudget, ZipReader
+from deepcite.errors import mapped_errors
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -87,7 +89,8 @@ def load_docx(path: Path) -> LoadedDocument:
     except ImportError as exc:
         raise LoadError(path, INSTALL_HINT) from exc
     budget = TextBudget(path)
-    try:
+    # python-docx raises zip, XML, KeyError... on damaged files (the table says how)
+    with mapped_errors("document", "not a valid DOCX file", build=partial(LoadError, path)):
         with path.open("rb") as handle:
             with ZipReader.open(path, handle) as package:
                 package.check_all()
@@ -105,12 +108,6 @@ def load_docx(path: Path) -> LoadedDocument:
             if block:
                 blocks.append(block)
         core_title = document.core_properties.title or ""
-    except LoadError:
-        raise
-    except OSError as exc:
-        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    except Exception as exc:  # python-docx raises zip, XML, KeyError... on damaged files
-        raise LoadError(path, f"not a valid DOCX file ({type(exc).__name__}: {exc})") from exc
     first_heading = next((b.lstrip("# ") for b in blocks if b.startswith("#")), "")
     title = collapse(core_title) or next(iter(title_paragraphs), "") or first_heading
     text = "\n\n".join(blocks)

@@ -23,8 +23,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import xml.etree.ElementTree as ET
-import zipfile
-import zlib
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -32,6 +31,7 @@ from deepcite.collections.documents import LoadedDocument, LoadError, PageText, 
 from deepcite.collections.loaders.encoding import decode_text
 from deepcite.collections.loaders.html_text import html_to_text
 from deepcite.collections.loaders.limits import TextBudget, ZipReader, check_pages
+from deepcite.errors import mapped_errors
 
 logger = logging.getLogger(__name__)
 
@@ -137,15 +137,8 @@ def _read(archive: ZipReader, path: Path) -> LoadedDocument:
 
 def load_epub(path: Path) -> LoadedDocument:
     """EPUB: one page per spine document (1-based); title from ``dc:title``."""
-    try:
-        with path.open("rb") as handle, ZipReader.open(path, handle) as archive:
-            return _read(archive, path)
-    except LoadError:
-        raise
-    except OSError as exc:
-        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
-        raise LoadError(path, f"not a valid EPUB ({exc})") from exc
-    except (RuntimeError, NotImplementedError, ValueError) as exc:
-        # zipfile: encrypted members, unsupported compression methods, bad headers.
-        raise LoadError(path, f"not a valid EPUB ({type(exc).__name__}: {exc})") from exc
+    # zipfile raises its own errors, and RuntimeError, NotImplementedError, ValueError
+    # for encrypted members, unsupported compression methods, bad headers.
+    with mapped_errors("document", "not a valid EPUB", build=partial(LoadError, path)), \
+            path.open("rb") as handle, ZipReader.open(path, handle) as archive:
+        return _read(archive, path)

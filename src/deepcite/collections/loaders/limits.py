@@ -22,10 +22,12 @@ from __future__ import annotations
 import os
 import struct
 import zipfile
+from functools import partial
 from pathlib import Path
 from typing import IO
 
 from deepcite.collections.documents import LoadError
+from deepcite.errors import mapped_errors
 
 MAX_DOCUMENT_CHARS = 20_000_000
 """Characters of text one document may yield (about four times the whole Bible).
@@ -295,13 +297,11 @@ def read_text_file(path: Path) -> bytes:
     Reads at most one byte past the limit, so a file that grows while it is read (or
     a device that never ends) cannot take more memory than that either.
     """
-    try:
-        with path.open("rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_TEXT_FILE_BYTES:
-                raise too_large(path, f"it is larger than {_mb(MAX_TEXT_FILE_BYTES)}")
-            data = handle.read(MAX_TEXT_FILE_BYTES + 1)
-    except OSError as exc:
-        raise LoadError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    with mapped_errors("document", "cannot read file", build=partial(LoadError, path)), \
+            path.open("rb") as handle:
+        if os.fstat(handle.fileno()).st_size > MAX_TEXT_FILE_BYTES:
+            raise too_large(path, f"it is larger than {_mb(MAX_TEXT_FILE_BYTES)}")
+        data = handle.read(MAX_TEXT_FILE_BYTES + 1)
     if len(data) > MAX_TEXT_FILE_BYTES:
         raise too_large(path, f"it is larger than {_mb(MAX_TEXT_FILE_BYTES)}")
     return data

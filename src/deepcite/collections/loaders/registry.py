@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import trafilatura
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
 
 from deepcite.collections.documents import (
     LoadedDocument,
@@ -36,7 +36,7 @@ from deepcite.collections.loaders.encoding import decode_text
 from deepcite.collections.loaders.epub_file import load_epub
 from deepcite.collections.loaders.html_text import html_title, html_to_text
 from deepcite.collections.loaders.limits import TextBudget, check_pages, read_text_file
-from deepcite.errors import ConfigError
+from deepcite.errors import ConfigError, mapped_errors
 from deepcite.plugins import LOADERS_GROUP, Registry, file_suffix
 
 __all__ = [
@@ -103,7 +103,7 @@ def load_pdf(path: Path) -> LoadedDocument:
     capped here, because many pages can share one content stream and repeat its text.
     """
     budget = TextBudget(path)
-    try:
+    with mapped_errors("document", "not a valid PDF", build=partial(LoadError, path)):
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoadError(path, "PDF is password-protected")
@@ -111,12 +111,6 @@ def load_pdf(path: Path) -> LoadedDocument:
         pages = list(reader.pages)
         meta = reader.metadata
         meta_title = meta.title if meta is not None else None
-    except LoadError:
-        raise
-    except PdfReadError as exc:
-        raise LoadError(path, f"not a valid PDF ({exc})") from exc
-    except Exception as exc:  # pypdf raises many kinds of errors on damaged files
-        raise LoadError(path, f"not a valid PDF ({type(exc).__name__}: {exc})") from exc
     warnings: list[str] = []
     texts: list[PageText] = []
     for number, page in enumerate(pages, start=1):
@@ -198,12 +192,12 @@ def load_document(path: Path) -> LoadedDocument:
     """
     loader = _loader_for(path)
     try:
-        document = loader(path)
-    except LoadError:
+        with mapped_errors("document", "cannot load", build=partial(LoadError, path)):
+            document = loader(path)
+    except LoadError as exc:
+        if exc.__cause__ is not None:  # the loader's exception, mapped: keep its traceback
+            logger.debug("loader for %s failed", path, exc_info=True)
         raise
-    except Exception as exc:
-        logger.debug("loader for %s failed", path, exc_info=True)
-        raise LoadError(path, f"cannot load ({type(exc).__name__}: {exc})") from exc
     if not isinstance(document, LoadedDocument):
         raise LoadError(path, f"loader returned {type(document).__name__}, not a document")
     # The built-ins stop early; this catches plugins (an .odt, .xlsx ... loader) too.

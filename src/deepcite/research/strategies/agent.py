@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from deepcite.errors import DeepciteError, ModelError
+from deepcite.errors import ModelError, mapped_errors
 from deepcite.llm.parsing import content_text, strip_thinking
 from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.strategies.agent_tools import AgentTools, UsageCallback
@@ -150,14 +150,9 @@ class AgentStrategy(Strategy):
             if last_turn:
                 self._steps = self.MAX_STEPS
                 prompt.append(HumanMessage(content=LAST_STEP_NUDGE))
-            try:
+            with mapped_errors("model", lambda cause: f"agent model call failed: {cause}"):
                 reply = self._bound.invoke(prompt, config={
                     "tags": ["deepcite:agent"], "run_name": "agent", "callbacks": [usage]})
-            except DeepciteError:
-                raise
-            except Exception as exc:  # any provider SDK error becomes the one error type
-                raise ModelError(f"agent model call failed: {type(exc).__name__}: "
-                                 f"{' '.join(str(exc).split())[:300]}") from exc
             return {"messages": [reply]}
 
         def after_agent(state: Mapping[str, Any]) -> str:

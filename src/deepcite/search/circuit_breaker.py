@@ -5,7 +5,7 @@ its timeout and retries on every query of every iteration. After ``failures``
 consecutive failures the circuit opens: the engine is skipped for the rest of the run
 with one clear error, and the other engines carry on.
 
-The guard is also where every engine's output is held to the source rules: results
+The breaker is also where every engine's output is held to the source rules: results
 whose URL cannot be a source are dropped, and an unexpected exception from an engine
 counts as a failure (a :class:`SearchError`) instead of ending the run.
 """
