@@ -2,7 +2,7 @@
 
 The answer toolkit, attribution, verification and the handlers import each other's
 helpers; what they all share (the model slice, the cited answer, the gate's answer)
-lives in :mod:`deepcite.citations.records`, which imports none of them. This test keeps
+lives in :mod:`deepcite.citations.cited_answer`, which imports none of them. This test keeps
 it that way: every import counts, those inside functions and under ``TYPE_CHECKING``
 too, and so do chains that leave the package and come back.
 """

@@ -18,11 +18,11 @@ import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer
 from deepcite.citations.display import clean_quote
 from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
-from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
-from deepcite.citations.relevance import Similarity
+from deepcite.citations.question_match import Similarity
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
 from deepcite.citations.text import (
     best_excerpt,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from deepcite.citations.relevance import question_terms, term
+from deepcite.citations.question_match import question_terms, term
 from deepcite.citations.text import STOPWORDS
 
 KINDS = ("score", "amount", "share", "age", "measure", "count", "date", "place", "person",

@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepcite.citations.cited_answer import Completer
 from deepcite.citations.markers import prose_only
-from deepcite.citations.records import Completer
 from deepcite.citations.support import Evidence, SourceIndex, key_terms, stem, stems
 from deepcite.citations.text import content_words, sentence_spans, split_sentences
 from deepcite.citations.verify import FLAG, model_verdict

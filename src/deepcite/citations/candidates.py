@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.attribution import looks_like_prose
-from deepcite.citations.relevance import terms_of
+from deepcite.citations.question_match import terms_of
 from deepcite.citations.sentences import split_sentences
 from deepcite.citations.text import STOPWORDS
 from deepcite.types import Source

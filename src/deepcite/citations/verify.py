@@ -31,8 +31,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from deepcite.citations.cited_answer import Completer
 from deepcite.citations.markers import clean_markers, prose_only
-from deepcite.citations.records import Completer
 from deepcite.citations.support import Evidence, SourceIndex, stems
 from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.errors import DeepciteError, InputError

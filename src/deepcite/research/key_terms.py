@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.citations.grounded import anchor_terms
-from deepcite.citations.relevance import question_terms, subject_terms, term
+from deepcite.citations.question_match import question_terms, subject_terms, term
 from deepcite.citations.text import STOPWORDS, content_words, split_sentences
 from deepcite.types import SearchResult
 
@@ -93,7 +93,7 @@ class KeyTerms:
     #: Names and numbers of the question (see :func:`~deepcite.citations.grounded.anchor_terms`).
     anchors: frozenset[str]
     #: What the results agree the question is about: its names and numbers, and the key
-    #: term most of the results hold (:func:`~deepcite.citations.relevance.subject_terms`).
+    #: term most of the results hold (:func:`~deepcite.citations.question_match.subject_terms`).
     topic: frozenset[str] = frozenset()
 
     @classmethod

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from deepcite.citations.records import Completer
-from deepcite.citations.relevance import term
+from deepcite.citations.cited_answer import Completer
+from deepcite.citations.question_match import term
 from deepcite.citations.text import content_words, normalised_words
 from deepcite.llm import parse_list
 from deepcite.research.key_terms import (
