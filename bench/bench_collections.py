@@ -356,9 +356,9 @@ def read_chunks(db: Path) -> list[ChunkRow]:
 
 def stopwords() -> frozenset[str]:
     """deepcite's own list, so the baselines drop exactly the words deepcite drops."""
-    from deepcite.collections.query import STOPWORDS
+    from deepcite.text.stopwords import QUERY_STOPWORDS
 
-    return frozenset(STOPWORDS)
+    return frozenset(QUERY_STOPWORDS)
 
 
 _WORD = re.compile(r"\w+")

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 
-from deepcite.citations.question_match import question_terms, term
-from deepcite.citations.text import STOPWORDS
+from deepcite.citations.question_match import question_terms
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
 
 KINDS = ("score", "amount", "share", "age", "measure", "count", "date", "place", "person",
          "name")

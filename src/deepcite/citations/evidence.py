@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from deepcite.citations import question_match
 from deepcite.citations.question_match import Similarity, question_terms, terms_of
-from deepcite.citations.sentences import sentence_spans
 from deepcite.citations.text import drop_headings
+from deepcite.text.sentences import sentence_spans
 from deepcite.types import Source
 
 #: Characters of source text an answer prompt carries by default (about 900 tokens).

@@ -51,16 +51,19 @@ from deepcite.citations.candidates import (
     opens_with_pointer,
 )
 from deepcite.citations.cited_answer import CitedAnswer, Completer
+from deepcite.citations.dedupe import dedupe_sentences
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
-from deepcite.citations.question_match import Similarity, question_terms, term, terms_of
-from deepcite.citations.sentences import dedupe_sentences
+from deepcite.citations.question_match import Similarity, question_terms, terms_of
 from deepcite.citations.support import SourceIndex
-from deepcite.citations.text import STOPWORDS, WORD, content_words, escape_quoted, neutralise_html
+from deepcite.citations.text import escape_quoted, neutralise_html
 from deepcite.errors import ModelError
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.security.terminal import one_line
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD, content_words
 from deepcite.types import Source
 
 #: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
@@ -166,7 +169,7 @@ def _admissible(sentence: Sentence) -> bool:
 
 def _once_each(ranked: list[Sentence]) -> list[Sentence]:
     """``ranked`` without the later copies of a sentence (compared as
-    :func:`~deepcite.citations.sentences.sentence_key` does: case, markers, punctuation
+    :func:`~deepcite.citations.dedupe.sentence_key` does: case, markers, punctuation
     aside), so no answer says the same thing twice."""
     seen: set[str] = set()
     return [sentence for sentence in ranked if dedupe_sentences([sentence.text], seen)]
