@@ -63,7 +63,7 @@ from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.security.terminal import one_line
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import WORD, content_words
+from deepcite.text.words import ALNUM_WORD, WORD, content_words
 from deepcite.types import Source
 
 #: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
@@ -82,7 +82,6 @@ CONTEXT_WEIGHT = 0.5
 MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
 _K1, _B = 1.2, 0.75
-_ANY_WORD = re.compile(r"[^\W_]+")
 #: With embeddings, a sentence's cosine to the question adds this much to its share of
 #: the best word score: a paraphrase ("became enraged at the widespread burning" for
 #: "became angry at the widespread destruction") then outranks a sentence that only
@@ -111,7 +110,7 @@ def anchor_terms(question: str) -> set[str]:
     is about something else, however many common words it shares.
     """
     anchors: set[str] = set()
-    for index, match in enumerate(_ANY_WORD.finditer(question)):
+    for index, match in enumerate(ALNUM_WORD.finditer(question)):
         word = match.group(0)
         if word.isdigit() and len(word) >= 2:
             anchors.add(word)
