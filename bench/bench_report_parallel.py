@@ -31,7 +31,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from deepcite.citations.relevance import dense_similarity, meaning_available
+from deepcite.citations.question_match import dense_similarity, meaning_available
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import load_settings
 from deepcite.research import Researcher

@@ -19,8 +19,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
-from deepcite.citations.text import content_words
 from deepcite.errors import SearchError
+from deepcite.text.words import content_words
 from deepcite.types import SearchResult
 
 Reply = str | Callable[[str], str]

@@ -2,7 +2,7 @@
 
 The answer toolkit, attribution, verification and the handlers import each other's
 helpers; what they all share (the model slice, the cited answer, the gate's answer)
-lives in :mod:`deepcite.citations.records`, which imports none of them. This test keeps
+lives in :mod:`deepcite.citations.cited_answer`, which imports none of them. This test keeps
 it that way: every import counts, those inside functions and under ``TYPE_CHECKING``
 too, and so do chains that leave the package and come back.
 """
@@ -35,7 +35,7 @@ def graph() -> ImportGraph:
 def test_the_package_is_in_the_graph(graph: ImportGraph) -> None:
     modules = {m for m in graph.modules if _in_package(m)}
     assert {f"{PACKAGE}.answer", f"{PACKAGE}.attribution", f"{PACKAGE}.verify",
-            f"{PACKAGE}.records", f"{PACKAGE}.handlers.base"} <= modules
+            f"{PACKAGE}.cited_answer", f"{PACKAGE}.handlers.base"} <= modules
 
 
 def test_no_module_level_import_cycle_in_citations(graph: ImportGraph) -> None:
@@ -59,6 +59,6 @@ def _named(loop: list[str]) -> str:
     return " -> ".join([*turn, turn[0]])
 
 
-def test_records_import_nothing_of_the_package(graph: ImportGraph) -> None:
-    imported = graph.find_modules_directly_imported_by(f"{PACKAGE}.records")
+def test_cited_answer_imports_nothing_of_the_package(graph: ImportGraph) -> None:
+    imported = graph.find_modules_directly_imported_by(f"{PACKAGE}.cited_answer")
     assert not {m for m in imported if _in_package(m)}

@@ -14,10 +14,10 @@ from deepcite.research.report.builder import (
     NO_SOURCES_LINE,
     DetailedReport,
     already_written,
-    cut_at_sentence,
 )
 from deepcite.research.report.outline import parse_outline
 from deepcite.runs.execute import run_question
+from deepcite.text.sentences import cut_at_sentence
 from deepcite.types import (
     Event,
     OutlineEntry,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from deepcite.citations.records import NO_SOURCES_ANSWER
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER
 from deepcite.evaluation.metrics import (
     contains_gold,
     exact_match,

@@ -8,9 +8,10 @@ import pytest
 
 from deepcite.citations.candidates import candidate_sentences, refers_back
 from deepcite.citations.grounded import grounded_answer, rank_sentences
-from deepcite.citations.relevance import dense_similarity, term, terms_of
+from deepcite.citations.question_match import dense_similarity, terms_of
 from deepcite.citations.verify import verify
 from deepcite.collections.index.embeddings import default_model_path
+from deepcite.text.stem import term
 from tests.unit.test_grounded import source
 
 ISLAND = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from deepcite.citations.grounded import grounded_answer, rank_sentences
-from deepcite.citations.relevance import Similarity, dense_similarity, key_phrase
+from deepcite.citations.question_match import Similarity, dense_similarity, key_phrase
 from deepcite.collections.index.embeddings import default_model_path
 from deepcite.types import Source
 

@@ -13,7 +13,6 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
-from deepcite.materials.budget import share_out
 from deepcite.materials.contract import (
     BACKGROUND,
     COUNTER,
@@ -23,7 +22,8 @@ from deepcite.materials.contract import (
     role_of,
 )
 from deepcite.materials.passage_rank import rank_passages
-from deepcite.materials.relevance import Claim
+from deepcite.materials.prompt_fit import share_out
+from deepcite.materials.relevance_map import Claim
 from deepcite.materials.tokens import estimate_tokens
 from deepcite.research import Researcher
 from deepcite.research.material_runs import analyse_materials

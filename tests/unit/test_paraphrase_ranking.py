@@ -9,7 +9,8 @@ import pytest
 
 from deepcite.citations.attribution import looks_like_prose
 from deepcite.citations.grounded import grounded_answer, rank_sentences
-from deepcite.citations.relevance import Similarity, term
+from deepcite.citations.question_match import Similarity
+from deepcite.text.stem import term
 from deepcite.types import Source
 
 QUESTION = "Where did the abbot become angry at the destruction of church property?"

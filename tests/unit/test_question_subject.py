@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from deepcite.citations.grounded import grounded_answer, rank_sentences
-from deepcite.citations.relevance import subject_terms, terms_of
+from deepcite.citations.question_match import subject_terms, terms_of
 from deepcite.research import Researcher
 from deepcite.research.questions import expansion_terms
 from deepcite.types import Source
@@ -128,7 +128,7 @@ def test_a_lead_that_holds_the_answer_gets_no_neighbour() -> None:
     ("processes", "process"), ("stories", "story"), ("engines", "engine"),
 ])
 def test_a_plural_meets_its_singular(plural: str, single: str) -> None:
-    from deepcite.citations.relevance import term
+    from deepcite.citations.question_match import term
 
     assert term(plural) == term(single)
     assert term(plural.capitalize()) == term(single)

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepcite.citations.text import (
-    dedupe_sentences,
-    drop_repeated_sentences,
-    sentence_key,
-    sentence_spans,
-    split_sentences,
-)
+from deepcite.citations.dedupe import dedupe_sentences, drop_repeated_sentences, sentence_key
+from deepcite.text.sentences import sentence_spans, split_sentences
 
 CASES = [
     # Abbreviations that never end a sentence.

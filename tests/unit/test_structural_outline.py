@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from deepcite.citations.text import split_sentences
 from deepcite.research import Researcher
 from deepcite.research.report.builder import DetailedReport
 from deepcite.research.report.outline import fallback_outline, structural_outline
+from deepcite.text.sentences import split_sentences
 from deepcite.types import Event, OutlineReady, ResearchResult, SearchResult, Source
 from tests.fakes import MemoryEngine, ScriptedChatModel
 

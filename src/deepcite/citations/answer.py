@@ -18,22 +18,17 @@ import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer
 from deepcite.citations.display import clean_quote
 from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
-from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer
-from deepcite.citations.relevance import Similarity
+from deepcite.citations.question_match import Similarity
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
-from deepcite.citations.text import (
-    best_excerpt,
-    content_words,
-    cut_at_word,
-    dominant_script,
-    escape_quoted,
-    split_sentences,
-)
+from deepcite.citations.text import best_excerpt, cut_at_word, dominant_script, escape_quoted
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
+from deepcite.text.sentences import split_sentences
+from deepcite.text.words import content_words
 from deepcite.types import Source
 
 logger = logging.getLogger(__name__)

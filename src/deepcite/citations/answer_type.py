@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import re
 
-from deepcite.citations.relevance import question_terms, term
-from deepcite.citations.text import STOPWORDS
+from deepcite.citations.question_match import question_terms
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
 
 KINDS = ("score", "amount", "share", "age", "measure", "count", "date", "place", "person",
          "name")
@@ -135,7 +137,6 @@ _WEEKDAYS = frozenset({"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "
 # Where one clause of a sentence ends and another, about something else, begins.
 _CLAUSE = re.compile(r",?\s+(?:but|whereas|while|although|though|until|before|after"
                      r"|and then|which|when)\s+|;\s+|,\s+and\s+")
-_TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOUN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # a word that may be a counted noun
 _BARE_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
 # Capitalised words in Latin scripts with diacritics too ("Ögedei", "Émile", "Łódź").
@@ -450,9 +451,9 @@ def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -
     spans = [s for s in _spans(kind, sentence, question, whole)
              if s[2] and not _asked(s[2], question, kind)]
     order = {t: i for i, t in enumerate(dict.fromkeys(
-        t for t in (term(w) for w in _TOKEN.findall(question)) if t in question_terms(question)))}
+        t for t in (term(w) for w in WORD.findall(question)) if t in question_terms(question)))}
     breaks = [m.start() for m in _CLAUSE.finditer(sentence)]
-    tokens = list(_TOKEN.finditer(sentence))
+    tokens = list(WORD.finditer(sentence))
     # A count of the noun asked about comes first; so does a name that says what it
     # names ("the Treaty of Aix-la-Chapelle" for "what treaty", before "North American").
     noun = (_counted_noun(question) if kind == "count"

@@ -31,12 +31,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepcite.citations.cited_answer import Completer
 from deepcite.citations.markers import prose_only
-from deepcite.citations.records import Completer
-from deepcite.citations.support import Evidence, SourceIndex, key_terms, stem, stems
-from deepcite.citations.text import content_words, sentence_spans, split_sentences
+from deepcite.citations.support import Evidence, SourceIndex, key_terms
 from deepcite.citations.verify import FLAG, model_verdict
 from deepcite.errors import ModelError
+from deepcite.text.sentences import sentence_spans, split_sentences
+from deepcite.text.stem import stem, stems
+from deepcite.text.words import WORD, content_words
 from deepcite.types import Source
 
 MIN_WORDS = 3
@@ -52,7 +54,6 @@ _LEADING_MARKERS = re.compile(rf"^(?:\[\d+\](?:{re.escape(FLAG)})?\s*)+")
 _MARKER = re.compile(rf"(?<!\\)\[(\d+)\]({re.escape(FLAG)})?")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_WORD = re.compile(r"[A-Za-z0-9_]+")  # as in deepcite.citations.support
 _METHOD_RANK = {"exact": 3, "fuzzy": 2, "overlap": 1, "model": 0}
 
 
@@ -92,7 +93,7 @@ class _Source:
     def words(self) -> frozenset[str]:
         """Every word, stemmed (stopwords too): what a claim's key terms are sought in."""
         if self._words is None:
-            self._words = frozenset(stem(w.lower()) for w in _WORD.findall(self.text))
+            self._words = frozenset(stem(w.lower()) for w in WORD.findall(self.text))
         return self._words
 
     @property

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.attribution import looks_like_prose
-from deepcite.citations.relevance import terms_of
-from deepcite.citations.sentences import split_sentences
-from deepcite.citations.text import STOPWORDS
+from deepcite.citations.question_match import terms_of
+from deepcite.text.sentences import split_sentences
+from deepcite.text.stopwords import STOPWORDS
 from deepcite.types import Source
 
 MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800

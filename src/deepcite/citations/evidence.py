@@ -6,7 +6,7 @@ pays for each one, on a local GPU waits for it. Most of a page is not about the
 question: sent whole, ten sources fill a 2,048-token window before the question is
 asked. So the answer prompt gets, for each source, its passages (runs of whole
 sentences, about :data:`PASSAGE_CHARS` long) that share most of the question's weighted
-terms (:mod:`deepcite.citations.relevance`: rarity over all the passages, the key
+terms (:mod:`deepcite.citations.question_match`: rarity over all the passages, the key
 phrase, and meaning when an encoder is given), within one budget for all sources:
 
 1. each source's best passage, best sources first, so every source found can be cited;
@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepcite.citations import relevance
-from deepcite.citations.relevance import Similarity, question_terms, terms_of
-from deepcite.citations.sentences import sentence_spans
+from deepcite.citations import question_match
+from deepcite.citations.question_match import Similarity, question_terms, terms_of
 from deepcite.citations.text import drop_headings
+from deepcite.text.sentences import sentence_spans
 from deepcite.types import Source
 
 #: Characters of source text an answer prompt carries by default (about 900 tokens).
@@ -74,7 +74,7 @@ def _scored(question: str, sources: Sequence[Source],
     texts = [passages_of(source.text) for source in sources]
     flat = [(i, j, p) for i, ps in enumerate(texts) for j, p in enumerate(ps)]
     terms = [terms_of(p) for _, _, p in flat]
-    weights = relevance.weigh(question, terms)
+    weights = question_match.weigh(question, terms)
     wanted = question_terms(question)
     cosines = similarity(question, [p for _, _, p in flat]) if similarity and flat else None
     scored = []

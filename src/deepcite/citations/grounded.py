@@ -10,7 +10,7 @@ trusting the model for any fact:
    words of the sentence it points back to ("It ...", "This hypothesis ...";
    :mod:`deepcite.citations.candidates`).
 2. **Ranking.** Each sentence is scored against the whole question
-   (:mod:`deepcite.citations.relevance`): BM25 of the question's terms weighted by
+   (:mod:`deepcite.citations.question_match`): BM25 of the question's terms weighted by
    rarity over the candidates and by the question's key phrase, times an answer-type
    cue (:mod:`deepcite.citations.answer_type`), a small search-rank prior and, with the
    embeddings extra, the sentence's closeness in meaning. A sentence that covers too
@@ -43,24 +43,27 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from deepcite.citations import answer_type as types
-from deepcite.citations import relevance
+from deepcite.citations import question_match
 from deepcite.citations.candidates import (
     MIN_WORDS,
     Sentence,
     candidate_sentences,
     opens_with_pointer,
 )
+from deepcite.citations.cited_answer import CitedAnswer, Completer
+from deepcite.citations.dedupe import dedupe_sentences
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.markers import clean_markers
-from deepcite.citations.records import CitedAnswer, Completer
-from deepcite.citations.relevance import Similarity, question_terms, term, terms_of
-from deepcite.citations.sentences import dedupe_sentences
+from deepcite.citations.question_match import Similarity, question_terms, terms_of
 from deepcite.citations.support import SourceIndex
-from deepcite.citations.text import STOPWORDS, WORD, content_words, escape_quoted, neutralise_html
+from deepcite.citations.text import escape_quoted, neutralise_html
 from deepcite.errors import ModelError
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.security.terminal import one_line
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import ALNUM_WORD, WORD, content_words
 from deepcite.types import Source
 
 #: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
@@ -68,7 +71,7 @@ from deepcite.types import Source
 FACTUAL_KINDS = frozenset(types.KINDS)
 MAX_SENTENCES = 3
 MAX_CHARS = 900
-MIN_COVERAGE = relevance.MIN_COVERAGE  # see :func:`deepcite.citations.relevance.relevant`
+MIN_COVERAGE = question_match.MIN_COVERAGE  # see :func:`deepcite.citations.question_match.relevant`
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
@@ -79,7 +82,6 @@ CONTEXT_WEIGHT = 0.5
 MODEL_SENTENCES = 5
 LEAD_TOKENS = 60
 _K1, _B = 1.2, 0.75
-_ANY_WORD = re.compile(r"[^\W_]+")
 #: With embeddings, a sentence's cosine to the question adds this much to its share of
 #: the best word score: a paraphrase ("became enraged at the widespread burning" for
 #: "became angry at the widespread destruction") then outranks a sentence that only
@@ -108,7 +110,7 @@ def anchor_terms(question: str) -> set[str]:
     is about something else, however many common words it shares.
     """
     anchors: set[str] = set()
-    for index, match in enumerate(_ANY_WORD.finditer(question)):
+    for index, match in enumerate(ALNUM_WORD.finditer(question)):
         word = match.group(0)
         if word.isdigit() and len(word) >= 2:
             anchors.add(word)
@@ -135,7 +137,7 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
 def _about_subject(wanted: set[str], sentences: list[Sentence],
                    close: Collection[int] = ()) -> list[Sentence]:
     """The sentences of the sources that name the question's subject (the term most of
-    the sources hold, :func:`~deepcite.citations.relevance.subject_terms`); all of them
+    the sources hold, :func:`~deepcite.citations.question_match.subject_terms`); all of them
     when the sources agree on none. A passage on large prime numbers found for "Where
     are ctenophores found in large numbers?" shares three of its four words, and the
     rarity weights favour it, as every other source says "ctenophores".
@@ -148,9 +150,9 @@ def _about_subject(wanted: set[str], sentences: list[Sentence],
     by_source: dict[int, list[str]] = {}
     for sentence in sentences:
         if sentence.rank not in by_source:  # the title names the subject as well
-            by_source[sentence.rank] = relevance.terms_of(sentence.source.title)
+            by_source[sentence.rank] = question_match.terms_of(sentence.source.title)
         by_source[sentence.rank].extend(sentence.terms)
-    subject = relevance.subject_terms(wanted, list(by_source.values()))
+    subject = question_match.subject_terms(wanted, list(by_source.values()))
     if not subject:
         return sentences
     about = {rank for rank, terms in by_source.items() if subject & set(terms)}
@@ -166,7 +168,7 @@ def _admissible(sentence: Sentence) -> bool:
 
 def _once_each(ranked: list[Sentence]) -> list[Sentence]:
     """``ranked`` without the later copies of a sentence (compared as
-    :func:`~deepcite.citations.sentences.sentence_key` does: case, markers, punctuation
+    :func:`~deepcite.citations.dedupe.sentence_key` does: case, markers, punctuation
     aside), so no answer says the same thing twice."""
     seen: set[str] = set()
     return [sentence for sentence in ranked if dedupe_sentences([sentence.text], seen)]
@@ -177,7 +179,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                    ) -> list[Sentence]:
     """The relevant candidate sentences of ``sources``, best first (scores set).
 
-    Relevant is :func:`deepcite.citations.relevance.relevant`: a real share of the whole
+    Relevant is :func:`deepcite.citations.question_match.relevant`: a real share of the whole
     question, weighted by rarity over the candidates and by the question's key phrase,
     and, when ``similarity`` gives cosines (the embeddings extra), by meaning; in
     sources that mention at least half of the question's names and numbers
@@ -191,18 +193,18 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sharing = [s for s in sentences if wanted & set(s.about)]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
     cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
-    close = {key for key, value in cosine.items() if value >= relevance.DENSE_STRONG}
+    close = {key for key, value in cosine.items() if value >= question_match.DENSE_STRONG}
     sentences = _about_subject(wanted, sentences, close)
     kept = set(map(id, sentences))
     sharing = [s for s in sharing if id(s) in kept]
-    weights = relevance.weigh(question, [s.terms for s in sentences])
+    weights = question_match.weigh(question, [s.terms for s in sentences])
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
     lexical: dict[int, float] = {}
     ranked = []
     for sentence in sharing:
-        if not relevance.relevant(weights, sentence.about, cosine.get(id(sentence))):
+        if not question_match.relevant(weights, sentence.about, cosine.get(id(sentence))):
             continue
         sentence.coverage = weights.coverage(sentence.about)
         counts = Counter(t for t in sentence.terms if t in wanted)

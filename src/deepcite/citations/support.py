@@ -13,7 +13,6 @@ whitespace-collapsed copy, and a map carries positions back.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
@@ -21,7 +20,10 @@ from typing import Literal
 from rapidfuzz import fuzz
 
 from deepcite.citations.display import DisplayText, display_text
-from deepcite.citations.text import STOPWORDS, sentence_spans
+from deepcite.text.sentences import sentence_spans
+from deepcite.text.stem import stem, stems
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
 
 FUZZY_SUPPORTED = 90.0
 OVERLAP_SUPPORTED = 0.7
@@ -29,7 +31,6 @@ OVERLAP_PARTIAL = 0.4
 # Above this many characters fuzzy matching runs only near the best-overlapping passage:
 # partial_ratio over a whole long document costs more than it tells.
 _FUZZY_WHOLE_SOURCE = 5000
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 # Sentence openers that are capitalised only because they come first; they are not the
 # names or numbers whose absence from a source betrays a wrong claim.
 _OPENERS = frozenset(
@@ -40,37 +41,6 @@ _OPENERS = frozenset(
 )
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-# Stems of words already seen. Verifying a long report stems the same few thousand
-# words hundreds of thousands of times; the cap keeps an endless stream of new words
-# (numbers, names) from growing it without bound.
-_STEMS: dict[str, str] = {}
-_STEMS_MAX = 200_000
-
-
-def stem(word: str) -> str:
-    """A crude English stem, so ``engines`` in a claim meets ``engine`` in a source."""
-    found = _STEMS.get(word)
-    if found is None:
-        found = _stem(word)
-        if len(_STEMS) >= _STEMS_MAX:
-            _STEMS.clear()
-        _STEMS[word] = found
-    return found
-
-
-def stems(text: str) -> set[str]:
-    """Stemmed content words of ``text`` (``stem`` of each of ``content_words(text)``)."""
-    return {stem(w) for w in (word.lower() for word in _WORD.findall(text))
-            if len(w) >= 3 and w not in STOPWORDS}
-
-
 def key_terms(claim: str) -> set[str]:
     """Numbers and capitalised names in ``claim`` (lower-cased, stemmed).
 
@@ -79,7 +49,7 @@ def key_terms(claim: str) -> set[str]:
     claim whose key terms the evidence lacks is never accepted cheaply.
     """
     terms: set[str] = set()
-    for i, word in enumerate(_WORD.findall(claim)):
+    for i, word in enumerate(WORD.findall(claim)):
         lower = word.lower()
         if not word.isalpha() and any(ch.isdigit() for ch in word):
             terms.add(lower)
@@ -90,7 +60,7 @@ def key_terms(claim: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    return {stem(word.lower()) for word in _WORD.findall(text)}
+    return {stem(word.lower()) for word in WORD.findall(text)}
 
 
 def _needle(text: str) -> str:

@@ -1,9 +1,10 @@
-"""Small text tools shared by citation handling: words, sentences, overlap.
+"""Small text tools of citation handling: excerpts, headings, scripts, Markdown-safe quotes.
 
 Deliberately simple and deterministic: they decide cheap questions (does this sentence
 come from that passage? which sentence of a passage answers the question?) without a
-model call, so answers stay checkable even when the model is tiny. Sentence boundaries
-and de-duplication live in :mod:`deepcite.citations.sentences`.
+model call, so answers stay checkable even when the model is tiny. Words, stop words,
+stems and sentence boundaries are :mod:`deepcite.text`'s; de-duplication of sentences
+is :mod:`deepcite.citations.dedupe`'s.
 """
 
 from __future__ import annotations
@@ -12,55 +13,15 @@ import re
 import unicodedata
 
 from deepcite.citations.markers import _sub_outside_code
-from deepcite.citations.sentences import dedupe_sentences as dedupe_sentences
-from deepcite.citations.sentences import drop_repeated_sentences as drop_repeated_sentences
-from deepcite.citations.sentences import sentence_key as sentence_key
-from deepcite.citations.sentences import sentence_spans as sentence_spans
-from deepcite.citations.sentences import split_sentences as split_sentences
+from deepcite.text.sentences import split_sentences
+from deepcite.text.words import content_words, overlap
 
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each few
-    for from further had has have having he her here hers him his how i if in into is it its
-    itself just me more most my no nor not now of off on once only or other our ours out over
-    own same she should so some such than that the their theirs them then there these they
-    this those through to too under until up very was we were what when where which while who
-    whom why will with would you your yours use used using one two may might must shall
-    """.split()  # noqa: SIM905 - a word block reads better than a 150-item literal
-)
-
-WORD = re.compile(r"[A-Za-z0-9_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F]+")
-"""A word for relevance: ASCII letters, digits and "_", and the Latin letters with
-diacritics ("Gür", "Temüjin", "São", "Müller"). With ASCII alone such a name fell apart
-into fragments ("G", "r") that no question term could meet, so the one word that says
-what a question is about counted for nothing. Other scripts keep their own handling
-(CJK character pairs in collections)."""
 # An "&" that a Markdown renderer would read as a character reference (&lt; &#60;).
 _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 # A backslash that would escape the next character in Markdown (only punctuation is).
 _ESCAPING_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
 # "<" opening a raw HTML tag, comment or declaration; an autolink <https://x> stays.
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])(?!(?:https?|mailto):[^\s<>]*>)")
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of three or more letters that carry meaning."""
-    return {
-        w for w in (m.group(0).lower() for m in WORD.finditer(text))
-        if len(w) >= 3 and w not in STOPWORDS
-    }
-
-
-def normalised_words(text: str) -> list[str]:
-    """All lower-cased words, for echo detection."""
-    return [m.group(0).lower() for m in WORD.finditer(text)]
-
-
-def overlap(words: set[str], text_words: set[str]) -> float:
-    """Share of ``words`` found in ``text_words`` (0 when ``words`` is empty)."""
-    if not words:
-        return 0.0
-    return len(words & text_words) / len(words)
 
 
 #: A heading line with the underline that makes it one (reST, setext Markdown), or an

@@ -31,12 +31,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from deepcite.citations.cited_answer import Completer
 from deepcite.citations.markers import clean_markers, prose_only
-from deepcite.citations.records import Completer
-from deepcite.citations.support import Evidence, SourceIndex, stems
-from deepcite.citations.text import STOPWORDS, content_words, split_sentences
+from deepcite.citations.support import Evidence, SourceIndex
 from deepcite.errors import DeepciteError, InputError
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.text.sentences import split_sentences
+from deepcite.text.stem import stems
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD, content_words
 from deepcite.types import (
     CitationCheck,
     CitationMethod,
@@ -51,7 +54,6 @@ Method = CitationMethod
 FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
-_WORD = re.compile(r"[A-Za-z0-9_]+")  # as in deepcite.citations.text
 _MARK = re.compile(r"\[(\d+)\]")
 _MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
 _VERDICT = re.compile(r"\b(UNSUPPORTED|PARTIAL|SUPPORTED)\b", re.IGNORECASE)
@@ -162,7 +164,7 @@ def _has_three_content_words(claim: str) -> bool:
     the whole claim need not be lower-cased and collected into a set each time.
     """
     seen: set[str] = set()
-    for match in _WORD.finditer(claim):
+    for match in WORD.finditer(claim):
         word = match.group()
         if len(word) >= 3:
             word = word.lower()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepcite.citations.records import Completer
+from deepcite.citations.cited_answer import Completer
 from deepcite.config import Settings
 from deepcite.errors import ModelError
 from deepcite.evaluation.bench_schema import Grade

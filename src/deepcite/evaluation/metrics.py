@@ -19,7 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from deepcite.citations.answer_type import answer_type, of_kind
-from deepcite.citations.text import content_words
+from deepcite.text.sentences import split_sentences
+from deepcite.text.words import content_words
 from deepcite.types import Source
 
 _PUNCTUATION = set(string.punctuation) | {"\u2018", "\u2019", "\u201c", "\u201d", "\u2013",
@@ -28,7 +29,6 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SHORT = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
 _MARKER = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 #: Phrases that open an answer which says it has none: ours (the "no sources" answer,
 #: the grounded path's "no sentence answers this") and common model wordings.
@@ -63,7 +63,7 @@ def prediction(answer: str) -> str:
     if short is not None:
         return short
     bare = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(_MARKER.sub("", text).split()))
-    return _SENTENCE_END.split(bare, maxsplit=1)[0] if bare else ""
+    return next(iter(split_sentences(bare)), "")
 
 
 def short_answer(answer: str) -> str | None:

@@ -32,6 +32,8 @@ from deepcite.export.base import (
     result_for,
 )
 from deepcite.security.terminal import one_line
+from deepcite.text.stopwords import TITLE_STOPWORDS
+from deepcite.text.words import ANY_WORD
 from deepcite.types import ResearchResult
 
 WorkKind = Literal["article", "preprint", "webpage", "document"]
@@ -39,8 +41,6 @@ WorkKind = Literal["article", "preprint", "webpage", "document"]
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "di", "da", "du",
                         "dos", "das", "la", "le", "ten", "ter", "bin", "al"})
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
-_STOPWORDS = frozenset({"a", "an", "the", "of", "on", "in", "and", "for", "to", "with",
-                        "from", "by", "at", "as", "is", "are", "via", "its", "how", "what"})
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
@@ -190,8 +190,8 @@ def _key_base(number: int, kind: WorkKind, title: str, url: str, authors: tuple[
         who = _fold(words[-1]) if words else ""
     if not who and kind in ("webpage", "preprint") and urlsplit(url).hostname:
         who = _fold(registrable_domain(url).split(".")[0])
-    word = next((folded for folded in (_fold(w) for w in re.split(r"\W+", title))
-                 if folded and folded not in _STOPWORDS), "")
+    word = next((folded for folded in (_fold(w) for w in ANY_WORD.findall(title))
+                 if folded and folded not in TITLE_STOPWORDS), "")
     key = f"{who}{year or ''}{word}"
     if not key:
         return f"source{number}"

@@ -46,9 +46,9 @@ from deepcite.materials.limits import (
 )
 from deepcite.materials.model import DroppedMaterial, PageSpan, UserMaterial
 from deepcite.materials.normalize import normalize_materials
+from deepcite.materials.prepared import MaterialAnalysis, MaterialItem, SummaryKind
 from deepcite.materials.prompts import analysis_prompt, material_context
-from deepcite.materials.records import MaterialAnalysis, MaterialItem, SummaryKind
-from deepcite.materials.relevance import (
+from deepcite.materials.relevance_map import (
     Claim,
     MaterialRelevance,
     fallback_relevance,

@@ -16,7 +16,6 @@ import logging
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from deepcite.materials.budget import fit_budget, manifest_line, prompt_tokens
 from deepcite.materials.limits import (
     BUDGET_TOKENS,
     DIRECT_TOKENS,
@@ -26,8 +25,9 @@ from deepcite.materials.limits import (
 )
 from deepcite.materials.model import UserMaterial
 from deepcite.materials.normalize import normalize_materials
-from deepcite.materials.records import EvidenceQuality, MaterialAnalysis, MaterialItem
-from deepcite.materials.relevance import MaterialRelevance, fallback_relevance
+from deepcite.materials.prepared import EvidenceQuality, MaterialAnalysis, MaterialItem
+from deepcite.materials.prompt_fit import fit_budget, manifest_line, prompt_tokens
+from deepcite.materials.relevance_map import MaterialRelevance, fallback_relevance
 from deepcite.materials.summaries import CachedSummary, CallLimits, Completer, summarise_all
 from deepcite.materials.tokens import content_hash, estimate_tokens
 from deepcite.materials.usage import usage_mode

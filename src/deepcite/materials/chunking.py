@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 
 from deepcite.collections.chunking import TokenCounter
+from deepcite.text.sentences import SENTENCE_END
 
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|[。！？][”’」』）]*")
 _WHITESPACE = re.compile(r"\s+")
 _CLAUSE = re.compile(r"[，、；：,;:]")
 
@@ -42,7 +42,7 @@ def break_before(text: str, start: int, hard: int) -> int:
     paragraph = text.rfind("\n\n", lo, hard)
     if paragraph >= 0:
         return paragraph + 2
-    for pattern in (_SENTENCE_END, _WHITESPACE, _CLAUSE):
+    for pattern in (SENTENCE_END, _WHITESPACE, _CLAUSE):
         # A window at the end is enough to find the last match; widen it when it is not.
         window = 4096
         while True:

@@ -19,7 +19,7 @@ so every citation of a material stays checkable against its passage.
 
 The contract has a character budget (a share of the model's prompt): claims give way
 first from the least relevant, then summaries share what is left fairly
-(:func:`~deepcite.materials.budget.share_out`); whatever was cut is named in the
+(:func:`~deepcite.materials.prompt_fit.share_out`); whatever was cut is named in the
 contract itself, so neither the writer nor a reader of the prompt is misled.
 """
 
@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from deepcite.materials.budget import share_out
-from deepcite.materials.relevance import FALLBACK_GAP, Claim
+from deepcite.materials.prompt_fit import share_out
+from deepcite.materials.relevance_map import FALLBACK_GAP, Claim
 from deepcite.materials.tokens import budget_size
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from deepcite.materials.bindings import MaterialBinding
-from deepcite.materials.records import MaterialAnalysis
+from deepcite.materials.prepared import MaterialAnalysis
 
 CoverageStatus = Literal["covered", "needs_review"]
 

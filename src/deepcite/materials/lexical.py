@@ -10,19 +10,12 @@ so 自然语言 and 语言模型 share 语言.
 
 from __future__ import annotations
 
-import re
+from deepcite.text.cjk import CJK_RUN, run_pairs
+from deepcite.text.stopwords import OVERLAP_STOPWORDS
+from deepcite.text.words import ALNUM_WORD
 
-from deepcite.collections.index.cjk import CJK_RUN
-
-_WORD = re.compile(r"[^\W_]+")
 #: How much of a material is read for its words: the start says what it is about.
 SCAN_CHARS = 200_000
-_STOP = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how",
-    "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what",
-    "when", "where", "which", "who", "why", "will", "with", "do", "does", "did", "can",
-    "about", "into", "than", "then",
-})
 
 
 def lexical_tokens(text: str) -> set[str]:
@@ -31,13 +24,11 @@ def lexical_tokens(text: str) -> set[str]:
     tokens: set[str] = set()
     if not text.isascii():
         for run in CJK_RUN.findall(text):
-            if len(run) == 1:
-                tokens.add(run)
-            tokens.update(run[i : i + 2] for i in range(len(run) - 1))
+            tokens.update(run_pairs(run))
         text = CJK_RUN.sub(" ", text)
     tokens.update(
-        word for word in (m.group(0).lower() for m in _WORD.finditer(text))
-        if word not in _STOP and (len(word) > 1 or word.isdigit())
+        word for word in (m.group(0).lower() for m in ALNUM_WORD.finditer(text))
+        if word not in OVERLAP_STOPWORDS and (len(word) > 1 or word.isdigit())
     )
     return tokens
 

@@ -8,8 +8,8 @@ so (:data:`~deepcite.security.fencing.UNTRUSTED_NOTICE`).
 
 from __future__ import annotations
 
-from deepcite.materials.records import MaterialAnalysis
-from deepcite.materials.relevance import RELEVANCES
+from deepcite.materials.prepared import MaterialAnalysis
+from deepcite.materials.relevance_map import RELEVANCES
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.security.terminal import one_line
 

@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from deepcite.materials.model import UserMaterial
-from deepcite.materials.records import MaterialAnalysis, MaterialItem
-from deepcite.materials.relevance import MaterialRelevance
+from deepcite.materials.prepared import MaterialAnalysis, MaterialItem
+from deepcite.materials.relevance_map import MaterialRelevance
 from deepcite.security.log_redaction import RedactionScope, redacting_texts
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 
 from deepcite.materials.coverage import SectionCoverage
-from deepcite.materials.records import MaterialAnalysis
+from deepcite.materials.prepared import MaterialAnalysis
 from deepcite.security.terminal import one_line
 
 logger = logging.getLogger("deepcite.materials")

@@ -78,7 +78,7 @@ class Completer(Protocol):
     """What summaries need of a chat client (:class:`deepcite.llm.ChatClient` has it).
 
     Declared here rather than imported from ``deepcite.citations`` so that this package
-    stays below the citation layer; it matches ``deepcite.citations.records.Completer``.
+    stays below the citation layer; it matches ``deepcite.citations.cited_answer.Completer``.
     """
 
     @property

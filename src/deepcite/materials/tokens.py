@@ -20,7 +20,7 @@ import math
 # One CJK definition and one token counter for the whole package: the collections'
 # chunker and this module must agree on what a token is.
 from deepcite.collections.chunking import CHARS_PER_TOKEN
-from deepcite.collections.index.cjk import CJK_RUN
+from deepcite.text.cjk import CJK_RUN
 
 HASH_CHARS = 16
 

@@ -36,12 +36,12 @@ from deepcite.citations.answer import (
 )
 from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.attribution import Attribution, attribute
+from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.evidence import evidence_sources
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
-from deepcite.citations.records import CitedAnswer
-from deepcite.citations.relevance import Similarity, dense_similarity, meaning_available
+from deepcite.citations.question_match import Similarity, dense_similarity, meaning_available
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.errors import ConfigError, DeepciteError

@@ -24,12 +24,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.citations.grounded import anchor_terms
-from deepcite.citations.relevance import question_terms, subject_terms, term
-from deepcite.citations.text import STOPWORDS, content_words, split_sentences
+from deepcite.citations.question_match import question_terms, subject_terms
+from deepcite.text.sentences import split_sentences
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import TERM, content_words
 from deepcite.types import SearchResult
 
 MAX_KEYWORDS = 8
-_TERM = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]")
 # Signs that a whitespace-separated word is code or markup rather than prose.
 _CODE_SIGNS = re.compile(
     r"\w_|_\w"              # snake_case, __dunder__
@@ -47,7 +49,7 @@ _EDGE_PUNCT = re.compile(r"^[\"'(\[]+|[\"'.,;:!?)\]]+$")
 def keywords(question: str, limit: int = MAX_KEYWORDS) -> list[str]:
     """The question's content words in order, each once: its keyword query."""
     seen: dict[str, None] = {}
-    for word in _TERM.findall(question):
+    for word in TERM.findall(question):
         lower = word.lower()
         if len(lower) >= 3 and lower not in STOPWORDS and lower not in seen:
             seen[lower] = None
@@ -56,7 +58,7 @@ def keywords(question: str, limit: int = MAX_KEYWORDS) -> list[str]:
 
 def terms_of(text: str) -> list[str]:
     """Lower-cased candidate terms: three letters or more, not stopwords, not bare numbers."""
-    return [w for w in (t.lower() for t in _TERM.findall(text))
+    return [w for w in (t.lower() for t in TERM.findall(text))
             if len(w) >= 3 and w not in STOPWORDS and not w.isdigit()]
 
 
@@ -93,7 +95,7 @@ class KeyTerms:
     #: Names and numbers of the question (see :func:`~deepcite.citations.grounded.anchor_terms`).
     anchors: frozenset[str]
     #: What the results agree the question is about: its names and numbers, and the key
-    #: term most of the results hold (:func:`~deepcite.citations.relevance.subject_terms`).
+    #: term most of the results hold (:func:`~deepcite.citations.question_match.subject_terms`).
     topic: frozenset[str] = frozenset()
 
     @classmethod

@@ -59,7 +59,7 @@ from deepcite.materials.contract import ContractMaterial, WritingContract, build
 from deepcite.materials.evidence import material_title
 from deepcite.materials.passage_rank import load_passage_encoder, rank_passages, summary_target
 from deepcite.materials.prompts import ANALYSIS_PURPOSE
-from deepcite.materials.relevance import FALLBACK_GAP
+from deepcite.materials.relevance_map import FALLBACK_GAP
 from deepcite.materials.routing import log_material_first
 from deepcite.research.researcher import Researcher
 from deepcite.security.terminal import one_line

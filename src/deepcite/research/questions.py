@@ -29,9 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from deepcite.citations.records import Completer
-from deepcite.citations.relevance import term
-from deepcite.citations.text import content_words, normalised_words
+from deepcite.citations.cited_answer import Completer
 from deepcite.llm import parse_list
 from deepcite.research.key_terms import (
     MAX_KEYWORDS,
@@ -45,6 +43,8 @@ from deepcite.research.key_terms import (
     terms_of,
 )
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.text.stem import term
+from deepcite.text.words import content_words, normalised_words
 from deepcite.types import SearchResult
 
 INITIAL_SYSTEM = (

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from deepcite.citations.answer import UNCITED_NOTE, flag_answer
+from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.markers import cited_numbers
-from deepcite.citations.records import CitedAnswer
 from deepcite.citations.verify import Verification
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text

@@ -24,7 +24,7 @@ from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
 from deepcite.research.brief import RunBrief
 from deepcite.research.material_runs import MaterialInput, Materials, analyse_materials, log_route
-from deepcite.research.report.builder import DetailedReport, cut_at_sentence
+from deepcite.research.report.builder import DetailedReport
 from deepcite.runs import build
 from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
@@ -33,6 +33,7 @@ from deepcite.runs.request import RunRequest
 from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
 from deepcite.security.terminal import one_line
 from deepcite.store.convert import USER_MATERIAL
+from deepcite.text.sentences import cut_at_sentence
 from deepcite.types import PhaseStarted, ResearchResult, WarningCode
 
 __all__ = ["execute", "follow_up_brief", "material_notices", "run_question",

@@ -26,11 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.citations.handlers.base import AnswerStyle
 from deepcite.citations.handlers.forced import ForcedCitationHandler
 from deepcite.citations.handlers.precision import PrecisionCitationHandler
 from deepcite.citations.handlers.standard import StandardCitationHandler
-from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.errors import ConfigError, DeepciteError
 from deepcite.plugins import CITATION_HANDLERS_GROUP, Registry
 from deepcite.types import Source

@@ -4,7 +4,7 @@ The gate is the rule that matters most: with no sources (and no earlier knowledg
 build on) the standard and precision handlers never call the model, because a model
 asked to cite sources it was not given falls back on memory and invents citations. The
 result type, the gate's answer and the model slice live in
-:mod:`deepcite.citations.records`, shared with the answer toolkit, verification and
+:mod:`deepcite.citations.cited_answer`, shared with the answer toolkit, verification and
 attribution; :mod:`deepcite.citations.handlers` exports them with the handlers.
 """
 

@@ -11,9 +11,9 @@ every marker is stripped and the answer says it came from the model's own knowle
 from __future__ import annotations
 
 from deepcite.citations.answer import build_prompt, finalise_reply
+from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.handlers.base import AnswerStyle
 from deepcite.citations.markers import cited_numbers, clean_markers
-from deepcite.citations.records import CitedAnswer, Completer
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.types import Source
 

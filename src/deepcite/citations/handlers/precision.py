@@ -14,11 +14,12 @@ import re
 from collections import Counter
 
 from deepcite.citations.answer import build_prompt, evidence_list
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.citations.handlers.base import AnswerStyle
 from deepcite.citations.markers import clean_markers
-from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer, Completer
-from deepcite.citations.text import STOPWORDS, content_words
 from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import content_words
 from deepcite.types import Source
 
 SYSTEM_PROMPT = (

@@ -10,9 +10,9 @@ the user still gets something checkable.
 from __future__ import annotations
 
 from deepcite.citations.answer import build_prompt, finalise_reply
+from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.citations.handlers.base import SYSTEM_PROMPT, AnswerStyle
 from deepcite.citations.markers import cited_numbers
-from deepcite.citations.records import NO_SOURCES_ANSWER, CitedAnswer, Completer
 from deepcite.types import Source
 
 _PRIOR_INTRO = "The model did not produce a usable answer; here is what was found earlier:"

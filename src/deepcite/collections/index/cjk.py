@@ -7,40 +7,18 @@ same) is to index every pair of adjacent CJK characters: ``自然语言`` is ind
 ``自然 然语 语言``, and any word of two or more characters is found through the pairs
 it is made of. One more token per run - its last character on its own - makes every
 single character the first character of some token, so a one-character query works
-as a prefix query. Text without CJK characters costs nothing.
+as a prefix query. Text without CJK characters costs nothing. Which characters are CJK,
+and a run's tokens, are :mod:`deepcite.text.cjk`'s (re-exported here).
 """
 
 from __future__ import annotations
 
-import re
-
-CJK_CHARS = (
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK Unified Ideographs Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # halfwidth Katakana
-    "\U00020000-\U0003134f"  # CJK Unified Ideographs Extensions B-G
-)
-"""Character ranges treated as CJK: ideographs, kana and Hangul (not CJK punctuation)."""
-
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-SENTENCE_END = "。！？"
-"""Full-width sentence-ending punctuation: where CJK text, which has no spaces, may break."""
-
-
-def has_cjk(text: str) -> bool:
-    """Whether ``text`` contains at least one CJK character (ASCII text: no regex at all)."""
-    return not text.isascii() and CJK_RUN.search(text) is not None
-
-
-def run_tokens(run: str) -> list[str]:
-    """Index tokens of one CJK run: its adjacent pairs, then its last character."""
-    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
+from deepcite.text.cjk import CJK_CHARS as CJK_CHARS
+from deepcite.text.cjk import CJK_RUN as CJK_RUN
+from deepcite.text.cjk import SENTENCE_END as SENTENCE_END
+from deepcite.text.cjk import has_cjk as has_cjk
+from deepcite.text.cjk import run_pairs
+from deepcite.text.cjk import run_tokens as run_tokens
 
 
 def bigram_text(*texts: str | None) -> str | None:
@@ -65,4 +43,4 @@ def query_atoms(run: str) -> list[str]:
     """
     if len(run) == 1:
         return [f'"{run}"*']
-    return [f'"{run[i : i + 2]}"' for i in range(len(run) - 1)]
+    return [f'"{pair}"' for pair in run_pairs(run)]

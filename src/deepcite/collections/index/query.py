@@ -9,36 +9,23 @@ question become the character pairs the index stores for them (see
 
 from __future__ import annotations
 
-import re
+from deepcite.collections.index.cjk import query_atoms
+from deepcite.text.stopwords import CJK_PARTICLES, QUERY_STOPWORDS
+from deepcite.text.words import WORD_OR_CJK_RUN
 
-from deepcite.collections.index.cjk import CJK_CHARS, query_atoms
-
-_STOPWORD_TEXT = """
-    a about above after again all am an and any are as at be been before being below
-    between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers him his how i if in into is it its itself just me
-    more most my no nor not of off on once only or other our out over own same she should
-    so some such than that the their them then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with
-    would you your
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-CJK_PARTICLES = frozenset("的了是在和与或也吗呢吧啊のはがをにでともかへや이가은는을를의에")
-"""One-character CJK function words: alone in a question they match nearly everything."""
 MAX_QUERY_TERMS = 32
-_TOKEN = re.compile(f"(?P<cjk>[{CJK_CHARS}]+)|(?:(?![{CJK_CHARS}])\\w)+")
 
 
 def match_atoms(question: str) -> list[str]:
     """The quoted FTS5 terms of a question (see :func:`build_match_query`), in order."""
     atoms: list[str] = []
-    for match in _TOKEN.finditer(question.lower()):
+    for match in WORD_OR_CJK_RUN.finditer(question.lower()):
         token = match.group()
         if match.group("cjk"):
             if token in CJK_PARTICLES:
                 continue
             candidates = query_atoms(token)
-        elif token in STOPWORDS:
+        elif token in QUERY_STOPWORDS:
             continue
         else:
             candidates = [f'"{token}"']

@@ -51,6 +51,7 @@ from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
 from deepcite.research.run_budget import Budget
 from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.text.sentences import cut_at_sentence
 from deepcite.types import (
     Finding,
     OutlineEntry,
@@ -97,7 +98,6 @@ SECTION_SYSTEM = (
     "WRITTEN markers is already in the report: do not repeat it. " + UNTRUSTED_NOTICE
 )
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s")
 _HEADING_LINE = re.compile(r"^[ ]{0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -136,21 +136,6 @@ class _Tally:
     def warn(self, code: WarningCode, message: str) -> None:
         if all(notice.message != message for notice in self.warnings):
             self.warnings.append(RunNotice(code=code, message=message))
-
-
-def cut_at_sentence(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters at the last sentence end before it
-    (at a word boundary when no sentence ends in time); whole text when it fits."""
-    if len(text) <= limit:
-        return text
-    if limit <= 0:
-        return ""
-    head = text[:limit]
-    ends = [m.end() for m in _SENTENCE_END.finditer(head + " ")]
-    ends = [e for e in ends if e <= limit]
-    if ends:
-        return head[:ends[-1]].rstrip()
-    return head.rsplit(" ", 1)[0].rstrip() if " " in head else head
 
 
 def already_written(parts: Sequence[str], *, max_parts: int, max_chars: int) -> str:

@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from deepcite.citations.text import STOPWORDS
 from deepcite.materials import MaterialBinding, normalize_bindings, normalize_material_id
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
 from deepcite.security.terminal import one_line
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import ANY_WORD
 from deepcite.types import OutlineEntry, Source
 
 OUTLINE_SYSTEM = (
@@ -301,7 +303,6 @@ _NUMBERING = re.compile(r"^(?:(?:chapter|part|section|§)\s*)?(?:\d+(?:\.\d+)*|[
 _MARKUP = re.compile(r"[`*_#=~^<>\[\]{}¶]+")
 _PAREN_TAIL = re.compile(r"\s*\(([^()]{3,})\)\s*$")
 _TITLE_SEPARATOR = re.compile(r"(\s+[|—–-]\s+|:\s+)")
-_WORD = re.compile(r"\w+")
 
 
 def source_headings(source: Source) -> list[str]:
@@ -449,21 +450,14 @@ def _shared_suffixes(sources: Sequence[Source]) -> set[str]:
 
 
 def _key(text: str) -> str:
-    return " ".join(_WORD.findall(text.casefold()))
+    return " ".join(ANY_WORD.findall(text.casefold()))
 
 
 def _words(text: str) -> set[str]:
-    """Content words of ``text`` reduced to a crude stem, so that "parser", "parsing"
-    and "parse" meet."""
-    return {_stem(w) for w in _WORD.findall(text.casefold())
+    """Content words of ``text`` as :func:`~deepcite.text.stem.term` gives them, so that
+    "parsing" and "parse" meet."""
+    return {term(w) for w in ANY_WORD.findall(text.casefold())
             if len(w) >= 3 and w not in STOPWORDS}
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ers", "er", "es", "ed", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
-    return word
 
 
 def _share(asked: set[str], found: set[str]) -> float:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.answer import EVIDENCE_PASSAGES, evidence_list
-from deepcite.citations.text import split_sentences
+from deepcite.text.sentences import split_sentences
 from deepcite.types import SearchResult, Source
 
 from .outline import heading_keys, title_key, word_share

@@ -18,17 +18,13 @@ from deepcite.errors import SearchError
 from deepcite.search.engines.base import WebEngine
 from deepcite.search.engines.parsing import bare_doi, parse_xml
 from deepcite.search.results import clean_text, keep, make_result
+from deepcite.text.stopwords import SEARCH_STOPWORDS
+from deepcite.text.words import ANY_WORD
 from deepcite.types import SearchResult
 
 API_URL = "https://export.arxiv.org/api/query"
 _NS = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 _ID = re.compile(r"abs/(?P<id>.+?)(?:v(?P<version>\d+))?$")
-_STOPWORDS = frozenset({
-    "a", "an", "and", "andnot", "are", "as", "at", "be", "by", "can", "do", "does", "for",
-    "from", "how", "in", "is", "it", "its", "not", "of", "on", "or", "the", "their", "there",
-    "these", "this", "to", "vs", "was", "were", "what", "when", "where", "which", "who", "why",
-    "with",
-})
 MAX_TERMS = 12
 
 
@@ -99,8 +95,8 @@ class ArxivEngine(WebEngine):
 
 def _terms(query: str) -> list[str]:
     """``all:`` terms for the content words of ``query`` (all its words if none are)."""
-    words = re.findall(r"\w+", query)
-    content = [w for w in words if w.lower() not in _STOPWORDS] or words
+    words = ANY_WORD.findall(query)
+    content = [w for w in words if w.lower() not in SEARCH_STOPWORDS] or words
     unique = list(dict.fromkeys(w.lower() for w in content))[:MAX_TERMS]
     return [f"all:{w}" for w in unique]
 

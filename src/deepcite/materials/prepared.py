@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from deepcite.materials.model import DroppedMaterial, UserMaterial
-from deepcite.materials.relevance import MaterialRelevance
+from deepcite.materials.relevance_map import MaterialRelevance
 from deepcite.materials.usage import UsageMode
 from deepcite.security.terminal import one_line
 

@@ -1,4 +1,4 @@
-"""Sentence boundaries that a reader would draw, and "the same sentence" for de-duplication.
+"""Sentence boundaries that a reader would draw, in every language deepcite handles.
 
 Grounded answers quote sources sentence by sentence, so a wrong boundary is a wrong quote:
 a cut after "U.S." starts a quote with "Navy, is ...", and a cut inside a quotation
@@ -19,12 +19,17 @@ really ends:
 
 The rules are deterministic and cheap: they run on every sentence of every source and
 of every answer, and a tokenizer model would tie the citation checks to a download.
+
+Where only the last sentence end before a limit is wanted (a chunk's end, the context a
+report's next part is given), :data:`SENTENCE_END` and :func:`cut_at_sentence` find it:
+``.!?…`` followed by whitespace, and ``。！？`` followed by anything (CJK text has no
+spaces, so a Chinese paragraph is otherwise one endless sentence). "The same sentence"
+for de-duplication is :mod:`deepcite.citations.dedupe`'s.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
 # Abbreviations that (almost) never end a sentence: the next word belongs to them.
@@ -164,82 +169,28 @@ def _quoted_ranges(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return ranges
 
 
-# ------------------------------------------------------------------- de-duplication
+SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s)"
+                          r"|[\u3002\uff01\uff1f][\u201d\u2019\u300d\u300f\uff09]*")
+"""The end of a sentence, closing quotes and brackets included: ``.!?…`` before whitespace,
+or a full-width ``。！？``, which needs none. A match ends where the sentence does."""
 
-_MARKERS = re.compile(r"\\?\[\d+(?:[-,\u2013]\s*\d+)*\\?\](?:\^\([a-z]+\))?")
-_NON_WORD = re.compile(r"[\W_]+")
-MIN_KEY_WORDS = 3  # shorter sentences ("See below.") may repeat
 
+def cut_at_sentence(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at the last sentence end before it
+    (:data:`SENTENCE_END`), else at the last space, else at ``limit``.
 
-def sentence_key(sentence: str) -> str:
-    """What "the same sentence" compares: the words, without citation markers and their
-    flags, Markdown, punctuation, case, width or spacing differences.
-
-    Two parts of a report that quote one source sentence, one as ``“X” [2]`` and the
-    other as ``X [5].``, repeat it; the key makes them equal.
+    A Chinese or Japanese sentence ends at ``。！？`` whether or not a space follows, so
+    context in those languages is cut between sentences, not mid-sentence.
     """
-    text = unicodedata.normalize("NFKC", _MARKERS.sub(" ", sentence)).casefold()
-    return " ".join(_NON_WORD.sub(" ", text).split())
-
-
-def dedupe_sentences(sentences: Iterable[str], seen: set[str] | None = None) -> list[str]:
-    """``sentences`` without those already given (here or in ``seen``), first kept.
-
-    ``seen`` (updated in place) carries the keys across calls, so that one set passed
-    to every part of a report keeps a sentence in the first part that has it. Sentences
-    of fewer than :data:`MIN_KEY_WORDS` words are always kept: short lines repeat
-    naturally.
-    """
-    seen = set() if seen is None else seen
-    kept = []
-    for sentence in sentences:
-        key = sentence_key(sentence)
-        if _repeatable(key):
-            kept.append(sentence)
-            continue
-        if key in seen:
-            continue
-        seen.add(key)
-        kept.append(sentence)
-    return kept
-
-
-def _repeatable(key: str) -> bool:
-    """Short sentences may repeat; CJK text has no spaces, so count its characters."""
-    cjk = len(_NOT_CJK.sub("", key))
-    return len(key.split()) < MIN_KEY_WORDS and cjk < 2 * MIN_KEY_WORDS + 2
-
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_LIST_PREFIX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_STRUCTURE = re.compile(r"^\s*(?:#|\||>?\s*$)")  # headings, table rows, blank lines
-
-
-def drop_repeated_sentences(markdown: str, seen: set[str]) -> str:
-    """``markdown`` without the prose sentences whose key is in ``seen`` (then added).
-
-    For text assembled from parts (a detailed report): each part is passed with the
-    same ``seen``, so a sentence or quoted passage printed by an earlier part is not
-    printed again. Code blocks, headings and table rows are left alone; a line (or list
-    item) left with nothing but short pieces (a quote's "[2] (Title)") is dropped whole.
-    """
-    lines = []
-    in_fence = False
-    for line in markdown.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        if in_fence or _FENCE.match(line) or _STRUCTURE.match(line):
-            lines.append(line)
-            continue
-        prefix = _LIST_PREFIX.match(line)
-        head = prefix.group(0) if prefix else line[: len(line) - len(line.lstrip())]
-        body = line[len(head):]
-        spans = sentence_spans(body)
-        kept = dedupe_sentences([body[a:b] for a, b in spans], seen)
-        if len(kept) < len(spans) and all(_repeatable(sentence_key(k)) for k in kept):
-            continue  # what is left is the repeat's tail ("[2] (Title)") or nothing
-        if len(kept) == len(spans):
-            lines.append(line)
-        else:
-            lines.append(head + " ".join(kept))
-    return "\n".join(lines)
+    if limit <= 0:
+        return ""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    end = None
+    for match in SENTENCE_END.finditer(text, 0, limit + 1):
+        if match.end() <= limit:
+            end = match.end()
+    if end:
+        return head[:end].rstrip()
+    return head.rsplit(" ", 1)[0].rstrip() if " " in head else head

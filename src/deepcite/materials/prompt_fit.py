@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from deepcite.materials.lexical import overlap_score
 from deepcite.materials.limits import DIGEST_CHARS
-from deepcite.materials.records import MaterialItem
+from deepcite.materials.prepared import MaterialItem
 from deepcite.materials.tokens import estimate_tokens
 from deepcite.security.terminal import one_line
 

@@ -29,9 +29,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from deepcite.citations.support import stem
-from deepcite.citations.text import STOPWORDS, WORD, content_words
 from deepcite.errors import CollectionError
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD, content_words
 
 logger = logging.getLogger(__name__)
 
@@ -46,67 +47,8 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "called", "which", "whose", "long", "often", "years",
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
-_KEPT_DOUBLE = frozenset("lsz")  # "called" -> "call", "passed" -> "pass", "buzzed" -> "buzz"
-#: Irregular past forms and their present: a question asks "When did the college
-#: become coeducational?" of a source saying it "became" so, and "did ... win", "did
-#: ... begin", "did ... lead" meet "won", "began", "led" only through this table.
-#: Forms that are words of their own as well ("found", "left", "saw", "rose") are not in it.
-_IRREGULAR = {
-    past: present
-    for present, forms in {
-        "become": "became", "begin": "began begun", "bring": "brought", "build": "built",
-        "buy": "bought", "catch": "caught", "choose": "chose chosen", "draw": "drew drawn",
-        "drive": "drove driven", "eat": "ate eaten", "fall": "fell fallen",
-        "fight": "fought", "fly": "flew flown", "forbid": "forbade forbidden",
-        "forget": "forgot forgotten", "freeze": "froze frozen", "give": "gave given",
-        "grow": "grew grown", "hold": "held", "know": "knew known", "lead": "led",
-        "lose": "lost", "make": "made", "meet": "met", "pay": "paid", "ride": "rode",
-        "run": "ran", "say": "said", "sell": "sold", "send": "sent",
-        "shake": "shook shaken", "sing": "sang sung", "sink": "sank sunk",
-        "speak": "spoke spoken", "spend": "spent", "stand": "stood", "steal": "stole stolen",
-        "strike": "struck", "swim": "swam swum", "take": "took taken", "teach": "taught",
-        "tell": "told", "think": "thought", "throw": "threw thrown",
-        "wear": "wore worn", "win": "won", "write": "wrote written",
-    }.items()
-    for past in forms.split()
-}
-
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
-
-
-def term(word: str) -> str:
-    """``word`` lower-cased and crudely stemmed, so "refused" meets "refuse".
-
-    Its :func:`singular`, an irregular past form's present ("became" -> "become"), then
-    :func:`deepcite.citations.support.stem` and a final "e" dropped: questions
-    paraphrase their answer's sentence, and a missed inflection costs the one shared
-    word a short question has.
-    """
-    plain = singular(word.lower())
-    plain = _IRREGULAR.get(plain, plain)
-    lower = plain
-    if not lower.endswith("ss"):  # "class", "process": no plural "s" to strip
-        lower = stem(lower)
-    if (lower != plain and plain.endswith(("ing", "ed")) and len(lower) >= 4
-            and lower[-1] == lower[-2] and lower[-1] not in _KEPT_DOUBLE):
-        lower = lower[:-1]  # "transmitting" -> "transmit", as "transmit" is
-    if len(lower) > 4 and lower.endswith("e") and lower[:-1] not in STOPWORDS:
-        return lower[:-1]  # "theme" must not become "them"
-    return lower
-
-
-def singular(word: str) -> str:
-    """A plural's singular (lower case in, lower case out), so "committees" meets
-    "committee" and "boxes" meets "box": the stem alone strips "es" from the first and
-    nothing from the second. Words ending in "ss", "us" or "is" are left as they are."""
-    if len(word) > 5 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("xes", "ches", "shes", "sses", "zzes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 def terms_of(text: str) -> list[str]:
@@ -285,7 +227,6 @@ __all__ = [
     "meaning_available",
     "question_terms",
     "relevant",
-    "term",
     "terms_of",
     "weigh",
 ]
