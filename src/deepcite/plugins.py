@@ -1,5 +1,5 @@
 """One registry helper for every pluggable kind: engines, providers, loaders, strategies,
-citation handlers and exporters.
+citation handlers, exporters and watch delivery channels.
 
 Each kind used to keep its own dict, its own spelling rule and its own idea of what an
 unknown name means, so ``semantic_scholar`` worked where ``Semantic-Scholar`` did not
@@ -55,6 +55,7 @@ from deepcite.errors import ConfigError
 
 __all__ = [
     "CITATION_HANDLERS_GROUP",
+    "DELIVERY_CHANNELS_GROUP",
     "EXPORTERS_GROUP",
     "GROUPS",
     "LLM_PROVIDERS_GROUP",
@@ -78,6 +79,7 @@ LOADERS_GROUP = "deepcite.loaders"
 STRATEGIES_GROUP = "deepcite.strategies"
 CITATION_HANDLERS_GROUP = "deepcite.citation_handlers"
 EXPORTERS_GROUP = "deepcite.exporters"
+DELIVERY_CHANNELS_GROUP = "deepcite.delivery_channels"
 #: The entry point group of every pluggable kind.
 GROUPS: Mapping[str, str] = {
     "search engines": SEARCH_ENGINES_GROUP,
@@ -86,6 +88,7 @@ GROUPS: Mapping[str, str] = {
     "strategies": STRATEGIES_GROUP,
     "citation handlers": CITATION_HANDLERS_GROUP,
     "exporters": EXPORTERS_GROUP,
+    "watch delivery channels": DELIVERY_CHANNELS_GROUP,
 }
 
 T = TypeVar("T")
