@@ -1,7 +1,8 @@
 """A delivery channel is one class: a plugin's, registered in the
 ``deepcite.delivery_channels`` entry point group, is usable from ``deepcite watch add``
 and ``watch show``, the web form, the REST API and the scheduler without a change to any
-of them - typed, checked, shown and sent by the class alone.
+of them - typed, checked, shown and sent by the class alone, its own settings read from
+a ``[delivery.pager]`` table.
 
 The plugin below is a pager: a number to page, given as ``--deliver pager=NUMBER`` or a
 line of the form's "Pager numbers" field; ``000`` is refused by its own check; what it
@@ -13,16 +14,18 @@ from __future__ import annotations
 import importlib.metadata
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from importlib.metadata import EntryPoint
 from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 from typer.testing import CliRunner
 
 from deepcite import plugins
 from deepcite.cli import app
-from deepcite.config import Settings
+from deepcite.config import Settings, load_settings
+from deepcite.errors import ConfigError
 from deepcite.plugins import DELIVERY_CHANNELS_GROUP
 from deepcite.runs import RunRequest
 from deepcite.watches.channels import (
@@ -33,6 +36,7 @@ from deepcite.watches.channels import (
     SendContext,
     TargetProblem,
     parse_target,
+    senders_from_settings,
 )
 from deepcite.watches.notice import Notice
 from deepcite.watches.scheduler import default_senders, deliver_due
@@ -42,6 +46,14 @@ from tests.unit.test_web_watches_page import Site, _create, _watch_id, site  # n
 
 #: What the pager "sent": (number, watch id, summary).
 paged: list[tuple[str, str, str]] = []
+
+
+class PagerSettings(BaseModel):
+    """The pager's own settings: ``[delivery.pager]``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prefix: str = "+1 "
 
 
 class PagerTarget(DeliveryTarget):
@@ -54,6 +66,7 @@ class PagerTarget(DeliveryTarget):
     form: ClassVar[FormInput | None] = FormInput(
         "pagers", "Pager numbers", "(one a line)", phrase="to a pager")
     input_field: ClassVar[str | None] = "number"
+    settings_model: ClassVar[type[BaseModel] | None] = PagerSettings
 
     def checked(self, settings: Settings) -> DeliveryTarget:
         if set(self.number) == {"0"}:
@@ -65,7 +78,9 @@ class PagerTarget(DeliveryTarget):
 
     def send(self, notice: Notice, *, attachment: Attachment | None,
              context: SendContext) -> None:
-        paged.append((self.number, notice.watch_id, notice.summary))
+        options = self.options(context.settings)
+        assert isinstance(options, PagerSettings)
+        paged.append((options.prefix + self.number, notice.watch_id, notice.summary))
 
 
 @pytest.fixture(autouse=True)
@@ -154,5 +169,26 @@ def test_the_scheduler_sends_on_the_plugin_channel(site: Site) -> None:  # noqa:
     assert done.status == "done", done
     sent = deliver_due(site.store, site.settings, senders, watch_id=watch.id)
     assert [status for _, status in sent] == ["sent"]
-    assert paged == [("5551234", watch.id, done.summary)]
+    assert paged == [("+1 5551234", watch.id, done.summary)]
     assert [d.kind for d in site.store.deliveries(watch.id)] == ["pager"]
+
+
+def test_the_plugin_reads_its_own_settings_table(tmp_path: Any) -> None:
+    config = tmp_path / "deepcite.toml"
+    config.write_text('[delivery.pager]\nprefix = "+44 "\n', encoding="utf-8")
+    settings = load_settings(config_files=[config])
+    assert settings.delivery.plugins == {"pager": {"prefix": "+44 "}}
+    assert PagerTarget.options(settings) == PagerSettings(prefix="+44 ")
+    notice = Notice(watch_id="w", watch_name="n", run_id="r", question="q",
+                    created_at=datetime.now(UTC), summary="s")
+    senders_from_settings(settings, secret_for=lambda _: None)["pager"].send(
+        PagerTarget(number="5551234"), notice, attachment=None)
+    assert paged == [("+44 5551234", "w", "s")]
+
+    config.write_text('[delivery.pager]\nprefx = "+44"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^Unknown setting 'delivery.pager.prefx' for "
+                       r"delivery channel 'pager' - did you mean 'prefix'\?"):
+        senders_from_settings(load_settings(config_files=[config]), secret_for=lambda _: None)
+    config.write_text('[delivery.pagr]\nprefix = "+44"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"no delivery channel is called 'pagr'.*'pager'"):
+        senders_from_settings(load_settings(config_files=[config]), secret_for=lambda _: None)

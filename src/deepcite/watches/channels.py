@@ -53,7 +53,7 @@ from pydantic_core import CoreSchema, core_schema
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeliveryError, InputError, error_line
-from deepcite.plugins import DELIVERY_CHANNELS_GROUP, Registry
+from deepcite.plugins import DELIVERY_CHANNELS_GROUP, Registry, table_options
 from deepcite.watches.notice import MAX_TARGETS, Notice
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "TargetProblem",
     "channel_class",
     "channel_names",
+    "check_channel_tables",
     "checked_targets",
     "loaded_channels",
     "parse_target",
@@ -167,6 +168,9 @@ class DeliveryTarget(BaseModel):
     #: A channel every watch has and that is read, not sent (the Atom feed): it has no
     #: targets, and nothing is queued for it.
     implicit: ClassVar[bool] = False
+    #: The model of a plugin channel's own settings, the ``[delivery.<name>]`` table
+    #: of ``deepcite.toml`` (:meth:`options`); ``None``: it takes no table.
+    settings_model: ClassVar[type[BaseModel] | None] = None
 
     # ------------------------------------------------------------------ the name
 
@@ -175,6 +179,17 @@ class DeliveryTarget(BaseModel):
         """The channel's name: the default of its ``kind`` field."""
         default = cls.model_fields["kind"].default
         return default if isinstance(default, str) else ""
+
+    @classmethod
+    def options(cls, settings: Settings) -> BaseModel | None:
+        """The channel's validated ``[delivery.<name>]`` table as its
+        :attr:`settings_model` (its defaults when there is none); ``None`` for a
+        channel without one. ConfigError, one line naming the key, when it is bad."""
+        if cls.settings_model is None:
+            return None
+        name = cls.channel()
+        return table_options(settings.delivery.plugins.get(name, {}), f"delivery.{name}",
+                             f"delivery channel {name!r}", cls.settings_model)
 
     # ------------------------------------------------------------------ reading
 
@@ -391,7 +406,9 @@ def senders_from_settings(settings: Settings, *, secret_for: SecretFor
                           ) -> dict[str, Sender]:
     """The senders by channel name of the channels that can send from this process
     (email only when ``delivery.smtp_host`` is set). ConfigError for settings a
-    built-in channel cannot use; a plugin that fails is logged and left out."""
+    built-in channel cannot use and for a ``[delivery.<name>]`` table no channel takes;
+    a plugin that fails is logged and left out."""
+    check_channel_tables(settings)
     context = SendContext(settings, secret_for)
     senders: dict[str, Sender] = {}
     for name in channel_names():
@@ -406,6 +423,21 @@ def senders_from_settings(settings: Settings, *, secret_for: SecretFor
         if sender is not None:
             senders[name] = sender
     return senders
+
+
+def check_channel_tables(settings: Settings) -> None:
+    """Every ``[delivery.<name>]`` table belongs to a channel that takes one, and is
+    valid (a table for no channel - a typo, an uninstalled plugin - is an error, not
+    silently ignored)."""
+    for name in settings.delivery.plugins:
+        if name not in CHANNELS:
+            raise ConfigError(f"The settings have a [delivery.{name}] table but no delivery "
+                              f"channel is called {name!r} - {CHANNELS.unknown_message(name)}")
+        cls = CHANNELS.load(name)
+        if cls.settings_model is None:
+            raise ConfigError(f"The delivery channel {name!r} takes no [delivery.{name}] "
+                              "table - remove it")
+        cls.options(settings)
 
 
 # ---------------------------------------------------------------------- REST
