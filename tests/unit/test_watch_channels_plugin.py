@@ -44,6 +44,8 @@ from deepcite.watches.service import WatchService
 from tests.unit.test_watches_api import Server, server  # noqa: F401
 from tests.unit.test_web_watches_page import Site, _create, _watch_id, site  # noqa: F401
 
+_REAL_ENTRY_POINTS = importlib.metadata.entry_points
+
 #: What the pager "sent": (number, watch id, summary).
 paged: list[tuple[str, str, str]] = []
 
@@ -192,3 +194,23 @@ def test_the_plugin_reads_its_own_settings_table(tmp_path: Any) -> None:
     config.write_text('[delivery.pagr]\nprefix = "+44"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"no delivery channel is called 'pagr'.*'pager'"):
         senders_from_settings(load_settings(config_files=[config]), secret_for=lambda _: None)
+
+
+def test_a_watch_whose_channel_is_uninstalled_still_reads(
+        site: Site, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    service = WatchService(site.store, site.settings)
+    request = RunRequest(question="Where is the cache kept?", collections=["notes"],
+                         origin="cli")
+    watch, _ = service.add(request, "on demand", targets=[PagerTarget(number="5551234")])
+    real = _REAL_ENTRY_POINTS
+
+    def uninstalled(**selection: Any) -> Any:
+        return [] if selection.get("group") == DELIVERY_CHANNELS_GROUP else real(**selection)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", uninstalled)
+    plugins.refresh()
+    stored = site.store.watch(watch.id)
+    assert stored.targets == [{"kind": "pager", "number": "5551234"}]  # kept
+    assert service.targets(stored) == []
+    shown = CliRunner().invoke(app, ["watch", "show", watch.id[:8]])
+    assert shown.exit_code == 0 and "pager" not in shown.output

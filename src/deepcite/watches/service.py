@@ -144,7 +144,8 @@ class WatchService:
 
     def targets(self, watch: WatchInfo) -> builtins.list[DeliveryTarget]:
         """Where ``watch`` delivers, typed by channel; a stored target whose channel
-        is gone (a plugin uninstalled) or no longer validates is left out."""
+        is gone (a plugin uninstalled) or no longer validates is left out, with a
+        warning in the log - it stays stored, and counts again once its plugin is back."""
         found = []
         for index, data in enumerate(watch.targets):
             try:
@@ -328,7 +329,8 @@ class WatchService:
         notice = build_notice(watch, change, created_at=current.created_at,
                               url=self._url(current.id))
         notice_data = notice.model_dump(mode="json")
-        deliveries = [(target["kind"], target, notice_data) for target in watch.targets]
+        deliveries = [(target.channel(), target.model_dump(mode="json"), notice_data)
+                      for target in self.targets(watch)]
         return self.store.finish_watch_run(
             watch_run.id, status="done", summary=notice.summary,
             nothing_new=change.nothing_new, change=change.model_dump(mode="json"),
