@@ -302,15 +302,13 @@ def channel_class(name: str) -> type[DeliveryTarget]:
         raise InputError(error_line(exc)) from None
 
 
-def loaded_channels(*, skip_broken: bool = True) -> list[type[DeliveryTarget]]:
+def loaded_channels() -> list[type[DeliveryTarget]]:
     """Every channel that loads (a plugin that cannot is logged and left out)."""
     found = []
     for name in channel_names():
         try:
             found.append(CHANNELS.load(name))
         except ConfigError as exc:
-            if not skip_broken:
-                raise
             logger.error("delivery channel %s left out: %s", name, error_line(exc))
     return found
 
