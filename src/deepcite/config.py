@@ -16,10 +16,11 @@ unknown key in a settings file must fail loudly instead of being ignored. An unk
 shown by ``deepcite config show``): other tools set variables with that prefix too.
 
 Names that plugins can add to - ``llm.provider``, the keys of
-``engines.rate_per_second`` and of ``engines.plugins`` (the ``[engines.<name>]`` tables
-of plugin engines) - are spelled by the one rule of :mod:`deepcite.plugins`
-(kebab-case). A plugin engine's table is validated by the engine registry, which knows
-the engine's settings model.
+``engines.rate_per_second``, of ``engines.plugins`` (the ``[engines.<name>]`` tables
+of plugin engines) and of ``delivery.plugins`` (the ``[delivery.<name>]`` tables of
+plugin delivery channels) - are spelled by the one rule of :mod:`deepcite.plugins`
+(kebab-case). A plugin's table is validated by its registry, which knows the plugin's
+settings model.
 The result is a frozen :class:`Settings`; every component of a run gets the same
 snapshot, so a setting cannot change half-way through a run.
 """
@@ -215,19 +216,25 @@ def _flatten(data: Mapping[str, Any], origin: str, prefix: str = "") -> dict[str
         elif name in SECTIONS and not prefix:
             raise ConfigError(f"{key!r} in {origin} is a section, not a value: write its "
                               f"settings under a [{key}] table")
-        elif key == PLUGIN_TABLES and isinstance(value, Mapping):
+        elif key in _PLUGIN_TABLE_KEYS and isinstance(value, Mapping):
             flat[key] = {**flat.get(key, {}), **value}
         elif key in KNOWN_KEYS:
             flat[key] = value
-        elif prefix == "engines." and isinstance(value, Mapping):
-            # [engines.<name>]: a plugin engine's table, checked by the engine registry
-            flat[PLUGIN_TABLES] = {**flat.get(PLUGIN_TABLES, {}), name: dict(value)}
+        elif prefix[:-1] in PLUGIN_TABLES and isinstance(value, Mapping):
+            # [engines.<name>], [delivery.<name>]: a plugin's table, checked by its
+            # registry (the engines', the delivery channels')
+            tables = PLUGIN_TABLES[prefix[:-1]]
+            flat[tables] = {**flat.get(tables, {}), name: dict(value)}
         else:
             raise ConfigError(_unknown_key_message(key, origin))
     return flat
 
 
-PLUGIN_TABLES = "engines.plugins"
+#: Sections whose ``[section.<name>]`` tables are a plugin's settings, and the setting
+#: that holds them: plugin engines' and plugin delivery channels'.
+PLUGIN_TABLES: Mapping[str, str] = {"engines": "engines.plugins",
+                                    "delivery": "delivery.plugins"}
+_PLUGIN_TABLE_KEYS = frozenset(PLUGIN_TABLES.values())
 
 
 def _unknown_key_message(key: str, origin: str) -> str:
@@ -342,8 +349,8 @@ def _collect(
     layers.append(("argument", _normalise_overrides(overrides or {})))
     for origin, flat in layers:
         for key, value in flat.items():
-            if key == PLUGIN_TABLES and isinstance(value, Mapping):
-                # one plugin engine's table replaces its lower-layer table, not all tables
+            if key in _PLUGIN_TABLE_KEYS and isinstance(value, Mapping):
+                # one plugin's table replaces its lower-layer table, not all tables
                 value = {**values.get(key, {}), **value}
             values[key] = value
             origins[key] = f"env {env_name(key)}" if origin == "environment" else origin

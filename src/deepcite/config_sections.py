@@ -447,8 +447,9 @@ class WatchSettings(_Section):
 
 
 class DeliverySettings(_Section):
-    """How watches deliver their notices: email over SMTP, and webhooks
-    (``docs/watch-delivery.md``). No ``smtp_host``: no email delivery."""
+    """How watches deliver their notices: email over SMTP, webhooks, and the tables
+    of plugin channels (``docs/watch-delivery.md``). No ``smtp_host``: no email
+    delivery."""
 
     smtp_host: str | None = Field(
         default=None, max_length=253, description="SMTP server that sends watch emails; "
@@ -483,3 +484,12 @@ class DeliverySettings(_Section):
         "for each next one (with jitter, at most backoff_max_seconds)")
     backoff_max_seconds: float = Field(default=6 * 3600.0, gt=0, le=7 * 86400,
                                        description="longest wait between two tries")
+    plugins: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="settings of plugin delivery channels by channel "
+        "name; in deepcite.toml as [delivery.NAME] tables")
+
+    @field_validator("plugins")
+    @classmethod
+    def _channel_spelling(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Channel names as the registry spells them."""
+        return {kebab_case(name): item for name, item in value.items()}

@@ -1,5 +1,5 @@
 """One registry helper for every pluggable kind: engines, providers, loaders, strategies,
-citation handlers and exporters.
+citation handlers, exporters and watch delivery channels.
 
 Each kind used to keep its own dict, its own spelling rule and its own idea of what an
 unknown name means, so ``semantic_scholar`` worked where ``Semantic-Scholar`` did not
@@ -51,10 +51,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
 from deepcite.errors import ConfigError
 
 __all__ = [
     "CITATION_HANDLERS_GROUP",
+    "DELIVERY_CHANNELS_GROUP",
     "EXPORTERS_GROUP",
     "GROUPS",
     "LLM_PROVIDERS_GROUP",
@@ -68,6 +71,7 @@ __all__ = [
     "import_object",
     "kebab_case",
     "refresh",
+    "table_options",
 ]
 
 logger = logging.getLogger(__name__)
@@ -78,6 +82,7 @@ LOADERS_GROUP = "deepcite.loaders"
 STRATEGIES_GROUP = "deepcite.strategies"
 CITATION_HANDLERS_GROUP = "deepcite.citation_handlers"
 EXPORTERS_GROUP = "deepcite.exporters"
+DELIVERY_CHANNELS_GROUP = "deepcite.delivery_channels"
 #: The entry point group of every pluggable kind.
 GROUPS: Mapping[str, str] = {
     "search engines": SEARCH_ENGINES_GROUP,
@@ -86,9 +91,11 @@ GROUPS: Mapping[str, str] = {
     "strategies": STRATEGIES_GROUP,
     "citation handlers": CITATION_HANDLERS_GROUP,
     "exporters": EXPORTERS_GROUP,
+    "watch delivery channels": DELIVERY_CHANNELS_GROUP,
 }
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 Warn = Callable[[str], None]
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -117,6 +124,37 @@ def import_object(path: str) -> object:
     for part in filter(None, attribute.split(".")):
         target = getattr(target, part)
     return target
+
+
+def table_options(table: Mapping[str, Any], where: str, owner: str, model: type[M]) -> M:
+    """A plugin's settings table ``[<where>]`` validated as ``model``.
+
+    ``owner`` names the plugin in messages ("search engine 'corp'"). Unknown keys are
+    refused even when the model allows extras, because a typo in a config file must not
+    pass silently; every error is one line naming the key.
+    """
+    fields = {field.alias or name for name, field in model.model_fields.items()}
+    for option in table:
+        if option not in fields:
+            near = closest(option, fields)
+            hint = (f"did you mean {near[0]!r}?" if near
+                    else f"known: {', '.join(sorted(fields)) or 'none'}")
+            raise ConfigError(f"Unknown setting '{where}.{option}' for {owner} - {hint}")
+    try:
+        return model.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, where, table)) from None
+
+
+def _describe(exc: ValidationError, where: str, table: Mapping[str, Any]) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in err["loc"])
+    key = f"{where}.{loc}" if loc else where
+    if err["type"] == "missing":
+        return (f"Setting '{key}' is required - add it to the [{where}] table of "
+                "deepcite.toml")
+    value = table.get(str(err["loc"][0]), err.get("input")) if err["loc"] else table
+    return f"Bad value {value!r} for setting '{key}': {err['msg']}"
 
 
 _scan_lock = threading.Lock()

@@ -24,9 +24,8 @@ from deepcite.config import Settings
 from deepcite.errors import DeliveryError, InputError
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
-from deepcite.watches.delivery import WebhookSender, verify_signature, webhook_policy
+from deepcite.watches.delivery import WebhookSender, WebhookTarget, verify_signature, webhook_policy
 from deepcite.watches.delivery.webhook import webhook_refusal
-from deepcite.watches.notice import WebhookTarget
 from deepcite.watches.service import WatchService
 from tests.unit.test_watch_delivery_webhook import _notice, receiver  # noqa: F401
 from tests.unit.test_watches_api import Server, server  # noqa: F401

@@ -29,9 +29,15 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeliveryError
-from deepcite.watches.delivery import EmailSender, retryable, senders_from_settings
+from deepcite.watches.delivery import (
+    EmailSender,
+    EmailTarget,
+    WebhookTarget,
+    retryable,
+    senders_from_settings,
+)
 from deepcite.watches.delivery.email import build_message, safe_filename
-from deepcite.watches.notice import EmailTarget, Notice, WebhookTarget
+from deepcite.watches.notice import Notice
 
 PDF = b"%PDF-1.7\n\x00\x01\x02\xff binary \r\n\r\n.\r\n end"  # a lone "." line, CRLFs, NUL
 

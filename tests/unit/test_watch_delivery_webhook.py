@@ -20,9 +20,15 @@ import pytest
 
 from deepcite.errors import ConfigError, DeliveryError
 from deepcite.store import HistoryStore
-from deepcite.watches.delivery import WebhookSender, retryable, verify_signature
+from deepcite.watches.delivery import (
+    EmailTarget,
+    WebhookSender,
+    WebhookTarget,
+    retryable,
+    verify_signature,
+)
 from deepcite.watches.delivery.webhook import payload, sign
-from deepcite.watches.notice import EmailTarget, Notice, WebhookTarget
+from deepcite.watches.notice import Notice
 from deepcite.watches.scheduler import deliver_due
 
 SECRET = "whsec-7d1f-watch-42"

@@ -27,7 +27,9 @@ from deepcite.runs.local import LocalRunExecutor
 from deepcite.runs.request import RunOwner
 from deepcite.store import HistoryStore
 from deepcite.watches.changes import WatchChange
-from deepcite.watches.notice import DeliveryTarget, Notice, WebhookTarget
+from deepcite.watches.channels import DeliveryTarget
+from deepcite.watches.delivery import WebhookTarget
+from deepcite.watches.notice import Notice
 from deepcite.watches.scheduler import WatchScheduler, deliver_due
 from deepcite.watches.service import WatchService
 from tests.fakes import ScriptedChatModel

@@ -3,7 +3,10 @@
 ``add`` stores a watch (its request checked as a run's would be) and prints its id and
 feed token, once; ``list`` and ``show`` read them (``show`` prints the latest change);
 ``run`` runs one now, in this process, prints its change and sends its deliveries;
-``pause``, ``resume`` and ``rm`` do what they say. Ids are given as for runs: the full
+``pause``, ``resume`` and ``rm`` do what they say. Where a watch delivers is given per
+channel (:mod:`deepcite.watches.channels`): ``--email`` and ``--webhook``, or
+``--deliver CHANNEL=VALUE`` for any channel, a plugin's included. Ids are given as for
+runs: the full
 id or a unique prefix of 4+ characters. The command line sees every watch (as it sees
 every run). Scheduled runs are made by ``deepcite serve`` (or ``deepcite worker`` with
 ``queue.url``).
@@ -69,6 +72,9 @@ def add_command(
         help="Export format attached to emails, or none.")] = "markdown",
     webhook: Annotated[list[str] | None, typer.Option(
         "--webhook", help="POST each change to this URL (repeatable).")] = None,
+    deliver: Annotated[list[str] | None, typer.Option(
+        "--deliver", metavar="CHANNEL=VALUE", help="Send each change on a delivery channel "
+        "(repeatable): email=ADDRESS, webhook=URL, or a plugin channel's.")] = None,
     max_runs_per_day: Annotated[int | None, typer.Option(
         help="Runs this watch may start in 24 hours.", min=1, max=10_000)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
@@ -78,15 +84,20 @@ def add_command(
                                   cron, "on demand" if manual else None) if given]
     if len(chosen) != 1:
         fail("Give one schedule: --every 6h, --cron \"0 6 * * *\" or --manual", 2)
-    targets: list[dict[str, Any]] = []
-    if email:
-        targets.append({"kind": "email", "to": list(email),
-                        "attach": None if attach.lower() == "none" else attach})
-    targets += [{"kind": "webhook", "url": url} for url in webhook or []]
+    given: dict[str, list[str]] = {"email": list(email or []), "webhook": list(webhook or [])}
+    for item in deliver or []:
+        channel, equals, value = item.partition("=")
+        if not equals or not channel.strip():
+            fail(f"--deliver takes CHANNEL=VALUE (email=ann@example.org), not {item!r}", 2)
+        given.setdefault(channel.strip(), []).append(value.strip())
     with user_errors():
+        from deepcite.watches.channels import targets_from_input
+
         request = RunRequest.parse(question=question, mode=mode, collections=collection or [],
                                    engines=engine or [], strategy=strategy, provider=provider,
                                    model=model, origin="cli")
+        targets = targets_from_input(given, attach=None if attach.lower() == "none"
+                                     else attach)
         with _service() as service:
             watch, token = service.add(request, chosen[0], targets=targets, name=name,
                                        max_runs_per_day=max_runs_per_day)
@@ -102,7 +113,7 @@ def add_command(
                    + ")"))
     out.print(Text(f"Atom feed (shown once; `deepcite watch feed {watch.id[:8]}` makes a new "
                    f"one): {feed_path(token)} on the server"))
-    if webhook:
+    if any(target.signed for target in targets):
         out.print(Text(f"Webhook secret (checks X-Deepcite-Signature): {secret}"))
 
 
@@ -138,6 +149,7 @@ def show_command(
     """Show a watch and the latest change it found."""
     with user_errors(), _service() as service:
         view = service.view(watch)
+        targets = service.targets(view.watch)
         runs = service.store.watch_runs(view.watch.id, limit=10)
         deliveries = service.store.deliveries(view.watch.id, limit=_DELIVERIES_SHOWN)
     found = view.watch
@@ -151,8 +163,8 @@ def show_command(
     out.print(Text(f"Question: {one_line(found.question)}"))
     out.print(Text(f"Schedule: {found.schedule} ({found.status}); next run "
                    f"{_when(found.next_run_at)}"))
-    for target in found.targets:
-        out.print(Text(f"Delivers to: {target.get('kind')} {one_line(_where(target))}"))
+    for target in targets:
+        out.print(Text(f"Delivers to: {target.channel()} {one_line(target.where())}"))
     for delivery in deliveries:
         out.print(Text(_delivery_line(delivery)))
     latest = view.latest
@@ -198,15 +210,23 @@ def run_command(
 _DELIVERY_STATES = {"sent": "sent", "pending": "to be retried", "failed": "failed"}
 
 
-def _where(target: dict[str, Any]) -> str:
-    """Where a delivery target sends: an email's addresses, a webhook's URL."""
-    return str(", ".join(target.get("to", [])) or target.get("url", ""))
+def _where(kind: str, data: dict[str, Any]) -> str:
+    """Where a queued delivery sends, as its channel says (an email's addresses, a
+    webhook's URL); empty when its channel is gone or its target no longer reads."""
+    from deepcite.errors import InputError
+    from deepcite.watches.channels import parse_target
+
+    try:
+        return parse_target({**data, "kind": kind}).where()
+    except InputError:
+        return ""
 
 
 def _delivery_line(delivery: DeliveryInfo) -> str:
     """One outbox row: where, how it stands, after how many tries, and why not yet."""
     state = _DELIVERY_STATES[delivery.status]
-    line = (f"Delivery {delivery.id} ({delivery.kind} {_where(delivery.target)}): {state} after "
+    where = _where(delivery.kind, delivery.target)
+    line = (f"Delivery {delivery.id} ({delivery.kind} {where}): {state} after "
             f"{delivery.attempts} tr{'y' if delivery.attempts == 1 else 'ies'}")
     if delivery.status == "pending" and delivery.next_attempt_at is not None:
         line += f", next {_when(delivery.next_attempt_at)}"

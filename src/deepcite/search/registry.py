@@ -18,15 +18,14 @@ with :func:`engine_options`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from deepcite.config import EngineSettings, Settings
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.plugins import SEARCH_ENGINES_GROUP, Registry, closest
+from deepcite.plugins import SEARCH_ENGINES_GROUP, Registry, closest, table_options
 from deepcite.search.base import ENGINE_CLASS_MEMBERS, EngineClass, SearchEngine
 
 logger = logging.getLogger(__name__)
@@ -132,36 +131,12 @@ def get_engine(name: str, settings: Settings) -> SearchEngine:
 def engine_options(name: str, settings: Settings, model: type[M]) -> M:
     """The validated ``[engines.<name>]`` table of engine ``name`` as ``model``.
 
-    Absent table: the model's defaults. Unknown keys are refused even when the model
-    allows extras, because a typo in a config file must not pass silently; every error
-    is one line naming the key.
+    Absent table: the model's defaults. Unknown keys are refused
+    (:func:`deepcite.plugins.table_options`); every error is one line naming the key.
     """
     key = normalise(name)
-    table = settings.engines.plugins.get(key, {})
-    where = f"engines.{key}"
-    fields = {field.alias or field_name for field_name, field in model.model_fields.items()}
-    for option in table:
-        if option not in fields:
-            near = closest(option, fields)
-            hint = (f"did you mean {near[0]!r}?" if near
-                    else f"known: {', '.join(sorted(fields)) or 'none'}")
-            raise ConfigError(f"Unknown setting '{where}.{option}' for search engine {key!r} "
-                              f"- {hint}")
-    try:
-        return model.model_validate(table)
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc, where, table)) from None
-
-
-def _describe(exc: ValidationError, where: str, table: Mapping[str, Any]) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(part) for part in err["loc"])
-    key = f"{where}.{loc}" if loc else where
-    if err["type"] == "missing":
-        return (f"Setting '{key}' is required - add it to the [{where}] table of "
-                "deepcite.toml")
-    value = table.get(str(err["loc"][0]), err.get("input")) if err["loc"] else table
-    return f"Bad value {value!r} for setting '{key}': {err['msg']}"
+    return table_options(settings.engines.plugins.get(key, {}), f"engines.{key}",
+                         f"search engine {key!r}", model)
 
 
 def check_engine_tables(settings: Settings) -> None:

@@ -10,14 +10,15 @@ while everything was down runs once as soon as a process is back):
    (:meth:`WatchService.finish_ended`, once per run however many processes see it end);
 3. sends the deliveries that are due, each leased by one process
    (:meth:`~deepcite.store.HistoryStore.claim_due_deliveries`), through the
-   :class:`Sender` registered for its kind; a :class:`~deepcite.errors.DeliveryError` is
-   retried with backoff (never sooner than a webhook's ``Retry-After`` asks), and after
-   ``delivery.max_attempts`` tries marked failed.
+   :class:`Sender` of its channel (:mod:`deepcite.watches.channels`); a
+   :class:`~deepcite.errors.DeliveryError` is retried with backoff (never sooner than a
+   webhook's ``Retry-After`` asks), and after ``delivery.max_attempts`` tries marked
+   failed.
 
 ``deepcite serve`` runs one (with its executor: runs in process, or queued with
 ``queue.url``), and so does ``deepcite worker`` when ``queue.url`` is set; every one of
 them may tick, since the store decides who does what. Senders come by injection (a
-mapping kind -> :class:`Sender`); by default those of :mod:`deepcite.watches.delivery`
+mapping channel name -> :class:`Sender`); by default those of every registered channel
 (:func:`default_senders`). A retryable failure is tried again after the senders'
 backoff (``delivery.backoff_base_seconds``, doubling); one that is not (a 4xx answer, a
 refused login) is failed at once, with its error kept for the owner to see.
@@ -35,10 +36,10 @@ from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeepciteError, DeliveryError, ExportError, error_line
 from deepcite.export import ExportOptions, export_report
 from deepcite.store import HistoryStore
-from deepcite.store.watch_records import DeliveryInfo
-from deepcite.watches.delivery import Sender, next_attempt, retryable, senders_from_settings
+from deepcite.watches.channels import DeliveryTarget, Sender, parse_target, senders_from_settings
+from deepcite.watches.delivery import next_attempt, retryable
 from deepcite.watches.notice import Notice
-from deepcite.watches.service import TARGETS, TickReport, WatchService
+from deepcite.watches.service import TickReport, WatchService
 
 __all__ = ["Sender", "WatchScheduler", "default_senders", "deliver_due"]
 
@@ -46,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 
 def default_senders(settings: Settings, store: HistoryStore) -> Mapping[str, Sender]:
-    """The senders of :mod:`deepcite.watches.delivery` for ``settings`` (email only with
+    """The senders of every channel for ``settings`` (email only with
     ``delivery.smtp_host``), webhooks signed with each watch's secret from ``store``.
     Settings they cannot use leave that process without senders, said once in the log:
     its deliveries wait for a process that has them, visibly pending."""
@@ -74,9 +75,10 @@ def deliver_due(store: HistoryStore, settings: Settings, senders: Mapping[str, S
             done.append((delivery.id, status))
             continue
         try:
-            target = TARGETS.validate_python([delivery.target])[0]
+            target = parse_target({**delivery.target, "kind": delivery.kind})
             notice = Notice.model_validate(delivery.notice)
-            sender.send(target, notice, attachment=_attachment(store, settings, delivery))
+            sender.send(target, notice,
+                        attachment=_attachment(store, settings, delivery.id, target, notice))
         except DeliveryError as exc:
             retry_at = (next_attempt(delivery.attempts, moment, backoff.backoff_base_seconds,
                                      attempts, max_seconds=backoff.backoff_max_seconds,
@@ -106,18 +108,18 @@ def _asked_wait(error: DeliveryError, moment: datetime) -> datetime | None:
     return max(moment, datetime.now(UTC)) + timedelta(seconds=error.retry_after)
 
 
-def _attachment(store: HistoryStore, settings: Settings, delivery: DeliveryInfo
-                ) -> tuple[str, bytes] | None:
-    """The report attached to an email target (its ``attach`` format), if any."""
-    fmt = delivery.target.get("attach") if delivery.kind == "email" else None
+def _attachment(store: HistoryStore, settings: Settings, delivery_id: int,
+                target: DeliveryTarget, notice: Notice) -> tuple[str, bytes] | None:
+    """The report attached for ``target`` (its channel's attachment format), if any."""
+    fmt = target.attachment_format()
     if not fmt:
         return None
     try:
-        stored = store.get(str(delivery.notice["run_id"]))
-        exported = export_report(stored.result, str(fmt),
+        stored = store.get(notice.run_id)
+        exported = export_report(stored.result, fmt,
                                  ExportOptions.for_run(stored.settings, settings))
     except (DeepciteError, ExportError) as exc:
-        logger.warning("delivery %d: no attachment: %s", delivery.id, error_line(exc))
+        logger.warning("delivery %d: no attachment: %s", delivery_id, error_line(exc))
         return None
     return exported.filename, exported.data
 

@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from deepcite.config import Settings
 from deepcite.errors import (
     BudgetError,
@@ -49,15 +47,14 @@ from deepcite.store import HistoryStore, RunStatus, StoredRun
 from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange, build_notice, watch_change
-from deepcite.watches.delivery.checks import checked_targets
-from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget, Notice
+from deepcite.watches.channels import DeliveryTarget, checked_targets, parse_target, targets_of
+from deepcite.watches.notice import Notice
 from deepcite.watches.schedule import Schedule, parse_schedule
 
-__all__ = ["TARGETS", "WatchService", "WatchView", "feed_path", "targets_of"]
+__all__ = ["WatchService", "WatchView", "feed_path", "targets_of"]
 
 logger = logging.getLogger(__name__)
 
-TARGETS: TypeAdapter[list[DeliveryTarget]] = TypeAdapter(list[DeliveryTarget])
 _DAY = timedelta(hours=24)
 MAX_NAME_CHARS = 200
 
@@ -65,21 +62,6 @@ MAX_NAME_CHARS = 200
 def feed_path(token: str) -> str:
     """Where the Atom feed of the watch with feed token ``token`` is served."""
     return f"/feeds/watches/{token}.atom"
-
-
-def targets_of(data: Sequence[Any]) -> list[DeliveryTarget]:
-    """Delivery targets from JSON-ready data; an :class:`InputError` naming the first
-    bad one."""
-    if len(data) > MAX_TARGETS:
-        raise InputError(f"A watch has at most {MAX_TARGETS} delivery targets, not "
-                         f"{len(data)}")
-    try:
-        return TARGETS.validate_python(list(data))
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        raise InputError(f"Delivery target {where}: {message}") from None
 
 
 @dataclass(frozen=True)
@@ -131,8 +113,7 @@ class WatchService:
         if max_runs_per_day is not None and not 1 <= max_runs_per_day <= 10_000:
             raise InputError("max_runs_per_day is between 1 and 10000")
         parsed = parse_schedule(schedule)
-        checked = checked_targets(targets_of([t.model_dump(mode="json") if hasattr(
-            t, "model_dump") else t for t in targets]), self.settings)
+        checked = checked_targets(targets_of(targets), self.settings)
         request = admit(self.store, request, self.settings).request
         title = " ".join((name or request.question).split())[:MAX_NAME_CHARS]
         moment = now or datetime.now(UTC)
@@ -160,6 +141,18 @@ class WatchService:
         ``refused`` slot included, so that whoever shows the watch leads with it."""
         return next((run for run in self.store.watch_runs(watch_id, limit=20)
                      if run.status != "running"), None)
+
+    def targets(self, watch: WatchInfo) -> builtins.list[DeliveryTarget]:
+        """Where ``watch`` delivers, typed by channel; a stored target whose channel
+        is gone (a plugin uninstalled) or no longer validates is left out, with a
+        warning in the log - it stays stored, and counts again once its plugin is back."""
+        found = []
+        for index, data in enumerate(watch.targets):
+            try:
+                found.append(parse_target(data, index))
+            except InputError as exc:
+                logger.warning("watch %s: %s", watch.id[:8], error_line(exc))
+        return found
 
     def notices(self, watch: WatchInfo, *, limit: int = 50) -> builtins.list[Notice]:
         """The notices of the watch's ended runs, newest first (its Atom feed and inbox):
@@ -336,7 +329,8 @@ class WatchService:
         notice = build_notice(watch, change, created_at=current.created_at,
                               url=self._url(current.id))
         notice_data = notice.model_dump(mode="json")
-        deliveries = [(target["kind"], target, notice_data) for target in watch.targets]
+        deliveries = [(target.channel(), target.model_dump(mode="json"), notice_data)
+                      for target in self.targets(watch)]
         return self.store.finish_watch_run(
             watch_run.id, status="done", summary=notice.summary,
             nothing_new=change.nothing_new, change=change.model_dump(mode="json"),

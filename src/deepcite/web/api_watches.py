@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from deepcite.errors import BudgetError, InputError, RequestError, UnknownWatchError
 from deepcite.runs import RunRequest
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo
-from deepcite.watches.notice import MAX_TARGETS, DeliveryTarget
+from deepcite.watches.channels import TargetField
+from deepcite.watches.notice import MAX_TARGETS
 from deepcite.watches.service import WatchService, feed_path
 from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.contracts import WebState
@@ -36,7 +37,9 @@ class WatchCreate(BaseModel):
     request: RunRequest
     #: ``every 6h``, a 5-field cron expression (UTC), or ``on demand``.
     schedule: str = Field(min_length=1, max_length=200)
-    targets: list[DeliveryTarget] = Field(default_factory=list, max_length=MAX_TARGETS)
+    #: Any channel's target: ``{"kind": "webhook", "url": ...}``, ``{"kind": "email",
+    #: "to": [...], "attach": "pdf"}`` or a plugin channel's (``docs/watch-delivery.md``).
+    targets: list[TargetField] = Field(default_factory=list, max_length=MAX_TARGETS)
     name: str | None = Field(default=None, max_length=200)
     max_runs_per_day: int | None = Field(default=None, ge=1, le=10_000)
 

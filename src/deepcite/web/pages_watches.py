@@ -39,11 +39,19 @@ from deepcite.web.pages_forms import field_label, form_choices, page_words
 from deepcite.web.watch_form import (
     NO_ATTACHMENT,
     WatchFields,
+    channel_inputs,
     read_fields,
     request_of,
     targets_of_fields,
 )
-from deepcite.web.watch_inbox import inbox_of, moment, targets_shown, watch_row
+from deepcite.web.watch_inbox import (
+    implicit_shown,
+    inbox_of,
+    moment,
+    signs,
+    targets_shown,
+    watch_row,
+)
 
 __all__ = ["NOT_FOUND", "routes"]
 
@@ -81,7 +89,7 @@ def routes(kit: PageKit) -> APIRouter:
             fields=fields or WatchFields(collections=tuple(choices.preselected)),
             problems=problems or [], message=message, choices=choices, owners=owners,
             exports=kit.usable_exports(), no_attachment=NO_ATTACHMENT, forms=FORMS,
-            smtp=kit.state.settings.delivery.smtp_host is not None, moment=moment)
+            channel_inputs=channel_inputs(kit.state.settings), moment=moment)
 
     def watch_page(request: Request, session: Session, watch: WatchInfo, status: int = 200,
                    problem: str | None = None, message: str | None = None,
@@ -91,10 +99,10 @@ def routes(kit: PageKit) -> APIRouter:
         row = watch_row(watches, watch)
         return kit.render(
             request, session, "watch.html", status, title=watch.name, row=row,
-            watch=watch, inbox=inbox_of(watches, watch), targets=targets_shown(watch),
-            deliveries=kit.history.deliveries(watch.id, limit=20), problem=problem,
-            message=message, feed_url=feed_url, webhook_secret=webhook_secret,
-            has_webhooks=any(t.get("kind") == "webhook" for t in watch.targets),
+            watch=watch, inbox=inbox_of(watches, watch), targets=targets_shown(watches, watch),
+            implicit=implicit_shown(), deliveries=kit.history.deliveries(watch.id, limit=20),
+            problem=problem, message=message, feed_url=feed_url,
+            webhook_secret=webhook_secret, has_webhooks=signs(watches, watch),
             moment=moment)
 
     def feed_url_of(request: Request, token: str) -> str:
@@ -166,8 +174,8 @@ def routes(kit: PageKit) -> APIRouter:
                           address=client_address(request))
         # The answer to the post itself, not a redirect: the feed address and the
         # webhook secret are shown this once (as a new API token is), never in a URL.
-        webhooks = any(target.get("kind") == "webhook" for target in watch.targets)
-        secret = kit.history.webhook_secret(watch.id) if webhooks else None
+        secret = (kit.history.webhook_secret(watch.id) if signs(service(), watch)
+                  else None)
         return watch_page(request, session, watch, 201, message=DONE["created"],
                           feed_url=feed_url_of(request, token), webhook_secret=secret)
 

@@ -18,10 +18,12 @@ from pydantic import ValidationError
 from deepcite.errors import InputError
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange
+from deepcite.watches.channels import loaded_channels
 from deepcite.watches.schedule import parse_schedule
 from deepcite.watches.service import WatchService
 
-__all__ = ["InboxEntry", "WatchRow", "inbox_of", "moment", "targets_shown", "watch_row"]
+__all__ = ["InboxEntry", "WatchRow", "implicit_shown", "inbox_of", "moment", "signs",
+           "targets_shown", "watch_row"]
 
 
 @dataclass(frozen=True)
@@ -84,18 +86,21 @@ def inbox_of(service: WatchService, watch: WatchInfo, *, limit: int = 50) -> lis
     return entries
 
 
-def targets_shown(watch: WatchInfo) -> list[str]:
-    """Where the watch delivers, one line a target (its inbox and feed go without
-    saying)."""
-    shown = []
-    for target in watch.targets:
-        if target.get("kind") == "email":
-            attach = target.get("attach")
-            to = ", ".join(str(address) for address in target.get("to", []))
-            shown.append(f"email to {to}" + (f" ({attach} attached)" if attach else ""))
-        elif target.get("kind") == "webhook":
-            shown.append(f"webhook {target.get('url', '')}")
-    return shown
+def targets_shown(service: WatchService, watch: WatchInfo) -> list[str]:
+    """Where the watch delivers, one line a target, as its channel shows it (its inbox
+    and the channels every watch has go without saying: :func:`implicit_shown`)."""
+    return [target.shown() for target in service.targets(watch)]
+
+
+def implicit_shown() -> list[str]:
+    """The channels every watch has, as they are shown (``its Atom feed``)."""
+    return [cls.model_construct(kind=cls.channel()).shown() for cls in loaded_channels()
+            if cls.implicit]
+
+
+def signs(service: WatchService, watch: WatchInfo) -> bool:
+    """Whether a channel of the watch signs with its secret (the page then offers it)."""
+    return any(target.signed for target in service.targets(watch))
 
 
 def moment(value: datetime | None) -> str:

@@ -1,31 +1,37 @@
-"""Delivery of watch notices: email, webhooks and the Atom feed (``docs/watch-delivery.md``).
+"""The built-in delivery channels: email, webhooks and the Atom feed, and retry timing
+(``docs/watch-delivery.md``).
 
-The watch store calls a :class:`Sender` per target and attempt, keyed by the target's
-``kind``; :func:`senders_from_settings` builds them. Retries are the store's, timed by
-:func:`retry.next_attempt`; the senders only say, with
+Each channel is one class of :mod:`deepcite.watches.channels` (``EmailTarget``,
+``WebhookTarget``, ``AtomFeed``), named in its registry like a plugin's. The watch
+store calls a :class:`Sender` per target and attempt, keyed by the target's ``kind``;
+:func:`senders_from_settings` builds them from every channel. Retries are the store's,
+timed by :func:`retry.next_attempt`; the senders only say, with
 :attr:`~deepcite.errors.DeliveryError.retryable`, whether one is worth it.
 """
 
 from __future__ import annotations
 
-from deepcite.config import Settings
-from deepcite.watches.delivery.atom import atom_feed
-from deepcite.watches.delivery.base import Attachment, Sender
-from deepcite.watches.delivery.email import EmailSender
+from deepcite.watches.channels import Attachment, Sender, senders_from_settings
+from deepcite.watches.delivery.atom import AtomFeed, atom_feed
+from deepcite.watches.delivery.email import EmailSender, EmailTarget
 from deepcite.watches.delivery.retry import next_attempt, retryable
 from deepcite.watches.delivery.webhook import (
     SecretFor,
     WebhookSender,
+    WebhookTarget,
     verify_signature,
     webhook_policy,
 )
 
 __all__ = [
+    "AtomFeed",
     "Attachment",
     "EmailSender",
+    "EmailTarget",
     "SecretFor",
     "Sender",
     "WebhookSender",
+    "WebhookTarget",
     "atom_feed",
     "next_attempt",
     "retryable",
@@ -33,14 +39,3 @@ __all__ = [
     "verify_signature",
     "webhook_policy",
 ]
-
-
-def senders_from_settings(settings: Settings, *, secret_for: SecretFor) -> dict[str, Sender]:
-    """The senders by target kind: ``"webhook"`` always, ``"email"`` only when
-    ``delivery.smtp_host`` is set (a watch with an email target and no server is refused
-    at submit, or its deliveries fail visibly). ``secret_for(watch_id)`` gives a watch's
-    webhook secret (see :class:`WebhookSender`). ConfigError for unusable settings."""
-    senders: dict[str, Sender] = {"webhook": WebhookSender(settings, secret_for=secret_for)}
-    if settings.delivery.smtp_host:
-        senders["email"] = EmailSender(settings.delivery)
-    return senders

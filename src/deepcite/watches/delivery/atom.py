@@ -10,6 +10,10 @@ Ids are ``tag:`` URIs (RFC 4151) that depend on the watch and run ids only, neve
 server's address, so a reader does not see an entry twice after the server moves:
 ``tag:deepcite,2026:watch:<watch id>`` for the feed, ``tag:deepcite,2026:run:<run id>``
 for the entry of each run. Times are RFC 3339 in UTC (a naive time is taken as UTC).
+
+:class:`AtomFeed` is the feed as a channel (:mod:`deepcite.watches.channels`): one
+every watch has, read by feed readers rather than sent, so it has no targets to type
+and nothing is queued for it.
 """
 
 from __future__ import annotations
@@ -18,18 +22,39 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import ClassVar, Literal
 from urllib.parse import quote
 
 from deepcite._version import __version__
+from deepcite.watches.channels import DeliveryTarget, SendContext, Sender
 from deepcite.watches.notice import Notice
 
-__all__ = ["ATOM_NAMESPACE", "CONTENT_TYPE", "atom_feed", "entry_id", "feed_id", "rfc3339"]
+__all__ = ["ATOM_NAMESPACE", "CONTENT_TYPE", "AtomFeed", "atom_feed", "entry_id", "feed_id",
+           "rfc3339"]
 
 ATOM_NAMESPACE = "http://www.w3.org/2005/Atom"
 CONTENT_TYPE = "application/atom+xml; charset=utf-8"
 TAG_PREFIX = "tag:deepcite,2026:"
 # What XML 1.0 allows (https://www.w3.org/TR/xml/#charsets); everything else is dropped.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+class AtomFeed(DeliveryTarget):
+    """The channel of the Atom feed every watch has (served by the web app at its
+    private address, :func:`atom_feed` writing the document)."""
+
+    kind: Literal["atom"] = "atom"
+
+    description: ClassVar[str] = "the private Atom feed every watch has"
+    implicit: ClassVar[bool] = True
+
+    def shown(self) -> str:
+        return "its Atom feed"
+
+    @classmethod
+    def sender(cls, context: SendContext) -> Sender | None:
+        """None: readers fetch the feed; nothing is sent."""
+        return None
 
 
 def feed_id(watch_id: str) -> str:

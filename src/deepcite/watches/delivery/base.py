@@ -1,28 +1,13 @@
-"""The one interface every sender meets, and what senders share."""
+"""What the built-in senders share (the :class:`Sender` interface itself is the
+channels': :mod:`deepcite.watches.channels`)."""
 
 from __future__ import annotations
 
-from typing import Protocol
 from urllib.parse import urlsplit
 
-from deepcite.watches.notice import DeliveryTarget, Notice
+from deepcite.watches.channels import Attachment, Sender
 
-Attachment = tuple[str, bytes]
-"""``(filename, content)`` of a report export sent with a notice."""
-
-
-class Sender(Protocol):
-    """Sends one notice to one target; the watch store calls it once per attempt.
-
-    ``send`` returns once the target has the notice (the SMTP server took the mail, the
-    webhook answered 2xx) and raises :class:`deepcite.errors.DeliveryError` otherwise,
-    its ``retryable`` saying whether a later attempt may succeed. It never retries by
-    itself: attempts, backoff and the outbox are the store's
-    (:func:`deepcite.watches.delivery.retry.next_attempt`).
-    """
-
-    def send(self, target: DeliveryTarget, notice: Notice, *,
-             attachment: Attachment | None) -> None: ...
+__all__ = ["Attachment", "Sender", "origin"]
 
 
 def origin(url: str) -> str:

@@ -15,6 +15,9 @@ timed out, hung up, or answered with a 4xx "try again" code), false for what wil
 
 The SMTP server is a configured service, like an Ollama URL: the egress policy, which
 judges http(s) URLs, does not apply to it.
+
+:class:`EmailTarget` is the channel (:mod:`deepcite.watches.channels`): the addresses
+one message goes to and the format the report is attached in.
 """
 
 from __future__ import annotations
@@ -24,20 +27,103 @@ import re
 import smtplib
 import socket
 import ssl
+from collections.abc import Iterator, Sequence
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
+from typing import Annotated, ClassVar, Literal
 
+from pydantic import Field, field_validator
+
+from deepcite.config import Settings
 from deepcite.config_sections import DeliverySettings
-from deepcite.errors import ConfigError, DeliveryError
+from deepcite.errors import ConfigError, DeliveryError, error_line
+from deepcite.export import EXPORTER_REGISTRY
 from deepcite.security.terminal import one_line, terminal_safe
-from deepcite.watches.delivery.base import Attachment
-from deepcite.watches.notice import DeliveryTarget, EmailTarget, Notice
+from deepcite.watches.channels import (
+    Attachment,
+    DeliveryTarget,
+    FormInput,
+    SendContext,
+    Sender,
+    TargetProblem,
+)
+from deepcite.watches.notice import Notice
 
-__all__ = ["EmailSender", "build_message"]
+__all__ = ["EmailSender", "EmailTarget", "build_message"]
 
 DEFAULT_PORTS = {"starttls": 587, "ssl": 465, "none": 25}
 MAX_SUBJECT = 200
+MAX_RECIPIENTS = 20
 _UNSAFE_FILENAME = re.compile(r"[^\w.+-]+")
+_ADDRESS = re.compile(r"[^@\s<>,;\"']+@[^@\s<>,;\"']+\.[^@\s<>,;\"']+")
+
+
+class EmailTarget(DeliveryTarget):
+    """Email over the configured SMTP server: the change summary in the body, the
+    report attached in ``attach`` format (``None``: no attachment)."""
+
+    kind: Literal["email"] = "email"
+    to: list[Annotated[str, Field(min_length=3, max_length=254)]] = Field(
+        min_length=1, max_length=MAX_RECIPIENTS)
+    #: An exporter name (``deepcite export --help`` lists them), e.g. ``markdown``,
+    #: ``html``, ``pdf``; checked against the exporters at submit.
+    attach: Annotated[str, Field(min_length=1, max_length=32)] | None = "markdown"
+
+    description: ClassVar[str] = "one email to the given addresses, over delivery.smtp_*"
+    form: ClassVar[FormInput | None] = FormInput(
+        "emails", "Email to", "(addresses separated by commas)", phrase="by email",
+        multiline=False, split=re.compile(r"[\s,;]+"), autocomplete="email",
+        attachment=True)
+
+    @field_validator("to")
+    @classmethod
+    def _addresses(cls, value: list[str]) -> list[str]:
+        for address in value:
+            if not _ADDRESS.fullmatch(address.strip()):
+                raise ValueError(f"{address!r} is not an email address (name@example.org)")
+        return [address.strip() for address in value]
+
+    @classmethod
+    def from_input(cls, values: Sequence[str], *, attach: str | None = None
+                   ) -> Iterator[DeliveryTarget]:
+        """One target for every address given, with the chosen attachment."""
+        yield cls(to=list(values), attach=attach)
+
+    def checked(self, settings: Settings) -> DeliveryTarget:
+        """``attach`` by the export format's canonical name; anything else - a path such
+        as ``../../etc/passwd`` included - is refused."""
+        if self.attach is None:
+            return self
+        try:
+            fmt = EXPORTER_REGISTRY.resolve(self.attach)
+        except ConfigError as exc:
+            raise TargetProblem("attach", f"{error_line(exc)} (or none for no "
+                                "attachment)") from None
+        return self.model_copy(update={"attach": fmt})
+
+    def where(self) -> str:
+        return ", ".join(self.to)
+
+    def shown(self) -> str:
+        return f"email to {self.where()}" + (f" ({self.attach} attached)"
+                                             if self.attach else "")
+
+    def attachment_format(self) -> str | None:
+        return self.attach
+
+    @classmethod
+    def unavailable_reason(cls, settings: Settings) -> str | None:
+        if settings.delivery.smtp_host:
+            return None
+        return ("this server has no SMTP server configured (delivery.smtp_host), so "
+                "emails wait, visibly pending, until one is")
+
+    @classmethod
+    def sender(cls, context: SendContext) -> Sender | None:
+        """The SMTP sender, only when ``delivery.smtp_host`` is set (a watch with an
+        email target and no server has its deliveries wait, visibly pending)."""
+        delivery = context.settings.delivery
+        return EmailSender(delivery) if delivery.smtp_host else None
 
 
 class EmailSender:

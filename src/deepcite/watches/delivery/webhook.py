@@ -39,6 +39,9 @@ and an egress refusal are not retryable. A 429 or 503 answer's ``Retry-After`` (
 or an HTTP-date, at most a day) is the error's ``retry_after``, so the next attempt is
 not made before the receiver asked (:func:`~deepcite.watches.delivery.retry.next_attempt`).
 Messages name the URL's origin only: a webhook URL's path is often itself a secret.
+
+:class:`WebhookTarget` is the channel (:mod:`deepcite.watches.channels`): one URL, its
+egress checked when the watch is made by the same policy as at every send.
 """
 
 from __future__ import annotations
@@ -51,24 +54,35 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 import httpx
+from pydantic import Field, field_validator
 
 from deepcite._version import __version__
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, DeliveryError, EgressDenied
 from deepcite.security.egress import AllowEntry, EgressPolicy, short_url
 from deepcite.security.transport import EgressTransport
-from deepcite.watches.delivery.base import Attachment, origin
+from deepcite.watches.channels import (
+    Attachment,
+    DeliveryTarget,
+    FormInput,
+    SecretFor,
+    SendContext,
+    Sender,
+    TargetProblem,
+)
+from deepcite.watches.delivery.base import origin
 from deepcite.watches.delivery.retry import retry_after_seconds
-from deepcite.watches.notice import DeliveryTarget, Notice, WebhookTarget
+from deepcite.watches.notice import Notice
 
 __all__ = [
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "SecretFor",
     "WebhookSender",
+    "WebhookTarget",
     "payload",
     "refusal",
     "sign",
@@ -89,8 +103,44 @@ RETRYABLE_4XX = frozenset({408, 425, 429})
 #: Answers whose ``Retry-After`` is honoured (RFC 6585 for 429, RFC 9110 for 503).
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 
-SecretFor = Callable[[str], str | bytes | None]
-"""``secret_for(watch_id)``: the watch's webhook secret, or ``None`` when it has none."""
+
+
+class WebhookTarget(DeliveryTarget):
+    """A JSON ``POST`` to ``url`` through the egress policy, signed with the watch's
+    secret (HMAC-SHA256 of the body in the ``X-Deepcite-Signature`` header)."""
+
+    kind: Literal["webhook"] = "webhook"
+    url: Annotated[str, Field(min_length=8, max_length=2000)]
+
+    description: ClassVar[str] = "a signed JSON POST to a URL, through the egress policy"
+    form: ClassVar[FormInput | None] = FormInput(
+        "webhooks", "Webhook URLs", "(one a line; each gets the change as signed JSON)",
+        phrase="to a webhook")
+    input_field: ClassVar[str | None] = "url"
+    signed: ClassVar[bool] = True
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("a webhook URL starts with https:// (or http://)")
+        return value
+
+    def checked(self, settings: Settings) -> DeliveryTarget:
+        """Refused when the sender would never post to ``url``: the webhook egress
+        policy decides, the same policy and function its transport applies at every
+        send."""
+        problem = webhook_refusal(self.url, webhook_policy(settings))
+        if problem is not None:
+            raise TargetProblem("url", problem)
+        return self
+
+    def shown(self) -> str:
+        return f"webhook {self.url}"
+
+    @classmethod
+    def sender(cls, context: SendContext) -> Sender | None:
+        return WebhookSender(context.settings, secret_for=context.secret_for)
 
 
 def webhook_policy(settings: Settings) -> EgressPolicy:
