@@ -7,11 +7,10 @@ the constants and the steps several test files take.
 from __future__ import annotations
 
 import os
-import random
 import re
 import shutil
-import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.servers import NotReady, free_port, start_process, wait_healthy
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
@@ -69,40 +70,39 @@ def open_sources(page: Any) -> None:
 
 
 @contextmanager
-def serving(data_dir: Path, *args: str, env: Mapping[str, str] | None = None,
-            ports: tuple[int, int] = (20000, 40000)) -> Iterator[str]:
-    """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL.
+def serving(data_dir: Path, *args: str,
+            env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL,
+    once its health check answers (tests.servers: readiness, never a clock).
 
     ``env`` adds to :func:`server_env` (``DEEPCITE_SECURITY_OFFLINE`` and the like).
-    A port taken by something else is retried on another one."""
+    A server that exits before it is ready (its port taken by something else in the
+    meantime) is started again on another port."""
     environment = {**server_env(data_dir), **(env or {})}
-    lines: list[str] = []
-    for _attempt in range(5):
-        port = random.randint(*ports)
-        process = subprocess.Popen(
-            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-            env=environment, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-        assert process.stderr is not None
-        started = time.monotonic()
-        while time.monotonic() - started < 60:
-            line = process.stderr.readline()
-            lines.append(line)
-            if "Uvicorn running on" in line or "Application startup complete" in line:
-                break
-            if not line and process.poll() is not None:
-                break
-        if process.poll() is None:
-            break
-    else:
-        pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "".join(lines))
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
+    logs = Path(tempfile.mkdtemp(prefix="dcserve-"))
+    exited: list[str] = []
+    for attempt in range(5):
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        proc = start_process(f"serve-{attempt}", [DEEPCITE, "serve", "--host", "127.0.0.1",
+                                                  "--port", str(port), *args],
+                             env=environment, logs=logs)
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            wait_healthy(base, proc)
+        except NotReady:
+            if proc.alive():  # not an exit: it never became ready
+                proc.stop()
+                raise
+            exited.append(proc.tail())
+            continue
+        break
+    else:
+        pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "\n".join(exited))
+    try:
+        yield base
+    finally:
+        proc.stop()
+        shutil.rmtree(logs, ignore_errors=True)
 
 
 def create_watch(page: Any, base: str, question: str, collection: str,
