@@ -12,7 +12,8 @@ fails the wait at once.
   uvicorn in a thread (for what crosses the wire: raw sockets, concurrent clients).
 - :func:`launch` / :func:`start_process` and :class:`Proc`: a real process with its log;
   :func:`wait_healthy` waits for ``deepcite serve``'s health check.
-- :func:`wait_until`, :func:`answers`, :func:`accepts`, :func:`free_port`: the parts.
+- :func:`wait_until`, :func:`answers`, :func:`accepts`, :func:`printed`,
+  :func:`free_port`: the parts.
 """
 
 from __future__ import annotations
@@ -82,6 +83,15 @@ def accepts(host: str, port: int) -> Callable[[], bool]:
                 return True
         except OSError:
             return False
+    return check
+
+
+def printed(proc: Proc, *needles: str) -> Callable[[], bool]:
+    """A readiness check: the process's log holds one of ``needles`` (for a test that
+    may not open sockets itself, such as a module-scoped browser fixture)."""
+    def check() -> bool:
+        text = proc.log.read_text(errors="replace") if proc.log.exists() else ""
+        return any(needle in text for needle in needles)
     return check
 
 

@@ -7,6 +7,7 @@ the constants and the steps several test files take.
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.servers import NotReady, free_port, start_process, wait_healthy
+from tests.servers import NotReady, printed, start_process, wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
@@ -70,25 +71,27 @@ def open_sources(page: Any) -> None:
 
 
 @contextmanager
-def serving(data_dir: Path, *args: str,
-            env: Mapping[str, str] | None = None) -> Iterator[str]:
+def serving(data_dir: Path, *args: str, env: Mapping[str, str] | None = None,
+            ports: tuple[int, int] = (20000, 40000)) -> Iterator[str]:
     """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL,
-    once its health check answers (tests.servers: readiness, never a clock).
+    once uvicorn has said it is running (tests.servers: readiness, never a clock; the
+    test process itself may not open sockets here, so the server's log is read).
 
     ``env`` adds to :func:`server_env` (``DEEPCITE_SECURITY_OFFLINE`` and the like).
-    A server that exits before it is ready (its port taken by something else in the
-    meantime) is started again on another port."""
+    A server that exits before it is ready (its port taken by something else) is started
+    again on another port."""
     environment = {**server_env(data_dir), **(env or {})}
     logs = Path(tempfile.mkdtemp(prefix="dcserve-"))
     exited: list[str] = []
     for attempt in range(5):
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
+        port = random.randint(*ports)
         proc = start_process(f"serve-{attempt}", [DEEPCITE, "serve", "--host", "127.0.0.1",
                                                   "--port", str(port), *args],
                              env=environment, logs=logs)
         try:
-            wait_healthy(base, proc)
+            wait_until(printed(proc, "Uvicorn running on", "Application startup complete"),
+                       f"deepcite serve {' '.join(args)}", alive=proc.alive,
+                       details=proc.tail)
         except NotReady:
             if proc.alive():  # not an exit: it never became ready
                 proc.stop()
@@ -99,7 +102,7 @@ def serving(data_dir: Path, *args: str,
     else:
         pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "\n".join(exited))
     try:
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
         proc.stop()
         shutil.rmtree(logs, ignore_errors=True)

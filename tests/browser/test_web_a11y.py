@@ -36,7 +36,7 @@ TEXT_BOX = ("e => { const text = [...e.childNodes].find(n => n.nodeType === 3 &&
 @contextmanager
 def serve_with_token(data_dir: Path) -> Iterator[str]:
     """`deepcite serve --token` on loopback: every page then asks for the login."""
-    with serving(data_dir, "--token", TOKEN) as base:
+    with serving(data_dir, "--token", TOKEN, ports=(40001, 60000)) as base:
         yield base
 
 
