@@ -6,8 +6,8 @@ STAMP := $(VENV)/.deepcite-installed
 TEST_STAMP := $(VENV)/.deepcite-test-installed
 QUESTION ?= How do I parse command line arguments?
 
-.PHONY: setup test-setup system-deps demo test unit integration lint typecheck bench clean \
-  artefacts lower-bounds
+.PHONY: setup test-setup system-deps demo test unit integration lint typecheck docs bench \
+  clean artefacts lower-bounds
 
 # llama.cpp is compiled once; only the library the bindings load is built (no
 # multimodal/llava, tests, tools, examples or server), every core is used, llama.cpp's own
@@ -80,7 +80,13 @@ unit: test-setup
 integration: test-setup
 	$(BIN)/pytest -m integration
 
-test: system-deps lint typecheck
+# The documentation site (mkdocs.yml): docs/*.md and the API reference generated from the
+# docstrings, built strictly - a broken link or anchor, a page missing from the nav or a
+# docstring that cannot be rendered fails the build. The site goes to the ignored site/.
+docs: test-setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
+test: system-deps lint typecheck docs
 	$(BIN)/pytest
 
 # The package as users install it (`pipx install 'deepcite[local]'`, `pip install`): builds
@@ -119,4 +125,4 @@ bench: test-setup
 	$(BIN)/python bench/bench_web_pages.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site

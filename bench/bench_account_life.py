@@ -51,7 +51,6 @@ import json
 import os
 import re
 import select
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -65,13 +64,16 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.servers import free_port, start_process, stop, wait_until
+
 MB = 1024 * 1024
 PASSWORD = "correct horse battery"
 PROXY = "10.9.9.9"
 HEADER = "X-Forwarded-User"
 MAX_SEARCHES = 3
 MAX_MODEL_CALLS = 5
-SERVER_START_S = 120.0
 STOP_WAIT_S = 30.0
 CLI_TIMEOUT_S = 120.0
 HTTP_TIMEOUT_S = 60.0
@@ -113,10 +115,6 @@ class Server:
 # ---------------------------------------------------------------------- plumbing
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def base_env(folder: Path) -> dict[str, str]:
@@ -166,37 +164,30 @@ def start_server(folder: Path, env: dict[str, str], log: Path,
                  command: tuple[str, ...] = ("serve", "--workers", "1"),
                  ready: str = "/login") -> tuple[subprocess.Popen[bytes], Server]:
     """``deepcite COMMAND`` on a free 127.0.0.1 port, answering HTTP on ``ready`` (any
-    status) when returned."""
+    status) when returned (tests.servers: waited for, never timed; output in ``log``)."""
     port = free_port()
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "deepcite", *command, "--host", "127.0.0.1", "--port",
-             str(port)], cwd=folder, env=env, stdin=subprocess.DEVNULL,
-            stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + SERVER_START_S
-    while True:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited {process.returncode}; see {log}:\n"
-                             + log.read_text(errors="replace")[-2000:])
+    proc = start_process(log.stem, [sys.executable, "-m", "deepcite", *command, "--host",
+                                    "127.0.0.1", "--port", str(port)],
+                         logs=log.parent, env=env, cwd=folder)
+
+    def answering() -> bool:
         try:
-            httpx.get(f"http://127.0.0.1:{port}{ready}", timeout=5)
-            return process, Server(folder, port, log, env)
+            httpx.get(f"http://127.0.0.1:{port}{ready}", timeout=10)
         except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                stop_server(process)
-                raise SystemExit(f"the server did not answer in {SERVER_START_S:.0f} s; "
-                                 f"see {log}") from None
-            time.sleep(0.2)
+            return False
+        return True
+
+    try:
+        wait_until(answering, f"deepcite {command[0]} (see {log})", alive=proc.alive,
+                   details=proc.tail, pause=0.2)
+    except BaseException:
+        stop_server(proc.process)
+        raise
+    return proc.process, Server(folder, port, log, env)
 
 
 def stop_server(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_WAIT_S)
+    stop(process, STOP_WAIT_S)
 
 
 def csrf_of(page: str) -> str:

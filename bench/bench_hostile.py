@@ -36,7 +36,6 @@ import random
 import resource
 import select
 import shutil
-import signal
 import socket
 import string
 import subprocess
@@ -53,10 +52,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry  # noqa: E402
+from tests.servers import accepts, free_port, start_process, stop, wait_until  # noqa: E402
 
 TOKEN = "bench-hostile-token"
 PIECE = MB
-SERVER_START_S = 60.0
 REPLY_WAIT_S = 60.0
 SOCKET_TIMEOUT_S = 30.0
 LOAD_TIMEOUT_S = 120.0
@@ -167,10 +166,6 @@ def measure_bomb(label: str, path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------- server
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def memory_mb(pid: int) -> dict[str, float]:
@@ -192,36 +187,22 @@ def server_env(folder: Path) -> dict[str, str]:
 
 
 def start_server(folder: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """``deepcite serve`` on 127.0.0.1:``port``, accepting connections when returned."""
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "deepcite", "serve", "--host", "127.0.0.1", "--port",
-             str(port)], cwd=folder, env=server_env(folder), stdin=subprocess.DEVNULL,
-            stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + SERVER_START_S
-    while True:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited {process.returncode}; see {log}:\n"
-                             + log.read_text(errors="replace")[-2000:])
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            if time.monotonic() > deadline:
-                stop_server(process)
-                raise SystemExit(f"the server did not listen in {SERVER_START_S:.0f} s; "
-                                 f"see {log}") from None
-            time.sleep(0.1)
+    """``deepcite serve`` on 127.0.0.1:``port``, accepting connections when returned
+    (tests.servers: it is waited for, never timed; its output goes to ``log``)."""
+    proc = start_process(log.stem, [sys.executable, "-m", "deepcite", "serve", "--host",
+                                    "127.0.0.1", "--port", str(port)],
+                         logs=log.parent, env=server_env(folder), cwd=folder)
+    try:
+        wait_until(accepts("127.0.0.1", port), f"deepcite serve (see {log})",
+                   alive=proc.alive, details=proc.tail, pause=0.1)
+    except BaseException:
+        stop_server(proc.process)
+        raise
+    return proc.process
 
 
 def stop_server(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_WAIT_S)
+    stop(process, STOP_WAIT_S)
 
 
 def body(total: int) -> Iterator[bytes]:

@@ -27,9 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.redis_fixture import RedisServer  # noqa: E402
+from tests.servers import start_process, wait_until  # noqa: E402
 
 from deepcite.collections import Collection  # noqa: E402
 from deepcite.config import Settings, load_settings  # noqa: E402
@@ -126,26 +125,17 @@ def workers(count: int, env: dict[str, str], queue_url: str, log: Path) -> Itera
 
     from deepcite.runs.queue.connection import redis_connection
 
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.worker_launcher", "worker", "--concurrency",
-             str(count)], env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT)
+    proc = start_process(log.stem, [sys.executable, "-m", "tests.worker_launcher", "worker",
+                                    "--concurrency", str(count)],
+                         logs=log.parent, env=env)
     client = redis_connection(queue_url)
     try:
-        deadline = time.monotonic() + 60
-        while Worker.count(connection=client) < count:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the workers did not start; see {log}")
-            time.sleep(0.05)
+        wait_until(lambda: Worker.count(connection=client) >= count,
+                   f"the workers registering (see {log})", alive=proc.alive,
+                   details=proc.tail)
         yield
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        proc.stop(30)
         deadline = time.monotonic() + 10
         while Worker.count(connection=client) > 0 and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,34 +28,24 @@ import httpx
 
 from deepcite.store import HistoryStore
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.servers import PATIENCE, answers, free_port, wait_until
+
 QUESTION = "How do I parse command line arguments?"
 
 
-def _port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _round(data_dir: Path, after: int, stop: signal.Signals) -> dict[str, object]:
-    port = _port()
+    port = free_port()
     env = {**os.environ, "DEEPCITE_DATA_DIR": str(data_dir)}
     process = subprocess.Popen([sys.executable, "-m", "deepcite", "serve", "--port",
                                 str(port)], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise SystemExit("deepcite serve did not start")
-            time.sleep(0.1)
+        wait_until(answers(f"{base}/api/v1/health"), "deepcite serve",
+                   alive=lambda: process.poll() is None)
+        deadline = time.monotonic() + PATIENCE
         reply = httpx.post(f"{base}/api/v1/research", timeout=30, json={
             "question": QUESTION, "mode": "detailed", "collections": ["demo"]})
         reply.raise_for_status()
@@ -64,7 +53,7 @@ def _round(data_dir: Path, after: int, stop: signal.Signals) -> dict[str, object
         store = HistoryStore.from_url(f"sqlite:///{data_dir / 'history.db'}")
         try:
             while len(store.get(run_id).events) < after:
-                if time.monotonic() > deadline + 300:
+                if time.monotonic() > deadline:
                     raise SystemExit("the run produced too few events")
                 time.sleep(0.05)
             started = time.monotonic()

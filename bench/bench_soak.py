@@ -48,7 +48,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -67,6 +66,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from tests.servers import answers, free_port, wait_until  # noqa: E402
 
 KINDS = ("quick", "detailed", "materials", "follow-up", "re-indexed")
 EXPORT_FORMATS = ("markdown", "html", "docx", "pdf", "json", "bibtex", "odt", "latex",
@@ -141,11 +142,6 @@ class Soak:
 # ---------------------------------------------------------------------- services
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextmanager
@@ -239,34 +235,27 @@ def stop(process: Process, grace: float = 60.0) -> None:
         popen.wait(timeout=10)
 
 
-def wait_until_up(base: str, process: Process, seconds: float = 180.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.popen.poll() is not None:
-            raise SystemExit(f"deepcite serve exited: {tail(process.log)}")
-        with suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
-                return
-        time.sleep(0.2)
-    raise SystemExit(f"deepcite serve did not answer in {seconds:.0f} s")
+def wait_until_up(base: str, process: Process) -> None:
+    """Until ``deepcite serve`` at ``base`` answers its health check (tests.servers:
+    waited for, never timed)."""
+    wait_until(answers(f"{base}/api/v1/health"), "deepcite serve",
+               alive=lambda: process.popen.poll() is None,
+               details=lambda: tail(process.log), pause=0.2)
 
 
-def wait_workers(queue: str, count: int, processes: list[Process],
-                 seconds: float = 120.0) -> None:
+def wait_workers(queue: str, count: int, processes: list[Process]) -> None:
+    """Until ``count`` workers have registered with the queue."""
     from rq import Worker
 
     from deepcite.runs.queue.connection import redis_connection
 
     client = redis_connection(queue)
     try:
-        deadline = time.monotonic() + seconds
-        while Worker.count(connection=client) < count:
-            for process in processes:
-                if process.popen.poll() is not None:
-                    raise SystemExit(f"{process.label} exited: {tail(process.log)}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the workers did not register in {seconds:.0f} s")
-            time.sleep(0.1)
+        wait_until(lambda: Worker.count(connection=client) >= count,
+                   f"{count} workers registering",
+                   alive=lambda: all(p.popen.poll() is None for p in processes),
+                   details=lambda: "\n".join(f"{p.label}: {tail(p.log)}"
+                                              for p in processes), pause=0.1)
     finally:
         client.close()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import socket
 import statistics
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import uvicorn
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fakes import ScriptedChatModel
+from tests.servers import answers, free_port, wait_until
 
 import deepcite.runs.build
 from deepcite.collections import Collection
@@ -59,24 +59,6 @@ def serve(settings: Settings, port: int, delay: float) -> None:
                     host="127.0.0.1", port=port, log_level="warning")
     finally:
         executor.shutdown()
-
-
-def wait_until_up(base: str, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{base}/api/v1/health", timeout=1).raise_for_status()
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise SystemExit(f"the server at {base} did not start")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 async def load(base: str, run_id: str, gets: int, streams: int
@@ -122,7 +104,8 @@ def main() -> None:
             target=serve, args=(settings, port, args.delay), daemon=True)
         child.start()
         base = f"http://127.0.0.1:{port}"
-        wait_until_up(base)
+        wait_until(answers(f"{base}/api/v1/health"), f"the server at {base}",
+                   alive=child.is_alive)
         try:
             run_id = httpx.post(f"{base}/api/v1/research",
                                 json={"question": "Where is the cache kept?"}).json()["id"]

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.servers import Proc, free_port, start_process, wait_healthy
 
 QUESTION = "How do I parse command line arguments?"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
@@ -42,24 +44,22 @@ window.addEventListener("DOMContentLoaded", () => {
 """
 
 
-def serve(data_dir: str) -> tuple[subprocess.Popen[str], str]:
+def serve(data_dir: str) -> tuple[Proc, str]:
+    """``deepcite serve`` on a free loopback port, once its health check answers (its
+    output in ``DATA_DIR/serve.log``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPCITE_")}
     env.update(DEEPCITE_DATA_DIR=data_dir, DEEPCITE_LLM_PROVIDER="local",
                DEEPCITE_SECURITY_OFFLINE="1", OLLAMA_HOST="127.0.0.1:1", NO_COLOR="1")
-    port = random.randint(20000, 40000)
-    process = subprocess.Popen([DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port)],
-                               env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               text=True)
-    assert process.stderr is not None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if "Uvicorn running on" in line or "Application startup complete" in line:
-            return process, f"http://127.0.0.1:{port}"
-        if not line and process.poll() is not None:
-            break
-    process.kill()
-    raise SystemExit("deepcite serve did not start")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = start_process("serve", [DEEPCITE, "serve", "--host", "127.0.0.1", "--port",
+                                      str(port)], env=env, logs=Path(data_dir))
+    try:
+        wait_healthy(base, process)
+    except BaseException:
+        process.stop()
+        raise
+    return process, base
 
 
 def one_run(page: Any, base: str, mode: str, first: list[float],
@@ -139,8 +139,7 @@ def main() -> None:
                 print_weights(browser, base, page.url)
                 browser.close()
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            process.stop()
 
 
 if __name__ == "__main__":

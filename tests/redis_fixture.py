@@ -22,15 +22,17 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
+from tests.servers import PATIENCE, NotReady, free_port, wait_until
+
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-START_TIMEOUT_S = 20.0
+#: A guard against a redis-server that never answers, not a clock it must beat.
+START_TIMEOUT_S = PATIENCE
 
 
 class Unavailable(Exception):
@@ -52,13 +54,6 @@ def redis_binary() -> str:
         raise Unavailable("redis-server not found - install it (Debian: apt-get install "
                           "redis-server)")
     return found
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on now (needs sockets enabled)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _ping_unix(path: Path) -> bool:
@@ -114,17 +109,13 @@ class RedisServer:
                                             stderr=subprocess.DEVNULL)
         except OSError as error:
             raise Unavailable(f"redis-server cannot start: {error}") from None
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            if _ping_unix(self.socket_path):
-                return
-            time.sleep(0.02)
-        tail = self.log.read_text(errors="replace")[-400:] if self.log.exists() else ""
-        self.stop()
-        raise Unavailable(f"redis-server did not answer within {START_TIMEOUT_S:.0f} s: "
-                          f"{' '.join(tail.split())}")
+        try:
+            wait_until(lambda: _ping_unix(self.socket_path), "redis-server",
+                       alive=lambda: self.running, patience=START_TIMEOUT_S, pause=0.02)
+        except NotReady as error:
+            tail = self.log.read_text(errors="replace")[-400:] if self.log.exists() else ""
+            self.stop()
+            raise Unavailable(f"{str(error).strip()}: {' '.join(tail.split())}") from None
 
     def stop(self) -> None:
         """Stop it at once (SIGKILL: nothing to save); the socket file goes with it."""

@@ -10,8 +10,8 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.servers import NotReady, printed, start_process, wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
@@ -71,38 +73,39 @@ def open_sources(page: Any) -> None:
 @contextmanager
 def serving(data_dir: Path, *args: str, env: Mapping[str, str] | None = None,
             ports: tuple[int, int] = (20000, 40000)) -> Iterator[str]:
-    """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL.
+    """`deepcite serve ARGS` on a free loopback port until the block ends; its base URL,
+    once uvicorn has said it is running (tests.servers: readiness, never a clock; the
+    test process itself may not open sockets here, so the server's log is read).
 
     ``env`` adds to :func:`server_env` (``DEEPCITE_SECURITY_OFFLINE`` and the like).
-    A port taken by something else is retried on another one."""
+    A server that exits before it is ready (its port taken by something else) is started
+    again on another port."""
     environment = {**server_env(data_dir), **(env or {})}
-    lines: list[str] = []
-    for _attempt in range(5):
+    logs = Path(tempfile.mkdtemp(prefix="dcserve-"))
+    exited: list[str] = []
+    for attempt in range(5):
         port = random.randint(*ports)
-        process = subprocess.Popen(
-            [DEEPCITE, "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-            env=environment, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-        assert process.stderr is not None
-        started = time.monotonic()
-        while time.monotonic() - started < 60:
-            line = process.stderr.readline()
-            lines.append(line)
-            if "Uvicorn running on" in line or "Application startup complete" in line:
-                break
-            if not line and process.poll() is not None:
-                break
-        if process.poll() is None:
-            break
+        proc = start_process(f"serve-{attempt}", [DEEPCITE, "serve", "--host", "127.0.0.1",
+                                                  "--port", str(port), *args],
+                             env=environment, logs=logs)
+        try:
+            wait_until(printed(proc, "Uvicorn running on", "Application startup complete"),
+                       f"deepcite serve {' '.join(args)}", alive=proc.alive,
+                       details=proc.tail)
+        except NotReady:
+            if proc.alive():  # not an exit: it never became ready
+                proc.stop()
+                raise
+            exited.append(proc.tail())
+            continue
+        break
     else:
-        pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "".join(lines))
+        pytest.fail(f"deepcite serve {' '.join(args)} did not start:\n" + "\n".join(exited))
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        proc.stop()
+        shutil.rmtree(logs, ignore_errors=True)
 
 
 def create_watch(page: Any, base: str, question: str, collection: str,

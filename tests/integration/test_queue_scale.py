@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from tests.fakes import write_notes
-from tests.processes import Proc, launch, wait_healthy
 from tests.redis_fixture import RedisServer, free_port, redis_server  # noqa: F401
+from tests.servers import Proc, launch, wait_healthy
 from tests.unit.postgres_fixture import postgres_server  # noqa: F401
 
 httpx = pytest.importorskip("httpx")

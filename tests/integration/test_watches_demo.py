@@ -19,7 +19,6 @@ import email.policy
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -32,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from tests.redis_fixture import free_port
+from tests.servers import PATIENCE, Proc, free_port, start_process, wait_healthy
 
 httpx = pytest.importorskip("httpx")
 aiosmtpd = pytest.importorskip("aiosmtpd.controller")
@@ -141,7 +140,8 @@ class _HookHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def mailbox() -> Iterator[tuple[_Mailbox, int]]:
     box, port = _Mailbox(), free_port()
-    controller = aiosmtpd.Controller(box, hostname="127.0.0.1", port=port)
+    controller = aiosmtpd.Controller(box, hostname="127.0.0.1", port=port,
+                                     ready_timeout=PATIENCE)
     controller.start()
     try:
         yield box, port
@@ -161,38 +161,23 @@ def hooks() -> Iterator[_Hooks]:
         server.server_close()
 
 
-def _serve(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``deepcite serve`` on a loopback port: its scheduler sends the deliveries."""
+def _serve(env: dict[str, str], logs: Path) -> Proc:
+    """``deepcite serve`` on a loopback port, once healthy: its scheduler sends the
+    deliveries. Its output goes to ``logs/serve.log``."""
     port = free_port()
-    with log.open("ab") as out:
-        process = subprocess.Popen([DEEPCITE, "serve", "--host", "127.0.0.1", "--port",
-                                    str(port)], env=env, stdin=subprocess.DEVNULL,
-                                   stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/v1/health",
-                         timeout=2.0).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    process.kill()
-    pytest.fail(f"deepcite serve did not start:\n{log.read_text(errors='replace')[-3000:]}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    base = f"http://127.0.0.1:{port}"
+    proc = start_process("serve", [DEEPCITE, "serve", "--host", "127.0.0.1", "--port",
+                                   str(port)], env=env, logs=logs)
+    try:
+        wait_healthy(base, proc)
+    except BaseException:
+        proc.stop()
+        raise
+    return proc
 
 
 def _delivered(count: int, box: _Mailbox, hooks: _Hooks, log: Path) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE  # a guard against a hang, not a clock
     while time.monotonic() < deadline:
         if len(box.messages) >= count and len(hooks.received) >= count:
             return
@@ -229,8 +214,8 @@ def test_a_watch_over_changing_files_names_exactly_what_changed_and_delivers_it(
                             "--email", "team@example.org", "--webhook", hook_url,
                             "--json"], env))
     watch, secret = added["id"], added["webhook_secret"]
-    log = tmp_path / "serve.log"
-    server = _serve(env, log)
+    server = _serve(env, tmp_path)
+    log = server.log
     try:
         first = _ok(["watch", "run", watch[:8]], env)
         assert "First run: 1 source, 1 cited claim" in first, first
@@ -266,7 +251,7 @@ def test_a_watch_over_changing_files_names_exactly_what_changed_and_delivers_it(
         # Both receivers got both notices; the second carries the change summary.
         _delivered(2, box, hooks, log)
     finally:
-        _stop(server)
+        server.stop()
     message = box.messages[-1]
     assert message["To"] == "team@example.org"
     assert summary in str(message["Subject"])

@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from tests.fakes import write_notes
-from tests.processes import Proc, launch, wait_healthy
 from tests.redis_fixture import free_port, redis_server  # noqa: F401  (fixtures)
+from tests.servers import Proc, launch, wait_healthy
 from tests.unit.postgres_fixture import postgres_server  # noqa: F401
 
 httpx = pytest.importorskip("httpx")
@@ -93,7 +93,7 @@ class Deployment:
                 self._launch(name, "worker", "--concurrency", "1")
         self.servers = []
         for url, proc in started:
-            wait_healthy(url, proc, self.diagnostics, timeout=120.0)
+            wait_healthy(url, proc, self.diagnostics)
             self.servers.append(url)
 
     def stop(self) -> None:

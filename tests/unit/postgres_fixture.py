@@ -30,10 +30,13 @@ from typing import NoReturn
 
 import pytest
 
+from tests.servers import PATIENCE
+
 ENV_URL = os.environ.get("DEEPCITE_TEST_POSTGRES_URL") or None
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 SERVER_USER = "postgres"
-START_TIMEOUT_S = 60
+#: pg_ctl -w waits for the server to accept connections; this only guards a hang.
+START_TIMEOUT_S = int(PATIENCE)
 
 
 class Unavailable(Exception):

@@ -29,7 +29,7 @@ from deepcite.web.contracts import WebState
 from deepcite.web.guard import allowed_hosts_for
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.serving import uvicorn_config
-from tests.live_server import free_port, running
+from tests.servers import PATIENCE, free_port, running
 from tests.unit.test_proxy_trust import StoreExecutor
 
 FEED = "dcf_" + "Abc-def_123" * 3
@@ -100,10 +100,10 @@ def test_a_feed_address_reaches_the_access_log_without_its_token(
     port = free_port()
     config = uvicorn_config(create_app(state), host="127.0.0.1", port=port)
     with _access_log() as access_lines, running(config) as url:
-        assert httpx.get(url + feed_path(token)).status_code == 200
+        assert httpx.get(url + feed_path(token), timeout=PATIENCE).status_code == 200
         quoted = feed_path(token).replace("dcf_", "%64cf_")
-        assert httpx.get(url + quoted).status_code == 200
-        assert httpx.get(url + f"/api/v1/health?token={token}").status_code == 200
+        assert httpx.get(url + quoted, timeout=PATIENCE).status_code == 200
+        assert httpx.get(url + f"/api/v1/health?token={token}", timeout=PATIENCE).status_code == 200
     printed = capfd.readouterr().out
     feed_lines = [line for line in access_lines if "/feeds/watches/" in line]
     assert len(feed_lines) == 2 and any("/api/v1/health?token=" in x for x in access_lines)
@@ -121,7 +121,7 @@ def test_mcp_requests_reach_the_access_log_without_a_token_in_their_url(
     try:
         config = http_config(gate, host="127.0.0.1", port=port, log_level="info")
         with _access_log() as access_lines, running(config) as url:
-            httpx.get(f"{url}/mcp?token={API}&session={FEED}", timeout=30)
+            httpx.get(f"{url}/mcp?token={API}&session={FEED}", timeout=PATIENCE)
     finally:
         gate.close()
     [line] = [line for line in access_lines if "/mcp" in line]

@@ -37,7 +37,7 @@ from deepcite.web.guard import (
     body_cap,
 )
 from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
-from tests.live_server import serving
+from tests.servers import PATIENCE, serving
 
 pytestmark = pytest.mark.enable_socket  # a real server on loopback
 
@@ -64,7 +64,7 @@ def live(make_settings: Any) -> Iterator[Live]:
     try:
         with serving(create_app(WebState(settings=settings, executor=executor,
                                          allowed_hosts=("127.0.0.1",)))) as port:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as browser:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=PATIENCE) as browser:
                 page = browser.get("/collections")
                 match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
                 assert match and browser.cookies, page.text[:300]
@@ -92,7 +92,7 @@ TAIL = f"\r\n--{BOUNDARY}--\r\n".encode()
 
 
 def test_the_page_promises_the_caps_the_front_door_keeps(live: Live) -> None:
-    page = httpx.get(f"http://{live.host}/collections", timeout=20).text
+    page = httpx.get(f"http://{live.host}/collections", timeout=PATIENCE).text
     assert (f"at most {MAX_UPLOAD_BYTES // MB} MB each, {MAX_UPLOAD_FILES} files and "
             f"{MAX_UPLOAD_TOTAL_BYTES // MB} MB together") in page
     cap = body_cap("POST", "/collections/upload")
@@ -102,7 +102,7 @@ def test_the_page_promises_the_caps_the_front_door_keeps(live: Live) -> None:
 
 def test_a_1_mb_file_uploads_through_the_real_app(live: Live) -> None:
     text = ("Oolong tea is partly oxidised before it is rolled.\n" * 21000)[:MB]
-    with httpx.Client(base_url=f"http://{live.host}", timeout=60,
+    with httpx.Client(base_url=f"http://{live.host}", timeout=PATIENCE,
                       headers={"Cookie": live.cookie}) as client:
         reply = client.post("/collections/upload",
                             data={"csrf_token": live.csrf, "name": "oolong"},
@@ -130,7 +130,7 @@ def _send_upload(live: Live, file_size: int) -> tuple[int, str, int, int]:
                f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
                f"Content-Length: {total}\r\n\r\n").encode() + head
     sent, piece = 0, b"y" * (256 * 1024)
-    with socket.create_connection(("127.0.0.1", live.port), timeout=30) as sock:
+    with socket.create_connection(("127.0.0.1", live.port), timeout=PATIENCE) as sock:
         sock.sendall(request)
         try:
             while sent < file_size:
@@ -143,7 +143,7 @@ def _send_upload(live: Live, file_size: int) -> tuple[int, str, int, int]:
                 sock.sendall(TAIL)
         except (BrokenPipeError, ConnectionResetError):
             pass  # it closed on the rest of the body
-        select.select([sock], [], [], 30)
+        select.select([sock], [], [], PATIENCE)
         data = b""
         while chunk := _recv(sock):
             data += chunk
@@ -181,7 +181,7 @@ def test_a_body_declared_over_the_cap_gets_413_before_it_is_sent(live: Live) -> 
                f"Cookie: {live.cookie}\r\nConnection: close\r\n"
                f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
                f"Content-Length: {COLLECTION_UPLOAD_BODY + 1}\r\n\r\n").encode()
-    with socket.create_connection(("127.0.0.1", live.port), timeout=30) as sock:
+    with socket.create_connection(("127.0.0.1", live.port), timeout=PATIENCE) as sock:
         sock.sendall(request)  # and no body at all: the answer needs none
         data = b""
         while chunk := _recv(sock):

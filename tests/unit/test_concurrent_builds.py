@@ -37,9 +37,10 @@ from deepcite.store import HistoryStore
 from deepcite.store.migrate import HEAD_REVISION
 from deepcite.types import Event, PhaseStarted
 from tests.mcp_launcher import scripted_model
+from tests.servers import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
-GUARD_S = 120.0
+GUARD_S = PATIENCE
 """How long anything that should happen may take before the test fails (never hangs)."""
 
 

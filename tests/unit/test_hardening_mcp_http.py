@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import httpx
 import pytest
 
 from deepcite.mcp_server import transport_security_for
+from tests.servers import PATIENCE, accepts, free_port, stop, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.enable_socket
@@ -24,43 +23,28 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "probe", "version": "1"}}}
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def mcp_http(tmp_path: Path) -> Iterator[tuple[str, int]]:
     host = "127.0.0.2"  # loopback, but not a name the SDK protects by itself
-    port = _free_port(host)
+    port = free_port(host)
     env = {**os.environ, "DEEPCITE_DATA_DIR": str(tmp_path / "data"),
            "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "deepcite", "mcp", "--transport", "http", "--host", host,
          "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, "deepcite mcp exited"
-            try:
-                with socket.create_connection((host, port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "deepcite mcp did not start"
-                time.sleep(0.1)
+        wait_until(accepts(host, port), "deepcite mcp --transport http",
+                   alive=lambda: process.poll() is None)
         yield host, port
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
 
 
 def _post(host: str, port: int, **headers: str) -> int:
     reply = httpx.post(f"http://{host}:{port}/mcp", content=json.dumps(INITIALIZE),
                        headers={"Content-Type": "application/json",
                                 "Accept": "application/json, text/event-stream", **headers},
-                       timeout=30)
+                       timeout=PATIENCE)
     return reply.status_code
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -31,10 +30,11 @@ from deepcite.runs import RunRequest
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore, StoredRun
 from tests.mcp_launcher import scripted_model
+from tests.servers import PATIENCE, answers, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "What did we decide about the cache?"
-WAIT_S = 90.0
+WAIT_S = PATIENCE  # a guard against a hang, never a clock the test races
 runner = CliRunner()
 pytestmark = pytest.mark.enable_socket  # real servers on loopback
 
@@ -67,32 +67,18 @@ def gate(tmp_path: Path, notes: Path) -> Gate:
     return Gate(started, gated, env)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def server(gate: Gate) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """``deepcite serve`` in its own process on a free loopback port."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.gated_launcher", "serve", "--port", str(port)],
         cwd=ROOT, env=gate.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        assert process.poll() is None, process.stderr.read().decode() if process.stderr \
-            else "serve exited"
-        try:
-            if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "serve did not start"
-        time.sleep(0.1)
+    wait_until(answers(f"{base}/api/v1/health"), "deepcite serve",
+               alive=lambda: process.poll() is None,
+               details=lambda: process.stderr.read().decode()
+               if process.stderr and process.poll() is not None else "")
     try:
         yield process, base
     finally:
@@ -106,7 +92,7 @@ def server(gate: Gate) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
 
 def _submit(base: str) -> str:
     reply = httpx.post(f"{base}/api/v1/research",
-                       json={"question": QUESTION, "collections": ["notes"]}, timeout=30)
+                       json={"question": QUESTION, "collections": ["notes"]}, timeout=WAIT_S)
     assert reply.status_code == 202, reply.text
     run_id: str = reply.json()["id"]
     return run_id

@@ -41,11 +41,10 @@ from deepcite.web.pages_forms import (
     safe_upload_name,
 )
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
-from tests.live_server import serving
 from tests.recording_executor import RecordingExecutor
+from tests.servers import serving
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sparse files")
-
 
 
 # ------------------------------------------------------------------ hostile files
@@ -442,8 +441,6 @@ def test_health_answers_while_an_upload_is_parsed(
     [reply] = replies
     assert reply.status_code == 303, reply.text
     assert executor.requests[0].materials[0].title == "Slow"
-
-
 
 
 # ------------------------------------------------------------------ parse work (F4)

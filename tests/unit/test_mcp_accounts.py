@@ -9,9 +9,6 @@ the history store is real (SQLite and PostgreSQL), and only the chat model is fa
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +34,7 @@ from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
 from deepcite.web.login_throttle import LoginThrottle
 from tests.mcp_launcher import scripted_model
+from tests.servers import PATIENCE, free_port, running
 
 pytestmark = pytest.mark.enable_socket
 QUESTION = "What did we decide about the cache?"
@@ -51,13 +49,6 @@ class Served:
     url: str
     store: HistoryStore
     tokens: dict[str, str]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _probe_tool(server: Any) -> None:
@@ -80,24 +71,16 @@ def _serve(store_url: str, users: bool) -> Iterator[Served]:
             store.add_user(name, f"{name}-password-1")
             tokens[name] = store.create_token(name, "test")
         store.set_collection_owner("notes", store.user("alice").id)
-    port = _free_port()
+    port = free_port()
     mcp = build_server()
     _probe_tool(mcp)
     gate = http_app(mcp, host="127.0.0.1", port=port,
                     throttle=LoginThrottle(client_failures=WRONG_TOKENS))
-    server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
     try:
-        yield Served(f"http://127.0.0.1:{port}/mcp", store, tokens)
+        with running(uvicorn.Config(gate, host="127.0.0.1", port=port,
+                                    log_level="warning")) as base:
+            yield Served(f"{base}/mcp", store, tokens)
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
         gate.close()
         store.close()
 
@@ -123,7 +106,7 @@ def _session(url: str, token: str | None,
              session: Callable[[Client], Awaitable[None]]) -> None:
     async def main() -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        with anyio.fail_after(60):
+        with anyio.fail_after(PATIENCE):
             async with create_mcp_http_client(headers=headers) as http, \
                     Client(streamable_http_client(url, http_client=http)) as client:
                 await session(client)
@@ -148,7 +131,7 @@ def _text(result: CallToolResult) -> str:
 
 
 def _post(url: str, **headers: str) -> httpx.Response:
-    return httpx.post(url, content=json.dumps(INITIALIZE), timeout=30, headers={
+    return httpx.post(url, content=json.dumps(INITIALIZE), timeout=PATIENCE, headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         **headers})
 
@@ -284,7 +267,7 @@ def _rpc(url: str, token: str, body: dict[str, Any], session_id: str | None = No
                "MCP-Protocol-Version": "2025-06-18"}
     if session_id:
         headers["Mcp-Session-Id"] = session_id
-    return httpx.post(url, content=json.dumps(body), headers=headers, timeout=30)
+    return httpx.post(url, content=json.dumps(body), headers=headers, timeout=PATIENCE)
 
 
 def _answer(reply: httpx.Response) -> dict[str, Any]:

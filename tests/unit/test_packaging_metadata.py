@@ -1,4 +1,4 @@
-"""What people installing the package read and type: the extras the README documents,
+"""What people installing the package read and type: the extras docs/install.md documents,
 the `all` extra, the licence. (tests/packaging/check_artefacts.py installs the real
 artefacts; this only keeps the documentation and the declarations in step.)"""
 
@@ -15,8 +15,9 @@ DEVELOPMENT = {"dev", "bench"}
 
 
 def install_section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return readme.split("## Install as a package", 1)[1].split("\n## ", 1)[0]
+    """The "Install as a package" section of the install page (the README links to it)."""
+    page = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    return page.split("## Install as a package", 1)[1].split("\n## ", 1)[0]
 
 
 def test_every_user_extra_is_in_the_readme_table() -> None:

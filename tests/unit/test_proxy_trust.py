@@ -30,8 +30,8 @@ from deepcite.web.contracts import WebState
 from deepcite.web.guard import allowed_hosts_for
 from deepcite.web.login_throttle import CLIENT_FAILURES, LoginThrottle
 from deepcite.web.serving import uvicorn_config
-from tests.live_server import free_port, running
 from tests.recording_executor import RecordingExecutor
+from tests.servers import PATIENCE, free_port, running
 from tests.unit.test_store import quick_result
 
 pytestmark = pytest.mark.enable_socket
@@ -64,7 +64,7 @@ def _serve(settings: Settings, store: HistoryStore) -> Iterator[httpx.Client]:
     state = WebState(settings=settings, executor=StoreExecutor(store),
                      allowed_hosts=allowed_hosts_for("127.0.0.1", []))
     with running(uvicorn_config(create_app(state), host="127.0.0.1", port=port)) as url, \
-            httpx.Client(base_url=url, timeout=30) as client:
+            httpx.Client(base_url=url, timeout=PATIENCE) as client:
         yield client
 
 
@@ -239,7 +239,7 @@ def _mcp_post(url: str, token: str, forwarded: str) -> httpx.Response:
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "probe", "version": "1"}}}
-    return httpx.post(url, content=json.dumps(initialize), timeout=30, headers={
+    return httpx.post(url, content=json.dumps(initialize), timeout=PATIENCE, headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         "Authorization": f"Bearer {token}", "X-Forwarded-For": forwarded})
 

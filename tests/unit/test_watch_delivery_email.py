@@ -10,7 +10,6 @@ from __future__ import annotations
 import email
 import email.policy
 import ipaddress
-import socket
 import ssl
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from deepcite.watches.delivery import (
 )
 from deepcite.watches.delivery.email import build_message, safe_filename
 from deepcite.watches.notice import Notice
+from tests.servers import PATIENCE, free_port
 
 PDF = b"%PDF-1.7\n\x00\x01\x02\xff binary \r\n\r\n.\r\n end"  # a lone "." line, CRLFs, NUL
 
@@ -131,11 +131,6 @@ class _Mailbox:
         return "250 Message accepted"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _authenticator(mailbox: _Mailbox) -> Callable[..., AuthResult]:
@@ -158,8 +153,9 @@ def smtp_server() -> Iterator[Callable[..., tuple[_Mailbox, int]]]:
         mailbox = _Mailbox()
         if parameters.pop("login", False):
             parameters["authenticator"] = _authenticator(mailbox)
-        port = _free_port()
-        controller = Controller(mailbox, hostname="127.0.0.1", port=port, **parameters)
+        port = free_port()
+        controller = Controller(mailbox, hostname="127.0.0.1", port=port,
+                                ready_timeout=PATIENCE, **parameters)
         controller.start()
         started.append(controller)
         return mailbox, port
@@ -171,7 +167,7 @@ def smtp_server() -> Iterator[Callable[..., tuple[_Mailbox, int]]]:
 
 def _sender(make_settings: Any, port: int, **delivery: Any) -> EmailSender:
     values = {"smtp_host": "127.0.0.1", "smtp_port": port, "smtp_from": "watch@example.org",
-              "smtp_timeout_seconds": 5, **delivery}
+              "smtp_timeout_seconds": min(PATIENCE, 600), **delivery}
     settings: Settings = make_settings(delivery=values)
     return EmailSender(settings.delivery)
 
@@ -272,7 +268,7 @@ def test_a_refused_login_is_one_line_naming_server_and_settings(
 
 @pytest.mark.enable_socket
 def test_a_dead_port_is_one_retryable_line(make_settings: Any) -> None:
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     with pytest.raises(DeliveryError) as caught:
         _sender(make_settings, port, smtp_security="none").send(TARGET, _notice(),
                                                                 attachment=None)
@@ -300,8 +296,9 @@ def test_a_refused_recipient_is_not_retried(smtp_server: Any, make_settings: Any
                               address: str, options: Any) -> str:
             return "550 no such user here"
 
-    port = _free_port()
-    controller = Controller(Refusing(), hostname="127.0.0.1", port=port)
+    port = free_port()
+    controller = Controller(Refusing(), hostname="127.0.0.1", port=port,
+                            ready_timeout=PATIENCE)
     controller.start()
     try:
         with pytest.raises(DeliveryError, match="refused the recipients") as caught:

@@ -36,8 +36,8 @@ from deepcite.web.guard import (
     host_allowed,
     split_host,
 )
-from tests.live_server import serving
 from tests.recording_executor import RecordingExecutor
+from tests.servers import PATIENCE, serving
 
 pytestmark = pytest.mark.enable_socket  # real servers on loopback
 
@@ -94,7 +94,7 @@ class Reply:
 def _read_reply(sock: socket.socket) -> Reply:
     """Everything the server sends until it closes the connection, parsed."""
     data = b""
-    sock.settimeout(20)
+    sock.settimeout(PATIENCE)
     while True:
         try:
             chunk = sock.recv(65536)
@@ -130,7 +130,7 @@ def request(served: Served, method: str, path: str, *, host: str | None = None,
     elif declared is not None:
         lines.append(f"Content-Length: {declared}")
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
-    with socket.create_connection(("127.0.0.1", served.port), timeout=20) as sock:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=PATIENCE) as sock:
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
         return _read_reply(sock)
 
@@ -143,7 +143,7 @@ def chunked(served: Served, path: str, *, size: int, headers: dict[str, str] | N
              "Transfer-Encoding: chunked"]
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
     sent = 0
-    with socket.create_connection(("127.0.0.1", served.port), timeout=20) as sock:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=PATIENCE) as sock:
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
         try:
             while sent < size:
@@ -156,7 +156,7 @@ def chunked(served: Served, path: str, *, size: int, headers: dict[str, str] | N
                 sock.sendall(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             pass  # it closed on the rest of the body
-        select.select([sock], [], [], 20)
+        select.select([sock], [], [], PATIENCE)
         return _read_reply(sock), sent
 
 
@@ -171,7 +171,7 @@ def _one_line_error(reply: Reply, status: int, code: str) -> str:
 
 def _session_cookie(served: Served) -> str:
     """The session cookie (and the form's CSRF token) a visitor gets with the form."""
-    with httpx.Client(base_url=f"http://{served.host}", timeout=10) as browser:
+    with httpx.Client(base_url=f"http://{served.host}", timeout=PATIENCE) as browser:
         page = browser.get("/")
         assert page.status_code == 200
         return f"deepcite_session={browser.cookies['deepcite_session']}"
@@ -344,7 +344,7 @@ def test_a_wrong_token_reaches_the_api_check_but_not_its_body(
 def test_a_logged_in_cookie_is_not_a_credential_for_posts(
         serve: Callable[..., Served]) -> None:
     served = serve(token=TOKEN)
-    with httpx.Client(base_url=f"http://{served.host}", timeout=10,
+    with httpx.Client(base_url=f"http://{served.host}", timeout=PATIENCE,
                       follow_redirects=False) as browser:
         page = browser.get("/login")
         csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
@@ -379,7 +379,7 @@ def test_page_posts_without_a_session_are_refused_before_their_body(
 def test_a_session_not_logged_in_goes_to_login_before_its_body(
         serve: Callable[..., Served]) -> None:
     served = serve(token=TOKEN)
-    with httpx.Client(base_url=f"http://{served.host}", timeout=10) as browser:
+    with httpx.Client(base_url=f"http://{served.host}", timeout=PATIENCE) as browser:
         browser.get("/login")  # an anonymous session: the login form's
         cookie = f"deepcite_session={browser.cookies['deepcite_session']}"
     reply = request(served, "POST", "/", declared=HUGE,
@@ -485,7 +485,7 @@ def test_a_chunked_body_a_route_never_reads_is_not_drained(
             "Transfer-Encoding: chunked\r\n\r\n").encode("latin-1")
     block = b"x" * (64 * 1024)
     sent = 0
-    with socket.create_connection(("127.0.0.1", served.port), timeout=20) as sock:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=PATIENCE) as sock:
         sock.sendall(head)
         try:  # keep sending whatever the server says, as a careless client would
             while sent < HUGE:
