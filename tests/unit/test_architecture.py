@@ -54,6 +54,22 @@ def test_the_import_rules_hold() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle anywhere in ``src/`` (imports under ``TYPE_CHECKING`` aside: they
+    never run). A cycle makes the import order matter and hides which module is the
+    lower one; each found is printed as its chain."""
+    import grimp
+
+    graph = grimp.build_graph("deepcite", exclude_type_checking_imports=True)
+    cycles: set[tuple[str, ...]] = set()
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            back = graph.find_shortest_chain(importer=imported, imported=module)
+            if back:
+                cycles.add((module, *back))
+    assert not cycles, "\n".join(" -> ".join(chain) for chain in sorted(cycles))
+
+
 def test_the_map_lists_the_layers_the_rules_enforce() -> None:
     assert _doc_layers() == _contract_layers()
 
