@@ -30,17 +30,17 @@ from deepcite.collections.documents import LoadedDocument, LoadError, PageText
 from deepcite.collections.loaders import load_document
 from deepcite.config import Settings
 from deepcite.materials.limits import MAX_MATERIALS
-from deepcite.web import pages_forms
+from deepcite.web import page_forms as pages_forms
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages import mount_static, pages_router
-from deepcite.web.pages_forms import (
+from deepcite.web.page_forms import (
     MAX_NAME_BYTES,
     MAX_UPLOAD_BYTES,
     UploadBudget,
     material_of_upload,
     safe_upload_name,
 )
+from deepcite.web.pages import mount_static, pages_router
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
 from tests.live_server import serving
 from tests.recording_executor import RecordingExecutor

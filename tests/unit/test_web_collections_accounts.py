@@ -30,7 +30,7 @@ from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult, Source
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES
 
 PASSWORD = "correct horse battery"
 MISSING = "ghost"
@@ -293,7 +293,7 @@ def test_a_default_collection_the_owner_may_not_search_is_refused(
     from deepcite.errors import RequestError
     from deepcite.runs import RunRequest
     from deepcite.runs.checks import checked_collections
-    from deepcite.web.gate import Caller
+    from deepcite.web.caller import Caller
 
     _api_collection(server, "alice", "tea", "tea")
     settings = load_settings({"collections": ["tea"]}, config_files=[])

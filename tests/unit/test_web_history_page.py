@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from deepcite.config import Settings
 from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult
-from deepcite.web import pages_history
+from deepcite.web.pages import history as pages_history
 from tests.unit.test_web_pages import FakeExecutor, _client, _csrf, _result
 
 

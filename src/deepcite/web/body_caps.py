@@ -1,4 +1,4 @@
-"""Every route's request-body cap, in one table the front door (:mod:`deepcite.web.guard`)
+"""Every route's request-body cap, in one table the front door (:mod:`deepcite.web.front_door`)
 looks up before it reads a byte of a body.
 
 Each route that takes a body (POST, PUT, PATCH, DELETE) is written here with a cap
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 from deepcite.web.upload_form import MAX_UPLOAD_FIELD_BYTES
 
 KIB = 1024

@@ -31,7 +31,7 @@ from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore
 
 if TYPE_CHECKING:  # only named: the app's state (contracts) holds the jobs, and gate needs it
-    from deepcite.web.gate import Caller
+    from deepcite.web.caller import Caller
 
 logger = logging.getLogger(__name__)
 

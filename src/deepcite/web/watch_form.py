@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData
 
 from deepcite.runs import RunRequest
-from deepcite.web.pages_forms import field_label, page_words
+from deepcite.web.page_forms import field_label, page_words
 
 __all__ = ["NO_ATTACHMENT", "WatchFields", "read_fields", "request_of", "targets_of_fields"]
 

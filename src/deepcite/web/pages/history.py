@@ -38,9 +38,9 @@ from deepcite.store import ACTIVE
 from deepcite.store.access import Access
 from deepcite.store.records import RunStatus, RunSummary
 from deepcite.types import ReportMode
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
+from deepcite.web.caller import client_address
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import Session
 
 #: Runs per page of the history.
 PAGE_SIZE = 50

@@ -20,13 +20,13 @@ from starlette.datastructures import FormData
 
 from deepcite.store import HistoryStore
 from deepcite.store.access import Access
+from deepcite.web.caller import Caller, Gate
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Caller, Gate
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
+from deepcite.web.sessions import CSRF_FIELD, Session, Sessions
 
-PACKAGE_DIR = Path(__file__).parent
+PACKAGE_DIR = Path(__file__).parent.parent  # templates/ and static/ stay in deepcite/web
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 #: The stylesheet and scripts; :func:`deepcite.web.pages.mount_static` serves them.
 STATIC_DIR = PACKAGE_DIR / "static"

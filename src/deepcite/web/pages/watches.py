@@ -32,10 +32,10 @@ from deepcite.errors import BudgetError, DeepciteError, RequestError, UnknownWat
 from deepcite.store.watch_records import WatchInfo
 from deepcite.watches.schedule import FORMS
 from deepcite.watches.service import WatchService, feed_path
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
-from deepcite.web.pages_forms import field_label, form_choices, page_words
+from deepcite.web.caller import client_address
+from deepcite.web.page_forms import field_label, form_choices, page_words
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import Session
 from deepcite.web.watch_form import (
     NO_ATTACHMENT,
     WatchFields,

@@ -41,7 +41,7 @@ from deepcite.store.access import Access, access_of
 from deepcite.store.users_ops import TOKEN_PREFIX
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.pages_auth import COOKIE, Session, Sessions
+from deepcite.web.sessions import COOKIE, Session, Sessions
 
 logger = logging.getLogger(__name__)
 

@@ -5,11 +5,11 @@ Every page is one Jinja2 template extending ``layout.html`` (autoescape on), sty
 one stylesheet, and readable without JavaScript; small static scripts only enhance
 them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor` and
 the history store, so the pages work with any executor. Sessions, CSRF and login are
-in :mod:`deepcite.web.pages_auth`; each area of the pages is a module of its own
+in :mod:`deepcite.web.sessions`; each area of the pages is a module of its own
 (``pages_research``, ``pages_reports``, ``pages_history``, ``pages_collections``,
 ``pages_settings``, ``pages_login``, ``pages_account``, ``pages_admin``,
 ``pages_watches``) sharing one
-:class:`~deepcite.web.page_kit.PageKit`.
+:class:`~deepcite.web.pages.kit.PageKit`.
 
 Wiring (``create_app``)::
 
@@ -22,36 +22,36 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from deepcite.web import (
-    pages_account,
-    pages_admin,
-    pages_collections,
-    pages_history,
-    pages_login,
-    pages_reports,
-    pages_research,
-    pages_settings,
-    pages_sources,
-    pages_watches,
-)
+from deepcite.web.caller import Gate
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.page_kit import (
+from deepcite.web.pages import (
+    account,
+    admin,
+    collections,
+    history,
+    login,
+    reports,
+    research,
+    settings,
+    sources,
+    watches,
+)
+from deepcite.web.pages.kit import (
     MAX_FIELD_BYTES,
     STATIC_DIR,
     STATIC_PATH,
     TEMPLATES_DIR,
     PageKit,
 )
-from deepcite.web.pages_auth import Sessions
+from deepcite.web.sessions import Sessions
 
 __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mount_static",
            "pages_router"]
 
 #: The areas of the pages, each a ``routes(kit)`` function.
-AREAS = (pages_research, pages_reports, pages_history, pages_collections, pages_settings,
-         pages_login, pages_sources, pages_account, pages_admin, pages_watches)
+AREAS = (research, reports, history, collections, settings, login, sources, account, admin,
+         watches)
 
 
 def mount_static(app: FastAPI) -> None:

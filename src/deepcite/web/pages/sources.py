@@ -12,50 +12,17 @@ an HTML or SVG file of a collection can never run script on the app's origin.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 
 from deepcite.errors import DeepciteError
-from deepcite.store import HistoryStore, StoredRun
-from deepcite.store.access import Access
-from deepcite.web.downloads import content_disposition
-from deepcite.web.page_kit import PageKit, quote_path
-from deepcite.web.pages_auth import Session
+from deepcite.store import StoredRun
+from deepcite.web.pages.kit import PageKit, quote_path
+from deepcite.web.sessions import Session
+from deepcite.web.source_documents import document_response, may_read, viewer_url
 from deepcite.web.sources_view import document_file, source_view
-
-#: Suffixes served inline as plain text; PDF inline as PDF; anything else a download.
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst", ".csv", ".tsv", ".text"})
-#: What every served document carries: no sniffing, no script, no framing elsewhere.
-DOCUMENT_HEADERS = {"X-Content-Type-Options": "nosniff",
-                    "Content-Security-Policy": "sandbox; default-src 'none'",
-                    "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
-
-
-def viewer_url(run_id: str, number: int) -> str:
-    """The viewer page of source ``number`` of run ``run_id``."""
-    return f"/runs/{quote_path(run_id)}/sources/{number}"
-
-
-def document_response(path: Path) -> Response:
-    """``path`` (already checked by ``document_file``) as a safe response."""
-    suffix = path.suffix.lower()
-    inline = suffix == ".pdf" or suffix in TEXT_SUFFIXES
-    media = ("application/pdf" if suffix == ".pdf" else "text/plain; charset=utf-8"
-             if inline else "application/octet-stream")
-    header = content_disposition(path.name, "inline" if inline else "attachment")
-    return FileResponse(path, media_type=media,
-                        headers={**DOCUMENT_HEADERS, "Content-Disposition": header})
-
-
-def may_read(store: HistoryStore, access: Access) -> Callable[[str], bool]:
-    """Whether ``access`` may search a collection now (what ``document_file`` asks)."""
-    if access.sees_all:
-        return lambda _name: True
-    return lambda name: name in store.readable_collections(access, [name])
 
 
 def routes(kit: PageKit) -> APIRouter:

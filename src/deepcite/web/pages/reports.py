@@ -18,9 +18,9 @@ from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.store import StoredRun
 from deepcite.store.access import Access
 from deepcite.store.snapshot import snapshot_collections
-from deepcite.web.gate import Caller
-from deepcite.web.page_kit import PageKit, quote_path
-from deepcite.web.pages_views import evidence, report_body
+from deepcite.web.caller import Caller
+from deepcite.web.pages._views import evidence, report_body
+from deepcite.web.pages.kit import PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
 MAX_COMPARE_CHOICES = 20

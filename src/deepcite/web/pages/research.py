@@ -29,9 +29,7 @@ from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
 from deepcite.store.access import EVERYTHING, Access
 from deepcite.types import ResearchResult
-from deepcite.web.page_kit import MAX_FIELD_BYTES, PageKit, quote_path
-from deepcite.web.pages_auth import Session
-from deepcite.web.pages_forms import (
+from deepcite.web.page_forms import (
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_FILES,
     UPLOAD_SUFFIXES,
@@ -40,7 +38,9 @@ from deepcite.web.pages_forms import (
     page_words,
     run_request,
 )
-from deepcite.web.pages_progress import PHASE_LABELS, elapsed, ended_with, progress_of
+from deepcite.web.pages._progress import PHASE_LABELS, elapsed, ended_with, progress_of
+from deepcite.web.pages.kit import MAX_FIELD_BYTES, PageKit, quote_path
+from deepcite.web.sessions import Session
 
 
 def routes(kit: PageKit) -> APIRouter:

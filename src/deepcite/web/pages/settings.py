@@ -40,10 +40,10 @@ from starlette.datastructures import FormData
 
 from deepcite.config import Settings, default_config_files, explain_settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, error_line
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
-from deepcite.web.pages_views import key_status, settings_rows
+from deepcite.web.caller import client_address
+from deepcite.web.pages._views import key_status, settings_rows
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import Session
 
 ANSWER_MODES = ("auto", "abstractive", "grounded")
 API_KEY = "llm.api_key"

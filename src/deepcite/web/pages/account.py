@@ -26,9 +26,9 @@ from starlette.datastructures import FormData
 
 from deepcite.errors import InputError, UnknownUserError
 from deepcite.store import UserInfo
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
+from deepcite.web.caller import client_address
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import Session
 
 #: The notices ``/account?done=...`` shows after a change.
 NOTICES = {

@@ -3,7 +3,7 @@ the folder roots, its documents and search, re-indexing and deleting (confirmed)
 
 Every route checks who is asking (:meth:`PageKit.session_for`, or :meth:`PageKit.posted`
 with its CSRF check for a post). Uploads are streamed to disk with the research form's
-caps (:func:`deepcite.web.pages_forms.save_upload`) into a staging folder, and kept
+caps (:func:`deepcite.web.page_forms.save_upload`) into a staging folder, and kept
 under ``<data_dir>/uploads/<name>`` only when every file passed; indexing then runs in
 the background (:class:`deepcite.web.collection_jobs.IndexJobs`), its page reloading
 itself (no script) until it is done - all in :func:`deepcite.web.collection_uploads.
@@ -31,6 +31,7 @@ from starlette.datastructures import FormData
 from deepcite.errors import DeepciteError, error_line
 from deepcite.runs.checks import unknown_collection_message
 from deepcite.store import CollectionSharing
+from deepcite.web.caller import client_address
 from deepcite.web.collection_jobs import (
     FOLDERS_ARE_FOR_ADMINS,
     claim_collection,
@@ -43,10 +44,9 @@ from deepcite.web.collection_jobs import (
     upload_folder,
 )
 from deepcite.web.collection_uploads import keep_uploads, uploaded_files
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit, quote_path
-from deepcite.web.pages_auth import Session
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.pages.kit import PageKit, quote_path
+from deepcite.web.sessions import Session
 from deepcite.web.upload_form import UploadRefused, read_upload_form
 
 #: Documents listed on a collection's page; the count says how many more there are.

@@ -15,9 +15,9 @@ from starlette.datastructures import FormData
 from deepcite.errors import DuplicateUserError, InputError
 from deepcite.store import UserInfo
 from deepcite.store.users_ops import check_new_password, check_user_name
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import CSRF_FIELD, Session, safe_next
+from deepcite.web.caller import client_address
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import CSRF_FIELD, Session, safe_next
 
 
 def routes(kit: PageKit) -> APIRouter:

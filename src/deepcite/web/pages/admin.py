@@ -22,9 +22,9 @@ from starlette.datastructures import FormData
 from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.store import UserInfo
 from deepcite.store.user_removal import remove_user as remove_user_and_data
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
+from deepcite.web.caller import client_address
+from deepcite.web.pages.kit import PageKit
+from deepcite.web.sessions import Session
 
 #: Audit entries per page of ``/admin/audit`` unless ``limit`` says otherwise, and most.
 AUDIT_LIMIT, AUDIT_MAX = 100, 1000
