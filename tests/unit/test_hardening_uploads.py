@@ -30,7 +30,7 @@ from deepcite.collections.documents import LoadedDocument, LoadError, PageText
 from deepcite.collections.loaders import load_document
 from deepcite.config import Settings
 from deepcite.materials.limits import MAX_MATERIALS
-from deepcite.web import page_forms as pages_forms
+from deepcite.web import page_forms
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.page_forms import (
@@ -351,7 +351,7 @@ def test_more_files_than_materials_are_refused(client: TestClient,
 def test_files_together_over_the_request_limit_are_refused(
     client: TestClient, executor: RecordingExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pages_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
+    monkeypatch.setattr(page_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
     files = [("files", (f"part{i}.txt", b"water boils\n" * (MB // 12), "text/plain"))
              for i in range(4)]
     response = _post(client, files)
@@ -586,4 +586,4 @@ def test_at_most_two_uploads_are_parsed_at_once(tmp_path: Path,
     for thread in threads:
         thread.join(30)
     assert errors == []
-    assert most[0] == pages_forms.MAX_CONCURRENT_PARSES == 2
+    assert most[0] == page_forms.MAX_CONCURRENT_PARSES == 2

@@ -5,7 +5,7 @@ Each route that takes a body (POST, PUT, PATCH, DELETE) is written here with a c
 chosen for it; a test enumerates the app's routes and fails for one left out (or for an
 entry that names no route), so no route gets the fallback :data:`SMALL_BODY` by
 accident. The upload caps are made of the very constants the pages promise
-(``pages_forms.MAX_UPLOAD_BYTES`` and its kin), so the promise and the cap cannot drift
+(``page_forms.MAX_UPLOAD_BYTES`` and its kin), so the promise and the cap cannot drift
 apart.
 """
 

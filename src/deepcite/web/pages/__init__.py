@@ -6,9 +6,8 @@ one stylesheet, and readable without JavaScript; small static scripts only enhan
 them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor` and
 the history store, so the pages work with any executor. Sessions, CSRF and login are
 in :mod:`deepcite.web.sessions`; each area of the pages is a module of its own
-(``pages_research``, ``pages_reports``, ``pages_history``, ``pages_collections``,
-``pages_settings``, ``pages_login``, ``pages_account``, ``pages_admin``,
-``pages_watches``) sharing one
+(``research``, ``reports``, ``sources``, ``history``, ``collections``, ``settings``,
+``login``, ``account``, ``admin``, ``watches``) sharing one
 :class:`~deepcite.web.pages.kit.PageKit`.
 
 Wiring (``create_app``)::

@@ -2,7 +2,7 @@
 of changes - every run with what it found compared with the run before.
 
 Every action goes through :class:`~deepcite.watches.service.WatchService`, as the CLI and
-the REST API do (``web.api_watches``): nothing about scheduling, budgets or comparing runs
+the REST API do (``web.rest.watches``): nothing about scheduling, budgets or comparing runs
 is decided here. Every route checks who is asking (:meth:`PageKit.session_for`, or
 :meth:`PageKit.posted` with its CSRF check for a post) and reads watches with the
 caller's :class:`~deepcite.store.access.Access`: another user's watch is answered exactly
