@@ -18,7 +18,7 @@ Wiring (``create_app``)::
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from deepcite.web.caller import Gate
@@ -42,13 +42,14 @@ from deepcite.web.pages.kit import (
     STATIC_PATH,
     TEMPLATES_DIR,
     PageKit,
+    kit_binder,
 )
 from deepcite.web.sessions import Sessions
 
 __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mount_static",
            "pages_router"]
 
-#: The areas of the pages, each a ``routes(kit)`` function.
+#: The areas of the pages, each a module with its ``router`` of plain handler functions.
 AREAS = (research, reports, history, collections, settings, login, sources, account, admin,
          watches)
 
@@ -68,7 +69,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
     ``login_throttle`` replace the token mode's sessions (kept in the history store of
     ``state``) and the login throttle, for tests that need a clock of their own."""
     kit = PageKit(state, gate or Gate(state, sessions=auth), login_throttle or LoginThrottle())
-    router = APIRouter(include_in_schema=False)
+    router = APIRouter(include_in_schema=False, dependencies=[Depends(kit_binder(kit))])
     for area in AREAS:
-        router.include_router(area.routes(kit))
+        router.include_router(area.router)
     return router

@@ -23,7 +23,7 @@ from deepcite.errors import DuplicateUserError, InputError, UnknownUserError
 from deepcite.store import UserInfo
 from deepcite.store.user_removal import remove_user as remove_user_and_data
 from deepcite.web.caller import client_address
-from deepcite.web.pages.kit import PageKit
+from deepcite.web.pages.kit import Kit, PageKit
 from deepcite.web.sessions import Session
 
 #: Audit entries per page of ``/admin/audit`` unless ``limit`` says otherwise, and most.
@@ -47,164 +47,175 @@ def ordered(users: list[UserInfo]) -> list[UserInfo]:
     return sorted(users, key=lambda user: (not user.disabled, user.name.casefold()))
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False)
 
-    def users_page(request: Request, session: Session, status: int = 200, *,
-                   problem: str | None = None, notice: str | None = None,
-                   typed_name: str = "", remove: UserInfo | None = None) -> HTMLResponse:
+
+def users_page(kit: PageKit, request: Request, session: Session, status: int = 200, *,
+               problem: str | None = None, notice: str | None = None,
+               typed_name: str = "", remove: UserInfo | None = None) -> HTMLResponse:
+    admin = admin_user(session)
+    users = ordered(kit.history.users())
+    owned = kit.history.user_belongings(remove.name) if remove is not None else None
+    heirs = [user for user in users if remove is not None and user.id != remove.id]
+    return kit.render(request, session, "admin.html", status, title="Users",
+                      users=users, me=admin.name, problem=problem, notice=notice,
+                      typed_name=typed_name, remove=remove, owned=owned,
+                      heirs=sorted(heirs, key=lambda user: user.name.casefold()))
+
+
+@router.get("/admin", response_class=HTMLResponse)
+def admin(kit: Kit, request: Request, done: str = "", name: str = "", to: str = "") -> Response:
+    session = kit.session_for(request)
+    notice = _notice(done, name, to)
+    return users_page(kit, request, session, notice=notice)
+
+
+@router.get("/admin/audit", response_class=HTMLResponse)
+def audit(kit: Kit, request: Request, user: str = "", action: str = "",
+          limit: str = "") -> Response:
+    session = kit.session_for(request)
+    admin_user(session)
+    try:
+        count = max(1, min(AUDIT_MAX, int(limit))) if limit.strip() else AUDIT_LIMIT
+    except ValueError:
+        count = AUDIT_LIMIT
+    actor, verb = user.strip(), action.strip()
+    entries = kit.history.audit_log(count, actor=actor or None, action=verb or None)
+    return kit.render(request, session, "admin_audit.html", title="Audit log",
+                      entries=entries, actor=actor, action=verb, limit=count,
+                      actions=KNOWN_ACTIONS, users=kit.history.users())
+
+
+@router.post("/admin/users")
+async def add(kit: Kit, request: Request) -> Response:
+    form, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(add_user, kit, request, session, form)
+
+
+def add_user(kit: PageKit, request: Request, session: Session, form: FormData) -> Response:
+    admin = admin_user(session)
+    name, password = form.get("name"), form.get("password")
+    wants_admin = bool(form.get("admin"))
+    if not (isinstance(name, str) and isinstance(password, str)):
+        return users_page(kit, request, session, 400, problem="Give a name and a password")
+    name = name.strip()
+    try:
+        made = kit.history.add_user(name, password, admin=wants_admin)
+    except (InputError, DuplicateUserError) as exc:
+        return users_page(kit, request, session, 400, typed_name=name,
+                          problem=str(exc).split(" - `deepcite")[0])
+    kit.history.audit("admin.add", actor=admin.name, target=made.name,
+                      detail={"admin": wants_admin}, address=client_address(request))
+    return _done("added", made.name)
+
+
+def action(verb: str,
+           change: Callable[[PageKit, Request, Session, UserInfo, UserInfo], Response]
+           ) -> None:
+    """A POST route ``/admin/users/{name}/{verb}`` doing ``change`` (on a thread)."""
+
+    async def posted(kit: Kit, request: Request, name: str) -> Response:
+        _form, session = await kit.posted(request)
+        return await anyio.to_thread.run_sync(run, kit, request, session, name)
+
+    def run(kit: PageKit, request: Request, session: Session, name: str) -> Response:
         admin = admin_user(session)
-        users = ordered(kit.history.users())
-        owned = kit.history.user_belongings(remove.name) if remove is not None else None
-        heirs = [user for user in users if remove is not None and user.id != remove.id]
-        return kit.render(request, session, "admin.html", status, title="Users",
-                          users=users, me=admin.name, problem=problem, notice=notice,
-                          typed_name=typed_name, remove=remove, owned=owned,
-                          heirs=sorted(heirs, key=lambda user: user.name.casefold()))
-
-    @router.get("/admin", response_class=HTMLResponse)
-    def admin(request: Request, done: str = "", name: str = "", to: str = "") -> Response:
-        session = kit.session_for(request)
-        notice = _notice(done, name, to)
-        return users_page(request, session, notice=notice)
-
-    @router.get("/admin/audit", response_class=HTMLResponse)
-    def audit(request: Request, user: str = "", action: str = "",
-              limit: str = "") -> Response:
-        session = kit.session_for(request)
-        admin_user(session)
         try:
-            count = max(1, min(AUDIT_MAX, int(limit))) if limit.strip() else AUDIT_LIMIT
-        except ValueError:
-            count = AUDIT_LIMIT
-        actor, verb = user.strip(), action.strip()
-        entries = kit.history.audit_log(count, actor=actor or None, action=verb or None)
-        return kit.render(request, session, "admin_audit.html", title="Audit log",
-                          entries=entries, actor=actor, action=verb, limit=count,
-                          actions=KNOWN_ACTIONS, users=kit.history.users())
-
-    @router.post("/admin/users")
-    async def add(request: Request) -> Response:
-        form, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(add_user, request, session, form)
-
-    def add_user(request: Request, session: Session, form: FormData) -> Response:
-        admin = admin_user(session)
-        name, password = form.get("name"), form.get("password")
-        wants_admin = bool(form.get("admin"))
-        if not (isinstance(name, str) and isinstance(password, str)):
-            return users_page(request, session, 400, problem="Give a name and a password")
-        name = name.strip()
-        try:
-            made = kit.history.add_user(name, password, admin=wants_admin)
-        except (InputError, DuplicateUserError) as exc:
-            return users_page(request, session, 400, typed_name=name,
-                              problem=str(exc).split(" - `deepcite")[0])
-        kit.history.audit("admin.add", actor=admin.name, target=made.name,
-                          detail={"admin": wants_admin}, address=client_address(request))
-        return _done("added", made.name)
-
-    def action(verb: str, change: Callable[[Request, Session, UserInfo, UserInfo], Response]
-               ) -> None:
-        """A POST route ``/admin/users/{name}/{verb}`` doing ``change`` (on a thread)."""
-
-        async def posted(request: Request, name: str) -> Response:
-            _form, session = await kit.posted(request)
-            return await anyio.to_thread.run_sync(run, request, session, name)
-
-        def run(request: Request, session: Session, name: str) -> Response:
-            admin = admin_user(session)
-            try:
-                return change(request, session, admin, kit.history.user(name))
-            except UnknownUserError:
-                return kit.not_found(request, session, f"There is no user {name!r} - the "
-                                     "admin page lists them")
-
-        router.add_api_route(f"/admin/users/{{name}}/{verb}", posted, methods=["POST"],
-                             name=f"admin_{verb}")
-
-    def audited(request: Request, admin: UserInfo, verb: str, target: UserInfo,
-                **detail: object) -> None:
-        kit.history.audit(f"admin.{verb}", actor=admin.name, target=target.name,
-                          detail=dict(detail) or None, address=client_address(request))
-
-    def enable(request: Request, session: Session, admin: UserInfo,
-                   target: UserInfo) -> Response:
-        if kit.history.set_disabled(target.name, False):
-            audited(request, admin, "enable", target)
-        return _done("enabled", target.name)
-
-    def disable(request: Request, session: Session, admin: UserInfo,
-                    target: UserInfo) -> Response:
-        if target.id == admin.id:
-            return refuse_self(request, session, "disable")
-        if kit.history.set_disabled(target.name, True):  # ends their sessions
-            audited(request, admin, "disable", target)
-        return _done("disabled", target.name)
-
-    def end_sessions(request: Request, session: Session, admin: UserInfo,
-                         target: UserInfo) -> Response:
-        ended = kit.history.end_sessions(target.name)
-        audited(request, admin, "end_sessions", target, ended=ended)
-        return _done("ended", target.name)
-
-    action("enable", enable)
-    action("disable", disable)
-    action("end_sessions", end_sessions)
-
-    @router.get("/admin/users/{name}/remove", response_class=HTMLResponse)
-    def confirm_remove(request: Request, name: str) -> Response:
-        session = kit.session_for(request)
-        admin_user(session)
-        try:
-            target = kit.history.user(name)
+            return change(kit, request, session, admin, kit.history.user(name))
         except UnknownUserError:
-            return kit.not_found(request, session, f"There is no user {name!r} - the admin "
-                                 "page lists them")
-        return users_page(request, session, remove=target)
+            return kit.not_found(request, session, f"There is no user {name!r} - the "
+                                 "admin page lists them")
 
-    @router.post("/admin/users/{name}/remove")
-    async def do_remove(request: Request, name: str) -> Response:
-        form, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(remove_user, request, session, name, form)
+    router.add_api_route(f"/admin/users/{{name}}/{verb}", posted, methods=["POST"],
+                         name=f"admin_{verb}")
 
-    def remove_user(request: Request, session: Session, name: str,
-                    form: FormData) -> Response:
-        admin = admin_user(session)
-        try:
-            target = kit.history.user(name)
-        except UnknownUserError:
-            return kit.not_found(request, session, f"There is no user {name!r} - the admin "
-                                 "page lists them")
-        if target.id == admin.id:
-            return refuse_self(request, session, "remove")
-        fate, heir = form.get("fate"), form.get("to")
-        if fate not in ("delete", "transfer", "none") or (
-                fate == "transfer" and not (isinstance(heir, str) and heir.strip())):
-            return users_page(request, session, 400, remove=target, problem="Say whether "
-                              f"to delete what {target.name} owns or hand it to another user")
-        try:
-            removal, _left = remove_user_and_data(
-                kit.history, kit.state.settings, target.name, delete_data=fate == "delete",
-                transfer_to=heir.strip() if fate == "transfer" and isinstance(heir, str)
-                else None)
-        except (InputError, UnknownUserError) as exc:  # owns something now, unknown heir
-            return users_page(request, session, 400, remove=target,
-                              problem=str(exc).split(" - `deepcite")[0])
-        owned = removal.owned
-        audited(request, admin, "remove", target, runs=owned.runs, watches=owned.watches,
-                collections=len(owned.collections), fate=fate,
-                **({"to": removal.transferred_to} if removal.transferred_to else {}))
-        if removal.transferred_to:
-            return _done("removed-transferred", target.name, removal.transferred_to)
-        return _done("removed-deleted" if owned.any_data else "removed", target.name)
 
-    def refuse_self(request: Request, session: Session, verb: str) -> Response:
-        return users_page(request, session, 400, problem=f"You cannot {verb} your own "
-                          "account here - ask another admin, or use deepcite users")
+def audited(kit: PageKit, request: Request, admin: UserInfo, verb: str, target: UserInfo,
+            **detail: object) -> None:
+    kit.history.audit(f"admin.{verb}", actor=admin.name, target=target.name,
+                      detail=dict(detail) or None, address=client_address(request))
 
-    return router
+
+def enable(kit: PageKit, request: Request, session: Session, admin: UserInfo,
+               target: UserInfo) -> Response:
+    if kit.history.set_disabled(target.name, False):
+        audited(kit, request, admin, "enable", target)
+    return _done("enabled", target.name)
+
+
+def disable(kit: PageKit, request: Request, session: Session, admin: UserInfo,
+                target: UserInfo) -> Response:
+    if target.id == admin.id:
+        return refuse_self(kit, request, session, "disable")
+    if kit.history.set_disabled(target.name, True):  # ends their sessions
+        audited(kit, request, admin, "disable", target)
+    return _done("disabled", target.name)
+
+
+def end_sessions(kit: PageKit, request: Request, session: Session, admin: UserInfo,
+                     target: UserInfo) -> Response:
+    ended = kit.history.end_sessions(target.name)
+    audited(kit, request, admin, "end_sessions", target, ended=ended)
+    return _done("ended", target.name)
+
+action("enable", enable)
+action("disable", disable)
+action("end_sessions", end_sessions)
+
+
+@router.get("/admin/users/{name}/remove", response_class=HTMLResponse)
+def confirm_remove(kit: Kit, request: Request, name: str) -> Response:
+    session = kit.session_for(request)
+    admin_user(session)
+    try:
+        target = kit.history.user(name)
+    except UnknownUserError:
+        return kit.not_found(request, session, f"There is no user {name!r} - the admin "
+                             "page lists them")
+    return users_page(kit, request, session, remove=target)
+
+
+@router.post("/admin/users/{name}/remove")
+async def do_remove(kit: Kit, request: Request, name: str) -> Response:
+    form, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(remove_user, kit, request, session, name, form)
+
+
+def remove_user(kit: PageKit, request: Request, session: Session, name: str,
+                form: FormData) -> Response:
+    admin = admin_user(session)
+    try:
+        target = kit.history.user(name)
+    except UnknownUserError:
+        return kit.not_found(request, session, f"There is no user {name!r} - the admin "
+                             "page lists them")
+    if target.id == admin.id:
+        return refuse_self(kit, request, session, "remove")
+    fate, heir = form.get("fate"), form.get("to")
+    if fate not in ("delete", "transfer", "none") or (
+            fate == "transfer" and not (isinstance(heir, str) and heir.strip())):
+        return users_page(kit, request, session, 400, remove=target, problem="Say whether "
+                          f"to delete what {target.name} owns or hand it to another user")
+    try:
+        removal, _left = remove_user_and_data(
+            kit.history, kit.state.settings, target.name, delete_data=fate == "delete",
+            transfer_to=heir.strip() if fate == "transfer" and isinstance(heir, str)
+            else None)
+    except (InputError, UnknownUserError) as exc:  # owns something now, unknown heir
+        return users_page(kit, request, session, 400, remove=target,
+                          problem=str(exc).split(" - `deepcite")[0])
+    owned = removal.owned
+    audited(kit, request, admin, "remove", target, runs=owned.runs, watches=owned.watches,
+            collections=len(owned.collections), fate=fate,
+            **({"to": removal.transferred_to} if removal.transferred_to else {}))
+    if removal.transferred_to:
+        return _done("removed-transferred", target.name, removal.transferred_to)
+    return _done("removed-deleted" if owned.any_data else "removed", target.name)
+
+
+def refuse_self(kit: PageKit, request: Request, session: Session, verb: str) -> Response:
+    return users_page(kit, request, session, 400, problem=f"You cannot {verb} your own "
+                      "account here - ask another admin, or use deepcite users")
 
 
 _NOTICES = {

@@ -39,7 +39,7 @@ from deepcite.store.access import Access
 from deepcite.store.records import RunStatus, RunSummary
 from deepcite.types import ReportMode
 from deepcite.web.caller import client_address
-from deepcite.web.pages.kit import PageKit
+from deepcite.web.pages.kit import Kit, PageKit
 from deepcite.web.sessions import Session
 
 #: Runs per page of the history.
@@ -114,122 +114,127 @@ def cut(text: str, limit: int = LABEL_CHARS) -> str:
     return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
-    trash = Trash()
+router = APIRouter(include_in_schema=False)
+trash = Trash()
 
-    def purge() -> None:
-        """Delete for good the runs whose undo time is over."""
-        for run_id, access in trash.expired():
-            # already gone, or the store is down: nothing to undo either way
-            with contextlib.suppress(DeepciteError):
-                kit.history.delete(run_id, access)
 
-    def sees(run_id: str, access: Access) -> bool:
-        """Whether ``access`` may see run ``run_id`` (still in the store while in the
-        trash): another user's deleted run is neither listed nor restorable."""
-        if access.sees_all:
-            return True
-        try:
-            kit.history.visible(run_id, access)
-        except DeepciteError:
-            return False
+def purge(kit: PageKit) -> None:
+    """Delete for good the runs whose undo time is over."""
+    for run_id, access in trash.expired():
+        # already gone, or the store is down: nothing to undo either way
+        with contextlib.suppress(DeepciteError):
+            kit.history.delete(run_id, access)
+
+
+def sees(kit: PageKit, run_id: str, access: Access) -> bool:
+    """Whether ``access`` may see run ``run_id`` (still in the store while in the
+    trash): another user's deleted run is neither listed nor restorable."""
+    if access.sees_all:
         return True
+    try:
+        kit.history.visible(run_id, access)
+    except DeepciteError:
+        return False
+    return True
 
-    def trash_of(access: Access) -> list[tuple[str, str, int]]:
-        """The trash as ``access`` may see it."""
-        return [entry for entry in trash.listed() if sees(entry[0], access)]
 
-    @router.get("/history", response_class=HTMLResponse)
-    def history(request: Request, q: str = "", status: str = "", mode: str = "",
-                collection: str = "", origin: str = "", page: str = "1",
-                deleted: str = "") -> Response:
-        session = kit.session_for(request)
-        access = kit.access(session)
-        purge()
-        problems = []
-        filters = {"status": status, "mode": mode, "collection": collection.strip(),
-                   "origin": origin}
-        for name, allowed in (("status", STATUSES), ("mode", MODES), ("origin", ORIGINS)):
-            if filters[name] and filters[name] not in allowed:
-                problems.append(f"Unknown {name} {filters[name]!r}: showing every {name}")
-                filters[name] = ""
-        number = int(page) if page.isdigit() and 0 < int(page) < 1_000_000 else 1
-        hidden = trash.ids()
-        try:
-            runs = kit.history.list(
-                search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
-                offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
-                mode=filters["mode"] or None, collection=filters["collection"] or None,
-                origin=filters["origin"] or None, access=access)
-        except DeepciteError as exc:
-            runs = []
-            problems.append(str(exc))
-        runs = [run for run in runs if run.id not in hidden]
-        more = len(runs) > PAGE_SIZE
-        runs = runs[:PAGE_SIZE]
-        query = {k: v for k, v in {"q": q, **filters}.items() if v}
-        filtered = bool(query)
+def trash_of(kit: PageKit, access: Access) -> list[tuple[str, str, int]]:
+    """The trash as ``access`` may see it."""
+    return [entry for entry in trash.listed() if sees(kit, entry[0], access)]
 
-        def page_link(n: int) -> str:
-            return "/history?" + urlencode({**query, "page": n})
 
-        return kit.render(
-            request, session, "history.html", title="History", runs=runs, q=q,
-            filters=filters, filtered=filtered, statuses=STATUSES, modes=MODES,
-            origins=ORIGINS, problems=problems, page=number,
-            previous=page_link(number - 1) if number > 1 else None,
-            next=page_link(number + 1) if more else None,
-            trash=trash_of(access), deleted=deleted, duration=duration, cut=cut,
-            active=ACTIVE, trash_minutes=TRASH_SECONDS // 60,
-            show_owner=bool(session.user and session.user.is_admin))
+@router.get("/history", response_class=HTMLResponse)
+def history(kit: Kit, request: Request, q: str = "", status: str = "", mode: str = "",
+            collection: str = "", origin: str = "", page: str = "1",
+            deleted: str = "") -> Response:
+    session = kit.session_for(request)
+    access = kit.access(session)
+    purge(kit)
+    problems = []
+    filters = {"status": status, "mode": mode, "collection": collection.strip(),
+               "origin": origin}
+    for name, allowed in (("status", STATUSES), ("mode", MODES), ("origin", ORIGINS)):
+        if filters[name] and filters[name] not in allowed:
+            problems.append(f"Unknown {name} {filters[name]!r}: showing every {name}")
+            filters[name] = ""
+    number = int(page) if page.isdigit() and 0 < int(page) < 1_000_000 else 1
+    hidden = trash.ids()
+    try:
+        runs = kit.history.list(
+            search=q or None, limit=PAGE_SIZE + 1 + len(hidden),
+            offset=(number - 1) * PAGE_SIZE, status=filters["status"] or None,
+            mode=filters["mode"] or None, collection=filters["collection"] or None,
+            origin=filters["origin"] or None, access=access)
+    except DeepciteError as exc:
+        runs = []
+        problems.append(str(exc))
+    runs = [run for run in runs if run.id not in hidden]
+    more = len(runs) > PAGE_SIZE
+    runs = runs[:PAGE_SIZE]
+    query = {k: v for k, v in {"q": q, **filters}.items() if v}
+    filtered = bool(query)
 
-    @router.get("/history/{run_id}/delete", response_class=HTMLResponse)
-    def confirm(request: Request, run_id: str) -> Response:
-        session = kit.session_for(request)
-        try:
-            stored = kit.history.get(run_id, kit.access(session))
-        except DeepciteError as exc:
-            return kit.not_found(request, session, str(exc))
-        return kit.render(request, session, "history.html", title="Delete run?",
-                          confirm=stored, active=ACTIVE, cut=cut,
-                          trash_minutes=TRASH_SECONDS // 60)
+    def page_link(n: int) -> str:
+        return "/history?" + urlencode({**query, "page": n})
 
-    @router.post("/history/{run_id}/delete")
-    async def delete(request: Request, run_id: str) -> Response:
-        _, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(delete_run, request, session, run_id)
+    return kit.render(
+        request, session, "history.html", title="History", runs=runs, q=q,
+        filters=filters, filtered=filtered, statuses=STATUSES, modes=MODES,
+        origins=ORIGINS, problems=problems, page=number,
+        previous=page_link(number - 1) if number > 1 else None,
+        next=page_link(number + 1) if more else None,
+        trash=trash_of(kit, access), deleted=deleted, duration=duration, cut=cut,
+        active=ACTIVE, trash_minutes=TRASH_SECONDS // 60,
+        show_owner=bool(session.user and session.user.is_admin))
 
-    @router.post("/history/{run_id}/restore")
-    async def restore(request: Request, run_id: str) -> Response:
-        _, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(restore_run, request, session, run_id)
 
-    def restore_run(request: Request, session: Session, run_id: str) -> Response:
-        """Take a run the caller may see out of the trash."""
-        if not sees(run_id, kit.access(session)) or not trash.restore(run_id):
-            return kit.not_found(request, session, "That run is no longer in the trash: "
-                                 "it was restored or deleted for good")
-        return RedirectResponse("/history", status_code=303)
+@router.get("/history/{run_id}/delete", response_class=HTMLResponse)
+def confirm(kit: Kit, request: Request, run_id: str) -> Response:
+    session = kit.session_for(request)
+    try:
+        stored = kit.history.get(run_id, kit.access(session))
+    except DeepciteError as exc:
+        return kit.not_found(request, session, str(exc))
+    return kit.render(request, session, "history.html", title="Delete run?",
+                      confirm=stored, active=ACTIVE, cut=cut,
+                      trash_minutes=TRASH_SECONDS // 60)
 
-    def delete_run(request: Request, session: Session, run_id: str) -> Response:
-        """Cancel the run if it is active, then put it in the trash (and the audit log)."""
-        purge()
-        access = kit.access(session)
-        try:
-            stored = kit.history.get(run_id, access)
-        except DeepciteError as exc:
-            return kit.not_found(request, session, str(exc))
-        try:
-            if kit.state.executor.status(stored.id).state in ACTIVE:
-                kit.state.executor.cancel(stored.id)
-        except (UnknownRunError, KeyError):
-            pass
-        trash.add(stored.id, stored.result.question, access)
-        kit.history.audit("run.delete", actor=session.user.name if session.user else None,
-                          target=stored.id,
-                          address=client_address(request))
-        return RedirectResponse(f"/history?deleted={stored.id}", status_code=303)
 
-    return router
+@router.post("/history/{run_id}/delete")
+async def delete(kit: Kit, request: Request, run_id: str) -> Response:
+    _, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(delete_run, kit, request, session, run_id)
+
+
+@router.post("/history/{run_id}/restore")
+async def restore(kit: Kit, request: Request, run_id: str) -> Response:
+    _, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(restore_run, kit, request, session, run_id)
+
+
+def restore_run(kit: PageKit, request: Request, session: Session, run_id: str) -> Response:
+    """Take a run the caller may see out of the trash."""
+    if not sees(kit, run_id, kit.access(session)) or not trash.restore(run_id):
+        return kit.not_found(request, session, "That run is no longer in the trash: "
+                             "it was restored or deleted for good")
+    return RedirectResponse("/history", status_code=303)
+
+
+def delete_run(kit: PageKit, request: Request, session: Session, run_id: str) -> Response:
+    """Cancel the run if it is active, then put it in the trash (and the audit log)."""
+    purge(kit)
+    access = kit.access(session)
+    try:
+        stored = kit.history.get(run_id, access)
+    except DeepciteError as exc:
+        return kit.not_found(request, session, str(exc))
+    try:
+        if kit.state.executor.status(stored.id).state in ACTIVE:
+            kit.state.executor.cancel(stored.id)
+    except (UnknownRunError, KeyError):
+        pass
+    trash.add(stored.id, stored.result.question, access)
+    kit.history.audit("run.delete", actor=session.user.name if session.user else None,
+                      target=stored.id,
+                      address=client_address(request))
+    return RedirectResponse(f"/history?deleted={stored.id}", status_code=303)

@@ -8,12 +8,13 @@ is what they share, so an area's routes are written the same way wherever they l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import anyio.to_thread
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
@@ -137,3 +138,25 @@ class PageKit:
 def quote_path(text: str) -> str:
     """``text`` quoted for a URL path (slashes kept)."""
     return quote(text, safe="/")
+
+
+def kit_binder(kit: PageKit) -> Callable[[Request], None]:
+    """The dependency :func:`deepcite.web.pages.pages_router` puts on every page: it
+    leaves ``kit`` in the request's state (a router's dependencies run before a route's),
+    where a handler's :data:`Kit` parameter reads it - so the areas are modules of plain
+    functions on module-level routers, not closures over one kit."""
+
+    def bind(request: Request) -> None:
+        request.state.page_kit = kit
+    return bind
+
+
+def _page_kit(request: Request) -> PageKit:
+    found = getattr(request.state, "page_kit", None)
+    if not isinstance(found, PageKit):  # a page outside pages_router: a wiring bug
+        raise RuntimeError("no page kit: include the page through pages_router")
+    return found
+
+
+#: A route parameter giving the pages' shared :class:`PageKit` (``kit: Kit``).
+Kit = Annotated[PageKit, Depends(_page_kit)]

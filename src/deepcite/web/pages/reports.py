@@ -20,83 +20,83 @@ from deepcite.store.access import Access
 from deepcite.store.snapshot import snapshot_collections
 from deepcite.web.caller import Caller
 from deepcite.web.pages._views import evidence, report_body
-from deepcite.web.pages.kit import PageKit, quote_path
+from deepcite.web.pages.kit import Kit, PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
 MAX_COMPARE_CHOICES = 20
 BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False)
 
-    @router.get("/reports/{run_id}", response_class=HTMLResponse)
-    def report(request: Request, run_id: str) -> Response:
-        session = kit.session_for(request)
-        access = kit.access(session)
-        try:
-            stored = kit.history.get(run_id, access)
-            runs = kit.history.list(search=stored.result.question,
-                                    limit=MAX_COMPARE_CHOICES, access=access)
-            choices = _compare_choices(runs, stored, parent_shown(stored, access),
-                                       owners=bool(session.user and session.user.is_admin))
-        except DeepciteError as exc:
-            return kit.not_found(request, session, str(exc))
-        result = stored.result
-        return kit.render(request, session, "report.html",
-                      title=result.title or result.question, run=stored, result=result,
-                      body=report_body(result, stored.settings, kit.state.settings,
-                                       stored.id),
-                      follow_up_collections=snapshot_collections(stored.settings),
-                      evidence=evidence(result), exports=kit.usable_exports(),
-                      export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
-                      viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
-                      compare_choices=choices, model_notice=bundled_notice(stored.settings),
-                      duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
 
-    @router.post("/reports/{run_id}/rerun")
-    async def rerun(request: Request, run_id: str) -> Response:
-        _, session = await kit.posted(request)
-        outcome = await anyio.to_thread.run_sync(submit_rerun, run_id, kit.caller(session))
-        if isinstance(outcome, tuple):
-            status, message = outcome
-            return await anyio.to_thread.run_sync(
-                lambda: kit.render(request, session, "error.html", status,
-                                   title="Cannot run again", message=message))
-        return RedirectResponse(f"/runs/{quote_path(outcome)}", status_code=303)
+@router.get("/reports/{run_id}", response_class=HTMLResponse)
+def report(kit: Kit, request: Request, run_id: str) -> Response:
+    session = kit.session_for(request)
+    access = kit.access(session)
+    try:
+        stored = kit.history.get(run_id, access)
+        runs = kit.history.list(search=stored.result.question,
+                                limit=MAX_COMPARE_CHOICES, access=access)
+        choices = _compare_choices(runs, stored, parent_shown(kit, stored, access),
+                                   owners=bool(session.user and session.user.is_admin))
+    except DeepciteError as exc:
+        return kit.not_found(request, session, str(exc))
+    result = stored.result
+    return kit.render(request, session, "report.html",
+                  title=result.title or result.question, run=stored, result=result,
+                  body=report_body(result, stored.settings, kit.state.settings,
+                                   stored.id),
+                  follow_up_collections=snapshot_collections(stored.settings),
+                  evidence=evidence(result), exports=kit.usable_exports(),
+                  export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
+                  viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
+                  compare_choices=choices, model_notice=bundled_notice(stored.settings),
+                  duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
 
-    def parent_shown(stored: StoredRun, access: Access) -> bool:
-        """Whether the run ``stored`` follows up may be offered to compare with: one the
-        caller may see (an admin's follow-up of a user's run is the admin's)."""
-        if stored.parent_id is None or access.sees_all:
-            return stored.parent_id is not None
-        try:
-            kit.history.visible(stored.parent_id, access)
-        except DeepciteError:
-            return False
-        return True
 
-    def submit_rerun(run_id: str, caller: Caller) -> str | tuple[int, str]:
-        """The new run's id, or ``(status, message)`` when it cannot be run again.
+@router.post("/reports/{run_id}/rerun")
+async def rerun(kit: Kit, request: Request, run_id: str) -> Response:
+    _, session = await kit.posted(request)
+    outcome = await anyio.to_thread.run_sync(submit_rerun, kit, run_id, kit.caller(session))
+    if isinstance(outcome, tuple):
+        status, message = outcome
+        return await anyio.to_thread.run_sync(
+            lambda: kit.render(request, session, "error.html", status,
+                               title="Cannot run again", message=message))
+    return RedirectResponse(f"/runs/{quote_path(outcome)}", status_code=303)
 
-        The executor starts from its own settings: the plan's request carries the
-        per-run settings the stored run was made with, the rest (model server, keys,
-        data) is the server's. The stored run must be one ``caller`` may see, and the
-        new run is theirs."""
-        from deepcite.runs.rerun import rerun_plan
 
-        try:
-            stored = kit.history.get(run_id, caller.access)
-            plan = rerun_plan(stored, kit.state.settings)
-            asked = plan.request.asked_by("web", caller.owner)
-            return kit.state.executor.submit(asked)
-        except (InputError, ConfigError) as exc:
-            return 400, error_line(exc)
-        except DeepciteError as exc:
-            return 404, error_line(exc)
+def parent_shown(kit: PageKit, stored: StoredRun, access: Access) -> bool:
+    """Whether the run ``stored`` follows up may be offered to compare with: one the
+    caller may see (an admin's follow-up of a user's run is the admin's)."""
+    if stored.parent_id is None or access.sees_all:
+        return stored.parent_id is not None
+    try:
+        kit.history.visible(stored.parent_id, access)
+    except DeepciteError:
+        return False
+    return True
 
-    return router
+
+def submit_rerun(kit: PageKit, run_id: str, caller: Caller) -> str | tuple[int, str]:
+    """The new run's id, or ``(status, message)`` when it cannot be run again.
+
+    The executor starts from its own settings: the plan's request carries the
+    per-run settings the stored run was made with, the rest (model server, keys,
+    data) is the server's. The stored run must be one ``caller`` may see, and the
+    new run is theirs."""
+    from deepcite.runs.rerun import rerun_plan
+
+    try:
+        stored = kit.history.get(run_id, caller.access)
+        plan = rerun_plan(stored, kit.state.settings)
+        asked = plan.request.asked_by("web", caller.owner)
+        return kit.state.executor.submit(asked)
+    except (InputError, ConfigError) as exc:
+        return 400, error_line(exc)
+    except DeepciteError as exc:
+        return 404, error_line(exc)
 
 
 def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,

@@ -34,7 +34,7 @@ from deepcite.watches.schedule import FORMS
 from deepcite.watches.service import WatchService, feed_path
 from deepcite.web.caller import client_address
 from deepcite.web.page_forms import field_label, form_choices, page_words
-from deepcite.web.pages.kit import PageKit
+from deepcite.web.pages.kit import Kit, PageKit
 from deepcite.web.sessions import Session
 from deepcite.web.watch_form import (
     NO_ATTACHMENT,
@@ -45,7 +45,7 @@ from deepcite.web.watch_form import (
 )
 from deepcite.web.watch_inbox import inbox_of, moment, targets_shown, watch_row
 
-__all__ = ["NOT_FOUND", "routes"]
+__all__ = ["NOT_FOUND", "router"]
 
 #: What a watch the caller may not see is answered with - the same for a missing one.
 NOT_FOUND = "No such watch - the Watches page lists yours"
@@ -60,153 +60,160 @@ DONE = {"created": "The watch was created. Run now runs it at once.",
 _BACK_TO_LIST = "list"
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False)
 
-    def service() -> WatchService:
-        return WatchService(kit.history, kit.state.settings, kit.state.executor)
 
-    def list_page(request: Request, session: Session, status: int = 200,
-                  fields: WatchFields | None = None, problems: list[str] | None = None,
-                  message: str | None = None) -> HTMLResponse:
-        watches = service()
-        caller = kit.caller(session)
-        rows = [watch_row(watches, watch) for watch in watches.list(caller.access)]
-        owners = ({user.id: user.name for user in kit.history.users()}
-                  if caller.admin else {})
-        choices = form_choices(kit.state.settings, kit.history, caller.access)
-        return kit.render(
-            request, session, "watches.html", status, title="Watches", rows=rows,
-            fields=fields or WatchFields(collections=tuple(choices.preselected)),
-            problems=problems or [], message=message, choices=choices, owners=owners,
-            exports=kit.usable_exports(), no_attachment=NO_ATTACHMENT, forms=FORMS,
-            smtp=kit.state.settings.delivery.smtp_host is not None, moment=moment)
+def service(kit: PageKit) -> WatchService:
+    return WatchService(kit.history, kit.state.settings, kit.state.executor)
 
-    def watch_page(request: Request, session: Session, watch: WatchInfo, status: int = 200,
-                   problem: str | None = None, message: str | None = None,
-                   feed_url: str | None = None,
-                   webhook_secret: str | None = None) -> HTMLResponse:
-        watches = service()
-        row = watch_row(watches, watch)
-        return kit.render(
-            request, session, "watch.html", status, title=watch.name, row=row,
-            watch=watch, inbox=inbox_of(watches, watch), targets=targets_shown(watch),
-            deliveries=kit.history.deliveries(watch.id, limit=20), problem=problem,
-            message=message, feed_url=feed_url, webhook_secret=webhook_secret,
-            has_webhooks=any(t.get("kind") == "webhook" for t in watch.targets),
-            moment=moment)
 
-    def feed_url_of(request: Request, token: str) -> str:
-        base = kit.state.settings.watches.base_url or str(request.base_url)
-        return base.rstrip("/") + feed_path(token)
+def list_page(kit: PageKit, request: Request, session: Session, status: int = 200,
+              fields: WatchFields | None = None, problems: list[str] | None = None,
+              message: str | None = None) -> HTMLResponse:
+    watches = service(kit)
+    caller = kit.caller(session)
+    rows = [watch_row(watches, watch) for watch in watches.list(caller.access)]
+    owners = ({user.id: user.name for user in kit.history.users()}
+              if caller.admin else {})
+    choices = form_choices(kit.state.settings, kit.history, caller.access)
+    return kit.render(
+        request, session, "watches.html", status, title="Watches", rows=rows,
+        fields=fields or WatchFields(collections=tuple(choices.preselected)),
+        problems=problems or [], message=message, choices=choices, owners=owners,
+        exports=kit.usable_exports(), no_attachment=NO_ATTACHMENT, forms=FORMS,
+        smtp=kit.state.settings.delivery.smtp_host is not None, moment=moment)
 
-    def found(request: Request, session: Session, watch_id: str) -> WatchInfo | Response:
-        """The caller's watch ``watch_id``, or the 404 page (another user's included)."""
-        if not _WATCH_ID.fullmatch(watch_id):
-            return kit.not_found(request, session, NOT_FOUND)
-        try:
-            return service().get(watch_id, kit.access(session))
-        except UnknownWatchError:
-            return kit.not_found(request, session, NOT_FOUND)
 
-    def done(watch: WatchInfo, what: str, back: str = "") -> Response:
-        target = "/watches" if back == _BACK_TO_LIST else f"/watches/{watch.id}"
-        return RedirectResponse(f"{target}?done={what}", status_code=303)
+def watch_page(kit: PageKit, request: Request, session: Session, watch: WatchInfo,
+               status: int = 200,
+               problem: str | None = None, message: str | None = None,
+               feed_url: str | None = None,
+               webhook_secret: str | None = None) -> HTMLResponse:
+    watches = service(kit)
+    row = watch_row(watches, watch)
+    return kit.render(
+        request, session, "watch.html", status, title=watch.name, row=row,
+        watch=watch, inbox=inbox_of(watches, watch), targets=targets_shown(watch),
+        deliveries=kit.history.deliveries(watch.id, limit=20), problem=problem,
+        message=message, feed_url=feed_url, webhook_secret=webhook_secret,
+        has_webhooks=any(t.get("kind") == "webhook" for t in watch.targets),
+        moment=moment)
 
-    # ------------------------------------------------------------------ pages
 
-    @router.get("/watches", response_class=HTMLResponse)
-    def watches(request: Request, done: str = "") -> Response:
-        session = kit.session_for(request)
-        return list_page(request, session, message=DONE.get(done))
+def feed_url_of(kit: PageKit, request: Request, token: str) -> str:
+    base = kit.state.settings.watches.base_url or str(request.base_url)
+    return base.rstrip("/") + feed_path(token)
 
-    @router.get("/watches/{watch_id}", response_class=HTMLResponse)
-    def watch(request: Request, watch_id: str, done: str = "") -> Response:
-        session = kit.session_for(request)
-        shown = found(request, session, watch_id)
-        if not isinstance(shown, WatchInfo):
-            return shown
-        return watch_page(request, session, shown, message=DONE.get(done))
 
-    # ------------------------------------------------------------------ actions
+def found(kit: PageKit, request: Request, session: Session, watch_id: str) -> WatchInfo | Response:
+    """The caller's watch ``watch_id``, or the 404 page (another user's included)."""
+    if not _WATCH_ID.fullmatch(watch_id):
+        return kit.not_found(request, session, NOT_FOUND)
+    try:
+        return service(kit).get(watch_id, kit.access(session))
+    except UnknownWatchError:
+        return kit.not_found(request, session, NOT_FOUND)
 
-    @router.post("/watches")
-    async def create(request: Request) -> Response:
-        form, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(create_watch, request, session, form)
 
-    @router.post("/watches/{watch_id}/{action}")
-    async def act(request: Request, watch_id: str, action: str) -> Response:
-        form, session = await kit.posted(request)
-        back = form.get("back")
-        return await anyio.to_thread.run_sync(
-            acted, request, session, watch_id, action, back if isinstance(back, str) else "")
+def done(kit: PageKit, watch: WatchInfo, what: str, back: str = "") -> Response:
+    target = "/watches" if back == _BACK_TO_LIST else f"/watches/{watch.id}"
+    return RedirectResponse(f"{target}?done={what}", status_code=303)
 
-    def create_watch(request: Request, session: Session, form: FormData) -> Response:
-        """Add the watch the form describes, or show the form again with why not (what
-        was typed kept, nothing stored)."""
-        fields = read_fields(form)
-        run, problems = request_of(fields)
-        if run is None:
-            return list_page(request, session, 400, fields, problems)
-        caller = kit.caller(session)
-        try:
-            watch, token = service().add(run.asked_by("web", caller.owner), fields.schedule,
-                                         targets=targets_of_fields(fields),
-                                         name=fields.name or None)
-        except DeepciteError as exc:
-            problem = page_words(error_line(exc))
-            if isinstance(exc, RequestError):
-                problem = f"{field_label(exc.field)}: {problem}"
-            return list_page(request, session, 429 if isinstance(exc, BudgetError) else 400,
-                             fields, [problem])
-        kit.history.audit("watch.add", actor=caller.name, target=watch.id,
-                          detail={"schedule": watch.schedule},
-                          address=client_address(request))
-        # The answer to the post itself, not a redirect: the feed address and the
-        # webhook secret are shown this once (as a new API token is), never in a URL.
-        webhooks = any(target.get("kind") == "webhook" for target in watch.targets)
-        secret = kit.history.webhook_secret(watch.id) if webhooks else None
-        return watch_page(request, session, watch, 201, message=DONE["created"],
-                          feed_url=feed_url_of(request, token), webhook_secret=secret)
 
-    def acted(request: Request, session: Session, watch_id: str, action: str,
-              back: str) -> Response:
-        """Run now, pause, resume, delete, or a new feed address - for the caller's
-        watch only."""
-        shown = found(request, session, watch_id)
-        if not isinstance(shown, WatchInfo):
-            return shown
-        watches, access, caller = service(), kit.access(session), kit.caller(session)
-        try:
-            if action == "run":
-                watches.run_now(shown.id, access)
-                return done(shown, "started", back)
-            if action == "pause":
-                return done(watches.pause(shown.id, access), "paused", back)
-            if action == "resume":
-                return done(watches.resume(shown.id, access), "resumed", back)
-            if action == "delete":
-                removed = watches.remove(shown.id, access)
-                kit.history.audit("watch.delete", actor=caller.name, target=removed,
-                                  address=client_address(request))
-                return RedirectResponse("/watches?done=deleted", status_code=303)
-            if action == "feed":
-                token = watches.rotate_feed_token(shown.id, access)
-                return watch_page(request, session, shown,
-                                  feed_url=feed_url_of(request, token))
-            if action == "secret":
-                secret = watches.rotate_webhook_secret(shown.id, access)
-                kit.history.audit("watch.secret", actor=caller.name, target=shown.id,
-                                  address=client_address(request))
-                return watch_page(request, session, shown, webhook_secret=secret)
-        except UnknownWatchError:  # deleted meanwhile
-            return kit.not_found(request, session, NOT_FOUND)
-        except BudgetError as exc:
-            return watch_page(request, session, shown, 429, problem=error_line(exc))
-        except DeepciteError as exc:
-            return watch_page(request, session, shown, 409, problem=error_line(exc))
-        return kit.not_found(request, session, f"No such action on a watch: {action[:40]}")
+# ------------------------------------------------------------------ pages
+@router.get("/watches", response_class=HTMLResponse)
+def watches(kit: Kit, request: Request, done: str = "") -> Response:
+    session = kit.session_for(request)
+    return list_page(kit, request, session, message=DONE.get(done))
 
-    return router
+
+@router.get("/watches/{watch_id}", response_class=HTMLResponse)
+def watch(kit: Kit, request: Request, watch_id: str, done: str = "") -> Response:
+    session = kit.session_for(request)
+    shown = found(kit, request, session, watch_id)
+    if not isinstance(shown, WatchInfo):
+        return shown
+    return watch_page(kit, request, session, shown, message=DONE.get(done))
+
+
+# ------------------------------------------------------------------ actions
+@router.post("/watches")
+async def create(kit: Kit, request: Request) -> Response:
+    form, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(create_watch, kit, request, session, form)
+
+
+@router.post("/watches/{watch_id}/{action}")
+async def act(kit: Kit, request: Request, watch_id: str, action: str) -> Response:
+    form, session = await kit.posted(request)
+    back = form.get("back")
+    return await anyio.to_thread.run_sync(
+        acted, kit, request, session, watch_id, action, back if isinstance(back, str) else "")
+
+
+def create_watch(kit: PageKit, request: Request, session: Session, form: FormData) -> Response:
+    """Add the watch the form describes, or show the form again with why not (what
+    was typed kept, nothing stored)."""
+    fields = read_fields(form)
+    run, problems = request_of(fields)
+    if run is None:
+        return list_page(kit, request, session, 400, fields, problems)
+    caller = kit.caller(session)
+    try:
+        watch, token = service(kit).add(run.asked_by("web", caller.owner), fields.schedule,
+                                     targets=targets_of_fields(fields),
+                                     name=fields.name or None)
+    except DeepciteError as exc:
+        problem = page_words(error_line(exc))
+        if isinstance(exc, RequestError):
+            problem = f"{field_label(exc.field)}: {problem}"
+        return list_page(kit, request, session, 429 if isinstance(exc, BudgetError) else 400,
+                         fields, [problem])
+    kit.history.audit("watch.add", actor=caller.name, target=watch.id,
+                      detail={"schedule": watch.schedule},
+                      address=client_address(request))
+    # The answer to the post itself, not a redirect: the feed address and the
+    # webhook secret are shown this once (as a new API token is), never in a URL.
+    webhooks = any(target.get("kind") == "webhook" for target in watch.targets)
+    secret = kit.history.webhook_secret(watch.id) if webhooks else None
+    return watch_page(kit, request, session, watch, 201, message=DONE["created"],
+                      feed_url=feed_url_of(kit, request, token), webhook_secret=secret)
+
+
+def acted(kit: PageKit, request: Request, session: Session, watch_id: str, action: str,
+          back: str) -> Response:
+    """Run now, pause, resume, delete, or a new feed address - for the caller's
+    watch only."""
+    shown = found(kit, request, session, watch_id)
+    if not isinstance(shown, WatchInfo):
+        return shown
+    watches, access, caller = service(kit), kit.access(session), kit.caller(session)
+    try:
+        if action == "run":
+            watches.run_now(shown.id, access)
+            return done(kit, shown, "started", back)
+        if action == "pause":
+            return done(kit, watches.pause(shown.id, access), "paused", back)
+        if action == "resume":
+            return done(kit, watches.resume(shown.id, access), "resumed", back)
+        if action == "delete":
+            removed = watches.remove(shown.id, access)
+            kit.history.audit("watch.delete", actor=caller.name, target=removed,
+                              address=client_address(request))
+            return RedirectResponse("/watches?done=deleted", status_code=303)
+        if action == "feed":
+            token = watches.rotate_feed_token(shown.id, access)
+            return watch_page(kit, request, session, shown,
+                              feed_url=feed_url_of(kit, request, token))
+        if action == "secret":
+            secret = watches.rotate_webhook_secret(shown.id, access)
+            kit.history.audit("watch.secret", actor=caller.name, target=shown.id,
+                              address=client_address(request))
+            return watch_page(kit, request, session, shown, webhook_secret=secret)
+    except UnknownWatchError:  # deleted meanwhile
+        return kit.not_found(request, session, NOT_FOUND)
+    except BudgetError as exc:
+        return watch_page(kit, request, session, shown, 429, problem=error_line(exc))
+    except DeepciteError as exc:
+        return watch_page(kit, request, session, shown, 409, problem=error_line(exc))
+    return kit.not_found(request, session, f"No such action on a watch: {action[:40]}")
