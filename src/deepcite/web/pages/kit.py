@@ -1,9 +1,11 @@
 """What every page route shares: the state, sessions, templates and helpers.
 
 The pages are split by area (research and runs, reports, history, collections,
-settings, login), one module each, every one a function ``routes(kit)`` returning its
-router; :func:`deepcite.web.pages.pages_router` includes them all. A :class:`PageKit`
-is what they share, so an area's routes are written the same way wherever they live.
+settings, login, ...), one module of :mod:`deepcite.web.pages` each, every one plain
+handler functions on its module-level ``router``; :func:`deepcite.web.pages.pages_router`
+includes them all. A :class:`PageKit` is what they share - a handler asks for it with a
+``kit: Kit`` parameter (:func:`kit_binder`) - so an area's routes are written the same
+way wherever they live.
 """
 
 from __future__ import annotations
