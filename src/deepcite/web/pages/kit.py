@@ -27,6 +27,7 @@ from deepcite.web.caller import Caller, Gate
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
+from deepcite.web.request_scope import binder, bound
 from deepcite.web.sessions import CSRF_FIELD, Session, Sessions
 
 PACKAGE_DIR = Path(__file__).parent.parent  # templates/ and static/ stay in deepcite/web
@@ -143,21 +144,14 @@ def quote_path(text: str) -> str:
 
 
 def kit_binder(kit: PageKit) -> Callable[[Request], None]:
-    """The dependency :func:`deepcite.web.pages.pages_router` puts on every page: it
-    leaves ``kit`` in the request's state (a router's dependencies run before a route's),
-    where a handler's :data:`Kit` parameter reads it - so the areas are modules of plain
-    functions on module-level routers, not closures over one kit."""
-
-    def bind(request: Request) -> None:
-        request.state.page_kit = kit
-    return bind
+    """The dependency :func:`deepcite.web.pages.pages_router` puts on every page: a
+    handler's :data:`Kit` parameter then reads ``kit`` - so the areas are modules of
+    plain functions on module-level routers, not closures over one kit."""
+    return binder(page_kit=kit)
 
 
 def _page_kit(request: Request) -> PageKit:
-    found = getattr(request.state, "page_kit", None)
-    if not isinstance(found, PageKit):  # a page outside pages_router: a wiring bug
-        raise RuntimeError("no page kit: include the page through pages_router")
-    return found
+    return bound(request, "page_kit", PageKit)
 
 
 #: A route parameter giving the pages' shared :class:`PageKit` (``kit: Kit``).

@@ -21,6 +21,8 @@ from deepcite.errors import UnknownRunError
 from deepcite.store import HistoryStore
 from deepcite.web.caller import Caller, Gate, Refused
 from deepcite.web.contracts import WebState
+from deepcite.web.request_scope import binder as scope_binder
+from deepcite.web.request_scope import bound
 
 __all__ = ["ApiError", "AskedBy", "State", "Streams", "binder", "caller_dependency",
            "current_caller", "history_store", "unknown_run", "visible_run"]
@@ -43,24 +45,16 @@ def history_store(state: WebState) -> HistoryStore:
 
 def binder(state: WebState, streams: CapacityLimiter) -> Callable[[Request], None]:
     """The dependency that hands ``state`` and the event streams' limiter to the
-    routes of one ``/api/v1`` router (a router's dependencies run before a route's)."""
-
-    def bind(request: Request) -> None:
-        request.state.web_state = state
-        request.state.stream_limiter = streams
-    return bind
+    routes of one ``/api/v1`` router."""
+    return scope_binder(web_state=state, stream_limiter=streams)
 
 
 def _web_state(request: Request) -> WebState:
-    found = getattr(request.state, "web_state", None)
-    if not isinstance(found, WebState):  # a route outside api_router: a wiring bug
-        raise RuntimeError("no web state: include the route through api_router")
-    return found
+    return bound(request, "web_state", WebState)
 
 
 def _streams(request: Request) -> CapacityLimiter:
-    found: CapacityLimiter = request.state.stream_limiter
-    return found
+    return bound(request, "stream_limiter", CapacityLimiter)
 
 
 #: A route parameter giving the server's state (``state: State``).
