@@ -393,7 +393,7 @@ class Clients:
     def follow(self, http: httpx.Client, record: RunRecord) -> None:
         """Read the run's event stream to its end (resuming after a cut, as a browser
         does); an export asked for after the first event must be refused with 409."""
-        from deepcite.web.api import sse_lines
+        from deepcite.web.rest import sse_lines
 
         after, asked = 0, False
         path = f"/api/v1/research/{record.run_id}"

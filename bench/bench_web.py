@@ -35,9 +35,9 @@ import deepcite.runs.build
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.runs.local import LocalRunExecutor
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 
 
 def slow(text: str, delay: float) -> object:

@@ -26,7 +26,7 @@ from deepcite.store.watches_ops import FEED_TOKEN_PREFIX
 from deepcite.watches.service import feed_path
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.guard import allowed_hosts_for
+from deepcite.web.front_door import allowed_hosts_for
 from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.serving import uvicorn_config
 from tests.servers import PATIENCE, free_port, running

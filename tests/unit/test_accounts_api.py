@@ -25,9 +25,9 @@ from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 from tests.fakes import ScriptedChatModel, cite_all
 
 PASSWORD = "correct horse battery"

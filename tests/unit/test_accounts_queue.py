@@ -23,9 +23,9 @@ from deepcite.runs.queue.executor import QueueExecutor
 from deepcite.runs.queue.worker import work
 from deepcite.store import HistoryStore
 from deepcite.store.user_rights import Access
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 from tests.mcp_launcher import scripted_model
 from tests.redis_fixture import redis_server, redis_url  # noqa: F401
 

@@ -29,14 +29,14 @@ from deepcite.config import Settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.guard import (
+from deepcite.web.front_door import (
     BODY_CAPS,
     COLLECTION_UPLOAD_BODY,
     SMALL_BODY,
     UNSAFE_METHODS,
     body_cap,
 )
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 from tests.servers import PATIENCE, serving
 
 pytestmark = pytest.mark.enable_socket  # a real server on loopback

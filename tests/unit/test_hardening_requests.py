@@ -32,9 +32,9 @@ from deepcite.runs.checks import check_run, check_tool_calling
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
 from deepcite.types import PhaseStarted
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_store import quick_result
 

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from deepcite.collections.collection import validate_name
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError, ConfigError
-from deepcite.web.pages_settings import user_config_file
+from deepcite.web.pages.settings import user_config_file
 from tests.unit.test_web_pages import FakeExecutor, _client, _csrf
 
 URL_SETTINGS = ("llm.base_url", "llm.ollama_url", "engines.searxng_url",

@@ -29,17 +29,17 @@ from deepcite.collections.documents import LoadedDocument, LoadError, PageText
 from deepcite.collections.loaders import limits, load_document
 from deepcite.config import Settings
 from deepcite.materials.limits import MAX_MATERIALS
-from deepcite.web import pages_forms
+from deepcite.web import page_forms
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages import mount_static, pages_router
-from deepcite.web.pages_forms import (
+from deepcite.web.page_forms import (
     MAX_NAME_BYTES,
     MAX_UPLOAD_BYTES,
     UploadBudget,
     material_of_upload,
     safe_upload_name,
 )
+from deepcite.web.pages import mount_static, pages_router
 from tests.bombs import MB, docx_bomb, lie_about_size, stream_entry
 from tests.recording_executor import RecordingExecutor
 from tests.servers import serving
@@ -349,7 +349,7 @@ def test_more_files_than_materials_are_refused(client: TestClient,
 def test_files_together_over_the_request_limit_are_refused(
     client: TestClient, executor: RecordingExecutor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pages_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
+    monkeypatch.setattr(page_forms, "MAX_UPLOAD_TOTAL_BYTES", 3 * MB)
     files = [("files", (f"part{i}.txt", b"water boils\n" * (MB // 12), "text/plain"))
              for i in range(4)]
     response = _post(client, files)
@@ -582,4 +582,4 @@ def test_at_most_two_uploads_are_parsed_at_once(tmp_path: Path,
     for thread in threads:
         thread.join(30)
     assert errors == []
-    assert most[0] == pages_forms.MAX_CONCURRENT_PARSES == 2
+    assert most[0] == page_forms.MAX_CONCURRENT_PARSES == 2

@@ -27,7 +27,7 @@ from deepcite.mcp_server import build_server, http_app, http_config
 from deepcite.store import HistoryStore
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.guard import allowed_hosts_for
+from deepcite.web.front_door import allowed_hosts_for
 from deepcite.web.login_throttle import CLIENT_FAILURES, LoginThrottle
 from deepcite.web.serving import uvicorn_config
 from tests.recording_executor import RecordingExecutor

@@ -33,9 +33,9 @@ from deepcite.store import HistoryStore
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import upgrade
 from deepcite.store.models import Run
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 from tests.fakes import ScriptedChatModel, cite_all, write_notes
 
 QUESTION = "What did we decide about the cache?"

@@ -191,7 +191,7 @@ def test_a_value_this_version_rejects_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_the_list_does_not_reach_the_settings_page(tmp_path: Path) -> None:
-    from deepcite.web.pages_views import settings_rows
+    from deepcite.web.pages._views import settings_rows
 
     keys = [key for key, _ in settings_rows(submitted(tmp_path))]
     assert REDACTED_KEY not in keys and not any(k.startswith("_") for k in keys)

@@ -18,9 +18,9 @@ from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
-from deepcite.web.api import sse_lines
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.rest import sse_lines
 from tests.fakes import ScriptedChatModel, cite_all, write_notes
 
 QUESTION = "What did we decide about the cache?"
@@ -272,7 +272,7 @@ def test_unknown_export_format_is_404(client: TestClient) -> None:
 def test_a_missing_extra_is_501_with_the_install_hint(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     from deepcite.export import ExporterStatus
-    monkeypatch.setattr("deepcite.web.api.exporter_status", lambda name: ExporterStatus(
+    monkeypatch.setattr("deepcite.web.rest.runs.exporter_status", lambda name: ExporterStatus(
         "pdf", False, "needs WeasyPrint: pip install 'deepcite[pdf]'", "", True))
     reply = client.get("/api/v1/research/ffffffff/export/pdf")
     assert reply.status_code == 501
@@ -291,7 +291,7 @@ def test_the_token_guards_every_route_but_health(
         compared.append(a)
         return real(a, b)
 
-    monkeypatch.setattr("deepcite.web.gate.hmac.compare_digest", spy)
+    monkeypatch.setattr("deepcite.web.who_is_asking.hmac.compare_digest", spy)
     client, executor = _app(settings, token="s3cret")
     try:
         assert client.get("/api/v1/health").status_code == 200

@@ -18,8 +18,8 @@ from deepcite.config import Settings
 from deepcite.store import HistoryStore
 from deepcite.web.collection_jobs import IndexJobs, inside_roots
 from deepcite.web.contracts import WebState
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES
 from deepcite.web.pages import pages_router
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES
 
 
 class Executor:

@@ -30,7 +30,7 @@ from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult, Source
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES
 
 PASSWORD = "correct horse battery"
 MISSING = "ghost"

@@ -1,4 +1,4 @@
-"""The web tier's front door (deepcite.web.guard), driven over real HTTP on loopback.
+"""The web tier's front door (deepcite.web.front_door), driven over real HTTP on loopback.
 
 Each server is the whole app (``create_app``) under uvicorn on 127.0.0.1. The requests
 are written on raw sockets, so a test controls every header byte - ``Host``, ``Origin``,
@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from deepcite.config import Settings
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.guard import (
+from deepcite.web.front_door import (
     API_RESEARCH_BODY,
     BODY_CAPS,
     RESEARCH_FORM_BODY,
@@ -446,8 +446,8 @@ def test_bodies_within_their_cap_still_work(serve: Callable[..., Served]) -> Non
 
 def test_every_cap_fits_what_its_route_accepts() -> None:
     from deepcite.materials.limits import MAX_TOTAL_CHARS
+    from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_TOTAL_BYTES
     from deepcite.web.pages import MAX_FIELD_BYTES
-    from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_TOTAL_BYTES
 
     assert body_cap("POST", "/api/v1/research").limit >= 6 * MAX_TOTAL_CHARS
     assert body_cap("POST", "/api/v1/research/").limit == API_RESEARCH_BODY
@@ -469,7 +469,7 @@ def test_in_process_clients_keep_working(make_settings: Callable[..., Settings])
 
 
 def test_odd_host_spellings_are_no_host() -> None:
-    from deepcite.web.guard import split_host
+    from deepcite.web.front_door import split_host
 
     assert split_host("localhost.") == "localhost"  # the one root dot DNS allows
     for odd in ("localhost..", "localhost:²", "localhost:８０", "[::1]:x", "a..b"):

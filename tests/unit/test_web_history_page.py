@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from deepcite.config import Settings
 from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult
-from deepcite.web import pages_history
+from deepcite.web.pages import history
 from tests.unit.test_web_pages import FakeExecutor, _client, _csrf, _result
 
 
@@ -100,10 +100,10 @@ def test_the_origin_filter_offers_and_finds_the_runs_of_watches(
 
 
 def test_pages_of_fifty(client: TestClient, settings: Settings) -> None:
-    for n in range(pages_history.PAGE_SIZE + 3):
+    for n in range(history.PAGE_SIZE + 3):
         _add(settings, f"Question number {n:03d}", origin="web")
     first = client.get("/history", params={"origin": "web"}).text
-    assert _rows(first).count("<tr>") == pages_history.PAGE_SIZE + 1  # + the header
+    assert _rows(first).count("<tr>") == history.PAGE_SIZE + 1  # + the header
     assert 'rel="next"' in first and "origin=web" in first and 'rel="prev"' not in first
     second = client.get("/history", params={"origin": "web", "page": "2"}).text
     assert "Question number 000" in second and 'rel="prev"' in second
@@ -133,7 +133,7 @@ def test_delete_confirm_trash_and_restore(client: TestClient, settings: Settings
                        data={"csrf_token": _csrf(client)}).status_code == 404
     # after the undo time the run is deleted for good
     client.post(f"/history/{run_id}/delete", data={"csrf_token": _csrf(client)})
-    monkeypatch.setattr(pages_history, "TRASH_SECONDS", 0)
+    monkeypatch.setattr(history, "TRASH_SECONDS", 0)
     client.get("/history")
     with HistoryStore.open(settings) as store:
         assert [r.id for r in store.list()] == []

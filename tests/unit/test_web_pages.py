@@ -33,9 +33,9 @@ from deepcite.types import (
     VerificationCounts,
 )
 from deepcite.web.contracts import WebState
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES
 from deepcite.web.pages import STATIC_DIR, mount_static, pages_router
-from deepcite.web.pages_auth import logged_in
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES
+from deepcite.web.sessions import logged_in
 
 XSS_TITLE = "<script>alert(1)</script>"
 HTML_QUESTION = "Why <b>does</b> water <img src=x onerror=alert(2)> boil?"

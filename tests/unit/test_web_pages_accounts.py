@@ -24,7 +24,7 @@ from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import ResearchResult
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages_forms import last_collections
+from deepcite.web.page_forms import last_collections
 
 PASSWORD = "correct horse battery"
 MISSING = "f" * 32

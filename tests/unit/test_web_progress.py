@@ -1,6 +1,6 @@
 """The research form's defaults and the run page's live progress.
 
-The fold of events (:mod:`deepcite.web.pages_progress`) directly; the pages on a bare
+The fold of events (:mod:`deepcite.web.pages._progress`) directly; the pages on a bare
 app with a fake executor; and one real pooled run with materials (a scripted model)
 whose live counters must be the stored result's.
 """
@@ -39,9 +39,9 @@ from deepcite.types import (
 )
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from deepcite.web.page_forms import form_choices, page_words
 from deepcite.web.pages import mount_static, pages_router
-from deepcite.web.pages_forms import form_choices, page_words
-from deepcite.web.pages_progress import elapsed, progress_of
+from deepcite.web.pages._progress import elapsed, progress_of
 from tests.fakes import ScriptedChatModel, cite_all
 
 CLI_FLAG = re.compile(r"--[a-z]")

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from deepcite.config import Settings
 from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult, RunMetrics
-from deepcite.web.pages_reports import BUNDLED_NOTICE
+from deepcite.web.pages.reports import BUNDLED_NOTICE
 from tests.unit.test_web_pages import FakeExecutor, _client, _csrf, _result, _submit
 
 
@@ -46,7 +46,7 @@ def test_citations_and_sources_link_to_the_viewer(client: TestClient) -> None:
 
 
 def test_contents_link_to_sections(make_settings: Any) -> None:
-    from deepcite.web.pages_views import report_body
+    from deepcite.web.pages._views import report_body
 
     body = ("## Contents\n\n- Summary\n- 1. Heat <b>\n    - 1.1 Sub\n\n## Summary\n\nS.\n\n"
             "## 1. Heat <b>\n\n### 1.1 Sub\n\nX.")

@@ -25,13 +25,13 @@ from deepcite.runs import EventBatch, RunInfo, RunRequest
 from deepcite.store import HistoryStore
 from deepcite.store.engine import create_store_engine
 from deepcite.store.migrate import HEAD_REVISION, current_revision, upgrade
-from deepcite.web.api import api_router
 from deepcite.web.app import _add_error_handlers
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle, client_key
 from deepcite.web.pages import pages_router
-from deepcite.web.pages_auth import COOKIE, SESSION_SECONDS, Session, Sessions
+from deepcite.web.rest import api_router
+from deepcite.web.sessions import COOKIE, SESSION_SECONDS, Session, Sessions
+from deepcite.web.who_is_asking import Gate
 
 TOKEN = "the-access-token-4567"
 OTHER_TOKEN = "a-new-access-token-8901"
@@ -366,7 +366,7 @@ def test_wrong_api_tokens_are_throttled_too(
     def throttle() -> LoginThrottle:
         return LoginThrottle(clock=clock)
 
-    monkeypatch.setattr("deepcite.web.gate.LoginThrottle", throttle)
+    monkeypatch.setattr("deepcite.web.who_is_asking.LoginThrottle", throttle)
     url = f"sqlite:///{tmp_path / 'history.db'}"
     client = _server(servers, url, make_settings()).client("203.0.113.50")
     for _ in range(5):

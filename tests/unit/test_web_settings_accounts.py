@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from deepcite.store import HistoryStore
-from deepcite.web.pages_settings import user_config_file
+from deepcite.web.pages.settings import user_config_file
 from tests.unit.test_web_account_pages import PASSWORD, App, csrf, log_in
 
 

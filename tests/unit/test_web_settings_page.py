@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from deepcite.config import Settings, explain_settings
-from deepcite.web.pages_settings import dump_toml, user_config_file, write_config
+from deepcite.web.pages.settings import dump_toml, user_config_file, write_config
 from tests.unit.test_web_pages import SECRET, FakeExecutor, _client, _csrf
 
 

@@ -29,7 +29,7 @@ from deepcite.store import HistoryStore
 from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.pages_watches import NOT_FOUND
+from deepcite.web.pages.watches import NOT_FOUND
 from tests.fakes import ScriptedChatModel, cite_all
 
 PASSWORD = "correct horse battery"

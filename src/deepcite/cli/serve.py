@@ -50,7 +50,7 @@ def serve_command(
         from deepcite.runs.local import LocalRunExecutor
         from deepcite.web.app import create_app
         from deepcite.web.contracts import WebState
-        from deepcite.web.guard import allowed_hosts_for, bad_allowed_host
+        from deepcite.web.front_door import allowed_hosts_for, bad_allowed_host
         from deepcite.web.serving import serve_app
     except ImportError as exc:
         fail(f"The web app needs the web extra ({exc.name} is missing): "

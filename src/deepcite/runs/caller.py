@@ -1,6 +1,6 @@
 """Who is asking: the one :class:`Caller` every server front end hands down.
 
-The web app (pages, REST, feeds: :mod:`deepcite.web.gate`) and the MCP server over HTTP
+The web app (pages, REST, feeds: :mod:`deepcite.web.who_is_asking`) and the MCP server over HTTP
 (:mod:`deepcite.mcp_server.auth`) each decide *how* a request proves who sent it; what
 they decide is this one value, so both answer "what may this caller see" and "whose
 runs does it start" the same way. It sits in ``runs``, below both front ends, beside

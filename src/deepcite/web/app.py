@@ -4,7 +4,7 @@ API errors are always JSON ``{"error": {"code", "message"}}`` - scripts parse th
 while the pages keep FastAPI's own error replies (the pages router renders its own).
 The headers ask browsers not to sniff types, not to send full referrers and to load
 nothing from other origins, which is what a local research app needs. In front of every
-route, :class:`~deepcite.web.guard.FrontDoor` refuses other hosts (DNS rebinding),
+route, :class:`~deepcite.web.front_door.FrontDoor` refuses other hosts (DNS rebinding),
 cross-site state changes, requests without credentials and oversized bodies before a
 body byte is read.
 """
@@ -35,11 +35,11 @@ from deepcite.errors import (
     UnreadableRunError,
     error_line,
 )
-from deepcite.web.api import ApiError, api_router
 from deepcite.web.contracts import WebState
 from deepcite.web.feeds import feeds_router
-from deepcite.web.gate import Gate, Refused
-from deepcite.web.guard import FrontDoor
+from deepcite.web.front_door import FrontDoor
+from deepcite.web.rest import ApiError, api_router
+from deepcite.web.who_is_asking import Gate, Refused
 
 logger = logging.getLogger(__name__)
 

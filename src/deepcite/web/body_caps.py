@@ -1,11 +1,11 @@
-"""Every route's request-body cap, in one table the front door (:mod:`deepcite.web.guard`)
+"""Every route's request-body cap, in one table the front door (:mod:`deepcite.web.front_door`)
 looks up before it reads a byte of a body.
 
 Each route that takes a body (POST, PUT, PATCH, DELETE) is written here with a cap
 chosen for it; a test enumerates the app's routes and fails for one left out (or for an
 entry that names no route), so no route gets the fallback :data:`SMALL_BODY` by
 accident. The upload caps are made of the very constants the pages promise
-(``pages_forms.MAX_UPLOAD_BYTES`` and its kin), so the promise and the cap cannot drift
+(``page_forms.MAX_UPLOAD_BYTES`` and its kin), so the promise and the cap cannot drift
 apart.
 """
 
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 from deepcite.web.upload_form import MAX_UPLOAD_FIELD_BYTES
 
 KIB = 1024

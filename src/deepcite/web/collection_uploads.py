@@ -5,7 +5,7 @@ collections page's upload (``POST /collections/upload``) and the API's
 Both read the body with :func:`deepcite.web.upload_form.read_upload_form` (the caps kept
 as it streams) and hand its files to :func:`keep_uploads`, so the two cannot drift apart
 in what they accept or whose collection the files reach: each file is checked in a
-private staging folder first (:func:`deepcite.web.pages_forms.save_upload`: the accepted
+private staging folder first (:func:`deepcite.web.page_forms.save_upload`: the accepted
 kinds, safe names, the caps); the name is claimed only then
 (:func:`~deepcite.web.collection_jobs.claim_collection`, atomic, so a refused upload
 claims nothing and of two users only the winner's files are kept); the files then move
@@ -28,7 +28,7 @@ from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store import HistoryStore
 from deepcite.web.collection_jobs import IndexJobs, claim_collection, upload_folder
-from deepcite.web.pages_forms import MAX_UPLOAD_FILES
+from deepcite.web.page_forms import MAX_UPLOAD_FILES
 from deepcite.web.upload_form import UploadRefused
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def keep_uploads(name: str, uploads: list[UploadFile], *, settings: Settings,
     """
     from deepcite.collections.collection import collection_path, validate_name
     from deepcite.runs.checks import reserved_collection
-    from deepcite.web.pages_forms import UploadBudget, save_upload
+    from deepcite.web.page_forms import UploadBudget, save_upload
 
     try:
         validate_name(name)

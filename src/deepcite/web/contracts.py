@@ -19,9 +19,9 @@ class WebState:
     loopback. ``folder_roots`` are the server folders collections may be added from.
 
     ``allowed_hosts`` are the ``Host`` names the server answers (the forms are in
-    :mod:`deepcite.web.guard`); others get 421, so a DNS-rebound page cannot read it.
+    :mod:`deepcite.web.front_door`); others get 421, so a DNS-rebound page cannot read it.
     Empty means no host check - for in-process test clients; ``deepcite serve`` always
-    passes its bind address's names (:func:`deepcite.web.guard.allowed_hosts_for`).
+    passes its bind address's names (:func:`deepcite.web.front_door.allowed_hosts_for`).
 
     ``jobs`` is the collections' background indexing, one for the app: the pages and the
     API's uploads start and see the same jobs.

@@ -15,8 +15,8 @@ from fastapi.responses import PlainTextResponse
 
 from deepcite.watches.delivery import atom_feed
 from deepcite.watches.service import WatchService, feed_path
-from deepcite.web.api import history_store
 from deepcite.web.contracts import WebState
+from deepcite.web.rest.common import history_store
 
 __all__ = ["FEED_LIMIT", "feeds_router"]
 

@@ -1,8 +1,8 @@
 """Reading a collection upload's multipart body with the promised caps kept *as it streams*.
 
-The collections page promises files of up to :data:`~deepcite.web.pages_forms.
-MAX_UPLOAD_BYTES` each, :data:`~deepcite.web.pages_forms.MAX_UPLOAD_TOTAL_BYTES`
-together and :data:`~deepcite.web.pages_forms.MAX_UPLOAD_FILES` per request - the same
+The collections page promises files of up to :data:`~deepcite.web.page_forms.
+MAX_UPLOAD_BYTES` each, :data:`~deepcite.web.page_forms.MAX_UPLOAD_TOTAL_BYTES`
+together and :data:`~deepcite.web.page_forms.MAX_UPLOAD_FILES` per request - the same
 constants the front door's body cap (``COLLECTION_UPLOAD_BODY`` in
 :mod:`deepcite.web.body_caps`) is made of, so the promise and the cap cannot drift
 apart. Starlette's own form parser caps only fields that are not files, and would spool
@@ -19,7 +19,7 @@ from starlette.datastructures import FormData
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
-from deepcite.web.pages_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 
 #: The longest field that is not a file (the collection's name, the CSRF token).
 MAX_UPLOAD_FIELD_BYTES = 64 * 1024

@@ -29,7 +29,7 @@ from deepcite.watches.channels import (
     loaded_channels,
     targets_from_input,
 )
-from deepcite.web.pages_forms import field_label, page_words
+from deepcite.web.page_forms import field_label, page_words
 
 __all__ = ["NO_ATTACHMENT", "ChannelInput", "WatchFields", "channel_inputs", "read_fields",
            "request_of", "targets_of_fields"]

@@ -1,5 +1,5 @@
 // Live progress of a run: folds the SSE events into the page deepcite served, the same
-// way as deepcite.web.pages_progress (phase names come from the page's #phase-labels).
+// way as deepcite.web.pages._progress (phase names come from the page's #phase-labels).
 // The page works without it: it reloads itself every few seconds in a <noscript>.
 (function () {
   "use strict";

@@ -15,47 +15,47 @@ from starlette.datastructures import FormData
 from deepcite.errors import DuplicateUserError, InputError
 from deepcite.store import UserInfo
 from deepcite.store.users_ops import check_new_password, check_user_name
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import CSRF_FIELD, Session, safe_next
+from deepcite.web.pages.kit import Kit, PageKit
+from deepcite.web.sessions import CSRF_FIELD, Session, safe_next
+from deepcite.web.who_is_asking import client_address
+
+router = APIRouter(include_in_schema=False)
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
+@router.get("/login", response_class=HTMLResponse)
+def login(kit: Kit, request: Request, next: str = "/") -> Response:
+    session = kit.gate.page_session(kit.sessions.load(request), request)
+    if not kit.sessions.login_required or session.authed:
+        return RedirectResponse(safe_next(next), status_code=303)
+    return kit.render(request, session, "login.html", title="Log in", next=safe_next(next))
 
-    @router.get("/login", response_class=HTMLResponse)
-    def login(request: Request, next: str = "/") -> Response:
-        session = kit.gate.page_session(kit.sessions.load(request), request)
-        if not kit.sessions.login_required or session.authed:
-            return RedirectResponse(safe_next(next), status_code=303)
-        return kit.render(request, session, "login.html", title="Log in", next=safe_next(next))
 
-    @router.post("/login")
-    async def do_login(request: Request) -> Response:
-        form = await request.form()
-        # the store is read and written on a thread: the event loop never waits on it
-        return await anyio.to_thread.run_sync(_log_in, kit, request, form)
+@router.post("/login")
+async def do_login(kit: Kit, request: Request) -> Response:
+    form = await request.form()
+    # the store is read and written on a thread: the event loop never waits on it
+    return await anyio.to_thread.run_sync(_log_in, kit, request, form)
 
-    @router.post("/logout")
-    async def logout(request: Request) -> Response:
-        form = await request.form()
-        return await anyio.to_thread.run_sync(_log_out, kit, request, form)
 
-    @router.get("/register", response_class=HTMLResponse)
-    def register(request: Request) -> Response:
-        session = kit.sessions.load(request)
-        if not _registration_open(kit):
-            return kit.not_found(request, session, "There is no sign-up on this server - "
-                                 "ask an admin for an account")
-        return kit.render(request, session, "register.html", title="Create an account")
+@router.post("/logout")
+async def logout(kit: Kit, request: Request) -> Response:
+    form = await request.form()
+    return await anyio.to_thread.run_sync(_log_out, kit, request, form)
 
-    @router.post("/register")
-    async def do_register(request: Request) -> Response:
-        form = await request.form()
-        return await anyio.to_thread.run_sync(_register, kit, request, form)
 
-    return router
+@router.get("/register", response_class=HTMLResponse)
+def register(kit: Kit, request: Request) -> Response:
+    session = kit.sessions.load(request)
+    if not _registration_open(kit):
+        return kit.not_found(request, session, "There is no sign-up on this server - "
+                             "ask an admin for an account")
+    return kit.render(request, session, "register.html", title="Create an account")
+
+
+@router.post("/register")
+async def do_register(kit: Kit, request: Request) -> Response:
+    form = await request.form()
+    return await anyio.to_thread.run_sync(_register, kit, request, form)
 
 
 def _registration_open(kit: PageKit) -> bool:

@@ -16,7 +16,7 @@ A cookie signed under another token does not verify, and the first login under a
 token revokes the sessions of the old one (:meth:`SessionOps.open_web_session`), so a
 token change ends them for good.
 
-With user accounts (:mod:`deepcite.web.gate` switches to them once any user exists)
+With user accounts (:mod:`deepcite.web.who_is_asking` switches to them once any user exists)
 the key is a random secret kept in the store (every process shares it), a logged-in
 session names its user, and it is live only while that user is enabled and it was used
 within ``web.session_idle_minutes``; it ends ``web.session_max_hours`` after login

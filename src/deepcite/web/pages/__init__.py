@@ -5,11 +5,10 @@ Every page is one Jinja2 template extending ``layout.html`` (autoescape on), sty
 one stylesheet, and readable without JavaScript; small static scripts only enhance
 them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor` and
 the history store, so the pages work with any executor. Sessions, CSRF and login are
-in :mod:`deepcite.web.pages_auth`; each area of the pages is a module of its own
-(``pages_research``, ``pages_reports``, ``pages_history``, ``pages_collections``,
-``pages_settings``, ``pages_login``, ``pages_account``, ``pages_admin``,
-``pages_watches``) sharing one
-:class:`~deepcite.web.page_kit.PageKit`.
+in :mod:`deepcite.web.sessions`; each area of the pages is a module of its own
+(``research``, ``reports``, ``sources``, ``history``, ``collections``, ``settings``,
+``login``, ``account``, ``admin``, ``watches``) sharing one
+:class:`~deepcite.web.pages.kit.PageKit`.
 
 Wiring (``create_app``)::
 
@@ -19,39 +18,40 @@ Wiring (``create_app``)::
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from deepcite.web import (
-    pages_account,
-    pages_admin,
-    pages_collections,
-    pages_history,
-    pages_login,
-    pages_reports,
-    pages_research,
-    pages_settings,
-    pages_sources,
-    pages_watches,
-)
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.page_kit import (
+from deepcite.web.pages import (
+    account,
+    admin,
+    collections,
+    history,
+    login,
+    reports,
+    research,
+    settings,
+    sources,
+    watches,
+)
+from deepcite.web.pages.kit import (
     MAX_FIELD_BYTES,
     STATIC_DIR,
     STATIC_PATH,
     TEMPLATES_DIR,
     PageKit,
+    kit_binder,
 )
-from deepcite.web.pages_auth import Sessions
+from deepcite.web.sessions import Sessions
+from deepcite.web.who_is_asking import Gate
 
 __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mount_static",
            "pages_router"]
 
-#: The areas of the pages, each a ``routes(kit)`` function.
-AREAS = (pages_research, pages_reports, pages_history, pages_collections, pages_settings,
-         pages_login, pages_sources, pages_account, pages_admin, pages_watches)
+#: The areas of the pages, each a module with its ``router`` of plain handler functions.
+AREAS = (research, reports, history, collections, settings, login, sources, account, admin,
+         watches)
 
 
 def mount_static(app: FastAPI) -> None:
@@ -69,7 +69,7 @@ def pages_router(state: WebState, *, auth: Sessions | None = None,
     ``login_throttle`` replace the token mode's sessions (kept in the history store of
     ``state``) and the login throttle, for tests that need a clock of their own."""
     kit = PageKit(state, gate or Gate(state, sessions=auth), login_throttle or LoginThrottle())
-    router = APIRouter(include_in_schema=False)
+    router = APIRouter(include_in_schema=False, dependencies=[Depends(kit_binder(kit))])
     for area in AREAS:
-        router.include_router(area.routes(kit))
+        router.include_router(area.router)
     return router

@@ -40,10 +40,10 @@ from starlette.datastructures import FormData
 
 from deepcite.config import Settings, default_config_files, explain_settings, load_settings
 from deepcite.errors import ConfigError, DeepciteError, error_line
-from deepcite.web.gate import client_address
-from deepcite.web.page_kit import PageKit
-from deepcite.web.pages_auth import Session
-from deepcite.web.pages_views import key_status, settings_rows
+from deepcite.web.pages._views import key_status, settings_rows
+from deepcite.web.pages.kit import Kit, PageKit
+from deepcite.web.sessions import Session
+from deepcite.web.who_is_asking import client_address
 
 ANSWER_MODES = ("auto", "abstractive", "grounded")
 API_KEY = "llm.api_key"
@@ -161,8 +161,6 @@ def _number(text: str, kind: type[int] | type[float]) -> Any:
 
 
 # --------------------------------------------------------------------- the file
-
-
 def read_config(path: Path) -> dict[str, Any]:
     """The file's data; ``{}`` when absent; a ConfigError when it cannot be read."""
     if not path.exists():
@@ -292,65 +290,65 @@ def save(changes: Mapping[str, Any]) -> Path:
 # --------------------------------------------------------------------- routes
 
 
-def routes(kit: PageKit) -> APIRouter:
-    """The routes of this area of the pages."""
-    router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False)
 
-    def settings_page(request: Request, session: Session, status: int = 200, *,
-                      typed: dict[str, Any] | None = None,
-                      problems: dict[str, str] | None = None, problem: str | None = None,
-                      saved: bool = False) -> HTMLResponse:
-        settings = kit.state.settings
-        try:
-            explained = explain_settings()
-        except ConfigError as exc:
-            explained, problem = [], problem or str(exc)
-        current = {row.key: row.value for row in explained}
-        origins = {row.key: row.origin for row in explained}
-        running = dict(settings_rows(settings))
-        shown = [(key, value, origins.get(key, "default"),
-                  _differs(value, current.get(key)) if current else False)
-                 for key, value in running.items()]
-        found = choices(settings)
-        key_set = explained and _is_set(current.get(API_KEY))
-        may_change = _may_change(session)
-        return kit.render(request, session, "settings.html", status, title="Settings",
-                          providers=found.providers, engines=found.engines,
-                          collections=found.collections,
-                          keys=key_status(settings, dict(os.environ)),
-                          rows=shown, values=typed or form_values(current),
-                          origins=origins, problems=problems or {}, problem=problem,
-                          saved=saved, config_path=str(user_config_file()),
-                          text_fields=TEXT_FIELDS, answer_modes=ANSWER_MODES,
-                          api_key_set=key_set, may_change=may_change)
 
-    @router.get("/settings", response_class=HTMLResponse)
-    def settings_get(request: Request, saved: str = "") -> Response:
-        return settings_page(request, kit.session_for(request), saved=saved == "1")
+def settings_page(kit: PageKit, request: Request, session: Session, status: int = 200, *,
+                  typed: dict[str, Any] | None = None,
+                  problems: dict[str, str] | None = None, problem: str | None = None,
+                  saved: bool = False) -> HTMLResponse:
+    settings = kit.state.settings
+    try:
+        explained = explain_settings()
+    except ConfigError as exc:
+        explained, problem = [], problem or str(exc)
+    current = {row.key: row.value for row in explained}
+    origins = {row.key: row.origin for row in explained}
+    running = dict(settings_rows(settings))
+    shown = [(key, value, origins.get(key, "default"),
+              _differs(value, current.get(key)) if current else False)
+             for key, value in running.items()]
+    found = choices(settings)
+    key_set = explained and _is_set(current.get(API_KEY))
+    may_change = _may_change(session)
+    return kit.render(request, session, "settings.html", status, title="Settings",
+                      providers=found.providers, engines=found.engines,
+                      collections=found.collections,
+                      keys=key_status(settings, dict(os.environ)),
+                      rows=shown, values=typed or form_values(current),
+                      origins=origins, problems=problems or {}, problem=problem,
+                      saved=saved, config_path=str(user_config_file()),
+                      text_fields=TEXT_FIELDS, answer_modes=ANSWER_MODES,
+                      api_key_set=key_set, may_change=may_change)
 
-    @router.post("/settings")
-    async def settings_post(request: Request) -> Response:
-        form, session = await kit.posted(request)
-        return await anyio.to_thread.run_sync(save_form, request, session, form)
 
-    def save_form(request: Request, session: Session, form: FormData) -> Response:
-        if not _may_change(session):
-            return kit.render(request, session, "error.html", 403, title="Not allowed",
-                              message="Only an admin can change the server's settings")
-        typed, changes, problems = parse_form(form)
-        if problems:
-            return settings_page(request, session, 400, typed=typed, problems=problems)
-        try:
-            save(changes)
-        except ConfigError as exc:
-            return settings_page(request, session, 400, typed=typed, problem=error_line(exc))
-        if session.user is not None:
-            kit.history.audit("admin.settings", actor=session.user.name,
-                              detail={"keys": sorted(changes)},
-                              address=client_address(request))
-        return RedirectResponse("/settings?saved=1", status_code=303)
+@router.get("/settings", response_class=HTMLResponse)
+def settings_get(kit: Kit, request: Request, saved: str = "") -> Response:
+    return settings_page(kit, request, kit.session_for(request), saved=saved == "1")
 
-    return router
+
+@router.post("/settings")
+async def settings_post(kit: Kit, request: Request) -> Response:
+    form, session = await kit.posted(request)
+    return await anyio.to_thread.run_sync(save_form, kit, request, session, form)
+
+
+def save_form(kit: PageKit, request: Request, session: Session, form: FormData) -> Response:
+    if not _may_change(session):
+        return kit.render(request, session, "error.html", 403, title="Not allowed",
+                          message="Only an admin can change the server's settings")
+    typed, changes, problems = parse_form(form)
+    if problems:
+        return settings_page(kit, request, session, 400, typed=typed, problems=problems)
+    try:
+        save(changes)
+    except ConfigError as exc:
+        return settings_page(kit, request, session, 400, typed=typed, problem=error_line(exc))
+    if session.user is not None:
+        kit.history.audit("admin.settings", actor=session.user.name,
+                          detail={"keys": sorted(changes)},
+                          address=client_address(request))
+    return RedirectResponse("/settings?saved=1", status_code=303)
 
 
 def _may_change(session: Session) -> bool:

@@ -39,7 +39,7 @@ from deepcite.store import HistoryStore, UserInfo
 from deepcite.store.users_ops import TOKEN_PREFIX
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.pages_auth import COOKIE, Session, Sessions
+from deepcite.web.sessions import COOKIE, Session, Sessions
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``/api/v1/collections``: list, inspect, index and delete document collections.
 
-Included by :func:`deepcite.web.api.api_router` under its caller dependency, so the
+Included by :func:`deepcite.web.rest.api_router` under its caller dependency, so the
 access rules are every other API route's. A collection the caller may not search
 (:meth:`~deepcite.store.HistoryStore.readable_collections`) is left out of the list
 and answered 404 as a missing one; only its owner or an admin may delete it. One made
@@ -29,7 +29,6 @@ from deepcite.collections.collection import list_collections, validate_name
 from deepcite.errors import DeepciteError
 from deepcite.runs.caller import Caller
 from deepcite.runs.checks import reserved_collection, unknown_collection_message
-from deepcite.web.api import ApiError, AskedBy, history_store
 from deepcite.web.collection_jobs import (
     FOLDERS_ARE_FOR_ADMINS,
     claim_collection,
@@ -41,6 +40,7 @@ from deepcite.web.collection_jobs import (
 )
 from deepcite.web.collection_uploads import keep_uploads, uploaded_files
 from deepcite.web.contracts import WebState
+from deepcite.web.rest.common import ApiError, AskedBy, State, history_store
 from deepcite.web.upload_form import UploadRefused, read_upload_form
 
 logger = logging.getLogger(__name__)
@@ -55,84 +55,6 @@ class NewCollection(BaseModel):
     folder: str = Field(min_length=1, max_length=4096)
 
 
-def collections_router(state: WebState) -> APIRouter:
-    """The collection routes; include them in the guarded ``/api/v1`` router."""
-    router = APIRouter()
-
-    @router.get("/collections", tags=["collections"])
-    def collections(caller: AskedBy) -> list[dict[str, Any]]:
-        infos = list_collections(state.settings)
-        shown = history_store(state).readable_collections(caller.access,
-                                                          [i.name for i in infos])
-        return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
-                 "size_bytes": info.size_bytes, "read_only": info.read_only,
-                 "updated": info.updated.isoformat() if info.updated else None}
-                for info in infos if info.name in shown]
-
-    @router.get("/collections/{name}", tags=["collections"])
-    def collection(name: str, caller: AskedBy) -> dict[str, Any]:
-        return _collection_detail(state, name, caller)
-
-    @router.delete("/collections/{name}", tags=["collections"])
-    def delete_collection(name: str, caller: AskedBy) -> dict[str, Any]:
-        from deepcite.web.collection_jobs import delete_collection as delete
-
-        validate_name(name)
-        if not history_store(state).may_change_collection(caller.access, name):
-            raise _unknown(name)
-        reserved = reserved_collection(name)
-        if reserved is not None:
-            raise ApiError(409, "reserved_name", str(reserved))
-        try:
-            warning = delete(name, state.settings, history_store(state), caller.name)
-        except DeepciteError as exc:
-            raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
-        return {"name": name, "deleted": True, "warning": warning}
-
-    @router.post("/collections", status_code=202, tags=["collections"])
-    def add_collection(body: NewCollection, caller: AskedBy) -> dict[str, str]:
-        if not may_index_folders(caller):
-            raise ApiError(403, "admins_only", FOLDERS_ARE_FOR_ADMINS)
-        validate_name(body.name)
-        reserved = reserved_collection(body.name)
-        if reserved is not None:
-            raise ApiError(409, "reserved_name", str(reserved))
-        folder = _allowed_folder(state, body.folder)
-        taken = claim_collection(body.name, state.settings, history_store(state), caller)
-        if taken is not None:
-            raise ApiError(409, "name_taken", taken)
-        threading.Thread(target=_index, args=(state, body.name, folder),
-                         name=f"deepcite-index-{body.name}", daemon=True).start()
-        return {"name": body.name, "status": "indexing"}
-
-    @router.post("/collections/{name}/files", status_code=202, tags=["collections"],
-                 openapi_extra={"requestBody": _FILES_BODY})
-    async def upload_files(name: str, request: Request, caller: AskedBy) -> dict[str, str]:
-        """Upload files (multipart, ``files`` parts) into collection ``name``: a new
-        name is made the caller's, an existing one must be theirs to change (or the
-        caller an admin); indexing runs in the background, as after the page's upload."""
-        store = history_store(state)
-        # before a byte of the body is read: another's collection the caller may not
-        # search is answered as missing, as by every other route here
-        await anyio.to_thread.run_sync(_visible_or_new, state, name, caller)
-        try:
-            form = await read_upload_form(request)
-        except UploadRefused as refused:  # nothing changed; the rest of the body is unread
-            raise ApiError(refused.status, refused.code, refused.message) from None
-        try:
-            await anyio.to_thread.run_sync(partial(
-                keep_uploads, name, uploaded_files(form), settings=state.settings,
-                store=store, jobs=state.jobs, caller=caller))
-        except UploadRefused as refused:
-            problems = f": {'; '.join(refused.problems)}" if refused.problems else ""
-            raise ApiError(refused.status, refused.code, refused.message + problems) from None
-        finally:
-            await form.close()
-        return {"name": name, "status": "indexing"}
-
-    return router
-
-
 #: ``POST /collections/{name}/files``'s body, for the OpenAPI document (the route reads
 #: it itself, with the caps kept as it streams).
 _FILES_BODY: dict[str, Any] = {
@@ -141,6 +63,88 @@ _FILES_BODY: dict[str, Any] = {
         "type": "object", "required": ["files"],
         "properties": {"files": {"type": "array",
                                  "items": {"type": "string", "format": "binary"}}}}}}}
+
+
+router = APIRouter()
+
+
+@router.get("/collections", tags=["collections"])
+def collections(state: State, caller: AskedBy) -> list[dict[str, Any]]:
+    infos = list_collections(state.settings)
+    shown = history_store(state).readable_collections(caller.access,
+                                                      [i.name for i in infos])
+    return [{"name": info.name, "documents": info.documents, "chunks": info.chunks,
+             "size_bytes": info.size_bytes, "read_only": info.read_only,
+             "updated": info.updated.isoformat() if info.updated else None}
+            for info in infos if info.name in shown]
+
+
+@router.get("/collections/{name}", tags=["collections"])
+def collection(state: State, name: str, caller: AskedBy) -> dict[str, Any]:
+    return _collection_detail(state, name, caller)
+
+
+@router.delete("/collections/{name}", tags=["collections"])
+def delete_collection(state: State, name: str, caller: AskedBy) -> dict[str, Any]:
+    from deepcite.web.collection_jobs import delete_collection as delete
+
+    validate_name(name)
+    if not history_store(state).may_change_collection(caller.access, name):
+        raise _unknown(name)
+    reserved = reserved_collection(name)
+    if reserved is not None:
+        raise ApiError(409, "reserved_name", str(reserved))
+    try:
+        warning = delete(name, state.settings, history_store(state), caller.name)
+    except DeepciteError as exc:
+        raise ApiError(404, "unknown_collection", str(exc).splitlines()[0]) from None
+    return {"name": name, "deleted": True, "warning": warning}
+
+
+@router.post("/collections", status_code=202, tags=["collections"])
+def add_collection(state: State, body: NewCollection, caller: AskedBy) -> dict[str, str]:
+    if not may_index_folders(caller):
+        raise ApiError(403, "admins_only", FOLDERS_ARE_FOR_ADMINS)
+    validate_name(body.name)
+    reserved = reserved_collection(body.name)
+    if reserved is not None:
+        raise ApiError(409, "reserved_name", str(reserved))
+    folder = _allowed_folder(state, body.folder)
+    taken = claim_collection(body.name, state.settings, history_store(state), caller)
+    if taken is not None:
+        raise ApiError(409, "name_taken", taken)
+    threading.Thread(target=_index, args=(state, body.name, folder),
+                     name=f"deepcite-index-{body.name}", daemon=True).start()
+    return {"name": body.name, "status": "indexing"}
+
+
+@router.post("/collections/{name}/files", status_code=202, tags=["collections"],
+             openapi_extra={"requestBody": _FILES_BODY})
+
+
+async def upload_files(state: State, name: str, request: Request,
+                       caller: AskedBy) -> dict[str, str]:
+    """Upload files (multipart, ``files`` parts) into collection ``name``: a new
+    name is made the caller's, an existing one must be theirs to change (or the
+    caller an admin); indexing runs in the background, as after the page's upload."""
+    store = history_store(state)
+    # before a byte of the body is read: another's collection the caller may not
+    # search is answered as missing, as by every other route here
+    await anyio.to_thread.run_sync(_visible_or_new, state, name, caller)
+    try:
+        form = await read_upload_form(request)
+    except UploadRefused as refused:  # nothing changed; the rest of the body is unread
+        raise ApiError(refused.status, refused.code, refused.message) from None
+    try:
+        await anyio.to_thread.run_sync(partial(
+            keep_uploads, name, uploaded_files(form), settings=state.settings,
+            store=store, jobs=state.jobs, caller=caller))
+    except UploadRefused as refused:
+        problems = f": {'; '.join(refused.problems)}" if refused.problems else ""
+        raise ApiError(refused.status, refused.code, refused.message + problems) from None
+    finally:
+        await form.close()
+    return {"name": name, "status": "indexing"}
 
 
 def _visible_or_new(state: WebState, name: str, caller: Caller) -> None:

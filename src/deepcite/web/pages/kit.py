@@ -1,19 +1,22 @@
 """What every page route shares: the state, sessions, templates and helpers.
 
 The pages are split by area (research and runs, reports, history, collections,
-settings, login), one module each, every one a function ``routes(kit)`` returning its
-router; :func:`deepcite.web.pages.pages_router` includes them all. A :class:`PageKit`
-is what they share, so an area's routes are written the same way wherever they live.
+settings, login, ...), one module of :mod:`deepcite.web.pages` each, every one plain
+handler functions on its module-level ``router``; :func:`deepcite.web.pages.pages_router`
+includes them all. A :class:`PageKit` is what they share - a handler asks for it with a
+``kit: Kit`` parameter (:func:`kit_binder`) - so an area's routes are written the same
+way wherever they live.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import anyio.to_thread
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
@@ -23,11 +26,12 @@ from deepcite.store import HistoryStore
 from deepcite.store.user_rights import Access
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate
 from deepcite.web.login_throttle import LoginThrottle
-from deepcite.web.pages_auth import CSRF_FIELD, Session, Sessions
+from deepcite.web.request_scope import binder, bound
+from deepcite.web.sessions import CSRF_FIELD, Session, Sessions
+from deepcite.web.who_is_asking import Gate
 
-PACKAGE_DIR = Path(__file__).parent
+PACKAGE_DIR = Path(__file__).parent.parent  # templates/ and static/ stay in deepcite/web
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 #: The stylesheet and scripts; :func:`deepcite.web.pages.mount_static` serves them.
 STATIC_DIR = PACKAGE_DIR / "static"
@@ -138,3 +142,18 @@ class PageKit:
 def quote_path(text: str) -> str:
     """``text`` quoted for a URL path (slashes kept)."""
     return quote(text, safe="/")
+
+
+def kit_binder(kit: PageKit) -> Callable[[Request], None]:
+    """The dependency :func:`deepcite.web.pages.pages_router` puts on every page: a
+    handler's :data:`Kit` parameter then reads ``kit`` - so the areas are modules of
+    plain functions on module-level routers, not closures over one kit."""
+    return binder(page_kit=kit)
+
+
+def _page_kit(request: Request) -> PageKit:
+    return bound(request, "page_kit", PageKit)
+
+
+#: A route parameter giving the pages' shared :class:`PageKit` (``kit: Kit``).
+Kit = Annotated[PageKit, Depends(_page_kit)]

@@ -35,7 +35,7 @@ alone, *before* the app reads one byte of its body:
    (an opaque origin: a no-referrer policy, a sandboxed frame, a ``data:`` page) passes
    only when the browser also says ``Sec-Fetch-Site: same-origin``.
 
-3. **Credentials before bodies.** Who is asking is :class:`~deepcite.web.gate.Gate`'s
+3. **Credentials before bodies.** Who is asking is :class:`~deepcite.web.who_is_asking.Gate`'s
    answer, given here for every API request other than ``/api/v1/health`` and the
    OpenAPI document, on a thread, before the body is read: the caller is kept in the
    request's state for the route, or the refusal (401 without or with a wrong token,
@@ -91,8 +91,8 @@ from deepcite.web.body_caps import (  # the table lives there; these names stay 
     body_cap,
 )
 from deepcite.web.contracts import WebState
-from deepcite.web.gate import Gate, Refused, peer_address
-from deepcite.web.pages_auth import COOKIE, Session
+from deepcite.web.sessions import COOKIE, Session
+from deepcite.web.who_is_asking import Gate, Refused, peer_address
 
 __all__ = ["API_RESEARCH_BODY", "BODY_CAPS", "COLLECTION_UPLOAD_BODY", "RESEARCH_FORM_BODY",
            "SMALL_BODY", "FrontDoor", "allowed_hosts_for", "bad_allowed_host", "body_cap",

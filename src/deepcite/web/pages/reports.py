@@ -1,0 +1,158 @@
+"""A stored report: rendered like the HTML export, with its evidence popovers,
+downloads, a follow-up box, "Run again" and "Compare with...".
+
+With accounts a report is shown only to its owner and the admins (another user's run
+is as missing as one that never existed); the "Compare with..." list offers only runs
+the caller may see (with their owners, for an admin), and what "Run again" starts
+belongs to the caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
+from deepcite.runs.caller import Caller
+from deepcite.store import StoredRun
+from deepcite.store.snapshot import snapshot_collections
+from deepcite.store.user_rights import Access
+from deepcite.web.pages._views import evidence, report_body
+from deepcite.web.pages.kit import Kit, PageKit, quote_path
+
+#: Runs offered in the "Compare with..." list.
+MAX_COMPARE_CHOICES = 20
+BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
+
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/reports/{run_id}", response_class=HTMLResponse)
+def report(kit: Kit, request: Request, run_id: str) -> Response:
+    session = kit.session_for(request)
+    access = kit.access(session)
+    try:
+        stored = kit.history.get(run_id, access)
+        runs = kit.history.list(search=stored.result.question,
+                                limit=MAX_COMPARE_CHOICES, access=access)
+        choices = _compare_choices(runs, stored, parent_shown(kit, stored, access),
+                                   owners=bool(session.user and session.user.is_admin))
+    except DeepciteError as exc:
+        return kit.not_found(request, session, str(exc))
+    result = stored.result
+    return kit.render(request, session, "report.html",
+                  title=result.title or result.question, run=stored, result=result,
+                  body=report_body(result, stored.settings, kit.state.settings,
+                                   stored.id),
+                  follow_up_collections=snapshot_collections(stored.settings),
+                  evidence=evidence(result), exports=kit.usable_exports(),
+                  export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
+                  viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
+                  compare_choices=choices, model_notice=bundled_notice(stored.settings),
+                  duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
+
+
+@router.post("/reports/{run_id}/rerun")
+async def rerun(kit: Kit, request: Request, run_id: str) -> Response:
+    _, session = await kit.posted(request)
+    outcome = await anyio.to_thread.run_sync(submit_rerun, kit, run_id, kit.caller(session))
+    if isinstance(outcome, tuple):
+        status, message = outcome
+        return await anyio.to_thread.run_sync(
+            lambda: kit.render(request, session, "error.html", status,
+                               title="Cannot run again", message=message))
+    return RedirectResponse(f"/runs/{quote_path(outcome)}", status_code=303)
+
+
+def parent_shown(kit: PageKit, stored: StoredRun, access: Access) -> bool:
+    """Whether the run ``stored`` follows up may be offered to compare with: one the
+    caller may see (an admin's follow-up of a user's run is the admin's)."""
+    if stored.parent_id is None or access.sees_all:
+        return stored.parent_id is not None
+    try:
+        kit.history.visible(stored.parent_id, access)
+    except DeepciteError:
+        return False
+    return True
+
+
+def submit_rerun(kit: PageKit, run_id: str, caller: Caller) -> str | tuple[int, str]:
+    """The new run's id, or ``(status, message)`` when it cannot be run again.
+
+    The executor starts from its own settings: the plan's request carries the
+    per-run settings the stored run was made with, the rest (model server, keys,
+    data) is the server's. The stored run must be one ``caller`` may see, and the
+    new run is theirs."""
+    from deepcite.runs.rerun import rerun_plan
+
+    try:
+        stored = kit.history.get(run_id, caller.access)
+        plan = rerun_plan(stored, kit.state.settings)
+        asked = plan.request.asked_by("web", caller.owner)
+        return kit.state.executor.submit(asked)
+    except (InputError, ConfigError) as exc:
+        return 400, error_line(exc)
+    except DeepciteError as exc:
+        return 404, error_line(exc)
+
+
+def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,
+                     owners: bool = False) -> list[tuple[str, str]]:
+    """``(id, label)`` of the runs this one can be compared with: the same question
+    (recent first) and, when ``parent``, its parent; never itself. ``runs`` are those
+    the caller may see; ``owners`` (an admin's page) names whose each run is."""
+    question = " ".join(stored.result.question.split()).casefold()
+    choices: list[tuple[str, str]] = []
+    for run in runs:
+        if run.id == stored.id or " ".join(run.question.split()).casefold() != question:
+            continue
+        label = f"{run.created_at:%Y-%m-%d %H:%M} · {run.mode} · {run.status}"
+        if run.id == stored.parent_id:
+            label += " · parent"
+        if owners and run.owner:
+            label += f" · {run.owner}"
+        choices.append((run.id, label))
+    if parent and stored.parent_id and all(run_id != stored.parent_id for run_id, _ in choices):
+        choices.insert(0, (stored.parent_id, "the run this follows up"))
+    return choices
+
+
+def bundled_notice(snapshot: dict[str, Any]) -> str | None:
+    """The notice for a run the bundled model may have written, else ``None``.
+
+    ``local`` without ``llm.gguf_path`` is the bundled SmolLM2-135M; ``auto`` is too
+    unless an Ollama model answered, which the snapshot cannot tell, so it says so."""
+    llm = snapshot.get("llm")
+    if not isinstance(llm, dict) or llm.get("gguf_path"):
+        return None
+    provider = llm.get("provider")
+    if provider == "local":
+        return BUNDLED_NOTICE
+    if provider == "auto":
+        return f"{BUNDLED_NOTICE} (unless a local Ollama model answered)"
+    return None
+
+
+def run_seconds(stored: StoredRun) -> float | None:
+    """How long the run took: its measured wall time, else created to finished."""
+    wall = stored.result.metrics.wall_seconds
+    if wall > 0:
+        return wall
+    if stored.finished_at is not None:
+        return max(0.0, (stored.finished_at - stored.created_at).total_seconds())
+    return None
+
+
+def _queries(by_iteration: Any) -> list[list[str]]:
+    """The queries searched, per iteration (whatever shape the store gave back)."""
+    rounds = by_iteration.values() if isinstance(by_iteration, dict) else by_iteration
+    shown = []
+    for queries in rounds or []:
+        if isinstance(queries, list | tuple):
+            texts = [q for q in queries if isinstance(q, str) and q]
+            if texts:
+                shown.append(texts)
+    return shown
