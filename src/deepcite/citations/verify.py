@@ -55,6 +55,8 @@ FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
 _MARK = re.compile(r"\[(\d+)\]")
+# Punctuation ending the sentence before a claim, left when a claim starts at a marker.
+_LEFTOVER = re.compile(r"^(?:[.,;:!?)\]}]+(?:\s+|$)|[。，；：！？）、]+\s*)+")
 _MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
 _VERDICT = re.compile(r"\b(UNSUPPORTED|PARTIAL|SUPPORTED)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"QUOTE\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
@@ -154,7 +156,12 @@ def _entry(item: Source | Mapping[str, Any], position: int) -> _Entry:
 
 
 def _claim(text: str) -> str:
-    return " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split())
+    """The claim ``text`` makes: markers and Markdown marks gone, whitespace collapsed,
+    and no punctuation left over from the sentence before (``"PEP 305 [1]. csv - ..."``
+    gives ``"csv - ..."`` for the second marker, not ``". csv - ..."``, whose stray
+    "." would pull the evidence one character early)."""
+    claim = " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split())
+    return _LEFTOVER.sub("", claim)
 
 
 def _has_three_content_words(claim: str) -> bool:
