@@ -123,11 +123,11 @@ def whole_words(text: str, start: int, end: int) -> tuple[int, int]:
         start -= 1
     while end < len(text) and _inside_word(text, end):
         end += 1
-    while start < end and (text[start].isspace() or text[start] in _NO_START and (
-            start + 1 == end or text[start + 1].isspace())):
+    while start < end and (text[start].isspace() or (text[start] in _NO_START and (
+            start + 1 == end or text[start + 1].isspace()))):
         start += 1
-    while end > start and (text[end - 1].isspace() or text[end - 1] in _NO_END and (
-            end - 1 == start or text[end - 2].isspace())):
+    while end > start and (text[end - 1].isspace() or (text[end - 1] in _NO_END and (
+            end - 1 == start or text[end - 2].isspace()))):
         end -= 1
     return start, end
 
