@@ -55,6 +55,7 @@ FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
 _MARK = re.compile(r"\[(\d+)\]")
+_QUOTE_PAIRS = frozenset({"“”", '""', "‘’", "«»", "「」", "『』"})
 # Punctuation ending the sentence before a claim, left when a claim starts at a marker.
 _LEFTOVER = re.compile(r"^(?:[.,;:!?)\]}]+(?:\s+|$)|[。，；：！？）、]+\s*)+")
 _MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
@@ -159,9 +160,12 @@ def _claim(text: str) -> str:
     """The claim ``text`` makes: markers and Markdown marks gone, whitespace collapsed,
     and no punctuation left over from the sentence before (``"PEP 305 [1]. csv - ..."``
     gives ``"csv - ..."`` for the second marker, not ``". csv - ..."``, whose stray
-    "." would pull the evidence one character early)."""
-    claim = " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split())
-    return _LEFTOVER.sub("", claim)
+    "." would pull the evidence one character early), and a passage quoted whole
+    (``“...”``, as the passages of a fallback answer are) is checked without its marks."""
+    claim = _LEFTOVER.sub("", " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split()))
+    if len(claim) > 2 and claim[0] + claim[-1] in _QUOTE_PAIRS:  # a passage quoted whole
+        claim = claim[1:-1].strip()
+    return claim
 
 
 def _has_three_content_words(claim: str) -> bool:
