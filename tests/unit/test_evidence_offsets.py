@@ -150,3 +150,20 @@ def test_the_viewer_marks_exactly_the_checked_spans() -> None:
             assert text[item["start"]:item["end"]] == item["quote"]
         for span in data["highlights"]:
             assert data["passage"][span["start"]:span["end"]] in marked
+
+
+def test_a_result_put_together_from_parts_keeps_its_spans_true() -> None:
+    """A detailed report's checks come from its parts; against the report's own sources
+    a span that moved is found again, and one whose quote is gone loses its span."""
+    from deepcite.citations.verify import anchored
+
+    sources = _sources()
+    at = CAFE.index("The caf&eacute;")
+    quote = CAFE[at:at + 20]
+    moved = CitationCheck(number=2, sentence="s", outcome="supported", method="exact",
+                          source_number=2, start=at - 3, end=at + 17, quote=quote)
+    gone = CitationCheck(number=1, sentence="s", outcome="partial", method="fuzzy",
+                         source_number=1, start=0, end=5, quote="nowhere")
+    fixed = anchored([moved, gone], sources)
+    assert (fixed[0].start, fixed[0].end) == (at, at + 20)
+    assert fixed[1].outcome == "partial" and fixed[1].quote is None and fixed[1].start is None

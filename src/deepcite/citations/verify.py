@@ -381,3 +381,37 @@ def verify(
         unchecked=len(unchecked),
         unchecked_numbers=list(unchecked),
     )
+
+
+def anchored(checks: Sequence[CitationCheck], sources: Sequence[Source]) -> list[CitationCheck]:
+    """``checks`` with every span true of ``sources``: ``text[start:end] == quote`` for
+    the source the check names, in the result that carries them.
+
+    A result put together from parts (a detailed report's, each verified against the
+    sources of its own part) must still hold the one offset convention
+    (``docs/citations.md``). A span that no longer holds is moved to the quote's
+    occurrence nearest its old start; a quote the source lacks loses its span (the
+    verdict stays).
+    """
+    texts = {source.number: source.text for source in sources}
+    fixed: list[CitationCheck] = []
+    for check in checks:
+        text = texts.get(check.source_number) if check.source_number is not None else None
+        start, end, quote = check.start, check.end, check.quote
+        if text is None or quote is None or start is None or end is None or \
+                text[start:end] == quote:
+            fixed.append(check)
+            continue
+        at = nearest_occurrence(text, quote, start)
+        update: dict[str, Any] = {"start": at, "end": at + len(quote)} if at >= 0 else {
+            "source_number": None, "start": None, "end": None, "quote": None}
+        fixed.append(check.model_copy(update=update))
+    return fixed
+
+
+def nearest_occurrence(text: str, quote: str, near: int) -> int:
+    """The start of the occurrence of ``quote`` in ``text`` nearest ``near``, or -1."""
+    after = text.find(quote, max(0, near - len(quote)))
+    before = text.rfind(quote, 0, near + len(quote))
+    found = [at for at in (after, before) if at >= 0]
+    return min(found, key=lambda at: abs(at - near)) if found else -1

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.citations.display import display_text
+from deepcite.citations.verify import nearest_occurrence
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store.convert import USER_MATERIAL
@@ -168,20 +169,12 @@ def evidence_spans(text: str, checks: list[CitationCheck]) -> list[tuple[int, in
             continue
         start, end = check.start, check.end
         if start is None or end is None or text[start:end] != check.quote:
-            found = _nearest(text, check.quote, start or 0)
+            found = nearest_occurrence(text, check.quote, start or 0)
             if found < 0:
                 continue
             start, end = found, found + len(check.quote)
         spans.append((start, end))
     return spans
-
-
-def _nearest(text: str, quote: str, near: int) -> int:
-    """The occurrence of ``quote`` in ``text`` starting nearest ``near``, or -1."""
-    after = text.find(quote, max(0, near - len(quote)))
-    before = text.rfind(quote, 0, near + len(quote))
-    found = [at for at in (after, before) if at >= 0]
-    return min(found, key=lambda at: abs(at - near)) if found else -1
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
