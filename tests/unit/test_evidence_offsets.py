@@ -167,3 +167,13 @@ def test_a_result_put_together_from_parts_keeps_its_spans_true() -> None:
     fixed = anchored([moved, gone], sources)
     assert (fixed[0].start, fixed[0].end) == (at, at + 20)
     assert fixed[1].outcome == "partial" and fixed[1].quote is None and fixed[1].start is None
+
+
+def test_a_name_with_underscores_is_quoted_whole() -> None:
+    text = "Options:\n        strict_parsing: flag indicating what to do with parsing errors.\n"
+    source = Source(number=1, title="t", url="https://e.org", canonical_url="",
+                    snippet=text, engine="web")
+    checked = verify("strict_parsing: flag indicating what to do with errors [1].", [source])
+    check = checked.citations[0]
+    assert check.quote is not None and check.quote.startswith("strict_parsing: flag")
+    assert text[check.start:check.end] == check.quote

@@ -154,6 +154,12 @@ def normalise(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
+def _bare(word: str) -> str:
+    """``word`` lower-cased without underscores: "strict_parsing" as a claim stripped of
+    Markdown may spell it."""
+    return word.lower().replace("_", "")
+
+
 def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, int]:
     """``text[start:end]`` without the words at its edges that the needle lacks.
 
@@ -163,10 +169,10 @@ def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, in
     needle does not have are not evidence of it.
     """
     words = list(WORD_OR_CJK_RUN.finditer(text, start, end))
-    wanted = {word.group() for word in WORD_OR_CJK_RUN.finditer(needle.lower())}
+    wanted = {_bare(word.group()) for word in WORD_OR_CJK_RUN.finditer(needle)}
 
     def kept(word: re.Match[str]) -> bool:  # a CJK run has no word edges to judge by
-        return bool(word.group("cjk")) or word.group().lower() in wanted
+        return bool(word.group("cjk")) or _bare(word.group()) in wanted
 
     first, last = 0, len(words)
     while first < last and not kept(words[first]):

@@ -58,7 +58,8 @@ _MARK = re.compile(r"\[(\d+)\]")
 _QUOTE_PAIRS = frozenset({"“”", '""', "‘’", "«»", "「」", "『』"})
 # Punctuation ending the sentence before a claim, left when a claim starts at a marker.
 _LEFTOVER = re.compile(r"^(?:[.,;:!?)\]}]+(?:\s+|$)|[。，；：！？）、]+\s*)+")
-_MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
+# Markdown marks; an underscore inside a name ("strict_parsing") is part of the name.
+_MARKDOWN = re.compile(r"[*#>`]|(?<!\w)_+|_+(?!\w)|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
 _VERDICT = re.compile(r"\b(UNSUPPORTED|PARTIAL|SUPPORTED)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"QUOTE\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
 _MIN_QUOTE_WORDS = 3
