@@ -95,9 +95,11 @@ def _terms(claim: str) -> _ClaimTerms:
 
 
 # What a quote cannot start with (it ends the text before) and cannot end with (it
-# opens the text after); space is trimmed at both edges too.
-_NO_START = ".,;:!?)]}»”’。，；：！？）」』、"
-_NO_END = "([{«“‘（「『"
+# opens the text after), when it stands alone; nor a lone gutter, rule or bullet mark
+# at either edge ("|" of pydoc's class pages). Space is trimmed at both edges too.
+_MARKS = "|+=#>*-•"
+_NO_START = ".,;:!?)]}»”’。，；：！？）」』、" + _MARKS
+_NO_END = "([{«“‘（「『" + _MARKS
 
 
 def _inside_word(text: str, at: int) -> bool:
@@ -161,15 +163,18 @@ def _bare(word: str) -> str:
 
 
 def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, int]:
-    """``text[start:end]`` without the words at its edges that the needle lacks.
+    """``text[start:end]`` without the words at its edges that the needle lacks, and
+    widened to the needle's first and last words when they stand just outside it.
 
     A fuzzy alignment has the needle's length, so a needle carrying a stray character
     ("." left from the sentence before) aligns one character early and takes the last
     letter of the word before ("NAME\\n    csv - ..." quoted as "E csv - ..."); words the
-    needle does not have are not evidence of it.
+    needle does not have are not evidence of it. A needle missing a word of the source
+    aligns short instead, leaving its own first or last word outside.
     """
     words = list(WORD_OR_CJK_RUN.finditer(text, start, end))
-    wanted = {_bare(word.group()) for word in WORD_OR_CJK_RUN.finditer(needle)}
+    said = [_bare(word.group()) for word in WORD_OR_CJK_RUN.finditer(needle)]
+    wanted = set(said)
 
     def kept(word: re.Match[str]) -> bool:  # a CJK run has no word edges to judge by
         return bool(word.group("cjk")) or _bare(word.group()) in wanted
@@ -183,7 +188,33 @@ def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, in
         return (start, start) if words else (start, end)
     low = words[first].start() if first else start
     high = words[last - 1].end() if last < len(words) else end
-    return whole_words(text, low, high)
+    low, high = whole_words(text, low, high)
+    return _reach(text, low, high, said)
+
+
+# How far outside a fuzzy span its needle's first or last word is looked for.
+_REACH = 3
+
+
+def _reach(text: str, start: int, end: int, said: list[str]) -> tuple[int, int]:
+    """``text[start:end]`` widened to the needle's first word (``said[0]``) when it is
+    one of the few words just before, and to its last when one of the few just after."""
+    inside = [_bare(w.group()) for w in WORD_OR_CJK_RUN.finditer(text, start, end)]
+    if not said or not inside:
+        return start, end
+    if inside[0] != said[0]:
+        before = list(WORD_OR_CJK_RUN.finditer(text, max(0, start - 80), start))[-_REACH:]
+        for word in reversed(before):
+            if not word.group("cjk") and _bare(word.group()) == said[0]:
+                start = word.start()
+                break
+    if inside[-1] != said[-1]:
+        after = list(WORD_OR_CJK_RUN.finditer(text, end, min(len(text), end + 80)))[:_REACH]
+        for word in after:
+            if not word.group("cjk") and _bare(word.group()) == said[-1]:
+                end = word.end()
+                break
+    return start, end
 
 
 @dataclass(frozen=True)
