@@ -16,7 +16,7 @@ from deepcite.store import HistoryStore
 from deepcite.types import CitationCheck, ResearchResult, Source
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
-from deepcite.web.sources_view import clean_markup, source_view
+from deepcite.web.sources_view import source_view
 from tests.unit.test_web_pages import FakeExecutor
 
 TOKEN = "viewer-token-1234"
@@ -72,11 +72,24 @@ def _client(settings: Settings, token: str | None = None) -> TestClient:
     return TestClient(create_app(state), follow_redirects=False)
 
 
-def test_clean_markup() -> None:
+def test_viewer_cleans_markup_around_and_inside_the_mark() -> None:
     text = ("Use :py:data:`sys.argv` and ``argparse``; see :ref:`the guide <howto>` "
             "and `docs <https://x.org>`_.\n+----+----+\n| a  | b  |\n+====+====+")
-    assert clean_markup(text) == ("Use sys.argv and argparse; see the guide and docs.\n"
-                                  "a · b")
+    start = text.index("sys.argv")
+    end = text.index("; see")
+    source = Source(number=1, title="t", url="https://e.org", canonical_url="",
+                    snippet=text, engine="web")
+    result = ResearchResult(question="q", answer="a [1].", strategy="s", handler="h",
+                            sources=[source], citation_checks=[CitationCheck(
+                                number=1, sentence="a [1].", outcome="supported",
+                                method="exact", source_number=1, start=start, end=end,
+                                quote=text[start:end])])
+    view = source_view("r", result, 1)
+    assert view is not None
+    assert "".join(s.text for s in view.segments) == (
+        "Use sys.argv and argparse; see the guide and docs.\n\na, b;")
+    assert [s.text for s in view.segments if s.marked] == ["sys.argv and argparse"]
+    assert view.as_json()["quotes"][0]["start"] == start
 
 
 def test_viewer_page_marks_the_quote_and_escapes(settings: Settings, notes: Path) -> None:

@@ -55,6 +55,13 @@ class DisplayText:
         last = bisect.bisect_left(self.starts, end)
         return (first, last) if last > first else (first, first)
 
+    def shown(self, start: int, end: int) -> str:
+        """What ``original[start:end]`` reads as here: the one way a front end shows
+        an evidence span (a popover's quote, the viewer's mark), so what it shows is
+        always the cleaned form of exactly that span of the stored text."""
+        first, last = self.to_display(start, end)
+        return self.text[first:last].strip()
+
 
 class _Builder:
     """The text being cleaned, with each character's original span."""
@@ -188,7 +195,7 @@ _RULES: list[tuple[re.Pattern[str], _Rule]] = [
                 r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?)[ \t]*$", re.M),
      lambda m: []),
     # Table rows.
-    (re.compile(r"^[ \t]*\|(?P<cells>.*?)\|[ \t]*$", re.M), _table_row),
+    (re.compile(r"^[ \t]*\|[ \t]*(?P<cells>.*?)\|[ \t]*$", re.M), _table_row),
     # reST directives and comments ("..  note::", ".. _label:", ".. code-block:: python").
     (re.compile(r"^[ \t]*\.\.[ \t]+(?:(?P<name>[\w:-]+)::[ \t]*(?P<argument>[^\n]*)|_[^\n]*|"
                 r"\|[^\n]*|\[[^\n]*|(?P<comment>[^\n]*))$", re.M),
@@ -219,18 +226,25 @@ _RULES: list[tuple[re.Pattern[str], _Rule]] = [
     (re.compile(r"\\(?P<char>[*_`|\\])"), _group("char")),
 ]
 _SPACE = re.compile(r"\s+")
+_CARRIAGE_RETURN = re.compile(r"\r\n?")
 _PARAGRAPH_SPACE = re.compile(r"[ \t]*\n(?:[ \t]*\n)+\s*|\s+")
 
 
-def display_text(text: str, *, keep_paragraphs: bool = False) -> DisplayText:
+def display_text(text: str, *, keep_paragraphs: bool = False,
+                 keep_lines: bool = False) -> DisplayText:
     """``text`` without display noise, whitespace collapsed (blank lines kept as one
-    when ``keep_paragraphs``), with the map back to ``text``."""
+    when ``keep_paragraphs``; every line, tab and run of spaces kept as it is, only
+    ``\\r\\n`` read as ``\\n``, when ``keep_lines``: the source viewer's passage), with
+    the map back to ``text``."""
     builder = _Builder(text)
+    # CRLF first: the rules' line anchors ("$") would not see a line ending in "\r".
+    builder.rewrite(_CARRIAGE_RETURN, lambda m: ["\n"])
     for pattern, rule in _RULES:
         builder.rewrite(pattern, rule)
-    space = _PARAGRAPH_SPACE if keep_paragraphs else _SPACE
-    builder.rewrite(space, lambda m: ["\n\n" if "\n\n" in _no_blanks(m.group(0))
-                                      and keep_paragraphs else " "])
+    if not keep_lines:
+        space = _PARAGRAPH_SPACE if keep_paragraphs else _SPACE
+        builder.rewrite(space, lambda m: ["\n\n" if "\n\n" in _no_blanks(m.group(0))
+                                          and keep_paragraphs else " "])
     lead = len(builder.text) - len(builder.text.lstrip())
     tail = len(builder.text.rstrip())
     return DisplayText(text=builder.text[lead:tail], original=text,

@@ -6,13 +6,19 @@ deterministically and with character offsets into the source, so a reader can se
 evidence. What cannot be settled cheaply is left *undecided* for the model (or for the
 no-model fallback rule), never guessed as supported.
 
-Offsets always index the source's original ``text``: matching runs on a lower-cased,
-whitespace-collapsed copy, and a map carries positions back.
+Offsets always index the source's original ``text`` (Python code points into
+:attr:`deepcite.types.Source.text` exactly as stored: ``text[start:end]`` is the quote;
+see "Evidence offsets" in ``docs/citations.md``): matching runs on a lower-cased,
+whitespace-collapsed copy, and a map carries positions back. A span never starts or ends
+inside a word, nor on space or on the punctuation a claim dragged in from its
+neighbour (:func:`whole_words`): fuzzy alignment works on characters and would
+otherwise quote "E csv - CSV ..." for "csv - CSV ...".
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
@@ -20,10 +26,11 @@ from typing import Literal
 from rapidfuzz import fuzz
 
 from deepcite.citations.display import DisplayText, display_text
+from deepcite.text.cjk import CJK_RUN
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stem import stem, stems
 from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import WORD
+from deepcite.text.words import WORD, WORD_OR_CJK_RUN
 
 FUZZY_SUPPORTED = 90.0
 OVERLAP_SUPPORTED = 0.7
@@ -87,6 +94,46 @@ def _terms(claim: str) -> _ClaimTerms:
     return _ClaimTerms(_needle(claim), frozenset(key_terms(claim)), frozenset(stems(claim)))
 
 
+# What a quote cannot start with (it ends the text before) and cannot end with (it
+# opens the text after), when it stands alone; nor a lone gutter, rule or bullet mark
+# at either edge ("|" of pydoc's class pages). Space is trimmed at both edges too.
+_MARKS = "|+=#>*-•"
+_NO_START = ".,;:!?)]}»”’。，；：！？）」』、" + _MARKS
+_NO_END = "([{«“‘（「『" + _MARKS
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether position ``at`` falls between two characters of one word (never between
+    CJK characters, which have no word boundaries to respect)."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    return (before.isalnum() or before == "_") and (after.isalnum() or after == "_") and not (
+        CJK_RUN.match(before) or CJK_RUN.match(after))
+
+
+def whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened to whole words and trimmed of the space and stray
+    punctuation at its edges, so a quote never begins or ends part-way into a word.
+
+    A character-level alignment (rapidfuzz's, or a claim that dragged in the "." of the
+    sentence before it) can be off by a character or two; what a reader is shown, and
+    what every front end gets, must start at a word and end after one.
+    """
+    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+    while start < end and _inside_word(text, start):
+        start -= 1
+    while end < len(text) and _inside_word(text, end):
+        end += 1
+    while start < end and (text[start].isspace() or (text[start] in _NO_START and (
+            start + 1 == end or text[start + 1].isspace()))):
+        start += 1
+    while end > start and (text[end - 1].isspace() or (text[end - 1] in _NO_END and (
+            end - 1 == start or text[end - 2].isspace()))):
+        end -= 1
+    return start, end
+
+
 def normalise(text: str) -> tuple[str, list[int]]:
     """Lower-cased ``text`` with whitespace runs collapsed, and each char's origin index."""
     chars: list[str] = []
@@ -107,6 +154,67 @@ def normalise(text: str) -> tuple[str, list[int]]:
         chars.pop()
         origin.pop()
     return "".join(chars), origin
+
+
+def _bare(word: str) -> str:
+    """``word`` lower-cased without underscores: "strict_parsing" as a claim stripped of
+    Markdown may spell it."""
+    return word.lower().replace("_", "")
+
+
+def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, int]:
+    """``text[start:end]`` without the words at its edges that the needle lacks, and
+    widened to the needle's first and last words when they stand just outside it.
+
+    A fuzzy alignment has the needle's length, so a needle carrying a stray character
+    ("." left from the sentence before) aligns one character early and takes the last
+    letter of the word before ("NAME\\n    csv - ..." quoted as "E csv - ..."); words the
+    needle does not have are not evidence of it. A needle missing a word of the source
+    aligns short instead, leaving its own first or last word outside.
+    """
+    words = list(WORD_OR_CJK_RUN.finditer(text, start, end))
+    said = [_bare(word.group()) for word in WORD_OR_CJK_RUN.finditer(needle)]
+    wanted = set(said)
+
+    def kept(word: re.Match[str]) -> bool:  # a CJK run has no word edges to judge by
+        return bool(word.group("cjk")) or _bare(word.group()) in wanted
+
+    first, last = 0, len(words)
+    while first < last and not kept(words[first]):
+        first += 1
+    while last > first and not kept(words[last - 1]):
+        last -= 1
+    if first == last:
+        return (start, start) if words else (start, end)
+    low = words[first].start() if first else start
+    high = words[last - 1].end() if last < len(words) else end
+    low, high = whole_words(text, low, high)
+    return _reach(text, low, high, said)
+
+
+# How far outside a fuzzy span its needle's first or last word is looked for.
+_REACH = 3
+
+
+def _reach(text: str, start: int, end: int, said: list[str]) -> tuple[int, int]:
+    """``text[start:end]`` widened to the needle's first word (``said[0]``) when it is
+    one of the few words just before, and to its last when one of the few just after."""
+    inside = [_bare(w.group()) for w in WORD_OR_CJK_RUN.finditer(text, start, end)]
+    if not said or not inside:
+        return start, end
+    if inside[0] != said[0]:
+        before = list(WORD_OR_CJK_RUN.finditer(text, max(0, start - 80), start))[-_REACH:]
+        for word in reversed(before):
+            if not word.group("cjk") and _bare(word.group()) == said[0]:
+                start = word.start()
+                break
+    if inside[-1] != said[-1]:
+        after = list(WORD_OR_CJK_RUN.finditer(text, end, min(len(text), end + 80)))[:_REACH]
+        for word in after:
+            if not word.group("cjk") and _bare(word.group()) == said[-1]:
+                end = word.end()
+                break
+    return start, end
 
 
 @dataclass(frozen=True)
@@ -148,7 +256,7 @@ class SourceIndex:
         at = self.norm.find(needle)
         if at < 0:
             return self._find_shown(needle)
-        return self._origin[at], self._origin[at + len(needle) - 1] + 1
+        return whole_words(self.text, self._origin[at], self._origin[at + len(needle) - 1] + 1)
 
     def _find_shown(self, needle: str) -> tuple[int, int] | None:
         """Where ``needle`` occurs in the source as quotes show it: its markup cleaned
@@ -164,8 +272,8 @@ class SourceIndex:
         at = norm.find(needle)
         if at < 0:
             return None
-        display = self._display
-        return display.to_original(origin[at], origin[at + len(needle) - 1] + 1)
+        return whole_words(self.text, *self._display.to_original(
+            origin[at], origin[at + len(needle) - 1] + 1))
 
     @functools.cached_property
     def _display(self) -> DisplayText:
@@ -205,7 +313,8 @@ class SourceIndex:
             return None
         start = self._origin[hay_start + found.dest_start]
         end = self._origin[hay_start + max(found.dest_end - 1, found.dest_start)] + 1
-        return found.score, start, end
+        start, end = _needle_words(self.text, *whole_words(self.text, start, end), needle)
+        return (found.score, start, end) if end > start else None
 
     def norm_index(self, original: int) -> int:
         """First position of the normalised copy at or after ``original``."""

@@ -55,7 +55,11 @@ FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
 _MARK = re.compile(r"\[(\d+)\]")
-_MARKDOWN = re.compile(r"[*_#>`]|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
+_QUOTE_PAIRS = frozenset({"“”", '""', "‘’", "«»", "「」", "『』"})
+# Punctuation ending the sentence before a claim, left when a claim starts at a marker.
+_LEFTOVER = re.compile(r"^(?:[.,;:!?)\]}]+(?:\s+|$)|[。，；：！？）、]+\s*)+")
+# Markdown marks; an underscore inside a name ("strict_parsing") is part of the name.
+_MARKDOWN = re.compile(r"[*#>`]|(?<!\w)_+|_+(?!\w)|^\s*(?:[-+]|\d+\.)\s+", re.MULTILINE)
 _VERDICT = re.compile(r"\b(UNSUPPORTED|PARTIAL|SUPPORTED)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"QUOTE\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
 _MIN_QUOTE_WORDS = 3
@@ -154,7 +158,15 @@ def _entry(item: Source | Mapping[str, Any], position: int) -> _Entry:
 
 
 def _claim(text: str) -> str:
-    return " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split())
+    """The claim ``text`` makes: markers and Markdown marks gone, whitespace collapsed,
+    and no punctuation left over from the sentence before (``"PEP 305 [1]. csv - ..."``
+    gives ``"csv - ..."`` for the second marker, not ``". csv - ..."``, whose stray
+    "." would pull the evidence one character early), and a passage quoted whole
+    (``“...”``, as the passages of a fallback answer are) is checked without its marks."""
+    claim = _LEFTOVER.sub("", " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split()))
+    if len(claim) > 2 and claim[0] + claim[-1] in _QUOTE_PAIRS:  # a passage quoted whole
+        claim = claim[1:-1].strip()
+    return claim
 
 
 def _has_three_content_words(claim: str) -> bool:
@@ -370,3 +382,37 @@ def verify(
         unchecked=len(unchecked),
         unchecked_numbers=list(unchecked),
     )
+
+
+def anchored(checks: Sequence[CitationCheck], sources: Sequence[Source]) -> list[CitationCheck]:
+    """``checks`` with every span true of ``sources``: ``text[start:end] == quote`` for
+    the source the check names, in the result that carries them.
+
+    A result put together from parts (a detailed report's, each verified against the
+    sources of its own part) must still hold the one offset convention
+    (``docs/citations.md``). A span that no longer holds is moved to the quote's
+    occurrence nearest its old start; a quote the source lacks loses its span (the
+    verdict stays).
+    """
+    texts = {source.number: source.text for source in sources}
+    fixed: list[CitationCheck] = []
+    for check in checks:
+        text = texts.get(check.source_number) if check.source_number is not None else None
+        start, end, quote = check.start, check.end, check.quote
+        if text is None or quote is None or start is None or end is None or \
+                text[start:end] == quote:
+            fixed.append(check)
+            continue
+        at = nearest_occurrence(text, quote, start)
+        update: dict[str, Any] = {"start": at, "end": at + len(quote)} if at >= 0 else {
+            "source_number": None, "start": None, "end": None, "quote": None}
+        fixed.append(check.model_copy(update=update))
+    return fixed
+
+
+def nearest_occurrence(text: str, quote: str, near: int) -> int:
+    """The start of the occurrence of ``quote`` in ``text`` nearest ``near``, or -1."""
+    after = text.find(quote, max(0, near - len(quote)))
+    before = text.rfind(quote, 0, near + len(quote))
+    found = [at for at in (after, before) if at >= 0]
+    return min(found, key=lambda at: abs(at - near)) if found else -1

@@ -45,6 +45,12 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
     ``strategy`` and ``handler`` name what really ran (after any fallback from an
     unknown name); ``warnings`` are ``{"code", "message"}`` objects in the order they
     happened; ``verification`` is ``{}`` when verification was off.
+
+    Each citation check's ``start``/``end`` are code-point offsets into its source's
+    text as stored - ``full_text`` when the source has one, else ``snippet`` - so that
+    ``(full_text or snippet)[start:end] == quote`` (``docs/citations.md``, "Evidence
+    offsets"); ``full_text`` is therefore part of every source here (``null`` when the
+    snippet is the whole text).
     """
     return {
         "question": result.question,
@@ -62,6 +68,7 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
                 "canonical_url": s.canonical_url,
                 "engine": s.engine,
                 "snippet": s.snippet,
+                "full_text": s.full_text,
                 "published": s.published,
                 "metadata": s.metadata,
             }

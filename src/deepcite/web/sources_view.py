@@ -6,6 +6,13 @@ Everything here is data for templates (autoescaped) and the JSON API; nothing is
 The passage is split into :class:`Segment` runs (marked or not) so a template can wrap
 the marked ones in ``<mark>`` without ever trusting the text.
 
+Marks come from the citation checks' offsets, which index the stored
+:attr:`~deepcite.types.Source.text` in code points (``docs/citations.md``, "Evidence
+offsets"). The passage is that text cleaned of markup once, as a whole
+(:func:`~deepcite.citations.display.display_text` with its lines kept), and each span is
+carried into it through the cleaning's map: the mark shows exactly the quoted span,
+whatever markup, entities or CRLF line ends stand around or inside it.
+
 :func:`document_file` is the one way from a stored source to a file on the server: the
 source must name a collection this server can open by name (never a path), and the
 collection must have indexed exactly that path; the file is then resolved and refused
@@ -22,53 +29,25 @@ whoever may read its collection now.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deepcite.citations.display import display_text
+from deepcite.citations.verify import nearest_occurrence
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.types import CitationCheck, ResearchResult, Source
 
-__all__ = ["Segment", "SourceView", "clean_markup", "document_file", "source_view"]
+__all__ = ["Segment", "SourceView", "document_file", "evidence_spans", "source_view"]
 
 #: Characters of a source's text the viewer shows at most (around the first quote).
 MAX_PASSAGE = 20_000
 #: Quotes listed per source.
 MAX_QUOTES = 12
-
-# :py:data:`x`, :ref:`label <target>`, :func:`~a.b` -> the role's text
-_ROLE = re.compile(r":(?:[a-zA-Z0-9_-]+:)+`~?([^`<]*?)(?:\s*<[^>`]*>)?`")
-# ``literal`` -> literal
-_LITERAL = re.compile(r"``([^`]+)``")
-# `text <url>`_ and `text`_ -> text
-_LINK = re.compile(r"`([^`<]+?)\s*(?:<[^>`]*>)?`__?")
-# +----+----+, |----|----|, ====  ===== (table and section rules)
-_RULE = re.compile(r"^\s*[+|]?(?:[-=:+|]{3,}\s*)+[+|]?\s*$")
-_PIPES = re.compile(r"\s*\|\s*")
-
-
-def clean_markup(text: str) -> str:
-    """``text`` as a reader wants it: reST/Sphinx roles, double backquotes, link
-    syntax and table rules and pipes removed. Plain text in, plain text out."""
-    text = _ROLE.sub(r"\1", text)
-    text = _LITERAL.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    lines = []
-    for line in text.split("\n"):
-        if _RULE.match(line):
-            continue
-        stripped = line.strip()
-        if stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1:
-            cells = [c.strip() for c in _PIPES.split(stripped.strip("|")) if c.strip()]
-            line = " · ".join(cells)
-        lines.append(line)
-    return "\n".join(lines)
-
 
 @dataclass(frozen=True)
 class Segment:
@@ -101,6 +80,8 @@ class SourceView:
     segments: list[Segment] = field(default_factory=list)
     clipped: bool = False
     quotes: list[tuple[str, str]] = field(default_factory=list)  # (outcome, quote)
+    #: Where each of ``quotes`` stands in the stored text: ``(start, end)`` code points.
+    quote_spans: list[tuple[int, int]] = field(default_factory=list)
     sentences: list[tuple[str, str]] = field(default_factory=list)  # (outcome, sentence)
     document_url: str = ""
 
@@ -117,7 +98,9 @@ class SourceView:
                 "collection": self.collection, "path": self.path, "page": self.page,
                 "heading_path": self.heading_path, "passage": text, "highlights": spans,
                 "clipped": self.clipped,
-                "quotes": [{"outcome": o, "quote": q} for o, q in self.quotes],
+                "quotes": [{"outcome": o, "quote": q, "start": a, "end": b}
+                           for (o, q), (a, b) in zip(self.quotes, self.quote_spans,
+                                                     strict=True)],
                 "citations": [{"outcome": o, "sentence": s} for o, s in self.sentences],
                 "document_url": self.document_url or None,
                 "text_kept": self.kind != "material"}
@@ -143,10 +126,13 @@ def source_view(run_id: str, result: ResearchResult, number: int,
     page = meta.get("page")
     segments, clipped = _segments(source.text, checks)
     quotes: list[tuple[str, str]] = []
+    quote_spans: list[tuple[int, int]] = []
     sentences: list[tuple[str, str]] = []
     for check in checks:
-        if check.quote and (check.outcome, check.quote) not in quotes:
+        span = evidence_spans(source.text, [check])
+        if span and (check.outcome, check.quote) not in quotes and check.quote:
             quotes.append((check.outcome, check.quote))
+            quote_spans.append(span[0])
         if (check.outcome, check.sentence) not in sentences:
             sentences.append((check.outcome, check.sentence))
     return SourceView(
@@ -156,7 +142,8 @@ def source_view(run_id: str, result: ResearchResult, number: int,
         path=meta.get("path") if isinstance(meta.get("path"), str) else None,
         page=page if isinstance(page, int) and not isinstance(page, bool) else None,
         heading_path=headings, segments=segments, clipped=clipped,
-        quotes=quotes[:MAX_QUOTES], sentences=sentences[:MAX_QUOTES],
+        quotes=quotes[:MAX_QUOTES], quote_spans=quote_spans[:MAX_QUOTES],
+        sentences=sentences[:MAX_QUOTES],
         document_url=document_url if kind == "collection" else "")
 
 
@@ -171,20 +158,26 @@ def _kind(source: Source) -> str:
     return "other"
 
 
-def _spans(text: str, checks: list[CitationCheck]) -> list[tuple[int, int]]:
-    """The quotes' character spans in ``text``: the stored offsets when they still
-    hold, else the quote found in the text; merged and sorted."""
+def evidence_spans(text: str, checks: list[CitationCheck]) -> list[tuple[int, int]]:
+    """The checks' quotes as ``(start, end)`` spans of ``text``, in their order: the
+    stored offsets when ``text[start:end]`` is the quote, as they always are for a run
+    verified against this text; else the quote's nearest occurrence to the stored start
+    (a run stored before offsets were exact); a quote not in ``text`` has none."""
     spans: list[tuple[int, int]] = []
     for check in checks:
         if not check.quote:
             continue
         start, end = check.start, check.end
         if start is None or end is None or text[start:end] != check.quote:
-            found = text.find(check.quote)
+            found = nearest_occurrence(text, check.quote, start or 0)
             if found < 0:
                 continue
             start, end = found, found + len(check.quote)
         spans.append((start, end))
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
@@ -195,7 +188,9 @@ def _spans(text: str, checks: list[CitationCheck]) -> list[tuple[int, int]]:
 
 
 def _segments(text: str, checks: list[CitationCheck]) -> tuple[list[Segment], bool]:
-    spans = _spans(text, checks)
+    """The passage as marked and unmarked runs of its cleaned text (see the module
+    docstring); ``True`` with them when a long text was clipped around the first mark."""
+    spans = _merged(evidence_spans(text, checks))
     lo, hi = 0, len(text)
     clipped = False
     if hi > MAX_PASSAGE:
@@ -203,18 +198,20 @@ def _segments(text: str, checks: list[CitationCheck]) -> tuple[list[Segment], bo
         centre = spans[0][0] if spans else 0
         lo = max(0, centre - MAX_PASSAGE // 4)
         hi = min(len(text), lo + MAX_PASSAGE)
+    shown = display_text(text[lo:hi], keep_lines=True)
     segments: list[Segment] = []
-    at = lo
+    at = 0
     for start, end in spans:
-        start, end = max(start, lo), min(end, hi)
-        if start >= end:
+        first, last = shown.to_display(max(start, lo) - lo, min(end, hi) - lo)
+        first = max(first, at)
+        if first >= last:
             continue
-        if start > at:
-            segments.append(Segment(clean_markup(text[at:start])))
-        segments.append(Segment(clean_markup(text[start:end]), marked=True))
-        at = end
-    if at < hi:
-        segments.append(Segment(clean_markup(text[at:hi])))
+        if first > at:
+            segments.append(Segment(shown.text[at:first]))
+        segments.append(Segment(shown.text[first:last], marked=True))
+        at = last
+    if at < len(shown.text):
+        segments.append(Segment(shown.text[at:]))
     return segments, clipped
 
 

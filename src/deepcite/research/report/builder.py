@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
 from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import answer_body
+from deepcite.citations.verify import anchored
 from deepcite.errors import DeepciteError, InputError
 from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
@@ -460,14 +461,16 @@ class DetailedReport:
         checked = [r.verification for r in results if r.verification is not None]
         verification = VerificationCounts.total(checked) if checked else None
         errors = [r.error for r in results if r.error]
+        sources = researcher.numbering.sources()
         return ResearchResult(
             question=question, answer=body, strategy=summary.strategy,
-            handler=summary.handler, sources=researcher.numbering.sources(),
+            handler=summary.handler, sources=sources,
             questions_by_iteration=summary.questions_by_iteration,
             findings=tally.findings, metrics=metrics, warnings=tally.warnings,
             cancelled=cancelled,
             error=errors[0] if errors else None, verification=verification,
-            citation_checks=[c for r in results for c in r.citation_checks],
+            citation_checks=anchored([c for r in results for c in r.citation_checks],
+                                     sources),
             unsupported_sentences=[s for r in results for s in r.unsupported_sentences],
             mode="detailed", title=report_title(question), outline=entries,
         )

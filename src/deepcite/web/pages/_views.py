@@ -6,7 +6,8 @@ differ in what they let through. The changes here: citation links point at the s
 viewer (``/runs/{id}/sources/n``; report.js opens the evidence popover instead), Sources
 entries link to the viewer rather than ``file://`` (which browsers block on http pages),
 and a detailed report's Contents list links to its sections. Quotes in the popovers are
-cleaned of reST/Sphinx markup (:func:`deepcite.web.sources_view.clean_markup`).
+cleaned of markup: the stored text's span of each check as
+:meth:`deepcite.citations.display.DisplayText.shown` reads it.
 """
 
 from __future__ import annotations
@@ -109,16 +110,29 @@ def evidence(result: ResearchResult) -> list[Evidence]:
     exports' link allow-list first; a source whose URL it refuses (a ``javascript:``
     or ``data:`` one in a stored result) gets an empty ``url`` and no link at all.
     """
+    from deepcite.citations.display import DisplayText, display_text
     from deepcite.citations.hyperlinks import safe_link_url
-    from deepcite.web.sources_view import clean_markup
+    from deepcite.web.sources_view import evidence_spans
 
+    texts = {s.number: s.text for s in result.sources}
+    shown: dict[int, DisplayText] = {}
     quotes: dict[int, list[tuple[str, str]]] = {}
     for check in result.citation_checks:
-        if check.quote:
-            found = quotes.setdefault(check.number, [])
-            pair = (check.outcome, clean_markup(check.quote))
-            if pair not in found and len(found) < MAX_QUOTES:
-                found.append(pair)
+        if not check.quote:
+            continue
+        number = check.source_number if check.source_number is not None else check.number
+        text = texts.get(number, "")
+        span = evidence_spans(text, [check])
+        if span:  # the cleaned form of exactly the checked span of the stored text
+            if number not in shown:
+                shown[number] = display_text(text)
+            quote = shown[number].shown(*span[0])
+        else:
+            quote = display_text(check.quote).text
+        found = quotes.setdefault(check.number, [])
+        pair = (check.outcome, quote)
+        if pair not in found and len(found) < MAX_QUOTES:
+            found.append(pair)
     return [Evidence(s.number, s.title,
                      safe_link_url(s.url or s.canonical_url) or "",
                      quotes.get(s.number, []))
