@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.attribution import looks_like_prose
 from deepcite.citations.question_match import terms_of
+from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.sentences import split_sentences
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.types import Source
@@ -32,7 +33,11 @@ _RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # tab
 _GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
 _LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
 _CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
-_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+_ENDS_SENTENCE = re.compile(r"[.!?\u3002\uff01][\"'\u201d\u2019)\]\u300d\u300f\uff09]*$")
+#: Characters of CJK text per word: it has no spaces, and its words are one to three
+#: characters long, so a sentence is measured by its characters.
+_CJK_CHARS_PER_WORD = 2
+_CODE_MARK = re.compile(r"[`{}<>=;]|\w\(|\w\.\w+\(")
 # A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
@@ -99,11 +104,29 @@ def _passages(text: str) -> list[str]:
 def _usable(sentence: str) -> bool:
     """A sentence worth quoting: prose of sensible length, ending like a statement (a
     question the source asks, "What is the average speed?", answers nothing)."""
-    words = sentence.split()
-    return (MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
+    cjk = has_cjk(sentence)
+    words = _word_count(sentence) if cjk else len(sentence.split())
+    return (MIN_WORDS <= words <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
             and _ENDS_SENTENCE.search(sentence) is not None
-            and not sentence.rstrip("\"'\u201d\u2019)] ").endswith("?")
-            and looks_like_prose(sentence.replace("`", "")))
+            and not sentence.rstrip("\"'\u201d\u2019)]\u300d\u300f\uff09 ").endswith(
+                ("?", "\uff1f"))
+            and (_cjk_prose(sentence) if cjk else looks_like_prose(sentence.replace("`", ""))))
+
+
+def _word_count(sentence: str) -> int:
+    """Words of a sentence holding CJK text: its other words, and its CJK characters
+    counted :data:`_CJK_CHARS_PER_WORD` to a word."""
+    cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
+    rest = CJK_RUN.sub(" ", sentence).split()
+    return len(rest) + cjk // _CJK_CHARS_PER_WORD
+
+
+def _cjk_prose(sentence: str) -> bool:
+    """A CJK sentence, not code: mostly CJK characters and no code marks (a space-less
+    line is one "word", so :func:`looks_like_prose`'s share of plain words cannot tell)."""
+    letters = [ch for ch in sentence if not ch.isspace()]
+    cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
+    return 2 * cjk >= len(letters) and _CODE_MARK.search(sentence) is None
 
 
 #: Openers that point back to the sentence before: a pronoun, or a demonstrative

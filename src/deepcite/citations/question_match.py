@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.errors import CollectionError
+from deepcite.text.cjk import has_cjk
+from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -52,13 +54,18 @@ Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 
 
 def terms_of(text: str) -> list[str]:
-    """Every word of ``text`` as a :func:`term`, in order."""
-    return [term(w) for w in WORD.findall(text)]
+    """Every word of ``text`` as a :func:`term`, in order, then the meaningful character
+    pairs of its Chinese, Japanese or Korean runs
+    (:func:`~deepcite.text.cjk_terms.cjk_terms`), which have no words to split."""
+    words = [term(w) for w in WORD.findall(text)]
+    return words + cjk_terms(text) if has_cjk(text) else words
 
 
 def question_terms(question: str) -> set[str]:
-    """The stemmed content words of ``question`` that say what it is about."""
-    return {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+    """The stemmed content words of ``question`` that say what it is about, and the
+    character pairs of its CJK runs without its question words ("多久", "いつ")."""
+    words = {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+    return words | set(cjk_terms(question, question=True)) if has_cjk(question) else words
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
