@@ -122,11 +122,12 @@ def _word_count(sentence: str) -> int:
 
 
 def _cjk_prose(sentence: str) -> bool:
-    """A CJK sentence, not code: mostly CJK characters and no code marks (a space-less
-    line is one "word", so :func:`looks_like_prose`'s share of plain words cannot tell)."""
-    letters = [ch for ch in sentence if not ch.isspace()]
+    """A CJK sentence, not code: mostly CJK characters (a name or number in Latin script
+    counted as one) and no code marks. A space-less line is one "word", so
+    :func:`looks_like_prose`'s share of plain words cannot tell."""
     cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
-    return 2 * cjk >= len(letters) and _CODE_MARK.search(sentence) is None
+    others = len(CJK_RUN.sub(" ", sentence).split())
+    return cjk >= others and _CODE_MARK.search(sentence) is None
 
 
 #: Openers that point back to the sentence before: a pronoun, or a demonstrative

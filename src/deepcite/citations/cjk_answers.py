@@ -42,7 +42,7 @@ _HAN_DIGITS = "零〇一二两三四五六七八九十百千万萬亿億"
 _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千])?"
         rf"|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?")
 _ABOUT = r"(?:[多余]|以上|左右)?"  # "三百多秒", "两千余个"
-_TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|个小时|個小時|小时|小時|時間|个星期|星期|"
+_TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
                "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年")
 _MEASURE_UNITS = ("千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|公里|千米|厘米|毫米|米|"
                   "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍")
@@ -68,14 +68,16 @@ _MONTH_DAY = (rf"(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s?月"
 _EVERY = (r"(?:每天|每日|每晚|每周[一二三四五六日天]?|每星期[一二三四五六日天]?|每月|每年"
           r"|毎日|毎朝|毎晩|毎週|毎月|毎年)")
 _DAYTIME = r"(?:凌晨|清晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜間|午前|午後|深夜|夜)"
-_CLOCK = (rf"{_EVERY}?(?:的)?{_DAYTIME}?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時]"
+_WEEKDAY = r"(?:(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?)"
+_CLOCK = (rf"(?:{_EVERY}?{_WEEKDAY}|{_EVERY})?[的の]?{_DAYTIME}?"
+          rf"(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時]"
           rf"(?:半|(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?分)?")
 _DATES = [
     re.compile(rf"{_YEAR}(?:\s?{_MONTH_DAY})?|\d{{4}}-\d{{1,2}}-\d{{1,2}}"),
     re.compile(_MONTH_DAY),
     re.compile(_CLOCK),
     re.compile(rf"(?:\d{{1,4}}|[{_HAN_DIGITS}]{{1,3}})\s?(?:世纪|世紀|年代)"),
-    re.compile(rf"{_EVERY}(?:{_DAYTIME})?"),
+    re.compile(rf"{_EVERY}?{_WEEKDAY}(?:[的の]?{_DAYTIME})?|{_EVERY}(?:{_DAYTIME})?"),
 ]
 # A name: Han characters that are not particles or common function words, or katakana.
 _HAN_NAME = r"(?:(?![的了是在于由和与被将把对从向为这那个些每])[\u4e00-\u9fff]){2,4}?"
@@ -107,6 +109,8 @@ _PLACE = [
 _MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金")
 _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
                          "|時間|期間")
+_SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
+_A_YEAR = re.compile(r"\d{4}\s?年")
 _NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}}")
 
 
@@ -119,8 +123,10 @@ def question_kind(question: str) -> str | None:
 
 
 def _found(pattern: re.Pattern[str], sentence: str, group: int | str = 0) -> list[Span]:
+    """The matches of ``pattern`` (its ``group``); a year ("2016年") is no span of time."""
     return [(m.start(group), m.end(group), m.group(group).strip())
-            for m in pattern.finditer(sentence) if m.group(group).strip()]
+            for m in pattern.finditer(sentence) if m.group(group).strip()
+            and not (pattern in _SPANS_OF_TIME and _A_YEAR.fullmatch(m.group(group)))]
 
 
 def _outside(spans: list[Span], taken: list[Span]) -> list[Span]:
@@ -139,8 +145,10 @@ def _counted(sentence: str, question: str) -> list[Span]:
             end += len(noun.group("n"))
             text = sentence[start:end]
         found.append((start, end, text))
+    # "超时时间是多少": a number with its unit answers, a bare number only without one
+    found += _outside(_found(_AMOUNT, sentence), found)
     if found:
-        return found
+        return sorted(found)
     return [s for s in _found(_BARE_NUMBER, sentence)
             if not re.match(r"\s?[年月日号點点時时]", sentence[s[1]:])]
 
