@@ -135,11 +135,15 @@ def _cjk_prose(sentence: str) -> bool:
 _POINTERS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "this",
                        "these", "those", "such", "both"})
 _OPENING = re.compile(r"[^\W\d_]+")
+#: The same openers in Chinese and Japanese ("它由 ...", "该项目 ...", "この機能は ...").
+_CJK_POINTER = re.compile(r"(?:它|他|她|该|此|这|其|それ|これ|この|その|同|彼)")
 
 
 def opens_with_pointer(sentence: str) -> bool:
     """Whether ``sentence`` opens with a pronoun or demonstrative ("He ...", "This
-    hypothesis ..."): quoted alone, it does not say who or what it is about."""
+    hypothesis ...", "它 ..."): quoted alone, it does not say who or what it is about."""
+    if _CJK_POINTER.match(sentence.lstrip()):
+        return True
     words = _OPENING.findall(sentence[:40])
     return bool(words) and words[0].lower() in _POINTERS
 
@@ -165,6 +169,10 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     found: list[Sentence] = []
     for rank, source in enumerate(sources):
         position = 0
+        # Chinese and Japanese drop a subject the reader knows: "2021年に田中健一によって
+        # 公開されました" in a page on ハヤブサ is about ハヤブサ. A CJK sentence that does
+        # not name its source's title points back to it, as "It ..." points back.
+        title = terms_of(source.title) if has_cjk(source.title) else []
         for passage in _passages(source.text):
             before: list[str] = []
             for raw in split_sentences(passage):  # abbreviations and quotes kept whole
@@ -172,6 +180,9 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 terms = terms_of(sentence)
                 if _usable(sentence):
                     context = before if refers_back(sentence, before) else []
+                    if not context and title and has_cjk(sentence) and not set(
+                            title) & set(terms):
+                        context = title
                     found.append(Sentence(source, rank, position, sentence, terms,
                                           context=context))
                     position += 1

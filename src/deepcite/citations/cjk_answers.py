@@ -109,6 +109,9 @@ _PLACE = [
 _MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金")
 _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
                          "|時間|期間")
+_COUNT_ASKED = re.compile(r"(?:多少|几|何)(?:[个個名位种種条項项件台次座本])?"
+                          r"(?P<n>[\u4e00-\u9fff\u30a0-\u30ff]{2,6})")
+_ARTICLE = re.compile(rf"一\s?(?:{_CLASSIFIERS})")
 _SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
 _A_YEAR = re.compile(r"\d{4}\s?年")
 _NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}}")
@@ -136,15 +139,17 @@ def _outside(spans: list[Span], taken: list[Span]) -> list[Span]:
 
 def _counted(sentence: str, question: str) -> list[Span]:
     """Numbers with their classifier, then the noun the question counts when it follows
-    ("两千个条目" for "多少个条目"); a bare Arabic number when the sentence has none."""
-    noun = re.search(r"(?:多少|几)(?:[个個名位种種条項项件台次])?(?P<n>[\u4e00-\u9fff]{2})",
-                     question)
+    ("两千个条目" for "多少个条目"); a bare Arabic number when the sentence has none. A
+    lone "一" with its classifier ("是一座小镇") is an article, no count."""
+    asked = _COUNT_ASKED.search(question)
+    noun = asked.group("n") if asked else ""
     found: list[Span] = []
     for start, end, text in _found(_COUNT, sentence):
-        if noun and sentence.startswith(noun.group("n"), end):
-            end += len(noun.group("n"))
-            text = sentence[start:end]
-        found.append((start, end, text))
+        if _ARTICLE.fullmatch(text):
+            continue
+        same = next((i for i in range(len(noun), 1, -1)
+                     if sentence.startswith(noun[:i], end)), 0)
+        found.append((start, end + same, sentence[start:end + same]))
     # "超时时间是多少": a number with its unit answers, a bare number only without one
     found += _outside(_found(_AMOUNT, sentence), found)
     if found:
