@@ -139,3 +139,24 @@ def test_every_language_of_the_frame_says_every_key() -> None:
     assert frame_for("not_answered", "キャッシュはいつ消えますか").startswith("この質問")
     assert frame_for("not_answered", "How long?") == ENGLISH["not_answered"]
     assert "来源" in variants("sources") and "出典" in variants("sources")
+
+
+class _Model:
+    """A small model that answers with a fragment of a source sentence."""
+
+    prompt_budget_chars = 4000
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    def complete(self, purpose: str, system: str, user: str, *,
+                 max_tokens: int | None = None) -> str:
+        return self.reply
+
+
+def test_a_model_fragment_never_leads_a_chinese_answer() -> None:
+    answer = grounded_answer("灯塔的写入缓冲区是怎么工作的？", [_source(LIGHTHOUSE)],
+                             _Model("灯塔的写入缓冲区"))
+    assert answer is not None and answer.model_called
+    assert answer.text.startswith("灯塔的写入缓冲区默认保留45秒，然后写入磁盘 [1]。")
+    assert "model lead unusable" in answer.notes

@@ -105,7 +105,7 @@ def _usable(sentence: str) -> bool:
     """A sentence worth quoting: prose of sensible length, ending like a statement (a
     question the source asks, "What is the average speed?", answers nothing)."""
     cjk = has_cjk(sentence)
-    words = _word_count(sentence) if cjk else len(sentence.split())
+    words = word_count(sentence)
     return (MIN_WORDS <= words <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
             and _ENDS_SENTENCE.search(sentence) is not None
             and not sentence.rstrip("\"'\u201d\u2019)]\u300d\u300f\uff09 ").endswith(
@@ -113,9 +113,11 @@ def _usable(sentence: str) -> bool:
             and (_cjk_prose(sentence) if cjk else looks_like_prose(sentence.replace("`", ""))))
 
 
-def _word_count(sentence: str) -> int:
-    """Words of a sentence holding CJK text: its other words, and its CJK characters
-    counted :data:`_CJK_CHARS_PER_WORD` to a word."""
+def word_count(sentence: str) -> int:
+    """Words of ``sentence``: split at spaces; in CJK text, which has none, its
+    characters counted :data:`_CJK_CHARS_PER_WORD` to a word."""
+    if not has_cjk(sentence):
+        return len(sentence.split())
     cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
     rest = CJK_RUN.sub(" ", sentence).split()
     return len(rest) + cjk // _CJK_CHARS_PER_WORD

@@ -49,6 +49,7 @@ from deepcite.citations.candidates import (
     Sentence,
     candidate_sentences,
     opens_with_pointer,
+    word_count,
 )
 from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.dedupe import dedupe_sentences
@@ -469,10 +470,9 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     sentence's source, or it is dropped.
     """
     line = _first_line(reply)
-    words = line.split()
     context = question + " " + " ".join(s.text for s in shown)
-    if not (MIN_WORDS <= len(words) <= 60 or cjk_terms(line)) or not _meaningful(
-            line) & _meaningful(context):
+    if not MIN_WORDS <= word_count(line) <= 60 or not _meaningful(line) & _meaningful(
+            context) or _restates(line, question):
         return None, chosen, "model lead unusable"
     probe = Sentence(chosen[0].source, 0, 0, line, terms_of(line))
     picked = next((s for s in shown if _similar(probe, s, inside=False, threshold=0.8)),
@@ -487,6 +487,16 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     if number is None:
         return None, chosen, "model lead dropped (unsupported)"
     return _cite(neutralise_html(line), number), chosen, "model lead kept (supported)"
+
+
+def _restates(line: str, question: str) -> bool:
+    """Whether a CJK ``line`` says nothing but the question's own terms ("灯塔的写入缓冲区"
+    for "灯塔的写入缓冲区是怎么工作的？"): a phrase of the question, no answer to it.
+    (CJK only: an English lead of four words or more was always judged by its words.)"""
+    if not has_cjk(line):
+        return False
+    said = set(terms_of(line))
+    return not said - set(terms_of(question))
 
 
 def _meaningful(text: str) -> set[str]:
