@@ -160,3 +160,11 @@ def test_a_model_fragment_never_leads_a_chinese_answer() -> None:
     assert answer is not None and answer.model_called
     assert answer.text.startswith("灯塔的写入缓冲区默认保留45秒，然后写入磁盘 [1]。")
     assert "model lead unusable" in answer.notes
+
+
+def test_an_english_sentence_with_a_chinese_word_is_still_quoted() -> None:
+    answer = grounded_answer("What does the Chinese word 自然 mean?", [_source(
+        "Chinese has many loanwords. The Chinese word 自然 means nature or spontaneity. "
+        "It is central to Daoist texts.")])
+    assert answer is not None
+    assert "The Chinese word 自然 means nature or spontaneity [1]." in answer.text

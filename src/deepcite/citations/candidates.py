@@ -104,13 +104,12 @@ def _passages(text: str) -> list[str]:
 def _usable(sentence: str) -> bool:
     """A sentence worth quoting: prose of sensible length, ending like a statement (a
     question the source asks, "What is the average speed?", answers nothing)."""
-    cjk = has_cjk(sentence)
     words = word_count(sentence)
     return (MIN_WORDS <= words <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
             and _ENDS_SENTENCE.search(sentence) is not None
             and not sentence.rstrip("\"'\u201d\u2019)]\u300d\u300f\uff09 ").endswith(
                 ("?", "\uff1f"))
-            and (_cjk_prose(sentence) if cjk else looks_like_prose(sentence.replace("`", ""))))
+            and (_cjk_prose(sentence) or looks_like_prose(sentence.replace("`", ""))))
 
 
 def word_count(sentence: str) -> int:
@@ -126,7 +125,10 @@ def word_count(sentence: str) -> int:
 def _cjk_prose(sentence: str) -> bool:
     """A CJK sentence, not code: mostly CJK characters (a name or number in Latin script
     counted as one) and no code marks. A space-less line is one "word", so
-    :func:`looks_like_prose`'s share of plain words cannot tell."""
+    :func:`looks_like_prose`'s share of plain words cannot tell. (Text with a few CJK
+    characters, "The word 自然 means nature.", is judged by its words.)"""
+    if not has_cjk(sentence):
+        return False
     cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
     others = len(CJK_RUN.sub(" ", sentence).split())
     return cjk >= others and _CODE_MARK.search(sentence) is None
