@@ -174,8 +174,9 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     for rank, source in enumerate(sources):
         position = 0
         # Chinese and Japanese drop a subject the reader knows: "2021年に田中健一によって
-        # 公開されました" in a page on ハヤブサ is about ハヤブサ. A CJK sentence that does
-        # not name its source's title points back to it, as "It ..." points back.
+        # 公開されました" in a page on ハヤブサ is about ハヤブサ. A CJK sentence that
+        # points back to no sentence points back to its source's title, as "It ..."
+        # points back (its own words count more; the title's only where it lacks them).
         title = terms_of(source.title) if has_cjk(source.title) else []
         for passage in _passages(source.text):
             before: list[str] = []
@@ -184,8 +185,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 terms = terms_of(sentence)
                 if _usable(sentence):
                     context = before if refers_back(sentence, before) else []
-                    if not context and title and has_cjk(sentence) and not set(
-                            title) & set(terms):
+                    if not context and title and has_cjk(sentence):
                         context = title
                     found.append(Sentence(source, rank, position, sentence, terms,
                                           context=context))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from deepcite.errors import CollectionError
 from deepcite.text.cjk import has_cjk
-from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.cjk_terms import cjk_chains, cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -41,6 +41,7 @@ logger = logging.getLogger(__name__)
 MIN_COVERAGE = 0.3  # share of the question's weight a relevant sentence must match
 ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the top IDF
 KEY_FACTOR = 1.5  # the key phrase's words weigh this much more
+CHAIN_SHARE = 0.6  # share of a one-chain CJK question's pairs a relevant sentence holds
 DENSE_MIN = 0.45  # cosine above which meaning vouches for a sentence sharing some words
 DENSE_COVERAGE = 0.15  # ... that still covers this share of the question
 DENSE_STRONG = 0.6  # cosine at which meaning alone vouches for a sentence sharing a word
@@ -131,6 +132,11 @@ class Weights:
 
     weight: dict[str, float]
     key: frozenset[str]
+    #: The question's CJK content pairs in chains, one per word-like stretch
+    #: (:func:`~deepcite.text.cjk_terms.cjk_chains`); empty for a question without CJK.
+    chains: tuple[tuple[str, ...], ...] = ()
+    #: All the question's CJK terms (the chains' and those across a function character).
+    cjk: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -142,8 +148,32 @@ class Weights:
         return sum(w for t, w in self.weight.items() if t in found) / self.total
 
     def matched(self, terms: Iterable[str]) -> int:
-        """How many distinct question terms ``terms`` hold."""
-        return len(self.weight.keys() & set(terms))
+        """How many distinct question terms ``terms`` hold; in CJK, how many stretches
+        of a chain of pairs (one word is several pairs: "ハヤブサ" is one match, not
+        three)."""
+        found = set(terms)
+        if not self.cjk:
+            return len(self.weight.keys() & found)
+        units = len((self.weight.keys() - self.cjk) & found)
+        for chain in self.chains:
+            inside = False
+            for t in chain:
+                units += t in found and not inside
+                inside = t in found
+        return units
+
+    def enough(self, terms: Iterable[str]) -> bool:
+        """Whether ``terms`` hold enough of the question to be about it: two of its
+        terms (or CJK stretches) when it has two, its one term when it has one. A CJK
+        question that is one chain of pairs ("云溪古镇离上海有多远", no particle to cut it)
+        needs :data:`CHAIN_SHARE` of that chain: its first word alone is its subject,
+        not the question."""
+        found = set(terms)
+        others = self.weight.keys() - self.cjk
+        if len(self.chains) == 1 and not others:
+            chain = self.chains[0]
+            return sum(t in found for t in chain) >= max(1, math.ceil(CHAIN_SHARE * len(chain)))
+        return self.matched(found) >= min(2, len(others) + len(self.chains))
 
     def key_share(self, terms: Iterable[str]) -> float:
         """Share of the key phrase's weight that ``terms`` match (1 without a key)."""
@@ -167,7 +197,10 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
-    return Weights(weight, key)
+    if not has_cjk(question):
+        return Weights(weight, key)
+    chains = tuple(tuple(chain) for chain in cjk_chains(question, question=True))
+    return Weights(weight, key, chains, frozenset(cjk_terms(question, question=True)))
 
 
 def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None) -> bool:
@@ -181,7 +214,7 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     """
     coverage = weights.coverage(terms)
     matched = weights.matched(terms)
-    if coverage >= MIN_COVERAGE and matched >= min(2, len(weights.weight)):
+    if coverage >= MIN_COVERAGE and weights.enough(terms):
         return True
     if cosine is None:
         return False

@@ -30,7 +30,7 @@ from deepcite.text.cjk import CJK_RUN
 PARTICLES = frozenset("的了吗呢吧啊呀着么嘛")
 #: One-character function words: a pair of two of them (or of hiragana) says nothing.
 FUNCTION_CHARS = PARTICLES | frozenset(
-    "是在和与或也都就而及把被对从向为于以之其这那个些可能会要将每有没不很更最还又"
+    "是在和与或也都就而及把被对从向为于以之其这那个些可能会要将每有没不还又"
     "并且则所如若但因此该此已经被让给"  # Chinese
     "이가은는을를의에도와과로"  # Korean particles
 )
@@ -38,7 +38,8 @@ _HIRAGANA = re.compile("[\u3040-\u309f]")
 #: Question words of Chinese and Japanese, longest first (one regex alternation).
 QUESTION_WORDS = (
     "多长时间", "多少时间", "什么时候", "什么地方", "哪一年", "为什么", "怎么样",
-    "多久", "多长", "多少", "多大", "多高", "多远", "多重", "何时", "哪年", "哪天", "哪些",
+    "多久", "多长", "多少", "多大", "多高", "多远", "多重", "多深", "多宽", "多快", "多厚",
+    "多老", "多频繁", "何时", "哪年", "哪天", "哪些",
     "哪个", "哪里", "哪儿", "在哪", "什么", "怎么", "怎样", "如何", "是否", "谁", "几", "哪",
     "どのくらい", "どれくらい", "どのぐらい", "どれぐらい", "どうやって", "いつ", "いくつ",
     "いくら", "何人", "何回", "何個", "何年", "何日", "何時", "何分", "何秒", "何件", "何",
@@ -76,19 +77,50 @@ def cjk_terms(text: str, *, question: bool = False) -> list[str]:
     left between two cuts is not (it is an ending or a classifier far more often than
     a word).
     """
+    return _pairs(text, question, strict=False)
+
+
+def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
+    """The content pairs of ``text`` in chains: the pairs of one stretch with no
+    particle or function character in it (``斑马缓存的条目在内存中`` -> ``[斑马 马缓
+    缓存] [条目] [内存]``).
+
+    One word is a chain of pairs, so pairs alone cannot say how many things a question
+    names ("ハヤブサ" is three pairs and one name); chains can (see
+    :func:`deepcite.citations.question_match.Weights.enough`).
+    """
+    chains: list[list[str]] = []
+    for pair in _pairs(text, question, strict=True):
+        if pair:
+            if not chains or not chains[-1]:
+                chains.append([])
+            chains[-1].append(pair)
+        elif chains and chains[-1]:
+            chains.append([])
+    return [chain for chain in chains if chain]
+
+
+def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
+    """The pairs of :func:`cjk_terms`; ``strict``: any pair with a function character
+    is an empty string, a cut between chains."""
     if question:
         text = _QUESTION_WORD.sub(" ", text)
     found: list[str] = []
     for match in CJK_RUN.finditer(text):
         run = match.group(0)
         if len(run) == 1:
-            if not _function(run):
-                found.append(run)
+            found += [run] if not _function(run) else []
+            found.append("")
             continue
         for segment in _segments(run):
-            found += [segment[i:i + 2] for i in range(len(segment) - 1)
-                      if not _function(segment[i:i + 2])]
-    return found
+            for i in range(len(segment) - 1):
+                pair = segment[i:i + 2]
+                if strict and any(ch in FUNCTION_CHARS or _HIRAGANA.match(ch) for ch in pair):
+                    found.append("")
+                elif not _function(pair):
+                    found.append(pair)
+            found.append("")
+    return found if strict else [pair for pair in found if pair]
 
 
-__all__ = ["FUNCTION_CHARS", "PARTICLES", "QUESTION_WORDS", "cjk_terms"]
+__all__ = ["FUNCTION_CHARS", "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_terms"]
