@@ -18,6 +18,9 @@ Printed per language (by the question's script, :func:`deepcite.text.language.de
 - **not found**: answers that say nothing answers the question;
 - model calls per question.
 
+A row with an empty ``gold`` is a question the documents do not answer: it counts
+apart, as **honest not found** (a "not found" answer, in the question's language).
+
     PYTHONPATH=src .venv/bin/python bench/bench_languages.py \\
         bench/data/languages/questions.jsonl bench/data/languages/docs [--show]
 
@@ -100,6 +103,7 @@ def main() -> None:
         if args.mode == "collection":
             Collection.create("languages", settings=settings).add([args.docs])
         counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        honest: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for row in rows:
             question, gold = row["question"], row["gold"]
             language = detect(question)
@@ -119,6 +123,14 @@ def main() -> None:
                                  for key in ("not_answered", "no_sources")),
             }
             found["answered + language"] = found["gold in answer"] and found["in its language"]
+            if not gold.strip():  # the documents do not answer it
+                said = found["not found"] and found["in its language"]
+                honest[language][0] += said
+                honest[language][1] += 1
+                if args.show:
+                    print(f"{'OK ' if said else 'BAD'} [{language}] {question} | unanswerable "
+                          f"| {lead[:80]!r}")
+                continue
             tally = counts[language]
             tally["questions"] += 1
             tally["model calls"] += result.metrics.model_calls
@@ -134,6 +146,9 @@ def main() -> None:
                     "gold doc cited", "not found"):
             print(f"  {key:20} {tally[key]:3d}/{n} ({100 * tally[key] / n:.0f}%)")
         print(f"  model calls          {tally['model calls'] / n:.2f} per question")
+    for language, (said, asked) in sorted(honest.items()):
+        print(f"\n{language}: {asked} unanswerable questions: honest not found {said}/{asked} "
+              f"({100 * said / asked:.0f}%)")
 
 
 if __name__ == "__main__":

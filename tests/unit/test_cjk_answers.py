@@ -168,3 +168,14 @@ def test_an_english_sentence_with_a_chinese_word_is_still_quoted() -> None:
         "It is central to Daoist texts.")])
     assert answer is not None
     assert "The Chinese word 自然 means nature or spontaneity [1]." in answer.text
+
+
+@pytest.mark.parametrize(("question", "text", "title"), [
+    ("アオサギのライセンスは何ですか？", HERON, "アオサギ認証サーバー"),
+    ("灯塔数据库离上海有多远？", LIGHTHOUSE, "灯塔数据库"),
+    ("灯塔数据库的最新版本号是多少？", LIGHTHOUSE, "灯塔数据库"),
+])
+def test_a_question_that_shares_only_its_subject_is_not_answered(
+        question: str, text: str, title: str) -> None:
+    # every sentence is about the subject (its name, or the page's title); none says more
+    assert grounded_answer(question, [_source(text, title=title)]) is None
