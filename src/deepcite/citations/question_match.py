@@ -19,6 +19,11 @@ however verbatim the quote. So a sentence is scored against the whole question:
 A sentence is relevant when it covers :data:`MIN_COVERAGE` of the question's weight
 with at least two of its terms (one, when the question has one), or, with embeddings,
 when its meaning is close and it still shares part of the question.
+
+Chinese and Japanese have no spaces: their terms are character pairs without particles,
+function characters and question words (:mod:`deepcite.text.cjk_terms`), and "two of
+its terms" counts word-like chains of pairs, not pairs (a four-character name is three
+pairs and one thing named; :meth:`Weights.enough`).
 """
 
 from __future__ import annotations
