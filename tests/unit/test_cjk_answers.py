@@ -179,3 +179,15 @@ def test_a_question_that_shares_only_its_subject_is_not_answered(
         question: str, text: str, title: str) -> None:
     # every sentence is about the subject (its name, or the page's title); none says more
     assert grounded_answer(question, [_source(text, title=title)]) is None
+
+
+def test_the_english_sentence_encoder_does_not_judge_chinese() -> None:
+    from deepcite.citations.question_match import dense_similarity
+
+    # its cosines between two Chinese texts are high whatever they say
+    assert dense_similarity("斑马缓存的条目保留多久？", ["斑马缓存的条目保留三百秒。"]) is None
+
+
+def test_money_is_answered_by_money_only() -> None:
+    assert candidates("amount", "白杨每六小时备份一次。", "白杨的价格是多少钱？") == []
+    assert candidates("amount", "白杨的专业版售价199元。", "白杨的价格是多少钱？") == ["199元"]

@@ -536,6 +536,10 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
     found = candidates(kind, sentence, question)
     if not found:
         return None
+    if has_cjk(question):  # the model may choose only among those of the best clause
+        best = cjk_answers.nearness(sentence, question, sentence.find(found[0]))
+        found = [c for c in found
+                 if cjk_answers.nearness(sentence, question, sentence.find(c)) >= best]
     if proposed and _contains(sentence.lower(), " ".join(proposed.lower().split())) and (
             proposed in candidates(kind, proposed, question, whole=False)):
         return proposed  # the model's own answer, of the kind and in the sentence

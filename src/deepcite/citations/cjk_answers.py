@@ -172,7 +172,9 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
                    else _TIME_SPAN if _TIME_ASKED.search(question) else _AMOUNT)
-        return _found(pattern, sentence) or _found(_AMOUNT, sentence)
+        # money is answered by money only; a span of time or size by any amount
+        amounts = _found(pattern, sentence)
+        return amounts if pattern is _MONEY else amounts or _found(_AMOUNT, sentence)
     if kind == "measure":
         return _found(_MEASURE, sentence) or _found(_AMOUNT, sentence) or _counted(
             sentence, question)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from deepcite.errors import CollectionError
 from deepcite.text.cjk import has_cjk
 from deepcite.text.cjk_terms import cjk_chains, cjk_terms
+from deepcite.text.language import DEFAULT, detect
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -244,13 +245,19 @@ def meaning_available() -> bool:
 def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
     """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
 
-    Uses the bundled all-MiniLM-L6-v2 that dense collections use, loaded from its local
-    folder only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
+    Uses the bundled all-MiniLM-L6-v2 that dense collections use (English questions
+    only: ``None`` for a question in another language), loaded from its local folder
+    only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
     keeps it from loading leaves the terms alone to decide, silently: embeddings refine
     the ranking, they are not needed for it.
     """
     if not texts:
         return []
+    if detect(question) != DEFAULT:
+        # all-MiniLM-L6-v2 was trained on English: its cosines between two Chinese or
+        # Japanese texts are high whatever they say, and let a sentence that shares only
+        # the question's subject pass as its answer. Terms alone decide there.
+        return None
     from deepcite.collections.index.embeddings import default_model_path, load_encoder
 
     if default_model_path() is None:
