@@ -191,3 +191,10 @@ def test_the_english_sentence_encoder_does_not_judge_chinese() -> None:
 def test_money_is_answered_by_money_only() -> None:
     assert candidates("amount", "白杨每六小时备份一次。", "白杨的价格是多少钱？") == []
     assert candidates("amount", "白杨的专业版售价199元。", "白杨的价格是多少钱？") == ["199元"]
+
+
+def test_a_verb_asked_with_one_complement_meets_it_said_with_another() -> None:
+    text = ("# 石桥镇\n\n石桥镇现存古桥十二座。其中最古老的永安桥建于1368年。"
+            "镇上每年举办一次庙会。\n")
+    answer = grounded_answer("永安桥是哪一年建成的？", [_source(text, title="石桥镇")])
+    assert answer is not None and answer.text.startswith("**1368年** [1]")

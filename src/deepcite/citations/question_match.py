@@ -48,6 +48,8 @@ MIN_COVERAGE = 0.3  # share of the question's weight a relevant sentence must ma
 ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the top IDF
 KEY_FACTOR = 1.5  # the key phrase's words weigh this much more
 CHAIN_SHARE = 0.6  # share of a one-chain CJK question's pairs a relevant sentence holds
+#: What follows a Chinese verb in place of its complement ("建于", "建了" for "建成").
+VERB_TAILS = ("于", "了", "过", "在")
 DENSE_MIN = 0.45  # cosine above which meaning vouches for a sentence sharing some words
 DENSE_COVERAGE = 0.15  # ... that still covers this share of the question
 DENSE_STRONG = 0.6  # cosine at which meaning alone vouches for a sentence sharing a word
@@ -162,6 +164,10 @@ class Weights:
             return len(self.weight.keys() & found)
         units = len((self.weight.keys() - self.cjk) & found)
         for chain in self.chains:
+            if len(chain) == 1 and chain[0] not in found and len(chain[0]) == 2 and any(
+                    chain[0][0] + tail in found for tail in VERB_TAILS):
+                units += 1  # "建成" asked, "建于" said: one verb, its complement differs
+                continue
             inside = False
             for t in chain:
                 units += t in found and not inside
