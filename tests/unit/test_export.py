@@ -150,7 +150,8 @@ def report() -> ResearchResult:
 
 
 MAGIC: dict[str, Callable[[bytes], bool]] = {
-    "markdown": lambda d: d.startswith(f"# {CJK_TITLE}".encode()) and b"## Sources" in d,
+    # asked in Chinese: the Sources block is headed in Chinese (deepcite.text.frames)
+    "markdown": lambda d: d.startswith(f"# {CJK_TITLE}".encode()) and "## 来源".encode() in d,
     "html": lambda d: d.startswith(b"<!DOCTYPE html>"),
     "pdf": lambda d: d.startswith(b"%PDF-") and d.rstrip().endswith(b"%%EOF"),
     "docx": lambda d: d.startswith(b"PK\x03\x04"),
@@ -187,7 +188,7 @@ def test_markdown_is_to_markdown_with_links_applied(report: ResearchResult) -> N
     linked = export_report(report, "markdown", ExportOptions(links="number")).data.decode()
     assert "[[1]](https://openalex.org/W1)" in linked
     assert "`code [9]`" in linked  # code is never linked
-    sources = linked.partition("## Sources")[2]
+    sources = linked.partition("## 来源")[2]  # the question is Chinese
     assert "[1] Attention Is All You Need" in sources and "](" not in sources  # left as is
 
 

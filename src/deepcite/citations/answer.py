@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
-from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer
+from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.display import clean_quote
 from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
@@ -27,6 +27,7 @@ from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share
 from deepcite.citations.text import best_excerpt, cut_at_word, dominant_script, escape_quoted
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
+from deepcite.text.frames import frame, frame_for
 from deepcite.text.sentences import split_sentences
 from deepcite.text.words import content_words
 from deepcite.types import Source
@@ -42,11 +43,10 @@ EXCERPT_CHARS = 300  # a quoted passage, as long as the excerpts of sources with
 #: Prompt characters kept for a system prompt when the caller does not say how long its
 #: own is (the standard handler's is about this long).
 SYSTEM_RESERVE_CHARS = 480
-UNCITED_NOTE = "The model cited no source for this answer"
-FALLBACK_INTRO = (
-    "The model did not produce a usable answer, so here are the most relevant passages "
-    "found:"
-)
+#: The frame texts below in English; each is written in the question's language through
+#: :func:`deepcite.text.frames.frame_for` where an answer is made.
+UNCITED_NOTE = frame("uncited")
+FALLBACK_INTRO = frame("fallback")
 
 
 def build_prompt(question: str, sources: list[Source], budget_chars: int,
@@ -92,7 +92,8 @@ def finalise_reply(question: str, reply: str, sources: list[Source], *,
     problem = _unusable(question, reply, sources)
     if problem is not None:
         return CitedAnswer(
-            text=evidence_answer(question, sources, intro=FALLBACK_INTRO),
+            text=evidence_answer(question, sources,
+                                 intro=frame_for("fallback", question)),
             model_called=True,
             fallback=problem,
         )
@@ -104,7 +105,7 @@ def finalise_reply(question: str, reply: str, sources: list[Source], *,
     if not cited_numbers(text):
         notes.append("uncited")
         unflagged = text.strip()
-        text = flag_answer(text, question, sources, UNCITED_NOTE)
+        text = flag_answer(text, question, sources, frame_for("uncited", question))
     return CitedAnswer(text=text.strip(), model_called=True, removed_markers=removed,
                        attributed=attributed, notes=notes, unflagged=unflagged)
 
@@ -119,10 +120,10 @@ def flag_answer(text: str, question: str, sources: list[Source], note: str, *,
     mark is in the text itself, so every output form (terminal, file, JSON) carries it.
     ``similarity`` ranks the passages by meaning too (see :func:`evidence_list`).
     """
-    backing = (f"check it against these passages:_\n\n"
+    backing = (f"{frame_for('check_against', question)}_\n\n"
                f"{evidence_list(question, sources, similarity=similarity)}"
-               if sources else "treat it with care._")
-    return f"{text.strip()}\n\n_{note}; {backing}"
+               if sources else f"{frame_for('treat_with_care', question)}_")
+    return f"{text.strip()}\n\n_{note}{backing}"
 
 
 def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PASSAGES, *,
@@ -163,7 +164,7 @@ def evidence_answer(question: str, sources: list[Source], *, intro: str,
                     similarity: Similarity | None = None) -> str:
     """An answer made only of quoted, cited passages; used when the model cannot help."""
     if not sources:
-        return NO_SOURCES_ANSWER
+        return frame_for("no_sources", question)
     return f"{intro}\n\n{evidence_list(question, sources, similarity=similarity)}"
 
 

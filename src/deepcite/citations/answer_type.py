@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
+from deepcite.citations import cjk_answers
 from deepcite.citations.question_match import question_terms
+from deepcite.text.cjk import CJK_CHARS, has_cjk
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
@@ -221,6 +223,10 @@ def answer_type(question: str) -> str:
     asked; and only the first question word asks (a later "when" or "who" opens a
     clause).
     """
+    if has_cjk(question):  # asked in Chinese or Japanese: its own question words
+        cjk_kind = cjk_answers.question_kind(question)
+        if cjk_kind is not None:
+            return cjk_kind
     words = question.split()
     kept = [w for i, w in enumerate(words)
             if not (i and w[:1].isupper() and _WH_NAME.match(w))]
@@ -244,7 +250,7 @@ def _asked(candidate: str, question: str, kind: str = "") -> bool:
     question's own name, reworded, is no answer."""
     needle = _POSSESSIVE.sub("", " ".join(candidate.lower().split()))
     asked = _POSSESSIVE.sub("", question.lower())
-    if re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", asked) is not None:
+    if _contains(asked, needle):
         return True
     if kind not in ("name", "person", "place"):
         return False
@@ -448,6 +454,8 @@ def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -
     count, one of the noun asked about comes first. Candidates the question itself
     contains are its subject, never its answer.
     """
+    if has_cjk(question):
+        return _cjk_candidates(kind, sentence, question, whole)
     spans = [s for s in _spans(kind, sentence, question, whole)
              if s[2] and not _asked(s[2], question, kind)]
     order = {t: i for i, t in enumerate(dict.fromkeys(
@@ -481,6 +489,19 @@ def candidates(kind: str, sentence: str, question: str, *, whole: bool = True) -
     return list(dict.fromkeys(text for _, _, text in sorted(spans, key=key)))
 
 
+def _cjk_candidates(kind: str, sentence: str, question: str, whole: bool) -> list[str]:
+    """:func:`candidates` for a question in Chinese or Japanese: the CJK forms of
+    ``kind`` (:mod:`deepcite.citations.cjk_answers`), then any Latin-script ones
+    ("Guido van Rossum", "5 MB") they do not overlap; those in the clause that says
+    most of the question first."""
+    found = cjk_answers.spans(kind, sentence, question)
+    found += [s for s in _spans(kind, sentence, question, whole)
+              if not any(a < s[1] and s[0] < b for a, b, _ in found)]
+    found = [s for s in found if s[2] and not _asked(s[2], question, kind)]
+    found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]), s[0]))
+    return list(dict.fromkeys(text for _, _, text in found))
+
+
 def of_kind(kind: str, short: str, question: str) -> bool:
     """Whether ``short`` (an answer already cut out of its sentence) is of ``kind``.
 
@@ -490,6 +511,8 @@ def of_kind(kind: str, short: str, question: str) -> bool:
     """
     if kind == "other":
         return True
+    if has_cjk(question):
+        return bool(candidates(kind, short, question, whole=False))
     if kind == "place":
         return bool(candidates(kind, f"in {short}", question))
     if kind == "person" and re.fullmatch(_CAP, short.strip()):
@@ -513,6 +536,10 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
     found = candidates(kind, sentence, question)
     if not found:
         return None
+    if has_cjk(question):  # the model may choose only among those of the best clause
+        best = cjk_answers.nearness(sentence, question, sentence.find(found[0]))
+        found = [c for c in found
+                 if cjk_answers.nearness(sentence, question, sentence.find(c)) >= best]
     if proposed and _contains(sentence.lower(), " ".join(proposed.lower().split())) and (
             proposed in candidates(kind, proposed, question, whole=False)):
         return proposed  # the model's own answer, of the kind and in the sentence
@@ -526,7 +553,9 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
 
 
 def _contains(text: str, phrase: str) -> bool:
-    return bool(phrase) and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
+    """Whole-word containment; CJK, written without spaces, is whole at any character."""
+    return bool(phrase) and re.search(
+        rf"(?<![^\W{CJK_CHARS}]){re.escape(phrase)}(?![^\W{CJK_CHARS}])", text) is not None
 
 
 __all__ = ["KINDS", "answer_type", "candidates", "holds", "of_kind", "pick"]

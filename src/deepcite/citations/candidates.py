@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.attribution import looks_like_prose
 from deepcite.citations.question_match import terms_of
+from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.sentences import split_sentences
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.types import Source
@@ -32,7 +33,11 @@ _RULE = re.compile(r"^[\s=\-~^*#_+|:]*[=\-~^*#_+|]{3,}[\s=\-~^*#_+|:]*$")  # tab
 _GUTTER = re.compile(r"^(\s*)\|(?!.*\|)\s?")
 _LIST_ITEM = re.compile(r"^(?:[-*+\u2022]|\d{1,2}[.)])\s+")
 _CAPS_HEADING = re.compile(r"^[A-Z][A-Z0-9 ]{1,40}$")  # NAME, DESCRIPTION, DATA
-_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+_ENDS_SENTENCE = re.compile(r"[.!?\u3002\uff01][\"'\u201d\u2019)\]\u300d\u300f\uff09]*$")
+#: Characters of CJK text per word: it has no spaces, and its words are one to three
+#: characters long, so a sentence is measured by its characters.
+_CJK_CHARS_PER_WORD = 2
+_CODE_MARK = re.compile(r"[`{}<>=;]|\w\(|\w\.\w+\(")
 # A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
@@ -99,11 +104,34 @@ def _passages(text: str) -> list[str]:
 def _usable(sentence: str) -> bool:
     """A sentence worth quoting: prose of sensible length, ending like a statement (a
     question the source asks, "What is the average speed?", answers nothing)."""
-    words = sentence.split()
-    return (MIN_WORDS <= len(words) <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
+    words = word_count(sentence)
+    return (MIN_WORDS <= words <= _MAX_WORDS and len(sentence) <= _MAX_SENTENCE_CHARS
             and _ENDS_SENTENCE.search(sentence) is not None
-            and not sentence.rstrip("\"'\u201d\u2019)] ").endswith("?")
-            and looks_like_prose(sentence.replace("`", "")))
+            and not sentence.rstrip("\"'\u201d\u2019)]\u300d\u300f\uff09 ").endswith(
+                ("?", "\uff1f"))
+            and (_cjk_prose(sentence) or looks_like_prose(sentence.replace("`", ""))))
+
+
+def word_count(sentence: str) -> int:
+    """Words of ``sentence``: split at spaces; in CJK text, which has none, its
+    characters counted :data:`_CJK_CHARS_PER_WORD` to a word."""
+    if not has_cjk(sentence):
+        return len(sentence.split())
+    cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
+    rest = CJK_RUN.sub(" ", sentence).split()
+    return len(rest) + cjk // _CJK_CHARS_PER_WORD
+
+
+def _cjk_prose(sentence: str) -> bool:
+    """A CJK sentence, not code: mostly CJK characters (a name or number in Latin script
+    counted as one) and no code marks. A space-less line is one "word", so
+    :func:`looks_like_prose`'s share of plain words cannot tell. (Text with a few CJK
+    characters, "The word 自然 means nature.", is judged by its words.)"""
+    if not has_cjk(sentence):
+        return False
+    cjk = sum(len(run) for run in CJK_RUN.findall(sentence))
+    others = len(CJK_RUN.sub(" ", sentence).split())
+    return cjk >= others and _CODE_MARK.search(sentence) is None
 
 
 #: Openers that point back to the sentence before: a pronoun, or a demonstrative
@@ -111,11 +139,15 @@ def _usable(sentence: str) -> bool:
 _POINTERS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "this",
                        "these", "those", "such", "both"})
 _OPENING = re.compile(r"[^\W\d_]+")
+#: The same openers in Chinese and Japanese ("它由 ...", "该项目 ...", "この機能は ...").
+_CJK_POINTER = re.compile(r"(?:它|他|她|该|此|这|其|それ|これ|この|その|同|彼)")
 
 
 def opens_with_pointer(sentence: str) -> bool:
     """Whether ``sentence`` opens with a pronoun or demonstrative ("He ...", "This
-    hypothesis ..."): quoted alone, it does not say who or what it is about."""
+    hypothesis ...", "它 ..."): quoted alone, it does not say who or what it is about."""
+    if _CJK_POINTER.match(sentence.lstrip()):
+        return True
     words = _OPENING.findall(sentence[:40])
     return bool(words) and words[0].lower() in _POINTERS
 
@@ -141,6 +173,11 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     found: list[Sentence] = []
     for rank, source in enumerate(sources):
         position = 0
+        # Chinese and Japanese drop a subject the reader knows: "2021年に田中健一によって
+        # 公開されました" in a page on ハヤブサ is about ハヤブサ. A CJK sentence that
+        # points back to no sentence points back to its source's title, as "It ..."
+        # points back (its own words count more; the title's only where it lacks them).
+        title = terms_of(source.title) if has_cjk(source.title) else []
         for passage in _passages(source.text):
             before: list[str] = []
             for raw in split_sentences(passage):  # abbreviations and quotes kept whole
@@ -148,6 +185,8 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 terms = terms_of(sentence)
                 if _usable(sentence):
                     context = before if refers_back(sentence, before) else []
+                    if not context and title and has_cjk(sentence):
+                        context = title
                     found.append(Sentence(source, rank, position, sentence, terms,
                                           context=context))
                     position += 1

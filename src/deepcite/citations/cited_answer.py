@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-#: The gate's answer: what a handler says instead of calling the model without sources.
-NO_SOURCES_ANSWER = (
-    "No sources were found for this question, so no answer was generated: answering "
-    "without sources would mean relying on the language model's built-in knowledge, "
-    "which cannot be checked and could contain fabricated citations. Try other search "
-    "terms, another collection (`--collection NAME`) or more iterations."
-)
+from deepcite.text.frames import frame
+
+#: The gate's answer: what a handler says instead of calling the model without sources
+#: (in English; :func:`deepcite.text.frames.frame_for` gives it in the question's
+#: language).
+NO_SOURCES_ANSWER = frame("no_sources")
 
 
 class Completer(Protocol):

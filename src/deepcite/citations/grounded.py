@@ -49,6 +49,7 @@ from deepcite.citations.candidates import (
     Sentence,
     candidate_sentences,
     opens_with_pointer,
+    word_count,
 )
 from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.dedupe import dedupe_sentences
@@ -61,6 +62,8 @@ from deepcite.citations.text import escape_quoted, neutralise_html
 from deepcite.errors import ModelError
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.security.terminal import one_line
+from deepcite.text.cjk import CJK_CHARS, CJK_RUN, has_cjk
+from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import ALNUM_WORD, WORD, content_words
@@ -110,11 +113,15 @@ def anchor_terms(question: str) -> set[str]:
     is about something else, however many common words it shares.
     """
     anchors: set[str] = set()
+    cjk = has_cjk(question)
+    if cjk:  # CJK has no capitals: a Latin word in it is a name wherever it stands
+        question = CJK_RUN.sub(" ", question)
     for index, match in enumerate(ALNUM_WORD.finditer(question)):
         word = match.group(0)
         if word.isdigit() and len(word) >= 2:
             anchors.add(word)
-        elif index and word[0].isupper() and len(word) >= 2 and word.lower() not in STOPWORDS:
+        elif (index or cjk) and word[0].isupper() and len(word) >= 2 and (
+                word.lower() not in STOPWORDS):
             # Sentences are split into words of Latin letters (``text.WORD``): a name in
             # another script is held as its longest such piece, if any.
             piece = max(WORD.findall(word), key=len, default="")
@@ -284,7 +291,7 @@ def _cite(sentence: str, number: int) -> str:
     """``sentence`` with ``[number]`` before its final punctuation (``x [2].``)."""
     body = sentence.rstrip()
     end = len(body)
-    while end and body[end - 1] in ".!?;:":
+    while end and body[end - 1] in ".!?;:\u3002\uff01\uff1f\uff1b\uff1a":
         end -= 1
     return f"{body[:end].rstrip()} [{number}]{body[end:] or '.'}"
 
@@ -427,7 +434,13 @@ def _contains(text: str, phrase: str) -> bool:
     """
     needle = " ".join(phrase.lower().split())
     return bool(needle) and re.search(
-        rf"(?<!\w){re.escape(needle)}(?!\w)", " ".join(text.lower().split())) is not None
+        rf"{_BEFORE}{re.escape(needle)}{_AFTER}", " ".join(text.lower().split())) is not None
+
+
+# Whole words: no word character on either side, except CJK, which has no spaces (the
+# "三百秒" of "保留三百秒。" is a whole word of it).
+_BEFORE = rf"(?<![^\W{CJK_CHARS}])"
+_AFTER = rf"(?![^\W{CJK_CHARS}])"
 
 
 def _supporting(claim: str, chosen: Sequence[Sentence]) -> int | None:
@@ -457,10 +470,9 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     sentence's source, or it is dropped.
     """
     line = _first_line(reply)
-    words = line.split()
     context = question + " " + " ".join(s.text for s in shown)
-    if not (MIN_WORDS <= len(words) <= 60) or not content_words(line) & content_words(
-            context):
+    if not MIN_WORDS <= word_count(line) <= 60 or not _meaningful(line) & _meaningful(
+            context) or _restates(line, question):
         return None, chosen, "model lead unusable"
     probe = Sentence(chosen[0].source, 0, 0, line, terms_of(line))
     picked = next((s for s in shown if _similar(probe, s, inside=False, threshold=0.8)),
@@ -475,6 +487,22 @@ def _lead(reply: str, question: str, chosen: list[Sentence], shown: Sequence[Sen
     if number is None:
         return None, chosen, "model lead dropped (unsupported)"
     return _cite(neutralise_html(line), number), chosen, "model lead kept (supported)"
+
+
+def _restates(line: str, question: str) -> bool:
+    """Whether a CJK ``line`` says nothing but the question's own terms ("灯塔的写入缓冲区"
+    for "灯塔的写入缓冲区是怎么工作的？"): a phrase of the question, no answer to it.
+    (CJK only: an English lead of four words or more was always judged by its words.)"""
+    if not has_cjk(line):
+        return False
+    said = set(terms_of(line))
+    return not said - set(terms_of(question))
+
+
+def _meaningful(text: str) -> set[str]:
+    """The words of ``text`` that carry meaning: its content words and CJK term pairs."""
+    return content_words(text) | set(cjk_terms(text)) if has_cjk(text) else content_words(
+        text)
 
 
 def _ask(client: Completer, system: str, user: str) -> str | None:

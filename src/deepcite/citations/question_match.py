@@ -19,6 +19,11 @@ however verbatim the quote. So a sentence is scored against the whole question:
 A sentence is relevant when it covers :data:`MIN_COVERAGE` of the question's weight
 with at least two of its terms (one, when the question has one), or, with embeddings,
 when its meaning is close and it still shares part of the question.
+
+Chinese and Japanese have no spaces: their terms are character pairs without particles,
+function characters and question words (:mod:`deepcite.text.cjk_terms`), and "two of
+its terms" counts word-like chains of pairs, not pairs (a four-character name is three
+pairs and one thing named; :meth:`Weights.enough`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.errors import CollectionError
+from deepcite.text.cjk import has_cjk
+from deepcite.text.cjk_terms import cjk_chains, cjk_terms
+from deepcite.text.language import DEFAULT, detect
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -39,6 +47,9 @@ logger = logging.getLogger(__name__)
 MIN_COVERAGE = 0.3  # share of the question's weight a relevant sentence must match
 ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the top IDF
 KEY_FACTOR = 1.5  # the key phrase's words weigh this much more
+CHAIN_SHARE = 0.6  # share of a one-chain CJK question's pairs a relevant sentence holds
+#: What follows a Chinese verb in place of its complement ("建于", "建了" for "建成").
+VERB_TAILS = ("于", "了", "过", "在")
 DENSE_MIN = 0.45  # cosine above which meaning vouches for a sentence sharing some words
 DENSE_COVERAGE = 0.15  # ... that still covers this share of the question
 DENSE_STRONG = 0.6  # cosine at which meaning alone vouches for a sentence sharing a word
@@ -52,13 +63,18 @@ Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 
 
 def terms_of(text: str) -> list[str]:
-    """Every word of ``text`` as a :func:`term`, in order."""
-    return [term(w) for w in WORD.findall(text)]
+    """Every word of ``text`` as a :func:`term`, in order, then the meaningful character
+    pairs of its Chinese, Japanese or Korean runs
+    (:func:`~deepcite.text.cjk_terms.cjk_terms`), which have no words to split."""
+    words = [term(w) for w in WORD.findall(text)]
+    return words + cjk_terms(text) if has_cjk(text) else words
 
 
 def question_terms(question: str) -> set[str]:
-    """The stemmed content words of ``question`` that say what it is about."""
-    return {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+    """The stemmed content words of ``question`` that say what it is about, and the
+    character pairs of its CJK runs without its question words ("多久", "いつ")."""
+    words = {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
+    return words | set(cjk_terms(question, question=True)) if has_cjk(question) else words
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
@@ -124,6 +140,11 @@ class Weights:
 
     weight: dict[str, float]
     key: frozenset[str]
+    #: The question's CJK content pairs in chains, one per word-like stretch
+    #: (:func:`~deepcite.text.cjk_terms.cjk_chains`); empty for a question without CJK.
+    chains: tuple[tuple[str, ...], ...] = ()
+    #: All the question's CJK terms (the chains' and those across a function character).
+    cjk: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -135,8 +156,36 @@ class Weights:
         return sum(w for t, w in self.weight.items() if t in found) / self.total
 
     def matched(self, terms: Iterable[str]) -> int:
-        """How many distinct question terms ``terms`` hold."""
-        return len(self.weight.keys() & set(terms))
+        """How many distinct question terms ``terms`` hold; in CJK, how many stretches
+        of a chain of pairs (one word is several pairs: "ハヤブサ" is one match, not
+        three)."""
+        found = set(terms)
+        if not self.cjk:
+            return len(self.weight.keys() & found)
+        units = len((self.weight.keys() - self.cjk) & found)
+        for chain in self.chains:
+            if len(chain) == 1 and chain[0] not in found and len(chain[0]) == 2 and any(
+                    chain[0][0] + tail in found for tail in VERB_TAILS):
+                units += 1  # "建成" asked, "建于" said: one verb, its complement differs
+                continue
+            inside = False
+            for t in chain:
+                units += t in found and not inside
+                inside = t in found
+        return units
+
+    def enough(self, terms: Iterable[str]) -> bool:
+        """Whether ``terms`` hold enough of the question to be about it: two of its
+        terms (or CJK stretches) when it has two, its one term when it has one. A CJK
+        question that is one chain of pairs ("云溪古镇离上海有多远", no particle to cut it)
+        needs :data:`CHAIN_SHARE` of that chain: its first word alone is its subject,
+        not the question."""
+        found = set(terms)
+        others = self.weight.keys() - self.cjk
+        if len(self.chains) == 1 and not others:
+            chain = self.chains[0]
+            return sum(t in found for t in chain) >= max(1, math.ceil(CHAIN_SHARE * len(chain)))
+        return self.matched(found) >= min(2, len(others) + len(self.chains))
 
     def key_share(self, terms: Iterable[str]) -> float:
         """Share of the key phrase's weight that ``terms`` match (1 without a key)."""
@@ -160,7 +209,10 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
-    return Weights(weight, key)
+    if not has_cjk(question):
+        return Weights(weight, key)
+    chains = tuple(tuple(chain) for chain in cjk_chains(question, question=True))
+    return Weights(weight, key, chains, frozenset(cjk_terms(question, question=True)))
 
 
 def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None) -> bool:
@@ -174,7 +226,7 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     """
     coverage = weights.coverage(terms)
     matched = weights.matched(terms)
-    if coverage >= MIN_COVERAGE and matched >= min(2, len(weights.weight)):
+    if coverage >= MIN_COVERAGE and weights.enough(terms):
         return True
     if cosine is None:
         return False
@@ -199,13 +251,19 @@ def meaning_available() -> bool:
 def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
     """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
 
-    Uses the bundled all-MiniLM-L6-v2 that dense collections use, loaded from its local
-    folder only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
+    Uses the bundled all-MiniLM-L6-v2 that dense collections use (English questions
+    only: ``None`` for a question in another language), loaded from its local folder
+    only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
     keeps it from loading leaves the terms alone to decide, silently: embeddings refine
     the ranking, they are not needed for it.
     """
     if not texts:
         return []
+    if detect(question) != DEFAULT:
+        # all-MiniLM-L6-v2 was trained on English: its cosines between two Chinese or
+        # Japanese texts are high whatever they say, and let a sentence that shares only
+        # the question's subject pass as its answer. Terms alone decide there.
+        return None
     from deepcite.collections.index.embeddings import default_model_path, load_encoder
 
     if default_model_path() is None:

@@ -35,6 +35,7 @@ from deepcite.citations.markers import cited_numbers, prose_only
 from deepcite.citations.text import escape_html
 from deepcite.search.urls import canonical_url
 from deepcite.security.terminal import one_line, terminal_safe
+from deepcite.text.frames import variants
 from deepcite.types import Source
 
 #: The engine of sources that are the user's own materials (:mod:`deepcite.materials`).
@@ -45,8 +46,12 @@ EntryLike = Source | Mapping[str, Any]
 
 # A Markdown heading (any level) that opens the sources section. Everything after it is
 # the bibliography, which must never be rewritten or counted as in-text citations.
+# Its name in every language of the frame too (:mod:`deepcite.text.frames`): a Chinese
+# answer's Sources block is headed "来源".
 _SOURCES_HEADING = re.compile(
-    r"^[ ]{0,3}#{1,6}[ \t]+(?:sources|references|bibliography|citations)[ \t]*:?[ \t]*#*[ \t]*$",
+    r"^[ ]{0,3}#{1,6}[ \t]+(?:sources|references|bibliography|citations|"
+    + "|".join(re.escape(name) for name in variants("sources")[1:])
+    + r")[ \t]*[:\uff1a]?[ \t]*#*[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 

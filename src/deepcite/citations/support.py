@@ -70,6 +70,9 @@ def _words(text: str) -> set[str]:
     return {stem(word.lower()) for word in WORD.findall(text)}
 
 
+_QUOTE_MARKS = " \"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
+
+
 def _needle(text: str) -> str:
     """``text`` lower-cased with whitespace runs collapsed: a needle to look up in
     :attr:`SourceIndex.norm` (no offsets needed, so cheaper than :func:`normalise`)."""
@@ -342,5 +345,12 @@ class SourceIndex:
         if keys <= window_words and score >= OVERLAP_PARTIAL:
             return Evidence("supported" if score >= OVERLAP_SUPPORTED else "partial",
                             "overlap", score, missing, start, end)
+        # A quoted passage ("“斑马缓存的条目保留三百秒。”") is the source's words inside
+        # quote marks. Latin text is found by its words above; CJK text has none to
+        # overlap, so its quote is looked up again without the marks.
+        bare = terms.needle.strip(_QUOTE_MARKS)
+        span = self._find(bare) if bare != terms.needle and bare else None
+        if span is not None:
+            return Evidence("supported", "exact", 1.0, missing, *span)
         return Evidence(None, "none", score, missing, start if score else None,
                         end if score else None)

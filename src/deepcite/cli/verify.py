@@ -25,10 +25,13 @@ import typer
 from deepcite.citations.attribution import Attribution, attribute
 from deepcite.citations.verify import Verification, verify
 from deepcite.cli.common import err, fail, out, user_errors
+from deepcite.text.frames import variants
 
 # A trailing sources block is a list of entries, not claims: checked, it would be
 # "unsupported" line by line. It is set aside and put back unchanged.
-_SOURCES_BLOCK = re.compile(r"\n#{1,6}[ \t]+Sources[ \t]*\n(?:(?!\n#{1,6}[ \t]).)*\Z",
+_SOURCES_BLOCK = re.compile(r"\n#{1,6}[ \t]+(?:"
+                            + "|".join(re.escape(name) for name in variants("sources"))
+                            + r")[ \t]*\n(?:(?!\n#{1,6}[ \t]).)*\Z",
                             re.DOTALL | re.IGNORECASE)
 
 

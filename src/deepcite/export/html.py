@@ -47,6 +47,7 @@ from deepcite.export.base import (
     result_for,
     without_title,
 )
+from deepcite.text.frames import frame_for
 from deepcite.types import ResearchResult
 
 # The marker shapes of deepcite.citations.markers: [1], [1, 2], [1-3], 【1】. Escaped
@@ -270,7 +271,7 @@ def citation_labels(body: str, table: dict[int, CitedEntry], mode: str) -> dict[
             else f"{domains[n]}-{ids.get(entry.document_key, 1)}" for n, entry in table.items()}
 
 
-def _sources_html(documents: Sequence[SourceDocument]) -> str:
+def _sources_html(documents: Sequence[SourceDocument], heading: str = "Sources") -> str:
     if not documents:
         return ""
     items = []
@@ -295,7 +296,7 @@ def _sources_html(documents: Sequence[SourceDocument]) -> str:
                 where += f", {label} {', '.join(str(p) for p in sorted(document.pages))}"
             lines.append(f'<span class="source-where">{where}</span>')
         items.append(f'<li class="source">{"<br>".join(lines)}</li>')
-    return ('<section class="sources" id="sources">\n<h2>Sources</h2>\n'
+    return (f'<section class="sources" id="sources">\n<h2>{html.escape(heading)}</h2>\n'
             f'<ul class="sources">\n{chr(10).join(items)}\n</ul>\n</section>\n')
 
 
@@ -308,7 +309,8 @@ def render_fragment(report: ResearchResult, options: ExportOptions) -> str:
         "deepcite_citations": _Citations(table, citation_labels(body, table, options.links)),
     }
     rendered = _RENDERER.render(body, env)
-    return str(_CLEANER.clean(rendered + _sources_html(report_documents(report))))
+    return str(_CLEANER.clean(rendered + _sources_html(report_documents(report),
+                                                       frame_for("sources", report.question))))
 
 
 def render_page(report: ResearchResult, options: ExportOptions, *, extra_css: str = "") -> str:

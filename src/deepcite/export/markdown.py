@@ -16,6 +16,7 @@ from typing import Any
 from deepcite.citations.render import render_sources
 from deepcite.citations.text import neutralise_html
 from deepcite.security.terminal import one_line, terminal_safe
+from deepcite.text.frames import frame_for
 from deepcite.types import ResearchResult
 
 
@@ -35,7 +36,7 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
         parts.append(neutralise_html(_findings(result)))
     block = render_sources(result.sources, text=result.answer)
     if block:
-        parts.append(f"## Sources\n\n{block}")
+        parts.append(f"## {frame_for('sources', result.question)}\n\n{block}")
     return terminal_safe("\n\n".join(parts) + "\n")
 
 

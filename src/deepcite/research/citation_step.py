@@ -28,8 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from deepcite.citations.answer import (
-    FALLBACK_INTRO,
-    UNCITED_NOTE,
     evidence_answer,
     evidence_list,
     flag_answer,
@@ -47,14 +45,16 @@ from deepcite.citations.verify import Verification, verify
 from deepcite.errors import ConfigError, DeepciteError
 from deepcite.research.context import RunContext, StrategyOutcome
 from deepcite.research.steps import flag_unsupported, report_answer
+from deepcite.text.frames import frame, frame_for
 from deepcite.types import CitationCheck, Finding, PhaseStarted, Source, VerificationCounts
 
-CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages found so far:"
-BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
-ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
-EVIDENCE_HEADING = "Evidence:"
-NOT_ANSWERED_INTRO = ("No sentence of the sources answers this directly. The closest "
-                      "passages found:")
+# The frame of each exit in English; every answer writes it in the question's language
+# (:func:`deepcite.text.frames.frame_for`).
+CANCELLED_INTRO = frame("cancelled")
+BUDGET_INTRO = frame("budget")
+ERROR_INTRO = frame("error")
+EVIDENCE_HEADING = frame("evidence")
+NOT_ANSWERED_INTRO = frame("not_answered")
 
 
 class CitationStep:
@@ -84,7 +84,8 @@ class CitationStep:
             return self.stopped(question, sources, by_iteration, findings)
         calls_model = draft is None or not self.handler.follows_strategy
         if sources and calls_model and not ctx.budget_left(model_calls=1):
-            return self.quoted(question, sources, by_iteration, findings, intro=BUDGET_INTRO)
+            return self.quoted(question, sources, by_iteration, findings,
+                               intro=frame_for("budget", question))
         ctx.phase("synthesis")
         cited = self.write(question, sources, style=style, draft=draft)
         if cited is None:
@@ -92,7 +93,7 @@ class CitationStep:
         self.report(cited)
         passages = ""
         if evidence and sources and cited.fallback is None and "uncited" not in cited.notes:
-            passages = f"{EVIDENCE_HEADING}\n\n{evidence_list(question, sources)}"
+            passages = f"{frame_for('evidence', question)}\n\n{evidence_list(question, sources)}"
         done = [*findings, Finding(phase="synthesis", question=question, content=cited.text)]
         return StrategyOutcome(cited.text, sources, dict(by_iteration), done,
                                passages=passages)
@@ -142,11 +143,13 @@ class CitationStep:
         if cited.fallback is not None and cited.model_called:
             grounded = grounded_answer(question, sources, avoid=self._ctx.brief.avoid,
                                        similarity=similarity)
-            cited.text = (f"{FALLBACK_INTRO}\n\n{grounded.text}" if grounded is not None
-                          else evidence_answer(question, sources, intro=FALLBACK_INTRO,
+            intro = frame_for("fallback", question)
+            cited.text = (f"{intro}\n\n{grounded.text}" if grounded is not None
+                          else evidence_answer(question, sources, intro=intro,
                                                similarity=similarity))
         elif cited.unflagged is not None:
-            cited.text = flag_answer(cited.unflagged, question, sources, UNCITED_NOTE,
+            cited.text = flag_answer(cited.unflagged, question, sources,
+                                     frame_for("uncited", question),
                                      similarity=similarity)
         return cited
 
@@ -186,7 +189,8 @@ class CitationStep:
                                 avoid=self._ctx.brief.avoid, similarity=self.similarity)
         if cited is not None:
             return cited
-        return CitedAnswer(text=evidence_answer(question, sources, intro=NOT_ANSWERED_INTRO),
+        intro = frame_for("not_answered", question)
+        return CitedAnswer(text=evidence_answer(question, sources, intro=intro),
                            model_called=False,
                            fallback="no sentence of the sources answers the question")
 
@@ -227,7 +231,7 @@ class CitationStep:
                 ) -> StrategyOutcome:
         """The cancelled exit: the passages found so far, quoted and cited."""
         sources = self.with_pinned(sources)
-        answer = evidence_answer(question, sources, intro=CANCELLED_INTRO)
+        answer = evidence_answer(question, sources, intro=frame_for("cancelled", question))
         return StrategyOutcome(answer, sources, dict(by_iteration), list(findings),
                                cancelled=True)
 

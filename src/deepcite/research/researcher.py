@@ -29,7 +29,6 @@ from deepcite.llm import ChatClient, model_context_size
 from deepcite.research.brief import Gathered, RunBrief
 from deepcite.research.cancel_token import CancelToken
 from deepcite.research.citation_step import (
-    ERROR_INTRO,
     CitationStep,
     citation_checks,
     verification_counts,
@@ -40,6 +39,7 @@ from deepcite.research.threads import run_cancellable
 from deepcite.search.base import SearchEngine
 from deepcite.search.circuit_breaker import SupportsClose
 from deepcite.security.text import valid_utf8
+from deepcite.text.frames import frame_for
 from deepcite.types import Event, Finished, ResearchResult, RunMetrics
 
 logger = logging.getLogger(__name__)
@@ -218,7 +218,7 @@ class Researcher:
         if error is not None:
             context.warn("run_failed", error)
             outcome = step.quoted(question, strategy.found_sources(), strategy.by_iteration,
-                                  [], intro=ERROR_INTRO)
+                                  [], intro=frame_for("error", question))
         if brief.prior_sources:  # earlier numbers stay valid citations, checked as such
             known = {s.number: s for s in (*brief.prior_sources, *outcome.sources)}
             outcome.sources = [known[n] for n in sorted(known)]

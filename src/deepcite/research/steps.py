@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from deepcite.citations.answer import UNCITED_NOTE, flag_answer
+from deepcite.citations.answer import flag_answer
 from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.markers import cited_numbers
 from deepcite.citations.verify import Verification
@@ -17,11 +17,12 @@ from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.ranking import fuse
 from deepcite.research.relevance_filter import filter_relevant
+from deepcite.text.frames import frame, frame_for
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
-REMOVED_NOTE = ("Unverified: the sources do not support this answer's citations, so they "
-                "were removed")
-UNVERIFIED_NOTE = "Unverified: the sources support none of this answer's citations"
+# In English; a flagged answer says them in the question's language (frame_for).
+REMOVED_NOTE = frame("removed")
+UNVERIFIED_NOTE = frame("unverified")
 
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
@@ -109,11 +110,11 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
     if left and not none_supported:
         return answer, False
     if left:  # unsupported="flag": the markers stayed, each marked unverified
-        note = UNVERIFIED_NOTE
+        note = frame_for("unverified", question)
     elif checked is not None and checked.unsupported:
-        note = REMOVED_NOTE
+        note = frame_for("removed", question)
     else:
-        note = UNCITED_NOTE
+        note = frame_for("uncited", question)
     ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
              "it is flagged and followed by the passages to check it against")
     # a source with no text (a stored material the history kept none of) has no

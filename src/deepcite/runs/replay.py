@@ -65,9 +65,6 @@ from deepcite.config import CitationSettings, Settings
 from deepcite.errors import DeepciteError, InputError, ModelError
 from deepcite.materials import UserMaterial
 from deepcite.research.citation_step import (
-    BUDGET_INTRO,
-    CANCELLED_INTRO,
-    ERROR_INTRO,
     citation_checks,
     verification_counts,
 )
@@ -75,6 +72,7 @@ from deepcite.runs.kept_materials import missing_text, restore_material_text, un
 from deepcite.store import ACTIVE
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.store.read_models import StoredRun
+from deepcite.text.frames import variants
 from deepcite.types import CitationCheck, ResearchResult, Source, VerificationCounts
 
 __all__ = [
@@ -91,8 +89,9 @@ __all__ = [
 #: failing both, its stored ``answer``.
 VerifiedText = Literal["synthesis", "passages", "answer"]
 SYNTHESIS_PHASE = "synthesis"
-#: The intros of the answers a run gives when it ends before one was written.
-EXIT_INTROS = (CANCELLED_INTRO, BUDGET_INTRO, ERROR_INTRO)
+#: The intros of the answers a run gives when it ends before one was written, in every
+#: language of the frame (:mod:`deepcite.text.frames`).
+EXIT_INTROS = tuple(intro for key in ("cancelled", "budget", "error") for intro in variants(key))
 #: A passage line of :func:`~deepcite.citations.answer.evidence_list`: its own citation
 #: follows the closing quote (brackets inside the quote are escaped).
 _PASSAGE_LINE = re.compile(r"^- \u201c.*\u201d \[(\d+)\]")

@@ -14,10 +14,11 @@ import re
 from collections import Counter
 
 from deepcite.citations.answer import build_prompt, evidence_list
-from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.handlers.base import AnswerStyle
 from deepcite.citations.markers import clean_markers
 from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.text.frames import frame_for
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import content_words
 from deepcite.types import Source
@@ -146,7 +147,7 @@ class PrecisionCitationHandler:
         short enough to look up in the sources.
         """
         if not sources:
-            return CitedAnswer(text=NO_SOURCES_ANSWER, model_called=False)
+            return CitedAnswer(text=frame_for("no_sources", question), model_called=False)
         user = build_prompt(question, sources, self._client.prompt_budget_chars,
                             prior_knowledge, system_chars=len(SYSTEM_PROMPT)
                             ) + "\n\nReply with the short answer only."

@@ -10,12 +10,12 @@ the user still gets something checkable.
 from __future__ import annotations
 
 from deepcite.citations.answer import build_prompt, finalise_reply
-from deepcite.citations.cited_answer import NO_SOURCES_ANSWER, CitedAnswer, Completer
+from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.handlers.base import SYSTEM_PROMPT, AnswerStyle
 from deepcite.citations.markers import cited_numbers
+from deepcite.text.frames import frame_for
 from deepcite.types import Source
 
-_PRIOR_INTRO = "The model did not produce a usable answer; here is what was found earlier:"
 _DEFAULT_STYLE = AnswerStyle()
 
 
@@ -45,7 +45,7 @@ class StandardCitationHandler:
         model is called then too, and those earlier numbers stay valid citations.
         """
         if not sources and not prior_knowledge.strip():
-            return CitedAnswer(text=NO_SOURCES_ANSWER, model_called=False)
+            return CitedAnswer(text=frame_for("no_sources", question), model_called=False)
         known = cited_numbers(prior_knowledge)
         if draft is None:
             style = style or _DEFAULT_STYLE
@@ -56,7 +56,7 @@ class StandardCitationHandler:
         result = finalise_reply(question, draft, sources, extra_numbers=known)
         if result.fallback is not None and not sources:
             # Quoted passages need sources; the earlier answer is the checkable fallback.
-            result.text = f"{_PRIOR_INTRO}\n\n{prior_knowledge.strip()}"
+            result.text = f"{frame_for('prior', question)}\n\n{prior_knowledge.strip()}"
         return result
 
 

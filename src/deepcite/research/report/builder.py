@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
+from deepcite.citations.handlers import AnswerStyle
 from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import answer_body
 from deepcite.citations.verify import anchored
@@ -52,6 +52,8 @@ from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
 from deepcite.research.run_budget import Budget
 from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.text.frames import frame, variants
+from deepcite.text.language import DEFAULT, detect
 from deepcite.text.sentences import cut_at_sentence
 from deepcite.types import (
     Finding,
@@ -82,8 +84,9 @@ from .parts_ahead import PartsAhead
 #: use (the same, edited, or ``None`` to stop without writing sections).
 OutlineReview = Callable[[list[OutlineEntry]], list[OutlineEntry] | None]
 
-SUMMARY_HEADING = "Summary"
-NO_SOURCES_LINE = "_No sources were found for this part, so it is left unwritten._"
+# In English; a report says them in its question's language (:mod:`deepcite.text.frames`).
+SUMMARY_HEADING = frame("summary")
+NO_SOURCES_LINE = frame("part_no_sources")
 MAX_QUERY_CHARS = 300
 
 #: The same for every part of every report, so that a provider's prompt cache (vLLM's
@@ -344,7 +347,9 @@ class DetailedReport:
                      tally: _Tally, summary: ResearchResult) -> list[_Part]:
         """Write the parts in outline order, each from what was found for it (researched
         ahead, or now), with the parts already written as context."""
-        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
+        language = detect(summary.question)
+        written: list[str] = [f"## {frame('summary', language)}\n\n"
+                              f"{section_body(summary.answer)}"]
         parts: list[_Part] = []
         passages = PartPassages(outline_sources=summary.sources,
                                 titles=[entry.title for entry in entries])
@@ -382,8 +387,8 @@ class DetailedReport:
                 log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
                 material_docs += sum(1 for s in result.sources if s.engine == "user_material")
             tally.add(result, f"{number} {entry.title}")
-            text = _part_text(result)
-            if text != NO_SOURCES_LINE:
+            text = _part_text(result, language)
+            if text not in variants("part_no_sources"):
                 text = passages.unrepeated(entry.title, text, query, result.sources,
                                            "\n\n".join(written))
             parts.append(_Part(index, text))
@@ -449,7 +454,7 @@ class DetailedReport:
                   entries: list[OutlineEntry], parts: list[_Part], tally: _Tally,
                   cancelled: bool, wall: float) -> ResearchResult:
         researcher = self._researcher
-        body = assemble_body(summary.answer, entries, parts)
+        body = assemble_body(summary.answer, entries, parts, language=detect(question))
         results = tally.results
         usage = researcher.client.usage.since(self._usage_start)  # the outline call too
         metrics = RunMetrics(
@@ -477,15 +482,17 @@ class DetailedReport:
 
 
 def assemble_body(summary: str, entries: Sequence[OutlineEntry],
-                  parts: Sequence[_Part]) -> str:
+                  parts: Sequence[_Part], *, language: str = DEFAULT) -> str:
     """Contents, Summary and the numbered parts: the body the store keeps (no Sources).
 
     Parts a cancelled report never reached are left out of the body (the outline keeps
-    them); a section heading is kept when any of its subsections was written.
+    them); a section heading is kept when any of its subsections was written. The
+    "Contents" and "Summary" headings are in ``language`` (the question's).
     """
     written = {part.index: part.text for part in parts}
-    contents = [f"- {SUMMARY_HEADING}"]
-    sections: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary)}"]
+    summary_heading = frame("summary", language)
+    contents = [f"- {summary_heading}"]
+    sections: list[str] = [f"## {summary_heading}\n\n{section_body(summary)}"]
     number = sub = 0
     pending: str | None = None  # a section heading waiting for its first written child
     for index, entry in enumerate(entries):
@@ -507,7 +514,8 @@ def assemble_body(summary: str, entries: Sequence[OutlineEntry],
             sections.append(pending)
         pending = None
         sections.append(f"{heading}\n\n{text}")
-    return "\n\n".join(["## Contents\n\n" + "\n".join(contents), *sections])
+    return "\n\n".join([f"## {frame('contents', language)}\n\n" + "\n".join(contents),
+                        *sections])
 
 
 def report_title(question: str) -> str:
@@ -545,8 +553,8 @@ def _section_style(max_tokens: int) -> AnswerStyle:
     return AnswerStyle(purpose="section", system=SECTION_SYSTEM, max_tokens=max_tokens)
 
 
-def _part_text(result: ResearchResult) -> str:
-    """The written part, or one line when its research found nothing."""
-    if not result.sources or result.answer.strip() == NO_SOURCES_ANSWER:
-        return NO_SOURCES_LINE
+def _part_text(result: ResearchResult, language: str = DEFAULT) -> str:
+    """The written part, or one line (in ``language``) when its research found nothing."""
+    if not result.sources or result.answer.strip() in variants("no_sources"):
+        return frame("part_no_sources", language)
     return section_body(result.answer)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.answer import EVIDENCE_PASSAGES, evidence_list
+from deepcite.text.frames import frame, frame_for
 from deepcite.text.sentences import split_sentences
 from deepcite.types import SearchResult, Source
 
@@ -35,8 +36,7 @@ from .outline import heading_keys, title_key, word_share
 #: The engine name of the user's own materials: bound to parts by the outline, never
 #: handed to another part as found evidence.
 MATERIAL_ENGINE = "user_material"
-ALREADY_QUOTED_LINE = ("_The passages found for this part are already quoted in the "
-                       "parts above._")
+ALREADY_QUOTED_LINE = frame("already_quoted")  # in the question's language: frame_for
 _QUOTE_LINE = re.compile(r"^- \u201c(?P<quote>.*)\u201d \[(?P<number>\d+)\]")
 _MARKERS = re.compile(r"\\?\[\d+(?:\s*,\s*\d+)*\\?\]")
 #: The shortest sentence quoted on its own (shorter ones are headings, fragments).
@@ -115,7 +115,7 @@ class PartPassages:
             elif kept and _is_intro(kept[-1]):
                 kept.pop()  # its intro goes with the block
         result = "\n\n".join(kept).strip()
-        return result or ALREADY_QUOTED_LINE
+        return result or frame_for("already_quoted", query)
 
     def _fresh(self, wanted: list[Source | None], count: int, query: str,
                spare: list[Source], written: str, taken: set[int]) -> list[str]:
@@ -192,4 +192,4 @@ def _said(written: str) -> tuple[str, tuple[str, ...]]:
 def _is_intro(paragraph: str) -> bool:
     """Whether ``paragraph`` only announces the quotes after it ("... found:")."""
     text = paragraph.strip()
-    return len(text) <= _MAX_INTRO_CHARS and text.endswith(":") and "\n" not in text
+    return len(text) <= _MAX_INTRO_CHARS and text.endswith((":", "\uff1a")) and "\n" not in text

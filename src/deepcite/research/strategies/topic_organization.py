@@ -26,12 +26,12 @@ from deepcite.citations.answer import evidence_answer
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.citations.share import cut_note, share_texts
 from deepcite.llm.parsing import parse_json_lenient
-from deepcite.research.citation_step import BUDGET_INTRO, CANCELLED_INTRO
 from deepcite.research.context import StrategyOutcome
 from deepcite.research.iterative_search import IterativeSearch
 from deepcite.research.steps import iteration_findings, select_sources
 from deepcite.research.strategies.base import SearchLoopStrategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE, fence
+from deepcite.text.frames import frame_for
 from deepcite.types import Finding, Source
 
 MAX_TOPICS = 5
@@ -102,15 +102,18 @@ class TopicOrganizationStrategy(SearchLoopStrategy[IterativeSearch]):
         for index, (title, group) in enumerate(topics):
             rest = [s for _, later in topics[index:] for s in later]  # never empty
             if ctx.cancel.cancelled:
-                sections.append(evidence_answer(question, rest, intro=CANCELLED_INTRO))
+                sections.append(evidence_answer(question, rest,
+                                                intro=frame_for("cancelled", question)))
                 return "\n\n".join(sections), True
             if not ctx.budget_left(model_calls=1):
-                sections.append(evidence_answer(question, rest, intro=BUDGET_INTRO))
+                sections.append(evidence_answer(question, rest,
+                                                intro=frame_for("budget", question)))
                 break
             focus = f"{question} (this section: {title})"
             cited = self._step.write(focus, group, style=SECTION_STYLE)
             if cited is None:  # cancelled while the model wrote this section
-                sections.append(evidence_answer(question, rest, intro=CANCELLED_INTRO))
+                sections.append(evidence_answer(question, rest,
+                                                intro=frame_for("cancelled", question)))
                 return "\n\n".join(sections), True
             self._step.report(cited, f"for topic {title!r}")
             sections.append(f"### {title}\n\n{cited.text}")

@@ -1,0 +1,216 @@
+"""Answer kinds of Chinese and Japanese questions, and the short answers of those kinds.
+
+The same kinds as :mod:`deepcite.citations.answer_type` (a count, an amount, a date, a
+person, a place ...), asked and answered in the way CJK writes them: a question word
+inside the sentence ("条目保留多久", "何人が参加しましたか") and a number written with its
+unit or classifier and no space ("三百秒", "300秒", "5分钟", "两个", "2000件"), in Arabic
+or Chinese numerals. :func:`question_kind` reads the kind, :func:`spans` finds the
+candidates in a sentence; :mod:`deepcite.citations.answer_type` calls both for a
+question in CJK, so the grounded answer leads with a short answer there as it does in
+English.
+
+Adding a language's kinds is adding its question words to :data:`_KIND_WORDS` and its
+units or classifiers to the tables below.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepcite.text.cjk_terms import cjk_terms
+
+Span = tuple[int, int, str]
+
+#: Question words of each kind, checked in this order (the first kind found decides):
+#: "多少钱" is an amount before "多少" is a count, "几点" a date before "几" a count.
+_KIND_WORDS: list[tuple[str, str]] = [
+    ("age", "几岁|多大年纪|多少岁|何歳|いくつの時"),
+    ("share", "百分之几|多少比例|多大比例|多少百分比|百分比是多少|比例是多少|何パーセント|何割"),
+    ("amount", "多久|多长时间|多少时间|多长|多少钱|多少秒|多少分钟|多少小时|多少天|多少年"
+               "|几秒|几分钟|几小时|几天|几年|几个月|几周|どのくらい|どれくらい|どのぐらい"
+               "|どれぐらい|いくら|何秒|何分間|何時間|何日間|何年間|何か月|何ヶ月|何週間"),
+    ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"),
+    ("date", "什么时候|何时|哪年|哪一年|哪天|哪一天|哪个月|几月|几号|几点|什么时间|いつ|何年|何月"
+             "|何日|何時|何曜日"),
+    ("count", "多少|几|何種類|何か所|何[人個回件台本社枚冊匹頭名種つ]|いくつ"),
+    ("person", "谁|哪位|誰|だれ|何者|どなた"),
+    ("place", "哪里|哪儿|在哪|什么地方|哪个城市|哪个国家|哪座|どこ|どの国|どの都市|どの町"),
+]
+_KIND_PATTERNS = [(kind, re.compile(words)) for kind, words in _KIND_WORDS]
+
+_HAN_DIGITS = "零〇一二两三四五六七八九十百千万萬亿億"
+_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千])?"
+        rf"|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?")
+_ABOUT = r"(?:[多余]|以上|左右)?"  # "三百多秒", "两千余个"
+_TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
+               "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年")
+_MEASURE_UNITS = ("千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|"
+                  "平方米|公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
+                  "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍")
+_MONEY_UNITS = "万元|亿元|美元|欧元|日元|英镑|人民币|元|块钱|块|円|ドル|ユーロ"
+_SHARE_UNITS = "%|％|パーセント"
+_CLASSIFIERS = ("种类|種類|个|個|名|位|人|次|条|項|项|台|种|種|本|件|家|座|所|只|张|枚|部|篇|"
+                "行|列|层|批|组|份|回|つ|冊|社|匹|頭|節|章|步|轮|级|款|类|類|棵|辆|艘|架|间")
+_UNIT_END = r"(?![A-Za-z])"
+_AMOUNT = re.compile(
+    rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
+    rf"{_ABOUT}{_UNIT_END}")
+_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}")
+_MONEY = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MONEY_UNITS})|[$¥￥€£]\s?(?:{_NUM})")
+_MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_UNIT_END}")
+_SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIGITS}]+"
+                    rf"(?:点[{_HAN_DIGITS}]+)?|[{_HAN_DIGITS}\d]+[成割])")
+_COUNT = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_CLASSIFIERS})")
+_BARE_NUMBER = re.compile(r"(?<![\d.])\d+(?:,\d{3})*(?:\.\d+)?(?![\d.%％])")
+_AGE = re.compile(rf"(?:{_NUM})\s?(?:岁|歲|歳|才)")
+_YEAR = r"(?:\d{4}|[〇零一二三四五六七八九]{4})\s?年"
+_MONTH_DAY = (rf"(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s?月"
+              rf"(?:\s?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[日号號])?")
+_EVERY = (r"(?:每天|每日|每晚|每周[一二三四五六日天]?|每星期[一二三四五六日天]?|每月|每年"
+          r"|毎日|毎朝|毎晩|毎週|毎月|毎年)")
+_DAYTIME = r"(?:凌晨|清晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜間|午前|午後|深夜|夜)"
+_WEEKDAY = r"(?:(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?)"
+_CLOCK = (rf"(?:{_EVERY}?{_WEEKDAY}|{_EVERY})?[的の]?{_DAYTIME}?"
+          rf"(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時]"
+          rf"(?:半|(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?分)?")
+_DATES = [
+    re.compile(rf"{_YEAR}(?:\s?{_MONTH_DAY})?|\d{{4}}-\d{{1,2}}-\d{{1,2}}"),
+    re.compile(_MONTH_DAY),
+    re.compile(_CLOCK),
+    re.compile(rf"(?:\d{{1,4}}|[{_HAN_DIGITS}]{{1,3}})\s?(?:世纪|世紀|年代)"),
+    re.compile(rf"{_EVERY}?{_WEEKDAY}(?:[的の]?{_DAYTIME})?|{_EVERY}(?:{_DAYTIME})?"),
+]
+# A name: Han characters that are not particles or common function words, or katakana.
+_HAN_NAME = r"(?:(?![的了是在于由和与被将把对从向为这那个些每])[\u4e00-\u9fff]){2,4}?"
+_KATAKANA_NAME = r"[\u30a0-\u30ff\u30fb\uff65]{2,}"
+_LATIN_NAME = r"[A-Z][a-zA-Z.'-]+(?:\s[A-Za-z][a-zA-Z.'-]+){0,3}"
+_DOING = ("设计|开发|创建|创立|创办|发明|编写|提出|发现|建立|负责|维护|领导|撰写|主持|实现|发布|"
+          "设立|作曲|演唱|执导|提议|命名")
+_PERSON = [
+    re.compile(rf"(?:由|是|被|作者是|作者为|作者|发明人是|创始人是|创建者是)\s?"
+               rf"(?P<p>{_LATIN_NAME}|{_KATAKANA_NAME}|{_HAN_NAME})\s?"
+               rf"(?=于|在|\d|{_DOING}|[，。,.]|$)"),
+    re.compile(rf"(?:^|[，。,])\s?(?P<p>{_LATIN_NAME}|{_KATAKANA_NAME}|{_HAN_NAME})\s?"
+               rf"(?:于\S{{0,12}}?)?(?:{_DOING})"),
+    re.compile(rf"(?P<p>{_LATIN_NAME}|{_KATAKANA_NAME}|{_HAN_NAME})(?:氏|さん|教授|博士)?"
+               r"(?:が|によって|により)"),
+    re.compile(rf"(?:したのは|作者は|開発者は|著者は|創設者は|発明者は|作者是|作者为|开发者是|"
+               rf"创始人是|发明者是|设计者是)\s?(?P<p>{_LATIN_NAME}|{_KATAKANA_NAME}|{_HAN_NAME})"
+               r"(?=で|です|だ|氏|さん|[、。，,.]|$)"),
+]
+_PLACE_NAME = (r"(?:(?![的了是在于由和与被将把对从向为这那个些每])"
+               r"[\u4e00-\u9fff\u30a0-\u30ff]){2,10}?")
+_PLACE = [
+    re.compile(rf"(?:位于|坐落于|坐落在|设在|设于|存放在|保存在|存储在|存放于|保存于|部署在|部署于|"
+               rf"总部在|总部位于|在|于)\s?(?P<p>{_LATIN_NAME}|{_PLACE_NAME})"
+               r"(?=[的，。、；,.]|中|里|内|上|运行|举行|举办|召开|工作|出生|成立|$)"),
+    re.compile(r"(?P<p>[\u4e00-\u9fff\u30a0-\u30ff]{2,10}?)に"
+               r"(?:ある|あり|位置|保存|置か|設置|格納|住|本社)"),
+    re.compile(r"(?P<p>[\u4e00-\u9fff\u30a0-\u30ff]{2,10}?)で(?:開催|行われ|実行|生まれ)"),
+]
+_MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金")
+_TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
+                         "|時間|期間")
+_COUNT_ASKED = re.compile(r"(?:多少|几|何)(?:[个個名位种種条項项件台次座本])?"
+                          r"(?P<n>[\u4e00-\u9fff\u30a0-\u30ff]{2,6})")
+_ARTICLE = re.compile(rf"一\s?(?:{_CLASSIFIERS})")
+_SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
+_A_YEAR = re.compile(r"\d{4}\s?年")
+_NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}}")
+
+
+def question_kind(question: str) -> str | None:
+    """The answer kind a CJK question asks for, ``None`` when it has no kind's word."""
+    for kind, pattern in _KIND_PATTERNS:
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def _found(pattern: re.Pattern[str], sentence: str, group: int | str = 0) -> list[Span]:
+    """The matches of ``pattern`` (its ``group``); a year ("2016年") is no span of time."""
+    return [(m.start(group), m.end(group), m.group(group).strip())
+            for m in pattern.finditer(sentence) if m.group(group).strip()
+            and not (pattern in _SPANS_OF_TIME and _A_YEAR.fullmatch(m.group(group)))]
+
+
+def _outside(spans: list[Span], taken: list[Span]) -> list[Span]:
+    """``spans`` that overlap none of ``taken`` (a longer date already holds them)."""
+    return [s for s in spans if not any(a < s[1] and s[0] < b for a, b, _ in taken)]
+
+
+def _counted(sentence: str, question: str) -> list[Span]:
+    """Numbers with their classifier, then the noun the question counts when it follows
+    ("两千个条目" for "多少个条目"); a bare Arabic number when the sentence has none. A
+    lone "一" with its classifier ("是一座小镇") is an article, no count."""
+    asked = _COUNT_ASKED.search(question)
+    noun = asked.group("n") if asked else ""
+    found: list[Span] = []
+    for start, end, text in _found(_COUNT, sentence):
+        if _ARTICLE.fullmatch(text):
+            continue
+        same = next((i for i in range(len(noun), 1, -1)
+                     if sentence.startswith(noun[:i], end)), 0)
+        found.append((start, end + same, sentence[start:end + same]))
+    # "超时时间是多少": a number with its unit answers, a bare number only without one
+    found += _outside(_found(_AMOUNT, sentence), found)
+    if found:
+        return sorted(found)
+    return [s for s in _found(_BARE_NUMBER, sentence)
+            if not re.match(r"\s?[年月日号點点時时]", sentence[s[1]:])]
+
+
+def _dates(sentence: str) -> list[Span]:
+    found: list[Span] = []
+    for pattern in _DATES:
+        found += _outside(_found(pattern, sentence), found)
+    return found
+
+
+def spans(kind: str, sentence: str, question: str) -> list[Span]:
+    """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module)."""
+    if kind == "amount":
+        pattern = (_MONEY if _MONEY_ASKED.search(question)
+                   else _TIME_SPAN if _TIME_ASKED.search(question) else _AMOUNT)
+        # money is answered by money only; a span of time or size by any amount
+        amounts = _found(pattern, sentence)
+        return amounts if pattern is _MONEY else amounts or _found(_AMOUNT, sentence)
+    if kind == "measure":
+        return _found(_MEASURE, sentence) or _found(_AMOUNT, sentence) or _counted(
+            sentence, question)
+    if kind == "count":
+        return _counted(sentence, question)
+    if kind == "share":
+        return _found(_SHARE, sentence)
+    if kind == "age":
+        return _found(_AGE, sentence)
+    if kind == "date":
+        return _dates(sentence)
+    if kind == "person":
+        found: list[Span] = []
+        for pattern in _PERSON:
+            found += _outside(_found(pattern, sentence, "p"), found)
+        return found
+    if kind == "place":
+        places: list[Span] = []
+        for pattern in _PLACE:
+            places += _outside([s for s in _found(pattern, sentence, "p")
+                                if not _NOT_PLACE.search(s[2])], places)
+        return places
+    return []
+
+
+_CLAUSE = re.compile(r"[，,；;。！？!?、]")
+
+
+def nearness(sentence: str, question: str, start: int) -> int:
+    """How many of the question's CJK terms the clause of ``sentence`` holding
+    ``start`` says: a candidate in the clause about the question comes first."""
+    cuts = [m.start() for m in _CLAUSE.finditer(sentence)]
+    begin = max((c for c in cuts if c < start), default=-1) + 1
+    end = min((c for c in cuts if c >= start), default=len(sentence))
+    wanted = set(cjk_terms(question, question=True))
+    return len(wanted & set(cjk_terms(sentence[begin:end])))
+
+
+__all__ = ["nearness", "question_kind", "spans"]

@@ -1,0 +1,122 @@
+"""The frame of an answer in the question's language: one catalogue, keyed by language.
+
+The facts of an answer are quoted from its sources, in their language; what deepcite
+writes around them - "No sentence of the sources answers this directly. The closest
+passages found:", the "no sources" answer, the notes on unsupported citations, the
+Sources heading, a report's "Summary" - is the frame, and a Chinese question gets a
+Chinese frame. Every front end shows the same text (CLI, web, REST, MCP and exports
+print the stored answer), so the frame is chosen once, where the answer is written,
+by :func:`frame_for` from the question (:func:`deepcite.text.language.detect`).
+
+To add a language: add its code to :func:`~deepcite.text.language.detect` (if its
+script is not told apart yet) and a table here with every key of :data:`ENGLISH`; a
+missing key falls back to English, and ``tests/unit/test_frames.py`` lists the keys a
+table lacks. Parsers that find a frame in stored text (the Sources heading, an exit's
+intro) match every language's version through :func:`variants`.
+"""
+
+from __future__ import annotations
+
+from deepcite.text.language import DEFAULT, detect
+
+ENGLISH: dict[str, str] = {
+    "not_answered": ("No sentence of the sources answers this directly. The closest "
+                     "passages found:"),
+    "no_sources": (
+        "No sources were found for this question, so no answer was generated: answering "
+        "without sources would mean relying on the language model's built-in knowledge, "
+        "which cannot be checked and could contain fabricated citations. Try other search "
+        "terms, another collection (`--collection NAME`) or more iterations."),
+    "fallback": ("The model did not produce a usable answer, so here are the most relevant "
+                 "passages found:"),
+    "uncited": "The model cited no source for this answer",
+    "removed": ("Unverified: the sources do not support this answer's citations, so they "
+                "were removed"),
+    "unverified": "Unverified: the sources support none of this answer's citations",
+    "cancelled": "The run was cancelled before an answer was written. Passages found so far:",
+    "budget": "The run's budget was spent before an answer was written. Passages found:",
+    "error": "The run stopped with an error before an answer was written. Passages found:",
+    "evidence": "Evidence:",
+    "sources": "Sources",
+    "summary": "Summary",
+    "contents": "Contents",
+    "part_no_sources": "_No sources were found for this part, so it is left unwritten._",
+    "check_against": "; check it against these passages:",
+    "treat_with_care": "; treat it with care.",
+    "prior": "The model did not produce a usable answer; here is what was found earlier:",
+    "already_quoted": "_The passages found for this part are already quoted in the parts above._",
+}
+"""The English frame: the default, and the list of keys every language gives."""
+
+CHINESE: dict[str, str] = {
+    "not_answered": "来源中没有句子直接回答这个问题。找到的最相关段落：",
+    "no_sources": (
+        "没有找到与这个问题相关的来源，因此没有生成回答：没有来源的回答只能依赖语言模型自身的知识，"
+        "无法核实，还可能包含捏造的引用。请尝试其他检索词、其他资料集（`--collection NAME`）"
+        "或更多轮检索。"),
+    "fallback": "模型没有给出可用的回答，以下是找到的最相关段落：",
+    "uncited": "模型没有为这个回答引用任何来源",
+    "removed": "未经核实：来源不支持这个回答的引用，引用已被删除",
+    "unverified": "未经核实：来源不支持这个回答的任何引用",
+    "cancelled": "运行在写出回答前被取消。目前找到的段落：",
+    "budget": "运行在写出回答前用完了预算。找到的段落：",
+    "error": "运行在写出回答前因错误而停止。找到的段落：",
+    "evidence": "证据：",
+    "sources": "来源",
+    "summary": "摘要",
+    "contents": "目录",
+    "part_no_sources": "_这一部分没有找到来源，因此没有撰写。_",
+    "check_against": "；请对照以下段落核对：",
+    "treat_with_care": "；请谨慎对待。",
+    "prior": "模型没有给出可用的回答；以下是之前找到的内容：",
+    "already_quoted": "_为这一部分找到的段落已在上文引用。_",
+}
+
+JAPANESE: dict[str, str] = {
+    "not_answered": "この質問に直接答える文は資料の中にありません。最も関連する箇所：",
+    "no_sources": (
+        "この質問に関する資料が見つからなかったため、回答は作成されませんでした。資料なしで答えると"
+        "言語モデル自身の知識に頼ることになり、確認できず、捏造された引用を含むおそれがあります。"
+        "別の検索語、別のコレクション（`--collection NAME`）、"
+        "または検索回数を増やしてお試しください。"),
+    "fallback": "モデルが使える回答を出さなかったため、最も関連する箇所を示します：",
+    "uncited": "モデルはこの回答に資料を引用していません",
+    "removed": "未検証：資料はこの回答の引用を裏付けないため、引用を削除しました",
+    "unverified": "未検証：資料はこの回答の引用をどれも裏付けていません",
+    "cancelled": "回答が書かれる前に実行が取り消されました。これまでに見つかった箇所：",
+    "budget": "回答が書かれる前に実行の予算が尽きました。見つかった箇所：",
+    "error": "回答が書かれる前にエラーで実行が止まりました。見つかった箇所：",
+    "evidence": "根拠：",
+    "sources": "出典",
+    "summary": "要約",
+    "contents": "目次",
+    "part_no_sources": "_この部分の資料が見つからなかったため、書かれていません。_",
+    "check_against": "。次の箇所と照らし合わせて確認してください：",
+    "treat_with_care": "。取り扱いに注意してください。",
+    "prior": "モデルが使える回答を出さなかったため、以前に見つかった内容を示します：",
+    "already_quoted": "_この部分で見つかった箇所は、すでに前の部分で引用されています。_",
+}
+
+FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}
+"""Every language's frame, by the code :func:`~deepcite.text.language.detect` gives."""
+
+
+def frame(key: str, language: str = DEFAULT) -> str:
+    """The frame text ``key`` in ``language``; English where that language lacks it."""
+    return FRAMES.get(language, ENGLISH).get(key) or ENGLISH[key]
+
+
+def frame_for(key: str, question: str) -> str:
+    """The frame text ``key`` in the language ``question`` is written in."""
+    return frame(key, detect(question))
+
+
+def variants(key: str) -> tuple[str, ...]:
+    """Every language's text for ``key``, English first: what a parser of stored
+    answers must recognise, whatever language the run was asked in."""
+    found = [ENGLISH[key]]
+    found += [table[key] for table in FRAMES.values() if key in table and table[key] not in found]
+    return tuple(found)
+
+
+__all__ = ["ENGLISH", "FRAMES", "frame", "frame_for", "variants"]
