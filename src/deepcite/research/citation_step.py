@@ -29,10 +29,8 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.answer import (
     FALLBACK_INTRO,
-    UNCITED_NOTE,
     evidence_answer,
     evidence_list,
-    flag_answer,
 )
 from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.attribution import Attribution, attribute
@@ -42,6 +40,11 @@ from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity, dense_similarity, meaning_available
+from deepcite.citations.supported_first import (
+    NOT_ANSWERED_INTRO,
+    strip_fake_citations,
+    supported_first,
+)
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.errors import ConfigError, DeepciteError
@@ -53,8 +56,6 @@ CANCELLED_INTRO = "The run was cancelled before an answer was written. Passages 
 BUDGET_INTRO = "The run's budget was spent before an answer was written. Passages found:"
 ERROR_INTRO = "The run stopped with an error before an answer was written. Passages found:"
 EVIDENCE_HEADING = "Evidence:"
-NOT_ANSWERED_INTRO = ("No sentence of the sources answers this directly. The closest "
-                      "passages found:")
 
 
 class CitationStep:
@@ -145,9 +146,11 @@ class CitationStep:
             cited.text = (f"{FALLBACK_INTRO}\n\n{grounded.text}" if grounded is not None
                           else evidence_answer(question, sources, intro=FALLBACK_INTRO,
                                                similarity=similarity))
-        elif cited.unflagged is not None:
-            cited.text = flag_answer(cited.unflagged, question, sources, UNCITED_NOTE,
-                                     similarity=similarity)
+        elif cited.unflagged is not None:  # no claim of the reply a source backs
+            cited.text = supported_first(cited.unflagged, question, sources,
+                                         keep_model_text=self.keeps_model_text,
+                                         avoid=self._ctx.brief.avoid,
+                                         similarity=similarity)
         return cited
 
     def evidence(self, question: str, sources: list[Source]) -> list[Source]:
@@ -174,6 +177,16 @@ class CitationStep:
         """
         return self.handler.name == DEFAULT_HANDLER and use_grounded(
             self._ctx.settings, self._ctx.client)
+
+    @functools.cached_property
+    def keeps_model_text(self) -> bool:
+        """Whether model text no source supports is kept below the answer, flagged.
+
+        Not for a model too small to write a cited answer (the bundled one): what it
+        writes unsupported is invented more often than not, so it is left out. A larger
+        model's unsupported text may still help a reader who checks it.
+        """
+        return not use_grounded(self._ctx.settings, self._ctx.client)
 
     @property
     def similarity(self) -> Similarity | None:
@@ -210,13 +223,23 @@ class CitationStep:
         return available
 
     def with_pinned(self, sources: list[Source]) -> list[Source]:
-        """``sources`` with the run's pinned sources (the user's materials) first: they
-        are the evidence the user handed in, so no ranking or cut may leave them out."""
+        """``sources`` with the run's pinned sources (the user's materials) first and a
+        follow-up's earlier sources last.
+
+        The pinned sources are the evidence the user handed in, so no ranking or cut may
+        leave them out. A follow-up answers from its parent's sources as well as from
+        what its own search found: asked about the material the first answer came from,
+        its search alone may find nothing, and the answer was then written from the
+        model's memory of the earlier answer instead of from any source.
+        """
         pinned = self._ctx.pinned
-        if not pinned:
+        prior = self._ctx.brief.prior_sources
+        if not pinned and not prior:
             return sources
         numbers = {s.number for s in pinned}
-        return [*pinned, *(s for s in sources if s.number not in numbers)]
+        merged = [*pinned, *(s for s in sources if s.number not in numbers)]
+        numbers.update(s.number for s in sources)
+        return [*merged, *(s for s in prior if s.number not in numbers)]
 
     def report(self, cited: CitedAnswer, where: str = "") -> None:
         """Warn about the repairs made to ``cited`` (``where``: which part of the answer)."""
@@ -248,7 +271,8 @@ class CitationStep:
         no supported citation is flagged with passages (the strategy's own passages
         follow otherwise), and raw HTML is made text.
         """
-        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        answer = strip_fake_citations(outcome.answer)
+        answer, _ = clean_markers(answer, {s.number for s in outcome.sources})
         checked = self._verify(answer, outcome.sources)
         if checked is not None:
             answer = checked.text
@@ -257,7 +281,8 @@ class CitationStep:
             answer = attributed.text
         answer, flagged = flag_unsupported(
             self._ctx, question, answer, outcome.sources, checked,
-            attributed=len(attributed.added) if attributed else 0)
+            attributed=len(attributed.added) if attributed else 0,
+            keep_model_text=self.keeps_model_text, similarity=self.similarity)
         if outcome.passages.strip() and not flagged:  # a flag brings its own passages
             answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
         unsupported = [] if flagged or attributed is None else attributed.unsupported_sentences

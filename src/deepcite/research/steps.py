@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from deepcite.citations.answer import UNCITED_NOTE, flag_answer
 from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.markers import cited_numbers
+from deepcite.citations.question_match import Similarity
+from deepcite.citations.supported_first import supported_first
 from deepcite.citations.verify import Verification
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
@@ -19,9 +20,6 @@ from deepcite.research.ranking import fuse
 from deepcite.research.relevance_filter import filter_relevant
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
-REMOVED_NOTE = ("Unverified: the sources do not support this answer's citations, so they "
-                "were removed")
-UNVERIFIED_NOTE = "Unverified: the sources support none of this answer's citations"
 
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
@@ -87,19 +85,21 @@ def report_answer(ctx: RunContext, cited: CitedAnswer, where: str = "") -> None:
 
 
 def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[Source],
-                     checked: Verification | None, *, attributed: int = 0
+                     checked: Verification | None, *, attributed: int = 0,
+                     keep_model_text: bool = True, similarity: Similarity | None = None
                      ) -> tuple[str, bool]:
-    """Flag ``answer`` when, after verification, none of its citations is supported.
+    """Replace ``answer`` when, after verification, none of its citations is supported.
 
     Runs for every strategy after verification, because that is where a wrong answer
-    loses its only citations ("30 seconds [1]" where source 1 says 300): left as it is,
-    the now uncited sentence would sit above a Sources block as if it were backed. It
-    gets the same visible mark and passages as a reply that never cited anything
-    (:func:`~deepcite.citations.answer.flag_answer`). Answers already marked that way
-    keep their quoted passages' citations, so they are not marked twice.
+    loses its only citations ("30 seconds [1]" where source 1 says 300): left leading,
+    the now uncited sentence would read as the answer. The answer becomes the grounded
+    one built from ``sources`` (or the honest not-found answer), with the model's text
+    below a flag or left out (``keep_model_text``); see
+    :func:`~deepcite.citations.supported_first.supported_first`, the one home of that
+    rule. An answer that cites nothing at all is treated the same way.
     Citations that attribution added after verification (``attributed``) are support
     found by matching the sentence in its source, so they count as supported.
-    Returns the answer and whether it was flagged.
+    Returns the answer and whether it was replaced.
     """
     if not sources:
         return answer, False
@@ -108,15 +108,10 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
         and checked.supported + checked.partial + checked.unchecked == 0 and not attributed
     if left and not none_supported:
         return answer, False
-    if left:  # unsupported="flag": the markers stayed, each marked unverified
-        note = UNVERIFIED_NOTE
-    elif checked is not None and checked.unsupported:
-        note = REMOVED_NOTE
-    else:
-        note = UNCITED_NOTE
     ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
-             "it is flagged and followed by the passages to check it against")
+             "the answer is built from the sources' own sentences instead")
     # a source with no text (a stored material the history kept none of) has no
-    # passage to show
+    # sentence to quote
     shown = [source for source in sources if source.text.strip()] or sources
-    return flag_answer(answer, question, shown, note), True
+    return supported_first(answer, question, shown, keep_model_text=keep_model_text,
+                           avoid=ctx.brief.avoid, similarity=similarity), True
