@@ -86,5 +86,12 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     return f"{lead}\n\n{BELOW_NOTE}\n\n{quoted}"
 
 
-__all__ = ["BELOW_NOTE", "DROPPED_NOTE", "NOT_ANSWERED_INTRO", "strip_fake_citations",
-           "supported_first"]
+def leads_with_flag(text: str) -> bool:
+    """Whether ``text`` opens with the note that belongs under an answer: what stood
+    above it (a report part's quotes already used by an earlier part) was cut, and the
+    model's unsupported text below it must not be left to lead."""
+    return text.lstrip().startswith((BELOW_NOTE, DROPPED_NOTE))
+
+
+__all__ = ["BELOW_NOTE", "DROPPED_NOTE", "NOT_ANSWERED_INTRO", "leads_with_flag",
+           "strip_fake_citations", "supported_first"]
