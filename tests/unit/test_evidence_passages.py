@@ -17,9 +17,9 @@ import deepcite.research.citation_step as citation_step
 from deepcite.citations.answer import FALLBACK_INTRO, evidence_list, finalise_reply
 from deepcite.citations.attribution import attribute
 from deepcite.citations.markers import cited_numbers
+from deepcite.citations.supported_first import BELOW_NOTE
 from deepcite.research import Researcher
 from deepcite.types import Source
-from deepcite.citations.supported_first import BELOW_NOTE
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
 
 QUESTION = "Who helped discover the Turkana Boy?"

@@ -23,12 +23,12 @@ from typer.testing import CliRunner
 import deepcite.cli.common as common
 import deepcite.runs.build
 from deepcite.citations import cited_numbers, clean_markers, hyperlink, render_sources, verify
+from deepcite.citations.supported_first import BELOW_NOTE
 from deepcite.citations.text import escape_html, escape_quoted, neutralise_html
 from deepcite.cli import app
 from deepcite.cli.common import SafeConsole
 from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.research import Researcher
-from deepcite.citations.supported_first import BELOW_NOTE
 from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.types import ResearchResult
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage

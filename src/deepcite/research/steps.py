@@ -21,7 +21,6 @@ from deepcite.research.relevance_filter import filter_relevant
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
 
-
 def search_allowance(ctx: RunContext, wanted: int) -> int:
     """How many of ``wanted`` queries the search budget still allows (all engines each),
     reserved at once: pass that many to :func:`search_iteration`, which gives back the
