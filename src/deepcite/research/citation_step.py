@@ -203,6 +203,14 @@ class CitationStep:
                            model_called=False,
                            fallback="no sentence of the sources answers the question")
 
+    def _checked_similarity(self) -> Similarity | None:
+        """:attr:`similarity` where a setting it cannot honour has already ended the run
+        with its error: the answer is then rebuilt by words alone, not raised again."""
+        try:
+            return self.similarity
+        except ConfigError:
+            return None
+
     @functools.cached_property
     def _by_meaning(self) -> bool:
         """Whether grounded answers weigh sentences by meaning (``citations.sentence_meaning``).
@@ -282,7 +290,8 @@ class CitationStep:
         answer, flagged = flag_unsupported(
             self._ctx, question, answer, outcome.sources, checked,
             attributed=len(attributed.added) if attributed else 0,
-            keep_model_text=self.keeps_model_text, similarity=self.similarity)
+            keep_model_text=self.keeps_model_text, similarity=self._checked_similarity(),
+            guess=bool(getattr(self.handler, "guesses", False)))
         if outcome.passages.strip() and not flagged:  # a flag brings its own passages
             answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
         unsupported = [] if flagged or attributed is None else attributed.unsupported_sentences

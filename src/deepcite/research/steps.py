@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from deepcite.citations.answer import flag_answer
 from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.markers import cited_numbers
 from deepcite.citations.question_match import Similarity
@@ -19,6 +20,9 @@ from deepcite.research.parallel import run_searches
 from deepcite.research.ranking import fuse
 from deepcite.research.relevance_filter import filter_relevant
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
+
+#: The flag under a labelled guess no source supports (the forced handler's).
+GUESS_NOTE = "Unverified: the sources support none of this answer"
 
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
@@ -85,8 +89,8 @@ def report_answer(ctx: RunContext, cited: CitedAnswer, where: str = "") -> None:
 
 def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[Source],
                      checked: Verification | None, *, attributed: int = 0,
-                     keep_model_text: bool = True, similarity: Similarity | None = None
-                     ) -> tuple[str, bool]:
+                     keep_model_text: bool = True, similarity: Similarity | None = None,
+                     guess: bool = False) -> tuple[str, bool]:
     """Replace ``answer`` when, after verification, none of its citations is supported.
 
     Runs for every strategy after verification, because that is where a wrong answer
@@ -95,7 +99,9 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
     one built from ``sources`` (or the honest not-found answer), with the model's text
     below a flag or left out (``keep_model_text``); see
     :func:`~deepcite.citations.supported_first.supported_first`, the one home of that
-    rule. An answer that cites nothing at all is treated the same way.
+    rule. An answer that cites nothing at all is treated the same way. A ``guess`` (the
+    forced handler's benchmark answer, labelled as one) is the exception: it stays first,
+    flagged and followed by the passages to check it against.
     Citations that attribution added after verification (``attributed``) are support
     found by matching the sentence in its source, so they count as supported.
     Returns the answer and whether it was replaced.
@@ -107,10 +113,14 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
         and checked.supported + checked.partial + checked.unchecked == 0 and not attributed
     if left and not none_supported:
         return answer, False
-    ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
-             "the answer is built from the sources' own sentences instead")
     # a source with no text (a stored material the history kept none of) has no
     # sentence to quote
     shown = [source for source in sources if source.text.strip()] or sources
+    if guess:
+        ctx.warn("unsupported_answer", "No citation of the answer is supported by its "
+                 "sources; it is flagged and followed by the passages to check it against")
+        return flag_answer(answer, question, shown, GUESS_NOTE), True
+    ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
+             "the answer is built from the sources' own sentences instead")
     return supported_first(answer, question, shown, keep_model_text=keep_model_text,
                            avoid=ctx.brief.avoid, similarity=similarity), True
