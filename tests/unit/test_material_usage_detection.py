@@ -263,6 +263,10 @@ def test_a_long_pasted_question_is_judged_quickly() -> None:
     "What is the default timeout for requests sent over HTTP/2?",
     "How do browsers handle documents enclosed in an iframe?",
     "When were the papers provided to the committee published?",
+    "How do I read attached files with Python's email package?",
+    "Can I compare uploaded images pixel by pixel in OpenCV?",
+    "How are build arguments provided to a Dockerfile?",
+    "What is given to a function as its first argument?",
 ])
 def test_participles_in_a_question_about_something_else_are_supplementary(
         text: str) -> None:
@@ -282,6 +286,8 @@ def test_participles_in_a_question_about_something_else_are_supplementary(
     "Summarise the notes provided to you earlier",
     "Read the enclosed transcript and list the decisions",
     "Explain the attached paper to a first-year student",
+    "Please summarise what I uploaded",
+    "According to attached notes, when does the team meet?",
 ])
 def test_requests_that_point_at_the_users_things_stay_material_first(text: str) -> None:
     assert required(text)

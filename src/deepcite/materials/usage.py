@@ -241,11 +241,19 @@ _ELSEWHERE_AFTER = re.compile(
     r"(?!(?:me|us|you|my|our|your|here|above|below|earlier|before|this|these)\b)",
     re.IGNORECASE)
 _HERE_AFTER = re.compile(r"^\s+(?:here|above|below|earlier|before)\b", re.IGNORECASE)
-# Words that make a bare "attached papers" the object of a request.
-_REQUEST_CUE = re.compile(
-    r"\b(?:using|use|from|based\s+on|according\s+to|per|summari[sz]e|analy[sz]e|review"
-    r"|read|consult|cite|only|solely|rely(?:ing)?\s+on|draw(?:ing)?\s+on|go\s+through"
-    r"|look\s+at|compare|write|answer|explain|list)\b", re.IGNORECASE)
+# Words that make a bare "attached papers" the object of a request: a preposition of
+# source ("using provided data", "according to attached notes") anywhere before it, or an
+# imperative verb ("summarise attached papers") - a verb only outside a question, since
+# "how do I read attached files" asks how to do it.
+_SOURCE_CUE = re.compile(
+    r"\b(?:using|from|based\s+on|according\s+to|per|only|solely|rely(?:ing)?\s+on"
+    r"|draw(?:ing)?\s+on)\b", re.IGNORECASE)
+_VERB_CUE = re.compile(
+    r"\b(?:use|summari[sz]e|analy[sz]e|review|read|consult|cite|go\s+through|look\s+at"
+    r"|compare|write|answer|explain|list)\b", re.IGNORECASE)
+_QUESTION_OPENER = re.compile(
+    r"^\s*(?:how|where|why|when|what|which|who|whom|whose|can|could|do|does|did|is|are"
+    r"|was|were|should|would|will|may|might|must)\b", re.IGNORECASE)
 
 
 def _incidental(question: _Question, match: re.Match[str]) -> bool:
@@ -266,7 +274,9 @@ def _incidental(question: _Question, match: re.Match[str]) -> bool:
         return True
     if participle_last and _ELSEWHERE_AFTER.match(after):
         return True
-    return not determined and not _REQUEST_CUE.search(before)
+    if determined or _SOURCE_CUE.search(before):
+        return False
+    return not (_VERB_CUE.search(before) and not _QUESTION_OPENER.match(before))
 
 
 class _Question:
