@@ -94,6 +94,13 @@ def test_citation_shaped_brackets_are_removed_and_real_markers_kept(fake: str) -
     assert "Entries live for 300 seconds" in cleaned and "More follows" in cleaned
 
 
+@pytest.mark.parametrize("kept", ["(source code is on GitHub)", "[see the reference manual]",
+                                  "(via the API)", "[1]"])
+def test_brackets_that_claim_no_citation_are_kept(kept: str) -> None:
+    text = f"The client is documented {kept} in full."
+    assert strip_fake_citations(text) == text
+
+
 def test_the_sources_sentence_leads_and_a_small_models_prose_is_left_out() -> None:
     sources = [_source(1, NOTES["content"])]
     answer = supported_first(INVENTED, FIRST, sources, keep_model_text=False)

@@ -42,10 +42,11 @@ BELOW_NOTE = ("_The model also wrote the following, which no source supports - i
               "part of the answer above; check it before relying on it:_")
 
 # "[citation: ...]", "[source: ...]", "[ref 3: ...]", "(Source: ...)", "[citation needed]":
-# a bracket whose first word names a citation, with anything but a bracket inside.
+# a bracket that opens with a word naming a citation and a colon (or "needed"), with no
+# bracket inside. A source's own "(source code is on GitHub)" has no colon and stays.
 _FAKE = re.compile(
-    r"\s?[\[(【（]\s*(?:citations?|cite|cited|sources?|refs?|references?|footnote|via"
-    r"|according\s+to|出处|来源|引用|参考)\b[^\[\]()【】（）\n]{0,400}[\])】）]",
+    r"\s?[\[(【（]\s*(?:citations?|cite|sources?|refs?|references?|footnotes?|出处|来源|引用"
+    r"|参考(?:资料|文献)?)\s*\d*\s*(?:[:：]|needed\b)[^\[\]()【】（）\n]{0,400}[\])】）]",
     re.IGNORECASE,
 )
 
@@ -55,8 +56,8 @@ def strip_fake_citations(text: str) -> str:
 
     A real citation is a number that resolves to a source; "[citation: The original
     source of this information can be found on a website ...]" resolves to nothing and
-    looks, to a reader, like a reference. Brackets inside code are left alone only as
-    far as they hold no such word; code rarely opens a bracket with "source:".
+    looks, to a reader, like a reference. Only a bracket that opens with such a word and
+    a colon (or "needed") is one; a source's "(source code is on GitHub)" is kept.
     """
     return _FAKE.sub("", text)
 
