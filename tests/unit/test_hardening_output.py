@@ -23,12 +23,12 @@ from typer.testing import CliRunner
 import deepcite.cli.common as common
 import deepcite.runs.build
 from deepcite.citations import cited_numbers, clean_markers, hyperlink, render_sources, verify
+from deepcite.citations.supported_first import BELOW_NOTE
 from deepcite.citations.text import escape_html, escape_quoted, neutralise_html
 from deepcite.cli import app
 from deepcite.cli.common import SafeConsole
 from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.research import Researcher
-from deepcite.research.steps import REMOVED_NOTE, UNVERIFIED_NOTE
 from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.types import ResearchResult
 from tests.fakes import MemoryEngine, ScriptedChatModel, passage
@@ -201,15 +201,14 @@ def test_sources_block_escapes_titles_names_and_urls() -> None:
 def test_quoted_passages_escape_html_from_sources(make_settings: Any) -> None:
     page = passage("Page <b>bold</b>", "Using <img src=x onerror=alert(1)> in tags "
                                        "is how pages run scripts in browsers.")
-    # a reply citing nothing: the passages to check it against quote the page and its title
+    # a reply citing nothing: the page's own sentence answers instead, escaped
     model = ScriptedChatModel(script={"questions": [""], "synthesis": [
         "Browsers load every page and then execute whatever its authors wrote."]})
     result = Researcher(make_settings(iterations=1), model, [MemoryEngine([page])]).run(
         "How do pages run scripts in browsers?")
     markdown = to_markdown(result)
     assert "<img" not in markdown and "<b>" not in markdown
-    assert "&lt;img src=x onerror=alert(1)>" in result.answer
-    assert "(Page &lt;b>bold&lt;/b>)" in result.answer
+    assert result.answer.startswith("Using &lt;img src=x onerror=alert(1)> in tags")
     assert cited_numbers(result.answer) == [1] and result.verification.unsupported == 0
 
 
@@ -261,14 +260,21 @@ def test_quoted_fallback_keeps_a_sources_brackets_verbatim(make_settings: Any) -
 # -- 9. answers left without supported citations --------------------------------------
 
 
-def _flagged(result: ResearchResult, note: str = REMOVED_NOTE) -> None:
-    """The answer says it is unbacked, shows the passage, and the result says so too."""
-    answer = result.answer
-    assert "30 seconds" in answer  # kept, so the reader sees what is being flagged
-    assert f"_{note}; check it against these passages:_" in answer
-    assert "\u201cThe cache TTL is 300 seconds.\u201d [1]" in answer
+def _flagged(result: ResearchResult) -> None:
+    """The source's own sentence leads, cited; the model's unbacked text follows only
+    below the flag, with no citation; the result says so too."""
+    _grounded_first(result.answer)
     notice = next(w for w in result.warnings if w.code == "unsupported_answer")
     assert "No citation of the answer is supported" in notice.message
+
+
+def _grounded_first(answer: str) -> None:
+    lead, flag, below = answer.partition(BELOW_NOTE)
+    assert lead.startswith("The cache TTL is 300 seconds"), answer
+    assert "[1]" in lead and "30 seconds" not in lead.replace("300 seconds", "")
+    assert flag and "30 seconds" in below  # kept, so the reader sees what was refused
+    kept = [line for line in below.splitlines() if line.startswith(">")]
+    assert kept and not cited_numbers("\n".join(kept))
 
 
 def _ttl_run(make_settings: Any, model: Any, strategy: str, **overrides: Any
@@ -326,8 +332,7 @@ def test_flag_mode_flags_an_answer_with_only_unverified_citations(make_settings:
                                                                   ) -> None:
     result = _ttl_run(make_settings, _scripted("source-based", WRONG_TTL), "source-based",
                       **{"citations.unsupported": "flag"})
-    _flagged(result, UNVERIFIED_NOTE)
-    assert "30 seconds [1]^(unverified)" in result.answer
+    _flagged(result)
 
 
 def test_json_result_names_the_warning_codes(make_settings: Any) -> None:
@@ -368,8 +373,8 @@ def test_unbacked_answer_is_flagged_in_every_output_form(
     forms = {"-q": quiet.stdout, "text": plain.stdout,
              "-o": target.read_text(encoding="utf-8"), "--json": data["answer"]}
     for form, text in forms.items():
-        assert "30 seconds" in text, form
-        assert f"_{REMOVED_NOTE}; check it against these passages:_" in text, form
-        assert "\u201cThe cache TTL is 300 seconds.\u201d [1]" in text, form
+        if form == "text":  # the terminal form adds the run's header and sources
+            text = text[text.index("The cache TTL is 300"):]
+        _grounded_first(text)
     notice = next(w for w in data["warnings"] if w["code"] == "unsupported_answer")
     assert "No citation of the answer is supported" in notice["message"]

@@ -243,3 +243,51 @@ def test_a_long_pasted_question_is_judged_quickly() -> None:
     began = time.perf_counter()
     assert required(text)
     assert time.perf_counter() - began < 2.0
+
+
+# ------------------------------------- "provided", "attached" as words of a question
+
+
+@pytest.mark.parametrize("text", [
+    "How are files provided to a container at build time?",
+    "How are secrets provided to a pod in Kubernetes?",
+    "Where do uploaded files go in a Django project?",
+    "Can attached documents be encrypted by the mail server?",
+    "Why are the files uploaded to S3 not visible in the console?",
+    "What happens to data supplied by the client before validation?",
+    "Is the source shared between the two processes?",
+    "How is data provided through the context API read by child components?",
+    "Which headers are sent with files uploaded via multipart forms?",
+    "How do I limit the size of uploaded files in nginx?",
+    "Are notes attached to a ticket searchable?",
+    "What is the default timeout for requests sent over HTTP/2?",
+    "How do browsers handle documents enclosed in an iframe?",
+    "When were the papers provided to the committee published?",
+    "How do I read attached files with Python's email package?",
+    "Can I compare uploaded images pixel by pixel in OpenCV?",
+    "How are build arguments provided to a Dockerfile?",
+    "What is given to a function as its first argument?",
+])
+def test_participles_in_a_question_about_something_else_are_supplementary(
+        text: str) -> None:
+    assert not required(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Summarise the files I provided",
+    "Using the attached report, list the main risks",
+    "Based on my documents, what changed in 2023?",
+    "Summarize attached papers in three bullets",
+    "What do the two PDFs attached say about pricing?",
+    "Write the introduction from the documents provided above",
+    "Compare the reports provided here with last year's figures",
+    "Answer using provided data only",
+    "Which of the uploaded files mentions the budget?",
+    "Summarise the notes provided to you earlier",
+    "Read the enclosed transcript and list the decisions",
+    "Explain the attached paper to a first-year student",
+    "Please summarise what I uploaded",
+    "According to attached notes, when does the team meet?",
+])
+def test_requests_that_point_at_the_users_things_stay_material_first(text: str) -> None:
+    assert required(text)

@@ -16,6 +16,15 @@ never reaches across a comma, semicolon or sentence end, nor into a new clause (
 searching ("don't search the web, just summarise the provided papers", "不用联网，只
 总结提供的论文") leaves the request standing. An explicit, un-negated request to also
 search the web ("... and search the web for newer work") makes the run supplementary.
+
+Words like "provided", "attached" or "uploaded" are also ordinary words of questions
+about something else: "How are files provided to a container at build time?", "Where
+do uploaded files go?", "Can attached documents be encrypted?". An English phrase built
+on such a word is a request only when it points at the user's things
+(:func:`_incidental`): it has a determiner or owner ("the attached report", "the files
+I provided", "papers above"), or a request word leads to it ("summarise attached
+papers", "using provided data"); and it is not the passive of a question ("are files
+provided ...") nor given on to something else ("... provided to a container").
 """
 
 from __future__ import annotations
@@ -210,6 +219,66 @@ _SENTENCE_END_RE = re.compile(_SENTENCE_ENDS)
 _NEGATION_AT_END_RE = re.compile(f"(?:{_NEGATION_RE.pattern})\\s*$", _NEGATION_RE.flags)
 
 
+_GIVEN_WORD = re.compile(
+    r"\b(?:provided|attached|supplied|uploaded|enclosed|given|shared|included|sent)\b",
+    re.IGNORECASE)
+# An owner or a pointer before the phrase: "the", "my", "these", "all the" (up to two
+# words between: "the two PDFs attached"; not "the size of uploaded files").
+_DETERMINED = re.compile(r"^(?:the|my|our|these|those|this|all)\b", re.IGNORECASE)
+_DETERMINER_BEFORE = re.compile(
+    r"\b(?:the|my|our|these|those|this|all\s+the|your)\s+"
+    r"(?:(?!(?:of|in|for|to|on|with|at|by|from|about)\b)[\w-]+\s+){0,2}$",
+    re.IGNORECASE)
+_OWNER_IN = re.compile(r"\b(?:i|we)\b|\b(?:above|below)\b", re.IGNORECASE)
+# "are files provided", "is the data uploaded": the participle is the question's verb.
+_PASSIVE_BEFORE = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|get|gets|got|getting)\s+"
+    r"(?:the\s+|any\s+|all\s+|some\s+|these\s+|those\s+)?$", re.IGNORECASE)
+# "... provided to a container", "... uploaded via the API": handed on to something
+# else, unless that is the user or the assistant ("the notes sent to you").
+_ELSEWHERE_AFTER = re.compile(
+    r"^\s+(?:to|into|onto|by|via|through|at|inside|within|during|over|from|in|on)\s+"
+    r"(?!(?:me|us|you|my|our|your|here|above|below|earlier|before|this|these)\b)",
+    re.IGNORECASE)
+_HERE_AFTER = re.compile(r"^\s+(?:here|above|below|earlier|before)\b", re.IGNORECASE)
+# Words that make a bare "attached papers" the object of a request: a preposition of
+# source ("using provided data", "according to attached notes") anywhere before it, or an
+# imperative verb ("summarise attached papers") - a verb only outside a question, since
+# "how do I read attached files" asks how to do it.
+_SOURCE_CUE = re.compile(
+    r"\b(?:using|from|based\s+on|according\s+to|per|only|solely|rely(?:ing)?\s+on"
+    r"|draw(?:ing)?\s+on)\b", re.IGNORECASE)
+_VERB_CUE = re.compile(
+    r"\b(?:use|summari[sz]e|analy[sz]e|review|read|consult|cite|go\s+through|look\s+at"
+    r"|compare|write|answer|explain|list)\b", re.IGNORECASE)
+_QUESTION_OPENER = re.compile(
+    r"^\s*(?:how|where|why|when|what|which|who|whom|whose|can|could|do|does|did|is|are"
+    r"|was|were|should|would|will|may|might|must)\b", re.IGNORECASE)
+
+
+def _incidental(question: _Question, match: re.Match[str]) -> bool:
+    """Whether an English "provided/attached/uploaded ..." phrase is ordinary wording of
+    a question about something else rather than a pointer to the user's materials; see
+    the module docs. Phrases without such a word ("my notes", Chinese) are never."""
+    phrase = match.group(0)
+    given = _GIVEN_WORD.search(phrase)
+    if given is None:
+        return False
+    text = question.text
+    before = text[question.clause_start(match.start()) : match.start()]
+    after = text[match.end():]
+    determined = bool(_DETERMINED.match(phrase) or _DETERMINER_BEFORE.search(before)
+                      or _OWNER_IN.search(phrase) or _HERE_AFTER.match(after))
+    participle_last = given.end() == len(phrase)
+    if participle_last and not _DETERMINED.match(phrase) and _PASSIVE_BEFORE.search(before):
+        return True
+    if participle_last and _ELSEWHERE_AFTER.match(after):
+        return True
+    if determined or _SOURCE_CUE.search(before):
+        return False
+    return not (_VERB_CUE.search(before) and not _QUESTION_OPENER.match(before))
+
+
 class _Question:
     """One question cut into clauses, with the negations that still count in each."""
 
@@ -314,6 +383,7 @@ def is_material_first(text: str) -> bool:
             return False
     return any(
         not question.negated(m.start(), scoped=True) and not question.demoted(m.end())
+        and not _incidental(question, m)
         for m in _MARKER_RE.finditer(text)
     )
 

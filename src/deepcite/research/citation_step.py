@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from deepcite.citations.answer import (
     evidence_answer,
     evidence_list,
-    flag_answer,
 )
 from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.attribution import Attribution, attribute
@@ -40,6 +39,10 @@ from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity, dense_similarity, meaning_available
+from deepcite.citations.supported_first import (
+    strip_fake_citations,
+    supported_first,
+)
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
 from deepcite.errors import ConfigError, DeepciteError
@@ -147,10 +150,11 @@ class CitationStep:
             cited.text = (f"{intro}\n\n{grounded.text}" if grounded is not None
                           else evidence_answer(question, sources, intro=intro,
                                                similarity=similarity))
-        elif cited.unflagged is not None:
-            cited.text = flag_answer(cited.unflagged, question, sources,
-                                     frame_for("uncited", question),
-                                     similarity=similarity)
+        elif cited.unflagged is not None:  # no claim of the reply a source backs
+            cited.text = supported_first(cited.unflagged, question, sources,
+                                         keep_model_text=self.keeps_model_text,
+                                         avoid=self._ctx.brief.avoid,
+                                         similarity=similarity)
         return cited
 
     def evidence(self, question: str, sources: list[Source]) -> list[Source]:
@@ -178,6 +182,16 @@ class CitationStep:
         return self.handler.name == DEFAULT_HANDLER and use_grounded(
             self._ctx.settings, self._ctx.client)
 
+    @functools.cached_property
+    def keeps_model_text(self) -> bool:
+        """Whether model text no source supports is kept below the answer, flagged.
+
+        Not for a model too small to write a cited answer (the bundled one): what it
+        writes unsupported is invented more often than not, so it is left out. A larger
+        model's unsupported text may still help a reader who checks it.
+        """
+        return not use_grounded(self._ctx.settings, self._ctx.client)
+
     @property
     def similarity(self) -> Similarity | None:
         """How sentences are scored by meaning in this run; ``None`` by words alone."""
@@ -193,6 +207,14 @@ class CitationStep:
         return CitedAnswer(text=evidence_answer(question, sources, intro=intro),
                            model_called=False,
                            fallback="no sentence of the sources answers the question")
+
+    def _checked_similarity(self) -> Similarity | None:
+        """:attr:`similarity` where a setting it cannot honour has already ended the run
+        with its error: the answer is then rebuilt by words alone, not raised again."""
+        try:
+            return self.similarity
+        except ConfigError:
+            return None
 
     @functools.cached_property
     def _by_meaning(self) -> bool:
@@ -214,13 +236,23 @@ class CitationStep:
         return available
 
     def with_pinned(self, sources: list[Source]) -> list[Source]:
-        """``sources`` with the run's pinned sources (the user's materials) first: they
-        are the evidence the user handed in, so no ranking or cut may leave them out."""
+        """``sources`` with the run's pinned sources (the user's materials) first and a
+        follow-up's earlier sources last.
+
+        The pinned sources are the evidence the user handed in, so no ranking or cut may
+        leave them out. A follow-up answers from its parent's sources as well as from
+        what its own search found: asked about the material the first answer came from,
+        its search alone may find nothing, and the answer was then written from the
+        model's memory of the earlier answer instead of from any source.
+        """
         pinned = self._ctx.pinned
-        if not pinned:
+        prior = self._ctx.brief.prior_sources
+        if not pinned and not prior:
             return sources
         numbers = {s.number for s in pinned}
-        return [*pinned, *(s for s in sources if s.number not in numbers)]
+        merged = [*pinned, *(s for s in sources if s.number not in numbers)]
+        numbers.update(s.number for s in sources)
+        return [*merged, *(s for s in prior if s.number not in numbers)]
 
     def report(self, cited: CitedAnswer, where: str = "") -> None:
         """Warn about the repairs made to ``cited`` (``where``: which part of the answer)."""
@@ -252,7 +284,8 @@ class CitationStep:
         no supported citation is flagged with passages (the strategy's own passages
         follow otherwise), and raw HTML is made text.
         """
-        answer, _ = clean_markers(outcome.answer, {s.number for s in outcome.sources})
+        answer = strip_fake_citations(outcome.answer)
+        answer, _ = clean_markers(answer, {s.number for s in outcome.sources})
         checked = self._verify(answer, outcome.sources)
         if checked is not None:
             answer = checked.text
@@ -261,7 +294,9 @@ class CitationStep:
             answer = attributed.text
         answer, flagged = flag_unsupported(
             self._ctx, question, answer, outcome.sources, checked,
-            attributed=len(attributed.added) if attributed else 0)
+            attributed=len(attributed.added) if attributed else 0,
+            keep_model_text=self.keeps_model_text, similarity=self._checked_similarity(),
+            guess=bool(getattr(self.handler, "guesses", False)))
         if outcome.passages.strip() and not flagged:  # a flag brings its own passages
             answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
         unsupported = [] if flagged or attributed is None else attributed.unsupported_sentences

@@ -11,18 +11,18 @@ from collections.abc import Mapping, Sequence
 from deepcite.citations.answer import flag_answer
 from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.markers import cited_numbers
+from deepcite.citations.question_match import Similarity
+from deepcite.citations.supported_first import supported_first
 from deepcite.citations.verify import Verification
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.ranking import fuse
 from deepcite.research.relevance_filter import filter_relevant
-from deepcite.text.frames import frame, frame_for
 from deepcite.types import Finding, QuestionsGenerated, SearchResult, Source
 
-# In English; a flagged answer says them in the question's language (frame_for).
-REMOVED_NOTE = frame("removed")
-UNVERIFIED_NOTE = frame("unverified")
+#: The flag under a labelled guess no source supports (the forced handler's).
+GUESS_NOTE = "Unverified: the sources support none of this answer"
 
 
 def search_allowance(ctx: RunContext, wanted: int) -> int:
@@ -88,19 +88,23 @@ def report_answer(ctx: RunContext, cited: CitedAnswer, where: str = "") -> None:
 
 
 def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[Source],
-                     checked: Verification | None, *, attributed: int = 0
-                     ) -> tuple[str, bool]:
-    """Flag ``answer`` when, after verification, none of its citations is supported.
+                     checked: Verification | None, *, attributed: int = 0,
+                     keep_model_text: bool = True, similarity: Similarity | None = None,
+                     guess: bool = False) -> tuple[str, bool]:
+    """Replace ``answer`` when, after verification, none of its citations is supported.
 
     Runs for every strategy after verification, because that is where a wrong answer
-    loses its only citations ("30 seconds [1]" where source 1 says 300): left as it is,
-    the now uncited sentence would sit above a Sources block as if it were backed. It
-    gets the same visible mark and passages as a reply that never cited anything
-    (:func:`~deepcite.citations.answer.flag_answer`). Answers already marked that way
-    keep their quoted passages' citations, so they are not marked twice.
+    loses its only citations ("30 seconds [1]" where source 1 says 300): left leading,
+    the now uncited sentence would read as the answer. The answer becomes the grounded
+    one built from ``sources`` (or the honest not-found answer), with the model's text
+    below a flag or left out (``keep_model_text``); see
+    :func:`~deepcite.citations.supported_first.supported_first`, the one home of that
+    rule. An answer that cites nothing at all is treated the same way. A ``guess`` (the
+    forced handler's benchmark answer, labelled as one) is the exception: it stays first,
+    flagged and followed by the passages to check it against.
     Citations that attribution added after verification (``attributed``) are support
     found by matching the sentence in its source, so they count as supported.
-    Returns the answer and whether it was flagged.
+    Returns the answer and whether it was replaced.
     """
     if not sources:
         return answer, False
@@ -109,15 +113,14 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
         and checked.supported + checked.partial + checked.unchecked == 0 and not attributed
     if left and not none_supported:
         return answer, False
-    if left:  # unsupported="flag": the markers stayed, each marked unverified
-        note = frame_for("unverified", question)
-    elif checked is not None and checked.unsupported:
-        note = frame_for("removed", question)
-    else:
-        note = frame_for("uncited", question)
-    ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
-             "it is flagged and followed by the passages to check it against")
     # a source with no text (a stored material the history kept none of) has no
-    # passage to show
+    # sentence to quote
     shown = [source for source in sources if source.text.strip()] or sources
-    return flag_answer(answer, question, shown, note), True
+    if guess:
+        ctx.warn("unsupported_answer", "No citation of the answer is supported by its "
+                 "sources; it is flagged and followed by the passages to check it against")
+        return flag_answer(answer, question, shown, GUESS_NOTE), True
+    ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
+             "the answer is built from the sources' own sentences instead")
+    return supported_first(answer, question, shown, keep_model_text=keep_model_text,
+                           avoid=ctx.brief.avoid, similarity=similarity), True

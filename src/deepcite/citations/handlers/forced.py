@@ -42,6 +42,10 @@ class ForcedCitationHandler:
     name = "forced"
     #: Answers in its own shape, whatever the strategy asks for (see ``answer``).
     follows_strategy = False
+    #: Its answers are labelled guesses: one no source supports stays first, flagged,
+    #: instead of giving way to the grounded answer
+    #: (:func:`deepcite.research.steps.flag_unsupported`).
+    guesses = True
 
     def __init__(self, client: Completer) -> None:
         self._client = client

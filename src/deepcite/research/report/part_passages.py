@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.citations.answer import EVIDENCE_PASSAGES, evidence_list
+from deepcite.citations.supported_first import leads_with_flag
 from deepcite.text.frames import frame, frame_for
 from deepcite.text.sentences import split_sentences
 from deepcite.types import SearchResult, Source
@@ -115,7 +116,10 @@ class PartPassages:
             elif kept and _is_intro(kept[-1]):
                 kept.pop()  # its intro goes with the block
         result = "\n\n".join(kept).strip()
-        return result or frame_for("already_quoted", query)
+        # the part's answer was all repeated quotes: the model's unsupported text below
+        # it must not become the part's opening
+        return (frame_for("already_quoted", query) if not result or leads_with_flag(result)
+                else result)
 
     def _fresh(self, wanted: list[Source | None], count: int, query: str,
                spare: list[Source], written: str, taken: set[int]) -> list[str]:

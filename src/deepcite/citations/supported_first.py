@@ -1,0 +1,98 @@
+"""The one rule for model text no source supports: it never leads an answer.
+
+A small model asked to answer a follow-up wrote "The zebra cache keeps entries for 30
+seconds ... [citation: The original source of this information can be found on a
+website]" where the source said 300; verification took the citation away and the answer
+still opened with the invented sentence, a flag and the passage only after it. Read
+top-down, the wrong figure was the answer.
+
+Wherever the checks find that the model's text has no supported claim - a reply that
+cites nothing attribution can back (:func:`deepcite.citations.answer.finalise_reply`),
+or one whose every citation verification refuted
+(:func:`deepcite.research.steps.flag_unsupported`) - :func:`supported_first` builds the
+answer instead: the grounded answer (the sources' own best sentences, each cited; no
+model call, :func:`~deepcite.citations.grounded.grounded_answer`) or, when no sentence
+is on the question, the honest not-found answer with the closest passages. The model's
+text is dropped for a model too small to write a cited answer; for a larger one it
+follows, below a flag that says no source supports it, so a reader can still judge it.
+
+Citation-shaped text the model invents ("[citation: ...]", "(Source: a website)",
+"[source needed]") is never a citation: :func:`strip_fake_citations` removes it before
+anything checks or shows the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepcite.citations.answer import evidence_answer
+from deepcite.citations.grounded import grounded_answer
+from deepcite.citations.markers import clean_markers
+from deepcite.citations.question_match import Similarity
+from deepcite.text.frames import frame, frame_for
+from deepcite.types import Source
+
+#: The honest not-found answer's opening (the closest passages follow it).
+NOT_ANSWERED_INTRO = frame("not_answered")  # in the question's language: frame_for
+#: Said under a grounded answer that replaced the model's unsupported one.
+DROPPED_NOTE = "_The model's own answer was left out: no source supports it._"
+#: Heads the model's unsupported text when it is kept (a model big enough to write).
+BELOW_NOTE = ("_The model also wrote the following, which no source supports - it is not "
+              "part of the answer above; check it before relying on it:_")
+
+# "[citation: ...]", "[source: ...]", "[ref 3: ...]", "(Source: ...)", "[citation needed]":
+# a bracket that opens with a word naming a citation and a colon (or "needed"), with no
+# bracket inside. A source's own "(source code is on GitHub)" has no colon and stays.
+_FAKE = re.compile(
+    r"\s?[\[(【（]\s*(?:citations?|cite|sources?|refs?|references?|footnotes?|出处|来源|引用"
+    r"|参考(?:资料|文献)?)\s*\d*\s*(?:[:：]|needed\b)[^\[\]()【】（）\n]{0,400}[\])】）]",
+    re.IGNORECASE,
+)
+
+
+def strip_fake_citations(text: str) -> str:
+    """``text`` without citation-shaped brackets that are not ``[n]`` markers.
+
+    A real citation is a number that resolves to a source; "[citation: The original
+    source of this information can be found on a website ...]" resolves to nothing and
+    looks, to a reader, like a reference. Only a bracket that opens with such a word and
+    a colon (or "needed") is one; a source's "(source code is on GitHub)" is kept.
+    """
+    return _FAKE.sub("", text)
+
+
+def supported_first(model_text: str, question: str, sources: Sequence[Source], *,
+                    keep_model_text: bool, avoid: str = "",
+                    similarity: Similarity | None = None) -> str:
+    """The answer to show when ``model_text`` has no claim a source supports.
+
+    The grounded answer over ``sources`` leads (or the not-found answer with the
+    closest passages); ``model_text`` follows below :data:`BELOW_NOTE` with its
+    markers and invented citations removed when ``keep_model_text``, else a one-line
+    note says it was left out. No model call: the answer's one call was the reply.
+    """
+    listed = list(sources)
+    grounded = grounded_answer(question, listed, avoid=avoid, similarity=similarity)
+    lead = (grounded.text if grounded is not None
+            else evidence_answer(question, listed, intro=frame_for("not_answered", question),
+                                 similarity=similarity))
+    own, _ = clean_markers(strip_fake_citations(model_text), ())
+    own = own.strip()
+    if not own:
+        return lead
+    if not keep_model_text:
+        return f"{lead}\n\n{DROPPED_NOTE}"
+    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in own.splitlines())
+    return f"{lead}\n\n{BELOW_NOTE}\n\n{quoted}"
+
+
+def leads_with_flag(text: str) -> bool:
+    """Whether ``text`` opens with the note that belongs under an answer: what stood
+    above it (a report part's quotes already used by an earlier part) was cut, and the
+    model's unsupported text below it must not be left to lead."""
+    return text.lstrip().startswith((BELOW_NOTE, DROPPED_NOTE))
+
+
+__all__ = ["BELOW_NOTE", "DROPPED_NOTE", "NOT_ANSWERED_INTRO", "leads_with_flag",
+           "strip_fake_citations", "supported_first"]
