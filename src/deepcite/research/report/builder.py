@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.handlers import NO_SOURCES_ANSWER, AnswerStyle
 from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import answer_body
@@ -62,19 +63,26 @@ from deepcite.types import (
     RunNotice,
     RunWarning,
     SectionStarted,
+    Source,
     VerificationCounts,
     WarningCode,
 )
 
+from .facets import facet_outline
 from .outline import (
     OUTLINE_SYSTEM,
-    fallback_outline,
     outline_bindings,
     outline_prompt,
     parse_outline,
     research_parts,
 )
-from .part_passages import PartPassages, as_result
+from .part_passages import (
+    ALREADY_QUOTED_LINE,
+    MATERIAL_ENGINE,
+    PartPassages,
+    answers,
+    as_result,
+)
 from .parts_ahead import PartsAhead
 
 #: Reviews the proposed outline before sections are written: returns the outline to
@@ -162,9 +170,12 @@ class DetailedReport:
         self._materials: Materials | None = None
         #: The outline's material bindings (with roles) by case-folded part title.
         self._roles: dict[str, list[MaterialBinding]] = {}
-        #: The titles of the parts taken from the headings of what was found (a
-        #: structural outline): each is written from the passages under its heading.
-        self._structural: set[str] = set()
+        #: The passages of each part of an outline built from the question's facets
+        #: (:mod:`~deepcite.research.report.facets`), by case-folded title: such a part
+        #: is written from them alone, so no two parts quote the same passage.
+        self._assigned: dict[str, list[Source]] = {}
+        #: The parts researched that found no evidence of their own (left out).
+        self._dropped: set[int] = set()
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
         #: Stops the parts being researched ahead (a report's own, made per report).
@@ -208,6 +219,7 @@ class DetailedReport:
                                                 style=plan.style(None))
         early: Future[str] | None = None
         if (materials is None and researcher.settings.report.parallel_parts > 1
+                and not self._small_model
                 and not researcher.client.one_call_at_a_time):
             # Search once, then write the Summary and ask for the outline at the same
             # time: the outline needs what was found, not the Summary's text.
@@ -231,6 +243,7 @@ class DetailedReport:
             entries = self._outline(question, summary, budget, tally, early=early)
         if entries and not self.cancelled:
             parts = self._sections(question, entries, summary, budget, tally)
+            entries, parts = without_parts(entries, parts, self._dropped)
         cancelled = self.cancelled or any(r.cancelled for r in tally.results)
         return self._assemble(question, summary, entries, parts, tally, cancelled,
                               time.perf_counter() - started)
@@ -255,6 +268,14 @@ class DetailedReport:
         finally:
             pool.shutdown(wait=False)
 
+    @property
+    def _small_model(self) -> bool:
+        """Whether the model is one whose answers are grounded (the bundled one): it is
+        not asked for an outline, which it cannot write and would write differently on
+        every run; the outline is built from the question's facets instead."""
+        researcher = self._researcher
+        return use_grounded(researcher.settings, researcher.client)
+
     def _outline(self, question: str, summary: ResearchResult, budget: Budget,
                  tally: _Tally, *, early: Future[str] | None = None) -> list[OutlineEntry]:
         researcher = self._researcher
@@ -262,7 +283,10 @@ class DetailedReport:
         entries: list[OutlineEntry] = []
         problem = "the model's outline was unusable"
         reason = None if early is not None else budget.exhausted(model_calls=1)
-        if reason is not None:
+        small = early is None and self._small_model
+        if small:
+            problem = ""
+        elif reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
             researcher.emit(PhaseStarted(phase="outline"))
@@ -280,13 +304,17 @@ class DetailedReport:
                 problem = f"the outline call failed ({exc})"
         fallback = not entries
         if fallback:
-            entries, headings = fallback_outline(question, summary.sources,
-                                                 max_sections=cfg.max_sections)
-            self._structural = set(headings)
-            message = (f"Built the outline from the headings of the sources found: {problem}"
-                       if headings else f"Used a default outline: {problem}")
-            tally.warn("outline_fallback", message)
-            researcher.emit(RunWarning(code="outline_fallback", message=message))
+            found = facet_outline(question, [s for s in summary.sources
+                                             if s.engine != MATERIAL_ENGINE],
+                                  max_sections=cfg.max_sections)
+            entries = found.entries
+            self._assigned = {entries[index].title.casefold(): passages
+                              for index, passages in found.passages.items()}
+            if problem:
+                message = ("Built the outline from the question and the evidence found: "
+                           f"{problem}")
+                tally.warn("outline_fallback", message)
+                researcher.emit(RunWarning(code="outline_fallback", message=message))
         if self._review is not None and not self.cancelled:
             reviewed = self._review(list(entries))
             if reviewed is None:
@@ -330,7 +358,7 @@ class DetailedReport:
             workers = 1  # its calls would only change places: keep the order one by one
         ahead = PartsAhead(researcher, workers, self._scouts)
         for index, _, _ in todo:
-            if entries[index].title not in self._structural:  # those use their passages
+            if entries[index].title.casefold() not in self._assigned:  # those have theirs
                 ahead.start(index, plans[index].query,
                             self._part_brief(plans[index], budget, cfg.section_iterations))
         try:
@@ -374,8 +402,9 @@ class DetailedReport:
                 self._part_brief(part, budget, cfg.section_iterations),
                 written=context, avoid=" ".join(" ".join(written).split()),
                 gathered=ahead.result(index))
-            if not brief.evidence and entry.title in self._structural:
-                brief = self._own_passages(brief, passages, entry.title, query)
+            own = self._assigned.get(entry.title.casefold())
+            if own:
+                brief = self._own_passages(brief, passages, own)
             result = researcher.run(query, brief=brief)
             if materials is not None and plan is not None:
                 log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
@@ -384,7 +413,12 @@ class DetailedReport:
             text = _part_text(result)
             if text != NO_SOURCES_LINE:
                 text = passages.unrepeated(entry.title, text, query, result.sources,
-                                           "\n\n".join(written))
+                                           "\n\n".join(written), prose=bool(own))
+            if not (result.cancelled or self.cancelled) and (
+                    text in (NO_SOURCES_LINE, ALREADY_QUOTED_LINE)
+                    or (own and not answers(text))):  # a facet's part must answer its purpose
+                self._dropped.add(index)  # no evidence of its own: no part, never empty
+                continue
             parts.append(_Part(index, text))
             written.append(f"## {number} {entry.title}\n\n{text}")
             if result.cancelled:
@@ -400,6 +434,8 @@ class DetailedReport:
         entry = entries[index]
         researcher = self._researcher
         query = _query(question, heading, entry.purpose)
+        if entry.title.casefold() in self._assigned:
+            query = entry.purpose or question  # the facet's own question
         style = _section_style(researcher.settings.llm.max_tokens)
         materials = self._materials
         if materials is None:
@@ -419,16 +455,14 @@ class DetailedReport:
         return dataclasses.replace(brief, evidence=part.materials.evidence,
                                    search_queries=part.materials.search_queries)
 
-    def _own_passages(self, brief: RunBrief, passages: PartPassages, title: str,
-                      query: str) -> RunBrief:
-        """``brief`` for a part titled with a heading of what was found: written from
-        the passages under that heading alone (no search, which would bring back the
-        other parts' passages); unchanged when none is left for it."""
-        own = passages.pinned(title, query, self._researcher.numbering.sources(),
-                              limit=self._researcher.settings.research.max_sources)
-        if not own:
-            return brief
-        return dataclasses.replace(brief, evidence=tuple(map(as_result, own)),
+    @staticmethod
+    def _own_passages(brief: RunBrief, passages: PartPassages, own: Sequence[Source]
+                      ) -> RunBrief:
+        """``brief`` for a part of a facet outline: written from the passages assigned
+        to its facet (and its materials) alone, no search, which would bring back the
+        other parts' passages."""
+        passages.pin(own)
+        return dataclasses.replace(brief, evidence=(*brief.evidence, *map(as_result, own)),
                                    search_queries=())
 
     def _declared(self, entries: Sequence[OutlineEntry], index: int) -> list[MaterialBinding]:
@@ -505,6 +539,27 @@ def assemble_body(summary: str, entries: Sequence[OutlineEntry],
         pending = None
         sections.append(f"{heading}\n\n{text}")
     return "\n\n".join(["## Contents\n\n" + "\n".join(contents), *sections])
+
+
+def without_parts(entries: Sequence[OutlineEntry], parts: Sequence[_Part],
+                  dropped: set[int]) -> tuple[list[OutlineEntry], list[_Part]]:
+    """The outline and parts without the ``dropped`` parts (researched, nothing of their
+    own found) and without a section all of whose subsections were dropped: a report
+    prints no empty part, and its contents list no part it does not print."""
+    keep: list[int] = []
+    for index, entry in enumerate(entries):
+        if index in dropped:
+            continue
+        if entry.level == 1:
+            children = [i for i in range(index + 1, len(entries))
+                        if all(entries[j].level == 2 for j in range(index + 1, i + 1))]
+            if children and all(i in dropped for i in children):
+                continue
+        keep.append(index)
+    moved = {old: new for new, old in enumerate(keep)}
+    return ([entries[i] for i in keep],
+            [dataclasses.replace(part, index=moved[part.index]) for part in parts
+             if part.index in moved])
 
 
 def report_title(question: str) -> str:
