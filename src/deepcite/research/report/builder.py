@@ -4,20 +4,21 @@
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
    purpose each (:mod:`deepcite.research.report.outline` parses it leniently and drops
-   sections about sources or methodology). When the model cannot write one (a small
-   model rarely can), the outline is built from the headings of what was found, else
-   a default structure is used, with a warning. ``outline_review`` lets the user edit
-   or approve it first.
+   sections about sources or methodology). When the model cannot write one, and
+   always for a small model (never asked: it cannot, and would answer differently each
+   run), the outline is built from the question's facets and the evidence found
+   (:mod:`deepcite.research.report.facets`), each part with passages of its own.
+   ``outline_review`` lets the user edit or approve it first.
 3. **Sections**: every part gets its own research run on the *same* Researcher, so the
    one SourceNumbering numbers the whole report - sources keep their numbers, new ones
    continue the count. The writer sees the most recent parts already written (at most
    ``report.max_context_sections`` parts and ``report.max_context_chars`` characters,
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
-   found nothing says so in one line instead of inventing. Each part's answer is
+   found nothing of its own is left out, never printed empty. Each part's answer is
    verified like a quick answer (the citation step does it for every run). Parts get
-   passages of their own (:mod:`deepcite.research.report.part_passages`): a part titled with
-   a heading is written from the passages under it, and no passage is quoted in two
-   parts.
+   passages of their own (:mod:`deepcite.research.report.part_passages`): a part of a
+   facet outline is written from its facet's passages alone, and no passage is quoted
+   in two parts.
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
    the body: it is rendered from the source numbering on output (``to_markdown``), in the store
    and in every export, so body and block always read the same numbers.
@@ -82,6 +83,7 @@ from .part_passages import (
     PartPassages,
     answers,
     as_result,
+    on_cue,
 )
 from .parts_ahead import PartsAhead
 
@@ -174,6 +176,8 @@ class DetailedReport:
         #: (:mod:`~deepcite.research.report.facets`), by case-folded title: such a part
         #: is written from them alone, so no two parts quote the same passage.
         self._assigned: dict[str, list[Source]] = {}
+        #: What the sentences of a facet part must hold (its examples, its limits).
+        self._cues: dict[str, re.Pattern[str]] = {}
         #: The parts researched that found no evidence of their own (left out).
         self._dropped: set[int] = set()
         self._cancelled = threading.Event()
@@ -310,6 +314,8 @@ class DetailedReport:
             entries = found.entries
             self._assigned = {entries[index].title.casefold(): passages
                               for index, passages in found.passages.items()}
+            self._cues = {entries[index].title.casefold(): cue
+                          for index, cue in found.cues.items()}
             if problem:
                 message = ("Built the outline from the question and the evidence found: "
                            f"{problem}")
@@ -328,7 +334,7 @@ class DetailedReport:
         return entries
 
     def _bind_all_when_unbound(self, entries: list[OutlineEntry]) -> list[OutlineEntry]:
-        """An outline that binds no material at all (the default outline, a model that
+        """An outline that binds no material at all (a facet outline, a model that
         ignored the ids) gets every usable material on each section: the user handed
         them in to be used, and a report that leaves them all out is the failure users
         complain of most. An outline that binds some keeps its choice."""
@@ -414,6 +420,8 @@ class DetailedReport:
             if text != NO_SOURCES_LINE:
                 text = passages.unrepeated(entry.title, text, query, result.sources,
                                            "\n\n".join(written), prose=bool(own))
+                if (cue := self._cues.get(entry.title.casefold())) is not None:
+                    text = on_cue(text, cue)
             if not (result.cancelled or self.cancelled) and (
                     text in (NO_SOURCES_LINE, ALREADY_QUOTED_LINE)
                     or (own and not answers(text))):  # a facet's part must answer its purpose

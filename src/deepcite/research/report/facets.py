@@ -114,6 +114,8 @@ class FacetOutline:
 
     entries: list[OutlineEntry] = field(default_factory=list)
     passages: dict[int, list[Source]] = field(default_factory=dict)
+    #: What the sentences of a part must hold (examples, limitations), by entry index.
+    cues: dict[int, re.Pattern[str]] = field(default_factory=dict)
 
 
 def terms(text: str) -> set[str]:
@@ -278,6 +280,7 @@ def facet_outline(question: str, sources: Sequence[Source], *, max_sections: int
     (best first), each entry with its own passages; facets left without passages are
     not in it. Empty when no passage fits any facet."""
     limit = max(1, max_sections)
+    sources = on_subject(question, sources)
     main = question_facets(question)[:limit]
     facets = [*main, *evidence_facets(question, main, sources, slots=limit - len(main))]
     outline = FacetOutline()
@@ -287,8 +290,24 @@ def facet_outline(question: str, sources: Sequence[Source], *, max_sections: int
             continue
         seen.add(facet.title.casefold())
         outline.passages[len(outline.entries)] = passages
+        if facet.needs_cue and facet.cue is not None:
+            outline.cues[len(outline.entries)] = facet.cue
         outline.entries.append(OutlineEntry(title=facet.title, purpose=facet.purpose))
     return outline
+
+
+def on_subject(question: str, sources: Sequence[Source]) -> list[Source]:
+    """``sources`` less those from documents off the question's subject: when at least
+    half of them come from documents whose title holds a word of the question (the
+    "csv" manual for a question on CSV files), a passage of another document (the
+    logging manual's "sub-areas 'read CSV files'") matches only by its words, and is
+    left to the Summary. Otherwise all are kept (titles say nothing: web pages, FAQs)."""
+    asked = terms(question)
+    titled = [bool(asked & terms(str(s.metadata.get("document_title") or s.title)))
+              for s in sources]
+    if not sources or sum(titled) * 2 < len(sources):
+        return list(sources)
+    return [s for s, on in zip(sources, titled, strict=True) if on]
 
 
 def _score(facet: Facet, text: str, have: set[str], asked_share: float) -> float:

@@ -173,12 +173,43 @@ def _unsaid(paragraph: str, written: str, sources: Sequence[Source]) -> str:
     in its own words, are kept as they are."""
     if _is_intro(paragraph) or not _MARKERS.search(paragraph):
         return paragraph
-    sentences = split_sentences(paragraph)
+    sentences = cited_units(paragraph)
     copied = [_normalised(s.text) for s in sources]
     kept = [s for s in sentences if not (
         _repeats(s, written)
         and any(_normalised(s).rstrip(".!?;:, ") in text for text in copied))]
     return paragraph if len(kept) == len(sentences) else " ".join(kept)
+
+
+_CITED_UNIT = re.compile(r".+?(?:\\?\[\d+\\?\])+[.!?。！？]?(?=\s|$)\s*|.+$", re.DOTALL)
+
+
+def cited_units(paragraph: str) -> list[str]:
+    """``paragraph`` cut after each run of citation markers ("... fields [6]."): the
+    sentences of a grounded answer with their markers, whatever their punctuation."""
+    return [unit.strip() for unit in _CITED_UNIT.findall(paragraph.strip()) if unit.strip()]
+
+
+def on_cue(text: str, cue: re.Pattern[str]) -> str:
+    """``text`` (a part) with only the cited sentences and quote lines that hold
+    ``cue``: a part of examples or of limitations keeps what gives an example or names
+    a limit, not the other sentences of its passages."""
+    kept: list[str] = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.strip().splitlines()
+        if lines and all(_QUOTE_LINE.match(line) for line in lines):
+            block = [line for line in lines if cue.search(line)]
+            if block:
+                kept.append("\n".join(block))
+            elif kept and _is_intro(kept[-1]):
+                kept.pop()
+        elif _is_intro(paragraph) or not _MARKERS.search(paragraph):
+            kept.append(paragraph)
+        elif units := [u for u in cited_units(paragraph) if cue.search(u)]:
+            kept.append(" ".join(units))
+        elif kept and _is_intro(kept[-1]):
+            kept.pop()
+    return "\n\n".join(kept).strip()
 
 
 def _under(key: str, keys: set[str]) -> bool:
