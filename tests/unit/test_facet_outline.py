@@ -17,6 +17,7 @@ import pytest
 from deepcite.research import Researcher
 from deepcite.research.report.builder import DetailedReport
 from deepcite.research.report.facets import facet_outline, question_facets
+from deepcite.research.report.part_passages import PartPassages
 from deepcite.text.sentences import split_sentences
 from deepcite.types import Event, OutlineReady, ResearchResult, SearchResult, Source
 from tests.fakes import MemoryEngine, ScriptedChatModel
@@ -248,3 +249,21 @@ def test_the_outline_does_not_depend_on_order_of_sets() -> None:
     assert first.entries == again.entries
     assert {k: [s.number for s in v] for k, v in first.passages.items()} == \
         {k: [s.number for s in v] for k, v in again.passages.items()}
+
+
+def test_a_part_never_quotes_a_heading_a_table_row_or_navigation() -> None:
+    manual = _source(1, "csv — CSV File Reading and Writing\n"
+                     "==================================\n\n"
+                     "| Dialect | Delimiter |\n|---|---|\n| excel | , |\n\n"
+                     "Home | Modules | Next\n\n"
+                     "The reader object iterates over the lines of the given CSV file. "
+                     "Each row read from the file is returned as a list of strings.")
+    written = "## Summary\n\nThe reader object iterates over the lines of the given CSV file [1]."
+    block = ("The closest passages found:\n\n"
+             "- \u201cThe reader object iterates over the lines of the given CSV file.\u201d "
+             "[1] (Guide)")
+    text = PartPassages().unrepeated("How to read a CSV file", block,
+                                     "How do I read a CSV file?", [manual], written)
+    assert "Each row read from the file is returned as a list of strings." in text
+    for line in ("CSV File Reading and Writing", "Dialect", "excel", "Modules"):
+        assert line not in text

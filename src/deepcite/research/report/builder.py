@@ -84,6 +84,7 @@ from .part_passages import (
     answers,
     as_result,
     on_cue,
+    without_headlines,
 )
 from .parts_ahead import PartsAhead
 
@@ -160,6 +161,13 @@ def section_body(answer: str) -> str:
     bold lines so the report's own structure (and its contents list) stays true."""
     body = answer_body(answer)[0].strip()
     return _HEADING_LINE.sub(lambda m: f"**{m.group(1).strip()}**", body)
+
+
+def summary_body(summary: ResearchResult) -> str:
+    """The Summary as report text, without the headings its sentences may quote (a
+    report quotes no heading, table row or navigation line as a sentence)."""
+    body = section_body(summary.answer)
+    return without_headlines(body, summary.sources) or body
 
 
 class DetailedReport:
@@ -377,7 +385,7 @@ class DetailedReport:
                      tally: _Tally, summary: ResearchResult) -> list[_Part]:
         """Write the parts in outline order, each from what was found for it (researched
         ahead, or now), with the parts already written as context."""
-        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{section_body(summary.answer)}"]
+        written: list[str] = [f"## {SUMMARY_HEADING}\n\n{summary_body(summary)}"]
         parts: list[_Part] = []
         passages = PartPassages(outline_sources=summary.sources,
                                 titles=[entry.title for entry in entries])
@@ -420,6 +428,7 @@ class DetailedReport:
             if text != NO_SOURCES_LINE:
                 text = passages.unrepeated(entry.title, text, query, result.sources,
                                            "\n\n".join(written), prose=bool(own))
+                text = without_headlines(text, result.sources) or ALREADY_QUOTED_LINE
                 if (cue := self._cues.get(entry.title.casefold())) is not None:
                     text = on_cue(text, cue)
             if not (result.cancelled or self.cancelled) and (
@@ -490,7 +499,7 @@ class DetailedReport:
                   entries: list[OutlineEntry], parts: list[_Part], tally: _Tally,
                   cancelled: bool, wall: float) -> ResearchResult:
         researcher = self._researcher
-        body = assemble_body(summary.answer, entries, parts)
+        body = assemble_body(summary_body(summary), entries, parts)
         results = tally.results
         usage = researcher.client.usage.since(self._usage_start)  # the outline call too
         metrics = RunMetrics(

@@ -184,6 +184,40 @@ def _unsaid(paragraph: str, written: str, sources: Sequence[Source]) -> str:
 _CITED_UNIT = re.compile(r".+?(?:\\?\[\d+\\?\])+[.!?。！？]?(?=\s|$)\s*|.+$", re.DOTALL)
 
 
+#: The most words a line standing alone without an end mark may have to be a heading.
+_MAX_HEADING_WORDS = 12
+
+
+def headline(unit: str, sources: Sequence[Source]) -> bool:
+    """Whether the cited sentence ``unit`` is, in its source, a line of its own with no
+    end mark ("getopt - Parser for command line options", "csv - CSV parsing and
+    writing"): a heading or a navigation line, not a sentence to quote."""
+    plain = " ".join(_MARKERS.sub(" ", unit).replace("\\", "").split()).rstrip(".!?。！？ ")
+    if not plain or len(plain.split()) > _MAX_HEADING_WORDS:
+        return False
+    for source in sources:
+        for line in source.text.splitlines():
+            if " ".join(line.split()).strip(" -*#=|") == plain:
+                return True
+    return False
+
+
+def without_headlines(text: str, sources: Sequence[Source]) -> str:
+    """``text`` (a part) without the cited sentences that are headlines of
+    ``sources`` (:func:`headline`)."""
+    kept: list[str] = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.strip().splitlines()
+        if (not lines or _is_intro(paragraph) or not _MARKERS.search(paragraph)
+                or all(_QUOTE_LINE.match(line) for line in lines)):
+            kept.append(paragraph)
+            continue
+        units = [u for u in cited_units(paragraph) if not headline(u, sources)]
+        if units:
+            kept.append(" ".join(units))
+    return "\n\n".join(kept).strip()
+
+
 def cited_units(paragraph: str) -> list[str]:
     """``paragraph`` cut after each run of citation markers ("... fields [6]."): the
     sentences of a grounded answer with their markers, whatever their punctuation."""
