@@ -6,7 +6,10 @@ One module per step of the build, read in this order:
   (summary run, outline, one run per part on the same Researcher, assembly) and the
   context cuts the parts' writers see;
 - :mod:`~deepcite.research.report.outline`: the outline asked of the model, parsed
-  leniently, or built from the headings of what was found;
+  leniently;
+- :mod:`~deepcite.research.report.facets`: the outline built from the question's
+  facets and the evidence found, each part with its passages (small models, and any
+  model whose outline is unusable);
 - :mod:`~deepcite.research.report.parts_ahead`: parts searched ahead of their writing,
   several at a time;
 - :mod:`~deepcite.research.report.part_passages`: passages of its own for every part,

@@ -4,20 +4,21 @@
    report's Summary, and what it found grounds the outline.
 2. **Outline**: one model call proposes sections and subsections with a one-line
    purpose each (:mod:`deepcite.research.report.outline` parses it leniently and drops
-   sections about sources or methodology). When the model cannot write one (a small
-   model rarely can), the outline is built from the headings of what was found, else
-   a default structure is used, with a warning. ``outline_review`` lets the user edit
-   or approve it first.
+   sections about sources or methodology). When the model cannot write one, and
+   always for a small model (never asked: it cannot, and would answer differently each
+   run), the outline is built from the question's facets and the evidence found
+   (:mod:`deepcite.research.report.facets`), each part with passages of its own.
+   ``outline_review`` lets the user edit or approve it first.
 3. **Sections**: every part gets its own research run on the *same* Researcher, so the
    one SourceNumbering numbers the whole report - sources keep their numbers, new ones
    continue the count. The writer sees the most recent parts already written (at most
    ``report.max_context_sections`` parts and ``report.max_context_chars`` characters,
    cut at a sentence boundary), fenced as not to be repeated. A part whose research
-   found nothing says so in one line instead of inventing. Each part's answer is
+   found nothing of its own is left out, never printed empty. Each part's answer is
    verified like a quick answer (the citation step does it for every run). Parts get
-   passages of their own (:mod:`deepcite.research.report.part_passages`): a part titled with
-   a heading is written from the passages under it, and no passage is quoted in two
-   parts.
+   passages of their own (:mod:`deepcite.research.report.part_passages`): a part of a
+   facet outline is written from its facet's passages alone, and no passage is quoted
+   in two parts.
 4. **Assembly**: contents, Summary, numbered sections. The Sources block is not part of
    the body: it is rendered from the source numbering on output (``to_markdown``), in the store
    and in every export, so body and block always read the same numbers.
@@ -38,6 +39,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.citations.numbering import SourceNumbering
 from deepcite.citations.render import answer_body
@@ -52,7 +54,7 @@ from deepcite.research.material_runs import MaterialPlan, Materials, log_route
 from deepcite.research.ranking import fuse
 from deepcite.research.run_budget import Budget
 from deepcite.security.fencing import UNTRUSTED_NOTICE
-from deepcite.text.frames import frame, variants
+from deepcite.text.frames import frame, frame_for, variants
 from deepcite.text.language import DEFAULT, detect
 from deepcite.text.sentences import cut_at_sentence
 from deepcite.types import (
@@ -65,19 +67,27 @@ from deepcite.types import (
     RunNotice,
     RunWarning,
     SectionStarted,
+    Source,
     VerificationCounts,
     WarningCode,
 )
 
+from .facets import facet_outline
 from .outline import (
     OUTLINE_SYSTEM,
-    fallback_outline,
     outline_bindings,
     outline_prompt,
     parse_outline,
     research_parts,
 )
-from .part_passages import PartPassages, as_result
+from .part_passages import (
+    MATERIAL_ENGINE,
+    PartPassages,
+    answers,
+    as_result,
+    on_cue,
+    without_headlines,
+)
 from .parts_ahead import PartsAhead
 
 #: Reviews the proposed outline before sections are written: returns the outline to
@@ -156,6 +166,13 @@ def section_body(answer: str) -> str:
     return _HEADING_LINE.sub(lambda m: f"**{m.group(1).strip()}**", body)
 
 
+def summary_body(summary: ResearchResult) -> str:
+    """The Summary as report text, without the headings its sentences may quote (a
+    report quotes no heading, table row or navigation line as a sentence)."""
+    body = section_body(summary.answer)
+    return without_headlines(body, summary.sources) or body
+
+
 class DetailedReport:
     """Builds one detailed report on a Researcher; :meth:`cancel` stops it cleanly."""
 
@@ -166,9 +183,14 @@ class DetailedReport:
         self._materials: Materials | None = None
         #: The outline's material bindings (with roles) by case-folded part title.
         self._roles: dict[str, list[MaterialBinding]] = {}
-        #: The titles of the parts taken from the headings of what was found (a
-        #: structural outline): each is written from the passages under its heading.
-        self._structural: set[str] = set()
+        #: The passages of each part of an outline built from the question's facets
+        #: (:mod:`~deepcite.research.report.facets`), by case-folded title: such a part
+        #: is written from them alone, so no two parts quote the same passage.
+        self._assigned: dict[str, list[Source]] = {}
+        #: What the sentences of a facet part must hold (its examples, its limits).
+        self._cues: dict[str, re.Pattern[str]] = {}
+        #: The parts researched that found no evidence of their own (left out).
+        self._dropped: set[int] = set()
         self._cancelled = threading.Event()
         self._usage_start = researcher.client.usage
         #: Stops the parts being researched ahead (a report's own, made per report).
@@ -212,6 +234,7 @@ class DetailedReport:
                                                 style=plan.style(None))
         early: Future[str] | None = None
         if (materials is None and researcher.settings.report.parallel_parts > 1
+                and not self._small_model
                 and not researcher.client.one_call_at_a_time):
             # Search once, then write the Summary and ask for the outline at the same
             # time: the outline needs what was found, not the Summary's text.
@@ -235,6 +258,7 @@ class DetailedReport:
             entries = self._outline(question, summary, budget, tally, early=early)
         if entries and not self.cancelled:
             parts = self._sections(question, entries, summary, budget, tally)
+            entries, parts = without_parts(entries, parts, self._dropped)
         cancelled = self.cancelled or any(r.cancelled for r in tally.results)
         return self._assemble(question, summary, entries, parts, tally, cancelled,
                               time.perf_counter() - started)
@@ -259,6 +283,14 @@ class DetailedReport:
         finally:
             pool.shutdown(wait=False)
 
+    @property
+    def _small_model(self) -> bool:
+        """Whether the model is one whose answers are grounded (the bundled one): it is
+        not asked for an outline, which it cannot write and would write differently on
+        every run; the outline is built from the question's facets instead."""
+        researcher = self._researcher
+        return use_grounded(researcher.settings, researcher.client)
+
     def _outline(self, question: str, summary: ResearchResult, budget: Budget,
                  tally: _Tally, *, early: Future[str] | None = None) -> list[OutlineEntry]:
         researcher = self._researcher
@@ -266,7 +298,10 @@ class DetailedReport:
         entries: list[OutlineEntry] = []
         problem = "the model's outline was unusable"
         reason = None if early is not None else budget.exhausted(model_calls=1)
-        if reason is not None:
+        small = early is None and self._small_model
+        if small:
+            problem = ""
+        elif reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
             researcher.emit(PhaseStarted(phase="outline"))
@@ -284,13 +319,19 @@ class DetailedReport:
                 problem = f"the outline call failed ({exc})"
         fallback = not entries
         if fallback:
-            entries, headings = fallback_outline(question, summary.sources,
-                                                 max_sections=cfg.max_sections)
-            self._structural = set(headings)
-            message = (f"Built the outline from the headings of the sources found: {problem}"
-                       if headings else f"Used a default outline: {problem}")
-            tally.warn("outline_fallback", message)
-            researcher.emit(RunWarning(code="outline_fallback", message=message))
+            found = facet_outline(question, [s for s in summary.sources
+                                             if s.engine != MATERIAL_ENGINE],
+                                  max_sections=cfg.max_sections)
+            entries = found.entries
+            self._assigned = {entries[index].title.casefold(): passages
+                              for index, passages in found.passages.items()}
+            self._cues = {entries[index].title.casefold(): cue
+                          for index, cue in found.cues.items()}
+            if problem:
+                message = ("Built the outline from the question and the evidence found: "
+                           f"{problem}")
+                tally.warn("outline_fallback", message)
+                researcher.emit(RunWarning(code="outline_fallback", message=message))
         if self._review is not None and not self.cancelled:
             reviewed = self._review(list(entries))
             if reviewed is None:
@@ -304,7 +345,7 @@ class DetailedReport:
         return entries
 
     def _bind_all_when_unbound(self, entries: list[OutlineEntry]) -> list[OutlineEntry]:
-        """An outline that binds no material at all (the default outline, a model that
+        """An outline that binds no material at all (a facet outline, a model that
         ignored the ids) gets every usable material on each section: the user handed
         them in to be used, and a report that leaves them all out is the failure users
         complain of most. An outline that binds some keeps its choice."""
@@ -334,7 +375,7 @@ class DetailedReport:
             workers = 1  # its calls would only change places: keep the order one by one
         ahead = PartsAhead(researcher, workers, self._scouts)
         for index, _, _ in todo:
-            if entries[index].title not in self._structural:  # those use their passages
+            if entries[index].title.casefold() not in self._assigned:  # those have theirs
                 ahead.start(index, plans[index].query,
                             self._part_brief(plans[index], budget, cfg.section_iterations))
         try:
@@ -348,8 +389,7 @@ class DetailedReport:
         """Write the parts in outline order, each from what was found for it (researched
         ahead, or now), with the parts already written as context."""
         language = detect(summary.question)
-        written: list[str] = [f"## {frame('summary', language)}\n\n"
-                              f"{section_body(summary.answer)}"]
+        written: list[str] = [f"## {frame('summary', language)}\n\n{summary_body(summary)}"]
         parts: list[_Part] = []
         passages = PartPassages(outline_sources=summary.sources,
                                 titles=[entry.title for entry in entries])
@@ -380,8 +420,9 @@ class DetailedReport:
                 self._part_brief(part, budget, cfg.section_iterations),
                 written=context, avoid=" ".join(" ".join(written).split()),
                 gathered=ahead.result(index))
-            if not brief.evidence and entry.title in self._structural:
-                brief = self._own_passages(brief, passages, entry.title, query)
+            own = self._assigned.get(entry.title.casefold())
+            if own:
+                brief = self._own_passages(brief, passages, own)
             result = researcher.run(query, brief=brief)
             if materials is not None and plan is not None:
                 log_route(f"{number} {entry.title}", plan, len(entry.materials), result)
@@ -390,7 +431,16 @@ class DetailedReport:
             text = _part_text(result, language)
             if text not in variants("part_no_sources"):
                 text = passages.unrepeated(entry.title, text, query, result.sources,
-                                           "\n\n".join(written))
+                                           "\n\n".join(written), prose=bool(own))
+                text = (without_headlines(text, result.sources)
+                        or frame_for("already_quoted", summary.question))
+                if (cue := self._cues.get(entry.title.casefold())) is not None:
+                    text = on_cue(text, cue)
+            if not (result.cancelled or self.cancelled) and (
+                    text in variants("part_no_sources") or text in variants("already_quoted")
+                    or (own and not answers(text))):  # a facet's part must answer its purpose
+                self._dropped.add(index)  # no evidence of its own: no part, never empty
+                continue
             parts.append(_Part(index, text))
             written.append(f"## {number} {entry.title}\n\n{text}")
             if result.cancelled:
@@ -406,6 +456,8 @@ class DetailedReport:
         entry = entries[index]
         researcher = self._researcher
         query = _query(question, heading, entry.purpose)
+        if entry.title.casefold() in self._assigned:
+            query = entry.purpose or question  # the facet's own question
         style = _section_style(researcher.settings.llm.max_tokens)
         materials = self._materials
         if materials is None:
@@ -425,16 +477,14 @@ class DetailedReport:
         return dataclasses.replace(brief, evidence=part.materials.evidence,
                                    search_queries=part.materials.search_queries)
 
-    def _own_passages(self, brief: RunBrief, passages: PartPassages, title: str,
-                      query: str) -> RunBrief:
-        """``brief`` for a part titled with a heading of what was found: written from
-        the passages under that heading alone (no search, which would bring back the
-        other parts' passages); unchanged when none is left for it."""
-        own = passages.pinned(title, query, self._researcher.numbering.sources(),
-                              limit=self._researcher.settings.research.max_sources)
-        if not own:
-            return brief
-        return dataclasses.replace(brief, evidence=tuple(map(as_result, own)),
+    @staticmethod
+    def _own_passages(brief: RunBrief, passages: PartPassages, own: Sequence[Source]
+                      ) -> RunBrief:
+        """``brief`` for a part of a facet outline: written from the passages assigned
+        to its facet (and its materials) alone, no search, which would bring back the
+        other parts' passages."""
+        passages.pin(own)
+        return dataclasses.replace(brief, evidence=(*brief.evidence, *map(as_result, own)),
                                    search_queries=())
 
     def _declared(self, entries: Sequence[OutlineEntry], index: int) -> list[MaterialBinding]:
@@ -454,7 +504,7 @@ class DetailedReport:
                   entries: list[OutlineEntry], parts: list[_Part], tally: _Tally,
                   cancelled: bool, wall: float) -> ResearchResult:
         researcher = self._researcher
-        body = assemble_body(summary.answer, entries, parts, language=detect(question))
+        body = assemble_body(summary_body(summary), entries, parts, language=detect(question))
         results = tally.results
         usage = researcher.client.usage.since(self._usage_start)  # the outline call too
         metrics = RunMetrics(
@@ -516,6 +566,27 @@ def assemble_body(summary: str, entries: Sequence[OutlineEntry],
         sections.append(f"{heading}\n\n{text}")
     return "\n\n".join([f"## {frame('contents', language)}\n\n" + "\n".join(contents),
                         *sections])
+
+
+def without_parts(entries: Sequence[OutlineEntry], parts: Sequence[_Part],
+                  dropped: set[int]) -> tuple[list[OutlineEntry], list[_Part]]:
+    """The outline and parts without the ``dropped`` parts (researched, nothing of their
+    own found) and without a section all of whose subsections were dropped: a report
+    prints no empty part, and its contents list no part it does not print."""
+    keep: list[int] = []
+    for index, entry in enumerate(entries):
+        if index in dropped:
+            continue
+        if entry.level == 1:
+            children = [i for i in range(index + 1, len(entries))
+                        if all(entries[j].level == 2 for j in range(index + 1, i + 1))]
+            if children and all(i in dropped for i in children):
+                continue
+        keep.append(index)
+    moved = {old: new for new, old in enumerate(keep)}
+    return ([entries[i] for i in keep],
+            [dataclasses.replace(part, index=moved[part.index]) for part in parts
+             if part.index in moved])
 
 
 def report_title(question: str) -> str:

@@ -4,10 +4,11 @@ Small local models rarely follow a format exactly: they number with ``1.``, ``I.
 ``Section 1:`` or Markdown headings, put the purpose after a dash, a colon, in
 brackets or on the next line, wrap titles in bold, and open with "Here is an
 outline". The parser accepts all of that and keeps only what is usable; an outline
-with fewer than two sections is unusable and the builder falls back to
-:func:`default_outline` (with a warning). Sections about sources, references or
-methodology are dropped: the report has one Sources block, assembled from the
-registry, and no model-written list of references can be trusted to match it.
+with fewer than two sections is unusable and the builder builds one from the question
+and the evidence instead (:mod:`deepcite.research.report.facets`, with a warning).
+Sections about sources, references or methodology are dropped: the report has one
+Sources block, assembled from the registry, and no model-written list of references
+can be trusted to match it.
 """
 
 from __future__ import annotations
@@ -240,21 +241,6 @@ def _select(raw: list[tuple[int, str, str, list[str]]], *, max_sections: int,
     return entries
 
 
-def default_outline(question: str) -> list[OutlineEntry]:
-    """The structure used when the model's outline is unusable: one that fits most
-    questions. Each part's research query adds the report's question to its title and
-    purpose, so the purposes need not repeat it."""
-    del question  # the same parts fit any question; kept for a question-aware fallback
-    return [
-        OutlineEntry(title="Background", purpose="the context needed to understand it"),
-        OutlineEntry(title="Key findings", purpose="what the sources say that answers it"),
-        OutlineEntry(title="Details and examples",
-                     purpose="specific facts, figures, examples and steps"),
-        OutlineEntry(title="Limitations and open questions",
-                     purpose="what the sources leave uncertain or disagree on"),
-    ]
-
-
 def outline_text(entries: Sequence[OutlineEntry]) -> str:
     """The outline in the format the parser reads back (for review and editing)."""
     lines = []
@@ -293,11 +279,8 @@ def research_parts(entries: Sequence[OutlineEntry]) -> list[tuple[int, str, str]
     return parts
 
 
-# ------------------------------------------------------------- structural outline
+# ------------------------------------------------------- the headings of a passage
 
-#: Fewest parts an outline built from headings has: with only two headings found, a
-#: part of the default outline follows them; with fewer, the default outline is used.
-STRUCTURAL_MIN_SECTIONS = 3
 _NUMBERING = re.compile(r"^(?:(?:chapter|part|section|§)\s*)?(?:\d+(?:\.\d+)*|[IVX]+)[.):]?\s+",
                         re.IGNORECASE)
 _MARKUP = re.compile(r"[`*_#=~^<>\[\]{}¶]+")
@@ -308,7 +291,7 @@ _TITLE_SEPARATOR = re.compile(r"(\s+[|—–-]\s+|:\s+)")
 def source_headings(source: Source) -> list[str]:
     """Where ``source`` sits, outermost first: its document's title, then the headings
     a collection kept for the passage (``heading_path``, else ``heading``). A web page
-    has only its title. Raw: cleaned by :func:`structural_outline`, which sees all."""
+    has only its title. Raw: :func:`heading_keys` cleans them."""
     meta = source.metadata
     raw = meta.get("heading_path")
     path = [str(h) for h in raw if isinstance(h, str) and h.strip()] \
@@ -320,52 +303,6 @@ def source_headings(source: Source) -> list[str]:
     if title.strip() and (not path or _key(path[0]) != _key(title)):
         path.insert(0, title)
     return path
-
-
-def structural_outline(question: str, sources: Sequence[Source], *,
-                       max_sections: int = 5) -> list[OutlineEntry]:
-    """An outline made of the headings of what was found, for when the model wrote none.
-
-    The best passages (``sources``, best first) are grouped by where they sit: by
-    document when at least three documents are among them, else one heading level
-    deeper (a single long manual splits into its chapters). Each group becomes a part
-    titled with its real heading, cleaned (numbering, markup and the suffix titles
-    share, like a site name, taken off); a group whose heading and passages share no
-    word with the question is left out, the rest come most relevant first. Returns
-    ``[]`` when fewer than :data:`MIN_SECTIONS` parts can be made (see
-    :func:`fallback_outline`).
-    """
-    placed = [(path, source) for source in sources
-              if (path := _clean_path(source_headings(source), sources))]
-    asked = _words(question)
-    scored: list[tuple[float, int, str, str]] = []
-    for rank, (title, parent, members) in enumerate(_groups(placed)):
-        heading_share = _share(asked, _words(title))
-        text_share = max(_share(asked, _words(m.text)) for m in members)
-        if heading_share == 0 and text_share == 0:
-            continue
-        scored.append((heading_share + text_share, -rank, title, parent))
-    scored.sort(reverse=True)
-    limit = max(1, max_sections)
-    entries = [OutlineEntry(title=title, purpose=f"from {parent}" if parent else "")
-               for _, _, title, parent in scored[:limit]]
-    return entries if len(entries) >= min(MIN_SECTIONS, limit) else []
-
-
-def fallback_outline(question: str, sources: Sequence[Source], *, max_sections: int = 5
-                     ) -> tuple[list[OutlineEntry], list[str]]:
-    """The outline used when the model wrote none, and the titles in it that are
-    headings of what was found (:func:`structural_outline`). Two headings get the last
-    part of the default outline after them ("Limitations and open questions", written
-    once the headings' parts have their passages), so that a report has three parts;
-    without two, it is the default outline."""
-    limit = max(1, max_sections)
-    headings = structural_outline(question, sources, max_sections=limit)
-    if not headings:
-        return default_outline(question)[:limit], []
-    missing = max(0, min(STRUCTURAL_MIN_SECTIONS, limit) - len(headings))
-    tail = default_outline(question)[len(default_outline(question)) - missing:]
-    return [*headings, *tail], [h.title for h in headings]
 
 
 def heading_keys(source: Source, sources: Sequence[Source] = ()) -> set[str]:
@@ -384,25 +321,6 @@ def word_share(query: str, text: str) -> float:
 def title_key(title: str) -> str:
     """``title`` as :func:`heading_keys` gives headings, to compare the two."""
     return _key(title)
-
-
-def _groups(placed: list[tuple[list[str], Source]]
-            ) -> list[tuple[str, str, list[Source]]]:
-    """(title, parent heading, passages) per group, in order of first appearance, at
-    the shallowest heading depth that gives three groups (else the one giving most)."""
-    deepest = max((len(path) for path, _ in placed), default=0)
-    best: list[tuple[str, str, list[Source]]] = []
-    for depth in range(deepest):
-        found: dict[str, tuple[str, str, list[Source]]] = {}
-        for path, source in placed:
-            level = min(depth, len(path) - 1)
-            parent = path[level - 1] if level > 0 else ""
-            found.setdefault(_key(path[level]), (path[level], parent, []))[2].append(source)
-        if len(found) > len(best):
-            best = list(found.values())
-        if len(best) >= STRUCTURAL_MIN_SECTIONS:
-            break
-    return best
 
 
 def _clean_path(path: list[str], sources: Sequence[Source]) -> list[str]:

@@ -6,10 +6,10 @@ quotes the closest passages instead - so, unchecked, every part prints the same 
 quotes. :class:`PartPassages` keeps what the report has printed so far and gives each
 part its own:
 
-* **Pinned evidence**: passages already found that sit under a heading equal to the
-  part's title (a structural outline's parts are such headings) are given to the
-  part's run first, so its answer, or its quoted passages, come from its own part of
-  the material. A passage is pinned to one part only.
+* **Pinned evidence**: the passages an outline built from the question's facets gave a
+  part (:mod:`~deepcite.research.report.facets`) are its run's evidence, so its
+  answer, or its quoted passages, come from its own passages. A passage is pinned to
+  one part only.
 * **No passage quoted twice**: a quoted passage (``- “…” [n] (title)``) that an earlier
   part already quoted or was pinned, or whose sentences the report already says, is
   replaced by one of the part's own passages that is still unused (chosen for the
@@ -26,7 +26,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deepcite.citations.answer import EVIDENCE_PASSAGES, evidence_list
+from deepcite.citations.answer import evidence_list
+from deepcite.citations.candidates import candidate_sentences
 from deepcite.citations.supported_first import leads_with_flag
 from deepcite.text.frames import frame, frame_for
 from deepcite.text.sentences import split_sentences
@@ -71,27 +72,21 @@ class PartPassages:
     #: The passages pinned to the part being written: its own, free for it to quote.
     current: set[int] = field(default_factory=set)
 
-    def pinned(self, title: str, query: str, pool: Sequence[Source],
-               limit: int = EVIDENCE_PASSAGES) -> list[Source]:
-        """Up to ``limit`` unused passages of ``pool`` under a heading named ``title``,
-        best for ``query`` first; they count as used from now on."""
-        key = title_key(title)
-        own = [s for s in pool if key and s.number not in self.used
-               and s.engine != MATERIAL_ENGINE and _under(key, self._keys(s, pool))]
-        own.sort(key=lambda s: -word_share(query, s.text))
-        chosen = own[:limit]
-        self.current = {s.number for s in chosen}
+    def pin(self, own: Sequence[Source]) -> None:
+        """``own`` are the passages of the part about to be written (its facet's): free
+        for it to quote, used from now on."""
+        self.current = {s.number for s in own}
         self.used.update(self.current)
-        return chosen
 
     def unrepeated(self, title: str, text: str, query: str, sources: Sequence[Source],
-                   written: str) -> str:
+                   written: str, *, prose: bool = False) -> str:
         """``text`` (part ``title`` as written) with every quoted passage that an
         earlier part used, or that sits under another part's heading, dropped; one
         that repeats a sentence of ``written`` quoted from its other sentences; and
         the block topped up from unused passages of ``sources`` (the part's own);
-        records what it quotes. A part left with no quote of its own says so in one
-        line."""
+        records what it quotes. With ``prose`` (a part written from its own passages),
+        its cited sentences the report already says are dropped too. A part left with
+        nothing of its own says so in one line."""
         taken = self.used - self.current
         self.current = set()
         key = title_key(title)
@@ -106,7 +101,11 @@ class PartPassages:
         for paragraph in text.split("\n\n"):
             lines = paragraph.splitlines()
             if not lines or not all(_QUOTE_LINE.match(line) for line in lines):
-                kept.append(paragraph)
+                new = _unsaid(paragraph, written, sources) if prose else paragraph
+                if new:
+                    kept.append(new)
+                elif kept and _is_intro(kept[-1]):
+                    kept.pop()
                 continue
             wanted = [by_number.get(int(m.group("number"))) for line in lines
                       if (m := _QUOTE_LINE.match(line)) is not None]
@@ -144,18 +143,111 @@ class PartPassages:
 
 
 def _quote(source: Source, query: str, written: str) -> str | None:
-    """The quote line of ``source`` (as the citation step writes it) from its sentences
-    the report has not said yet, best for ``query``; ``None`` when it said them all."""
-    line = evidence_list(query, [source])
-    match = _QUOTE_LINE.match(line)
-    if match is not None and not _repeats(match.group("quote"), written):
-        return line
-    unsaid = [s for s in split_sentences(source.text)
-              if len(s) >= _MIN_QUOTE_CHARS and not _repeats(s, written)]
+    """The quote line of ``source`` (as the citation step writes it) from its prose
+    sentences the report has not said yet, best for ``query``; ``None`` when it said
+    them all or none shares a word with ``query``. Headings, table rows and navigation
+    lines are no sentences to quote (:func:`candidate_sentences` leaves them out)."""
+    unsaid = [s.text for s in candidate_sentences([source])
+              if len(s.text) >= _MIN_QUOTE_CHARS and not _repeats(s.text, written)]
     if not unsaid:
         return None
-    best = max(unsaid, key=lambda s: word_share(query, s))
+    best = max(unsaid, key=lambda s: word_share(query, s))  # the first among equals
+    if word_share(query, best) == 0:
+        return None  # nothing of it bears on the part: an unrelated quote misleads
     return evidence_list(query, [source.model_copy(update={"full_text": best})])
+
+
+def answers(text: str) -> bool:
+    """Whether a part's ``text`` answers with a cited sentence of its own, rather than
+    only listing the closest passages under an intro ("No sentence of the sources
+    answers this directly ...") - quotes that may bear on the part's subject but not
+    on what it is for."""
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.strip().splitlines()
+        if (lines and not _is_intro(paragraph) and _MARKERS.search(paragraph)
+                and not all(_QUOTE_LINE.match(line) for line in lines)):
+            return True
+    return False
+
+
+def _unsaid(paragraph: str, written: str, sources: Sequence[Source]) -> str:
+    """``paragraph`` without the sentences copied from ``sources`` that the report
+    already says (a part's grounded sentences may bring back, with a sentence that
+    points back to it, one the Summary quotes); an intro line, and what a model wrote
+    in its own words, are kept as they are."""
+    if _is_intro(paragraph) or not _MARKERS.search(paragraph):
+        return paragraph
+    sentences = cited_units(paragraph)
+    copied = [_normalised(s.text) for s in sources]
+    kept = [s for s in sentences if not (
+        _repeats(s, written)
+        and any(_normalised(s).rstrip(".!?;:, ") in text for text in copied))]
+    return paragraph if len(kept) == len(sentences) else " ".join(kept)
+
+
+_CITED_UNIT = re.compile(r".+?(?:\\?\[\d+\\?\])+[.!?。！？]?(?=\s|$)\s*|.+$", re.DOTALL)
+
+
+#: The most words a line standing alone without an end mark may have to be a heading.
+_MAX_HEADING_WORDS = 12
+
+
+def headline(unit: str, sources: Sequence[Source]) -> bool:
+    """Whether the cited sentence ``unit`` is, in its source, a line of its own with no
+    end mark ("getopt - Parser for command line options", "csv - CSV parsing and
+    writing"): a heading or a navigation line, not a sentence to quote."""
+    plain = " ".join(_MARKERS.sub(" ", unit).replace("\\", "").split()).rstrip(".!?。！？ ")
+    if not plain or len(plain.split()) > _MAX_HEADING_WORDS:
+        return False
+    for source in sources:
+        for line in source.text.splitlines():
+            if " ".join(line.split()).strip(" -*#=|") == plain:
+                return True
+    return False
+
+
+def without_headlines(text: str, sources: Sequence[Source]) -> str:
+    """``text`` (a part) without the cited sentences that are headlines of
+    ``sources`` (:func:`headline`)."""
+    kept: list[str] = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.strip().splitlines()
+        if (not lines or _is_intro(paragraph) or not _MARKERS.search(paragraph)
+                or all(_QUOTE_LINE.match(line) for line in lines)):
+            kept.append(paragraph)
+            continue
+        units = [u for u in cited_units(paragraph) if not headline(u, sources)]
+        if units:
+            kept.append(" ".join(units))
+    return "\n\n".join(kept).strip()
+
+
+def cited_units(paragraph: str) -> list[str]:
+    """``paragraph`` cut after each run of citation markers ("... fields [6]."): the
+    sentences of a grounded answer with their markers, whatever their punctuation."""
+    return [unit.strip() for unit in _CITED_UNIT.findall(paragraph.strip()) if unit.strip()]
+
+
+def on_cue(text: str, cue: re.Pattern[str]) -> str:
+    """``text`` (a part) with only the cited sentences and quote lines that hold
+    ``cue``: a part of examples or of limitations keeps what gives an example or names
+    a limit, not the other sentences of its passages."""
+    kept: list[str] = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.strip().splitlines()
+        if lines and all(_QUOTE_LINE.match(line) for line in lines):
+            block = [line for line in lines if cue.search(line)]
+            if block:
+                kept.append("\n".join(block))
+            elif kept and _is_intro(kept[-1]):
+                kept.pop()
+        elif _is_intro(paragraph) or not _MARKERS.search(paragraph):
+            kept.append(paragraph)
+        elif units := [u for u in cited_units(paragraph) if cue.search(u)]:
+            kept.append(" ".join(units))
+        elif kept and _is_intro(kept[-1]):
+            kept.pop()
+    return "\n\n".join(kept).strip()
 
 
 def _under(key: str, keys: set[str]) -> bool:

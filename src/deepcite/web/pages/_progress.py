@@ -115,7 +115,7 @@ def describe(event: Event) -> str:
         return f"Warning: {event.message}"
     if event.kind == "outline_ready":
         return f"Outline ready: {len(event.entries)} headings" + (
-            " (a default outline)" if event.fallback else "")
+            " (built from the question and the evidence)" if event.fallback else "")
     if event.kind == "section_started":
         return f"Part {event.index} of {event.total}: {event.title}"
     if event.kind == "finished":

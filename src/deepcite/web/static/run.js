@@ -87,7 +87,7 @@
         return "Model call (" + e.purpose + "): " + number(e.prompt_tokens + e.completion_tokens) +
           " tokens in " + e.seconds.toFixed(1) + " s";
       case "warning": return "Warning: " + e.message;
-      case "outline_ready": return "Outline ready: " + e.entries.length + " headings" + (e.fallback ? " (a default outline)" : "");
+      case "outline_ready": return "Outline ready: " + e.entries.length + " headings" + (e.fallback ? " (built from the question and the evidence)" : "");
       case "section_started": return "Part " + e.index + " of " + e.total + ": " + e.title;
       case "finished": return e.cancelled ? "Research cancelled" : (e.error ? "Research stopped: " + e.error : "Research step done");
     }
