@@ -63,34 +63,93 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+#: Sentence-ending punctuation, Latin and CJK: a line ending so closes its sentence.
+_CLOSES = ".!?;:。！？；：\"'\u201d\u2019)]"
+#: Words a wrapped line of prose may end on, never a heading.
+_DANGLING = frozenset({"a", "an", "the", "of", "and", "or", "to", "in", "for", "with", "by",
+                       "on", "at", "from", "as", "is", "are", "that", "which", "be", "not"})
+_SIGNATURE = re.compile(r"^[\w.]+\s*\(.*\)\s*(?:->\s*\S+)?$")  # csv.reader(csvfile, ...)
+_CODE_LINE = re.compile(r"^(?:>>>|\.\.\.(?:\s|$)|\$\s|```|~~~)")
+#: Navigation trails ("Home > Guide > Install", "Docs » API"): separators between
+#: short segments.
+_NAV = re.compile(r"^(?:[^>»|/]{1,40}\s(?:>|»|›|/|\|)\s){2,}[^>»|/]{1,40}$")
+#: An admonition's label run into its text ("Note The manager works by ..."): the
+#: label is not part of the sentence.
+_LABEL = re.compile(r"^(?:Note|Notes|Warning|Tip|Hint|Important|Caution|Attention|Danger"
+                    r"|See also|Example|Examples)\s+(?=[A-Z])")
+_PILCROW = "\u00b6"  # Sphinx's permalink sign after every heading ("Module Contents¶")
+
+
+def heading_line(line: str, previous: str = "", following: str = "") -> bool:
+    """Whether ``line`` is a heading, label or navigation trail rather than prose.
+
+    Text extracted from HTML often loses the markup that said so: a Sphinx heading
+    keeps only its permalink sign ("Module Contents¶"), an admonition its label
+    ("Note", "See also") on a line of its own, a page its breadcrumb trail. Joined to
+    the prose that follows, they were quoted as part of a sentence ("csv - CSV parsing
+    and writing [1]"). A heading here is a line that ends in the permalink sign, a
+    navigation trail, a bare call signature, or a short line (eight words at most)
+    without closing punctuation that follows a finished sentence (not a wrapped line of
+    one) and is followed by a line that starts a new one.
+    """
+    text = line.strip()
+    if not text:
+        return False
+    if text.endswith(_PILCROW) or _NAV.match(text) or _SIGNATURE.match(text):
+        return True
+    words = text.split()
+    if len(words) > 8 or len(text) > 70 or text[-1] in _CLOSES + ",":
+        return False
+    if words[-1].lower() in _DANGLING:
+        return False
+    before = previous.strip()
+    if before and before[-1] not in _CLOSES and not before.endswith(_PILCROW):
+        return False  # the end of a wrapped line of prose
+    after = _LIST_ITEM.sub("", following.strip())
+    return not after or not after[0].islower()
+
+
+def code_line(line: str) -> bool:
+    """Whether ``line`` is a line of code shown in running text: an interpreter prompt
+    (``>>>``, ``...``), a shell prompt or a fence."""
+    return _CODE_LINE.match(line.strip()) is not None
+
+
 def _passages(text: str) -> list[str]:
     """Runs of prose lines of ``text``, each as one line.
 
     Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
-    capitalised NAME/FUNCTIONS), table borders and code-like lines are dropped, and a
-    line indented deeper than one ending in ``)`` or ``:`` starts a new run (pydoc's
-    ``check_output(*popenargs)`` above its description), so no sentence begins with a
-    signature.
+    capitalised NAME/FUNCTIONS, and those :func:`heading_line` recognises in extracted
+    HTML), table borders, navigation trails and code lines are dropped, a list item
+    starts a run of its own, and a line indented deeper than one ending in ``)`` or
+    ``:`` starts a new run (pydoc's ``check_output(*popenargs)`` above its description),
+    so no sentence begins with a signature or a heading.
     """
     passages = []
     for block in re.split(r"\n[ \t]*\n", text):
         runs: list[list[str]] = [[]]
         previous = ""
-        for line in block.splitlines():
-            line = _GUTTER.sub(r"\1", line)  # pydoc's " |  " before class members
+        lines = [_GUTTER.sub(r"\1", line) for line in block.splitlines()]  # pydoc's " |  "
+        for index, line in enumerate(lines):
             stripped = _LIST_ITEM.sub("", line.strip())
             if _UNDERLINE.match(line):
                 if runs[-1]:
                     runs[-1].pop()  # the title of a setext heading
                 continue
+            following = lines[index + 1] if index + 1 < len(lines) else ""
             if (_RULE.match(line) or stripped.startswith(("#", "|"))
-                    or _CAPS_HEADING.match(stripped)):
+                    or _CAPS_HEADING.match(stripped) or code_line(line)
+                    or heading_line(line, previous, following)):
                 runs.append([])
+                previous = ""
                 continue
-            if runs[-1] and _indent(line) > _indent(previous) and previous.rstrip()[-1:] in (
-                    ")", ":"):
+            if runs[-1] and (_LIST_ITEM.match(line.strip()) or (
+                    _indent(line) > _indent(previous)
+                    and previous.rstrip()[-1:] in (")", ":"))):
                 runs.append([])
-            runs[-1].append(stripped)
+            if not runs[-1]:
+                stripped = _LABEL.sub("", stripped)
+            runs[-1].append(stripped.removesuffix(_PILCROW))
             previous = line
         passages += [" ".join(" ".join(run).split()) for run in runs if run]
     return passages
@@ -137,20 +196,27 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
 
 def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     """Every usable prose sentence of ``sources``, in source order, each with the terms
-    of the sentence it points back to (:func:`refers_back`) as its ``context``."""
+    of the sentence it points back to (:func:`refers_back`) as its ``context``.
+
+    A source that opens in lower case opens mid-sentence (a passage cut from a page):
+    its first piece is a fragment ("has not yet been bound to a value ..."), not quoted.
+    """
     found: list[Sentence] = []
     for rank, source in enumerate(sources):
         position = 0
+        found_in_source = False  # a passage cut from a page may open mid-sentence
         for passage in _passages(source.text):
             before: list[str] = []
             for raw in split_sentences(passage):  # abbreviations and quotes kept whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
-                if _usable(sentence):
+                if _usable(sentence) and not (not found_in_source
+                                              and sentence[:1].islower()):
                     context = before if refers_back(sentence, before) else []
                     found.append(Sentence(source, rank, position, sentence, terms,
                                           context=context))
                     position += 1
+                found_in_source = True
                 before = terms
     return found
 

@@ -54,6 +54,7 @@ from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.dedupe import dedupe_sentences
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
+from deepcite.citations.intent import Intent, gives, question_intent
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity, question_terms, terms_of
 from deepcite.citations.support import SourceIndex
@@ -75,6 +76,9 @@ MIN_COVERAGE = question_match.MIN_COVERAGE  # see :func:`deepcite.citations.ques
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
+#: A sentence that gives what a how-to, why or what-is question asks for
+#: (:mod:`deepcite.citations.intent`) weighs this much more.
+INTENT_BOOST = 0.5
 #: A question term only the sentence a candidate points back to holds
 #: (:func:`~deepcite.citations.candidates.refers_back`) counts this share of one the
 #: candidate says itself.
@@ -201,6 +205,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
+    intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
     lexical: dict[int, float] = {}
     ranked = []
     for sentence in sharing:
@@ -221,6 +226,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
+        if gives(intent, sentence.text):
+            cue += INTENT_BOOST
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
