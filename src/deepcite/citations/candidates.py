@@ -291,6 +291,14 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
             and noun[0] in before)
 
 
+def _fragment(sentence: str) -> bool:
+    """Whether ``sentence`` opens like the tail of a sentence: a lower-case function
+    word ("has", "that", "and") or punctuation."""
+    first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    return bool(first) and (not first[0].isalnum() or (
+        first[0].islower() and first.strip(",;:") in STOPWORDS))
+
+
 #: At most this many lines of a code example are shown with its sentence.
 EXAMPLE_LINES = 12
 
@@ -309,8 +317,9 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     """Every usable prose sentence of ``sources``, in source order, each with the terms
     of the sentence it points back to (:func:`refers_back`) as its ``context``.
 
-    A source that opens in lower case opens mid-sentence (a passage cut from a page):
-    its first piece is a fragment ("has not yet been bound to a value ..."), not quoted.
+    A source that opens on a lower-case function word opens mid-sentence (a passage cut
+    from a page): its first piece is a fragment ("has not yet been bound to a value
+    ..."), not quoted; "argparse was added ..." opens with a name and is kept.
     """
     found: list[Sentence] = []
     for rank, source in enumerate(sources):
@@ -325,7 +334,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                 # "... call its extract method:" introduces the example that follows
                 introduces = bool(passage.after) and sentence.endswith(":")
                 if _usable(sentence[:-1] + "." if introduces else sentence) and not (
-                        not found_in_source and sentence[:1].islower()):
+                        not found_in_source and _fragment(sentence)):
                     context = before if refers_back(sentence, before) else []
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,

@@ -11,10 +11,11 @@ however verbatim the quote. So a sentence is scored against the whole question:
 - **Key phrase.** The question's named entity (capitalised words after the first) or,
   without one, its longest run of content words weighs :data:`KEY_FACTOR` more: the
   sources about the question name it.
-- **Meaning.** With the embeddings extra installed (``citations.sentence_meaning``),
-  the cosine of the question and the sentence (the collection's all-MiniLM-L6-v2,
-  loaded offline) lets a paraphrase in and keeps a sentence about something else out.
-  Without it, terms alone decide.
+- **Meaning.** With the ``meaning`` or ``embeddings`` extra installed
+  (``citations.sentence_meaning``), the cosine of the question and the sentence
+  (:mod:`deepcite.citations.sentence_meaning`: multilingual-e5-small or
+  all-MiniLM-L6-v2, loaded offline) lets a paraphrase in and keeps a sentence about
+  something else out. Without them, terms alone decide.
 
 A sentence is relevant when it covers :data:`MIN_COVERAGE` of the question's weight
 with at least two of its terms (one, when the question has one), or, with embeddings,
@@ -23,18 +24,15 @@ when its meaning is close and it still shares part of the question.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from deepcite.errors import CollectionError
+from deepcite.citations.sentence_meaning import dense_similarity, meaning_available
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
-
-logger = logging.getLogger(__name__)
 
 MIN_COVERAGE = 0.3  # share of the question's weight a relevant sentence must match
 ABSENT_FACTOR = 0.5  # a question word no candidate has weighs this share of the top IDF
@@ -180,43 +178,6 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
         return False
     return (cosine >= DENSE_MIN and coverage >= DENSE_COVERAGE) or (
         cosine >= DENSE_STRONG and matched >= 1)
-
-
-def meaning_available() -> bool:
-    """Whether :func:`dense_similarity` can score meaning here: the embeddings extra and
-    its bundled model are installed (checked without importing torch)."""
-    import importlib.util
-
-    from deepcite.collections.index.embeddings import default_model_path
-
-    try:
-        found = importlib.util.find_spec("sentence_transformers") is not None
-    except (ImportError, ValueError):
-        found = False
-    return found and default_model_path() is not None
-
-
-def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
-    """Cosine of ``question`` and each of ``texts``, or ``None`` without the extra.
-
-    Uses the bundled all-MiniLM-L6-v2 that dense collections use, loaded from its local
-    folder only (:func:`deepcite.collections.index.embeddings.load_encoder`). Anything that
-    keeps it from loading leaves the terms alone to decide, silently: embeddings refine
-    the ranking, they are not needed for it.
-    """
-    if not texts:
-        return []
-    from deepcite.collections.index.embeddings import default_model_path, load_encoder
-
-    if default_model_path() is None:
-        return None
-    try:
-        encoder = load_encoder()
-        vectors = encoder.encode([question, *texts])
-    except (CollectionError, ImportError, OSError, RuntimeError, ValueError) as exc:
-        logger.debug("sentence embeddings unavailable: %s", exc)
-        return None
-    return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
 __all__ = [
