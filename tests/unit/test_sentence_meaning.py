@@ -21,8 +21,8 @@ def test_the_meaning_extra_is_installed_where_tests_run() -> None:
     ("斑马缓存的条目保留多久?",
      ["斑马缓存的条目保留三百秒。", "斑马缓存是用 Rust 写的。", "审计日志保留一年。"]),
     ("斑马キャッシュのエントリはどのくらい保持されますか?",
-     ["斑馬キャッシュのエントリは三百秒間保持されます。", "斑馬キャッシュは Rust で書かれています。",
-      "監査ログは一年間保存されます。"]),
+     ["斑馬キャッシュのエントリは三百秒間保持されます。",
+      "斑馬キャッシュは Rust で書かれています。", "監査ログは一年間保存されます。"]),
 ])
 def test_the_paraphrased_sentence_is_closest_in_any_language(question: str,
                                                              sentences: list[str]) -> None:
