@@ -202,3 +202,15 @@ def test_the_heading_a_sentence_is_under_counts_as_what_it_is_about() -> None:
                   "Writing logs\nEach line holds a timestamp and a message.\n")
     ranked = rank_sentences("How is a configuration file read?", [page])
     assert ranked and ranked[0].text.startswith("Each line holds one key")
+
+
+def test_a_sentence_far_in_meaning_is_not_relevant_for_a_few_shared_words() -> None:
+    from deepcite.citations.question_match import relevant, weigh
+
+    question = "How do I parse a tax return with the taxform module?"
+    sentence = "The urlparse module keeps some parsing quirks for backward compatibility."
+    from deepcite.citations.question_match import terms_of
+    terms = terms_of(sentence) + ["pars"]
+    weights = weigh(question, [terms, terms_of("Tax law varies by country.")])
+    assert relevant(weights, terms, None) == relevant(weights, terms, 0.9)
+    assert not relevant(weights, terms, 0.1)
