@@ -181,11 +181,15 @@ def test_a_question_that_shares_only_its_subject_is_not_answered(
     assert grounded_answer(question, [_source(text, title=title)]) is None
 
 
-def test_the_english_sentence_encoder_does_not_judge_chinese() -> None:
-    from deepcite.citations.question_match import dense_similarity
+def test_the_english_sentence_encoder_does_not_judge_chinese(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from deepcite.citations import sentence_meaning
 
-    # its cosines between two Chinese texts are high whatever they say
-    assert dense_similarity("斑马缓存的条目保留多久？", ["斑马缓存的条目保留三百秒。"]) is None
+    # MiniLM's cosines between two Chinese texts are high whatever they say: without the
+    # multilingual encoder, the words alone decide
+    monkeypatch.setattr(sentence_meaning, "e5_available", lambda: False)
+    assert sentence_meaning.dense_similarity("斑马缓存的条目保留多久？",
+                                             ["斑马缓存的条目保留三百秒。"]) is None
 
 
 def test_money_is_answered_by_money_only() -> None:

@@ -59,7 +59,7 @@ _DEFINITION_QUESTION = re.compile(
 #: port?", "What is the capital of ...").
 _FACT_WORDS = re.compile(r"\b(?:default|value|number|name|size|limit|maximum|minimum"
                          r"|capital|population|date|year|price|cost|age|length|largest"
-                         r"|smallest|first|last|best|difference)\b", re.IGNORECASE)
+                         r"|smallest|first|last|best|difference|example|examples|instance)\b", re.IGNORECASE)
 
 _INSTRUCTION = re.compile(
     r"^\s*(?:to\s+\w+[^,]{0,80},\s*)?(?:use|call|pass|set|run|open|create|import|install"
@@ -70,7 +70,7 @@ _INSTRUCTION = re.compile(
     r"|is\s+used\s+to|are\s+used\s+to|allows?\s+you\s+to|lets?\s+you|enables?\s+you"
     r"|by\s+(?:calling|using|passing|setting|running|adding)|the\s+(?:easiest|simplest"
     r"|best|recommended|usual|standard)\s+way|in\s+order\s+to|make\s+sure"
-    r"|is\s+done\s+(?:by|with)|for\s+example)\b"
+    r"|is\s+done\s+(?:by|with))\b"
     r"|使用|调用|运行|设置|执行|输入|可以通过|可以用|请|を使|を実行|を設定|してください|できます",
     re.IGNORECASE)
 #: A named thing to use: ``func()``, ``module.attr``, ``--option``, a code span.
