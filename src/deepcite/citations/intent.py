@@ -59,7 +59,8 @@ _DEFINITION_QUESTION = re.compile(
 #: port?", "What is the capital of ...").
 _FACT_WORDS = re.compile(r"\b(?:default|value|number|name|size|limit|maximum|minimum"
                          r"|capital|population|date|year|price|cost|age|length|largest"
-                         r"|smallest|first|last|best|difference|example|examples|instance)\b", re.IGNORECASE)
+                         r"|smallest|first|last|best|difference|example|examples"
+                         r"|instance)\b", re.IGNORECASE)
 
 _INSTRUCTION = re.compile(
     r"^\s*(?:to\s+\w+[^,]{0,80},\s*)?(?:use|call|pass|set|run|open|create|import|install"
