@@ -42,6 +42,7 @@ from deepcite.citations.markers import cited_numbers
 from deepcite.config import load_settings
 from deepcite.runs import RunRequest, execute
 from deepcite.text.cjk import CJK_RUN, has_cjk, run_pairs
+from deepcite.text.frames import variants
 from deepcite.text.sentences import split_sentences
 from deepcite.text.stopwords import STOPWORDS
 
@@ -69,13 +70,11 @@ def _not_found(answer: str, phrases: tuple[str, ...]) -> bool:
 
 
 def _not_found_phrases() -> tuple[str, ...]:
-    """The "not found" openings of every language the answers may be written in."""
-    try:
-        from deepcite.text import language  # type: ignore[attr-defined]
-    except ImportError:
-        return NOT_FOUND
-    found = getattr(language, "not_found_phrases", None)
-    return tuple(found()) + NOT_FOUND if callable(found) else NOT_FOUND
+    """The "not found" openings of every language the answers are written in: each
+    language's "nothing answers this" and "no sources" frame, to its first full stop."""
+    found = [text.split(".")[0].split("。")[0] for key in ("not_answered", "no_sources")
+             for text in variants(key)]
+    return tuple(dict.fromkeys([*found, *NOT_FOUND]))
 
 
 def _index(folder: Path, data_dir: str) -> str:
