@@ -299,7 +299,8 @@ class DetailedReport:
         problem = "the model's outline was unusable"
         reason = None if early is not None else budget.exhausted(model_calls=1)
         small = early is None and self._small_model
-        if small:
+        if small:  # the outline is built from the question's facets, no call: still a phase
+            researcher.emit(PhaseStarted(phase="outline"))
             problem = ""
         elif reason is not None:
             problem = f"the {reason} before an outline was asked for"
