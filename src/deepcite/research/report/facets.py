@@ -22,7 +22,8 @@ Everything is ordered by the passages' order and the facets' fixed order (no set
 time order), so the same request over the same sources gives the same outline. English
 question patterns give the templated titles; other questions (Chinese, Japanese, ...)
 get parts titled with their own words and with the evidence's shared terms, never an
-English template around them.
+English template around them; their examples, limitations and comparison parts take
+their titles from :mod:`deepcite.text.frames` in the question's language.
 """
 
 from __future__ import annotations
