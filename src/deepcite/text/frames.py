@@ -45,6 +45,10 @@ ENGLISH: dict[str, str] = {
     "treat_with_care": "; treat it with care.",
     "prior": "The model did not produce a usable answer; here is what was found earlier:",
     "already_quoted": "_The passages found for this part are already quoted in the parts above._",
+    "part_not_researched": "_Not researched: the report's {reason}._",
+    "part_examples": "Examples",
+    "part_limitations": "Limitations and caveats",
+    "part_comparison": "{a} compared with {b}",
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -70,6 +74,10 @@ CHINESE: dict[str, str] = {
     "treat_with_care": "；请谨慎对待。",
     "prior": "模型没有给出可用的回答；以下是之前找到的内容：",
     "already_quoted": "_为这一部分找到的段落已在上文引用。_",
+    "part_not_researched": "_未研究：报告的预算已用完（{reason}）。_",
+    "part_examples": "示例",
+    "part_limitations": "限制与注意事项",
+    "part_comparison": "{a}与{b}的比较",
 }
 
 JAPANESE: dict[str, str] = {
@@ -95,6 +103,10 @@ JAPANESE: dict[str, str] = {
     "treat_with_care": "。取り扱いに注意してください。",
     "prior": "モデルが使える回答を出さなかったため、以前に見つかった内容を示します：",
     "already_quoted": "_この部分で見つかった箇所は、すでに前の部分で引用されています。_",
+    "part_not_researched": "_未調査：レポートの予算が尽きました（{reason}）。_",
+    "part_examples": "例",
+    "part_limitations": "制限と注意点",
+    "part_comparison": "{a}と{b}の比較",
 }
 
 FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}

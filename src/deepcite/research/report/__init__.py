@@ -3,8 +3,12 @@
 One module per step of the build, read in this order:
 
 - :mod:`~deepcite.research.report.builder`: ``DetailedReport``, the build itself
-  (summary run, outline, one run per part on the same Researcher, assembly) and the
-  context cuts the parts' writers see;
+  (summary run, outline, parts, assembly, cancelling);
+- :mod:`~deepcite.research.report.part_writing`: the parts written, each by its own
+  run on the same Researcher from passages of its own, with the context cuts its
+  writer sees;
+- :mod:`~deepcite.research.report.assembly`: contents, Summary, numbered parts, no
+  empty part, and the one result the store keeps;
 - :mod:`~deepcite.research.report.outline`: the outline asked of the model, parsed
   leniently;
 - :mod:`~deepcite.research.report.facets`: the outline built from the question's

@@ -22,7 +22,8 @@ Everything is ordered by the passages' order and the facets' fixed order (no set
 time order), so the same request over the same sources gives the same outline. English
 question patterns give the templated titles; other questions (Chinese, Japanese, ...)
 get parts titled with their own words and with the evidence's shared terms, never an
-English template around them.
+English template around them; their examples, limitations and comparison parts take
+their titles from :mod:`deepcite.text.frames` in the question's language.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.candidates import candidate_sentences
 from deepcite.text.cjk import CJK_RUN, has_cjk, run_pairs
+from deepcite.text.frames import frame
+from deepcite.text.language import detect
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
@@ -72,11 +75,12 @@ _ENGLISH = frozenset(_ENGLISH_WORDS.split())
 
 #: Evidence cues: a passage speaks of examples, of limits, of reasons, or defines.
 _EXAMPLE = re.compile(r">>>|\bfor (?:example|instance)\b|\be\.g\.|\bexamples?\b|"
-                      r"例如|比如|例えば", re.IGNORECASE)
+                      r"例如|比如|例子|示例|例えば|たとえば|の例", re.IGNORECASE)
 _LIMIT = re.compile(r"\b(?:cannot|can't|can not|not supported|unsupported|limit(?:s|ed|"
                     r"ation|ations)?|warning|caution|beware|deprecated|drawbacks?|"
                     r"downsides?|risks?|must not|should not|unsafe|insecure|pitfalls?|"
-                    r"fails?)\b|不能|无法|限制|注意|警告|ただし|できない", re.IGNORECASE)
+                    r"fails?)\b|不能|无法|不支持|限制|注意|警告|避免|ただし|できない|できません|制限|"
+                    r"非推奨", re.IGNORECASE)
 _REASON = re.compile(r"\b(?:because|since|so that|in order to|reasons?|therefore|due to|"
                      r"allows?|lets|avoids?|prevents?)\b|因为|由于|所以|ため", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(?:is an?|is the|are|refers to|means)\b|是|とは", re.IGNORECASE)
@@ -143,7 +147,7 @@ def question_facets(question: str) -> list[Facet]:
                     Facet("side", _title(b, capitalise=False),
                           f"What is {b}?" if english else b, tb, _DEFINES, weight=1.2),
                     Facet("comparison",
-                          _title(f"{a} compared with {b}") if english else _title(text),
+                          _title(frame("part_comparison", detect(text)).format(a=a, b=b)),
                           f"How does {a} differ from {b}?" if english else question,
                           asked, needs_all=(ta, tb), weight=1.6),
                 ]
@@ -182,8 +186,8 @@ def evidence_facets(question: str, main: Sequence[Facet], sources: Sequence[Sour
                    f"What about {surface} in {subject}?" if english and subject
                    else f"{text}: {surface}")
         added.append(Facet("term", _title(surface), purpose, frozenset(stems), weight=0.8))
-    if not english:
-        return added[:slots]
+    if not english:  # the question's own words, and part titles in its language
+        return (added + _cue_facets(text, sources, detect(text)))[:slots]
     if any(_EXAMPLE.search(s.text) for s in sources):
         added.append(Facet(
             "examples", _title(f"Examples of {subject}" if subject else "Examples"),
@@ -200,6 +204,20 @@ def evidence_facets(question: str, main: Sequence[Facet], sources: Sequence[Sour
         added.append(Facet("limitations", _title(title), purpose, frozenset(), _LIMIT,
                            needs_cue=True))
     return added[:slots]
+
+
+def _cue_facets(text: str, sources: Sequence[Source], language: str) -> list[Facet]:
+    """Examples and limitations parts for a question not in English, titled from
+    :mod:`deepcite.text.frames` in ``language`` (no English template around its words),
+    each only when a passage speaks of it; the question itself ranks their sentences."""
+    added: list[Facet] = []
+    if any(_EXAMPLE.search(s.text) for s in sources):
+        added.append(Facet("examples", frame("part_examples", language), text, frozenset(),
+                           _EXAMPLE, needs_cue=True))
+    if any(_LIMIT.search(s.text) for s in sources):
+        added.append(Facet("limitations", frame("part_limitations", language), text,
+                           frozenset(), _LIMIT, needs_cue=True))
+    return added
 
 
 def shared_terms(sources: Sequence[Source], *, exclude: set[str] | frozenset[str] = frozenset()
