@@ -45,6 +45,8 @@ ENGLISH: dict[str, str] = {
     "treat_with_care": "; treat it with care.",
     "prior": "The model did not produce a usable answer; here is what was found earlier:",
     "already_quoted": "_The passages found for this part are already quoted in the parts above._",
+    "unsupported_below": ("_No source supports the following sentences of the answer; "
+                          "check them before relying on them:_"),
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -70,6 +72,7 @@ CHINESE: dict[str, str] = {
     "treat_with_care": "；请谨慎对待。",
     "prior": "模型没有给出可用的回答；以下是之前找到的内容：",
     "already_quoted": "_为这一部分找到的段落已在上文引用。_",
+    "unsupported_below": "_以下句子没有任何来源支持，使用前请核对：_",
 }
 
 JAPANESE: dict[str, str] = {
@@ -95,6 +98,7 @@ JAPANESE: dict[str, str] = {
     "treat_with_care": "。取り扱いに注意してください。",
     "prior": "モデルが使える回答を出さなかったため、以前に見つかった内容を示します：",
     "already_quoted": "_この部分で見つかった箇所は、すでに前の部分で引用されています。_",
+    "unsupported_below": "_次の文を裏付ける資料はありません。頼る前に確認してください：_",
 }
 
 FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}
