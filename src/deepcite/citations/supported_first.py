@@ -37,6 +37,7 @@ anything checks or shows the answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Sequence
 
@@ -45,7 +46,7 @@ from deepcite.citations.attribution import sentence_claim
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity
-from deepcite.text.frames import frame, frame_for
+from deepcite.text.frames import FRAMES, frame, frame_for
 from deepcite.text.sentences import sentence_spans
 from deepcite.types import Source
 
@@ -103,6 +104,13 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     return f"{lead}\n\n{BELOW_NOTE}\n\n{quoted}"
 
 
+@functools.cache
+def _frame_sentences() -> frozenset[str]:
+    """Every sentence of every frame text, in every language, as attribution lists it."""
+    return frozenset(sentence_claim(text[start:end]) for table in FRAMES.values()
+                     for text in table.values() for start, end in sentence_spans(text))
+
+
 # A line that is not prose to reorder: a heading, table row, quote or note.
 _NOT_PROSE = ("#", "|", ">", "_")
 # Markers that open a piece belong to the sentence before it ("Claim. [2] Next").
@@ -120,6 +128,7 @@ def unsupported_last(answer: str, unsupported: Collection[str], question: str) -
     :func:`supported_first`'s, which builds the answer from the sources instead.
     """
     wanted = {" ".join(claim.split()) for claim in unsupported if claim.strip()}
+    wanted -= _frame_sentences()  # deepcite's own words (an exit's intro) claim nothing
     if not wanted:
         return answer
     kept: list[str] = []
