@@ -8,7 +8,8 @@ this script scores them as a reader would, on any question set and document fold
   answer is in (``doc``/``gold_document``: its file name);
 - **half the gold answer's content words**: the answer holds at least half the content
   words of the gold answer (``answer``; its first sentence with ``--first-sentence``),
-  words of three letters or more outside the stop words, CJK text by character pairs;
+  content words as deepcite counts them (``text.words.content_words``: three letters
+  or more, numbers included, no stop words), CJK text by its terms (``text.cjk_terms``);
 - **gold fact in the answer** (``gold``: a short value written as the document writes it);
 - **in the question's language**: for a question in Chinese, Japanese or Korean, most
   of the answer's letters (frame text included) are CJK;
@@ -41,22 +42,22 @@ from typing import Any
 from deepcite.citations.markers import cited_numbers
 from deepcite.config import load_settings
 from deepcite.runs import RunRequest, execute
-from deepcite.text.cjk import CJK_RUN, has_cjk, run_pairs
+from deepcite.text.cjk import CJK_RUN, has_cjk
+from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.frames import variants
 from deepcite.text.sentences import split_sentences
-from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import content_words
 
 #: What an honest "not found" opens with, in every language the answers are written in.
 NOT_FOUND = ("No sentence of the sources answers this directly",
              "No sources were found for this question")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 
 
 def _units(text: str) -> set[str]:
-    """Content words (lower case, three letters or more, no stop words) and CJK pairs."""
-    words = {w.lower() for w in _WORD.findall(text)
-             if len(w) >= 3 and w.lower() not in STOPWORDS}
-    return words | {pair for run in CJK_RUN.findall(text) for pair in run_pairs(run)}
+    """Content words and CJK terms, as deepcite's own matching counts them
+    (:func:`deepcite.text.words.content_words`, :func:`deepcite.text.cjk_terms.cjk_terms`),
+    so the score cannot drift from what the answer path calls a word."""
+    return content_words(text) | set(cjk_terms(text))
 
 
 def _cjk_share(text: str) -> float:

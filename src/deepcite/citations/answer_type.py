@@ -18,10 +18,10 @@ import re
 
 from deepcite.citations import cjk_answers
 from deepcite.citations.question_match import question_terms
-from deepcite.text.cjk import CJK_CHARS, has_cjk
+from deepcite.text.cjk import has_cjk
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import WORD
+from deepcite.text.words import WORD, contains_words
 
 KINDS = ("score", "amount", "share", "age", "measure", "count", "date", "place", "person",
          "name")
@@ -250,7 +250,7 @@ def _asked(candidate: str, question: str, kind: str = "") -> bool:
     question's own name, reworded, is no answer."""
     needle = _POSSESSIVE.sub("", " ".join(candidate.lower().split()))
     asked = _POSSESSIVE.sub("", question.lower())
-    if _contains(asked, needle):
+    if contains_words(asked, needle):
         return True
     if kind not in ("name", "person", "place"):
         return False
@@ -540,22 +540,16 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
         best = cjk_answers.nearness(sentence, question, sentence.find(found[0]))
         found = [c for c in found
                  if cjk_answers.nearness(sentence, question, sentence.find(c)) >= best]
-    if proposed and _contains(sentence.lower(), " ".join(proposed.lower().split())) and (
+    if proposed and contains_words(sentence.lower(), " ".join(proposed.lower().split())) and (
             proposed in candidates(kind, proposed, question, whole=False)):
         return proposed  # the model's own answer, of the kind and in the sentence
     if proposed:
         wanted = " ".join(proposed.lower().split())
         for candidate in found:
             low = candidate.lower()
-            if low == wanted or _contains(low, wanted) or _contains(wanted, low):
+            if low == wanted or contains_words(low, wanted) or contains_words(wanted, low):
                 return candidate
     return found[0]
-
-
-def _contains(text: str, phrase: str) -> bool:
-    """Whole-word containment; CJK, written without spaces, is whole at any character."""
-    return bool(phrase) and re.search(
-        rf"(?<![^\W{CJK_CHARS}]){re.escape(phrase)}(?![^\W{CJK_CHARS}])", text) is not None
 
 
 __all__ = ["KINDS", "answer_type", "candidates", "holds", "of_kind", "pick"]

@@ -168,6 +168,13 @@ def _claim(sentence: str) -> str:
     return " ".join(_MARKER.sub("", _LIST_PREFIX.sub("", sentence)).split())
 
 
+def sentence_claim(sentence: str) -> str:
+    """``sentence`` as :attr:`Attribution.unsupported_sentences` lists it: no list
+    bullet, no citation marker, no unsupported mark, spaces collapsed - so a caller can
+    find a listed sentence again in the answer."""
+    return _claim(sentence.replace(UNSUPPORTED_MARK, ""))
+
+
 def _names_a_source(sentence: str, titles: set[str]) -> bool:
     """Whether ``sentence`` is only a source's title, as a quoted passage's "(Super Bowl
     50, paragraph 44)" is: a document's heading repeats its title, so the title was
@@ -348,5 +355,6 @@ __all__ = [
     "attribute",
     "attribute_sentences",
     "looks_like_prose",
+    "sentence_claim",
     "sentence_key",
 ]

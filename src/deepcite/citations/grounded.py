@@ -67,7 +67,7 @@ from deepcite.text.cjk import CJK_CHARS, CJK_RUN, has_cjk
 from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import ALNUM_WORD, WORD, content_words
+from deepcite.text.words import ALNUM_WORD, WORD, contains_words, content_words
 from deepcite.types import Source
 
 #: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
@@ -443,15 +443,7 @@ def _short_enough(question: str, answer: str | None) -> bool:
     return answer is not None and len(answer.split()) <= 8 and not _contains(question, answer)
 
 
-def _contains(text: str, phrase: str) -> bool:
-    """Whole-word, case- and space-insensitive containment.
-
-    The precision handler has the same test (``_occurs``), private to it; this is kept
-    separate until it is public.
-    """
-    needle = " ".join(phrase.lower().split())
-    return bool(needle) and re.search(
-        rf"{_BEFORE}{re.escape(needle)}{_AFTER}", " ".join(text.lower().split())) is not None
+_contains = contains_words  # whole-word containment, one home: deepcite.text.words
 
 
 # Whole words: no word character on either side, except CJK, which has no spaces (the

@@ -23,12 +23,12 @@ thresholds of :mod:`deepcite.citations.question_match` then mean the same with e
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from deepcite._optional import installed as _installed
 from deepcite.errors import CollectionError
 from deepcite.text.language import DEFAULT, detect
 
@@ -44,13 +44,6 @@ def _calibrated(cosine: float) -> float:
     """An e5 cosine on MiniLM's scale (see the module docs)."""
     scale = (_MINILM_HIGH - _MINILM_LOW) / (_E5_HIGH - _E5_LOW)
     return _MINILM_LOW + (cosine - _E5_LOW) * scale
-
-
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def e5_available() -> bool:

@@ -16,6 +16,20 @@ is on the question, the honest not-found answer with the closest passages. The m
 text is dropped for a model too small to write a cited answer; for a larger one it
 follows, below a flag that says no source supports it, so a reader can still judge it.
 
+An answer that mixes supported sentences with unsupported ones (sentences that, after
+verification and attribution, carry no valid citation:
+:attr:`deepcite.citations.attribution.Attribution.unsupported_sentences`) is reordered
+by :func:`unsupported_last`: the supported sentences lead, in their order; the
+unsupported ones follow below a one-line flag in the question's language (the
+``unsupported_below`` frame), quoted. They are moved, never dropped: the checks find
+that no source *supports* a sentence, not that it is wrong or empty - a correct
+inference, a definition the sources take for granted, a caveat - and telling "adds
+nothing" from "adds something unsourced" would take a judgement (a model call) the
+answer does not have. Below the flag it can no longer read as the answer, and the reader
+keeps it to judge. Only text moves: a moved sentence carries no valid citation, a marker
+that ends the sentence before it stays with that sentence, so every ``[n]`` still
+resolves and the sources list, ``--json`` and exports are unchanged.
+
 Citation-shaped text the model invents ("[citation: ...]", "(Source: a website)",
 "[source needed]") is never a citation: :func:`strip_fake_citations` removes it before
 anything checks or shows the answer.
@@ -23,14 +37,17 @@ anything checks or shows the answer.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from deepcite.citations.answer import evidence_answer
+from deepcite.citations.attribution import sentence_claim
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity
-from deepcite.text.frames import frame, frame_for
+from deepcite.text.frames import FRAMES, frame, frame_for
+from deepcite.text.sentences import sentence_spans
 from deepcite.types import Source
 
 #: The honest not-found answer's opening (the closest passages follow it).
@@ -87,6 +104,69 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     return f"{lead}\n\n{BELOW_NOTE}\n\n{quoted}"
 
 
+@functools.cache
+def _frame_sentences() -> frozenset[str]:
+    """Every sentence of every frame text, in every language, as attribution lists it."""
+    return frozenset(sentence_claim(text[start:end]) for table in FRAMES.values()
+                     for text in table.values() for start, end in sentence_spans(text))
+
+
+# A line that is not prose to reorder: a heading, table row, quote or note.
+_NOT_PROSE = ("#", "|", ">", "_")
+# Markers that open a piece belong to the sentence before it ("Claim. [2] Next").
+_LEADING_MARKERS = re.compile(r"^(?:\[\d+\][^\s\[]*\s*)+")
+
+
+def unsupported_last(answer: str, unsupported: Collection[str], question: str) -> str:
+    """``answer`` with its ``unsupported`` sentences moved below a flag.
+
+    ``unsupported`` lists sentences as attribution does
+    (:func:`~deepcite.citations.attribution.sentence_claim`). The rest of the answer
+    keeps its order and lines; a line left empty is dropped. Code blocks, headings,
+    tables and quotes are left where they are. When nothing supported would be left
+    above the flag the answer is returned unchanged: that case is
+    :func:`supported_first`'s, which builds the answer from the sources instead.
+    """
+    wanted = {" ".join(claim.split()) for claim in unsupported if claim.strip()}
+    wanted -= _frame_sentences()  # deepcite's own words (an exit's intro) claim nothing
+    if not wanted:
+        return answer
+    kept: list[str] = []
+    moved: list[str] = []
+    in_fence = False
+    for line in answer.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        if in_fence or not line.strip() or line.lstrip().startswith(_NOT_PROSE):
+            kept.append(line)
+            continue
+        rebuilt, last, took = [], 0, False
+        for start, end in sentence_spans(line):
+            piece = line[start:end]
+            lead = _LEADING_MARKERS.match(piece)
+            own = piece[lead.end():] if lead else piece
+            if own.strip() and sentence_claim(own) in wanted:
+                rebuilt.append(line[last:start] + (lead.group(0).rstrip() if lead else ""))
+                moved.append(sentence_claim(own))
+                took = True
+            else:
+                rebuilt.append(line[last:end])
+            last = end
+        rebuilt.append(line[last:])
+        if not took:
+            kept.append(line)
+            continue
+        text = re.sub(r"[ \t]{2,}", " ", "".join(rebuilt)).rstrip()
+        if sentence_claim(text).strip(" -*+"):
+            kept.append(text)
+    body = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    if not moved or not any(sentence_claim(line) for line in body.splitlines()
+                            if not line.lstrip().startswith(_NOT_PROSE)):
+        return answer
+    quoted = "\n>\n".join(f"> {sentence}" for sentence in moved)
+    return f"{body}\n\n{frame_for('unsupported_below', question)}\n\n{quoted}"
+
+
 def leads_with_flag(text: str) -> bool:
     """Whether ``text`` opens with the note that belongs under an answer: what stood
     above it (a report part's quotes already used by an earlier part) was cut, and the
@@ -95,4 +175,4 @@ def leads_with_flag(text: str) -> bool:
 
 
 __all__ = ["BELOW_NOTE", "DROPPED_NOTE", "NOT_ANSWERED_INTRO", "leads_with_flag",
-           "strip_fake_citations", "supported_first"]
+           "strip_fake_citations", "supported_first", "unsupported_last"]

@@ -33,6 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from deepcite._optional import installed
 from deepcite.errors import ModelError
 from deepcite.llm.call_queue import CallQueue
 from deepcite.llm.parsing import content_text
@@ -84,10 +85,7 @@ LLAMA_CPP_MISSING = "llama-cpp-python is not installed - run `pip install deepci
 
 def llama_cpp_installed() -> bool:
     """Whether ``llama_cpp`` can be imported, without importing it (that is slow)."""
-    try:
-        return importlib.util.find_spec("llama_cpp") is not None
-    except (ImportError, ValueError):
-        return False
+    return installed("llama_cpp")
 
 
 @dataclass

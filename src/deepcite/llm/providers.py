@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import logging
 import os
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +33,7 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 from pydantic import PrivateAttr, SecretStr
 
+from deepcite._optional import installed as _installed
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, EgressDenied, ModelError
 from deepcite.llm.client import (
@@ -98,19 +97,6 @@ def _extra_missing(package: str, extra: str) -> str:
     return f"{package} is not installed - run `pip install deepcite[{extra}]`"
 
 
-def _module_available(module: str) -> bool:
-    """Whether ``module`` can be imported, without importing it (the SDKs load slowly).
-
-    A ``None`` entry in ``sys.modules`` marks a module as unimportable (tests use this).
-    """
-    if module in sys.modules:
-        return sys.modules[module] is not None
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def _import_class(module: str, name: str, package: str, extra: str) -> Any:
     try:
         return getattr(importlib.import_module(module), name)
@@ -170,7 +156,7 @@ def _ollama_has(models: list[str], wanted: str) -> bool:
 
 def _check_ollama(settings: Settings) -> ProviderStatus:
     url = settings.llm.ollama_url
-    if not _module_available("langchain_ollama"):
+    if not _installed("langchain_ollama"):
         return ProviderStatus("ollama", False, _extra_missing("langchain-ollama", "ollama"))
     try:
         models = ollama_models(url, settings=settings)
@@ -268,7 +254,7 @@ def _ollama_num_ctx(settings: Settings, model: str) -> int:
 
 
 def _check_openai(settings: Settings) -> ProviderStatus:
-    if not _module_available("langchain_openai"):
+    if not _installed("langchain_openai"):
         return ProviderStatus("openai", False, _extra_missing("langchain-openai", "openai"))
     if not settings.llm.model:
         return ProviderStatus("openai", False, "no model - set llm.model (e.g. gpt-4o-mini)")
@@ -345,7 +331,7 @@ def _sending_max_tokens(chat_openai: type[Any]) -> type[Any]:
 
 
 def _check_anthropic(settings: Settings) -> ProviderStatus:
-    if not _module_available("langchain_anthropic"):
+    if not _installed("langchain_anthropic"):
         return ProviderStatus(
             "anthropic", False, _extra_missing("langchain-anthropic", "anthropic")
         )

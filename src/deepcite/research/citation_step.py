@@ -42,6 +42,7 @@ from deepcite.citations.question_match import Similarity, dense_similarity, mean
 from deepcite.citations.supported_first import (
     strip_fake_citations,
     supported_first,
+    unsupported_last,
 )
 from deepcite.citations.text import neutralise_html
 from deepcite.citations.verify import Verification, verify
@@ -282,8 +283,10 @@ class CitationStep:
         In this order, the same for every strategy and every exit: markers resolve,
         citations are verified, uncited factual sentences a source strongly supports
         are attributed to it (the rest are listed as unsupported), an answer left with
-        no supported citation is flagged with passages (the strategy's own passages
-        follow otherwise), and raw HTML is made text.
+        no supported citation is flagged with passages, an answer with some is
+        reordered so its unsupported sentences follow below a flag
+        (:func:`~deepcite.citations.supported_first.unsupported_last`; the strategy's
+        own passages follow), and raw HTML is made text.
         """
         answer = strip_fake_citations(outcome.answer)
         answer, _ = clean_markers(answer, {s.number for s in outcome.sources})
@@ -298,6 +301,9 @@ class CitationStep:
             attributed=len(attributed.added) if attributed else 0,
             keep_model_text=self.keeps_model_text, similarity=self._checked_similarity(),
             guess=bool(getattr(self.handler, "guesses", False)))
+        if not flagged and attributed is not None and attributed.unsupported_sentences:
+            # supported sentences lead; the unsupported ones follow below a flag
+            answer = unsupported_last(answer, attributed.unsupported_sentences, question)
         if outcome.passages.strip() and not flagged:  # a flag brings its own passages
             answer = f"{answer.rstrip()}\n\n{outcome.passages.strip()}"
         unsupported = [] if flagged or attributed is None else attributed.unsupported_sentences

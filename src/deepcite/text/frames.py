@@ -49,6 +49,8 @@ ENGLISH: dict[str, str] = {
     "part_examples": "Examples",
     "part_limitations": "Limitations and caveats",
     "part_comparison": "{a} compared with {b}",
+    "unsupported_below": ("_No source supports the following sentences of the answer; "
+                          "check them before relying on them:_"),
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -78,6 +80,7 @@ CHINESE: dict[str, str] = {
     "part_examples": "示例",
     "part_limitations": "限制与注意事项",
     "part_comparison": "{a}与{b}的比较",
+    "unsupported_below": "_以下句子没有任何来源支持，使用前请核对：_",
 }
 
 JAPANESE: dict[str, str] = {
@@ -107,6 +110,7 @@ JAPANESE: dict[str, str] = {
     "part_examples": "例",
     "part_limitations": "制限と注意点",
     "part_comparison": "{a}と{b}の比較",
+    "unsupported_below": "_次の文を裏付ける資料はありません。頼る前に確認してください：_",
 }
 
 FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}

@@ -43,6 +43,25 @@ WORD_OR_CJK_RUN = re.compile(f"(?P<cjk>[{CJK_CHARS}]+)|(?:(?![{CJK_CHARS}])\\w)+
 """A CJK run (group ``cjk``), or a run of other word characters."""
 
 
+# Whole words: no word character on either side, except CJK, which has no spaces (the
+# "三百秒" of "保留三百秒。" is a whole word of it).
+_BEFORE = rf"(?<![^\W{CJK_CHARS}])"
+_AFTER = rf"(?![^\W{CJK_CHARS}])"
+
+
+def contains_words(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` occurs in ``text`` as whole words, case- and space-insensitive.
+
+    "cache" is in "the cache keeps" but not in "caches"; "3.2" not in "3.25". CJK is
+    written without spaces, so a CJK edge is whole at any character: "三百秒" is in
+    "保留三百秒。" (plain substring). An empty ``phrase`` is in nothing. The one home of
+    this test (grounded answers, answer types, the precision handler use it).
+    """
+    needle = " ".join(phrase.lower().split())
+    return bool(needle) and re.search(
+        rf"{_BEFORE}{re.escape(needle)}{_AFTER}", " ".join(text.lower().split())) is not None
+
+
 def content_words(text: str) -> set[str]:
     """Lower-cased words of three or more letters that carry meaning."""
     return {

@@ -20,7 +20,7 @@ from deepcite.citations.markers import clean_markers
 from deepcite.security.fencing import UNTRUSTED_NOTICE
 from deepcite.text.frames import frame_for
 from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import content_words
+from deepcite.text.words import contains_words, content_words
 from deepcite.types import Source
 
 SYSTEM_PROMPT = (
@@ -73,10 +73,9 @@ def _norm(text: str) -> str:
 
 
 def _occurs(needle: str, haystack: str) -> bool:
-    """Whole-word, case- and space-insensitive containment."""
-    needle = _norm(needle)
-    return bool(needle) and re.search(
-        rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(haystack)) is not None
+    """Whether ``needle`` is whole words of ``haystack`` once both are normalised
+    (:func:`_norm`: dashes, edge punctuation), by :func:`~deepcite.text.words.contains_words`."""
+    return contains_words(_norm(haystack), _norm(needle))
 
 
 def _clean_name(name: str, question: str) -> str | None:
