@@ -97,7 +97,31 @@ JAPANESE: dict[str, str] = {
     "already_quoted": "_この部分で見つかった箇所は、すでに前の部分で引用されています。_",
 }
 
-FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}
+KOREAN: dict[str, str] = {
+    "not_answered": "이 질문에 직접 답하는 문장이 자료에 없습니다. 가장 관련 있는 구절:",
+    "no_sources": (
+        "이 질문과 관련된 자료를 찾지 못해 답변을 만들지 않았습니다. 자료 없이 답하면 언어 모델 "
+        "자체의 지식에 기대게 되어 확인할 수 없고, 지어낸 인용이 들어갈 수도 있습니다. "
+        "다른 검색어, 다른 컬렉션(`--collection NAME`)을 쓰거나 검색 횟수를 늘려 보세요."),
+    "fallback": "모델이 쓸 만한 답변을 내지 못해, 찾은 구절 중 가장 관련 있는 것을 보여 드립니다:",
+    "uncited": "모델이 이 답변에 아무 자료도 인용하지 않았습니다",
+    "removed": "검증되지 않음: 자료가 이 답변의 인용을 뒷받침하지 않아 인용을 삭제했습니다",
+    "unverified": "검증되지 않음: 자료가 이 답변의 인용을 하나도 뒷받침하지 않습니다",
+    "cancelled": "답변을 쓰기 전에 실행이 취소되었습니다. 지금까지 찾은 구절:",
+    "budget": "답변을 쓰기 전에 실행 예산이 소진되었습니다. 찾은 구절:",
+    "error": "답변을 쓰기 전에 오류로 실행이 멈췄습니다. 찾은 구절:",
+    "evidence": "근거:",
+    "sources": "출처",
+    "summary": "요약",
+    "contents": "목차",
+    "part_no_sources": "_이 부분에 대한 자료를 찾지 못해 작성하지 않았습니다._",
+    "check_against": "; 다음 구절과 대조해 확인하세요:",
+    "treat_with_care": "; 주의해서 다루세요.",
+    "prior": "모델이 쓸 만한 답변을 내지 못했습니다. 앞서 찾은 내용입니다:",
+    "already_quoted": "_이 부분에서 찾은 구절은 이미 앞 부분에서 인용했습니다._",
+}
+
+FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE, "ko": KOREAN}
 """Every language's frame, by the code :func:`~deepcite.text.language.detect` gives."""
 
 
