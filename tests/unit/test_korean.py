@@ -122,3 +122,19 @@ def test_an_unanswered_korean_question_says_so_in_korean(
     answer = _ask(tmp_path, monkeypatch, "화성의 수도는 어디입니까?", model)
     assert answer.startswith(KOREAN["not_answered"])
     assert ENGLISH["not_answered"] not in answer and "서울" not in answer
+
+
+def test_the_sources_block_of_a_korean_answer_labels_its_entries_in_korean(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DEEPCITE_CITATIONS_ANSWER_MODE", "grounded")
+    monkeypatch.setenv("DEEPCITE_CITATIONS_SENTENCE_MEANING", "off")
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model",
+                        lambda settings: ScriptedChatModel(script={"grounded": ["450초"]}))
+    notes = tmp_path / "수달.md"
+    notes.write_text(MATERIAL, encoding="utf-8")
+    result = runner.invoke(app, ["ask", "수달 캐시의 항목은 얼마나 오래 유지됩니까?", "--material",
+                                 str(notes), "--offline", "-i", "1", "-q", "--no-save"])
+    assert result.exit_code == 0, result.output
+    block = result.stdout.split("## 출처", 1)[1]
+    assert f"{KOREAN['your_material']}: M1" in block and "Your material" not in block

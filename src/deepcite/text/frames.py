@@ -3,8 +3,9 @@
 The facts of an answer are quoted from its sources, in their language; what deepcite
 writes around them - "No sentence of the sources answers this directly. The closest
 passages found:", the "no sources" answer, the notes on unsupported citations, the
-Sources heading, a report's "Summary" - is the frame, and a Chinese question gets a
-Chinese frame. Every front end shows the same text (CLI, web, REST, MCP and exports
+Sources heading and the labels of its entries ("URL:", "Your material"), a report's
+"Summary", the labels of the web page around the answer - is the frame, and a Chinese
+question gets a Chinese frame. Every front end shows the same text (CLI, web, REST, MCP and exports
 print the stored answer), so the frame is chosen once, where the answer is written,
 by :func:`frame_for` from the question (:func:`deepcite.text.language.detect`).
 
@@ -45,6 +46,13 @@ ENGLISH: dict[str, str] = {
     "treat_with_care": "; treat it with care.",
     "prior": "The model did not produce a usable answer; here is what was found earlier:",
     "already_quoted": "_The passages found for this part are already quoted in the parts above._",
+    "url": "URL:",
+    "your_material": "Your material",
+    "collection": "Collection:",
+    "passage_and_file": "Passage and file",
+    "source_entry": "Source entry",
+    "open_source": "Open source",
+    "no_checked_quote": "No checked quote for this citation.",
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -70,6 +78,13 @@ CHINESE: dict[str, str] = {
     "treat_with_care": "；请谨慎对待。",
     "prior": "模型没有给出可用的回答；以下是之前找到的内容：",
     "already_quoted": "_为这一部分找到的段落已在上文引用。_",
+    "url": "网址：",
+    "your_material": "你的资料",
+    "collection": "资料集：",
+    "passage_and_file": "段落与文件",
+    "source_entry": "来源条目",
+    "open_source": "打开来源",
+    "no_checked_quote": "这条引用没有经过核对的引文。",
 }
 
 JAPANESE: dict[str, str] = {
@@ -95,6 +110,13 @@ JAPANESE: dict[str, str] = {
     "treat_with_care": "。取り扱いに注意してください。",
     "prior": "モデルが使える回答を出さなかったため、以前に見つかった内容を示します：",
     "already_quoted": "_この部分で見つかった箇所は、すでに前の部分で引用されています。_",
+    "url": "URL：",
+    "your_material": "あなたの資料",
+    "collection": "コレクション：",
+    "passage_and_file": "箇所とファイル",
+    "source_entry": "出典の項目",
+    "open_source": "出典を開く",
+    "no_checked_quote": "この引用には確認済みの引用文がありません。",
 }
 
 KOREAN: dict[str, str] = {
@@ -119,6 +141,13 @@ KOREAN: dict[str, str] = {
     "treat_with_care": "; 주의해서 다루세요.",
     "prior": "모델이 쓸 만한 답변을 내지 못했습니다. 앞서 찾은 내용입니다:",
     "already_quoted": "_이 부분에서 찾은 구절은 이미 앞 부분에서 인용했습니다._",
+    "url": "URL:",
+    "your_material": "내 자료",
+    "collection": "컬렉션:",
+    "passage_and_file": "구절과 파일",
+    "source_entry": "출처 항목",
+    "open_source": "출처 열기",
+    "no_checked_quote": "이 인용에는 확인된 인용문이 없습니다.",
 }
 
 FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE, "ko": KOREAN}
@@ -135,6 +164,13 @@ def frame_for(key: str, question: str) -> str:
     return frame(key, detect(question))
 
 
+def labelled(key: str, value: str, language: str = DEFAULT) -> str:
+    """``value`` after the label ``key`` in ``language``: "URL: x" in English, "网址：x"
+    in Chinese (a full-width colon takes no space after it)."""
+    label = frame(key, language)
+    return f"{label}{'' if label.endswith('：') else ' '}{value}"
+
+
 def variants(key: str) -> tuple[str, ...]:
     """Every language's text for ``key``, English first: what a parser of stored
     answers must recognise, whatever language the run was asked in."""
@@ -143,4 +179,4 @@ def variants(key: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-__all__ = ["ENGLISH", "FRAMES", "frame", "frame_for", "variants"]
+__all__ = ["ENGLISH", "FRAMES", "frame", "frame_for", "labelled", "variants"]
