@@ -105,7 +105,8 @@ def test_html_sources_link_out_and_group_passages_of_one_file() -> None:
     text = exported("html").decode("utf-8")
     assert 'href="https://openalex.org/W1"' in text
     assert '<span id="source-21">21</span>, <span id="source-22">22</span>' in text
-    assert "Collection: papers · report-21.pdf, pp. 2, 3" in text
+    # the report asks in Chinese: its Sources list is labelled in Chinese
+    assert "资料集：papers · report-21.pdf, pp. 2, 3" in text
 
 
 def test_html_leaves_hostile_content_inert() -> None:

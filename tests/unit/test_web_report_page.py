@@ -95,3 +95,30 @@ def test_run_again_submits_the_stored_request(client: TestClient,
 def test_compare_unknown_is_404(client: TestClient) -> None:
     assert client.get("/compare?a=ffff&b=eeee").status_code == 404
     assert client.get("/compare").status_code == 404
+
+
+@pytest.mark.parametrize(("question", "labels", "absent"), [
+    ("水的沸点是多少<b>度</b>？",
+     ["<h2>来源</h2>", ">段落与文件</a>", ">打开来源</a>", ">来源条目</a>", "<dt>来源</dt>"],
+     ["Passage and file", "Open source"]),
+    ("캐시는 얼마나 유지됩니까?", ["<h2>출처</h2>", ">구절과 파일</a>", ">출처 열기</a>"],
+     ["Passage and file"]),
+    ("How hot is <b>boiling</b> water?", ["<h2>Sources</h2>", ">Passage and file</a>",
+                                         ">Open source</a>", "<dt>Sources</dt>"], ["来源"]),
+])
+def test_the_labels_around_an_answer_are_in_its_question_language(
+        client: TestClient, question: str, labels: list[str], absent: list[str]) -> None:
+    first = _run_id(client, question=question)
+    second = _run_id(client, question=question)
+    report = client.get(f"/reports/{first}").text
+    compare = client.get(f"/compare?a={first}&b={second}").text
+    history = client.get("/history").text
+    for label in labels:
+        assert label in report, label
+    for label in absent:
+        assert label not in report, label
+    sources = labels[0]  # the Sources heading, in the same language on every page
+    assert sources in compare and f"<th>{sources[4:-5]}</th>" in compare
+    assert f'data-label="{sources[4:-5]}"' in history
+    # the question and the titles stay text, whatever the language
+    assert "<b>" not in report and "<script>alert(1)" not in report + compare + history

@@ -1,10 +1,13 @@
-"""Answer kinds of Chinese and Japanese questions, and the short answers of those kinds.
+"""Answer kinds of Chinese, Japanese and Korean questions, and the short answers of those kinds.
 
 The same kinds as :mod:`deepcite.citations.answer_type` (a count, an amount, a date, a
 person, a place ...), asked and answered in the way CJK writes them: a question word
 inside the sentence ("条目保留多久", "何人が参加しましたか") and a number written with its
 unit or classifier and no space ("三百秒", "300秒", "5分钟", "两个", "2000件"), in Arabic
-or Chinese numerals. :func:`question_kind` reads the kind, :func:`spans` finds the
+or Chinese numerals. Korean asks with its own question words ("얼마나 오래", "몇 개",
+"언제") and writes the number with its unit, with or without a space ("300초", "5분",
+"삼백 초", "열두 개"), in Arabic, Sino-Korean or native Korean numerals.
+:func:`question_kind` reads the kind, :func:`spans` finds the
 candidates in a sentence; :mod:`deepcite.citations.answer_type` calls both for a
 question in CJK, so the grounded answer leads with a short answer there as it does in
 English.
@@ -24,33 +27,52 @@ Span = tuple[int, int, str]
 #: Question words of each kind, checked in this order (the first kind found decides):
 #: "多少钱" is an amount before "多少" is a count, "几点" a date before "几" a count.
 _KIND_WORDS: list[tuple[str, str]] = [
-    ("age", "几岁|多大年纪|多少岁|何歳|いくつの時"),
-    ("share", "百分之几|多少比例|多大比例|多少百分比|百分比是多少|比例是多少|何パーセント|何割"),
+    ("age", "几岁|多大年纪|多少岁|何歳|いくつの時|몇\\s?살|나이"),
+    ("share", "百分之几|多少比例|多大比例|多少百分比|百分比是多少|比例是多少|何パーセント|何割"
+              "|몇\\s?퍼센트|비율은|비율이"),
     ("amount", "多久|多长时间|多少时间|多长|多少钱|多少秒|多少分钟|多少小时|多少天|多少年"
                "|几秒|几分钟|几小时|几天|几年|几个月|几周|どのくらい|どれくらい|どのぐらい"
-               "|どれぐらい|いくら|何秒|何分間|何時間|何日間|何年間|何か月|何ヶ月|何週間"),
-    ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"),
+               "|どれぐらい|いくら|何秒|何分間|何時間|何日間|何年間|何か月|何ヶ月|何週間"
+               "|얼마나\\s?(?:오래|자주|걸리)|얼마\\s?동안|몇\\s?(?:초|분|시간|달|개월|주|년\\s?동안)"
+               "|며칠|몇\\s?일|시간은\\s?얼마|기간은\\s?얼마|얼마나\\s?걸"),
+    ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"
+                "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
+                "\\s?(?:얼마|몇)"),
     ("date", "什么时候|何时|哪年|哪一年|哪天|哪一天|哪个月|几月|几号|几点|什么时间|いつ|何年|何月"
-             "|何日|何時|何曜日"),
-    ("count", "多少|几|何種類|何か所|何[人個回件台本社枚冊匹頭名種つ]|いくつ"),
-    ("person", "谁|哪位|誰|だれ|何者|どなた"),
-    ("place", "哪里|哪儿|在哪|什么地方|哪个城市|哪个国家|哪座|どこ|どの国|どの都市|どの町"),
+             "|何日|何時|何曜日"
+             "|언제|몇\\s?년도|몇\\s?년에|몇\\s?월|몇\\s?시에|무슨\\s?요일"),
+    ("count", "多少|几|何種類|何か所|何[人個回件台本社枚冊匹頭名種つ]|いくつ|몇"),
+    ("person", "谁|哪位|誰|だれ|何者|どなた|누가|누구"),
+    ("place", "哪里|哪儿|在哪|什么地方|哪个城市|哪个国家|哪座|どこ|どの国|どの都市|どの町|어디"),
+    ("amount", "얼마"),  # "대기 시간은 얼마입니까": an amount, of whatever unit is said
 ]
 _KIND_PATTERNS = [(kind, re.compile(words)) for kind, words in _KIND_WORDS]
 
 _HAN_DIGITS = "零〇一二两三四五六七八九十百千万萬亿億"
-_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千])?"
-        rf"|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?")
+_HANGUL = "\uac00-\ud7af"
+# Korean numerals as words: Sino-Korean with a tens or larger place ("삼백", "이십오": a
+# lone "이" or "일" is a particle or a noun far more often), or native ("열두", "세").
+_KO_SINO = "(?:[일이삼사오육칠팔구]?[십백천만억])+[일이삼사오육칠팔구]?"
+_KO_NATIVE = ("(?:(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)\\s?"
+              "(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)|한|두|세|네|다섯|여섯|일곱|여덟|아홉"
+              "|열|스무|스물|서른|마흔|쉰)")
+_KO_NUM = rf"(?<![{_HANGUL}])(?:{_KO_SINO}|{_KO_NATIVE})(?=\s?[{_HANGUL}])"
+_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千만억])?"
+        rf"|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?|{_KO_NUM}")
 _ABOUT = r"(?:[多余]|以上|左右)?"  # "三百多秒", "两千余个"
 _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
-               "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年")
+               "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年|"
+               "밀리초|초|분|시간|일|주일|주|개월|달|년")
 _MEASURE_UNITS = ("千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|"
                   "平方米|公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
-                  "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍")
-_MONEY_UNITS = "万元|亿元|美元|欧元|日元|英镑|人民币|元|块钱|块|円|ドル|ユーロ"
-_SHARE_UNITS = "%|％|パーセント"
+                  "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍|바이트|킬로미터|미터|센티미터|"
+                  "밀리미터|킬로그램|그램|킬로|톤|리터|도|배|g|m")
+_MONEY_UNITS = ("万元|亿元|美元|欧元|日元|英镑|人民币|元|块钱|块|円|ドル|ユーロ|"
+                "만\\s?원|원|달러|유로|엔")
+_SHARE_UNITS = "%|％|パーセント|퍼센트"
 _CLASSIFIERS = ("种类|種類|个|個|名|位|人|次|条|項|项|台|种|種|本|件|家|座|所|只|张|枚|部|篇|"
-                "行|列|层|批|组|份|回|つ|冊|社|匹|頭|節|章|步|轮|级|款|类|類|棵|辆|艘|架|间")
+                "行|列|层|批|组|份|回|つ|冊|社|匹|頭|節|章|步|轮|级|款|类|類|棵|辆|艘|架|间|"
+                "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
 _AMOUNT = re.compile(
     rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
@@ -62,17 +84,18 @@ _SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIG
                     rf"(?:点[{_HAN_DIGITS}]+)?|[{_HAN_DIGITS}\d]+[成割])")
 _COUNT = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_CLASSIFIERS})")
 _BARE_NUMBER = re.compile(r"(?<![\d.])\d+(?:,\d{3})*(?:\.\d+)?(?![\d.%％])")
-_AGE = re.compile(rf"(?:{_NUM})\s?(?:岁|歲|歳|才)")
-_YEAR = r"(?:\d{4}|[〇零一二三四五六七八九]{4})\s?年"
-_MONTH_DAY = (rf"(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s?月"
-              rf"(?:\s?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[日号號])?")
+_AGE = re.compile(rf"(?:{_NUM})\s?(?:岁|歲|歳|才|살|세)")
+_YEAR = r"(?:\d{4}|[〇零一二三四五六七八九]{4})\s?[年년]"
+_MONTH_DAY = (rf"(?:\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s?[月월]"
+              rf"(?:\s?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[日号號일])?")
 _EVERY = (r"(?:每天|每日|每晚|每周[一二三四五六日天]?|每星期[一二三四五六日天]?|每月|每年"
-          r"|毎日|毎朝|毎晩|毎週|毎月|毎年)")
-_DAYTIME = r"(?:凌晨|清晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜間|午前|午後|深夜|夜)"
-_WEEKDAY = r"(?:(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?)"
-_CLOCK = (rf"(?:{_EVERY}?{_WEEKDAY}|{_EVERY})?[的の]?{_DAYTIME}?"
-          rf"(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時]"
-          rf"(?:半|(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?分)?")
+          r"|毎日|毎朝|毎晩|毎週|毎月|毎年|매일|매주|매달|매월|매년|매시간)")
+_DAYTIME = (r"(?:凌晨|清晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜間|午前|午後|深夜|夜"
+            r"|새벽|오전|오후|아침|점심|저녁|밤)")
+_WEEKDAY = r"(?:(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?|[월화수목금토일]요일)"
+_CLOCK = (rf"(?:{_EVERY}?\s?{_WEEKDAY}|{_EVERY})?[的の]?\s?{_DAYTIME}?\s?"
+          rf"(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時시](?!간)"
+          rf"(?:\s?반|半|\s?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[分분])?")
 _DATES = [
     re.compile(rf"{_YEAR}(?:\s?{_MONTH_DAY})?|\d{{4}}-\d{{1,2}}-\d{{1,2}}"),
     re.compile(_MONTH_DAY),
@@ -98,6 +121,12 @@ _PERSON = [
                rf"创始人是|发明者是|设计者是)\s?(?P<p>{_LATIN_NAME}|{_KATAKANA_NAME}|{_HAN_NAME})"
                r"(?=で|です|だ|氏|さん|[、。，,.]|$)"),
 ]
+_KO_WORD = r"[\uac00-\ud7af]{2,6}?"
+_KO_DOING = "설계|개발|만들|만든|작성|발명|설립|창립|창업|제작|고안|제안|발견|이끌|관리|유지"
+# "김민준이 설계했습니다", "이서연이 만든": a name, its subject particle, then what was done
+_PERSON.append(re.compile(
+    rf"(?<![\uac00-\ud7af])(?P<p>{_KO_WORD})(?:이|가|께서|에 의해|에 의하여)\s"
+    rf"(?:\S+\s){{0,2}}?(?:{_KO_DOING})"))
 _PLACE_NAME = (r"(?:(?![的了是在于由和与被将把对从向为这那个些每])"
                r"[\u4e00-\u9fff\u30a0-\u30ff]){2,10}?")
 _PLACE = [
@@ -107,15 +136,20 @@ _PLACE = [
     re.compile(r"(?P<p>[\u4e00-\u9fff\u30a0-\u30ff]{2,10}?)に"
                r"(?:ある|あり|位置|保存|置か|設置|格納|住|本社)"),
     re.compile(r"(?P<p>[\u4e00-\u9fff\u30a0-\u30ff]{2,10}?)で(?:開催|行われ|実行|生まれ)"),
+    # "부산에 있는", "서울 데이터 센터에서 운영됩니다": up to three words before 에/에서
+    re.compile(r"(?<![\uac00-\ud7af])(?P<p>[\uac00-\ud7af]{2,8}?(?<![는은을를의가도])"
+               r"(?:\s[\uac00-\ud7af]+(?<![는은을를의가도])){0,2}?)(?:에서\s(?:\S+\s)?(?:운영|열리|열린|개최|실행|"
+               r"생산|태어|일하|근무|만들|보관|저장)|에\s(?:\S+\s)?(?:있|위치|복사|저장|보관|"
+               r"설치|두|보내|살))"),
 ]
-_MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金")
+_MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金|가격|비용|요금|돈")
 _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
-                         "|時間|期間")
+                         "|時間|期間|얼마나\\s?(?:오래|자주|걸)|동안|시간|기간|며칠")
 _COUNT_ASKED = re.compile(r"(?:多少|几|何)(?:[个個名位种種条項项件台次座本])?"
                           r"(?P<n>[\u4e00-\u9fff\u30a0-\u30ff]{2,6})")
 _ARTICLE = re.compile(rf"一\s?(?:{_CLASSIFIERS})")
 _SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
-_A_YEAR = re.compile(r"\d{4}\s?年")
+_A_YEAR = re.compile(r"\d{4}\s?[年년]")
 _NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}}")
 
 

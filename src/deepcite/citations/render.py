@@ -35,7 +35,8 @@ from deepcite.citations.markers import cited_numbers, prose_only
 from deepcite.citations.text import escape_html
 from deepcite.search.urls import canonical_url
 from deepcite.security.terminal import one_line, terminal_safe
-from deepcite.text.frames import variants
+from deepcite.text.frames import frame, labelled, variants
+from deepcite.text.language import DEFAULT
 from deepcite.types import Source
 
 #: The engine of sources that are the user's own materials (:mod:`deepcite.materials`).
@@ -186,12 +187,15 @@ def source_documents(entries: Iterable[EntryLike], text: str | None = None
     return ordered
 
 
-def render_sources(entries: Iterable[EntryLike], text: str | None = None) -> str:
+def render_sources(entries: Iterable[EntryLike], text: str | None = None,
+                   language: str = DEFAULT) -> str:
     """Render the Sources block body (without heading); empty in, empty out.
 
-    Documents are ordered as :func:`source_documents` orders them.
+    Documents are ordered as :func:`source_documents` orders them; the labels of each
+    entry ("URL:", "Your material") are in ``language``, the question's
+    (:mod:`deepcite.text.frames`), as the block's heading is.
     """
-    return "\n\n".join(_format(doc) for doc in source_documents(entries, text))
+    return "\n\n".join(_format(doc, language) for doc in source_documents(entries, text))
 
 
 _UNSAFE_IN_URL = re.compile(r"[\s<>\"]")
@@ -206,19 +210,20 @@ def _safe_name(name: str) -> str:
     return escape_html(one_line(name))
 
 
-def _format(doc: SourceDocument) -> str:
+def _format(doc: SourceDocument, language: str = DEFAULT) -> str:
     numbers = ", ".join(str(n) for n in doc.numbers)
     entry = doc.entry
     lines = [f"[{numbers}] {_safe_name(entry.title)} (source nr: {numbers})",
-             f"   URL: {_safe_url(entry.url)}"]
+             "   " + labelled("url", _safe_url(entry.url), language)]
     where = ""
     if entry.collection:
-        where = f"   Collection: {_safe_name(entry.collection)}"
+        where = "   " + labelled("collection", _safe_name(entry.collection), language)
         if entry.path:
             where += f" · {_safe_name(PurePath(entry.path).name)}"
     elif entry.engine == USER_MATERIAL:
         material = entry.metadata.get("material_id")
-        where = "   Your material" + (f": {_safe_name(str(material))}" if material else "")
+        where = f"   {frame('your_material', language)}" + (
+            f": {_safe_name(str(material))}" if material else "")
     if where and doc.pages:
         # EPUB "pages" are spine sections; PDFs have real pages.
         if entry.kind == "epub":

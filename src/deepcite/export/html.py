@@ -47,7 +47,8 @@ from deepcite.export.base import (
     result_for,
     without_title,
 )
-from deepcite.text.frames import frame_for
+from deepcite.text.frames import frame, labelled
+from deepcite.text.language import DEFAULT, detect
 from deepcite.types import ResearchResult
 
 # The marker shapes of deepcite.citations.markers: [1], [1, 2], [1-3], 【1】. Escaped
@@ -271,7 +272,8 @@ def citation_labels(body: str, table: dict[int, CitedEntry], mode: str) -> dict[
             else f"{domains[n]}-{ids.get(entry.document_key, 1)}" for n, entry in table.items()}
 
 
-def _sources_html(documents: Sequence[SourceDocument], heading: str = "Sources") -> str:
+def _sources_html(documents: Sequence[SourceDocument], language: str = DEFAULT) -> str:
+    """The Sources list, its heading and labels in ``language`` (the question's)."""
     if not documents:
         return ""
     items = []
@@ -286,7 +288,7 @@ def _sources_html(documents: Sequence[SourceDocument], heading: str = "Sources")
                  f'<a class="source-title" href="{url}">{title}</a>',
                  f'<span class="source-url">{url}</span>']
         if entry.collection:
-            where = f"Collection: {html.escape(entry.collection)}"
+            where = html.escape(labelled("collection", entry.collection, language))
             if entry.path:
                 where += f" · {html.escape(PurePath(entry.path).name)}"
             if document.pages:
@@ -296,7 +298,8 @@ def _sources_html(documents: Sequence[SourceDocument], heading: str = "Sources")
                 where += f", {label} {', '.join(str(p) for p in sorted(document.pages))}"
             lines.append(f'<span class="source-where">{where}</span>')
         items.append(f'<li class="source">{"<br>".join(lines)}</li>')
-    return (f'<section class="sources" id="sources">\n<h2>{html.escape(heading)}</h2>\n'
+    heading = html.escape(frame("sources", language))
+    return (f'<section class="sources" id="sources">\n<h2>{heading}</h2>\n'
             f'<ul class="sources">\n{chr(10).join(items)}\n</ul>\n</section>\n')
 
 
@@ -310,7 +313,7 @@ def render_fragment(report: ResearchResult, options: ExportOptions) -> str:
     }
     rendered = _RENDERER.render(body, env)
     return str(_CLEANER.clean(rendered + _sources_html(report_documents(report),
-                                                       frame_for("sources", report.question))))
+                                                       detect(report.question))))
 
 
 def render_page(report: ResearchResult, options: ExportOptions, *, extra_css: str = "") -> str:

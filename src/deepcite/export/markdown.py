@@ -17,6 +17,7 @@ from deepcite.citations.render import render_sources
 from deepcite.citations.text import neutralise_html
 from deepcite.security.terminal import one_line, terminal_safe
 from deepcite.text.frames import frame_for
+from deepcite.text.language import detect
 from deepcite.types import ResearchResult
 
 
@@ -34,7 +35,7 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
         parts.append(f"_This run was cancelled; the {what} covers what was found until then._")
     if show_findings:
         parts.append(neutralise_html(_findings(result)))
-    block = render_sources(result.sources, text=result.answer)
+    block = render_sources(result.sources, text=result.answer, language=detect(result.question))
     if block:
         parts.append(f"## {frame_for('sources', result.question)}\n\n{block}")
     return terminal_safe("\n\n".join(parts) + "\n")

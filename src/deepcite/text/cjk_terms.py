@@ -16,6 +16,13 @@ holds weighs as the question's subject would). So:
   what it is about (as "how many" in English, see
   :data:`deepcite.citations.question_match.QUESTION_FILLER`).
 
+Korean writes spaces between words but attaches its particles and verb endings to
+them (``캐시는``, ``캐시의``, ``서버에서``, ``유지됩니다``): each Hangul word loses its
+ending first (:func:`korean_stem`, ``캐시는`` -> ``캐시``), a word that is only a
+function word (:data:`KOREAN_FUNCTION_WORDS`: ``수 있 것``) or a question word
+(:data:`KOREAN_QUESTION_WORDS`: ``무엇 언제 얼마나 몇``) counts for nothing, and the
+stem is compared by its pairs as a Chinese run is.
+
 Deterministic and dictionary-free: the data here is a few dozen characters, and adding
 a language is adding its particles and question words.
 """
@@ -46,6 +53,76 @@ QUESTION_WORDS = (
     "どこ", "だれ", "誰", "どれ", "どの", "なぜ", "どう", "ですか", "ますか",
 )
 _QUESTION_WORD = re.compile("|".join(map(re.escape, QUESTION_WORDS)))
+
+_HANGUL_WORD = re.compile("[\uac00-\ud7af]+")
+#: Korean particles and verb endings a word may end with, stripped longest first. A
+#: particle that has one form after a vowel and another after a consonant (는/은,
+#: 를/을, 가/이, 로/으로, 와/과) is stripped only after the kind of syllable it follows,
+#: so ``평가`` (evaluation) keeps its ``가`` while ``서버가`` loses it.
+KOREAN_ENDINGS = (
+    # verb endings of the polite and plain styles (하다/되다/이다 and their tenses)
+    "되었습니까", "되었습니다", "되었나요", "되었는지", "하였습니다", "했습니까", "했습니다",
+    "했나요", "합니까", "합니다", "하나요", "하는지", "되나요", "됩니까", "됩니다", "되는지",
+    "입니까", "입니다", "인가요", "인지", "이었다", "였습니다", "습니까", "습니다", "었나요",
+    "았나요", "나요", "니까", "니다", "해야", "하려면", "되려면", "하면", "되면", "하고",
+    "하는", "되는", "되어", "하여", "해서", "돼서", "이다", "했다", "된다", "한다",
+    # particles, with the particles they combine with
+    "에서는", "에서도", "에서의", "에게서", "으로는", "으로도", "으로서", "으로써", "까지는",
+    "부터는", "에서", "에게", "에는", "에도", "에의", "으로", "로는", "로도", "로서", "로써",
+    "까지", "부터", "보다", "처럼", "마다", "이나", "한테", "께서", "만큼", "이라", "라는",
+    "이라는", "은", "는", "이", "가", "을", "를", "의", "에", "도", "와", "과", "로", "만",
+)
+_AFTER_VOWEL = frozenset(("는", "를", "가", "와", "로", "로는", "로도", "로서", "로써", "라는"))
+_AFTER_CONSONANT = frozenset(("은", "을", "이", "과", "으로", "으로는", "으로도", "으로서",
+                              "으로써", "이라", "이라는", "이나"))
+#: Korean words that say nothing about what a question asks (may, have, thing, and so on).
+KOREAN_FUNCTION_WORDS = frozenset((
+    "수", "있", "없", "것", "등", "및", "또는", "그리고", "그", "이", "저", "더", "잘", "안",
+    "못", "때", "중", "하", "되", "한", "할", "된", "될", "있는", "없는", "있습니", "없습니",
+    "있나", "있을", "없을", "어", "좀", "다시", "가장", "모든", "각", "그것", "이것",
+))
+#: Korean question words: a word that starts with one is dropped from a question.
+KOREAN_QUESTION_WORDS = (
+    "무엇", "무슨", "뭐", "뭘", "언제", "얼마", "몇", "며칠", "어디", "누구", "누가", "왜",
+    "어떻게", "어떤", "어느", "어때", "어떠",
+)
+
+#: Adverbs that ask with "얼마나" ("얼마나 오래", how long): part of the question word.
+KOREAN_HOW_ADVERBS = frozenset(("오래", "자주", "많이", "멀리", "빨리", "크게", "높이", "길게"))
+
+
+def _batchim(syllable: str) -> bool:
+    """Whether a Hangul syllable ends in a consonant (has a final, 받침)."""
+    return (ord(syllable) - 0xAC00) % 28 != 0
+
+
+def korean_stem(word: str) -> str:
+    """``word`` (Hangul) without its particle or verb ending: ``캐시는`` -> ``캐시``,
+    ``서버에서`` -> ``서버``, ``유지됩니다`` -> ``유지``. At least one syllable stays;
+    a word that is only an ending is returned empty."""
+    for ending in KOREAN_ENDINGS:
+        if not word.endswith(ending):
+            continue
+        stem = word[: -len(ending)]
+        if not stem:
+            return "" if len(word) > 1 or word in "에의도" else word
+        if ending in _AFTER_VOWEL and _batchim(stem[-1]):
+            continue
+        if ending in _AFTER_CONSONANT and not _batchim(stem[-1]):
+            continue
+        return stem
+    return word
+
+
+def _korean_units(word: str, question: bool) -> list[str]:
+    """The pairs (or the lone syllable) of a Hangul word's stem; none for a function
+    word, or a question word in a question."""
+    if question and word.startswith(KOREAN_QUESTION_WORDS):
+        return []
+    stem = korean_stem(word)
+    if not stem or stem in KOREAN_FUNCTION_WORDS or word in KOREAN_FUNCTION_WORDS:
+        return []
+    return [stem] if len(stem) == 1 else [stem[i:i + 2] for i in range(len(stem) - 1)]
 
 
 def _segments(run: str) -> list[str]:
@@ -103,9 +180,18 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
 def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
     """The pairs of :func:`cjk_terms`; ``strict``: any pair with a function character
     is an empty string, a cut between chains."""
+    found: list[str] = []
+    if _HANGUL_WORD.search(text):  # Korean words first: their endings, not particles
+        previous = ""
+        for match in _HANGUL_WORD.finditer(text):
+            word = match.group(0)
+            if not (question and previous == "얼마나" and word in KOREAN_HOW_ADVERBS):
+                found += _korean_units(word, question)
+            found.append("")
+            previous = word
+        text = _HANGUL_WORD.sub(" ", text)
     if question:
         text = _QUESTION_WORD.sub(" ", text)
-    found: list[str] = []
     for match in CJK_RUN.finditer(text):
         run = match.group(0)
         if len(run) == 1:
@@ -123,4 +209,5 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
     return found if strict else [pair for pair in found if pair]
 
 
-__all__ = ["FUNCTION_CHARS", "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_terms"]
+__all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
+           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_terms", "korean_stem"]

@@ -3,8 +3,9 @@
 The facts of an answer are quoted from its sources, in their language; what deepcite
 writes around them - "No sentence of the sources answers this directly. The closest
 passages found:", the "no sources" answer, the notes on unsupported citations, the
-Sources heading, a report's "Summary" - is the frame, and a Chinese question gets a
-Chinese frame. Every front end shows the same text (CLI, web, REST, MCP and exports
+Sources heading and the labels of its entries ("URL:", "Your material"), a report's
+"Summary", the labels of the web page around the answer - is the frame, and a Chinese
+question gets a Chinese frame. Every front end shows the same text (CLI, web, REST, MCP and exports
 print the stored answer), so the frame is chosen once, where the answer is written,
 by :func:`frame_for` from the question (:func:`deepcite.text.language.detect`).
 
@@ -51,6 +52,13 @@ ENGLISH: dict[str, str] = {
     "part_comparison": "{a} compared with {b}",
     "unsupported_below": ("_No source supports the following sentences of the answer; "
                           "check them before relying on them:_"),
+    "url": "URL:",
+    "your_material": "Your material",
+    "collection": "Collection:",
+    "passage_and_file": "Passage and file",
+    "source_entry": "Source entry",
+    "open_source": "Open source",
+    "no_checked_quote": "No checked quote for this citation.",
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -81,6 +89,13 @@ CHINESE: dict[str, str] = {
     "part_limitations": "限制与注意事项",
     "part_comparison": "{a}与{b}的比较",
     "unsupported_below": "_以下句子没有任何来源支持，使用前请核对：_",
+    "url": "网址：",
+    "your_material": "你的资料",
+    "collection": "资料集：",
+    "passage_and_file": "段落与文件",
+    "source_entry": "来源条目",
+    "open_source": "打开来源",
+    "no_checked_quote": "这条引用没有经过核对的引文。",
 }
 
 JAPANESE: dict[str, str] = {
@@ -111,9 +126,52 @@ JAPANESE: dict[str, str] = {
     "part_limitations": "制限と注意点",
     "part_comparison": "{a}と{b}の比較",
     "unsupported_below": "_次の文を裏付ける資料はありません。頼る前に確認してください：_",
+    "url": "URL：",
+    "your_material": "あなたの資料",
+    "collection": "コレクション：",
+    "passage_and_file": "箇所とファイル",
+    "source_entry": "出典の項目",
+    "open_source": "出典を開く",
+    "no_checked_quote": "この引用には確認済みの引用文がありません。",
 }
 
-FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE}
+KOREAN: dict[str, str] = {
+    "not_answered": "이 질문에 직접 답하는 문장이 자료에 없습니다. 가장 관련 있는 구절:",
+    "no_sources": (
+        "이 질문과 관련된 자료를 찾지 못해 답변을 만들지 않았습니다. 자료 없이 답하면 언어 모델 "
+        "자체의 지식에 기대게 되어 확인할 수 없고, 지어낸 인용이 들어갈 수도 있습니다. "
+        "다른 검색어, 다른 컬렉션(`--collection NAME`)을 쓰거나 검색 횟수를 늘려 보세요."),
+    "fallback": "모델이 쓸 만한 답변을 내지 못해, 찾은 구절 중 가장 관련 있는 것을 보여 드립니다:",
+    "uncited": "모델이 이 답변에 아무 자료도 인용하지 않았습니다",
+    "removed": "검증되지 않음: 자료가 이 답변의 인용을 뒷받침하지 않아 인용을 삭제했습니다",
+    "unverified": "검증되지 않음: 자료가 이 답변의 인용을 하나도 뒷받침하지 않습니다",
+    "cancelled": "답변을 쓰기 전에 실행이 취소되었습니다. 지금까지 찾은 구절:",
+    "budget": "답변을 쓰기 전에 실행 예산이 소진되었습니다. 찾은 구절:",
+    "error": "답변을 쓰기 전에 오류로 실행이 멈췄습니다. 찾은 구절:",
+    "evidence": "근거:",
+    "sources": "출처",
+    "summary": "요약",
+    "contents": "목차",
+    "part_no_sources": "_이 부분에 대한 자료를 찾지 못해 작성하지 않았습니다._",
+    "check_against": "; 다음 구절과 대조해 확인하세요:",
+    "treat_with_care": "; 주의해서 다루세요.",
+    "prior": "모델이 쓸 만한 답변을 내지 못했습니다. 앞서 찾은 내용입니다:",
+    "already_quoted": "_이 부분에서 찾은 구절은 이미 앞 부분에서 인용했습니다._",
+    "url": "URL:",
+    "your_material": "내 자료",
+    "collection": "컬렉션:",
+    "passage_and_file": "구절과 파일",
+    "source_entry": "출처 항목",
+    "open_source": "출처 열기",
+    "no_checked_quote": "이 인용에는 확인된 인용문이 없습니다.",
+    "part_not_researched": "_조사하지 않음: 보고서의 예산이 다 되었습니다({reason})._",
+    "part_examples": "예시",
+    "part_limitations": "한계와 주의 사항",
+    "part_comparison": "{a}와(과) {b} 비교",
+    "unsupported_below": "_다음 문장은 어떤 출처도 뒷받침하지 않습니다. 믿기 전에 확인하세요:_",
+}
+
+FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE, "ko": KOREAN}
 """Every language's frame, by the code :func:`~deepcite.text.language.detect` gives."""
 
 
@@ -127,6 +185,13 @@ def frame_for(key: str, question: str) -> str:
     return frame(key, detect(question))
 
 
+def labelled(key: str, value: str, language: str = DEFAULT) -> str:
+    """``value`` after the label ``key`` in ``language``: "URL: x" in English, "网址：x"
+    in Chinese (a full-width colon takes no space after it)."""
+    label = frame(key, language)
+    return f"{label}{'' if label.endswith('：') else ' '}{value}"
+
+
 def variants(key: str) -> tuple[str, ...]:
     """Every language's text for ``key``, English first: what a parser of stored
     answers must recognise, whatever language the run was asked in."""
@@ -135,4 +200,4 @@ def variants(key: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-__all__ = ["ENGLISH", "FRAMES", "frame", "frame_for", "variants"]
+__all__ = ["ENGLISH", "FRAMES", "frame", "frame_for", "labelled", "variants"]

@@ -24,6 +24,7 @@ from starlette.datastructures import FormData
 from deepcite.runs.caller import Caller
 from deepcite.store import HistoryStore
 from deepcite.store.user_rights import Access
+from deepcite.text.frames import frame_for
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
@@ -41,10 +42,17 @@ MAX_FIELD_BYTES = 5 * 1024 * 1024
 
 
 def environment() -> Environment:
-    """The pages' Jinja2 environment: autoescape on for every template."""
-    return Environment(loader=FileSystemLoader(TEMPLATES_DIR),
-                       autoescape=select_autoescape(default=True, default_for_string=True),
-                       trim_blocks=True, lstrip_blocks=True)
+    """The pages' Jinja2 environment: autoescape on for every template.
+
+    ``frame_for(key, question)`` is a global: the labels that belong to an answer
+    ("Sources", "Open source") are written in its question's language
+    (:mod:`deepcite.text.frames`), as the answer's own frame is.
+    """
+    env = Environment(loader=FileSystemLoader(TEMPLATES_DIR),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals["frame_for"] = frame_for
+    return env
 
 
 class PageKit:
