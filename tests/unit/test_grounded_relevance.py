@@ -3,6 +3,8 @@ an uncovered question is "not found", and the short answer is of the kind asked 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from deepcite.citations.grounded import grounded_answer, rank_sentences
@@ -83,3 +85,20 @@ def test_a_when_answer_is_the_period_in_the_lead_sentence() -> None:
     answer = grounded_answer("When was the harbour widened?", FERRIES, similarity=None)
     assert answer is not None
     assert answer.text.startswith("**the 1920s** [2]")
+
+
+def close_in_meaning(question: str, texts: Sequence[str]) -> list[float]:
+    """An encoder that finds every sentence close to the question (as e5 finds a
+    module's introduction close to any question naming the module)."""
+    return [0.62] * len(texts)
+
+
+def test_a_made_up_feature_of_a_documented_thing_is_not_found() -> None:
+    question = "How do I stream the database backup to a hologram projector?"
+    assert grounded_answer(question, TOOLS, similarity=close_in_meaning) is None
+
+
+def test_an_answerable_paraphrase_still_answers_with_meaning_scored() -> None:
+    answer = grounded_answer("How can I back up the database with a dump?", TOOLS,
+                             similarity=close_in_meaning)
+    assert answer is not None and "dump command" in answer.text
