@@ -214,3 +214,32 @@ def test_a_sentence_far_in_meaning_is_not_relevant_for_a_few_shared_words() -> N
     weights = weigh(question, [terms, terms_of("Tax law varies by country.")])
     assert relevant(weights, terms, None) == relevant(weights, terms, 0.9)
     assert not relevant(weights, terms, 0.1)
+
+
+SETUP_GUIDE = (
+    "# Stations\n\n"
+    "## Registering a station\n\n"
+    "To register a new station, run `gauge station add NAME`. Gauge then contacts the "
+    "station, reads its serial number and stores it in the configuration file.\n\n"
+    "## Scheduling\n\n"
+    "Gauge keeps no daemon running, and a scheduler has to start each run.\n\n"
+    "## Buffering\n\n"
+    "Stations buffer readings for up to ten minutes before they answer. "
+    "This is done to save battery power, since the radio modem draws most current.\n"
+)
+
+
+def test_an_instruction_is_quoted_with_the_sentence_that_carries_it_on() -> None:
+    answer = grounded_answer("How do I register a new station?",
+                             [source(1, "Stations", SETUP_GUIDE)])
+    assert answer is not None
+    assert "gauge station add NAME" in answer.text
+    assert "reads its serial number" in answer.text  # the rest of the same paragraph
+    assert "daemon" not in answer.text  # the next section makes another point
+
+
+def test_a_why_answer_quotes_the_reason_that_follows_the_behaviour() -> None:
+    answer = grounded_answer("Why do stations buffer readings?",
+                             [source(1, "Stations", SETUP_GUIDE)])
+    assert answer is not None
+    assert "save battery power" in answer.text

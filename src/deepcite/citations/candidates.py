@@ -63,6 +63,9 @@ class Sentence:
     #: The code example the source shows with this sentence (verbatim lines, see
     #: :func:`_passages`), empty without one.
     example: str = ""
+    #: The passage (paragraph, list item) of its source the sentence is in, counted from
+    #: 0; -1 when unknown. Sentences of one passage make one point together.
+    passage: int = -1
 
     @property
     def about(self) -> list[str]:
@@ -362,7 +365,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         # points back (its own words count more; the title's only where it lacks them).
         title = terms_of(source.title) if has_cjk(source.title) else []
         found_in_source = False  # a passage cut from a page may open mid-sentence
-        for passage in _passages(source.text):
+        for index, passage in enumerate(_passages(source.text)):
             before: list[str] = []
             quoted: list[Sentence] = []
             for raw in split_sentences(passage.text):  # abbreviations, quotes kept whole
@@ -377,7 +380,8 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                         context = title
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
-                                           heading=terms_of(passage.heading)))
+                                           heading=terms_of(passage.heading),
+                                           passage=index))
                     position += 1
                 found_in_source = True
                 before = terms

@@ -407,6 +407,36 @@ def _with_continuation(chosen: list[Sentence], limit: int = MAX_SENTENCES
     return _second(chosen, after, limit)
 
 
+def _with_same_point(question: str, chosen: list[Sentence], limit: int = MAX_SENTENCES,
+                     max_chars: int = MAX_CHARS) -> list[Sentence]:
+    """``chosen`` with the sentence after the lead put second, when it is in the lead's
+    passage and carries on its point: it names what the lead names, or, for a why
+    question whose lead only names the behaviour, it gives the reason.
+
+    An instruction is often half the answer: "To register a station, run ``station
+    add``." is followed by "Tidewell then contacts the station and stores its serial
+    number."; "Stations buffer readings for ten minutes." by "This is done to save
+    battery power". The next sentence shares few of the question's words, so it is
+    never chosen on its own. Only the lead's own paragraph or list item is looked at: a
+    neighbour across a heading or a blank line makes another point.
+    """
+    lead = chosen[0]
+    after = _neighbour(lead, +1)
+    if after is None or lead.passage < 0 or after.passage != lead.passage:
+        return chosen
+    intent = question_intent(question)
+    shared = {t for t in lead.terms if t not in STOPWORDS} & set(after.terms)
+    reason = intent is Intent.REASON and gives(intent, after.text) and not gives(
+        intent, lead.text)
+    if not (shared or reason or opens_with_pointer(after.text)):
+        return chosen
+    # one over the limit: the continuation is part of the lead, not a sentence of its own
+    grown = _second(chosen, after, limit + 1)
+    while len(grown) > 2 and sum(len(s.text) for s in grown) > max_chars:
+        grown.pop()
+    return grown
+
+
 def _second(chosen: list[Sentence], after: Sentence, limit: int) -> list[Sentence]:
     """``chosen`` with ``after``, the sentence following the lead, put second; as it is
     when that sentence, or one like it, is already chosen."""
@@ -545,7 +575,8 @@ def grounded_answer(question: str, sources: Sequence[Source],
     kind = types.answer_type(question)
     factual = kind in FACTUAL_KINDS
     chosen = (_with_answer_after(question, kind, chosen, max_sentences) if factual
-              else _with_continuation(chosen, max_sentences))
+              else _with_same_point(question, _with_continuation(chosen, max_sentences),
+                                    max_sentences, max_chars))
     ranked_first = chosen  # the short answer is looked for here before the antecedent
     chosen = _with_antecedent(chosen, max_sentences)
     notes = ["grounded", kind]
