@@ -22,6 +22,7 @@ one untimed ask first (the first answer of a fresh data dir is a separate figure
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -31,8 +32,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import deepcite
 
 QUESTION = "How do I read a CSV file?"
 
@@ -75,9 +74,17 @@ def measure(label: str, mode: str, argv: list[str], env: dict[str, str],
     return Measured(label, mode, seconds, peaks)
 
 
+def package_dir() -> Path:
+    """deepcite's package folder, found without importing it: a child forked from a
+    process that had imported it would report that process's memory as its own peak."""
+    spec = importlib.util.find_spec("deepcite")
+    assert spec is not None and spec.origin is not None, "deepcite is not importable"
+    return Path(spec.origin).resolve().parent
+
+
 def cold_copy(into: Path) -> Path:
     """deepcite's package copied without any compiled bytecode."""
-    source = Path(deepcite.__file__).resolve().parent
+    source = package_dir()
     shutil.copytree(source, into / "deepcite",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return into
@@ -106,7 +113,7 @@ def main() -> None:
     results: list[Measured] = []
     with tempfile.TemporaryDirectory(prefix="deepcite-start-") as scratch:
         root = Path(scratch)
-        warm_src = str(Path(deepcite.__file__).resolve().parents[1])
+        warm_src = str(package_dir().parent)
         cold_src = str(cold_copy(root / "cold"))
         for mode, src, extra in (("warm", warm_src, {}),
                                  ("cold", cold_src, {"PYTHONDONTWRITEBYTECODE": "1"})):
