@@ -9,14 +9,54 @@ base of every error they raise. Everything else lives in subpackages named for w
 they do.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from deepcite._version import __version__
-from deepcite.api import build_researcher, detailed_report, quick_summary, rerun
-from deepcite.collections import Collection
-from deepcite.config import Settings, load_settings
-from deepcite.errors import DeepciteError
-from deepcite.research import Researcher
-from deepcite.runs.compare import compare_runs
-from deepcite.types import ResearchResult, RunNotice, SearchResult, Source
+
+if TYPE_CHECKING:
+    from deepcite.api import build_researcher, detailed_report, quick_summary, rerun
+    from deepcite.collections import Collection
+    from deepcite.config import Settings, load_settings
+    from deepcite.errors import DeepciteError
+    from deepcite.research import Researcher
+    from deepcite.runs.compare import compare_runs
+    from deepcite.types import ResearchResult, RunNotice, SearchResult, Source
+
+# The public names, imported on first use: `import deepcite.cli` (every command) or
+# `import deepcite.errors` would otherwise load the whole research stack first.
+_LAZY = {
+    "build_researcher": "deepcite.api",
+    "detailed_report": "deepcite.api",
+    "quick_summary": "deepcite.api",
+    "rerun": "deepcite.api",
+    "Collection": "deepcite.collections",
+    "Settings": "deepcite.config",
+    "load_settings": "deepcite.config",
+    "DeepciteError": "deepcite.errors",
+    "Researcher": "deepcite.research",
+    "compare_runs": "deepcite.runs.compare",
+    "ResearchResult": "deepcite.types",
+    "RunNotice": "deepcite.types",
+    "SearchResult": "deepcite.types",
+    "Source": "deepcite.types",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'deepcite' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Collection",

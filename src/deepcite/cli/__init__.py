@@ -18,60 +18,70 @@ from typing import Annotated
 import typer
 
 from deepcite._version import __version__
-from deepcite.cli.ask import ask, report
-from deepcite.cli.bench import bench_app
-from deepcite.cli.collection import collection_app
-from deepcite.cli.db import db_app
-from deepcite.cli.export import export_command
-from deepcite.cli.exporters import exporters
-from deepcite.cli.history import history_command, rm_command, show_command
-from deepcite.cli.info import config_app, engines, models, strategies
-from deepcite.cli.mcp import mcp_command
-from deepcite.cli.replay import compare_command, rerun_command
-from deepcite.cli.serve import serve_command
-from deepcite.cli.users import audit_command, users_app
-from deepcite.cli.verify import verify_command
-from deepcite.cli.watch import watch_app
-from deepcite.cli.worker import worker_command
+from deepcite.cli.lazy import LazyCommand, LazyGroup
+
+# Each command's module is imported when that command runs (or shows its own --help):
+# `deepcite --version`, `--help` or `history` load only what they use. Listed in the
+# order `deepcite --help` shows them.
+COMMANDS = (
+    LazyCommand("ask", "deepcite.cli.ask", "ask",
+                "Research a question and print a cited answer."),
+    LazyCommand("report", "deepcite.cli.ask", "report",
+                "Research a question as a sectioned report with one Sources block."),
+    LazyCommand("models", "deepcite.cli.info", "models",
+                "Which LLM providers are usable here, and why not."),
+    LazyCommand("engines", "deepcite.cli.info", "engines",
+                "Which search engines are usable here, and why not."),
+    LazyCommand("strategies", "deepcite.cli.info", "strategies",
+                "The research strategies and citation handlers, one line each."),
+    LazyCommand("verify", "deepcite.cli.verify", "verify_command",
+                "Check the citations of a Markdown report against its sources."),
+    LazyCommand("history", "deepcite.cli.history", "history_command",
+                "List stored runs, newest first."),
+    LazyCommand("show", "deepcite.cli.history", "show_command",
+                "Print a stored run's report again."),
+    LazyCommand("rm", "deepcite.cli.history", "rm_command", "Delete a stored run."),
+    LazyCommand("compare", "deepcite.cli.replay", "compare_command",
+                "Compare two stored runs: sources, claims, figures, settings."),
+    LazyCommand("rerun", "deepcite.cli.replay", "rerun_command",
+                "Run a stored run again (--offline: replay its verification)."),
+    LazyCommand("export", "deepcite.cli.export", "export_command",
+                "Export a stored run: PDF, Word, HTML, BibTeX..."),
+    LazyCommand("exporters", "deepcite.cli.exporters", "exporters",
+                "The export formats, and whether each is usable here."),
+    LazyCommand("mcp", "deepcite.cli.mcp", "mcp_command",
+                "Serve deepcite as MCP tools (stdio or HTTP) for assistants."),
+    LazyCommand("serve", "deepcite.cli.serve", "serve_command",
+                "Serve the web app and REST API (deepcite[web])."),
+    LazyCommand("worker", "deepcite.cli.worker", "worker_command",
+                "Execute queued research runs (queue.url; deepcite[queue])."),
+    LazyCommand("audit", "deepcite.cli.users", "audit_command",
+                "Show the audit log, newest first."),
+    LazyCommand("collection", "deepcite.cli.collection", "collection_app",
+                "Index and search local documents."),
+    LazyCommand("bench", "deepcite.cli.bench", "bench_app",
+                "Measure answer quality, citation quality and cost on a dataset."),
+    LazyCommand("config", "deepcite.cli.info", "config_app", "Inspect settings."),
+    LazyCommand("db", "deepcite.cli.db", "db_app", "The history database: migrations."),
+    LazyCommand("users", "deepcite.cli.users", "users_app",
+                "User accounts and their API tokens (deepcite[web] for argon2-cffi)."),
+    LazyCommand("watch", "deepcite.cli.watch", "watch_app",
+                "Questions researched again on a schedule, with what changed."),
+)
+
+
+class _DeepciteGroup(LazyGroup):
+    lazy_commands = COMMANDS
+
 
 app = typer.Typer(
+    cls=_DeepciteGroup,
     help="deepcite: research questions with answers whose every [n] points at a real source.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-app.command(help="Research a question and print a cited answer.")(ask)
-app.command(help="Research a question as a sectioned report with one Sources block.")(report)
-app.command(help="Which LLM providers are usable here, and why not.")(models)
-app.command(help="Which search engines are usable here, and why not.")(engines)
-app.command(help="The research strategies and citation handlers, one line each.")(strategies)
-app.command("verify", help="Check the citations of a Markdown report against its sources.")(
-    verify_command)
-app.command("history", help="List stored runs, newest first.")(history_command)
-app.command("show", help="Print a stored run's report again.")(show_command)
-app.command("rm", help="Delete a stored run.")(rm_command)
-app.command("compare", help="Compare two stored runs: sources, claims, figures, settings.")(
-    compare_command)
-app.command("rerun", help="Run a stored run again (--offline: replay its verification).")(
-    rerun_command)
-app.command("export", help="Export a stored run: PDF, Word, HTML, BibTeX...")(export_command)
-app.command(help="The export formats, and whether each is usable here.")(exporters)
-app.command("mcp", help="Serve deepcite as MCP tools (stdio or HTTP) for assistants.")(
-    mcp_command)
-app.command("serve", help="Serve the web app and REST API (deepcite[web]).")(serve_command)
-app.command("worker", help="Execute queued research runs (queue.url; deepcite[queue]).")(
-    worker_command)
-app.add_typer(collection_app, name="collection", help="Index and search local documents.")
-app.add_typer(bench_app, name="bench",
-              help="Measure answer quality, citation quality and cost on a dataset.")
-app.add_typer(config_app, name="config", help="Inspect settings.")
-app.add_typer(db_app, name="db", help="The history database: migrations.")
-app.add_typer(users_app, name="users",
-              help="User accounts and their API tokens (deepcite[web] for argon2-cffi).")
-app.command("audit", help="Show the audit log, newest first.")(audit_command)
-app.add_typer(watch_app, name="watch",
-              help="Questions researched again on a schedule, with what changed.")
 
 
 def installed_version() -> str:

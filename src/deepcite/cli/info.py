@@ -14,12 +14,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from deepcite.citations.handlers import DEFAULT_HANDLER, handler_statuses
 from deepcite.cli.common import out, user_errors, warn
 from deepcite.config import config_warnings, explain_settings, load_settings
-from deepcite.llm import describe_providers, resolve_provider
-from deepcite.research.strategies import DEFAULT_STRATEGY, strategy_statuses
-from deepcite.search import describe_engines
+
+# The providers, engines, strategies and handlers are imported by the command that lists
+# them: `deepcite config show` must not load the research stack.
 
 config_app = typer.Typer(no_args_is_help=True)
 
@@ -28,6 +27,8 @@ def models(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """List the LLM providers, whether each is usable here, and what auto picks."""
+    from deepcite.llm import describe_providers, resolve_provider
+
     with user_errors():
         settings = load_settings()
         statuses = describe_providers(settings)
@@ -81,6 +82,8 @@ def engines(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """List search engines, whether each is usable now, and why not."""
+    from deepcite.search import describe_engines
+
     with user_errors():
         rows = describe_engines(load_settings())
     if as_json:
@@ -102,6 +105,9 @@ def strategies(
     Plugins are listed after the built-ins; one that cannot be loaded is a row saying
     why (``unavailable: ...``) rather than an error, so it cannot hide the others.
     """
+    from deepcite.citations.handlers import DEFAULT_HANDLER, handler_statuses
+    from deepcite.research.strategies import DEFAULT_STRATEGY, strategy_statuses
+
     strategy_rows = strategy_statuses()
     handler_rows = handler_statuses()
     if as_json:

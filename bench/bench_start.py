@@ -1,0 +1,149 @@
+"""How long a command takes from the first keystroke, cold and warm, and its peak memory.
+
+Each command runs as a fresh process (``python -m deepcite ...``, what the ``deepcite``
+script does) N times; the table gives the median wall time, the spread (min-max), the
+median as a multiple of ``python -c pass`` (the yardstick: on a loaded machine every
+figure grows, the ratio much less) and the peak resident memory of the process.
+
+* warm: bytecode cached, as after any earlier call;
+* cold: deepcite's sources copied to a fresh folder without ``__pycache__`` and run with
+  ``PYTHONDONTWRITEBYTECODE=1``, so every deepcite module is compiled on every call
+  (read-only installs, some containers); third-party packages keep their cache.
+
+``history`` runs on an empty data dir; ``ask`` on a data dir whose demo index was built by
+one untimed ask first (the first answer of a fresh data dir is a separate figure).
+
+    .venv/bin/python bench/bench_start.py [--runs 5] [--ask-runs 3] [--quick]
+
+``--quick`` skips the ask (seconds instead of a minute or two). Target (issue 46):
+``--version`` and ``--help`` <= 0.3 s; the ask <= 3 s and <= 450 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+QUESTION = "How do I read a CSV file?"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One command's runs: wall seconds and peak resident memory (MiB) of each."""
+
+    label: str
+    mode: str
+    seconds: list[float]
+    peak_mib: list[float]
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and peak RSS of one child process (its own rusage, from wait4)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.stderr is not None
+    errors = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[1:])} failed ({child.returncode}): {errors[-500:]}")
+    return elapsed, usage.ru_maxrss / 1024  # Linux reports KiB
+
+
+def measure(label: str, mode: str, argv: list[str], env: dict[str, str],
+            runs: int) -> Measured:
+    """``runs`` timed runs after one untimed run (fills caches, builds the demo index)."""
+    run_once(argv, env)
+    seconds, peaks = [], []
+    for _ in range(runs):
+        elapsed, peak = run_once(argv, env)
+        seconds.append(elapsed)
+        peaks.append(peak)
+    return Measured(label, mode, seconds, peaks)
+
+
+def package_dir() -> Path:
+    """deepcite's package folder, found without importing it: a child forked from a
+    process that had imported it would report that process's memory as its own peak."""
+    spec = importlib.util.find_spec("deepcite")
+    assert spec is not None and spec.origin is not None, "deepcite is not importable"
+    return Path(spec.origin).resolve().parent
+
+
+def cold_copy(into: Path) -> Path:
+    """deepcite's package copied without any compiled bytecode."""
+    source = package_dir()
+    shutil.copytree(source, into / "deepcite",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return into
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per command")
+    parser.add_argument("--ask-runs", type=int, default=3, help="timed runs of the ask")
+    parser.add_argument("--quick", action="store_true", help="skip the ask")
+    options = parser.parse_args()
+
+    python = sys.executable
+    commands: list[tuple[str, list[str], int]] = [
+        ("python -c pass", [python, "-c", "pass"], options.runs),
+        ("deepcite --version", [python, "-m", "deepcite", "--version"], options.runs),
+        ("deepcite --help", [python, "-m", "deepcite", "--help"], options.runs),
+        ("deepcite history", [python, "-m", "deepcite", "history"], options.runs),
+    ]
+    if not options.quick:
+        commands.append((f'deepcite ask "{QUESTION}" -c demo -q --offline',
+                         [python, "-m", "deepcite", "ask", QUESTION, "-c", "demo", "-q",
+                          "--offline"], options.ask_runs))
+
+    load_before = os.getloadavg()[0]
+    results: list[Measured] = []
+    with tempfile.TemporaryDirectory(prefix="deepcite-start-") as scratch:
+        root = Path(scratch)
+        warm_src = str(package_dir().parent)
+        cold_src = str(cold_copy(root / "cold"))
+        for mode, src, extra in (("warm", warm_src, {}),
+                                 ("cold", cold_src, {"PYTHONDONTWRITEBYTECODE": "1"})):
+            data = root / f"data-{mode}"
+            data.mkdir()
+            env = {**os.environ, **extra, "PYTHONPATH": src, "DEEPCITE_DATA_DIR": str(data)}
+            if mode == "warm":
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+            for label, argv, runs in commands:
+                if label == "deepcite history":
+                    empty = root / f"empty-{mode}"
+                    empty.mkdir()
+                    results.append(measure(label, mode, argv,
+                                           {**env, "DEEPCITE_DATA_DIR": str(empty)}, runs))
+                else:
+                    results.append(measure(label, mode, argv, env, runs))
+    load_after = os.getloadavg()[0]
+
+    yardstick = {m.mode: statistics.median(m.seconds) for m in results
+                 if m.label == "python -c pass"}
+    print(f"deepcite start-up, {os.cpu_count()} cores, load average "
+          f"{load_before:.1f} before / {load_after:.1f} after")
+    print("| what | mode | median s | spread s | x `python -c pass` | peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for m in results:
+        median = statistics.median(m.seconds)
+        print(f"| `{m.label}` | {m.mode} | {median:.3f} | {min(m.seconds):.3f}-"
+              f"{max(m.seconds):.3f} | {median / yardstick[m.mode]:.0f}x | "
+              f"{max(m.peak_mib):.0f} |")
+
+
+if __name__ == "__main__":
+    main()

