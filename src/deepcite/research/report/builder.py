@@ -212,13 +212,13 @@ class DetailedReport:
         problem = "the model's outline was unusable"
         reason = None if early is not None else budget.exhausted(model_calls=1)
         small = early is None and self._small_model
-        if small:  # the outline is built from the question's facets, no call: still a phase
+        if small or reason is None:  # built from the facets without a call: still a phase
             researcher.emit(PhaseStarted(phase="outline"))
+        if small:
             problem = ""
         elif reason is not None:
             problem = f"the {reason} before an outline was asked for"
         else:
-            researcher.emit(PhaseStarted(phase="outline"))
             try:
                 manifest = self._materials.analysis.manifest if self._materials else ""
                 known = self._materials.ids if self._materials else []
