@@ -102,3 +102,31 @@ def test_an_answerable_paraphrase_still_answers_with_meaning_scored() -> None:
     answer = grounded_answer("How can I back up the database with a dump?", TOOLS,
                              similarity=close_in_meaning)
     assert answer is not None and "dump command" in answer.text
+
+
+ACCOUNTS = [
+    source(1, "Accounts", "The login page of an account asks for its e-mail address and "
+           "password. After three failed attempts the account is locked for an hour."),
+    source(2, "Setup", "The setup wizard creates the first administrator account."),
+    source(3, "Storage", "A backup of the archive is written every night to the second "
+           "disk."),
+]
+
+
+@pytest.mark.parametrize("similarity", SIMILARITIES)
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How do I log in to my account?", "The login page"),
+    ("How do I set up the first administrator account?", "The setup wizard"),
+    ("How often do I back up the archive?", "A backup of the archive"),
+])
+def test_a_word_the_question_splits_and_the_sources_join_still_answers(
+        similarity: Similarity | None, question: str, expected: str) -> None:
+    """"back up" asked, "backup" written: the split word is not a term the sources
+    never hold, so it does not veto the sentence that answers."""
+    answer = grounded_answer(question, ACCOUNTS, similarity=similarity)
+    assert answer is not None and answer.text.startswith(expected), question
+
+
+def test_a_made_up_word_next_to_a_joined_one_is_still_not_found() -> None:
+    question = "How do I back up the archive to a hologram projector?"
+    assert grounded_answer(question, ACCOUNTS, similarity=close_in_meaning) is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from deepcite.citations import cited_numbers
+from deepcite.citations.attribution import sentence_claim
 from deepcite.citations.supported_first import unsupported_last
 from deepcite.research import Researcher
 from deepcite.text.frames import frame
@@ -78,3 +79,17 @@ def test_the_flag_is_in_the_questions_language() -> None:
 def test_nothing_supported_left_is_left_to_supported_first() -> None:
     answer = "The cache is written in Rust in Oslo."
     assert unsupported_last(answer, [answer], "Who wrote it?") == answer
+
+
+def test_a_moved_sentence_keeps_the_unverified_mark_the_flag_setting_promises() -> None:
+    """With ``citations.unsupported = "flag"`` a refuted citation stays, marked: moved
+    below the flag, the sentence keeps it (and its ``[n]`` still resolves)."""
+    answer = ("Entries live for 300 seconds [1]. The cache was written in Rust [1]^(unverified)."
+              "\n\n- Flushes run at two o'clock [2]. The team works in Oslo ^(unsupported).")
+    listed = [sentence_claim("The cache was written in Rust [1]^(unverified)."),
+              sentence_claim("The team works in Oslo ^(unsupported).")]
+    moved = unsupported_last(answer, listed, "How long?")
+    above, _, below = moved.partition(FLAG_EN)
+    assert "Rust" not in above and "two o'clock [2]" in above, moved
+    assert "> The cache was written in Rust [1]^(unverified)." in below, moved
+    assert "> The team works in Oslo." in below and "^(unsupported)" not in moved, moved

@@ -29,6 +29,7 @@ pairs and one thing named; :meth:`Weights.enough`).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -219,9 +220,25 @@ class Weights:
         return sum(self.weight[t] for t in self.key if t in found) / (whole or 1.0)
 
 
+def _joined(question: str, wanted: set[str], pool: Sequence[Sequence[str]]) -> set[str]:
+    """``wanted`` with a word the question splits in two and the sources write as one
+    ("back up" / "backup", "log in" / "login", "file name" / "filename") as the joined
+    term: the split part no source holds would otherwise count as a term the sources
+    never mention, and veto the sentences that answer the question."""
+    said = {t for terms in pool for t in terms}
+    words = WORD.findall(question)
+    joined = set(wanted)
+    for first, second in itertools.pairwise(words):
+        parts = {term(first.lower()), term(second.lower())} & wanted
+        whole = term((first + second).lower())
+        if parts and whole in said and not parts <= said:
+            joined = (joined - (parts - said)) | {whole}
+    return joined
+
+
 def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     """The IDF weight of each of ``question``'s terms over ``pool`` (terms per sentence)."""
-    wanted = question_terms(question)
+    wanted = _joined(question, question_terms(question), pool)
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
     for terms in pool:

@@ -26,9 +26,11 @@ that no source *supports* a sentence, not that it is wrong or empty - a correct
 inference, a definition the sources take for granted, a caveat - and telling "adds
 nothing" from "adds something unsourced" would take a judgement (a model call) the
 answer does not have. Below the flag it can no longer read as the answer, and the reader
-keeps it to judge. Only text moves: a moved sentence carries no valid citation, a marker
-that ends the sentence before it stays with that sentence, so every ``[n]`` still
-resolves and the sources list, ``--json`` and exports are unchanged.
+keeps it to judge. Only text moves: a moved sentence keeps its own markers (none valid
+by default; with ``citations.unsupported = "flag"`` a refuted one stays, marked
+``^(unverified)``), a marker that ends the sentence before it stays with that sentence,
+so every ``[n]`` still resolves and the sources list, ``--json`` and exports are
+unchanged.
 
 Citation-shaped text the model invents ("[citation: ...]", "(Source: a website)",
 "[source needed]") is never a citation: :func:`strip_fake_citations` removes it before
@@ -42,7 +44,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from deepcite.citations.answer import evidence_answer
-from deepcite.citations.attribution import sentence_claim
+from deepcite.citations.attribution import UNSUPPORTED_MARK, sentence_claim
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity
@@ -117,6 +119,18 @@ _NOT_PROSE = ("#", "|", ">", "_")
 _LEADING_MARKERS = re.compile(r"^(?:\[\d+\][^\s\[]*\s*)+")
 
 
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def _as_written(sentence: str) -> str:
+    """A moved sentence as the answer had it, less its bullet and ``^(unsupported)``
+    mark (the flag above it says so): its own markers stay, so that with
+    ``citations.unsupported = "flag"`` a refuted citation keeps the ``^(unverified)``
+    that setting promises, and every kept ``[n]`` still resolves."""
+    text = " ".join(_BULLET.sub("", sentence.replace(UNSUPPORTED_MARK, "")).split())
+    return re.sub(r"\s+([.!?:;])$", r"\1", text)
+
+
 def unsupported_last(answer: str, unsupported: Collection[str], question: str) -> str:
     """``answer`` with its ``unsupported`` sentences moved below a flag.
 
@@ -147,7 +161,7 @@ def unsupported_last(answer: str, unsupported: Collection[str], question: str) -
             own = piece[lead.end():] if lead else piece
             if own.strip() and sentence_claim(own) in wanted:
                 rebuilt.append(line[last:start] + (lead.group(0).rstrip() if lead else ""))
-                moved.append(sentence_claim(own))
+                moved.append(_as_written(own))
                 took = True
             else:
                 rebuilt.append(line[last:end])

@@ -91,7 +91,8 @@ VerifiedText = Literal["synthesis", "passages", "answer"]
 SYNTHESIS_PHASE = "synthesis"
 #: The intros of the answers a run gives when it ends before one was written, in every
 #: language of the frame (:mod:`deepcite.text.frames`).
-EXIT_INTROS = tuple(intro for key in ("cancelled", "budget", "error") for intro in variants(key))
+EXIT_INTROS = tuple(intro for key in ("cancelled", "budget", "agent_budget", "error")
+               for intro in variants(key))
 #: A passage line of :func:`~deepcite.citations.answer.evidence_list`: its own citation
 #: follows the closing quote (brackets inside the quote are escaped).
 _PASSAGE_LINE = re.compile(r"^- \u201c.*\u201d \[(\d+)\]")

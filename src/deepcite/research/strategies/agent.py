@@ -31,6 +31,7 @@ from deepcite.research.context import Plan, RunContext, StrategyOutcome
 from deepcite.research.strategies.agent_tools import AgentTools, UsageCallback
 from deepcite.research.strategies.base import Strategy
 from deepcite.security.fencing import UNTRUSTED_NOTICE
+from deepcite.text.frames import frame, frame_for
 from deepcite.types import Finding
 
 MISSING_LANGGRAPH = "the agent strategy needs langgraph - run `pip install deepcite[agent]`"
@@ -38,7 +39,7 @@ NO_TOOL_CALLING = (
     "The agent strategy needs a model with tool calling (e.g. --provider ollama --model "
     "llama3.1, or openai/anthropic); the bundled model has none - use --strategy source-based"
 )
-BUDGET_INTRO = "The agent ran out of steps before answering. The most relevant passages found:"
+BUDGET_INTRO = frame("agent_budget")  # English; a run gets its question's language
 LAST_STEP_NUDGE = (
     "This is your last turn: do not call any tool. Answer the question now from the "
     "sources above, citing them as [n]."
@@ -118,7 +119,8 @@ class AgentStrategy(Strategy):
                      "finishing; answered with what it had")
         if sources and not text and self._step.handler.follows_strategy \
                 and not ctx.cancel.cancelled:
-            return self._step.quoted(question, sources, by_step, findings, intro=BUDGET_INTRO)
+            return self._step.quoted(question, sources, by_step, findings,
+                                     intro=frame_for("agent_budget", question))
         # Without sources the handler's gate answers: whatever the model wrote came
         # from its memory, and is never passed off as research.
         return self._step.answer(question, sources, by_step, findings, draft=text or None)
