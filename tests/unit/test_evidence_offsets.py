@@ -177,3 +177,29 @@ def test_a_name_with_underscores_is_quoted_whole() -> None:
     check = checked.citations[0]
     assert check.quote is not None and check.quote.startswith("strict_parsing: flag")
     assert text[check.start:check.end] == check.quote
+
+
+ZEBRA = "斑马缓存说明\r\n\r\n本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n"
+
+
+@pytest.mark.parametrize(("answer", "quote"), [
+    # a space left before the marker ("三百秒 [1]。", as small models write)
+    ("缓存条目默认保留三百秒 [1]。", "缓存条目默认保留三百秒。"),
+    ("本文说明斑马缓存的设置 [1]。", "本文说明斑马缓存的设置。"),
+    # a claim one character longer than its source sentence (fuzzy)
+    ("缓存条目默认会保留三百秒[1]。", "缓存条目默认保留三百秒。"),
+    ("缓存的条目默认保留三百秒[1]。", "缓存条目默认保留三百秒。"),
+])
+def test_a_cjk_quote_ends_with_its_own_sentence(answer: str, quote: str) -> None:
+    """CJK has no spaces: a quote one character long would take the first character
+    of the next sentence ("保留三百秒。超"), which the popover and the viewer show."""
+    source = Source(number=1, title="斑马缓存", url="https://docs.example/zebra",
+                    canonical_url="", snippet=ZEBRA, engine="web")
+    check = verify(answer, [source]).citations[0]
+    assert check.outcome == "supported" and check.quote == quote
+    assert check.start is not None and ZEBRA[check.start:check.end] == quote
+    result = ResearchResult(question="缓存条目保留多久？", answer=answer, strategy="standard",
+                            handler="standard", sources=[source], citation_checks=[check])
+    assert evidence(result)[0].quotes == [("supported", quote)]
+    view = source_view("r", result, 1)
+    assert view is not None and [s.text for s in view.segments if s.marked] == [quote]

@@ -191,8 +191,20 @@ def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, in
         return (start, start) if words else (start, end)
     low = words[first].start() if first else start
     high = words[last - 1].end() if last < len(words) else end
-    low, high = whole_words(text, low, high)
+    low, high = whole_words(text, *_cjk_edges(text, low, high, needle))
     return _reach(text, low, high, said)
+
+
+def _cjk_edges(text: str, start: int, end: int, needle: str) -> tuple[int, int]:
+    """``text[start:end]`` without the CJK characters at its edges that the needle
+    lacks. CJK has no word edges to trim at, so an alignment one character long (a
+    claim "保留三百秒 [1]。" whose stray space lengthens the needle) would otherwise
+    quote the first character of the next sentence: "保留三百秒。超"."""
+    while start < end and CJK_RUN.match(text[start]) and text[start] not in needle:
+        start += 1
+    while end > start and CJK_RUN.match(text[end - 1]) and text[end - 1] not in needle:
+        end -= 1
+    return start, end
 
 
 # How far outside a fuzzy span its needle's first or last word is looked for.
