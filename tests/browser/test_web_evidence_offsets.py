@@ -32,13 +32,15 @@ KANJI = ("キャッシュの設定 🦓\r\n\r\n"
          "「キャッシュの項目は三百秒保持されます」と書かれています。期限切れの項目は毎分削除されます。\r\n")
 ANSWER = ("Le café Été 😀 ouvre à 7 h 30 chaque matin [{cafe}]. "
           "The café & bakery closes at 18:00 [{cafe}]. "
-          "キャッシュの項目は三百秒保持されます [{kanji}]。期限切れの項目は毎分削除されます [{kanji}]。")
+          "キャッシュの項目は三百秒保持されます [{kanji}]。"
+          "期限切れの項目は毎分削除されます [{kanji}]。")
 #: Each source's title, text and what its citations quote, first to last character.
 SOURCES = {"cafe": ("Horaires du café", TEXT,
                     ["Le café Été 😀 ouvre à 7 h 30 chaque matin",
                      "The café & bakery closes at 18:00"]),
            "kanji": ("キャッシュの設定 (café)", KANJI,
-                     ["キャッシュの項目は三百秒保持されます", "期限切れの項目は毎分削除されます。"])}
+                     ["キャッシュの項目は三百秒保持されます",
+                      "期限切れの項目は毎分削除されます。"])}
 #: Source number -> (text, quotes), as the stored run numbered them.
 Numbered = dict[int, tuple[str, list[str]]]
 

@@ -69,14 +69,16 @@ BAKERY = ("Öffnungszeiten der Bäckerei 🥨\r\n\r\n"
           "Die Bäckerei „Süße Ähre“ liegt am Marktplatz. "
           "Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh.\r\n"
           "Brötchen kosten 0,45 €.\r\n")
-ZEBRA = "斑马缓存说明\r\n\r\n本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n"
+ZEBRA = ("斑马缓存说明\r\n\r\n"
+         "本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n")
 ANSWER = ("Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh [{bakery}]. "
           "缓存条目默认保留三百秒 [{zebra}]。")
 #: What each source's citation quotes: its cited sentence, first to last character;
 #: and the text just around it in the viewer's passage.
 CITED = {"Bäckerei opening hours": ("Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh",
                                     "liegt am Marktplatz. ", ".\nBrötchen"),
-         "Zebra cache 斑马缓存": ("缓存条目默认保留三百秒。", "本文说明斑马缓存的设置。", "超过时间")}
+         "Zebra cache 斑马缓存": ("缓存条目默认保留三百秒。", "本文说明斑马缓存的设置。",
+                                 "超过时间")}
 
 
 @pytest.fixture(scope="module")

@@ -179,7 +179,8 @@ def test_a_name_with_underscores_is_quoted_whole() -> None:
     assert text[check.start:check.end] == check.quote
 
 
-ZEBRA = "斑马缓存说明\r\n\r\n本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n"
+ZEBRA = ("斑马缓存说明\r\n\r\n"
+         "本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n")
 SHIMAUMA = ("キャッシュの設定\r\n\r\n「キャッシュの項目は三百秒保持されます」と書かれています。"
             "期限切れの項目は毎分削除されます。\r\n")
 
@@ -192,7 +193,8 @@ SHIMAUMA = ("キャッシュの設定\r\n\r\n「キャッシュの項目は三�
     (ZEBRA, "缓存条目默认会保留三百秒[1]。", "缓存条目默认保留三百秒。"),
     (ZEBRA, "缓存的条目默认保留三百秒[1]。", "缓存条目默认保留三百秒。"),
     # a passage the source puts in brackets, cited without them
-    (SHIMAUMA, "キャッシュの項目は三百秒保持されます [1]。", "キャッシュの項目は三百秒保持されます"),
+    (SHIMAUMA, "キャッシュの項目は三百秒保持されます [1]。",
+     "キャッシュの項目は三百秒保持されます"),
 ])
 def test_a_cjk_quote_is_its_own_sentence(text: str, answer: str, quote: str) -> None:
     """CJK has no spaces: a quote one character too long would take the first character
