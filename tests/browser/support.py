@@ -1,7 +1,9 @@
 """What the browser tests share: the served app, Chromium, and how a user drives them.
 
 The fixtures (``server``, ``browser``, ``page``) are in ``conftest.py``; this module has
-the constants and the steps several test files take.
+the constants and the steps several test files take, and :func:`stored_run`: a finished
+run with a fixed answer put into a served app's history, for the tests that must know
+exactly what a page will show.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from typing import Any
 
 import pytest
 
+from deepcite.config import load_settings
+from deepcite.research import Researcher
+from deepcite.store import HistoryStore
+from deepcite.types import ResearchResult, SearchResult
+from tests.fakes import MemoryEngine, ScriptedChatModel
 from tests.servers import NotReady, printed, start_process, wait_until
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -50,6 +57,44 @@ def server_env(data_dir: Path) -> dict[str, str]:
                # a watch run's change is stored at the first tick after the run ended
                DEEPCITE_WATCHES_TICK_SECONDS="1")
     return env
+
+
+_SOURCE_BLOCK = re.compile(r'<source id="(\d+)" title="([^"]*)"')
+
+
+def stored_run(data_dir: Path, question: str, sources: Mapping[str, SearchResult],
+               answer: str) -> tuple[str, ResearchResult]:
+    """Research ``question`` over ``sources`` with a model that answers ``answer``, and
+    store the finished run in ``data_dir``'s history (before the app there is served):
+    its run id and result.
+
+    Only the model and the search engine are fakes (:mod:`tests.fakes`); the Researcher
+    numbers, checks and attributes the citations as in every run, so the stored offsets
+    are the ones a real run would have. ``answer`` cites a source by its key in
+    ``sources``, ``"... [{cafe}]."``: the reply puts there the number the prompt gave
+    that source. Every citation must come out supported, with its quote, and the result
+    must keep every source: a test built on this run sees exactly what it asked for, or
+    fails here rather than skipping."""
+    titles = {passage.title: key for key, passage in sources.items()}
+    assert len(titles) == len(sources), "each source needs its own title"
+
+    def reply(prompt: str) -> str:
+        numbers = {titles[title]: number for number, title in _SOURCE_BLOCK.findall(prompt)
+                   if title in titles}
+        return answer.format(**numbers)
+
+    settings = load_settings({"data_dir": str(data_dir), "iterations": 1},
+                             config_files=[], environ={})
+    model = ScriptedChatModel(script={"questions": [""], "synthesis": [reply]})
+    with Researcher(settings, model, [MemoryEngine(list(sources.values()))]) as researcher:
+        result = researcher.run(question)
+    assert {s.title for s in result.sources} == set(titles), result.sources
+    checks = result.citation_checks
+    assert checks and all(c.outcome == "supported" and c.quote for c in checks), checks
+    with HistoryStore.open(settings) as store:
+        run_id = store.begin(question, mode="quick", settings=settings)
+        store.finish(run_id, result)
+    return run_id, result
 
 
 def research(page: Any, base: str, question: str, collection: str) -> str:

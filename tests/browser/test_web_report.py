@@ -1,16 +1,19 @@
 """The report page as a workspace, in a real headless Chromium: the source viewer and
-its document, follow-up, run again and compare, one popover at a time closed by Esc,
-the contents of a detailed report linked - with the bundled model and the demo
-collection (nothing faked)."""
+its document, follow-up, run again and compare, the contents of a detailed report
+linked - with the bundled model and the demo collection (nothing faked) - and one
+popover at a time closed by Esc, each quoting exactly its cited sentence, over a stored
+run whose answer is fixed (:func:`tests.browser.support.stored_run`)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.support import QUESTION, open_sources, research
+from tests.browser.support import QUESTION, open_sources, research, serving, stored_run
+from tests.fakes import passage
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -57,28 +60,90 @@ def test_a_citation_opens_its_passage_and_the_document_without_javascript(
         context.close()
 
 
-def test_one_popover_at_a_time_closed_by_escape_keeping_the_scroll(
-        page: Any, server: str) -> None:
-    _report(page, server)
+# A German source and a Chinese one, each cited once, the way small models cite: the
+# German sentence stands after another on its line and after an emoji outside the BMP
+# (two UTF-16 units in the page, one code point in Python), with CRLF line ends; the
+# Chinese one has no space on either side, and the answer leaves a space before its
+# marker ("三百秒 [n]。").
+BAKERY = ("Öffnungszeiten der Bäckerei 🥨\r\n\r\n"
+          "Die Bäckerei „Süße Ähre“ liegt am Marktplatz. "
+          "Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh.\r\n"
+          "Brötchen kosten 0,45 €.\r\n")
+ZEBRA = ("斑马缓存说明\r\n\r\n"
+         "本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n")
+ANSWER = ("Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh [{bakery}]. "
+          "缓存条目默认保留三百秒 [{zebra}]。")
+#: What each source's citation quotes: its cited sentence, first to last character;
+#: and the text just around it in the viewer's passage.
+CITED = {"Bäckerei opening hours": ("Übrigens öffnet die Bäckerei samstags schon um 6 Uhr früh",
+                                    "liegt am Marktplatz. ", ".\nBrötchen"),
+         "Zebra cache 斑马缓存": ("缓存条目默认保留三百秒。", "本文说明斑马缓存的设置。",
+                                 "超过时间")}
+
+
+@pytest.fixture(scope="module")
+def two_sources(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any
+                ) -> Iterator[tuple[str, str, dict[int, tuple[str, str, str]]]]:
+    """A served app whose history holds one run citing both sources: its base URL, the
+    run id, and for each source number what its citation quotes (see ``CITED``)."""
+    data_dir = tmp_path_factory.mktemp("popover-data")
+    run_id, result = stored_run(
+        data_dir, "When does the Bäckerei open, and how long does the zebra cache keep "
+        "entries?", {"bakery": passage("Bäckerei opening hours", BAKERY),
+                     "zebra": passage("Zebra cache 斑马缓存", ZEBRA)}, ANSWER)
+    cited = {s.number: CITED[s.title] for s in result.sources}
+    with serving(data_dir) as base:
+        yield base, run_id, cited
+
+
+_QUOTES = """box => Array.from(box.querySelectorAll('blockquote')).map(quote =>
+    Array.from(quote.childNodes).filter(node => node.nodeType === Node.TEXT_NODE)
+      .map(node => node.textContent).join(''))"""
+
+
+def test_one_popover_at_a_time_quoting_its_sentence_closed_by_escape_keeping_the_scroll(
+        page: Any, two_sources: tuple[str, str, dict[int, tuple[str, str, str]]]) -> None:
+    base, run_id, cited = two_sources
+    page.goto(f"{base}/reports/{run_id}")
     citations = page.locator(".report-body a.cite")
-    # two citations of different sources (a second click on the same source's citation
-    # closes its popover again)
-    evidence = [citations.nth(i).get_attribute("data-evidence")
-                for i in range(citations.count())]
-    other = next((i for i, e in enumerate(evidence) if e != evidence[0]), None)
-    if other is None:
-        pytest.skip("the bundled model cited one source only this time")
-    citations.nth(0).click()
-    first = page.locator(".evidence:visible")
-    assert first.count() == 1
-    citations.nth(other).click()
-    assert page.locator(".evidence:visible").count() == 1
+    numbers = [int(citations.nth(i).get_attribute("data-evidence") or 0)
+               for i in range(citations.count())]
+    assert sorted(numbers) == sorted(cited)  # one citation of each source
+    for at, number in enumerate(numbers):
+        citations.nth(at).click()  # the second click opens the other source's popover
+        box = page.locator(".evidence:visible")
+        assert box.count() == 1
+        assert box.get_attribute("id") == f"evidence-{number}"
+        # the text around the outcome label: ' “QUOTE”', nothing more or less
+        assert box.evaluate(_QUOTES) == [f" “{cited[number][0]}”"]
     scrolled = page.evaluate("window.scrollY")
     history = page.evaluate("history.length")
     page.keyboard.press("Escape")
     assert page.locator(".evidence:visible").count() == 0
     assert page.evaluate("window.scrollY") == scrolled
     assert page.evaluate("history.length") == history
+
+
+def test_the_viewer_marks_exactly_each_cited_sentence(
+        page: Any, two_sources: tuple[str, str, dict[int, tuple[str, str, str]]]) -> None:
+    base, run_id, cited = two_sources
+    for number, (sentence, before, after) in cited.items():
+        page.goto(f"{base}/runs/{run_id}/sources/{number}")
+        # each mark with the passage text before and after it, as the browser holds them
+        found = page.evaluate("""() => Array.from(document.querySelectorAll('.passage mark'))
+            .map(mark => {
+              const passage = document.querySelector('.passage');
+              const head = document.createRange(), tail = document.createRange();
+              head.setStart(passage, 0);
+              head.setEndBefore(mark);
+              tail.setStartAfter(mark);
+              tail.setEnd(passage, passage.childNodes.length);
+              return [head.toString(), mark.textContent, tail.toString()];
+            })""")
+        assert len(found) == 1, (number, found)
+        head, mark, tail = found[0]
+        assert mark == sentence
+        assert head.endswith(before) and tail.startswith(after), (head, tail)
 
 
 def test_follow_up_run_again_and_compare_from_the_report(page: Any, server: str) -> None:

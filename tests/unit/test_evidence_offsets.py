@@ -177,3 +177,36 @@ def test_a_name_with_underscores_is_quoted_whole() -> None:
     check = checked.citations[0]
     assert check.quote is not None and check.quote.startswith("strict_parsing: flag")
     assert text[check.start:check.end] == check.quote
+
+
+ZEBRA = ("斑马缓存说明\r\n\r\n"
+         "本文说明斑马缓存的设置。缓存条目默认保留三百秒。超过时间后条目会被删除。\r\n")
+SHIMAUMA = ("キャッシュの設定\r\n\r\n「キャッシュの項目は三百秒保持されます」と書かれています。"
+            "期限切れの項目は毎分削除されます。\r\n")
+
+
+@pytest.mark.parametrize(("text", "answer", "quote"), [
+    # a space left before the marker ("三百秒 [1]。", as small models write)
+    (ZEBRA, "缓存条目默认保留三百秒 [1]。", "缓存条目默认保留三百秒。"),
+    (ZEBRA, "本文说明斑马缓存的设置 [1]。", "本文说明斑马缓存的设置。"),
+    # a claim one character longer than its source sentence (fuzzy)
+    (ZEBRA, "缓存条目默认会保留三百秒[1]。", "缓存条目默认保留三百秒。"),
+    (ZEBRA, "缓存的条目默认保留三百秒[1]。", "缓存条目默认保留三百秒。"),
+    # a passage the source puts in brackets, cited without them
+    (SHIMAUMA, "キャッシュの項目は三百秒保持されます [1]。",
+     "キャッシュの項目は三百秒保持されます"),
+])
+def test_a_cjk_quote_is_its_own_sentence(text: str, answer: str, quote: str) -> None:
+    """CJK has no spaces: a quote one character too long would take the first character
+    of the next sentence ("保留三百秒。超") or a bracket the claim lacks, and the popover
+    and the viewer would show it."""
+    source = Source(number=1, title="缓存", url="https://docs.example/cache",
+                    canonical_url="", snippet=text, engine="web")
+    check = verify(answer, [source]).citations[0]
+    assert check.outcome == "supported" and check.quote == quote
+    assert check.start is not None and text[check.start:check.end] == quote
+    result = ResearchResult(question="缓存条目保留多久？", answer=answer, strategy="standard",
+                            handler="standard", sources=[source], citation_checks=[check])
+    assert evidence(result)[0].quotes == [("supported", quote)]
+    view = source_view("r", result, 1)
+    assert view is not None and [s.text for s in view.segments if s.marked] == [quote]

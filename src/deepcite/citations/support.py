@@ -26,7 +26,7 @@ from typing import Literal
 from rapidfuzz import fuzz
 
 from deepcite.citations.display import DisplayText, display_text
-from deepcite.text.cjk import CJK_RUN
+from deepcite.text.cjk import CJK_CHARS, CJK_RUN
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stem import stem, stems
 from deepcite.text.stopwords import STOPWORDS
@@ -191,8 +191,25 @@ def _needle_words(text: str, start: int, end: int, needle: str) -> tuple[int, in
         return (start, start) if words else (start, end)
     low = words[first].start() if first else start
     high = words[last - 1].end() if last < len(words) else end
-    low, high = whole_words(text, low, high)
+    low, high = whole_words(text, *_cjk_edges(text, low, high, needle))
     return _reach(text, low, high, said)
+
+
+# CJK characters and full-width punctuation ("「", "。"), which no space separates.
+_CJK_EDGE = re.compile(f"[{CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
+
+
+def _cjk_edges(text: str, start: int, end: int, needle: str) -> tuple[int, int]:
+    """``text[start:end]`` without the CJK characters and full-width marks at its edges
+    that the needle lacks. CJK has no word edges to trim at, so an alignment one
+    character too long (a claim "会保留三百秒。" for "保留三百秒。") would otherwise quote
+    the first character of the next sentence ("保留三百秒。超"), or the opening bracket
+    of a passage the claim quotes without it ("「キャッシュの項目は...")."""
+    while start < end and _CJK_EDGE.match(text[start]) and text[start] not in needle:
+        start += 1
+    while end > start and _CJK_EDGE.match(text[end - 1]) and text[end - 1] not in needle:
+        end -= 1
+    return start, end
 
 
 # How far outside a fuzzy span its needle's first or last word is looked for.

@@ -55,6 +55,9 @@ FLAG = "^(unverified)"
 FALLBACK_UNSUPPORTED = 0.2
 _GROUP = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
 _MARK = re.compile(r"\[(\d+)\]")
+# Markers standing before the punctuation that ends their clause ("三百秒 [1]。",
+# "It is 42 [1]."), with the space before them: the claim reads "三百秒。", as the source.
+_MARKS_BEFORE_STOP = re.compile(r"[ \t]*\[\d+\](?:[ \t]*\[\d+\])*(?=[.,;:!?)\]}。，；：！？、）])")
 _QUOTE_PAIRS = frozenset({"“”", '""', "‘’", "«»", "「」", "『』"})
 # Punctuation ending the sentence before a claim, left when a claim starts at a marker.
 _LEFTOVER = re.compile(r"^(?:[.,;:!?)\]}]+(?:\s+|$)|[。，；：！？）、]+\s*)+")
@@ -161,9 +164,12 @@ def _claim(text: str) -> str:
     """The claim ``text`` makes: markers and Markdown marks gone, whitespace collapsed,
     and no punctuation left over from the sentence before (``"PEP 305 [1]. csv - ..."``
     gives ``"csv - ..."`` for the second marker, not ``". csv - ..."``, whose stray
-    "." would pull the evidence one character early), and a passage quoted whole
+    "." would pull the evidence one character early), no space left where a marker
+    stood before a stop (``"三百秒 [1]。"`` reads ``"三百秒。"``: a stray space would
+    push a CJK quote one character into the next sentence), and a passage quoted whole
     (``“...”``, as the passages of a fallback answer are) is checked without its marks."""
-    claim = _LEFTOVER.sub("", " ".join(_MARKDOWN.sub("", _MARK.sub("", text)).split()))
+    unmarked = _MARK.sub("", _MARKS_BEFORE_STOP.sub("", text))
+    claim = _LEFTOVER.sub("", " ".join(_MARKDOWN.sub("", unmarked).split()))
     if len(claim) > 2 and claim[0] + claim[-1] in _QUOTE_PAIRS:  # a passage quoted whole
         claim = claim[1:-1].strip()
     return claim
