@@ -131,12 +131,12 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     """Bullet list of up to ``limit`` passages bearing on ``question``, one per source, cited.
 
     The sources whose best sentence is relevant to the question (ranked as grounded
-    answers rank them, :func:`~deepcite.citations.grounded.rank_sentences`) come first,
+    answers rank them, :func:`~deepcite.citations.sentence_ranking.rank_sentences`) come first,
     best first, each quoted by that sentence; the list is filled with the first other
     sources' best-matching excerpts. Search order alone once put a passage on another
     subject first while the one that answered sat fourth. ``similarity`` (the sentence
     encoder, when installed) lets a paraphrase of the question rank as well as its
-    words (:func:`~deepcite.citations.grounded.rank_sentences`).
+    words (:func:`~deepcite.citations.sentence_ranking.rank_sentences`).
 
     The title follows the marker so that the text a marker covers is the quote alone:
     verification then finds it in the source, as it should. Quote and title are

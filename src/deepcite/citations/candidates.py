@@ -11,7 +11,7 @@ says what it is about only with the sentence before it. Ranked on its own words 
 loses to the sentence it points back to, which restates the question and holds no
 answer; so each candidate carries the words of the sentence it points back to as
 ``context``, which ranking counts as part of what it is about
-(:func:`deepcite.citations.grounded.rank_sentences`).
+(:func:`deepcite.citations.sentence_ranking.rank_sentences`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ about how. A person looks for something else in each kind of question:
 :func:`question_intent` tells which one a question is (:attr:`Intent.OTHER` for
 anything else, factual questions included: :mod:`deepcite.citations.answer_type`
 handles those), and :func:`gives` whether a sentence holds what that intent asks for.
-Ranking (:func:`deepcite.citations.grounded.rank_sentences`) raises a sentence that
+Ranking (:func:`deepcite.citations.sentence_ranking.rank_sentences`) raises a sentence that
 does, so among the sentences about the question the one that answers it comes first.
 The cues are patterns of the language, not of any corpus; Chinese and Japanese have
 their own.

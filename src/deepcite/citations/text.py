@@ -42,12 +42,16 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``.
 
     Headings are left out first: run into the sentence after them they made quotes
-    such as "Kenya, paragraph 7 ======== During excavations ...".
+    such as "Kenya, paragraph 7 ======== During excavations ...". They stay out when
+    every sentence is short (a Chinese or Japanese sentence often is): the body is
+    then quoted whole, not the heading run into it ("# 今日の天気 東京は...").
     """
     query_words = content_words(query)
     body = drop_headings(text)
-    sentences = [" ".join(s.split()) for s in split_sentences(body if body.strip() else text)]
-    sentences = [s for s in sentences if len(s) >= 20] or [" ".join(text.split())]
+    if not body.strip():
+        body = text
+    sentences = [" ".join(s.split()) for s in split_sentences(body)]
+    sentences = [s for s in sentences if len(s) >= 20] or [" ".join(body.split())]
     best = max(range(len(sentences)), key=lambda i: (overlap(query_words, content_words(
         sentences[i])), -i))
     excerpt = sentences[best]

@@ -92,7 +92,8 @@ class KeyTerms:
     weights: dict[str, float]
     #: Surface form of each key term, in the question's order (for writing queries).
     words: dict[str, str]
-    #: Names and numbers of the question (see :func:`~deepcite.citations.grounded.anchor_terms`).
+    #: Names and numbers of the question
+    #: (see :func:`~deepcite.citations.sentence_ranking.anchor_terms`).
     anchors: frozenset[str]
     #: What the results agree the question is about: its names and numbers, and the key
     #: term most of the results hold (:func:`~deepcite.citations.question_match.subject_terms`).

@@ -1,0 +1,192 @@
+"""Which sentences of the sources are about the question, and how well: the ranking step
+of a grounded answer (:mod:`deepcite.citations.grounded`).
+
+Kept apart from choosing and assembling what answers because it is the one step other
+parts use on their own: quoted-passage answers order their excerpts by it
+(:mod:`deepcite.citations.answer`), and research reads a question's names and numbers
+with :func:`anchor_terms` (:mod:`deepcite.research.key_terms`). Each candidate sentence
+(:mod:`deepcite.citations.candidates`) is scored against the whole question
+(:mod:`deepcite.citations.question_match`): BM25 of the question's terms weighted by
+rarity over the candidates and by the question's key phrase, times an answer-type cue
+(:mod:`deepcite.citations.answer_type`) or an intent cue
+(:mod:`deepcite.citations.intent`), a small search-rank prior and, with the embeddings
+extra, the sentence's closeness in meaning. A sentence that covers too little of the
+question is not relevant; sources that miss most of its names and numbers hold nothing
+about it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Sequence
+
+from deepcite.citations import answer_type as types
+from deepcite.citations import question_match
+from deepcite.citations.candidates import Sentence, candidate_sentences
+from deepcite.citations.injection import addressed_to_reader
+from deepcite.citations.intent import Intent, gives, question_intent
+from deepcite.citations.question_match import Similarity, question_terms
+from deepcite.text.cjk import CJK_RUN, has_cjk
+from deepcite.text.stem import term
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import ALNUM_WORD, WORD
+from deepcite.types import Source
+
+#: Answer kinds (:func:`deepcite.citations.answer_type.answer_type`) that get a short
+#: answer first.
+FACTUAL_KINDS = frozenset(types.KINDS)
+MIN_COVERAGE = question_match.MIN_COVERAGE  # see :func:`deepcite.citations.question_match.relevant`
+CUE_BOOST = 0.5
+#: A sentence that gives what a how-to, why or what-is question asks for
+#: (:mod:`deepcite.citations.intent`) weighs this much more.
+INTENT_BOOST = 0.5
+#: A question term only the sentence a candidate points back to holds
+#: (:func:`~deepcite.citations.candidates.refers_back`) counts this share of one the
+#: candidate says itself.
+CONTEXT_WEIGHT = 0.5
+_K1, _B = 1.2, 0.75
+#: With embeddings, a sentence's cosine to the question adds this much to its share of
+#: the best word score: a paraphrase ("became enraged at the widespread burning" for
+#: "became angry at the widespread destruction") then outranks a sentence that only
+#: repeats the question's words.
+MEANING_WEIGHT = 2.0
+
+
+def anchor_terms(question: str) -> set[str]:
+    """The terms that name what ``question`` is about: names and numbers.
+
+    Capitalised words other than the first, and numbers of two or more digits
+    ("Who won the IEEE Frank Rosenblatt Award in 2010?" -> ieee, frank, rosenblatt,
+    award, 2010). A source about the question mentions most of them; one that does not
+    is about something else, however many common words it shares.
+    """
+    anchors: set[str] = set()
+    cjk = has_cjk(question)
+    if cjk:  # CJK has no capitals: a Latin word in it is a name wherever it stands
+        question = CJK_RUN.sub(" ", question)
+    for index, match in enumerate(ALNUM_WORD.finditer(question)):
+        word = match.group(0)
+        if word.isdigit() and len(word) >= 2:
+            anchors.add(word)
+        elif (index or cjk) and word[0].isupper() and len(word) >= 2 and (
+                word.lower() not in STOPWORDS):
+            # Sentences are split into words of Latin letters (``text.WORD``): a name in
+            # another script is held as its longest such piece, if any.
+            piece = max(WORD.findall(word), key=len, default="")
+            if len(piece) >= 3:
+                anchors.add(term(piece))
+    return anchors
+
+
+def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
+    """Whether the sentences miss most of the question's names and numbers (see
+    :func:`anchor_terms`): then nothing in them answers it, and a sentence that shares a
+    verb with the question must not be passed off as the answer."""
+    anchors = anchor_terms(question)
+    if not anchors:
+        return False
+    present = set().union(*(set(s.terms) for s in sentences)) & anchors
+    return len(present) * 2 < len(anchors)
+
+
+def _about_subject(wanted: set[str], sentences: list[Sentence],
+                   close: Collection[int] = ()) -> list[Sentence]:
+    """The sentences of the sources that name the question's subject (the term most of
+    the sources hold, :func:`~deepcite.citations.question_match.subject_terms`); all of them
+    when the sources agree on none. A passage on large prime numbers found for "Where
+    are ctenophores found in large numbers?" shares three of its four words, and the
+    rarity weights favour it, as every other source says "ctenophores".
+
+    A sentence whose ``id`` is in ``close`` (its meaning very close to the question's)
+    is kept wherever it is: the sources' majority may be about a word of the question
+    that is not its subject ("piece" for "What is Norman art's most well known piece?",
+    when search found museums' pieces), and the one source about Norman art then holds
+    the answer ("By far the most famous work of Norman art is the Bayeux Tapestry")."""
+    by_source: dict[int, list[str]] = {}
+    for sentence in sentences:
+        if sentence.rank not in by_source:  # the title names the subject as well
+            by_source[sentence.rank] = question_match.terms_of(sentence.source.title)
+        by_source[sentence.rank].extend(sentence.terms)
+    subject = question_match.subject_terms(wanted, list(by_source.values()))
+    if not subject:
+        return sentences
+    about = {rank for rank, terms in by_source.items() if subject & set(terms)}
+    return [s for s in sentences if s.rank in about or id(s) in close]
+
+
+def admissible(sentence: Sentence) -> bool:
+    """Whether ``sentence`` may be quoted at all: not one addressed to the reader or the
+    model (an instruction, a phishing line - :mod:`deepcite.citations.injection`).
+    Such sentences are data a page carries, never the answer."""
+    return not addressed_to_reader(sentence.text)
+
+
+def rank_sentences(question: str, sources: Sequence[Source], *,
+                   similarity: Similarity | None = None
+                   ) -> list[Sentence]:
+    """The relevant candidate sentences of ``sources``, best first (scores set).
+
+    Relevant is :func:`deepcite.citations.question_match.relevant`: a real share of the whole
+    question, weighted by rarity over the candidates and by the question's key phrase,
+    and, when ``similarity`` gives cosines (the embeddings extra), by meaning; in
+    sources that mention at least half of the question's names and numbers
+    (:func:`off_topic`). An empty list means nothing in the sources is about the
+    question. ``similarity=None`` ranks by the words alone.
+    """
+    sentences = [s for s in candidate_sentences(sources) if admissible(s)]
+    wanted = question_terms(question)
+    if not sentences or not wanted or off_topic(question, sentences):
+        return []
+    sharing = [s for s in sentences if wanted & set(s.about)]
+    cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
+    cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
+    close = {key for key, value in cosine.items() if value >= question_match.DENSE_STRONG}
+    sentences = _about_subject(wanted, sentences, close)
+    kept = set(map(id, sentences))
+    sharing = [s for s in sharing if id(s) in kept]
+    weights = question_match.weigh(question, [s.terms for s in sentences])
+    total = len(sentences)
+    average = sum(len(s.terms) for s in sentences) / total
+    kind = types.answer_type(question)
+    intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
+    lexical: dict[int, float] = {}
+    ranked = []
+    for sentence in sharing:
+        if not question_match.relevant(weights, sentence.about, cosine.get(id(sentence))):
+            continue
+        sentence.coverage = weights.coverage(sentence.about)
+        counts = Counter(t for t in sentence.terms if t in wanted)
+        norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
+        lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
+                                    for t, n in counts.items())
+        # Said by the sentence it points back to or by the heading it is under.
+        pointed = wanted.intersection(sentence.context + sentence.heading).difference(counts)
+        if pointed:  # normed as the pair of sentences it is said in
+            pair = _K1 * (1 - _B + _B * len(sentence.about) / average)
+            lexical[id(sentence)] += sum(CONTEXT_WEIGHT * weights.weight[t] * (_K1 + 1)
+                                         / (1 + pair) for t in pointed)
+        ranked.append(sentence)
+    best = max(lexical.values(), default=1.0) or 1.0
+    for sentence in ranked:
+        prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
+        cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
+        if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
+            cue += INTENT_BOOST
+        meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
+        sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
+    ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
+    return ranked
+
+
+__all__ = [
+    "CONTEXT_WEIGHT",
+    "CUE_BOOST",
+    "FACTUAL_KINDS",
+    "INTENT_BOOST",
+    "MEANING_WEIGHT",
+    "MIN_COVERAGE",
+    "admissible",
+    "anchor_terms",
+    "off_topic",
+    "rank_sentences",
+]
