@@ -101,3 +101,19 @@ def test_an_answered_question_quotes_its_sentence_cited(language: Language) -> N
     assert verify(answer, sources).unsupported == 0
     # nothing of the other source is passed off as part of the answer
     assert "[2]" not in answer
+
+
+@pytest.mark.parametrize("language", BY_NAME)
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_note_on_the_models_own_text_is_in_the_questions_language(
+        language: Language, keep: bool) -> None:
+    """The model's unsupported reply is left out or kept below a note: that note is
+    deepcite's frame, in the question's language, and its text never leads."""
+    sources = list(language.sources)
+    invented = "火星の首都は北京です。"  # the model's unsupported text
+    answer = supported_first(invented, language.answered, sources, keep_model_text=keep)
+    key = "model_text_below" if keep else "model_text_dropped"
+    assert language.frames[key] in answer and ENGLISH[key] not in answer
+    assert answer.startswith(f"**{language.short}** [1]")
+    assert (invented in answer) is keep
+    assert answer.index(language.frames[key]) > answer.index(language.sentence)

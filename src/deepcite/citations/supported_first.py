@@ -48,17 +48,16 @@ from deepcite.citations.attribution import UNSUPPORTED_MARK, sentence_claim
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity
-from deepcite.text.frames import FRAMES, frame, frame_for
+from deepcite.text.frames import FRAMES, frame, frame_for, variants
 from deepcite.text.sentences import sentence_spans
 from deepcite.types import Source
 
 #: The honest not-found answer's opening (the closest passages follow it).
 NOT_ANSWERED_INTRO = frame("not_answered")  # in the question's language: frame_for
 #: Said under a grounded answer that replaced the model's unsupported one.
-DROPPED_NOTE = "_The model's own answer was left out: no source supports it._"
+DROPPED_NOTE = frame("model_text_dropped")  # in the question's language: frame_for
 #: Heads the model's unsupported text when it is kept (a model big enough to write).
-BELOW_NOTE = ("_The model also wrote the following, which no source supports - it is not "
-              "part of the answer above; check it before relying on it:_")
+BELOW_NOTE = frame("model_text_below")
 
 # "[citation: ...]", "[source: ...]", "[ref 3: ...]", "(Source: ...)", "[citation needed]":
 # a bracket that opens with a word naming a citation and a colon (or "needed"), with no
@@ -101,9 +100,9 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     if not own:
         return lead
     if not keep_model_text:
-        return f"{lead}\n\n{DROPPED_NOTE}"
+        return f"{lead}\n\n{frame_for('model_text_dropped', question)}"
     quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in own.splitlines())
-    return f"{lead}\n\n{BELOW_NOTE}\n\n{quoted}"
+    return f"{lead}\n\n{frame_for('model_text_below', question)}\n\n{quoted}"
 
 
 @functools.cache
@@ -185,7 +184,8 @@ def leads_with_flag(text: str) -> bool:
     """Whether ``text`` opens with the note that belongs under an answer: what stood
     above it (a report part's quotes already used by an earlier part) was cut, and the
     model's unsupported text below it must not be left to lead."""
-    return text.lstrip().startswith((BELOW_NOTE, DROPPED_NOTE))
+    return text.lstrip().startswith(
+        (*variants("model_text_below"), *variants("model_text_dropped")))
 
 
 __all__ = ["BELOW_NOTE", "DROPPED_NOTE", "NOT_ANSWERED_INTRO", "leads_with_flag",

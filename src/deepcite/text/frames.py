@@ -11,7 +11,7 @@ by :func:`frame_for` from the question (:func:`deepcite.text.language.detect`).
 
 To add a language: add its code to :func:`~deepcite.text.language.detect` (if its
 script is not told apart yet) and a table here with every key of :data:`ENGLISH`; a
-missing key falls back to English, and ``tests/unit/test_frames.py`` lists the keys a
+missing key falls back to English, and ``tests/unit/test_cjk_answers.py`` lists the keys a
 table lacks. Parsers that find a frame in stored text (the Sources heading, an exit's
 intro) match every language's version through :func:`variants`.
 """
@@ -54,6 +54,9 @@ ENGLISH: dict[str, str] = {
     "part_comparison": "{a} compared with {b}",
     "unsupported_below": ("_No source supports the following sentences of the answer; "
                           "check them before relying on them:_"),
+    "model_text_dropped": "_The model's own answer was left out: no source supports it._",
+    "model_text_below": ("_The model also wrote the following, which no source supports - "
+                         "it is not part of the answer above; check it before relying on it:_"),
     "url": "URL:",
     "your_material": "Your material",
     "collection": "Collection:",
@@ -92,6 +95,8 @@ CHINESE: dict[str, str] = {
     "part_limitations": "限制与注意事项",
     "part_comparison": "{a}与{b}的比较",
     "unsupported_below": "_以下句子没有任何来源支持，使用前请核对：_",
+    "model_text_dropped": "_模型自己的回答已被略去：没有任何来源支持它。_",
+    "model_text_below": "_模型还写了以下内容，没有任何来源支持，不属于上面的回答；使用前请核对：_",
     "url": "网址：",
     "your_material": "你的资料",
     "collection": "资料集：",
@@ -130,6 +135,9 @@ JAPANESE: dict[str, str] = {
     "part_limitations": "制限と注意点",
     "part_comparison": "{a}と{b}の比較",
     "unsupported_below": "_次の文を裏付ける資料はありません。頼る前に確認してください：_",
+    "model_text_dropped": "_モデル自身の回答は省きました：裏付ける資料がありません。_",
+    "model_text_below": ("_モデルは次の内容も書きましたが、裏付ける資料はなく、上の回答の"
+                         "一部ではありません。頼る前に確認してください：_"),
     "url": "URL：",
     "your_material": "あなたの資料",
     "collection": "コレクション：",
@@ -174,6 +182,9 @@ KOREAN: dict[str, str] = {
     "part_limitations": "한계와 주의 사항",
     "part_comparison": "{a}와(과) {b} 비교",
     "unsupported_below": "_다음 문장은 어떤 출처도 뒷받침하지 않습니다. 믿기 전에 확인하세요:_",
+    "model_text_dropped": "_모델 자신의 답변은 뺐습니다: 어떤 출처도 뒷받침하지 않습니다._",
+    "model_text_below": ("_모델이 다음 내용도 썼지만 어떤 출처도 뒷받침하지 않으며 위 답변의 "
+                         "일부가 아닙니다. 믿기 전에 확인하세요:_"),
 }
 
 FRAMES: dict[str, dict[str, str]] = {DEFAULT: ENGLISH, "zh": CHINESE, "ja": JAPANESE, "ko": KOREAN}
