@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pytest
 
 from deepcite.citations.supported_first import supported_first
+from deepcite.citations.text import best_excerpt
 from deepcite.citations.verify import verify
 from deepcite.text.frames import CHINESE, ENGLISH, JAPANESE, KOREAN, frame_for
 from deepcite.types import Source
@@ -117,3 +118,16 @@ def test_the_note_on_the_models_own_text_is_in_the_questions_language(
     assert answer.startswith(f"**{language.short}** [1]")
     assert (invented in answer) is keep
     assert answer.index(language.frames[key]) > answer.index(language.sentence)
+
+
+@pytest.mark.parametrize(("text", "question", "expected"), [  # ids: the language
+    ("东京是一个人口众多而且非常热闹的城市，有很多餐馆。灯塔数据库是一个开源的时间序列数据库。",
+     "灯塔数据库支持哪些查询语言？", "灯塔数据库是一个开源的时间序列数据库。"),
+    ("東京は午後から雨が降る予報で、傘が必要になりそうです。アオサギは認証サーバーです。",
+     "アオサギのライセンスは何ですか？", "アオサギは認証サーバーです。"),
+])
+def test_the_closest_passage_is_the_sentence_on_the_questions_subject(
+        text: str, question: str, expected: str) -> None:
+    """A CJK question is matched by its character pairs (it has no words to split),
+    and a short CJK sentence is a sentence, not debris."""
+    assert best_excerpt(text, question).startswith(expected)

@@ -13,6 +13,8 @@ import re
 import unicodedata
 
 from deepcite.citations.markers import _sub_outside_code
+from deepcite.text.cjk import has_cjk
+from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.sentences import split_sentences
 from deepcite.text.words import content_words, overlap
 
@@ -38,6 +40,20 @@ def drop_headings(text: str) -> str:
     return _HEADING.sub("\n", text)
 
 
+#: Shortest sentence a closest passage starts from: shorter ones are headings, labels,
+#: list debris. A CJK character says about as much as a short English word, so a CJK
+#: sentence needs fewer ("灯塔数据库是一个开源的时间序列数据库。" is 19).
+_MIN_CHARS = 20
+_MIN_CJK = 8
+
+
+def _matched_units(text: str, *, question: bool = False) -> set[str]:
+    """What a question and a sentence are compared on: content words, and the CJK
+    character pairs of any CJK text (a Chinese sentence has no words to split)."""
+    units = {w.lower() for w in content_words(text)}
+    return units | set(cjk_terms(text, question=question)) if has_cjk(text) else units
+
+
 def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     """The sentence (or two) of ``text`` that best matches ``query``, cut to ``max_chars``.
 
@@ -46,13 +62,14 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     every sentence is short (a Chinese or Japanese sentence often is): the body is
     then quoted whole, not the heading run into it ("# 今日の天気 東京は...").
     """
-    query_words = content_words(query)
+    query_words = _matched_units(query, question=True)
     body = drop_headings(text)
     if not body.strip():
         body = text
     sentences = [" ".join(s.split()) for s in split_sentences(body)]
-    sentences = [s for s in sentences if len(s) >= 20] or [" ".join(body.split())]
-    best = max(range(len(sentences)), key=lambda i: (overlap(query_words, content_words(
+    sentences = [s for s in sentences if len(s) >= (_MIN_CJK if has_cjk(s) else _MIN_CHARS)
+                 ] or [" ".join(body.split())]
+    best = max(range(len(sentences)), key=lambda i: (overlap(query_words, _matched_units(
         sentences[i])), -i))
     excerpt = sentences[best]
     if len(excerpt) < max_chars // 2 and best + 1 < len(sentences):
