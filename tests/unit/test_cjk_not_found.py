@@ -120,7 +120,7 @@ def test_the_note_on_the_models_own_text_is_in_the_questions_language(
     assert answer.index(language.frames[key]) > answer.index(language.sentence)
 
 
-@pytest.mark.parametrize(("text", "question", "expected"), [  # ids: the language
+@pytest.mark.parametrize(("text", "question", "expected"), [
     ("东京是一个人口众多而且非常热闹的城市，有很多餐馆。灯塔数据库是一个开源的时间序列数据库。",
      "灯塔数据库支持哪些查询语言？", "灯塔数据库是一个开源的时间序列数据库。"),
     ("東京は午後から雨が降る予報で、傘が必要になりそうです。アオサギは認証サーバーです。",
