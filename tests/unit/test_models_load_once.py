@@ -13,7 +13,7 @@ import time
 import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -133,11 +133,11 @@ def test_the_sentence_transformers_encoder_loads_once_across_threads(
 class FakeLlama:
     """llama_cpp.Llama without the model: a fixed reply, its load arguments kept."""
 
-    made: list[dict[str, Any]] = []
-    metadata: dict[str, str] = {}  # no chat template: the plain chat completion is used
+    made: ClassVar[list[dict[str, Any]]] = []
 
     def __init__(self, **options: Any) -> None:
         type(self).made.append(options)
+        self.metadata: dict[str, str] = {}  # no chat template: plain chat completion
 
     def create_chat_completion(self, **_: Any) -> dict[str, Any]:
         return {"choices": [{"message": {"content": "argparse was added in 2011 [1]."},

