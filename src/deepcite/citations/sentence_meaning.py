@@ -78,8 +78,9 @@ class _E5:
     since one engine handle is not known to be safe to call from two threads at once.
 
     Its OpenMP threads wait for work passively (``OMP_WAIT_POLICY=PASSIVE``, unless the
-    environment says otherwise): spinning, OpenMP's default, made encoding one question
-    3-17x slower on a 2-core machine shared with other work (``docs/benchmarks.md``).
+    environment says otherwise): spinning, OpenMP's default, made encoding questions one
+    by one about 7x slower (median) on a 2-core machine shared with other work
+    (``docs/benchmarks.md``).
     """
 
     _lock = threading.Lock()
