@@ -16,6 +16,7 @@ import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.citations.handlers import NO_SOURCES_ANSWER
 from deepcite.citations.handlers.forced import FORCED_PREFIX
+from deepcite.citations.sentence_vectors import SentenceVectors
 from deepcite.cli import app
 from deepcite.cli.progress import RunProgress
 from deepcite.export.markdown import to_json_dict
@@ -343,7 +344,8 @@ def test_grounded_answers_weigh_meaning_whenever_the_encoder_is_installed(
 
     asked: list[str] = []
 
-    def similarity(question: str, texts: Any) -> list[float]:
+    def similarity(question: str, texts: Any, *, store: Any = None) -> list[float]:
+        assert isinstance(store, SentenceVectors)  # the data dir's, kept between runs
         asked.append(question)
         return [0.9 for _ in texts]
 

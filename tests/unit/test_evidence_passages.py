@@ -108,7 +108,7 @@ _ATTILA = ("Historians describe Attila as the ruler of the Huns from 434 until h
 _PARAPHRASE = "How did Attila describe himself?"
 
 
-def _encoder(question: str, texts: Sequence[str]) -> list[float]:
+def _encoder(question: str, texts: Sequence[str], *, store: object = None) -> list[float]:
     """A sentence encoder that knows "the flail of God" is how Attila described himself."""
     return [0.95 if "flail" in text else 0.05 for text in texts]
 

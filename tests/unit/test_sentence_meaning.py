@@ -41,11 +41,11 @@ def test_without_an_encoder_the_words_decide(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_failing_encoder_falls_back_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(question: str, texts: object) -> list[float]:
+    def broken(question: str, texts: object, store: object) -> list[float]:
         raise RuntimeError("model file truncated")
 
     monkeypatch.setattr(sentence_meaning, "e5_available", lambda: True)
     monkeypatch.setattr(sentence_meaning, "_e5_similarity", broken)
     monkeypatch.setattr(sentence_meaning, "minilm_available", lambda: True)
-    monkeypatch.setattr(sentence_meaning, "_minilm_similarity", lambda q, t: [0.5] * len(t))
+    monkeypatch.setattr(sentence_meaning, "_minilm_similarity", lambda q, t, s: [0.5] * len(t))
     assert dense_similarity("question?", ["a.", "b."]) == [0.5, 0.5]

