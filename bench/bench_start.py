@@ -10,7 +10,8 @@ figure grows, the ratio much less) and the peak resident memory of the process.
   ``PYTHONDONTWRITEBYTECODE=1``, so every deepcite module is compiled on every call
   (read-only installs, some containers); third-party packages keep their cache.
 
-``history`` runs on an empty data dir; ``ask`` on a data dir whose demo index was built by
+``history``, ``show`` and ``config show`` run on a data dir holding one stored run (written
+by a helper process before timing); ``ask`` on a data dir whose demo index was built by
 one untimed ask first (the first answer of a fresh data dir is a separate figure).
 
     .venv/bin/python bench/bench_start.py [--runs 5] [--ask-runs 3] [--quick]
@@ -34,6 +35,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 QUESTION = "How do I read a CSV file?"
+STORED_LABELS = ("deepcite history", "deepcite show RUN", "deepcite config show")
+"""The commands run against the data dir holding one stored run."""
+
+SEED = """
+from deepcite.config import load_settings
+from deepcite.store import HistoryStore
+from deepcite.types import ResearchResult, Source
+
+settings = load_settings()
+source = Source(number=1, title="csv - CSV File Reading and Writing",
+                url="https://docs.python.org/3/library/csv.html",
+                canonical_url="https://docs.python.org/3/library/csv.html",
+                snippet="The csv module implements classes to read tabular data.",
+                engine="collection:demo")
+with HistoryStore.open(settings) as store:
+    run_id = store.begin("How do I read a CSV file?", mode="quick", settings=settings)
+    store.finish(run_id, ResearchResult(
+        question="How do I read a CSV file?", strategy="source-based", handler="standard",
+        answer="Use **csv.reader** on an open file [1].", sources=[source]))
+print(run_id)
+"""
 
 
 @dataclass(frozen=True)
@@ -74,6 +96,15 @@ def measure(label: str, mode: str, argv: list[str], env: dict[str, str],
     return Measured(label, mode, seconds, peaks)
 
 
+def seed_run(env: dict[str, str]) -> str:
+    """Store one finished run in the data dir of ``env``; its id (for ``show``)."""
+    done = subprocess.run([sys.executable, "-c", SEED], env=env, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"storing a run for `show` failed: {done.stderr[-500:]}")
+    return done.stdout.strip()
+
+
 def package_dir() -> Path:
     """deepcite's package folder, found without importing it: a child forked from a
     process that had imported it would report that process's memory as its own peak."""
@@ -103,6 +134,8 @@ def main() -> None:
         ("deepcite --version", [python, "-m", "deepcite", "--version"], options.runs),
         ("deepcite --help", [python, "-m", "deepcite", "--help"], options.runs),
         ("deepcite history", [python, "-m", "deepcite", "history"], options.runs),
+        ("deepcite show RUN", [python, "-m", "deepcite", "show"], options.runs),
+        ("deepcite config show", [python, "-m", "deepcite", "config", "show"], options.runs),
     ]
     if not options.quick:
         commands.append((f'deepcite ask "{QUESTION}" -c demo -q --offline',
@@ -122,12 +155,15 @@ def main() -> None:
             env = {**os.environ, **extra, "PYTHONPATH": src, "DEEPCITE_DATA_DIR": str(data)}
             if mode == "warm":
                 env.pop("PYTHONDONTWRITEBYTECODE", None)
+            stored = root / f"stored-{mode}"
+            stored.mkdir()
+            stored_env = {**env, "DEEPCITE_DATA_DIR": str(stored)}
+            run_id = seed_run(stored_env)
             for label, argv, runs in commands:
-                if label == "deepcite history":
-                    empty = root / f"empty-{mode}"
-                    empty.mkdir()
-                    results.append(measure(label, mode, argv,
-                                           {**env, "DEEPCITE_DATA_DIR": str(empty)}, runs))
+                if label == "deepcite show RUN":
+                    argv = [*argv, run_id[:8]]
+                if label in STORED_LABELS:
+                    results.append(measure(label, mode, argv, stored_env, runs))
                 else:
                     results.append(measure(label, mode, argv, env, runs))
     load_after = os.getloadavg()[0]
