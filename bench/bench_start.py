@@ -3,7 +3,9 @@
 Each command runs as a fresh process (``python -m deepcite ...``, what the ``deepcite``
 script does) N times; the table gives the median wall time, the spread (min-max), the
 median as a multiple of ``python -c pass`` (the yardstick: on a loaded machine every
-figure grows, the ratio much less) and the peak resident memory of the process.
+figure grows, the ratio much less), the median CPU time (user + system: what the
+command itself costs, which other work on the machine changes far less than the wall
+time) and the peak resident memory of the process.
 
 * warm: bytecode cached, as after any earlier call;
 * cold: deepcite's sources copied to a fresh folder without ``__pycache__`` and run with
@@ -60,16 +62,18 @@ print(run_id)
 
 @dataclass(frozen=True)
 class Measured:
-    """One command's runs: wall seconds and peak resident memory (MiB) of each."""
+    """One command's runs: wall seconds, CPU seconds and peak resident memory (MiB)."""
 
     label: str
     mode: str
     seconds: list[float]
     peak_mib: list[float]
+    cpu: list[float]
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall time and peak RSS of one child process (its own rusage, from wait4)."""
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall time, peak RSS and CPU time of one child process (its own rusage, from
+    wait4)."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
@@ -81,19 +85,20 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     child.stderr.close()
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(argv[1:])} failed ({child.returncode}): {errors[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024  # Linux reports KiB
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # KiB on Linux
 
 
 def measure(label: str, mode: str, argv: list[str], env: dict[str, str],
             runs: int) -> Measured:
     """``runs`` timed runs after one untimed run (fills caches, builds the demo index)."""
     run_once(argv, env)
-    seconds, peaks = [], []
+    seconds, peaks, cpu = [], [], []
     for _ in range(runs):
-        elapsed, peak = run_once(argv, env)
+        elapsed, peak, used = run_once(argv, env)
         seconds.append(elapsed)
         peaks.append(peak)
-    return Measured(label, mode, seconds, peaks)
+        cpu.append(used)
+    return Measured(label, mode, seconds, peaks, cpu)
 
 
 def seed_run(env: dict[str, str]) -> str:
@@ -172,13 +177,13 @@ def main() -> None:
                  if m.label == "python -c pass"}
     print(f"deepcite start-up, {os.cpu_count()} cores, load average "
           f"{load_before:.1f} before / {load_after:.1f} after")
-    print("| what | mode | median s | spread s | x `python -c pass` | peak MiB |")
-    print("|---|---|---|---|---|---|")
+    print("| what | mode | median s | spread s | x `python -c pass` | CPU s | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
     for m in results:
         median = statistics.median(m.seconds)
         print(f"| `{m.label}` | {m.mode} | {median:.3f} | {min(m.seconds):.3f}-"
               f"{max(m.seconds):.3f} | {median / yardstick[m.mode]:.0f}x | "
-              f"{max(m.peak_mib):.0f} |")
+              f"{statistics.median(m.cpu):.3f} | {max(m.peak_mib):.0f} |")
 
 
 if __name__ == "__main__":
