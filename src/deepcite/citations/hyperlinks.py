@@ -23,14 +23,16 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
-
-import tldextract
 
 from deepcite.citations.markers import _MARKER, _sub_outside_code, parse_numbers, prose_only
 from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
 from deepcite.citations.text import escape_html
 from deepcite.security.terminal import one_line
+
+if TYPE_CHECKING:
+    import tldextract
 
 #: Schemes a link in any export or page may have. ``file:`` only where the caller allows
 #: it (the report's own local sources) and only without a host: see :func:`safe_link_url`.
@@ -135,6 +137,10 @@ def safe_link_url(url: str, *, allow_file: bool = False) -> str | None:
 
 @functools.cache
 def _extractor() -> tldextract.TLDExtract:
+    # Imported here, on the first domain label: tldextract (with requests behind it) is
+    # a tenth of a second that `deepcite history` or `show` with number labels never use.
+    import tldextract
+
     # No suffix-list download and no disk cache: deepcite must work offline and leave no
     # files behind, so the Public Suffix List snapshot bundled with tldextract is used.
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)

@@ -24,7 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from deepcite.cli.common import err, fail, out, settings_from, user_errors
+from deepcite.cli.common import err, fail, out, settings_from, user_errors, warn
 from deepcite.cli.running import EXIT_CANCELLED, run_interruptibly
 from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings
@@ -163,7 +163,7 @@ def run_command(
             settings = settings_from({**overrides, "search.collections": [name]})
         if DEMO_COLLECTION in settings.search.collections:
             with err.status("Preparing the demo collection (built once, offline)..."):
-                ensure_demo_collection(settings)
+                ensure_demo_collection(settings, on_notice=warn)
         judge = _judge(settings, judge_provider, judge_model)
         picked = {"n": len(items), "of": len(data.items),
                   "seed": None if in_order or len(items) == len(data.items) else seed}

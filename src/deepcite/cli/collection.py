@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from deepcite.cli.common import err, fail, out, settings_from, user_errors, warn
+from deepcite.cli.demo import demo_command
 from deepcite.collections import (
     AddProgress,
     Collection,
@@ -36,6 +37,7 @@ from deepcite.store import CollectionEntry, CollectionSharing, HistoryStore
 from deepcite.store.history import FILE_NAME
 
 collection_app = typer.Typer(no_args_is_help=True)
+collection_app.command("demo")(demo_command)
 
 MAX_IGNORED_LINES = 20
 """Ignored paths listed one per line; the rest are counted (a tree of links is long)."""

@@ -199,7 +199,7 @@ def run_with_progress(request: RunRequest, settings: Settings, *,
     admitted = admit(store, request, settings, Door.LOCAL)
     if DEMO_COLLECTION in admitted.settings.search.collections:
         with err.status("Preparing the demo collection (built once, offline)..."):
-            ensure_demo_collection(admitted.settings)
+            ensure_demo_collection(admitted.settings, on_notice=warn)
     scope = CancelScope()
     with admitted.record(store, save=save, on_problem=warn) as recorder, \
             RunProgress(enabled=not quiet) as progress:

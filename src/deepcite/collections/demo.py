@@ -16,6 +16,12 @@ only when they are small literals, a module's file relative to the standard libr
 the reference link without the environment; what is left of local paths (the home and
 working folders, a virtual environment) is replaced as a last guard. An index built
 before that (without the current :data:`DEMO_FORMAT` stamp) is rebuilt on first use.
+
+The index is built during set-up (``deepcite collection demo``, which ``make setup``
+runs) so the first question does not wait for it, and still on first use when set-up
+did not build it. A complete index is stamped with what built it (:func:`built_by`:
+the Python whose documentation it holds and the collection format it was written in);
+one built by another Python or format is rebuilt once, with a one-line notice.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from typing import Any
 from deepcite.build_once import BuildLock, build_once
 from deepcite.collections.collection import Collection, collection_path, remove_collection
 from deepcite.collections.file_access import DamagedCollectionError, can_write, read_only_error
-from deepcite.collections.index import Index
+from deepcite.collections.index import SCHEMA_VERSION, Index
 from deepcite.collections.indexer import ProgressCallback
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, mapped_errors
@@ -71,6 +77,7 @@ BUILD_LOCK = "demo-build.lock"
 index's own lock, ``demo.sqlite.lock``, is taken by the add inside the build)."""
 
 _FORMAT_KEY = "demo_format"
+_BUILT_BY_KEY = "demo_built_by"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _OWN_FILES = re.compile(r"(reference|module)-.+\.txt")  # what write_demo_sources writes
 _MAX_LITERAL = 40  # longest string or bytes default shown as it is
@@ -307,19 +314,38 @@ def _module_text(module: ModuleType) -> str:
         return pydoc.render_doc(module, renderer=_RENDERER)
 
 
-def write_demo_sources(folder: Path) -> int:
-    """Write the demo documents into ``folder``; return how many were written."""
+RenderCallback = Callable[[int, int], None]
+"""Told ``(done, total)`` after each demo document is rendered (about half a build)."""
+
+
+def write_demo_sources(folder: Path, progress: RenderCallback | None = None) -> int:
+    """Write the demo documents into ``folder``; return how many were written.
+
+    ``progress`` is told after each document; a module this Python lacks counts as
+    done, so the total is known up front and the count never runs backwards.
+    """
     from pydoc_data.topics import topics  # imported late: a ~0.5 MB dict
 
     folder.mkdir(parents=True, exist_ok=True)
     local_paths = _local_paths()
     written: set[str] = set()
+    total = len(topics) + len(DEMO_MODULES)
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
     for topic, text in sorted(topics.items()):
         written.add(_write(folder, f"reference-{topic}", _document(
             f"Python language reference: {topic}", _scrub(text, local_paths))))
+        step()
     for name in DEMO_MODULES:
         module = _import(name)
         if module is None:
+            step()
             continue
         synopsis = pydoc.splitdoc(module.__doc__ or "")[0].strip().rstrip(".")
         title = f"{name} — Python standard library module documentation"
@@ -327,6 +353,7 @@ def write_demo_sources(folder: Path) -> int:
             title = f"{name} — {synopsis} (Python standard library module documentation)"
         written.add(_write(folder, f"module-{name}",
                            _scrub(_document(title, _module_text(module)), local_paths)))
+        step()
     # A document an older version wrote and this one does not would still be indexed.
     for stale in folder.glob("*.txt"):
         if _OWN_FILES.fullmatch(stale.name) and stale.name not in written:
@@ -334,17 +361,35 @@ def write_demo_sources(folder: Path) -> int:
     return len(written)
 
 
+def built_by() -> str:
+    """What this process builds the demo index with, as its stamp records it.
+
+    The Python (major.minor): the documents are its own documentation, linked to its
+    pages on docs.python.org, so another Python's index answers about the wrong one.
+    The collection format (:data:`~deepcite.collections.index.SCHEMA_VERSION`): an index
+    upgraded in place from an older format keeps that format's chunks.
+    """
+    return (f"Python {sys.version_info.major}.{sys.version_info.minor}, "
+            f"collection format {SCHEMA_VERSION}")
+
+
 def ensure_demo_collection(
     settings: Settings, progress: ProgressCallback | None = None,
-    on_build: Callable[[], None] | None = None,
+    on_build: Callable[[], None] | None = None, *,
+    rebuild: bool = False, on_render: RenderCallback | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    on_wait: Callable[[], None] | None = None,
 ) -> Collection:
     """Open the ``demo`` collection, building it first if it is missing, empty or stale.
 
-    The fast path (it exists, has documents and the current :data:`DEMO_FORMAT` stamp)
-    renders nothing, so calling this at the start of every run costs two small SQLite
-    queries; it works in a read-only data folder too. A stale index (an older format,
-    which held the builder's environment, or a build cut short) is rebuilt when the
-    folder is writable, and used as it is, with a warning, when it is not. The existing
+    The fast path (it exists, has documents and the current :data:`DEMO_FORMAT` and
+    :func:`built_by` stamps) renders nothing, so calling this at the start of every run
+    costs three small SQLite queries; it works in a read-only data folder too. A stale
+    index (an older format, which held the builder's environment, one built by another
+    Python or collection format, or a build cut short) is rebuilt when the folder is
+    writable - ``on_notice`` (else the log) is told why, in one line - and used as it
+    is, with a warning, when it is not. ``rebuild`` builds it again even when it is
+    current (``deepcite collection demo --rebuild``). The existing
     file is deleted and rebuilt when it is positively damaged (not a database, corrupt,
     not a collection) and the folder is writable. An error that says nothing about the
     data - permissions, a lock, a read-only folder - is raised as it is: deleting on
@@ -354,15 +399,18 @@ def ensure_demo_collection(
     this process or another, waits for the first one's build and then uses it; one
     that finds an unstamped index after its builder died builds it again. ``on_build``
     is told, once, when this call builds or waits for a build (not on the fast path):
-    a run shows its ``index`` phase then. ``progress`` is told each file indexed.
+    a run shows its ``index`` phase then; ``on_wait`` when it waits for another
+    builder. ``on_render`` is told each document rendered, ``progress`` each file
+    indexed.
     """
     path = collection_path(DEMO_NAME, settings)
 
     def build() -> Collection:
-        return _build(settings, progress)
+        return _build(settings, progress, on_render=on_render,
+                      on_notice=None if rebuild else on_notice)
 
     def find() -> Collection | None:
-        return _usable(path, settings)
+        return None if rebuild else _usable(path, settings)
 
     found = find()
     if found is not None:
@@ -372,7 +420,7 @@ def ensure_demo_collection(
         on_build()
     lock = BuildLock(settings.data_dir / BUILD_LOCK, what="the demo collection",
                      error=CollectionError)
-    return build_once(lock, find, build)
+    return build_once(lock, find, build, on_wait)
 
 
 def _usable(path: Path, settings: Settings) -> Collection | None:
@@ -394,33 +442,44 @@ def _usable(path: Path, settings: Settings) -> Collection | None:
         return None
     if existing.info().documents == 0:  # a first build was interrupted (or is running)
         return None
-    if _built_format(existing) == DEMO_FORMAT:
+    reason = _stale_reason(existing)
+    if reason is None:
         return existing
     if not can_write(path):
-        logger.warning("the demo collection at %s is from an older deepcite and cannot be "
-                       "rebuilt in a read-only folder; using it as it is", path)
+        logger.warning("the demo collection at %s is not current (%s) and cannot be "
+                       "rebuilt in a read-only folder; using it as it is", path, reason)
         return existing
     return None
 
 
-def _build(settings: Settings, progress: ProgressCallback | None) -> Collection:
-    """Build the demo collection (under its :class:`BuildLock`): what is there and not
-    current - damaged, stale, or half-built by a builder that died - is replaced; an
-    empty file (a first build cut short before any document) is filled in place."""
+def _build(settings: Settings, progress: ProgressCallback | None, *,
+           on_render: RenderCallback | None = None,
+           on_notice: Callable[[str], None] | None = None) -> Collection:
+    """Build the demo collection (under its :class:`BuildLock`): what is there - damaged,
+    stale, half-built by a builder that died, or current when a rebuild was asked for -
+    is replaced; an empty file (a first build cut short before any document) is filled
+    in place. Why a complete index is replaced goes to ``on_notice`` (else the log)."""
     path = collection_path(DEMO_NAME, settings)
     if path.exists():
+        reason: str | None = None
         try:
             existing: Collection | None = Collection.open(DEMO_NAME, settings=settings)
         except DamagedCollectionError as exc:
-            logger.warning("rebuilding the demo collection: %s", exc)
+            logger.info("the demo collection cannot be read as it is: %s", exc)
             existing = None
+            reason = "its index is damaged, or in a format this deepcite cannot read"
         if existing is None or existing.info().documents > 0:
             if existing is not None:
-                logger.info("rebuilding the demo collection (format %s, now %s)",
-                            _built_format(existing) or "unstamped", DEMO_FORMAT)
+                reason = _stale_reason(existing)
+            if reason is not None:
+                notice = f"Rebuilding the demo collection once: {reason}"
+                if on_notice is not None:
+                    on_notice(notice)
+                else:
+                    logger.warning(notice)
             remove_collection(DEMO_NAME, settings)
     source = settings.data_dir / "demo-src"
-    written = write_demo_sources(source)
+    written = write_demo_sources(source, on_render)
     logger.info("demo collection: indexing %d documents from %s", written, source)
     collection = Collection.create(DEMO_NAME, settings=settings)
     report = collection.add(source, progress)
@@ -436,11 +495,34 @@ def _built_format(collection: Collection) -> str | None:
         return collection.index.get_meta(_FORMAT_KEY)
 
 
+def demo_built_by(collection: Collection) -> str | None:
+    """What built the demo index, as :func:`built_by` said then (``None``: not recorded,
+    an index from before these stamps or a build cut short)."""
+    with mapped_errors("collection", f"{collection.path}: cannot read collection"):
+        return collection.index.get_meta(_BUILT_BY_KEY)
+
+
+def _stale_reason(collection: Collection) -> str | None:
+    """Why the demo index must be built again (one line), or ``None`` when it is current."""
+    built_format = _built_format(collection)
+    if built_format is None:
+        return "it is not stamped complete (a build cut short, or an older deepcite)"
+    if built_format != DEMO_FORMAT:
+        return f"it holds demo format {built_format}, this deepcite writes {DEMO_FORMAT}"
+    was, now = demo_built_by(collection), built_by()
+    if was is None:
+        return f"it was built by an older deepcite, not stamped with {now}"
+    if was != now:
+        return f"it was built by {was}, this is {now}"
+    return None
+
+
 def _stamp(collection: Collection) -> None:
     """Mark the build complete and current; only then does the fast path take it."""
     index = collection.index
     try:
         with index.connect() as conn, index.transaction(conn):
+            Index.set_meta(conn, _BUILT_BY_KEY, built_by())
             Index.set_meta(conn, _FORMAT_KEY, DEMO_FORMAT)
     except sqlite3.Error as exc:
         raise index.write_error(exc, "finish the demo collection") from exc
