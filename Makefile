@@ -115,6 +115,7 @@ lower-bounds: test-setup
 bench: test-setup
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/bench_start.py
+	$(BIN)/python bench/bench_meaning.py
 	$(BIN)/python bench/bench_quick_summary.py
 	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_collections.py
