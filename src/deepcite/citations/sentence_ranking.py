@@ -50,6 +50,11 @@ _K1, _B = 1.2, 0.75
 #: "became angry at the widespread destruction") then outranks a sentence that only
 #: repeats the question's words.
 MEANING_WEIGHT = 2.0
+#: A sentence from a document whose title names none of the question's words, when
+#: most of the sources' documents are titled by one: it matches by the words it
+#: mentions in passing (the logging manual's "sub-areas 'read CSV files'" for "How do I
+#: read a CSV file?", above the csv manual), so it weighs this share.
+OFF_TITLE = 0.6
 
 
 def anchor_terms(question: str) -> set[str]:
@@ -114,6 +119,20 @@ def _about_subject(wanted: set[str], sentences: list[Sentence],
     return [s for s in sentences if s.rank in about or id(s) in close]
 
 
+def _off_title(wanted: set[str], sentences: Sequence[Sentence]) -> set[int]:
+    """The sources (by rank) among ``sentences``' whose title holds none of ``wanted``
+    when at least half of them are titled by one of its words; none otherwise (titles
+    then say nothing: web pages, FAQs, one document)."""
+    titled: dict[int, bool] = {}
+    for sentence in sentences:
+        if sentence.rank not in titled:
+            titled[sentence.rank] = bool(
+                wanted & set(question_match.terms_of(sentence.source.title)))
+    if not titled or sum(titled.values()) * 2 < len(titled):
+        return set()
+    return {rank for rank, on in titled.items() if not on}
+
+
 def admissible(sentence: Sentence) -> bool:
     """Whether ``sentence`` may be quoted at all: not one addressed to the reader or the
     model (an instruction, a phishing line - :mod:`deepcite.citations.injection`).
@@ -167,8 +186,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                          / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
+    off_title = _off_title(wanted, ranked)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
+        if sentence.rank in off_title:
+            prior *= OFF_TITLE
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
         if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
             cue += INTENT_BOOST
@@ -185,6 +207,7 @@ __all__ = [
     "INTENT_BOOST",
     "MEANING_WEIGHT",
     "MIN_COVERAGE",
+    "OFF_TITLE",
     "admissible",
     "anchor_terms",
     "off_topic",
