@@ -121,14 +121,16 @@ def _about_subject(wanted: set[str], sentences: list[Sentence],
 
 def _off_title(wanted: set[str], sentences: Sequence[Sentence]) -> set[int]:
     """The sources (by rank) among ``sentences``' whose title holds none of ``wanted``
-    when at least half of them are titled by one of its words; none otherwise (titles
-    then say nothing: web pages, FAQs, one document)."""
+    when most of them, two or more, are titled by one of its words; none otherwise
+    (titles then say nothing: web pages, FAQs, one document; and one document titled
+    "Water" beside one titled "Arabic medicine" is no majority for "water")."""
     titled: dict[int, bool] = {}
     for sentence in sentences:
         if sentence.rank not in titled:
             titled[sentence.rank] = bool(
                 wanted & set(question_match.terms_of(sentence.source.title)))
-    if not titled or sum(titled.values()) * 2 < len(titled):
+    on = sum(titled.values())
+    if on < 2 or on * 2 <= len(titled):  # one title naming one word is no majority
         return set()
     return {rank for rank, on in titled.items() if not on}
 
@@ -186,7 +188,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                          / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
-    off_title = _off_title(wanted, ranked)
+    off_title = _off_title(wanted, sentences)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         if sentence.rank in off_title:
