@@ -7,8 +7,9 @@ HTTP client behind :func:`egress_client` (httpx, a tenth of a second).
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from deepcite._lazy import lazy_names
 
 if TYPE_CHECKING:
     from deepcite.security.egress import EgressPolicy, check_url
@@ -27,17 +28,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'deepcite.security' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
