@@ -29,3 +29,19 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def store(store_url: str) -> Iterator[HistoryStore]:
     with HistoryStore.from_url(store_url) as opened:
         yield opened
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The real demo rendering, counted: each entry is one build."""
+    from deepcite.collections import demo as demo_module  # only where a test asks for it
+
+    rendered: list[Path] = []
+    real = demo_module.write_demo_sources
+
+    def counted(folder: Path, progress: demo_module.RenderCallback | None = None) -> int:
+        rendered.append(folder)
+        return real(folder, progress)
+
+    monkeypatch.setattr(demo_module, "write_demo_sources", counted)
+    return rendered

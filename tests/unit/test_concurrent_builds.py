@@ -60,20 +60,6 @@ def _model(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda settings: scripted_model())
 
 
-@pytest.fixture
-def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The real demo rendering, counted."""
-    rendered: list[Path] = []
-    real = demo_module.write_demo_sources
-
-    def counted(folder: Path, progress: demo_module.RenderCallback | None = None) -> int:
-        rendered.append(folder)
-        return real(folder, progress)
-
-    monkeypatch.setattr(demo_module, "write_demo_sources", counted)
-    return rendered
-
-
 def _env(data: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
            if not key.startswith("DEEPCITE_")}

@@ -34,20 +34,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return data
 
 
-@pytest.fixture
-def renders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The real demo rendering, counted: each entry is one build."""
-    rendered: list[Path] = []
-    real = demo_module.write_demo_sources
-
-    def counted(folder: Path, progress: demo_module.RenderCallback | None = None) -> int:
-        rendered.append(folder)
-        return real(folder, progress)
-
-    monkeypatch.setattr(demo_module, "write_demo_sources", counted)
-    return rendered
-
-
 def _settings(data_dir: Path) -> Settings:
     return load_settings({"data_dir": str(data_dir)}, config_files=[], environ={})
 
