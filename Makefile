@@ -13,7 +13,12 @@ QUESTION ?= How do I parse command line arguments?
 # multimodal/llava, tests, tools, examples or server), every core is used, llama.cpp's own
 # install rules go into the package folder instead of a second copy in site-packages/lib,
 # and libraries carry no versioned names (a wheel stores each soname link as a full copy).
-LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
+# The CPU code is built for AVX2/FMA/F16C, not `-march=native`: a virtual machine may list
+# AMX or AVX-512 FP16 in /proc/cpuinfo without letting a process use them, and a native
+# build then dies in its first decode (ldtilecfg -> general protection fault, "Segmentation
+# fault" or "Illegal instruction"); and pip's cache may carry the wheel to another CPU.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+  -DGGML_F16C=ON -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF \
   -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DCMAKE_INSTALL_LIBDIR=llama_cpp/lib \
   -DCMAKE_INSTALL_BINDIR=llama_cpp/bin -DCMAKE_INSTALL_INCLUDEDIR=llama_cpp/include \
   -DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON
