@@ -46,7 +46,7 @@ def test_compare_prints_the_comparison(store: HistoryStore, settings: Settings) 
     assert shown.exit_code == 0, shown.output
     assert shown.stdout.startswith(f"# A ({a[:8]}) compared with B ({b[:8]})")
     assert "## Sources: 2 kept, 0 gained, 0 lost" in shown.stdout
-    assert "- [1] → [2] Paper 1" in shown.stdout
+    assert "- Paper 1 (https://ex.org/p1?utm=x): [1] → [2]" in shown.stdout
     assert "| strategy | source-based | focused-iteration |" in shown.stdout
 
 

@@ -172,7 +172,7 @@ def test_markdown_shows_the_changes() -> None:
     assert text.startswith("# A compared with B\n")
     assert "| model calls | 2 | 5 |" in text and "| tokens | 120 | 350 |" in text
     assert "## Sources: 2 kept, 1 gained, 1 lost" in text
-    assert "- [2] → [3] Doc 3 (https://docs.example/rayleigh)" in text
+    assert "- Doc 3 (https://docs.example/rayleigh): [2] → [3]" in text
     assert "## Claims: 0 unchanged, 2 changed, 1 gained, 1 lost" in text
     assert ("- “Shorter wavelengths scatter more.”: unsupported [3] → supported [2]"
             in text)

@@ -49,6 +49,7 @@ __all__ = [
     "CitationChange",
     "ClaimChange",
     "ClaimRef",
+    "DocumentSources",
     "KeptSource",
     "RunComparison",
     "RunSide",
@@ -163,6 +164,45 @@ class SettingDifference(_Record):
     only_in: Literal["a", "b"] | None = None
 
 
+class DocumentSources(_Record):
+    """One document of a comparison with all its passages: a run cites a document once
+    per passage it took, so a list of sources names it once here, with the numbers its
+    passages have in A and in B (empty where that run has none of them)."""
+
+    title: str
+    url: str
+    a_numbers: list[int]
+    b_numbers: list[int]
+    #: Lost or gained passages of a document whose other passages both runs cite.
+    also_kept: bool = False
+
+    @property
+    def renumbered(self) -> bool:
+        return bool(self.a_numbers and self.b_numbers) and self.a_numbers != self.b_numbers
+
+
+def _document_key(title: str, url: str) -> str:
+    return canonical_url(url) if url else f"title:{title}"
+
+
+def _documents(passages: Iterable[tuple[str, str, int | None, int | None]],
+               kept: Iterable[KeptSource] = ()) -> list[DocumentSources]:
+    """Passages ``(title, url, a_number, b_number)`` grouped by document (canonical URL,
+    else title), in the order of their first passage; those also among ``kept`` say so."""
+    kept_keys = {_document_key(k.title, k.url) for k in kept}
+    groups: dict[str, tuple[str, str, list[int], list[int]]] = {}
+    for title, url, a_number, b_number in passages:
+        key = _document_key(title, url)
+        group = groups.setdefault(key, (title, url, [], []))
+        if a_number is not None:
+            group[2].append(a_number)
+        if b_number is not None:
+            group[3].append(b_number)
+    return [DocumentSources(title=title, url=url, a_numbers=sorted(a), b_numbers=sorted(b),
+                            also_kept=key in kept_keys)
+            for key, (title, url, a, b) in groups.items()]
+
+
 class RunComparison(_Record):
     """What :func:`compare_runs` found; see the module docstring."""
 
@@ -184,6 +224,21 @@ class RunComparison(_Record):
     def b_number(self, a_number: int) -> int | None:
         """The number B gives A's source ``a_number`` (``None``: B lacks that source)."""
         return next((k.b_number for k in self.sources_kept if k.a_number == a_number), None)
+
+    def kept_documents(self) -> list[DocumentSources]:
+        """:attr:`sources_kept` by document: each document once, with its passages'
+        numbers in A and in B."""
+        return _documents((k.title, k.url, k.a_number, k.b_number) for k in self.sources_kept)
+
+    def lost_documents(self) -> list[DocumentSources]:
+        """:attr:`sources_lost` by document (numbers in A only)."""
+        return _documents(((s.title, s.url, s.number, None) for s in self.sources_lost),
+                          self.sources_kept)
+
+    def gained_documents(self) -> list[DocumentSources]:
+        """:attr:`sources_gained` by document (numbers in B only)."""
+        return _documents(((s.title, s.url, None, s.number) for s in self.sources_gained),
+                          self.sources_kept)
 
 
 # ------------------------------------------------------------------- comparing
@@ -480,16 +535,22 @@ def comparison_markdown(cmp: RunComparison) -> str:
     lines += [f"## Sources: {len(cmp.sources_kept)} kept, {len(cmp.sources_gained)} "
               f"gained, {len(cmp.sources_lost)} lost", ""]
     renumbered = [k for k in cmp.sources_kept if k.renumbered]
-    if renumbered:
+    if renumbered:  # one line per document, with each of its passages' A → B numbers
         lines += ["Kept, renumbered (A → B):", ""]
-        lines += [f"- [{k.a_number}] → [{k.b_number}] {_safe(k.title)} ({_safe(k.url)})"
-                  for k in renumbered]
+        moves: dict[str, list[KeptSource]] = {}
+        for k in renumbered:
+            moves.setdefault(canonical_url(k.url) if k.url else k.title, []).append(k)
+        lines += [f"- {_safe(group[0].title)} ({_safe(group[0].url)}): "
+                  + ", ".join(f"[{k.a_number}] → [{k.b_number}]" for k in group)
+                  for group in moves.values()]
         lines.append("")
-    for heading, refs in (("Gained (only in B):", cmp.sources_gained),
-                          ("Lost (only in A):", cmp.sources_lost)):
-        if refs:
+    for heading, documents in (("Gained (only in B):", cmp.gained_documents()),
+                               ("Lost (only in A):", cmp.lost_documents())):
+        if documents:
             lines += [heading, ""]
-            lines += [f"- [{s.number}] {_safe(s.title)} ({_safe(s.url)})" for s in refs]
+            lines += [f"- {_numbers(d.a_numbers or d.b_numbers)} {_safe(d.title)} "
+                      f"({_safe(d.url)})" + (" - other passages kept" if d.also_kept else "")
+                      for d in documents]
             lines.append("")
 
     lines += [f"## Claims: {cmp.claims_unchanged} unchanged, {len(cmp.claims_changed)} "

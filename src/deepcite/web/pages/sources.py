@@ -76,6 +76,8 @@ def compare(kit: Kit, request: Request, a: str = "", b: str = "") -> Response:
         missing = next(ref for ref, run in zip((a, b), runs, strict=True) if run is None)
         return kit.not_found(request, session,
                              f"No run {missing}" if missing else "Choose two runs to compare")
-    first, second = runs[0], runs[1]
+    # A is the earlier run, whichever order the two were asked in: "gained" and "lost"
+    # then read forwards in time (the report page's "Compare with..." names itself first).
+    first, second = sorted((runs[0], runs[1]), key=lambda run: run.created_at)
     return kit.render(request, session, "compare.html", title="Compare runs",
                       a=first, b=second, comparison=compare_runs(first, second))
