@@ -122,3 +122,32 @@ def test_the_labels_around_an_answer_are_in_its_question_language(
     assert f'data-label="{sources[4:-5]}"' in history
     # the question and the titles stay text, whatever the language
     assert "<b>" not in report and "<script>alert(1)" not in report + compare + history
+
+
+def test_a_document_cited_under_several_numbers_opens_in_the_viewer(
+        settings: Settings, executor: FakeExecutor) -> None:
+    from deepcite.types import Source
+
+    def passage(number: int, url: str, title: str) -> Source:
+        return Source(number=number, title=title, url=url, canonical_url=url,
+                      snippet=f"passage {number}", engine="collection",
+                      metadata={"collection": "demo", "path": url.rsplit("/", 1)[1]})
+
+    manual = "file:///srv/data/demo-src/module-csv.txt"
+    result = ResearchResult(
+        question="How do I read a CSV file?", strategy="s", handler="h",
+        answer="Use csv.reader [1]. It splits rows [3]. Or pandas [2].",
+        sources=[passage(1, manual, "csv manual"), passage(2, "file:///srv/data/pd.txt",
+                                                           "pandas notes"),
+                 passage(3, manual, "csv manual")])
+    with HistoryStore.open(settings) as store:
+        run_id = store.begin(result.question, mode="quick", settings=settings)
+        store.finish(run_id, result)
+    page = _client(settings, executor).get(f"/reports/{run_id}").text
+    start = page.index('<section class="sources"')
+    sources = page[start:page.index("</section>", start)]
+    assert f'<a class="source-title" href="/runs/{run_id}/sources/1">csv manual</a>' in sources
+    assert f'<a class="source-title" href="/runs/{run_id}/sources/2">pandas notes</a>' in sources
+    assert sources.count("csv manual") == 1
+    assert "/srv/data" not in page  # the server's paths stay on the server
+    assert "demo · module-csv.txt" in sources

@@ -30,8 +30,12 @@ logger = logging.getLogger(__name__)
 
 _CITE_LINK = re.compile(r'<a href="#source-(\d+)" class="cite"')
 # A Sources entry's title link as render_fragment writes it (the href is optional).
-_SOURCE_ENTRY = re.compile(r'(\[<span id="source-(\d+)">\d+</span>\]</span> )'
+#: A Sources entry: its numbers (one document cited under several numbers lists them all,
+#: ``[1, 3, 4]``; the first opens the viewer), then its title link or bare title.
+_SOURCE_ENTRY = re.compile(r'(\[<span id="source-(\d+)">\d+</span>'
+                           r'(?:, <span id="source-\d+">\d+</span>)*\]</span> )'
                            r'<a class="source-title"(?: href="[^"]*")?[^>]*>([^<]*)</a>')
+_FILE_URL_LINE = re.compile(r'<br><span class="source-url">file:[^<]*</span>', re.IGNORECASE)
 _HEADING = re.compile(r'<h([2-4]) id="([^"]+)">([^<]*)</h\1>')
 _CONTENTS_ITEM = re.compile(r"<li>([^<]+?)(\n?<ul>|\n?</li>)")
 _NUMBERED_ITEM = re.compile(r'<li>\n<ol(?: start="(\d+)")?>\n<li>([^<]+)</li>\n</ol>\n')
@@ -80,6 +84,10 @@ def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: S
         return f'{match[1]}<a class="source-title" href="{base}{number}">{match[3]}</a>'
 
     fragment = _SOURCE_ENTRY.sub(entry, fragment)
+    # A local document's file: address is a path on the server: of no use to a browser
+    # (which blocks file: links on http pages) and not the reader's business; the
+    # collection and file name below it, and the viewer link, say where it is.
+    fragment = _FILE_URL_LINE.sub("", fragment)
     return linked_contents(fragment)
 
 
