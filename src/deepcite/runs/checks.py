@@ -27,7 +27,7 @@ from langchain_core.language_models import BaseChatModel
 from deepcite.collections.collection import Collection, missing_collection, validate_name
 from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, DeepciteError, RequestError, error_line
+from deepcite.errors import ConfigError, DeepciteError, EgressDenied, RequestError, error_line
 
 if TYPE_CHECKING:
     from deepcite.runs.request import RunRequest
@@ -226,6 +226,47 @@ def check_engines(names: Sequence[str], settings: Settings) -> None:
                                           f"this server: {reason}")
 
 
+def provider_refusal(name: str, settings: Settings) -> str | None:
+    """Why the provider ``name`` cannot answer a run with ``settings`` on this server,
+    or ``None`` when it can (or may: Ollama's server is asked when the run starts).
+
+    Checked at admission, before anything is stored, and used to leave such providers
+    out of the web form: a choice that cannot work is not offered, and a request that
+    makes it anyway is refused with this reason rather than failing later as a run.
+    """
+    from deepcite.llm.providers import ANTHROPIC_API, AUTO, PROVIDER_REGISTRY, get_provider
+    from deepcite.security.egress import EgressPolicy
+
+    canonical = PROVIDER_REGISTRY.canonical(name)
+    if canonical == AUTO:
+        return None
+    try:
+        spec = get_provider(name)
+    except DeepciteError as exc:
+        return error_line(exc)
+    endpoint = {"anthropic": ANTHROPIC_API,
+                "openai": settings.llm.base_url or "https://api.openai.com"}.get(canonical)
+    if endpoint is not None and settings.security.offline:
+        try:
+            EgressPolicy.from_settings(settings, [endpoint]).vet(endpoint)
+        except EgressDenied:
+            return (f"it answers from {endpoint}, on the internet, and this server runs "
+                    "offline - choose local (the bundled model) or a model server on this "
+                    "machine or network")
+    if canonical == "ollama":
+        return None
+    status = spec.check(settings)
+    return None if status.usable else status.detail
+
+
+def check_provider(name: str, settings: Settings) -> None:
+    """RequestError (field ``provider``) when :func:`provider_refusal` has a reason."""
+    reason = provider_refusal(name, settings)
+    if reason is not None:
+        raise RequestError("provider", f"The provider {_shown(name)} cannot answer on "
+                                       f"this server: {reason}")
+
+
 def _known_strategy(name: str) -> bool:
     """Whether ``name`` is a strategy, an alias or a replaced name (not the fallback for
     an unknown one, which a command line may accept but a request must not)."""
@@ -293,6 +334,7 @@ def check_run(settings: Settings, *, question: str, collections: Sequence[str] =
     check_question(question)
     if provider is not None:
         _check_sizes("provider", [provider], 1, "provider")
+        check_provider(provider, settings)
     if model is not None and len(model) > MAX_MODEL_CHARS:
         raise RequestError("model", f"The model name is longer than {MAX_MODEL_CHARS} "
                                     "characters - no model has such a name")

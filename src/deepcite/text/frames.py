@@ -27,7 +27,7 @@ ENGLISH: dict[str, str] = {
         "No sources were found for this question, so no answer was generated: answering "
         "without sources would mean relying on the language model's built-in knowledge, "
         "which cannot be checked and could contain fabricated citations. Try other search "
-        "terms, another collection (`--collection NAME`) or more iterations."),
+        "terms, another collection or more iterations."),
     "fallback": ("The model did not produce a usable answer, so here are the most relevant "
                  "passages found:"),
     "uncited": "The model cited no source for this answer",
@@ -71,7 +71,7 @@ CHINESE: dict[str, str] = {
     "not_answered": "来源中没有句子直接回答这个问题。找到的最相关段落：",
     "no_sources": (
         "没有找到与这个问题相关的来源，因此没有生成回答：没有来源的回答只能依赖语言模型自身的知识，"
-        "无法核实，还可能包含捏造的引用。请尝试其他检索词、其他资料集（`--collection NAME`）"
+        "无法核实，还可能包含捏造的引用。请尝试其他检索词、其他资料集"
         "或更多轮检索。"),
     "fallback": "模型没有给出可用的回答，以下是找到的最相关段落：",
     "uncited": "模型没有为这个回答引用任何来源",
@@ -111,7 +111,7 @@ JAPANESE: dict[str, str] = {
     "no_sources": (
         "この質問に関する資料が見つからなかったため、回答は作成されませんでした。資料なしで答えると"
         "言語モデル自身の知識に頼ることになり、確認できず、捏造された引用を含むおそれがあります。"
-        "別の検索語、別のコレクション（`--collection NAME`）、"
+        "別の検索語、別のコレクション、"
         "または検索回数を増やしてお試しください。"),
     "fallback": "モデルが使える回答を出さなかったため、最も関連する箇所を示します：",
     "uncited": "モデルはこの回答に資料を引用していません",
@@ -152,7 +152,7 @@ KOREAN: dict[str, str] = {
     "no_sources": (
         "이 질문과 관련된 자료를 찾지 못해 답변을 만들지 않았습니다. 자료 없이 답하면 언어 모델 "
         "자체의 지식에 기대게 되어 확인할 수 없고, 지어낸 인용이 들어갈 수도 있습니다. "
-        "다른 검색어, 다른 컬렉션(`--collection NAME`)을 쓰거나 검색 횟수를 늘려 보세요."),
+        "다른 검색어, 다른 컬렉션을 쓰거나 검색 횟수를 늘려 보세요."),
     "fallback": "모델이 쓸 만한 답변을 내지 못해, 찾은 구절 중 가장 관련 있는 것을 보여 드립니다:",
     "uncited": "모델이 이 답변에 아무 자료도 인용하지 않았습니다",
     "removed": "검증되지 않음: 자료가 이 답변의 인용을 뒷받침하지 않아 인용을 삭제했습니다",

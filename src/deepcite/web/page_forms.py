@@ -110,6 +110,8 @@ _PAGE_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:use )?--strategy (\S+)"), r"choose strategy \1 under Sources and model"),
     (re.compile(r"(?:use )?--model (\S+)"), r"enter model \1 under Sources and model"),
     (re.compile(r"(?:use )?--engine (\S+)"), r"tick engine \1 under Sources and model"),
+    (re.compile(r"`deepcite history` lists (?:the runs|them all)"),
+     "the History page lists the runs"),
     (re.compile(r"--iterations"), "the Iterations field"),
     (re.compile(r"--offline"), "offline mode"),
     (re.compile(r"\bset ((?:engines|llm|search|research)\.[a-z_]+)"),
@@ -191,6 +193,7 @@ def form_choices(settings: Settings, store: HistoryStore | None = None,
     """
     from deepcite.llm import describe_providers
     from deepcite.research.strategies import strategy_statuses
+    from deepcite.runs.checks import provider_refusal
     from deepcite.search import describe_engines
 
     choices = FormChoices()
@@ -207,8 +210,9 @@ def form_choices(settings: Settings, store: HistoryStore | None = None,
         rows = [row for row in rows if row.name in readable]
     choices.collection_rows = rows
     choices.collections = [row.name for row in choices.collection_rows if row.usable]
-    with contextlib.suppress(DeepciteError):
-        choices.providers = [p.name for p in describe_providers(settings)]
+    with contextlib.suppress(DeepciteError):  # only what can answer here (offline: no API)
+        choices.providers = [p.name for p in describe_providers(settings)
+                             if provider_refusal(p.name, settings) is None]
     choices.web_usable = not settings.security.offline and any(
         name not in _NOT_WEB for name in choices.engines)
     configured = [n for n in settings.search.collections if n in choices.collections]

@@ -28,6 +28,7 @@ from deepcite.text.frames import frame_for
 from deepcite.web.collection_jobs import IndexJobs
 from deepcite.web.contracts import WebState
 from deepcite.web.login_throttle import LoginThrottle
+from deepcite.web.page_forms import page_words
 from deepcite.web.request_scope import binder, bound
 from deepcite.web.sessions import CSRF_FIELD, Session, Sessions
 from deepcite.web.who_is_asking import Gate
@@ -134,9 +135,10 @@ class PageKit:
         return self.state.executor.store
 
     def not_found(self, request: Request, session: Session, what: str) -> HTMLResponse:
-        """The 404 page saying ``what`` was not found."""
+        """The 404 page saying ``what`` was not found (command-line advice in a store's
+        or engine's message put in the pages' terms)."""
         return self.render(request, session, "error.html", 404, title="Not found",
-                           message=what)
+                           message=page_words(what))
 
     def usable_exports(self) -> list[str]:
         """The export formats usable on this server (looked up once)."""
