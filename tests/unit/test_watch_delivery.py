@@ -64,12 +64,14 @@ def test_the_feed_is_atom_with_entries_newest_first() -> None:
     newest, nothing, oldest = entries
     assert newest.find(f"{A}link").get("href") == f"{BASE}/runs/run-3"  # type: ignore[union-attr]
     assert oldest.find(f"{A}link").get("href") == f"{BASE}/runs/run-1"  # type: ignore[union-attr]
-    assert newest.findtext(f"{A}content") == "- changes of run-3"
+    # Markdown changes are sent as HTML, which feed readers show as a page
+    assert newest.findtext(f"{A}content") == "<ul>\n<li>changes of run-3</li>\n</ul>\n"
+    assert newest.find(f"{A}content").get("type") == "html"  # type: ignore[union-attr]
     assert nothing.findtext(f"{A}content") == "summary of run-2"
+    assert nothing.find(f"{A}content").get("type") == "text"  # type: ignore[union-attr]
     for entry in entries:
         for tag in ("id", "title", "updated", "published", "summary", "content"):
             assert entry.findtext(f"{A}{tag}"), tag
-        assert entry.find(f"{A}content").get("type") == "text"  # type: ignore[union-attr]
 
 
 def test_hostile_text_stays_text() -> None:
@@ -82,7 +84,8 @@ def test_hostile_text_stays_text() -> None:
     clean = hostile.replace("\x00", "").replace("\x1b", "")
     assert feed.findtext(f"{A}title") == "deepcite watch: " + " ".join(clean.split())
     [entry] = feed.findall(f"{A}entry")
-    assert entry.findtext(f"{A}content") == clean.strip()
+    content = entry.findtext(f"{A}content") or ""  # HTML, with the hostile text as text
+    assert "<script>" not in content and "&lt;script&gt;alert(1)&lt;/script&gt;" in content
     assert entry.findtext(f"{A}title") == " ".join(clean.split())
     [link] = entry.findall(f"{A}link")
     assert link.get("href", "").startswith(f"{BASE}/runs/run-%3C1%3E")  # not javascript:

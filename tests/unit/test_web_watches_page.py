@@ -175,6 +175,9 @@ def test_a_user_creates_runs_and_reads_the_changes_of_a_watch(site: Site) -> Non
     assert match, feed.text[-2000:]
     atom = TestClient(site.app).get(match.group(1))
     assert atom.status_code == 200 and "Nothing new since" in atom.text
+    # the feed's page is the watch's own, not the app's front page
+    assert re.search(rf'rel="alternate" type="text/html" href="https?://[^/"]+/watches/'
+                     rf'{watch_id}"', atom.text), atom.text[:800]
 
     gone = alice.post(f"/watches/{watch_id}/delete", data={"csrf_token": token})
     assert gone.headers["location"] == "/watches?done=deleted"

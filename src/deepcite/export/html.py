@@ -246,6 +246,17 @@ def _heading_ids(state: StateCore) -> None:
 
 
 _RENDERER = _markdown_renderer()
+#: Markdown that is not a report (a watch's changes in a feed): no citation rule.
+_PLAIN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}
+                    ).enable(["table", "strikethrough"]).disable("image")
+
+
+def safe_markdown_html(markdown: str) -> str:
+    """``markdown`` (text from documents and models) as HTML safe to embed where HTML is
+    read - an Atom entry's ``type="html"`` content, a mail: raw HTML in it stays text,
+    images are dropped, and the report's sanitiser keeps only its tags, attributes and
+    link schemes."""
+    return str(_CLEANER.clean(_PLAIN.render(markdown)))
 
 
 def citation_labels(body: str, table: dict[int, CitedEntry], mode: str) -> dict[int, str]:

@@ -10,6 +10,8 @@ name), and the answer is marked private and sent without a referrer.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import PlainTextResponse
 
@@ -39,8 +41,10 @@ def feeds_router(state: WebState) -> APIRouter:
                                      status_code=404)
         service = WatchService(store, state.settings)
         base = state.settings.watches.base_url or str(request.base_url)
+        # the feed's page is the watch's own (its inbox), not the app's front page
+        watch_url = f"{base.rstrip('/')}/watches/{quote(watch.id, safe='')}"
         body = atom_feed(watch.id, watch.name, service.notices(watch, limit=FEED_LIMIT),
-                         feed_url=str(request.url), base_url=base)
+                         feed_url=str(request.url), base_url=base, watch_url=watch_url)
         return Response(body, media_type=ATOM_TYPE,
                         headers={"Cache-Control": "private, no-store",
                                  "Referrer-Policy": "no-referrer"})

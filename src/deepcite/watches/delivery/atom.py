@@ -26,6 +26,7 @@ from typing import ClassVar, Literal
 from urllib.parse import quote
 
 from deepcite._version import __version__
+from deepcite.export.html import safe_markdown_html
 from deepcite.watches.channels import DeliveryTarget, SendContext, Sender
 from deepcite.watches.notice import Notice
 
@@ -121,8 +122,10 @@ def _entry(feed: ET.Element, notice: Notice, base_url: str | None) -> None:
         _link(entry, "alternate", link, "text/html")
     _text(entry, "summary", _oneline(notice.summary)).set("type", "text")
     changes = notice.changes_markdown.strip()
-    body = notice.summary if notice.nothing_new or not changes else changes
-    _text(entry, "content", body).set("type", "text")
+    if notice.nothing_new or not changes:
+        _text(entry, "content", notice.summary).set("type", "text")
+    else:  # the changes are Markdown: readers show type="html" as a page, "text" raw
+        _text(entry, "content", safe_markdown_html(changes)).set("type", "html")
 
 
 def _text(parent: ET.Element, tag: str, text: str) -> ET.Element:
