@@ -18,11 +18,15 @@ call whose run is cancelled leaves the queue at once, with an empty reply.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
 import importlib.util
 import logging
+import platform
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -95,6 +99,71 @@ class _Loaded:
     lock: CallQueue = field(default_factory=CallQueue)
 
 
+_XFEATURE_XTILEDATA = 18
+"""The XSAVE feature bit of AMX tile data (Linux ``arch/x86/include/asm/fpu/types.h``)."""
+_ARCH_GET_XCOMP_SUPP = 0x1022
+_SYS_ARCH_PRCTL_X86_64 = 158
+
+
+def amx_usable() -> bool:
+    """False when the CPU advertises AMX but the kernel cannot run AMX tile code.
+
+    llama.cpp builds with AMX support move Q4/Q8 weights into AMX buffers whenever the
+    CPU's flags name ``amx_tile``. Some virtual machines (Firecracker, for one) pass the
+    flag through but leave tile data out of the XSAVE features the kernel supports:
+    the first batched decode then dies with a segmentation fault, the whole process
+    with it. The kernel says which features it supports (``arch_prctl
+    ARCH_GET_XCOMP_SUPP``); anywhere this cannot be asked (not Linux on x86-64, no
+    ``amx_tile`` flag) nothing is changed.
+    """
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return True
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="ignore") as cpuinfo:
+            flags = next((line for line in cpuinfo if line.startswith("flags")), "")
+    except OSError:
+        return True
+    if "amx_tile" not in flags.split():
+        return True
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        supported = ctypes.c_ulong(0)
+        done = libc.syscall(_SYS_ARCH_PRCTL_X86_64, _ARCH_GET_XCOMP_SUPP,
+                            ctypes.byref(supported))
+    except (OSError, AttributeError):
+        return True
+    return done != 0 or bool(supported.value & (1 << _XFEATURE_XTILEDATA))
+
+
+@contextlib.contextmanager
+def _extra_buffers_off(llama_cpp: Any, off: bool) -> Iterator[None]:
+    """While a model loads, make llama.cpp keep its weights out of extra buffer types.
+
+    ``llama_cpp.Llama`` has no argument for llama.cpp's ``use_extra_bufts`` model
+    parameter (AMX and repacked weights), so the default parameters it starts from are
+    changed for the load; it runs under ``_CACHE_LOCK``, the only place deepcite loads
+    a model. On a machine where :func:`amx_usable` is true nothing changes.
+    """
+    if not off:
+        yield
+        return
+    module = llama_cpp.llama.llama_cpp
+    default = module.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    logger.info("AMX is advertised but not enabled by the kernel: "
+                "loading the model without extra buffer types")
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = default
+
+
 _CACHE: dict[tuple[str, int, int | None], _Loaded] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -121,10 +190,11 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             # Memory-mapped (llama.cpp's default, pinned here): the weights are read
             # from the page cache as used, shared by every process of the machine,
             # instead of copied into each one's memory.
-            llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False,
-                use_mmap=True,
-            )
+            with _extra_buffers_off(llama_cpp, not amx_usable()):
+                llama = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
+                    verbose=False, use_mmap=True,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(
                 f"Cannot load GGUF model {path}: {exc} - check that the file is a complete "
