@@ -23,6 +23,7 @@ import functools
 import importlib
 import logging
 import os
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ from deepcite.llm.local import (
     missing_gguf_message,
 )
 from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
-from deepcite.security.egress import EgressPolicy
+from deepcite.security.egress import EgressPolicy, Verdict
 from deepcite.security.transport import (
     EgressTransport,
     egress_client,
@@ -134,6 +135,8 @@ def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
     tags_url = f"{url.rstrip('/')}/api/tags"
     policy = EgressPolicy.from_settings(settings, [url])
     try:
+        if _refused_everywhere(policy.vet(tags_url), timeout):
+            raise OllamaUnreachable(f"ConnectError: nothing listens at {url}")
         with egress_client(policy, timeout=timeout) as client:
             response = client.get(tags_url)
         response.raise_for_status()
@@ -151,6 +154,25 @@ def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
         raise OllamaUnreachable(f"{tags_url} did not return a model list")
     names = [m.get("name") or m.get("model") for m in models if isinstance(m, dict)]
     return [name for name in names if isinstance(name, str) and name]
+
+
+def _refused_everywhere(verdict: Verdict, timeout: float) -> bool:
+    """Whether every address the policy approved refuses a TCP connection outright.
+
+    ``auto`` asks Ollama on every run, and where it is not running the answer is a
+    refused connection, known in a millisecond; the HTTP client that would ask builds
+    TLS contexts first (about 0.1 s, more on a busy machine). Only a refusal counts:
+    anything else (a timeout, a blocked socket) leaves the decision to the real probe.
+    """
+    for address in verdict.addresses:
+        try:
+            with socket.create_connection((address, verdict.port), timeout=timeout):
+                return False
+        except ConnectionRefusedError:
+            continue
+        except (OSError, RuntimeError):  # RuntimeError: pytest-socket's blocked socket
+            return False
+    return bool(verdict.addresses)
 
 
 def _ollama_has(models: list[str], wanted: str) -> bool:
