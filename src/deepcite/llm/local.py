@@ -139,7 +139,7 @@ def _extra_buffers_off(llama_cpp: Any, off: bool) -> Iterator[None]:
     changed for the load; it runs under ``_CACHE_LOCK``, the only place deepcite loads
     a model. On a machine where :func:`amx_usable` is true nothing changes.
     """
-    module = getattr(getattr(llama_cpp, "llama", None), "llama_cpp", None)
+    module: Any = getattr(getattr(llama_cpp, "llama", None), "llama_cpp", None)
     default = getattr(module, "llama_model_default_params", None)
     if not off or default is None:  # nothing to change, or a llama_cpp without that hook
         yield
