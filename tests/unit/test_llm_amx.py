@@ -24,7 +24,7 @@ class Params:
     use_extra_bufts = True
 
 
-def fake_llama_cpp(made: list[bool]) -> Any:
+def fake_llama_cpp(made: list[bool], amx_build: bool = True) -> Any:
     """A llama_cpp whose Llama records the extra-buffer flag its parameters had."""
     bindings = types.SimpleNamespace(llama_model_default_params=Params)
 
@@ -35,14 +35,21 @@ def fake_llama_cpp(made: list[bool]) -> Any:
         def close(self) -> None:
             pass
 
-    return types.SimpleNamespace(Llama=Llama, llama=types.SimpleNamespace(llama_cpp=bindings))
+    info = b"CPU : AVX2 = 1 | " + (b"AMX_INT8 = 1 | " if amx_build else b"") + b"REPACK = 1 | "
+    return types.SimpleNamespace(Llama=Llama, llama=types.SimpleNamespace(llama_cpp=bindings),
+                                 llama_print_system_info=lambda: info)
 
 
-@pytest.mark.parametrize(("usable", "extra"), [(False, False), (True, True)])
-def test_extra_buffers_are_off_only_where_amx_is_not_usable(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, usable: bool, extra: bool) -> None:
+@pytest.mark.parametrize(("amx_build", "usable", "extra"), [
+    (True, False, False),   # AMX kernels, AMX not usable: the crash this avoids
+    (True, True, True),     # AMX kernels and a kernel that runs them
+    (False, False, True),   # a build for AVX2 only never uses AMX: repacking stays
+])
+def test_extra_buffers_are_off_only_where_amx_would_be_used_and_is_not_usable(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, amx_build: bool, usable: bool,
+        extra: bool) -> None:
     made: list[bool] = []
-    fake = fake_llama_cpp(made)
+    fake = fake_llama_cpp(made, amx_build)
     monkeypatch.setitem(__import__("sys").modules, "llama_cpp", fake)
     monkeypatch.setattr(local, "amx_usable", lambda: usable)
     monkeypatch.setattr(local, "_CACHE", {})

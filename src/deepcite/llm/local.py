@@ -130,6 +130,20 @@ def amx_usable() -> bool:
     return done != 0 or bool(supported.value & (1 << _XFEATURE_XTILEDATA))
 
 
+def built_with_amx(llama_cpp: Any) -> bool:
+    """Whether this llama.cpp build has AMX kernels (its system info says
+    ``AMX_INT8 = 1``). A build for AVX2 only (``make setup`` builds one) never uses AMX,
+    and its extra buffer types (repacked weights) are left as they are."""
+    info = getattr(llama_cpp, "llama_print_system_info", None)
+    if info is None:
+        return False
+    try:
+        text = info()
+    except (OSError, AttributeError, TypeError):
+        return False
+    return b"AMX_INT8 = 1" in (text if isinstance(text, bytes) else str(text).encode())
+
+
 @contextlib.contextmanager
 def _extra_buffers_off(llama_cpp: Any, off: bool) -> Iterator[None]:
     """While a model loads, make llama.cpp keep its weights out of extra buffer types.
@@ -185,7 +199,7 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             # Memory-mapped (llama.cpp's default, pinned here): the weights are read
             # from the page cache as used, shared by every process of the machine,
             # instead of copied into each one's memory.
-            with _extra_buffers_off(llama_cpp, not amx_usable()):
+            with _extra_buffers_off(llama_cpp, built_with_amx(llama_cpp) and not amx_usable()):
                 llama = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
                     verbose=False, use_mmap=True,
