@@ -123,3 +123,45 @@ def test_a_command_runs_with_its_module_loaded_on_demand(tmp_path: Path) -> None
     modules, stdout = _modules_after(["ask", "--help"], tmp_path)
     assert "--collection" in stdout
     assert "deepcite.cli.ask" in modules
+
+
+BUNDLED_ASK = """
+import sys
+from pathlib import Path
+
+import deepcite.cli.ask  # everything `deepcite ask` imports before it runs
+import deepcite.runs.build
+from deepcite.llm import ChatClient, local
+
+
+class FakeLlama:
+    def create_chat_completion(self, messages, **options):
+        return {"choices": [{"message": {"content": "Use csv.reader [1]."},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 5, "total_tokens": 14}}
+
+
+path = Path("/nowhere/bundled.gguf")
+local._CACHE[(str(path.resolve()), 2048, 1)] = local._Loaded(FakeLlama())
+model = local.LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=1)
+client = ChatClient(model, context_size=2048, max_tokens=64)
+print(client.complete("answer", "Cite sources.", "How do I read a CSV file?"))
+print(client.usage.prompt_tokens, client.usage.completion_tokens)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("langchain_core", "langsmith")))
+"""
+
+
+def test_the_bundled_model_path_imports_no_langchain(tmp_path: Path) -> None:
+    """An ask answered by the bundled model loads LangChain's core nowhere: it and
+    LangSmith's tracers cost about half a second of every offline ask (issue 46).
+    The model is faked at llama.cpp; the modules are those of `deepcite ask` and a
+    model call through ChatClient."""
+    env = {**os.environ, "DEEPCITE_DATA_DIR": str(tmp_path),
+           "PYTHONPATH": str(Path(deepcite.__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", BUNDLED_ASK], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    reply, usage, loaded = done.stdout.strip().splitlines()
+    assert reply == "Use csv.reader [1]."
+    assert usage == "9 5"
+    assert loaded == "[]"

@@ -440,6 +440,29 @@ def test_auto_picks_local_when_sockets_are_blocked(monkeypatch: pytest.MonkeyPat
     assert resolve_provider(llm_settings()) == "local"
 
 
+@pytest.mark.enable_socket
+def test_a_closed_ollama_port_is_told_without_an_http_client(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where nothing listens on Ollama's port, ``auto`` knows from the refused connect
+    and builds no HTTP client (its TLS contexts cost a tenth of a second per run)."""
+    import socket
+
+    from deepcite.llm import providers
+
+    with socket.socket() as probe:  # a port that was free a moment ago: refused now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    built: list[object] = []
+    monkeypatch.setattr(providers, "egress_client",
+                        lambda *a, **k: built.append(a) or pytest.fail("client built"))
+    fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
+    settings = llm_settings(ollama_url=f"http://127.0.0.1:{port}")
+    assert resolve_provider(settings) == "local"
+    status = get_provider("ollama").check(settings)
+    assert f"Ollama not reachable at http://127.0.0.1:{port}" in status.detail
+    assert built == []
+
+
 def test_auto_picks_local_when_ollama_extra_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "langchain_ollama", None)
     assert resolve_provider(llm_settings()) == "local"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 
-from deepcite.citations import cjk_answers
 from deepcite.citations.question_match import question_terms
 from deepcite.text.cjk import has_cjk
 from deepcite.text.stem import term
@@ -215,6 +214,12 @@ _WH_NAME = re.compile(r"(?:Who|When|Where|Whom|Whose|How)(?![a-z])")
 _MONTHS = frozenset(re.sub(r"[()?:\\.]", "", _MONTH).split("|"))
 
 
+# deepcite.citations.cjk_answers is imported by the first question in Chinese, Japanese
+# or Korean, inside the functions that need it: its patterns take a few hundredths of a
+# second to compile, which every other question (and every start of `deepcite ask`)
+# would pay for nothing.
+
+
 def answer_type(question: str) -> str:
     """The kind of short answer ``question`` wants (see the module docs), or ``other``.
 
@@ -224,6 +229,8 @@ def answer_type(question: str) -> str:
     clause).
     """
     if has_cjk(question):  # asked in Chinese or Japanese: its own question words
+        from deepcite.citations import cjk_answers  # on first use (see above)
+
         cjk_kind = cjk_answers.question_kind(question)
         if cjk_kind is not None:
             return cjk_kind
@@ -494,6 +501,8 @@ def _cjk_candidates(kind: str, sentence: str, question: str, whole: bool) -> lis
     ``kind`` (:mod:`deepcite.citations.cjk_answers`), then any Latin-script ones
     ("Guido van Rossum", "5 MB") they do not overlap; those in the clause that says
     most of the question first."""
+    from deepcite.citations import cjk_answers  # on first use (see above)
+
     found = cjk_answers.spans(kind, sentence, question)
     found += [s for s in _spans(kind, sentence, question, whole)
               if not any(a < s[1] and s[0] < b for a, b, _ in found)]
@@ -537,6 +546,8 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
     if not found:
         return None
     if has_cjk(question):  # the model may choose only among those of the best clause
+        from deepcite.citations import cjk_answers  # on first use (see above)
+
         best = cjk_answers.nearness(sentence, question, sentence.find(found[0]))
         found = [c for c in found
                  if cjk_answers.nearness(sentence, question, sentence.find(c)) >= best]

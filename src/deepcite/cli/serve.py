@@ -9,6 +9,7 @@ neither is needed. The web extra is imported only here, inside the command, so `
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Annotated
@@ -46,6 +47,7 @@ def serve_command(
         roots.append(str(root.resolve()))
     try:
         from deepcite.runs import RunExecutor
+        from deepcite.runs.build import warm_up
         from deepcite.runs.heap import limit_malloc_arenas
         from deepcite.runs.local import LocalRunExecutor
         from deepcite.web.app import create_app
@@ -87,4 +89,8 @@ def serve_command(
     scheduler.start()
     # SIGTERM and SIGINT alike: no new runs, running ones cancelled and stored with
     # their events and partial results, then exit 0 (see deepcite.web.serving).
-    serve_app(create_app(state), executor, host=host, port=port, on_stop=scheduler.stop)
+    # Runs in this process (no queue): the demo index and the model are made ready
+    # while the server waits, so the first question does not pay for them.
+    warm = None if settings.queue.url else functools.partial(warm_up, settings)
+    serve_app(create_app(state), executor, host=host, port=port, on_stop=scheduler.stop,
+              on_start=warm)

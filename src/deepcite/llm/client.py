@@ -18,10 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from deepcite.errors import ModelError, cause_of, foreign_error
 from deepcite.llm.context_window import (
@@ -31,11 +28,20 @@ from deepcite.llm.context_window import (
     served_window,
     server_name,
 )
+from deepcite.llm.local import ChatMessage, LlamaCppChatModel
 from deepcite.llm.overflow import ContextOverflow, parse_overflow, shrink_prompt
 from deepcite.llm.parsing import content_text, strip_thinking
 from deepcite.types import ModelCall
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 logger = logging.getLogger(__name__)
+
+ChatModel: TypeAlias = "BaseChatModel | LlamaCppChatModel"
+"""What :class:`ChatClient` calls: a LangChain chat model (every served provider, and
+plugins'), or the bundled in-process model, which is not one so that an offline ask
+never imports LangChain."""
 
 CHARS_PER_TOKEN_ESTIMATE = 4
 """Used to estimate token counts when a provider reports none (the usual English ratio)."""
@@ -97,7 +103,7 @@ def context_size_for(provider: str, configured: int | None) -> int:
     return LOCAL_CONTEXT_TOKENS if provider == "local" else REMOTE_CONTEXT_TOKENS
 
 
-def model_context_size(model: BaseChatModel, configured: int | None) -> int:
+def model_context_size(model: ChatModel, configured: int | None) -> int:
     """Context window of an already built model.
 
     The setting wins; then the window the model was built with (``n_ctx``, Ollama's
@@ -137,7 +143,7 @@ class ChatClient:
 
     def __init__(
         self,
-        model: BaseChatModel,
+        model: ChatModel,
         *,
         context_size: int,
         max_tokens: int,
@@ -264,10 +270,7 @@ class ChatClient:
 
     def _call(self, purpose: str, system: str, user: str, cap: int | None) -> _Reply:
         """One model call, counted; a context-length refusal raises :class:`_Overflow`."""
-        messages: list[BaseMessage] = []
-        if system:
-            messages.append(SystemMessage(content=system_content(self.model, system)))
-        messages.append(HumanMessage(content=user))
+        messages = _messages(self.model, system, user)
         options: dict[str, Any] = {}
         if cap is not None and self._takes_max_tokens:
             options["max_tokens"] = cap
@@ -305,7 +308,9 @@ class ChatClient:
 
     @property
     def _takes_max_tokens(self) -> bool:
-        return "max_tokens" in type(self.model).model_fields
+        model_class = type(self.model)
+        return bool(getattr(model_class, "takes_max_tokens", False)) or (
+            "max_tokens" in getattr(model_class, "model_fields", {}))
 
     def _failure(self, purpose: str, exc: Exception) -> Exception:
         """The exception a provider error becomes: an overflow to retry, or one line."""
@@ -398,9 +403,9 @@ class ChatClient:
         return reply
 
     @staticmethod
-    def _count_tokens(reply: BaseMessage, prompt: str, completion: str) -> tuple[int, int]:
+    def _count_tokens(reply: object, prompt: str, completion: str) -> tuple[int, int]:
         """Token counts as the provider reports them, else estimated from characters."""
-        usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
+        usage = getattr(reply, "usage_metadata", None)
         if usage and (usage.get("input_tokens") or usage.get("output_tokens")):
             return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
         return _estimate_tokens(prompt), _estimate_tokens(completion)
@@ -426,6 +431,21 @@ class _Reply:
     cut: bool
 
 
+def _messages(model: ChatModel, system: str, user: str) -> list[Any]:
+    """The prompt as ``model`` takes it: plain :class:`ChatMessage` values for the
+    bundled model, LangChain messages (imported here, on first use) for the others."""
+    if isinstance(model, LlamaCppChatModel):
+        plain = [ChatMessage("system", system)] if system else []
+        return [*plain, ChatMessage("human", user)]
+    from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+    messages: list[BaseMessage] = []
+    if system:
+        messages.append(SystemMessage(content=system_content(model, system)))
+    messages.append(HumanMessage(content=user))
+    return messages
+
+
 class _Overflow(Exception):
     """A provider refused the prompt as too long; carries what it said."""
 
@@ -435,9 +455,9 @@ class _Overflow(Exception):
         self.cause = cause
 
 
-def _stopped_at_limit(reply: BaseMessage) -> bool:
+def _stopped_at_limit(reply: object) -> bool:
     """Whether the provider says the reply ended at the token limit."""
-    meta = reply.response_metadata or {}
+    meta = getattr(reply, "response_metadata", None) or {}
     return (meta.get("finish_reason") == "length" or meta.get("done_reason") == "length"
             or meta.get("stop_reason") == "max_tokens")
 
@@ -457,7 +477,7 @@ CACHE_MARK: dict[str, str] = {"type": "ephemeral"}
 """Anthropic's marker for "cache the prompt up to here" (kept five minutes)."""
 
 
-def caches_marked_prompts_only(model: BaseChatModel) -> bool:
+def caches_marked_prompts_only(model: ChatModel) -> bool:
     """Whether ``model``'s provider caches only the prompt blocks a request marks.
 
     OpenAI and vLLM cache any repeated prefix on their own; Anthropic caches nothing
@@ -472,7 +492,7 @@ def caches_marked_prompts_only(model: BaseChatModel) -> bool:
     return isinstance(chat_anthropic, type) and isinstance(model, chat_anthropic)
 
 
-def system_content(model: BaseChatModel, system: str) -> str | list[str | dict[str, Any]]:
+def system_content(model: ChatModel, system: str) -> str | list[str | dict[str, Any]]:
     """The system message's content: the text, marked for the provider's prompt cache
     where the provider caches only what is marked.
 

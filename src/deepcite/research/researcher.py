@@ -20,12 +20,11 @@ import time
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
-from langchain_core.language_models import BaseChatModel
-
 from deepcite.citations.numbering import SourceNumbering
 from deepcite.config import Settings
 from deepcite.errors import DeepciteError, InputError
 from deepcite.llm import ChatClient, model_context_size
+from deepcite.llm.client import ChatModel
 from deepcite.research.brief import Gathered, RunBrief
 from deepcite.research.cancel_token import CancelToken
 from deepcite.research.citation_step import (
@@ -56,7 +55,7 @@ class Researcher:
     def __init__(
         self,
         settings: Settings,
-        llm: BaseChatModel,
+        llm: ChatModel,
         engines: Sequence[SearchEngine],
         on_event: Callable[[Event], None] | None = None,
         *,

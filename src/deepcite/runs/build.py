@@ -9,11 +9,13 @@ model at this boundary (``monkeypatch.setattr(deepcite.runs.build, "get_chat_mod
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Sequence
 
 from deepcite.collections import Collection, LocalSearchEngine, ensure_demo_collection
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, EgressDenied, InputError, ModelError
+from deepcite.errors import ConfigError, DeepciteError, EgressDenied, InputError, ModelError
 from deepcite.llm import get_chat_model, resolve_provider
 from deepcite.research import Researcher
 from deepcite.search.base import SearchEngine
@@ -28,9 +30,11 @@ from deepcite.security import EgressPolicy
 from deepcite.types import Event, PhaseStarted
 
 __all__ = ["DEFAULT_WEB_ENGINE", "DEMO_COLLECTION", "build_engines", "build_researcher",
-           "check_model_egress", "engine_names_for", "kind", "open_collections"]
+           "check_model_egress", "engine_names_for", "kind", "open_collections", "warm_up"]
 
 DEMO_COLLECTION = "demo"
+
+logger = logging.getLogger(__name__)
 
 
 def open_collections(settings: Settings, names: Sequence[str],
@@ -128,6 +132,27 @@ def build_researcher(
     engines, notices = build_engines(settings, building)
     check_model_egress(settings)
     return Researcher(settings, get_chat_model(settings), engines, on_event, notices=notices)
+
+
+def warm_up(settings: Settings) -> None:
+    """Make a long-lived server ready for its first question: the demo collection built
+    (or found current) and, when runs use the in-process model, that model loaded.
+
+    Each costs seconds once (the demo's index once per data dir, the model once per
+    process); paid while the server waits for its first request, the first answer
+    does not wait for them. A run that comes meanwhile waits for the same build lock
+    and model cache instead of doing the work twice. A failure is only logged: the run
+    that meets it reports it as it always did.
+    """
+    started = time.perf_counter()
+    try:
+        ensure_demo_collection(settings)
+        if resolve_provider(settings) == "local":
+            get_chat_model(settings)  # loads the model into its process-wide cache
+    except DeepciteError as exc:
+        logger.info("warm-up stopped: %s", exc)
+        return
+    logger.info("ready for the first question in %.1fs", time.perf_counter() - started)
 
 
 def kind(value: object) -> str:

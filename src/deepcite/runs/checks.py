@@ -22,8 +22,6 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
-
 from deepcite.collections.collection import Collection, missing_collection, validate_name
 from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
@@ -294,10 +292,16 @@ def check_strategy(name: str) -> str:
     return resolve_name(name, warn=lambda _: None)
 
 
-def _lacks_tool_calling(model_class: type[BaseChatModel]) -> bool:
-    """The test the agent strategy applies to the model it is given: a class that does
-    not override ``bind_tools`` cannot call tools."""
-    return model_class.bind_tools is BaseChatModel.bind_tools
+def _lacks_tool_calling(model_class: type) -> bool:
+    """The test the agent strategy applies to the model it is given: a class without
+    ``bind_tools`` (the bundled model is no LangChain model), or one that does not
+    override LangChain's, cannot call tools."""
+    bind_tools = getattr(model_class, "bind_tools", None)
+    if bind_tools is None:
+        return True
+    from langchain_core.language_models import BaseChatModel
+
+    return bool(bind_tools is BaseChatModel.bind_tools)
 
 
 def check_tool_calling(settings: Settings, field: str) -> None:

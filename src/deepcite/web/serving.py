@@ -82,10 +82,14 @@ def uvicorn_config(app: FastAPI, *, host: str, port: int,
 
 def serve_app(app: FastAPI, executor: RunExecutor, *, host: str, port: int,
               log_level: str = "info",
-              on_stop: Callable[[], None] | None = None) -> list[int]:
+              on_stop: Callable[[], None] | None = None,
+              on_start: Callable[[], None] | None = None) -> list[int]:
     """Serve ``app`` until a stop signal, then store every run ``executor`` held before
     returning; the signals that stopped it. ``on_stop`` (the watch scheduler's stop) is
-    called once uvicorn has stopped, before the executor shuts down."""
+    called once uvicorn has stopped, before the executor shuts down; ``on_start`` (the
+    warm-up: demo index, model) runs in a daemon thread while uvicorn starts."""
+    if on_start is not None:
+        threading.Thread(target=on_start, name="deepcite-warm-up", daemon=True).start()
     server = DrainingServer(uvicorn_config(app, host=host, port=port, log_level=log_level),
                             executor)
     late: list[int] = []

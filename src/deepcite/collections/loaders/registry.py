@@ -20,9 +20,6 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-import trafilatura
-from pypdf import PdfReader
-
 from deepcite.collections.documents import (
     LoadedDocument,
     Loader,
@@ -87,6 +84,8 @@ def load_html(path: Path) -> LoadedDocument:
     trafilatura drops navigation and boilerplate, which is what a search index wants,
     but it gives up on very short or unusual pages, hence the plain fallback.
     """
+    import trafilatura  # on first use: a quarter second that a search of a built index skips
+
     raw = TextBudget(path).add(decode_text(read_text_file(path)))
     title = html_title(raw)
     text = trafilatura.extract(raw, include_comments=False)
@@ -102,6 +101,8 @@ def load_pdf(path: Path) -> LoadedDocument:
     pypdf caps each decompressed stream itself; the page count and the text are
     capped here, because many pages can share one content stream and repeat its text.
     """
+    from pypdf import PdfReader  # on first use, as trafilatura above
+
     budget = TextBudget(path)
     with mapped_errors("document", "not a valid PDF", build=partial(LoadError, path)):
         reader = PdfReader(path)

@@ -75,7 +75,7 @@ def _bind_tools(context: RunContext, tools: AgentTools) -> Runnable[Any, BaseMes
     NotImplementedError; checking the override first refuses before any search is spent.
     """
     model = context.client.model
-    if type(model).bind_tools is BaseChatModel.bind_tools:
+    if not isinstance(model, BaseChatModel) or type(model).bind_tools is BaseChatModel.bind_tools:
         raise ModelError(NO_TOOL_CALLING)
     try:
         return model.bind_tools(tools.tools())
