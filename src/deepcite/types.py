@@ -118,6 +118,10 @@ class RunMetrics(_Record):
     wall_seconds: float = 0.0
     #: Prompt tokens the provider read from its prompt cache (part of prompt_tokens).
     cached_tokens: int = 0
+    #: The model whose calls these are (:attr:`deepcite.llm.client.ChatClient.model_label`):
+    #: what answered, where the settings may only say ``auto``. ``None`` in runs stored
+    #: before it was recorded; with ``model_calls == 0`` nothing was asked of it.
+    model: str | None = None
 
 
 class CitationCheck(_Record):

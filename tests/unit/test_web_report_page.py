@@ -63,7 +63,7 @@ def test_bundled_notice_duration_and_queries(settings: Settings,
     local = settings.model_copy(update={"llm": settings.llm.model_copy(
         update={"provider": "local"})})
     result = _result("Why?").model_copy(update={
-        "metrics": RunMetrics(wall_seconds=12.34),
+        "metrics": RunMetrics(wall_seconds=12.34, model_calls=1),
         "questions_by_iteration": {1: ["boiling <point>", "water"]}})
     with HistoryStore.open(settings) as store:
         run_id = store.begin("Why?", mode="quick", settings=local)
@@ -151,3 +151,29 @@ def test_a_document_cited_under_several_numbers_opens_in_the_viewer(
     assert sources.count("csv manual") == 1
     assert "/srv/data" not in page  # the server's paths stay on the server
     assert "demo · module-csv.txt" in sources
+
+
+@pytest.mark.parametrize(("model", "calls", "settings_llm", "said"), [
+    ("SmolLM2-135M-Instruct.Q4_1.gguf (in-process llama.cpp)", 1, {"provider": "auto"},
+     "Written by the bundled 135M model: check the citations (SmolLM2-135M-Instruct"),
+    ("llama3.2 (Ollama)", 2, {"provider": "auto"}, "Written by llama3.2 (Ollama)"),
+    ("llama3.2 (Ollama)", 0, {"provider": "auto"}, "No model wrote this answer"),
+])
+def test_the_report_names_what_answered_and_what_was_searched(
+        settings: Settings, executor: FakeExecutor, model: str, calls: int,
+        settings_llm: dict[str, str], said: str) -> None:
+    run_settings = settings.model_copy(update={
+        "llm": settings.llm.model_copy(update=settings_llm),
+        "search": settings.search.model_copy(update={"collections": ["demo", "notes"],
+                                                     "engines": []})})
+    result = _result("Why?").model_copy(update={
+        "metrics": RunMetrics(model_calls=calls, model=model)})
+    with HistoryStore.open(settings) as store:
+        run_id = store.begin("Why?", mode="quick", settings=run_settings)
+        store.finish(run_id, result)
+    page = _client(settings, executor).get(f"/reports/{run_id}").text
+    assert said in page
+    assert "unless a local Ollama model answered" not in page
+    assert "Searched: collections demo, notes" in page
+    compare = _client(settings, executor).get(f"/compare?a={run_id}&b={run_id}").text
+    assert f"<td>{model}</td>" in compare  # not the configured "auto"

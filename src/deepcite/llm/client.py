@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from deepcite.errors import ModelError, cause_of, foreign_error
@@ -133,6 +134,11 @@ def _estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN_ESTIMATE) if text else 0
 
 
+#: Where a model class runs, in a reader's words (model_label); others show their class.
+_MODEL_KINDS = {"LlamaCppChatModel": "in-process llama.cpp", "ChatOllama": "Ollama",
+                "ChatOpenAI": "OpenAI-compatible server", "ChatAnthropic": "Anthropic"}
+
+
 class ChatClient:
     """Calls a chat model for one purpose at a time and keeps count of what it cost.
 
@@ -207,6 +213,22 @@ class ChatClient:
     def provider_name(self) -> str:
         """The model's class name, used in error messages and logs."""
         return type(self.model).__name__
+
+    @property
+    def model_label(self) -> str:
+        """Which model this is, as a reader of the report should be told: its name as its
+        server knows it (the GGUF file's for the in-process model) and where it runs -
+        ``"SmolLM2-135M-Instruct.Q4_1.gguf (in-process llama.cpp)"``, ``"llama3.2
+        (Ollama)"``. A run records it, so a report names the model that answered rather
+        than the configured ``auto``."""
+        kind = type(self.model).__name__
+        path = getattr(self.model, "model_path", None)
+        name = (Path(path).name if isinstance(path, (str, Path)) else None) or next(
+            (value for value in (getattr(self.model, attribute, None)
+                                 for attribute in ("model", "model_name"))
+             if isinstance(value, str) and value), None)
+        where = _MODEL_KINDS.get(kind, kind)
+        return f"{name} ({where})" if name else where
 
 
     @property

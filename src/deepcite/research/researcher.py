@@ -229,6 +229,7 @@ class Researcher:
             completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
             search_seconds=context.search_seconds, searches=context.searches,
             wall_seconds=time.perf_counter() - started, cached_tokens=usage.cached_tokens,
+            model=self.client.model_label,
         )
         cancelled = outcome.cancelled or token.cancelled
         self._emit(Finished(cancelled=cancelled, error=error))

@@ -76,9 +76,10 @@ class _Record(BaseModel):
 class RunSide(_Record):
     """One run's headline: what it was, and what it cost and found.
 
-    ``id``, ``status``, ``created_at``, ``provider`` and ``model`` are ``None`` for a
-    bare result (no stored run around it); ``model`` is ``llm.model``, else the GGUF
-    file's name, else ``None`` (the provider's default, the bundled model for local).
+    ``id``, ``status``, ``created_at`` and ``provider`` are ``None`` for a bare result
+    (no stored run around it); ``model`` is the model the run recorded as answering
+    (:attr:`ResearchResult.model`), else ``llm.model``, else the GGUF file's name, else
+    ``None`` (a run stored before models were recorded, on the provider's default).
     """
 
     id: str | None = None
@@ -283,6 +284,7 @@ def _side(run: StoredRun | ResearchResult) -> RunSide:
             gguf = _text(llm.get("gguf_path"))
             if model is None and gguf:
                 model = re.split(r"[\\/]", gguf)[-1]
+    model = result.metrics.model or model  # what answered, where the settings say ``auto``
     return RunSide(
         id=stored.id if stored else None, status=stored.status if stored else None,
         created_at=stored.created_at if stored else None,

@@ -92,7 +92,8 @@ def report_result(question: str, summary: ResearchResult, entries: list[OutlineE
         completion_tokens=usage.completion_tokens, model_seconds=usage.seconds,
         search_seconds=sum(r.metrics.search_seconds for r in results),
         searches=sum(r.metrics.searches for r in results), wall_seconds=wall,
-        cached_tokens=usage.cached_tokens)
+        cached_tokens=usage.cached_tokens,
+        model=next((r.metrics.model for r in results if r.metrics.model), None))
     checked = [r.verification for r in results if r.verification is not None]
     verification = VerificationCounts.total(checked) if checked else None
     errors = [r.error for r in results if r.error]

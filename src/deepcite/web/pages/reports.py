@@ -19,12 +19,16 @@ from deepcite.runs.caller import Caller
 from deepcite.store import StoredRun
 from deepcite.store.snapshot import snapshot_collections
 from deepcite.store.user_rights import Access
+from deepcite.types import ResearchResult
 from deepcite.web.pages._views import evidence, report_body
 from deepcite.web.pages.kit import Kit, PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
 MAX_COMPARE_CHOICES = 20
 BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
+_IN_PROCESS = " (in-process llama.cpp)"
+NO_MODEL_NOTICE = ("No model wrote this answer: its sentences are quoted from the sources, "
+                   "each checked against the passage it cites")
 
 
 router = APIRouter(include_in_schema=False)
@@ -51,7 +55,8 @@ def report(kit: Kit, request: Request, run_id: str) -> Response:
                   evidence=evidence(result), exports=kit.usable_exports(),
                   export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
                   viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
-                  compare_choices=choices, model_notice=bundled_notice(stored.settings),
+                  compare_choices=choices, model_notice=model_notice(result, stored.settings),
+                  searched=searched(stored.settings),
                   duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
 
 
@@ -118,6 +123,46 @@ def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,
     if parent and stored.parent_id and all(run_id != stored.parent_id for run_id, _ in choices):
         choices.insert(0, (stored.parent_id, "the run this follows up"))
     return choices
+
+
+def model_notice(result: ResearchResult, snapshot: dict[str, Any]) -> str | None:
+    """Who wrote the answer, as the run recorded it: no model at all (0 calls: every
+    sentence is quoted from the sources), the bundled 135M model (check the citations),
+    or the model that answered by name. Runs stored before the model was recorded fall
+    back to what their settings say (:func:`bundled_notice`)."""
+    if result.metrics.model_calls == 0:
+        return NO_MODEL_NOTICE if result.sources else None
+    model = result.metrics.model
+    if model is None:
+        return bundled_notice(snapshot)
+    llm = snapshot.get("llm")
+    own_file = isinstance(llm, dict) and bool(llm.get("gguf_path"))
+    if model.endswith(_IN_PROCESS) and not own_file:
+        return f"{BUNDLED_NOTICE} ({model.removesuffix(_IN_PROCESS)})"
+    return f"Written by {model}"
+
+
+def searched(snapshot: dict[str, Any]) -> str | None:
+    """What the run searched, from its settings: its collections and web engines (the
+    default web engine when it named neither), e.g. "collections demo, notes · engines
+    duckduckgo"."""
+    from deepcite.runs.build import DEFAULT_WEB_ENGINE
+
+    search = snapshot.get("search")
+    if not isinstance(search, dict):
+        return None
+    collections = [c for c in search.get("collections") or [] if isinstance(c, str)]
+    engines = [e for e in search.get("engines") or []
+               if isinstance(e, str) and e != "local"]
+    if not engines and not collections:
+        engines = [DEFAULT_WEB_ENGINE]
+    parts = []
+    if collections:
+        parts.append(("collection " if len(collections) == 1 else "collections ")
+                     + ", ".join(collections))
+    if engines:
+        parts.append(("engine " if len(engines) == 1 else "engines ") + ", ".join(engines))
+    return " · ".join(parts)
 
 
 def bundled_notice(snapshot: dict[str, Any]) -> str | None:
