@@ -25,7 +25,7 @@ PAGES = [
     page(1, "ribbonfold", "Text folding utilities",
          "When in doubt, consult the module reference at the location listed above. "
          "The fold function wraps a paragraph so that every line fits the given width. "
-         "Tabs are expanded to spaces before a paragraph is wrapped."),
+         "The fold function supports tabs, which are expanded to spaces first."),
     page(2, "quillsort", "Helpers for sorted lists",
          "The insert function puts an item where the list stays sorted. "
          "Equal items keep the order they were inserted in."),
@@ -42,6 +42,7 @@ def close_in_meaning(question: str, texts: Sequence[str]) -> list[float]:
     "What is the license of the ribbonfold module?",
     "Who maintains the ribbonfold module?",
     "Does the quillsort module support a skip list backend?",
+    "Does ribbonfold support hyphenation dictionaries?",
     "ribbonfold モジュールのライセンスは何ですか？",
 ])
 def test_an_aspect_the_subject_pages_never_name_is_not_found(question: str) -> None:

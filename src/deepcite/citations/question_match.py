@@ -78,12 +78,18 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "number", "amount"})
 #: Words that ask what a thing is or is for, not about one property of it: "What is the
 #: purpose of the textwrap module?", "What is heapq good for?", "What kind of numbers
-#: does fractions work with?". The subject's own description answers them, so they are
-#: no aspect its sentences must name (:func:`aspect_missed`).
+#: does fractions work with?"; and the verbs that tie the subject to what is asked of
+#: it ("Does tempfile *support* encrypted files?": the aspect is "encrypted", and a
+#: sentence saying what tempfile supports without it does not answer). The subject's
+#: own description answers the first, the aspect's words the second, so none of them
+#: is an aspect its sentences must name (:func:`aspect_missed`).
 ROLE_WORDS = frozenset(term(word) for word in (
     "purpose", "purposes", "uses", "usage", "useful", "good", "job", "role", "point",
     "meaning", "means", "work", "works", "provide", "provides", "offer", "offers", "serve",
-    "serves", "task", "aim", "goal", "idea", "about"))
+    "serves", "task", "aim", "goal", "idea", "about",
+    "support", "supports", "supported", "include", "includes", "allow", "allows", "let",
+    "lets", "enable", "enables", "feature", "features", "option", "options", "built",
+    "come", "comes", "contain", "contains", "give", "gives", "get", "make"))
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 
