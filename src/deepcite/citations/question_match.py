@@ -76,6 +76,20 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "called", "which", "whose", "long", "often", "years",
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
+#: Words that ask what a thing is or is for, not about one property of it: "What is the
+#: purpose of the textwrap module?", "What is heapq good for?", "What kind of numbers
+#: does fractions work with?"; and the verbs that tie the subject to what is asked of
+#: it ("Does tempfile *support* encrypted files?": the aspect is "encrypted", and a
+#: sentence saying what tempfile supports without it does not answer). The subject's
+#: own description answers the first, the aspect's words the second, so none of them
+#: is an aspect its sentences must name (:func:`aspect_missed`).
+ROLE_WORDS = frozenset(term(word) for word in (
+    "purpose", "purposes", "uses", "usage", "useful", "good", "job", "role", "point",
+    "meaning", "means", "work", "works", "provide", "provides", "offer", "offers", "serve",
+    "serves", "task", "aim", "goal", "idea", "about",
+    "support", "supports", "supported", "include", "includes", "allow", "allows", "let",
+    "lets", "enable", "enables", "feature", "features", "option", "options", "built",
+    "come", "comes", "contain", "contains", "give", "gives", "get", "make"))
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 
@@ -256,7 +270,39 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     return Weights(weight, key, chains, frozenset(cjk_terms(question, question=True)), absent)
 
 
-def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None) -> bool:
+def aspect_missed(weights: Weights, terms: Iterable[str], subject: Iterable[str],
+                  cosine: float | None) -> bool:
+    """Whether a sentence with ``terms`` holds only the question's subject, not what it
+    asks about it, and is not close enough in meaning to be a paraphrase of the rest.
+
+    ``subject`` is what the sentence's document is about: the terms of its title. The
+    question's other terms are its aspect - "license" in "What is the license of the
+    textwrap module?", "maintain" in "Who maintains the bisect module?". A sentence of
+    the textwrap page that names textwrap and "module" and nothing else ("When in
+    doubt, consult the module reference") shares most of the question's weight, as the
+    subject is its rarest word, and says nothing of what is asked; the page's
+    introduction is the same. Such a sentence answers only when its meaning is as close
+    as a paraphrase's (:data:`ABSENT_CLOSE`). A question all of whose terms are the
+    subject ("What is textwrap?") or ask what it is for (:data:`ROLE_WORDS`: "What is
+    textwrap used for?") has no aspect, and its introduction answers it; a
+    sentence whose title names none of the question (a web page, a FAQ) is not judged
+    here. Only with a ``cosine``: by words alone a paraphrase cannot be told apart.
+    Chinese, Japanese and Korean terms are no aspect here: a question in those
+    languages over pages in another names the subject's kind in its own words ("heapq
+    모듈은 무엇인가요?", "module"), which no title holds; a CJK term no sentence holds is
+    the absent-term veto's to judge (:data:`ABSENT_VETO`).
+    """
+    if cosine is None or cosine >= ABSENT_CLOSE:
+        return False
+    subject = weights.weight.keys() & set(subject)
+    aspect = weights.weight.keys() - subject - ROLE_WORDS - weights.cjk
+    if not subject or not aspect:
+        return False
+    return not aspect & set(terms)
+
+
+def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None,
+             subject: Iterable[str] = ()) -> bool:
     """Whether a sentence with ``terms`` answers a real share of the question.
 
     Lexically: :data:`MIN_COVERAGE` of the weight, with two question terms or more when
@@ -264,11 +310,15 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     ``cosine`` (embeddings), a sentence close in meaning needs less of the wording,
     and one very close (:data:`DENSE_STRONG`) only one of the question's terms: SQuAD's
     questions, like users', paraphrase the sentence that answers them. One far in
-    meaning (:data:`DENSE_VETO`) is not relevant unless it holds most of the question.
+    meaning (:data:`DENSE_VETO`) is not relevant unless it holds most of the question,
+    and one that holds only the ``subject`` of the question (its document's title
+    terms) and not what is asked about it is not relevant either (:func:`aspect_missed`).
     """
     coverage = weights.coverage(terms)
     matched = weights.matched(terms)
     if cosine is not None and cosine < DENSE_VETO and coverage < VETO_COVERAGE:
+        return False
+    if aspect_missed(weights, terms, subject, cosine):
         return False
     if (cosine is not None and cosine < ABSENT_CLOSE
             and weights.absent_share() >= ABSENT_VETO and coverage < VETO_COVERAGE
@@ -285,6 +335,7 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
 __all__ = [
     "Similarity",
     "Weights",
+    "aspect_missed",
     "dense_similarity",
     "key_phrase",
     "meaning_available",

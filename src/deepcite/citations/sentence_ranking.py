@@ -172,8 +172,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
     lexical: dict[int, float] = {}
     ranked = []
+    titles: dict[int, list[str]] = {}
     for sentence in sharing:
-        if not question_match.relevant(weights, sentence.about, cosine.get(id(sentence))):
+        if sentence.rank not in titles:
+            titles[sentence.rank] = question_match.terms_of(sentence.source.title)
+        if not question_match.relevant(weights, sentence.about, cosine.get(id(sentence)),
+                                       subject=titles[sentence.rank]):
             continue
         sentence.coverage = weights.coverage(sentence.about)
         counts = Counter(t for t in sentence.terms if t in wanted)
