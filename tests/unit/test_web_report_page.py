@@ -70,7 +70,10 @@ def test_bundled_notice_duration_and_queries(settings: Settings,
         store.finish(run_id, result)
     text = _client(settings, executor).get(f"/reports/{run_id}").text
     assert BUNDLED_NOTICE in text
-    assert "12.3 s" in text and "boiling &lt;point&gt; · water" in text
+    # one duration as the history counts it (submitted to finished), and the research's
+    assert re.search(r"<dd>\d+\.\d s from submitting to the answer · 12\.3 s researching</dd>",
+                     text)
+    assert "boiling &lt;point&gt; · water" in text
 
 
 def test_run_again_submits_the_stored_request(client: TestClient,

@@ -182,13 +182,16 @@ def bundled_notice(snapshot: dict[str, Any]) -> str | None:
 
 
 def run_seconds(stored: StoredRun) -> float | None:
-    """How long the run took: its measured wall time, else created to finished."""
-    wall = stored.result.metrics.wall_seconds
-    if wall > 0:
-        return wall
+    """How long the person waited: submitted to finished, as the history lists it (the
+    research's own wall time leaves out a queue and loading the model, so the two pages
+    disagreed); the research's time when the run has no end recorded."""
     if stored.finished_at is not None:
-        return max(0.0, (stored.finished_at - stored.created_at).total_seconds())
-    return None
+        start, end = stored.created_at, stored.finished_at
+        if (start.tzinfo is None) != (end.tzinfo is None):
+            start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
+        return max(0.0, (end - start).total_seconds())
+    wall = stored.result.metrics.wall_seconds
+    return wall if wall > 0 else None
 
 
 def _queries(by_iteration: Any) -> list[list[str]]:
