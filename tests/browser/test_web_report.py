@@ -176,3 +176,21 @@ def test_a_detailed_reports_contents_link_to_its_parts(page: Any, server: str) -
     assert links.count() >= 2
     target = (links.first.get_attribute("href") or "#")[1:]
     assert page.locator(f"[id='{target}']").count() == 1
+
+
+def test_copy_answer_puts_the_report_text_on_the_clipboard(
+        two_sources: tuple[str, str, dict[int, tuple[str, str, str]]], browser: Any) -> None:
+    base, run_id, _ = two_sources
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/reports/{run_id}")
+        page.click("button[data-copy=report-text]")
+        page.wait_for_function(
+            "document.getElementById('report-text-copied').textContent === 'Copied'")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        shown = page.locator("#report-text").inner_text().strip()
+    finally:
+        context.close()
+    assert copied == shown and "[1]" in copied and "Bäckerei" in copied
