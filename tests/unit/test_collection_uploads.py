@@ -119,6 +119,24 @@ def test_a_1_mb_file_uploads_through_the_real_app(live: Live) -> None:
         assert "oxidised" in client.get("/collections/oolong?q=oxidised").text
 
 
+def test_a_csv_table_uploads_into_a_collection_and_is_searchable(live: Live) -> None:
+    table = "tea,oxidation,steep minutes\noolong,partly oxidised,4\ngreen,unoxidised,2\n"
+    with httpx.Client(base_url=f"http://{live.host}", timeout=PATIENCE,
+                      headers={"Cookie": live.cookie}) as client:
+        assert ".csv" in client.get("/collections").text  # the file picker offers it
+        reply = client.post("/collections/upload",
+                            data={"csrf_token": live.csrf, "name": "teas"},
+                            files=[("files", ("teas.csv", table.encode(), "text/csv"))])
+        assert reply.status_code == 303, reply.text[:500]
+        _wait("teas")
+        indexed = Collection.named("teas", settings=live.settings).index.documents()
+        assert [Path(key).name for key in indexed] == ["teas.csv"]
+        refused = client.post("/collections/upload",
+                              data={"csrf_token": live.csrf, "name": "teas"},
+                              files=[("files", ("run.exe", b"MZ", "application/x-dosexec"))])
+        assert refused.status_code == 400 and "CSV" in refused.text
+
+
 def _send_upload(live: Live, file_size: int) -> tuple[int, str, int, int]:
     """POST one file of ``file_size`` bytes (a ``Content-Length`` the front door accepts),
     a piece at a time, stopping once the server answers: its status, its message, the

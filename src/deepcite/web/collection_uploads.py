@@ -55,7 +55,7 @@ def keep_uploads(name: str, uploads: list[UploadFile], *, settings: Settings,
     """
     from deepcite.collections.collection import collection_path, validate_name
     from deepcite.runs.checks import reserved_collection
-    from deepcite.web.page_forms import UploadBudget, save_upload
+    from deepcite.web.page_forms import COLLECTION_UPLOAD_SUFFIXES, UploadBudget, save_upload
 
     try:
         validate_name(name)
@@ -80,7 +80,8 @@ def keep_uploads(name: str, uploads: list[UploadFile], *, settings: Settings,
         budget, saved, problems = UploadBudget(), [], []
         for upload in uploads:
             try:
-                saved.append(save_upload(upload, staging, budget))
+                saved.append(save_upload(upload, staging, budget,
+                                         COLLECTION_UPLOAD_SUFFIXES))
             except ValueError as exc:
                 problems.append(str(exc))
         if problems:

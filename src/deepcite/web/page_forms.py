@@ -46,6 +46,9 @@ MAX_UPLOAD_TOTAL_BYTES = 5 * MAX_UPLOAD_BYTES
 MAX_UPLOAD_FILES = MAX_MATERIALS
 #: File types a material may be uploaded as (lower case, with dot).
 UPLOAD_SUFFIXES = (".pdf", ".docx", ".epub", ".html", ".htm", ".md", ".txt")
+#: What a collection indexes besides (its loaders' built-in types): tables and other
+#: plain-text formats, which a research upload's material loader does not read.
+COLLECTION_UPLOAD_SUFFIXES = (*UPLOAD_SUFFIXES, ".markdown", ".rst", ".csv", ".tsv")
 #: Longest safe name in UTF-8 bytes: well under the 255 most file systems allow.
 MAX_NAME_BYTES = 120
 _CHUNK = 1024 * 1024
@@ -311,10 +314,12 @@ class UploadBudget:
     chars: int = 0
 
 
-def save_upload(upload: UploadFile, folder: Path, budget: UploadBudget) -> Path:
+def save_upload(upload: UploadFile, folder: Path, budget: UploadBudget,
+                suffixes: tuple[str, ...] = UPLOAD_SUFFIXES) -> Path:
     """Stream one uploaded file into ``folder`` under its safe name; the file written.
 
-    :class:`ValueError` saying why not: a type outside :data:`UPLOAD_SUFFIXES`, a file
+    :class:`ValueError` saying why not: a type outside ``suffixes`` (a research upload's
+    :data:`UPLOAD_SUFFIXES`, a collection's :data:`COLLECTION_UPLOAD_SUFFIXES`), a file
     past :data:`MAX_UPLOAD_BYTES` or past what ``budget`` leaves of
     :data:`MAX_UPLOAD_TOTAL_BYTES` (what was written of it is then removed). A name
     already in ``folder`` gets ``-2``, ``-3``... before its suffix. Blocking: call it
@@ -322,13 +327,13 @@ def save_upload(upload: UploadFile, folder: Path, budget: UploadBudget) -> Path:
     """
     name = safe_upload_name(upload.filename)
     suffix = upload_suffix(upload.filename)
-    if suffix not in UPLOAD_SUFFIXES:
+    if suffix not in suffixes:
         # The suffix as sent may hold bidi overrides (".txt\u202egpj" shows as ".txtjpg"):
         # control and format characters are shown as \uXXXX escapes, and it is cut short.
         shown = "".join(f"\\u{ord(char):04x}" if unicodedata.category(char)[0] in "CZ"
                         and char != " " else char for char in suffix[:32])
         raise ValueError(f"{name}: file type {shown or '(none)'} is not accepted - upload "
-                         "PDF, DOCX, EPUB, HTML, Markdown or text files")
+                         f"{', '.join(s.lstrip('.').upper() for s in suffixes)} files")
     file = folder / name
     stem, ext = file.stem, file.suffix
     number = 1

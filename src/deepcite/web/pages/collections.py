@@ -43,7 +43,12 @@ from deepcite.web.collection_jobs import (
     upload_folder,
 )
 from deepcite.web.collection_uploads import keep_uploads, uploaded_files
-from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
+from deepcite.web.page_forms import (
+    COLLECTION_UPLOAD_SUFFIXES,
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_FILES,
+    MAX_UPLOAD_TOTAL_BYTES,
+)
 from deepcite.web.pages.kit import Kit, PageKit, quote_path
 from deepcite.web.sessions import Session
 from deepcite.web.upload_form import UploadRefused, read_upload_form
@@ -121,7 +126,8 @@ def collections_page(kit: PageKit, request: Request, session: Session, status: i
     changeable = {name for name in listed
                   if store.may_change_collection(caller.access, name)}
     return kit.render(request, session, "collections.html", status, title="Collections",
-                      infos=infos, problems=problems, problem=problem, message=message,
+                      accept=",".join(COLLECTION_UPLOAD_SUFFIXES), infos=infos,
+                      problems=problems, problem=problem, message=message,
                       form_problems=problems_of_form or [], fields=fields or {},
                       states=states, pending=pending, roots=kit.state.folder_roots,
                       reserved={info.name for info in infos
