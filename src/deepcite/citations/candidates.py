@@ -145,6 +145,27 @@ class _Passage:
     #: this:"), verbatim; empty without one.
     before: list[str] = field(default_factory=list)
     after: list[str] = field(default_factory=list)
+    #: A row of a Markdown table ("尘盒容量 | 400毫升"): a fact of its own, quoted whole.
+    row: bool = False
+
+
+#: A Markdown table row: ``| cell | cell |``, two cells or more.
+_TABLE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
+
+
+def table_row(line: str) -> str | None:
+    """The cells of a Markdown table row as the source writes them, without its outer
+    bars ("| 尘盒容量 | 400毫升 |" -> "尘盒容量 | 400毫升"); ``None`` for any other line,
+    a border ("|---|---|") or a row with fewer than two cells that say something.
+
+    A specification table states one fact a row - a weight, a capacity, a default -
+    and a question about it is answered by that row, not by the prose around it."""
+    if not _TABLE_ROW.match(line) or _RULE.match(line):
+        return None
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    if sum(1 for cell in cells if re.search(r"\w", cell)) < 2:
+        return None
+    return " ".join(line.strip().strip("|").split())
 
 
 #: What a line of code has and a list of names does not: an operator, a call, a bracket
@@ -215,6 +236,14 @@ class _Splitter:
             if self.code:
                 self.close()
             stripped = _LIST_ITEM.sub("", line.strip())
+            row = table_row(line)
+            if row is not None:
+                self.close()
+                self.passages.append(_Passage(row, heading=self.heading, row=True))
+                continue
+            if stripped.startswith("|") and _RULE.match(line):
+                self.close()  # a table's border: no heading, the table's stays in force
+                continue
             if _UNDERLINE.match(line):
                 if self.run:
                     self.run.pop()  # the title of a setext heading
@@ -269,6 +298,12 @@ def _usable(sentence: str) -> bool:
             and not sentence.rstrip("\"'\u201d\u2019)]\u300d\u300f\uff09 ").endswith(
                 ("?", "\uff1f"))
             and (_cjk_prose(sentence) or looks_like_prose(sentence.replace("`", ""))))
+
+
+def _usable_row(row: str) -> bool:
+    """A table row worth quoting: a short fact, not a row of code or of one word."""
+    return (2 <= word_count(row) <= _MAX_WORDS and len(row) <= _MAX_SENTENCE_CHARS
+            and _CODE_MARK.search(row.replace("`", "")) is None)
 
 
 def word_count(sentence: str) -> int:
@@ -368,13 +403,15 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         for index, passage in enumerate(_passages(source.text)):
             before: list[str] = []
             quoted: list[Sentence] = []
-            for raw in split_sentences(passage.text):  # abbreviations, quotes kept whole
+            pieces = [passage.text] if passage.row else split_sentences(passage.text)
+            for raw in pieces:  # abbreviations, quotes kept whole; a table row whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
                 # "... call its extract method:" introduces the example that follows
                 introduces = bool(passage.after) and sentence.endswith(":")
-                if _usable(sentence[:-1] + "." if introduces else sentence) and not (
-                        not found_in_source and _fragment(sentence)):
+                usable = (_usable_row(sentence) if passage.row
+                          else _usable(sentence[:-1] + "." if introduces else sentence))
+                if usable and not (not found_in_source and _fragment(sentence)):
                     context = before if refers_back(sentence, before) else []
                     if not context and title and has_cjk(sentence):
                         context = title

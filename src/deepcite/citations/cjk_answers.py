@@ -38,6 +38,7 @@ _KIND_WORDS: list[tuple[str, str]] = [
     ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"
                 "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
                 "\\s?(?:얼마|몇)"),
+    ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
     ("date", "什么时候|何时|哪年|哪一年|哪天|哪一天|哪个月|几月|几号|几点|什么时间|いつ|何年|何月"
              "|何日|何時|何曜日"
              "|언제|몇\\s?년도|몇\\s?년에|몇\\s?월|몇\\s?시에|무슨\\s?요일"),
@@ -63,15 +64,22 @@ _ABOUT = r"(?:[多余]|以上|左右)?"  # "三百多秒", "两千余个"
 _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
                "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年|"
                "밀리초|초|분|시간|일|주일|주|개월|달|년")
-_MEASURE_UNITS = ("千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|"
-                  "平方米|公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
+#: Units of power, energy, charge, pressure, loudness, volume and speed, longest first
+#: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
+_DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
+                 "兆帕|千帕|帕|MPa|kPa|Pa|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
+                 "米/秒|m/s|英寸|インチ|ワット|ボルト|デシベル|ミリリットル|リットル|")
+_MEASURE_UNITS = _DEVICE_UNITS + (
+                  "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
+                  "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
                   "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍|바이트|킬로미터|미터|센티미터|"
                   "밀리미터|킬로그램|그램|킬로|톤|리터|도|배|g|m")
 _MONEY_UNITS = ("万元|亿元|美元|欧元|日元|英镑|人民币|元|块钱|块|円|ドル|ユーロ|"
                 "만\\s?원|원|달러|유로|엔")
 _SHARE_UNITS = "%|％|パーセント|퍼센트"
-_CLASSIFIERS = ("种类|種類|个|個|名|位|人|次|条|項|项|台|种|種|本|件|家|座|所|只|张|枚|部|篇|"
-                "行|列|层|批|组|份|回|つ|冊|社|匹|頭|節|章|步|轮|级|款|类|類|棵|辆|艘|架|间|"
+_CLASSIFIERS = ("种类|種類|人份|个|個|名|位|人|次|条|項|项|台|种|種|本|册|件|家|座|所|只|张|枚|部|"
+                "篇|页|行|列|层|批|组|份|回|つ|冊|社|匹|頭|節|章|步|轮|级|款|类|類|棵|辆|艘|架|间|"
+                "瓶|盒|袋|颗|圈|遍|档|"
                 "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
 _AMOUNT = re.compile(
@@ -152,6 +160,75 @@ _SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
 _A_YEAR = re.compile(r"\d{4}\s?[年년]")
 _NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}}")
 
+#: Units that say the same span of time or the same thing counted, as a question and its
+#: source may write them differently ("几个小时" asked, "4小时" or "4時間" written;
+#: "多少本书" asked, "15册" written).
+_SAME_UNIT = [
+    ("毫秒",), ("秒", "秒钟", "秒鐘"), ("分钟", "分鐘", "分間", "分"),
+    ("小时", "个小时", "小時", "個小時", "時間"), ("天", "日", "日間"),
+    ("周", "星期", "个星期", "週間", "週"), ("个月", "月", "個月", "か月", "ヶ月", "カ月", "ケ月"),
+    ("年", "年間"), ("本", "册", "冊"), ("次", "回"), ("张", "枚"), ("人", "名", "位"),
+    ("公里", "千米", "km", "キロ"), ("米", "m", "メートル"), ("厘米", "cm"), ("毫米", "mm"),
+    ("公斤", "千克", "kg"), ("元", "块", "块钱"), ("円",),
+]
+_UNIT_GROUP = {unit: group for group in _SAME_UNIT for unit in group}
+_ASKED_UNIT = re.compile(
+    "(?:多少|几|何)(?:个|個)?(?P<u>"
+    + "|".join(sorted((u for u in _UNIT_GROUP if u not in ("个月", "个小时", "个星期")),
+                      key=len, reverse=True)) + ")")
+#: What a question measures by the noun it names ("电池的容量是多少"): the units that
+#: answer it, so "5200毫安时" answers it and not the "800次" of a sentence that says 容量.
+_DIMENSIONS = [
+    (re.compile("容量|バッテリー容量"),
+     "毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|毫升|mL|ml|升|リットル|GB|TB"),
+    (re.compile("功率|ワット数|消費電力"), "千瓦|kW|瓦特|瓦|W|ワット"),
+    (re.compile("电压|電圧"), "伏特|伏|V|ボルト"),
+    (re.compile("吸力|压力|压强|水压|气压|圧力|吸引力"), "兆帕|千帕|帕|MPa|kPa|Pa|パスカル"),
+    (re.compile("噪音|噪声|音量|騒音"), "分贝|分貝|dB|デシベル"),
+    (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
+    (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),
+    (re.compile("温度|多热|多冷"), "℃|度"),
+]
+
+
+def wanted_units(question: str) -> str | None:
+    """The units that answer ``question``, as one regex alternation, ``None`` when it
+    names none: the unit it asks in ("几分钟", "多少本", "何時間", with the other ways
+    of writing it), or the units of what it measures ("容量", "功率", "吸力")."""
+    asked = _ASKED_UNIT.search(question)
+    if asked:
+        group = _UNIT_GROUP[asked.group("u")]
+        return "|".join(sorted(group, key=len, reverse=True))
+    for pattern, units in _DIMENSIONS:
+        if pattern.search(question):
+            return units
+    return None
+
+
+def _in_units(sentence: str, units: str) -> list[Span]:
+    """The numbers of ``sentence`` written with one of ``units`` (a year is no span)."""
+    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}")
+    return [s for s in _found(pattern, sentence) if not _A_YEAR.fullmatch(s[2])]
+
+
+def fits(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds a number in the unit ``question`` asks for
+    (:func:`wanted_units`): the sentence that says "5分钟" answers "冲洗几分钟" before
+    one that says "30秒" about the same thing."""
+    units = wanted_units(question)
+    return units is not None and bool(_in_units(sentence, units))
+
+
+def implied_terms(sentence: str, question: str) -> list[str]:
+    """The terms of the dimension ``question`` asks about ("容量") when ``sentence``
+    writes a number in its units ("使用5200毫安时的锂电池"): the unit says what is
+    measured, as "capacity" is said by "mAh", so the sentence is about that word too."""
+    for pattern, units in _DIMENSIONS:
+        named = pattern.search(question)
+        if named and _in_units(sentence, units):
+            return cjk_terms(named.group(0))
+    return []
+
 
 def question_kind(question: str) -> str | None:
     """The answer kind a CJK question asks for, ``None`` when it has no kind's word."""
@@ -202,7 +279,16 @@ def _dates(sentence: str) -> list[Span]:
 
 
 def spans(kind: str, sentence: str, question: str) -> list[Span]:
-    """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module)."""
+    """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module).
+
+    A number, count or measure in the unit the question asks for (:func:`wanted_units`)
+    is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
+    not by the "30秒" of the same sentence."""
+    units = wanted_units(question) if kind in ("amount", "measure", "count") else None
+    if units:
+        own = _in_units(sentence, units)
+        if own:
+            return own
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
                    else _TIME_SPAN if _TIME_ASKED.search(question) else _AMOUNT)
@@ -247,4 +333,4 @@ def nearness(sentence: str, question: str, start: int) -> int:
     return len(wanted & set(cjk_terms(sentence[begin:end])))
 
 
-__all__ = ["nearness", "question_kind", "spans"]
+__all__ = ["fits", "implied_terms", "nearness", "question_kind", "spans", "wanted_units"]

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from deepcite.citations import answer_type as types
-from deepcite.citations import question_match
+from deepcite.citations import cjk_answers, question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import Intent, gives, question_intent
@@ -158,7 +158,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
-    sharing = [s for s in sentences if wanted & set(s.about)]
+    # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
+    # the units of the dimension the question names is about that word too.
+    implied = ({id(s): cjk_answers.implied_terms(s.text, question) for s in sentences}
+               if has_cjk(question) else {})
+    about = {id(s): [*s.about, *implied.get(id(s), [])] for s in sentences}
+    sharing = [s for s in sentences if wanted & set(about[id(s)])]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
     cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
     close = {key for key, value in cosine.items() if value >= question_match.DENSE_STRONG}
@@ -176,11 +181,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     for sentence in sharing:
         if sentence.rank not in titles:
             titles[sentence.rank] = question_match.terms_of(sentence.source.title)
-        if not question_match.relevant(weights, sentence.about, cosine.get(id(sentence)),
+        if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
                                        subject=titles[sentence.rank]):
             continue
-        sentence.coverage = weights.coverage(sentence.about)
-        counts = Counter(t for t in sentence.terms if t in wanted)
+        sentence.coverage = weights.coverage(about[id(sentence)])
+        counts = Counter(t for t in [*sentence.terms, *implied.get(id(sentence), [])]
+                         if t in wanted)
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
@@ -193,11 +199,14 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
     off_title = _off_title(wanted, sentences)
+    cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         if sentence.rank in off_title:
             prior *= OFF_TITLE
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
+        if cjk and cjk_answers.fits(sentence.text, question):
+            cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
         if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
             cue += INTENT_BOOST
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)

@@ -34,7 +34,7 @@ import re
 from deepcite.text.cjk import CJK_RUN
 
 #: Characters that end a word in Chinese and Japanese: a pair across one is no word.
-PARTICLES = frozenset("的了吗呢吧啊呀着么嘛")
+PARTICLES = frozenset("的了吗呢吧啊呀着么嘛是")
 #: One-character function words: a pair of two of them (or of hiragana) says nothing.
 FUNCTION_CHARS = PARTICLES | frozenset(
     "是在和与或也都就而及把被对从向为于以之其这那个些可能会要将每有没不还又"
