@@ -249,6 +249,9 @@ def test_running_run_page_shows_progress_and_cancel(client: TestClient,
     assert client.post(f"/runs/{run_id}/cancel", data={}).status_code == 403
     response = client.post(f"/runs/{run_id}/cancel", data={"csrf_token": token})
     assert response.status_code == 303 and executor.cancelled == [run_id]
+    # the page says at once that the cancel was taken, while the run ends its step
+    after = client.get(response.headers["location"]).text
+    assert 'id="cancelling" role="status"' in after and ">Cancel</button>" not in after
 
 
 def test_report_page(client: TestClient) -> None:

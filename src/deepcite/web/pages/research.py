@@ -108,7 +108,7 @@ async def submit(kit: Kit, request: Request) -> Response:
 
 # ------------------------------------------------------------------ runs
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
-def run_page(kit: Kit, request: Request, run_id: str) -> Response:
+def run_page(kit: Kit, request: Request, run_id: str, cancelling: bool = False) -> Response:
     session = kit.session_for(request)
     access = kit.access(session)
     try:
@@ -127,6 +127,7 @@ def run_page(kit: Kit, request: Request, run_id: str) -> Response:
         progress = ended_with(progress, info.state, stored_result(kit, info.id, access))
     return kit.render(request, session, "run.html", title="Research run", run=info,
                   active=active, progress=progress, state_text=state_text(kit, info),
+                  cancelling=cancelling and active,
                   phase_labels=PHASE_LABELS,
                   started_ms=int(info.created_at.timestamp() * 1000),
                   elapsed=elapsed(info.created_at, info.finished_at
@@ -188,4 +189,6 @@ def cancel_run(kit: PageKit, request: Request, session: Session, run_id: str) ->
         return kit.not_found(request, session, str(exc))
     with contextlib.suppress(UnknownRunError):
         kit.state.executor.cancel(shown)
-    return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
+    # the run page says at once that the cancel was taken: a model call in progress
+    # finishes its current step first, and the run may still look busy until it does
+    return RedirectResponse(f"/runs/{quote_path(run_id)}?cancelling=1", status_code=303)
