@@ -3,6 +3,7 @@ origins shown, the API key never shown back."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from typing import Any
 
@@ -43,7 +44,8 @@ def test_save_writes_the_config_file(client: TestClient) -> None:
                                 "search.engines": ["wikipedia"], "llm.api_key": "sk-new"})
     assert response.status_code == 303 and response.headers["location"] == "/settings?saved=1"
     data = tomllib.loads(user_config_file().read_text(encoding="utf-8"))
-    assert data["llm"] == {"provider": "auto", "model": "gpt-x", "api_key": "sk-new"}
+    # what was not touched (provider "auto", the default shown) is not written
+    assert data["llm"] == {"model": "gpt-x", "api_key": "sk-new"}
     assert data["research"] == {"max_searches": 7, "max_seconds": 90.5}
     assert data["search"] == {"engines": ["wikipedia"]}
     assert data["citations"] == {"answer_mode": "grounded"}
@@ -59,7 +61,8 @@ def test_save_writes_the_config_file(client: TestClient) -> None:
     assert "model" not in data["llm"] and data["llm"]["api_key"] == "sk-new"
     assert "research" not in data
     _post(client, clear_api_key="1")
-    assert "api_key" not in tomllib.loads(user_config_file().read_text(encoding="utf-8"))["llm"]
+    left = tomllib.loads(user_config_file().read_text(encoding="utf-8"))
+    assert "api_key" not in left.get("llm", {})
 
 
 def test_bad_values_are_one_line_each_and_kept(client: TestClient) -> None:
@@ -94,3 +97,16 @@ def test_toml_writer_round_trips(tmp_path: Any) -> None:
     assert tomllib.loads(dump_toml(data)) == data
     write_config(tmp_path / "c.toml", data)
     assert tomllib.loads((tmp_path / "c.toml").read_text(encoding="utf-8")) == data
+
+
+def test_saving_writes_only_what_was_changed(client: TestClient) -> None:
+    page = client.get("/settings").text
+    shown = dict(re.findall(r'<input type="(?:text|url|number)" name="([a-z_.]+)" '
+                            r'value="([^"]*)"', page))
+    assert shown["llm.ollama_url"].startswith("http")  # a default, shown, not written
+    # the whole form sent back as shown (provider and answer mode "auto", the defaults
+    # the selects show), one value changed
+    response = _post(client, **{**shown, "llm.model": "qwen2.5:3b"})
+    assert response.status_code == 303
+    data = tomllib.loads(user_config_file().read_text(encoding="utf-8"))
+    assert data == {"llm": {"model": "qwen2.5:3b"}}

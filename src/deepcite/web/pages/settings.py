@@ -51,6 +51,8 @@ API_KEY = "llm.api_key"
 TEXT_FIELDS: tuple[tuple[str, str, str, str], ...] = (
     ("llm.model", "Model", "text", "e.g. llama3.2 or gpt-4o-mini; blank: the provider's default"),
     ("llm.base_url", "Base URL", "url", "an OpenAI-compatible server; blank: none"),
+    ("llm.ollama_url", "Ollama URL", "url", "where Ollama listens (provider ollama or auto)"),
+    ("engines.searxng_url", "SearXNG URL", "url", "your SearXNG instance; blank: none"),
     ("research.max_model_calls", "Most model calls per run", "number", "blank: no limit"),
     ("research.max_tokens", "Most tokens per run", "number", "blank: no limit"),
     ("research.max_seconds", "Most seconds per run", "number", "blank: no limit"),
@@ -338,6 +340,7 @@ def save_form(kit: PageKit, request: Request, session: Session, form: FormData) 
         return kit.render(request, session, "error.html", 403, title="Not allowed",
                           message="Only an admin can change the server's settings")
     typed, changes, problems = parse_form(form)
+    changes = touched(changes, typed)
     if problems:
         return settings_page(kit, request, session, 400, typed=typed, problems=problems)
     try:
@@ -349,6 +352,19 @@ def save_form(kit: PageKit, request: Request, session: Session, form: FormData) 
                           detail={"keys": sorted(changes)},
                           address=client_address(request))
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def touched(changes: Mapping[str, Any], typed: Mapping[str, Any]) -> dict[str, Any]:
+    """Only the changes the person made: a field still showing the value the form was
+    filled with (a default, a value from the environment or another file) is not written
+    into the user's file, where it would pin that value for good. The API key field is
+    never pre-filled, so what is typed there, or its removal, always counts."""
+    try:
+        shown = form_values({row.key: row.value for row in explain_settings()})
+    except ConfigError:
+        return dict(changes)
+    return {key: value for key, value in changes.items()
+            if key == API_KEY or typed.get(key) != shown.get(key)}
 
 
 def _may_change(session: Session) -> bool:
