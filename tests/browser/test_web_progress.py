@@ -27,7 +27,7 @@ window.addEventListener("DOMContentLoaded", () => {
   if (!live) { return; }
   const text = (id) => (document.getElementById(id) || {}).textContent || "";
   const snap = () => window.recordProgress({
-    phase: text("phase"), section: text("section"), calls: text("calls"),
+    phase: text("phase"), section: text("section"), step: text("step"), calls: text("calls"),
     tokens: text("tokens"), log: document.querySelectorAll("#log-items li").length,
     bar: !!document.getElementById("bar"), path: location.pathname});
   snap();
@@ -86,6 +86,10 @@ def test_detailed_report_shows_named_phases_and_consistent_counters(page: Any,
     assert "Writing the outline" in phases, phases
     assert any(s["section"].startswith("1 of ") for s in live), phases
     assert not any(p.lower() in ("finished", "done") for p in phases)
+    # while the outline is written the step says so; in a part, a step is the part's
+    assert all(s["step"] != "-" for s in live if s["phase"] == "Writing the outline"), live
+    assert all("(part " in s["step"] for s in live
+               if s["section"] and re.match(r"\d+ of \d+", s["step"])), live
     assert max(s["log"] for s in live) > 0
     last = live[-1]
     facts = page.locator("main").inner_text()

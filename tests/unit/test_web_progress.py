@@ -158,6 +158,7 @@ def test_detailed_report_is_not_finished_after_its_first_research() -> None:
     ]
     progress = progress_of(first, mode="detailed")
     assert progress.label == "Writing the outline" and progress.percent is None
+    assert progress.step == "one model call, then the parts"  # not "-" while it writes
     parts = [*first,
              OutlineReady(entries=[OutlineEntry(title="A", purpose=""),
                                    OutlineEntry(title="B", purpose="")]),
@@ -166,6 +167,8 @@ def test_detailed_report_is_not_finished_after_its_first_research() -> None:
     progress = progress_of(parts, mode="detailed")
     assert progress.section == "1 of 2: A" and progress.percent == 33
     assert progress.phase == "questions"
+    # a step is the part's own, never the summary's "3 of 3" beside "part 1 of 2"
+    assert progress.step == "1 of 2 (part 1 of 2)"
     last = progress_of([*parts, SectionStarted(index=2, total=2, title="B"), Finished()],
                        mode="detailed")
     assert last.phase == "assembling" and last.percent == 99

@@ -24,6 +24,9 @@ MAX_QUERIES = 50
 #: Lines of the event log kept on the page (the latest).
 MAX_LOG = 300
 
+#: The step while the outline is written (``run.js`` says the same): not "-" for the
+#: seconds the model takes.
+OUTLINE_STEP = "one model call, then the parts"
 #: What each phase is called on the page (also given to ``run.js``).
 PHASE_LABELS: dict[str, str] = {
     "waiting": "Waiting for its turn",
@@ -154,12 +157,15 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
                 progress.iteration = (f"{event.iteration} of {event.iterations}"
                                       if event.iterations else str(event.iteration))
             if event.step is not None and event.total:
-                progress.step = f"{event.step} of {event.total}"
+                # in a detailed report a step is the current part's, and says so
+                progress.step = f"{event.step} of {event.total}" + (
+                    f" (part {progress._part} of {progress._parts})" if progress._parts
+                    else "")
                 progress._fraction = (min(event.step, event.total) - 1) / event.total
             elif event.phase in ("index", "materials"):
                 progress.step, progress._fraction = "", 0.0
             elif event.phase == "outline":
-                progress.step, progress._fraction = "", None
+                progress.step, progress._fraction = OUTLINE_STEP, None
         elif event.kind == "questions_generated":
             progress.queries = [QueryRow(q) for q in event.questions[:MAX_QUERIES]]
             progress.all_queries += len(event.questions)
@@ -182,7 +188,7 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
         elif event.kind == "section_started":
             progress.section = f"{event.index} of {event.total}: {event.title}"
             progress._part, progress._parts = event.index, event.total
-            progress.step, progress._fraction = "", 0.0
+            progress.step, progress._fraction = f"starting part {event.index}", 0.0
         elif event.kind == "finished":
             # one Finished per research: a detailed report goes on to its outline and
             # parts, so the page says "finished" only once the run itself has ended

@@ -94,15 +94,17 @@
     return kind;
   };
 
+  var OUTLINE_STEP = "one model call, then the parts";
   var handlers = {
     phase_started: function (e) {
       setPhase(e.phase);
       text("iteration", e.iteration ? (e.iterations ? e.iteration + " of " + e.iterations : String(e.iteration)) : "-");
       if (e.step && e.total) {
-        text("step", e.step + " of " + e.total);
+        // in a detailed report a step is the current part's, and says so
+        text("step", e.step + " of " + e.total + (st.parts ? " (part " + st.part + " of " + st.parts + ")" : ""));
         st.fraction = (Math.min(e.step, e.total) - 1) / e.total;
       } else if (e.phase === "index" || e.phase === "materials") { text("step", "-"); st.fraction = 0; }
-      else if (e.phase === "outline") { text("step", "-"); st.fraction = null; }
+      else if (e.phase === "outline") { text("step", OUTLINE_STEP); st.fraction = null; }
       if ($("state").textContent.indexOf("queued") === 0 || $("state").textContent === "starting") {
         text("state", "running");
       }
@@ -129,7 +131,7 @@
     section_started: function (e) {
       $("section-line").hidden = false;
       text("section", e.index + " of " + e.total + ": " + e.title);
-      st.part = e.index; st.parts = e.total; st.fraction = 0; text("step", "-");
+      st.part = e.index; st.parts = e.total; st.fraction = 0; text("step", "starting part " + e.index);
     },
     finished: function () {
       // one per research: the run itself has ended only when the stream says "end"
