@@ -135,8 +135,10 @@ def test_enter_on_a_citation_moves_focus_into_its_popover_and_escape_brings_it_b
     base, run_id, cited = two_sources
     page.goto(f"{base}/reports/{run_id}")
     citations = page.locator(".report-body a.cite")
-    for at in range(citations.count()):
-        number = citations.nth(at).get_attribute("data-evidence") or ""
+    numbers = [citations.nth(i).get_attribute("data-evidence") or ""
+               for i in range(citations.count())]
+    assert sorted(int(n) for n in numbers) == sorted(cited)  # each source's popover tried
+    for at, number in enumerate(numbers):
         citations.nth(at).focus()  # reached by keyboard: no pointer involved
         page.keyboard.press("Enter")
         assert page.locator(".evidence:visible").count() == 1
