@@ -124,6 +124,43 @@ def test_one_popover_at_a_time_quoting_its_sentence_closed_by_escape_keeping_the
     assert page.evaluate("history.length") == history
 
 
+_FOCUS = """() => { const el = document.activeElement; const box = el && el.closest('.evidence');
+    return {box: box ? box.id : null, cite: el && el.matches('a.cite') ? el.dataset.evidence : null,
+            name: box ? document.getElementById(box.getAttribute('aria-labelledby')).textContent
+                      : null}; }"""
+
+
+def test_enter_on_a_citation_moves_focus_into_its_popover_and_escape_brings_it_back(
+        page: Any, two_sources: tuple[str, str, dict[int, tuple[str, str, str]]]) -> None:
+    base, run_id, cited = two_sources
+    page.goto(f"{base}/reports/{run_id}")
+    citations = page.locator(".report-body a.cite")
+    numbers = [citations.nth(i).get_attribute("data-evidence") or ""
+               for i in range(citations.count())]
+    assert sorted(int(n) for n in numbers) == sorted(cited)  # each source's popover tried
+    for at, number in enumerate(numbers):
+        citations.nth(at).focus()  # reached by keyboard: no pointer involved
+        page.keyboard.press("Enter")
+        assert page.locator(".evidence:visible").count() == 1
+        focus = page.evaluate(_FOCUS)
+        assert focus["box"] == f"evidence-{number}"  # focus is inside the open popover
+        assert focus["name"].startswith(f"[{number}]")  # named by its title
+        page.keyboard.press("Escape")
+        assert page.locator(".evidence:visible").count() == 0
+        assert page.evaluate(_FOCUS) == {"box": None, "cite": number, "name": None}
+    # Tab from the citation then Enter on the popover's close button: focus comes back too
+    citations.first.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "close"
+    page.keyboard.press("Enter")
+    assert page.locator(".evidence:visible").count() == 0
+    assert page.evaluate(_FOCUS)["cite"] == citations.first.get_attribute("data-evidence")
+    # a mouse click leaves focus where it is (no jump for pointer users)
+    citations.first.click()
+    assert page.evaluate(_FOCUS)["box"] is None
+
+
 def test_the_viewer_marks_exactly_each_cited_sentence(
         page: Any, two_sources: tuple[str, str, dict[int, tuple[str, str, str]]]) -> None:
     base, run_id, cited = two_sources

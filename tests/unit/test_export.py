@@ -569,3 +569,39 @@ def test_bibliographies_keep_the_reports_numbers(report: ResearchResult) -> None
     records = works(report)
     numbers = [n for record in records for n in record.numbers]
     assert numbers == list(range(1, 61))  # never renumbered, every number once
+
+
+def _on_disk(number: int, url: str, path: str, **meta: Any) -> Source:
+    return Source(number=number, title=f"Doc {number}", url=url, canonical_url=url,
+                  snippet="text", engine="collection", metadata={"path": path, **meta})
+
+
+def test_exports_without_local_paths_name_documents_by_collection_and_file() -> None:
+    """Pages of one file stay one document, two files of one name two, a material's
+    absolute path and a Windows one go too, and a web source keeps its link."""
+    sources = [
+        _on_disk(1, "file:///srv/data/notes/a/cache.pdf#page=2", "/srv/data/notes/a/cache.pdf",
+               collection="notes", page=2, kind="pdf"),
+        _on_disk(2, "file:///srv/data/notes/a/cache.pdf#page=5", "/srv/data/notes/a/cache.pdf",
+               collection="notes", page=5, kind="pdf"),
+        _on_disk(3, "file:///srv/data/notes/b/cache.pdf", "/srv/data/notes/b/cache.pdf",
+               collection="notes"),
+        _on_disk(4, "/home/srv/upload/plan.txt", "/home/srv/upload/plan.txt"),
+        _on_disk(5, "C:\\Users\\srv\\memo.docx", "C:\\Users\\srv\\memo.docx"),
+        Source(number=6, title="Web", url="https://example.org/x",
+               canonical_url="https://example.org/x", snippet="text", engine="web"),
+    ]
+    report = ResearchResult(question="Where is the cache?", strategy="s", handler="h",
+                            answer="A [1]. B [2]. C [3]. D [4]. E [5]. F [6].",
+                            sources=sources)
+    shown = export_report(report, "markdown", ExportOptions(local_paths=False)).data.decode()
+    for part in ("/srv/", "file:", "upload", "Users", "C:"):
+        assert part not in shown, part
+    assert "[1, 2] Doc 1" in shown and "cache.pdf, pp. 2, 5" in shown
+    assert "[3] Doc 3" in shown  # another cache.pdf: its own entry
+    assert "plan.txt" in shown and "memo.docx" in shown
+    assert "https://example.org/x" in shown
+    kept = export_report(report, "markdown").data.decode()
+    assert "file:///srv/data/notes/a/cache.pdf" in kept  # the CLI's default keeps paths
+    data = json.loads(export_report(report, "json", ExportOptions(local_paths=False)).data)
+    assert "/srv/" not in json.dumps(data) and "Users" not in json.dumps(data)

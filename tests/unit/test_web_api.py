@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,6 +17,7 @@ import deepcite.runs.build
 from deepcite.citations import cited_numbers
 from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
+from deepcite.export import export_report
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
 from deepcite.web.app import create_app
@@ -262,6 +264,32 @@ def test_exports_download_with_a_file_name(client: TestClient, fmt: str, media: 
     disposition = reply.headers["content-disposition"]
     assert disposition.startswith("attachment; filename=") and suffix + '"' in disposition
     assert b"Redis" in reply.content or b"cache" in reply.content.lower()
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "latex", "bibtex", "ris", "csl-json",
+                                 "json"])
+def test_a_web_export_names_local_documents_without_the_servers_paths(
+        client: TestClient, settings: Settings, tmp_path: Path, fmt: str) -> None:
+    """Downloaded from the web app, a local document is its collection and file name:
+    no ``file:`` URL, no directory of the server; the same run exported with the
+    default options (the CLI's, for its user's own files) keeps the path."""
+    run_id = _submit(client)
+    _wait(client, run_id, "completed")
+    stored = HistoryStore.open(settings)
+    try:
+        result = stored.get(run_id).result
+    finally:
+        stored.close()
+    assert any(s.url.startswith("file:") for s in result.sources)  # local documents
+    served = client.get(f"/api/v1/research/{run_id}/export/{fmt}")
+    assert served.status_code == 200
+    text = served.content.decode("utf-8")
+    root = tmp_path.resolve()
+    for path in (str(root), root.as_uri(), quote(str(root))):
+        assert path not in text, fmt
+    assert "file:" not in text and "cache.md" in text and "notes" in text, text[-1500:]
+    local = export_report(result, fmt).data.decode("utf-8")
+    assert "file:" in local and str(root) in local.replace("%20", " ")
 
 
 def test_unknown_export_format_is_404(client: TestClient) -> None:

@@ -26,6 +26,7 @@ from deepcite.collections import Collection
 from deepcite.config import Settings, load_settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
+from deepcite.store.watch_records import utc_minute
 from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
@@ -185,6 +186,38 @@ def test_a_user_creates_runs_and_reads_the_changes_of_a_watch(site: Site) -> Non
     assert [entry.action for entry in site.store.audit_log()
             if entry.action.startswith("watch.")] in (["watch.delete", "watch.add"],
                                                       ["watch.add", "watch.delete"])
+
+
+def test_a_run_that_ended_reads_as_ended_at_once_dated_by_its_end(site: Site) -> None:
+    """The inbox asks the run itself whether it has ended: between its end and the
+    scheduler's next tick (which stores the change) it reads as ended, not "Running",
+    and the card keeps the run's own end as its date once the change is stored."""
+    alice = site.logged_in("alice")
+    watch_id = _watch_id(_create(alice))
+    token = _csrf(alice, f"/watches/{watch_id}")
+    alice.post(f"/watches/{watch_id}/run", data={"csrf_token": token})
+    (watch_run,) = site.store.watch_runs(watch_id)
+    assert watch_run.run_id is not None
+    deadline = time.monotonic() + 60
+    while site.store.run_state(watch_run.run_id).status in ("queued", "running"):
+        assert time.monotonic() < deadline, "the run did not end"
+        time.sleep(0.05)
+    ended = site.store.run_state(watch_run.run_id)
+    assert ended.status == "completed" and ended.finished_at is not None
+    assert site.store.watch_runs(watch_id)[0].status == "running"  # no tick yet
+
+    card = _main(alice.get(f"/watches/{watch_id}").text).split('class="inbox"', 1)[1]
+    assert "Running" not in card and "follow the run" not in card
+    assert "<h3>Completed</h3>" in card and "next check" in card
+    assert f"/reports/{watch_run.run_id}" in card
+    assert utc_minute(ended.finished_at) in card
+
+    time.sleep(0.05)  # the tick comes later than the run's end
+    WatchService(site.store, site.settings, site.executor).finish_ended()
+    done = site.store.watch_runs(watch_id)[0]
+    assert done.status == "done" and done.finished_at == ended.finished_at
+    card = _main(alice.get(f"/watches/{watch_id}").text).split('class="inbox"', 1)[1]
+    assert "First run: 1 source" in card and utc_minute(ended.finished_at) in card
 
 
 def test_a_slot_its_budget_refused_reads_not_run_and_which_budget(site: Site) -> None:

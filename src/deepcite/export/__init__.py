@@ -31,6 +31,7 @@ from deepcite.export.base import (
     document_title,
     is_safe_filename,
     safe_filename,
+    without_local_paths,
 )
 from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.plugins import EXPORTERS_GROUP, Registry
@@ -131,7 +132,10 @@ def export_report(report: ResearchResult, fmt: str = DEFAULT_EXPORTER,
     :data:`MAX_EXPORT_BYTES`.
     """
     exporter = get_exporter(fmt)
-    result = exporter.export(report, options or ExportOptions())
+    options = options or ExportOptions()
+    # Here, not in each exporter, so a plugin format cannot leak the server's paths.
+    shown = report if options.local_paths else without_local_paths(report)
+    result = exporter.export(shown, options)
     if not isinstance(result, ExportResult) or not isinstance(result.data, bytes):
         raise ExportError(f"The exporter {fmt!r} returned {type(result).__name__}, not an "
                           "ExportResult with bytes - fix or uninstall the plugin that "

@@ -13,11 +13,13 @@ groups them (:func:`source_documents`). No exporter renumbers anything.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepcite.citations import CITATION_LINK_MODES, hyperlink
@@ -26,7 +28,7 @@ from deepcite.errors import ConfigError
 from deepcite.export.inert import inert_markdown
 from deepcite.export.markdown import to_markdown
 from deepcite.security.terminal import one_line
-from deepcite.types import ResearchResult
+from deepcite.types import ResearchResult, Source
 
 if TYPE_CHECKING:
     from deepcite.config import Settings
@@ -46,10 +48,15 @@ class ExportOptions:
     ``links`` is the ``citations.links`` mode: it labels citations in Markdown and the
     formats built from it (pandoc formats, Quarto) and labels the anchor links of HTML
     and PDF. ``show_findings`` adds how the answer was found (queries, phases).
+    ``local_paths`` keeps local documents' ``file:`` URLs and paths.
     """
 
     links: str = "none"
     show_findings: bool = False
+    #: Whether a local document keeps its ``file:`` URL and path (the CLI's user reads
+    #: their own files); ``False`` for exports served to someone else (the web app),
+    #: whom the server's paths tell nothing they may open: :func:`without_local_paths`.
+    local_paths: bool = True
 
     def __post_init__(self) -> None:
         if self.links not in CITATION_LINK_MODES:
@@ -239,3 +246,71 @@ def quiet_logger(name: str, level: int = logging.ERROR) -> None:
         logger.setLevel(level)
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())
+
+
+# ----------------------------------------------------------------- local documents
+
+#: The scheme of what stands for a local document's URL in an export without local
+#: paths: no link anywhere (the exports' allow-list refuses it), read as where it is.
+LOCAL_SCHEME = "collection:"
+_WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]|^\\\\")
+
+
+def _local_path(url: str) -> str | None:
+    """The file system path ``url`` names (a ``file:`` URL or an absolute path, as a
+    material file's source has), else ``None``."""
+    stripped = url.strip()
+    if stripped[:5].lower() == "file:":
+        return stripped.split("#", 1)[0]
+    if stripped.startswith("/") or _WINDOWS_ABSOLUTE.match(stripped):
+        return stripped
+    return None
+
+
+def _file_name(path: str) -> str:
+    """The last part of ``path`` whatever OS wrote it (``%xx`` of a URL left as is)."""
+    name = PureWindowsPath(path).name if "\\" in path else PurePosixPath(path).name
+    return name or "document"
+
+
+def without_local_paths(report: ResearchResult) -> ResearchResult:
+    """``report`` with nothing of the exporting machine's file system in its sources.
+
+    A local document's ``file:`` URL (or absolute path) becomes ``collection:NAME/FILE``
+    (its collection and file name, a ``#page=`` kept), and its ``path`` metadata its
+    file name, so every format - plugins too - shows where it is without the server's
+    directories. Two files of one name in a collection stay two documents (a short
+    digest of the path tells them apart); the answer and checks are untouched.
+    """
+    labels: dict[str, str] = {}
+    taken: set[str] = set()
+    sources: list[Source] = []
+    for source in report.sources:
+        paths = {url: path for url in (source.url, source.canonical_url)
+                 if (path := _local_path(url)) is not None}
+        if not paths:
+            sources.append(source)
+            continue
+        meta = dict(source.metadata)
+        collection = meta.get("collection")
+        where = str(collection) if isinstance(collection, str) and collection else "local"
+
+        def label(url: str, path: str, where: str = where) -> str:
+            if path not in labels:
+                name = f"{where}/{_file_name(path)}"
+                if name in taken:
+                    digest = hashlib.sha256(path.encode("utf-8")).hexdigest()[:8]
+                    name = f"{name}~{digest}"
+                taken.add(name)
+                labels[path] = name
+            fragment = url.strip().partition("#")[2]
+            return LOCAL_SCHEME + labels[path] + (f"#{fragment}" if fragment else "")
+
+        update: dict[str, object] = {
+            field: label(url, paths[url]) for field, url in
+            (("url", source.url), ("canonical_url", source.canonical_url)) if url in paths}
+        if isinstance(meta.get("path"), str):
+            meta["path"] = _file_name(meta["path"])
+        update["metadata"] = meta
+        sources.append(source.model_copy(update=update))
+    return report.model_copy(update={"sources": sources})

@@ -387,10 +387,14 @@ class WatchOps(StoreBase):
                          changes_markdown: str | None = None,
                          previous_run_id: str | None = None, error: str | None = None,
                          deliveries: Sequence[tuple[str, dict[str, Any], dict[str, Any]]] = (),
-                         now: datetime | None = None) -> bool:
+                         now: datetime | None = None, ended_at: datetime | None = None
+                         ) -> bool:
         """End a ``running`` watch run with its change and queue ``deliveries`` ((kind,
         target, notice) each) in one transaction; ``False`` (nothing written) when
-        another process ended it first."""
+        another process ended it first. ``ended_at``: when its run ended, stored as the
+        watch run's ``finished_at`` (the change is recorded up to a scheduler tick
+        later, and the inbox and feed date a run by its end, not by that bookkeeping);
+        ``now`` when not given."""
         now = now or datetime.now(UTC)
         with self._writing() as session:
             watch_id = session.scalar(select(WatchRunRow.watch_id)
@@ -399,7 +403,7 @@ class WatchOps(StoreBase):
                     WatchRunRow.id == watch_run_id, WatchRunRow.status == "running").values(
                     status=status, summary=summary, nothing_new=nothing_new, change=change,
                     changes_markdown=changes_markdown, previous_run_id=previous_run_id,
-                    error=error, finished_at=now)):
+                    error=error, finished_at=ended_at or now)):
                 return False
             if deliveries:
                 session.execute(insert(DeliveryRow), [

@@ -322,7 +322,7 @@ class WatchService:
             error = (current.result.error if current is not None else None) or state
             return self.store.finish_watch_run(
                 watch_run.id, status="failed", summary=f"The run {state}: {error}"[:500],
-                error=error)
+                error=error, ended_at=current.finished_at if current is not None else None)
         previous_id = self.store.previous_completed_run(watch.id, watch_run.id)
         previous = self._stored(previous_id)
         change = watch_change(previous, current)
@@ -335,7 +335,8 @@ class WatchService:
             watch_run.id, status="done", summary=notice.summary,
             nothing_new=change.nothing_new, change=change.model_dump(mode="json"),
             changes_markdown=notice.changes_markdown,
-            previous_run_id=change.previous_run_id, deliveries=deliveries)
+            previous_run_id=change.previous_run_id, deliveries=deliveries,
+            ended_at=current.finished_at)
 
     def change_of(self, watch_run: WatchRunInfo) -> WatchChange | None:
         """The stored change of a finished watch run."""

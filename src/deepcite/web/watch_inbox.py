@@ -15,7 +15,8 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from deepcite.errors import InputError
+from deepcite.errors import InputError, UnknownRunError
+from deepcite.store import RunStatus
 from deepcite.store.watch_records import WatchInfo, WatchRunInfo, utc_minute
 from deepcite.watches.changes import WatchChange
 from deepcite.watches.channels import loaded_channels
@@ -41,15 +42,37 @@ class WatchRow:
 
 @dataclass(frozen=True)
 class InboxEntry:
-    """One run of a watch in its inbox: the run, and - once it ended - its change."""
+    """One run of a watch in its inbox: the run, and - once it ended - its change.
+
+    A watch run stays ``running`` in the store until the scheduler's next tick compares
+    its ended run with the previous one; what the inbox says of it comes from the run's
+    own state (``state``, ``ended_at``), so a run that ended a second ago reads as ended
+    and is dated by its end, not by when its change was recorded."""
 
     run: WatchRunInfo
     #: The stored comparison (``None``: running, failed, or unreadable).
     change: WatchChange | None
+    #: The research run's own status while the watch run waits for its change
+    #: (``None``: the change is stored, there is no run, or the run was deleted).
+    state: RunStatus | None = None
+    #: When the research run ended, as the run itself recorded it.
+    ended_at: datetime | None = None
 
     @property
     def running(self) -> bool:
-        return self.run.status == "running"
+        """The research run has not ended yet (queued or running; with no state to
+        read, as the watch run's record says)."""
+        return self.run.status == "running" and self.state in (None, "queued", "running")
+
+    @property
+    def comparing(self) -> bool:
+        """The run ended; the change since the previous run is stored at the next tick."""
+        return self.run.status == "running" and not self.running
+
+    @property
+    def at(self) -> datetime:
+        """When the card is dated: the run's end, else when the watch run was made."""
+        return self.ended_at or self.run.finished_at or self.run.created_at
 
     @property
     def failed(self) -> bool:
@@ -82,8 +105,23 @@ def inbox_of(service: WatchService, watch: WatchInfo, *, limit: int = 50) -> lis
             change = service.change_of(run)
         except ValidationError:  # a change stored by another version: the summary stays
             change = None
-        entries.append(InboxEntry(run=run, change=change))
+        state, ended_at = _run_state(service, run)
+        entries.append(InboxEntry(run=run, change=change, state=state, ended_at=ended_at))
     return entries
+
+
+def _run_state(service: WatchService, run: WatchRunInfo
+               ) -> tuple[RunStatus | None, datetime | None]:
+    """The research run's status and end for a watch run still waiting for its change
+    (read from the run history, which the executor writes as the run goes); ``None``s
+    for one already finished, which carries its run's end itself."""
+    if run.status != "running" or run.run_id is None:
+        return None, None
+    try:
+        stored = service.store.run_state(run.run_id)
+    except UnknownRunError:  # deleted: the next tick records the watch run as failed
+        return None, None
+    return stored.status, stored.finished_at
 
 
 def targets_shown(service: WatchService, watch: WatchInfo) -> list[str]:

@@ -142,8 +142,11 @@ def export(state: State, run_id: str, fmt: str, caller: AskedBy) -> Response:
         raise ApiError(409, "run_not_ended", f"Run {run_id} is still {info.state}; "
                        "export it once it has ended")
     stored = history_store(state).get(run_id)
+    # Served to a browser: a local document is named by its collection and file name,
+    # never by the server's path (the CLI keeps paths for its user's own files).
     exported = export_report(stored.result, format_status.name,
-                             ExportOptions.for_run(stored.settings, state.settings))
+                             ExportOptions.for_run(stored.settings, state.settings,
+                                                   local_paths=False))
     # The file name is the title's, in any script: RFC 6266 header, never raw UTF-8.
     return Response(exported.data, media_type=exported.media_type, headers={
         "Content-Disposition": content_disposition(exported.filename)})

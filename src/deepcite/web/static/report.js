@@ -19,12 +19,23 @@
   });
   var timer = null;
   var pinned = null;
-  var close = function () {
+  // The citation whose popover was opened from the keyboard: focus moves into the
+  // popover (named by its title) so a keyboard or screen-reader user lands on what
+  // opened, and Esc or its close button puts focus back on this citation. Nothing is
+  // trapped: Tab goes on from the popover to the rest of the page.
+  var opener = null;
+  var close = function (restore) {
+    var back = opener;
+    var box = pinned;
     pinned = null;
+    opener = null;
     document.querySelectorAll(".evidence.open").forEach(function (el) { el.classList.remove("open"); });
+    var active = document.activeElement;
+    var lost = !active || active === document.body || (box && box.contains(active));
+    if (restore && back && lost) { back.focus(); }
   };
   var open = function (box) { clearTimeout(timer); close(); box.classList.add("open"); };
-  var later = function () { if (!pinned) { timer = setTimeout(close, 400); } };
+  var later = function () { if (!pinned) { timer = setTimeout(function () { close(false); }, 400); } };
   document.querySelectorAll("a.cite[data-evidence]").forEach(function (link) {
     var box = document.getElementById("evidence-" + link.dataset.evidence);
     if (!box) { return; }
@@ -33,20 +44,22 @@
     link.addEventListener("click", function (event) {
       if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) { return; }
       event.preventDefault();
-      if (pinned === box) { close(); return; }
+      if (pinned === box) { close(true); return; }
       open(box);
       pinned = box;
+      // A click from Enter (or Space on some browsers) has no pointer: detail is 0.
+      if (event.detail === 0) { opener = link; box.focus(); }
     });
     box.addEventListener("mouseenter", function () { clearTimeout(timer); });
     box.addEventListener("mouseleave", later);
   });
   document.querySelectorAll(".evidence .close").forEach(function (button) {
-    button.addEventListener("click", function (event) { event.preventDefault(); close(); });
+    button.addEventListener("click", function (event) { event.preventDefault(); close(true); });
   });
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") { close(); }
+    if (event.key === "Escape") { close(true); }
   });
   document.addEventListener("click", function (event) {
-    if (pinned && !pinned.contains(event.target) && !event.target.closest("a.cite")) { close(); }
+    if (pinned && !pinned.contains(event.target) && !event.target.closest("a.cite")) { close(false); }
   });
 })();
