@@ -175,3 +175,27 @@ def test_a_pdf_with_a_real_title_keeps_it(tmp_path: Path) -> None:
     assert load_document(path).title == "Glacier Retreat Since 1850"
     blank = make_pdf(tmp_path / "blank.pdf", [""], title="untitled")
     assert load_document(blank).title == "blank"
+
+
+def test_a_long_documents_text_reads_once_in_order_and_removal_empties_search(
+        settings: Settings, tmp_path: Path) -> None:
+    folder = tmp_path / "long"
+    folder.mkdir()
+    sentences = [f"Sentence number {n} tells of river {n * 7}." for n in range(1500)]
+    (folder / "river.txt").write_text("\n\n".join(
+        " ".join(sentences[i:i + 5]) for i in range(0, len(sentences), 5)), encoding="utf-8")
+    collection = Collection.create("long", settings=settings)
+    collection.add(folder)
+    [key] = collection.index.documents()
+    assert collection.index.documents()[key].chunks > 3  # overlapping chunks
+    text = collection.document_text(key)
+    assert text is not None
+    joined = "".join(part.text for part in text.parts)
+    assert [joined.count(s) for s in sentences] == [1] * len(sentences)
+    assert joined.index(sentences[10]) < joined.index(sentences[1000])
+    assert collection.search("river 6993", 3)
+    assert collection.remove_document(key) is True
+    assert collection.remove_document(key) is False
+    assert collection.document_text(key) is None
+    assert collection.search("river 6993", 3) == []
+    assert collection.info().documents == 0
