@@ -109,6 +109,9 @@ def test_a_document_is_shown_escaped_downloaded_and_removed(settings: Settings) 
     assert client.get(links["boil.md"]).status_code == 404
     assert client.get(links["boil.md"] + "/file").status_code == 404
     assert client.get("/collections/ghost/documents/1").status_code == 404
+    # A link cannot make the page say a listed document was removed.
+    claimed = client.get("/collections/notes", params={"removed": "ice.txt"}).text
+    assert "was removed" not in claimed
 
 
 def test_only_files_in_uploads_or_folder_roots_are_downloadable(

@@ -180,9 +180,8 @@ async def upload_collection(kit: Kit, request: Request) -> Response:
 def collection(kit: Kit, request: Request, name: str, q: str | None = None,
                removed: str | None = None) -> Response:
     session = kit.session_for(request)
-    message = f"{removed[:200]} was removed from {name}" if removed else None
     return collection_page(kit, request, session, name, (q or "").strip()[:MAX_QUERY_CHARS],
-                           message=message)
+                           removed=removed)
 
 
 @router.post("/collections/{name}/reindex")
@@ -321,7 +320,9 @@ def sharing_of(kit: PageKit, session: Session, name: str) -> CollectionSharing |
 
 def collection_page(kit: PageKit, request: Request, session: Session, name: str,
                     query: str, status: int = 200, problem: str | None = None,
-                    message: str | None = None) -> HTMLResponse:
+                    removed: str | None = None) -> HTMLResponse:
+    """``removed``: the file name a document removal redirected with; said only when
+    no document of that name is listed (a link cannot make the page claim otherwise)."""
     from deepcite.collections.collection import Collection, validate_name
     from deepcite.runs.checks import reserved_collection
 
@@ -366,6 +367,10 @@ def collection_page(kit: PageKit, request: Request, session: Session, name: str,
                                  datetime.fromtimestamp(d.mtime, tz=UTC)
                                  if d.mtime > 0 else None, document_url(name, d.id))
                      for d in stored[:MAX_DOCUMENTS_SHOWN]]
+    names = {Path(row.path).name for row in documents}
+    message = (f"{removed} was removed from {name}" if removed and len(removed) <= 255
+               and removed.isprintable() and "/" not in removed and removed not in names
+               else None)
     passages: list[Passage] = []
     if query:
         try:
