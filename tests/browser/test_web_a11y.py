@@ -94,6 +94,7 @@ def pages(browser: Any, server: str, tmp_path_factory: pytest.TempPathFactory,
             "collections": server + "/collections",
             "settings": server + "/settings",
             "collection": server + "/collections/demo",
+            "collection-document": server + "/collections/demo/documents/1",
             "source": visited["report"].replace("/reports/", "/runs/") + "/sources/1",
             "compare": (f"{server}/compare?a={visited['report'].rsplit('/', 1)[-1]}"
                         f"&b={visited['report'].rsplit('/', 1)[-1]}"),
@@ -128,7 +129,9 @@ def test_every_page_passes_axe(browser: Any, pages: dict[str, str], size: str,
     try:
         for name, url in pages.items():
             page = context.new_page()
-            page.goto(url)
+            response = page.goto(url)
+            if name == "collection-document":  # the document, not the not-found page
+                assert response is not None and response.status == 200, url
             page.wait_for_load_state("load")
             if name == "evidence":
                 open_evidence(page)

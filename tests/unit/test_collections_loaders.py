@@ -123,9 +123,10 @@ def test_pdf_pages_are_numbered_and_blank_pages_warned(tmp_path: Path) -> None:
     assert doc.warnings == ["page 2: no extractable text (scanned image?)"]
 
 
-def test_pdf_without_metadata_title_uses_stem(tmp_path: Path) -> None:
-    path = make_pdf(tmp_path / "untitled.pdf", ["text"])
-    assert load_document(path).title == "untitled"
+def test_pdf_without_metadata_title_uses_first_line_else_stem(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "scan-042.pdf", ["", "Rainfall in the Andes"])
+    assert load_document(path).title == "Rainfall in the Andes"
+    assert load_document(make_pdf(tmp_path / "scan-043.pdf", [""])).title == "scan-043"
 
 
 def test_corrupt_pdf_raises_one_line_collection_error(tmp_path: Path) -> None:

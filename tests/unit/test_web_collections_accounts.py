@@ -411,3 +411,38 @@ def test_too_large_no_token_and_bad_files_are_refused(server: Server) -> None:
     assert none.status_code == 400 and none.json()["error"]["code"] == "no_files"
     not_a_form = alice.post(UPLOADS.format("json"), json={"files": []})
     assert not_a_form.status_code == 400, not_a_form.text
+
+
+def test_a_collections_documents_are_its_readers_and_removed_by_its_owner(
+        server: Server) -> None:
+    """Another user's document page, file and removal answer as for a missing
+    collection; shared with them, they read and download it but may not remove it;
+    its owner removes it (with the CSRF token)."""
+    _api_collection(server, "alice", "tea", "tea")
+    alice, bob = server.pages("alice"), server.pages("bob")
+    url = re.search(r'href="(/collections/tea/documents/\d+)"',
+                    alice.get("/collections/tea").text)
+    assert url
+    doc = url.group(1)
+    assert "Green tea is steamed" in alice.get(doc).text
+    missing_doc = doc.replace("/tea/", f"/{MISSING}/")
+    token = _csrf(bob, "/collections")
+    for path in (doc, doc + "/file"):
+        theirs, missing = bob.get(path), bob.get(missing_doc + path[len(doc):])
+        assert theirs.status_code == missing.status_code == 404
+        assert "Green tea" not in theirs.text
+    refused = bob.post(doc + "/delete", data={"csrf_token": token})
+    assert refused.status_code == 404 and "No collection named &#39;tea&#39;" in refused.text
+
+    server.store.share_collection("tea", add_users=["bob"])
+    shown = bob.get(doc)
+    assert shown.status_code == 200 and "Green tea is steamed" in shown.text
+    assert "Remove from tea" not in shown.text
+    assert bob.get(doc + "/file").status_code == 200
+    assert bob.post(doc + "/delete", data={"csrf_token": token}).status_code == 404
+    assert alice.post(doc + "/delete").status_code == 403  # no CSRF token
+    assert "Remove from tea" in alice.get(doc).text
+    removed = alice.post(doc + "/delete", data={"csrf_token": _csrf(alice, doc)})
+    assert removed.status_code == 303
+    assert server.api("alice").get("/api/v1/collections/tea").json()["documents"] == 0
+    assert bob.get(doc).status_code == 404

@@ -86,6 +86,25 @@ class CollectionListing:
     read_only: bool
 
 
+@dataclass(frozen=True)
+class DocumentPart:
+    """A stretch of one indexed document's text, on one page (``None``: no pages)."""
+
+    page: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """What a collection holds of one document: its title, kind and indexed text,
+    rebuilt from its chunks so that a reader sees what searches and reports cite."""
+
+    path: str
+    title: str
+    kind: str
+    parts: list[DocumentPart]
+
+
 PathArg = str | os.PathLike[str]
 """A file or folder as the Python API accepts it."""
 
@@ -466,6 +485,72 @@ class Collection:
                 "document_title": hit.title,
             },
         )
+
+    def document_text(self, key: str) -> DocumentText | None:
+        """The indexed text of the document stored as ``key`` (its resolved path, as
+        :meth:`Index.documents` lists it), or ``None`` when no such document is indexed.
+
+        Consecutive chunks overlap (see :mod:`deepcite.collections.chunking`); their
+        page offsets let the overlap be dropped, so the text reads once.
+        """
+        if self.search_only:
+            return None
+        with mapped_errors("collection", f"{self.path}: cannot read collection"), \
+                self.index.connect() as conn:
+            row = conn.execute("SELECT id, title, kind FROM documents WHERE path = ?",
+                               (key,)).fetchone()
+            if row is None:
+                return None
+            chunks = conn.execute(
+                'SELECT text, page, start, "end" FROM chunks WHERE doc_id = ? ORDER BY ord',
+                (row[0],)).fetchall()
+        parts: list[DocumentPart] = []
+        reached: dict[int | None, int] = {}
+        for text, page, start, end in chunks:
+            done = reached.get(page, -1)
+            if isinstance(start, int) and isinstance(end, int) and end - start == len(text):
+                if start < done:
+                    text = text[done - start:]
+                reached[page] = max(done, end)
+            if not text:
+                continue
+            if parts and parts[-1].page == page:
+                parts[-1] = DocumentPart(page, parts[-1].text + text)
+            else:
+                parts.append(DocumentPart(page, text))
+        return DocumentText(key, str(row[1] or Path(key).name), str(row[2] or ""), parts)
+
+    def remove_document(self, key: str) -> bool:
+        """Take the document stored as ``key`` out of the index (its chunks, the
+        inverted index's and, for Elasticsearch, the cluster's copy); ``False`` when it
+        was not indexed. The file itself is not touched: a later add of its folder
+        indexes it again. Raises :class:`CollectionError` when the collection cannot
+        be changed here (read-only, or its file lives in Elasticsearch only).
+        """
+        from deepcite.collections.index.rerank import record_stats
+
+        if self.search_only:
+            raise elastic.lives_elsewhere(self.name)
+        self.index.require_writable(f"remove a document from collection {self.name!r}")
+        lock = BuildLock(lock_file(self.path), what=f"collection {self.name!r}",
+                         error=CollectionError)
+        with lock.held(None):
+            try:
+                with self.index.connect() as conn:
+                    if conn.execute("SELECT 1 FROM documents WHERE path = ?",
+                                    (key,)).fetchone() is None:
+                        return False
+                    self.index.sync_inverted(conn)
+                    with self.index.transaction(conn):
+                        self.index.delete_document(conn, key)
+                        record_stats(conn)
+                    self.index.sync_inverted(conn)
+            except sqlite3.Error as exc:
+                raise self.index.write_error(exc, "remove a document") from exc
+            if self.elastic is not None:
+                self.elastic.mirror(self.index, {key})
+        logger.info("collection %s: removed %s", self.name, key)
+        return True
 
     def info(self) -> CollectionInfo:
         """Counts, size on disk (database, write-ahead log, inverted index), last change.

@@ -222,7 +222,6 @@ def document_file(source: Source, settings: Settings,
     server without accounts) says the caller may search that collection; else ``None``
     (see the module docstring)."""
     from deepcite.collections.collection import Collection
-    from deepcite.collections.paths import file_path
 
     meta = source.metadata
     name, key = meta.get("collection"), meta.get("path")
@@ -240,6 +239,15 @@ def document_file(source: Source, settings: Settings,
         return None
     if row is None:
         return None
+    return indexed_file(key)
+
+
+def indexed_file(key: str) -> Path | None:
+    """The file an index stores as ``key`` (its resolved path), when it is still that
+    very regular file: no symbolic or hard link, nothing moved on the way; else ``None``.
+    """
+    from deepcite.collections.paths import file_path
+
     path = file_path(key)
     if not path.is_absolute() or path.is_symlink():
         return None

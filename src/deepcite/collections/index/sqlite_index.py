@@ -89,6 +89,9 @@ class StoredDocument:
     size: int = -1
     mtime_ns: int = 0
     indexer: int = INDEXER_VERSION
+    #: The file's modification time when indexed (seconds). Always recorded, unlike
+    #: ``mtime_ns``, which is 0 for a file changed just before it was indexed.
+    mtime: float = 0.0
 
 
 class Index:
@@ -323,7 +326,7 @@ class Index:
         """Every indexed document by path."""
         with self.connect() as conn:
             rows = conn.execute(
-                "SELECT id, path, sha256, chunks, size, mtime_ns, indexer FROM documents"
+                "SELECT id, path, sha256, chunks, size, mtime_ns, indexer, mtime FROM documents"
             ).fetchall()
         return {row[1]: StoredDocument(*row) for row in rows}
 

@@ -16,6 +16,7 @@ can be reported while the rest is indexed.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -96,7 +97,8 @@ def load_html(path: Path) -> LoadedDocument:
 
 
 def load_pdf(path: Path) -> LoadedDocument:
-    """PDF: one :class:`PageText` per page, 1-based; title from the PDF metadata.
+    """PDF: one :class:`PageText` per page, 1-based; title from the PDF metadata, or
+    its first line of text when that is missing or a placeholder (:func:`placeholder_title`).
 
     pypdf caps each decompressed stream itself; the page count and the text are
     capped here, because many pages can share one content stream and repeat its text.
@@ -126,7 +128,44 @@ def load_pdf(path: Path) -> LoadedDocument:
                 warnings.append(f"page {number}: no extractable text (scanned image?)")
         texts.append(PageText(number, budget.add(text.replace("\r\n", "\n"))))
     title = " ".join(str(meta_title).split()) if isinstance(meta_title, str) else ""
+    if placeholder_title(title):
+        title = first_line_title(texts) or ""
     return LoadedDocument(path, title or path.stem, "pdf", texts, warnings)
+
+
+#: Metadata titles that word processors and PDF tools fill in for you: they name no
+#: document, so the first line of its text is the better title.
+_PLACEHOLDER_TITLES = re.compile(
+    r"(?:untitled(?:[\s_-]*(?:document|\d+))?|no[\s_-]*title|title|document\d*"
+    r"|(?:microsoft\s+)?(?:powerpoint\s+presentation|word\s+document)|slide\s*\d*"
+    r"|microsoft\s+(?:word|powerpoint|excel)\s+-\s+.*"
+    r"|[^\s/\\]+\.(?:docx?|odt|rtf|pptx?|xlsx?|pdf|tex|dvi|ps|txt|indd|pages))",
+    re.IGNORECASE)
+#: The longest first line taken as a title; a longer one is cut at a word.
+MAX_TITLE_CHARS = 120
+
+
+def placeholder_title(title: str) -> bool:
+    """Whether a PDF's metadata title says nothing of the document: empty, without a
+    letter, "Untitled", "Microsoft Word - draft.docx", a bare file name..."""
+    title = title.strip()
+    return not any(ch.isalpha() for ch in title) \
+        or _PLACEHOLDER_TITLES.fullmatch(title) is not None
+
+
+def first_line_title(pages: list[PageText]) -> str | None:
+    """The first line of text with a letter in it, as a title (``None``: no text)."""
+    for page in pages:
+        for line in page.text.splitlines():
+            words = line.split()
+            if not any(ch.isalpha() for ch in line):
+                continue
+            title = " ".join(words)
+            if len(title) > MAX_TITLE_CHARS:
+                cut = title.rfind(" ", 0, MAX_TITLE_CHARS)
+                title = title[:cut if cut > 0 else MAX_TITLE_CHARS] + "\u2026"
+            return title
+    return None
 
 
 # ------------------------------------------------------------------------ registry

@@ -26,6 +26,7 @@ from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages import (
     account,
     admin,
+    collection_documents,
     collections,
     history,
     login,
@@ -50,8 +51,8 @@ __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mou
            "pages_router"]
 
 #: The areas of the pages, each a module with its ``router`` of plain handler functions.
-AREAS = (research, reports, history, collections, settings, login, sources, account, admin,
-         watches)
+AREAS = (research, reports, history, collections, collection_documents, settings, login,
+         sources, account, admin, watches)
 
 
 def mount_static(app: FastAPI) -> None:

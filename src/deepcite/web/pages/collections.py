@@ -65,12 +65,13 @@ MB = 1024 * 1024
 
 @dataclass(frozen=True)
 class DocumentRow:
-    """One indexed document as its collection's page shows it."""
+    """One indexed document as its collection's page shows it (``url``: its page)."""
 
     path: str
     chunks: int
     size: int
     modified: datetime | None
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Passage:
     heading: str
     score: float
     text: str
+    url: str = ""
 
 
 def _relative(path: str, folder: str) -> str:
@@ -175,9 +177,11 @@ async def upload_collection(kit: Kit, request: Request) -> Response:
 
 
 @router.get("/collections/{name}", response_class=HTMLResponse)
-def collection(kit: Kit, request: Request, name: str, q: str | None = None) -> Response:
+def collection(kit: Kit, request: Request, name: str, q: str | None = None,
+               removed: str | None = None) -> Response:
     session = kit.session_for(request)
-    return collection_page(kit, request, session, name, (q or "").strip()[:MAX_QUERY_CHARS])
+    return collection_page(kit, request, session, name, (q or "").strip()[:MAX_QUERY_CHARS],
+                           removed=removed)
 
 
 @router.post("/collections/{name}/reindex")
@@ -315,8 +319,10 @@ def sharing_of(kit: PageKit, session: Session, name: str) -> CollectionSharing |
 
 
 def collection_page(kit: PageKit, request: Request, session: Session, name: str,
-                    query: str, status: int = 200,
-                    problem: str | None = None) -> HTMLResponse:
+                    query: str, status: int = 200, problem: str | None = None,
+                    removed: str | None = None) -> HTMLResponse:
+    """``removed``: the file name a document removal redirected with; said only when
+    no document of that name is listed (a link cannot make the page claim otherwise)."""
     from deepcite.collections.collection import Collection, validate_name
     from deepcite.runs.checks import reserved_collection
 
@@ -348,19 +354,27 @@ def collection_page(kit: PageKit, request: Request, session: Session, name: str,
                           changeable=changeable, reindexable=reindexable)
     folder = state.folder if state else ""
     documents: list[DocumentRow] = []
+    ids: dict[str, int] = {}
     if not opened.search_only:
         try:
             stored = sorted(opened.index.documents().values(), key=lambda d: d.path)
         except Exception as exc:  # noqa: BLE001 - a damaged file: say so, keep the page
             stored, problem = [], f"The documents cannot be listed: {error_line(exc)}"
+        ids = {d.path: d.id for d in stored}
+        # ``mtime``, not ``mtime_ns``: the latter is 0 ("hash it next time") for a file
+        # changed just before indexing, as every freshly uploaded one is.
         documents = [DocumentRow(_relative(d.path, folder), d.chunks, d.size,
-                                 datetime.fromtimestamp(d.mtime_ns / 1e9, tz=UTC)
-                                 if d.mtime_ns else None)
+                                 datetime.fromtimestamp(d.mtime, tz=UTC)
+                                 if d.mtime > 0 else None, document_url(name, d.id))
                      for d in stored[:MAX_DOCUMENTS_SHOWN]]
+    names = {Path(row.path).name for row in documents}
+    message = (f"{removed} was removed from {name}" if removed and len(removed) <= 255
+               and removed.isprintable() and "/" not in removed and removed not in names
+               else None)
     passages: list[Passage] = []
     if query:
         try:
-            passages = [_passage(hit.title, hit.snippet, hit.metadata, folder)
+            passages = [_passage(hit.title, hit.snippet, hit.metadata, folder, name, ids)
                         for hit in opened.search(query, SEARCH_RESULTS)]
         except DeepciteError as exc:
             problem = f"The search failed: {error_line(exc)}"
@@ -370,7 +384,7 @@ def collection_page(kit: PageKit, request: Request, session: Session, name: str,
                       passages=passages, problem=problem,
                       reserved=reserved_collection(name) is not None,
                       refresh=indexing, sharing=sharing, admin=admin,
-                      changeable=changeable, reindexable=reindexable)
+                      changeable=changeable, reindexable=reindexable, message=message)
 
 
 def share_collection(kit: PageKit, request: Request, session: Session, name: str, change: str,
@@ -431,7 +445,13 @@ def _field(form: FormData, name: str) -> str:
     return value.strip()[:4096] if isinstance(value, str) else ""
 
 
-def _passage(title: str, text: str, metadata: dict[str, Any], folder: str) -> Passage:
+def document_url(name: str, doc_id: int) -> str:
+    """A document's page (:mod:`deepcite.web.pages.collection_documents`)."""
+    return f"/collections/{quote_path(name)}/documents/{doc_id}"
+
+
+def _passage(title: str, text: str, metadata: dict[str, Any], folder: str, name: str,
+             ids: dict[str, int]) -> Passage:
     page = metadata.get("page")
     score = metadata.get("score")
     path = str(metadata.get("path") or "")
@@ -440,4 +460,5 @@ def _passage(title: str, text: str, metadata: dict[str, Any], folder: str) -> Pa
                    page=page if isinstance(page, int) else None,
                    heading=str(metadata.get("heading") or ""),
                    score=float(score) if isinstance(score, int | float) else 0.0,
-                   text=snippet)
+                   text=snippet,
+                   url=document_url(name, ids[path]) if path in ids else "")

@@ -47,11 +47,14 @@ router = APIRouter(include_in_schema=False)
 
 def research_form(kit: PageKit, request: Request, session: Session, status: int = 200,
                   problems: list[str] | None = None,
-                  values: FormData | None = None) -> HTMLResponse:
+                  values: FormData | None = None, asked: str | None = None) -> HTMLResponse:
+    """The research form; ``asked`` (``/?collection=NAME``, the collection page's "Ask
+    this collection") is ticked alone when it is one the caller may search now."""
     choices = form_choices(kit.state.settings, kit.history, kit.access(session))
     shown = [page_words(problem) for problem in problems or []]
+    usable = {row.name for row in choices.collection_rows if row.usable}
     ticked = (values.getlist("collections") if values is not None
-              else choices.preselected)
+              else [asked] if asked in usable else choices.preselected)
     engines = values.getlist("engines") if values is not None else []
     # open when something in it is ticked, or a problem is about what it holds
     sources_open = bool(ticked or engines) or any(
@@ -67,8 +70,8 @@ def research_form(kit: PageKit, request: Request, session: Session, status: int 
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(kit: Kit, request: Request) -> Response:
-    return research_form(kit, request, kit.session_for(request))
+def index(kit: Kit, request: Request, collection: str | None = None) -> Response:
+    return research_form(kit, request, kit.session_for(request), asked=collection)
 
 
 @router.post("/")
