@@ -99,6 +99,7 @@ BODY_CAPS: tuple[BodyCap, ...] = (
     BodyCap("POST", "/collections/{name}/reindex", SMALL_BODY),
     BodyCap("POST", "/collections/{name}/share", SMALL_BODY),
     BodyCap("POST", "/collections/{name}/delete", SMALL_BODY),
+    BodyCap("POST", "/collections/{name}/documents/{doc_id}/delete", SMALL_BODY),
     BodyCap("POST", "/watches", SMALL_BODY),
     BodyCap("POST", "/watches/{watch_id}/{action}", SMALL_BODY),
     BodyCap("POST", "/account/password", SMALL_BODY),
