@@ -15,23 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from deepcite.collections.collection import Collection
 from deepcite.collections.loaders.registry import load_document, placeholder_title
 from deepcite.config import Settings
-from deepcite.store import HistoryStore
-from deepcite.web.contracts import WebState
-from deepcite.web.pages import pages_router
 from tests.factories import make_pdf
-
-
-class Executor:
-    """Only what the collections pages use of an executor: its store."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.store = HistoryStore.open(settings)
+from tests.unit.test_web_collections import Executor, _csrf
+from tests.unit.test_web_collections import _client as pages_client
 
 
 @pytest.fixture
@@ -41,16 +32,7 @@ def settings(make_settings: Any) -> Settings:
 
 
 def _client(settings: Settings, roots: tuple[str, ...] = ()) -> TestClient:
-    app = FastAPI()
-    app.include_router(pages_router(WebState(settings=settings, executor=Executor(settings),
-                                             folder_roots=roots)))
-    return TestClient(app, follow_redirects=False)
-
-
-def _csrf(client: TestClient, path: str) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, path
-    return match.group(1)
+    return pages_client(settings, Executor(settings), roots)
 
 
 def _upload(client: TestClient, name: str, files: list[tuple[str, bytes]]) -> None:
