@@ -376,15 +376,21 @@ class Collection:
         link is not (see :mod:`deepcite.collections.files`).
         """
         inputs = _as_inputs(folder_or_files)
-        if self.search_only:
-            raise elastic.lives_elsewhere(self.name)
-        self.index.require_writable(f"add to collection {self.name!r}")
-        lock = BuildLock(lock_file(self.path), what=f"collection {self.name!r}",
-                         error=CollectionError)
-        with lock.held(on_wait):
+        with self._change_lock("add to").held(on_wait):
             return self._add(inputs, progress, dense=dense, reembed=reembed,
                              embed_progress=embed_progress,
                              refuse_hard_links=refuse_hard_links)
+
+    def _change_lock(self, doing: str) -> BuildLock:
+        """The lock every change of the index is made under (adds and removals, from any
+        process), once the collection may be changed here: not one whose index lives
+        only in Elasticsearch, not a read-only file (the error says what was being done:
+        ``doing`` "add to", "remove a document from")."""
+        if self.search_only:
+            raise elastic.lives_elsewhere(self.name)
+        self.index.require_writable(f"{doing} collection {self.name!r}")
+        return BuildLock(lock_file(self.path), what=f"collection {self.name!r}",
+                         error=CollectionError)
 
     def _add(self, inputs: list[Path], progress: ProgressCallback | None, *,
              dense: bool | None, reembed: bool,
@@ -529,12 +535,7 @@ class Collection:
         """
         from deepcite.collections.index.rerank import record_stats
 
-        if self.search_only:
-            raise elastic.lives_elsewhere(self.name)
-        self.index.require_writable(f"remove a document from collection {self.name!r}")
-        lock = BuildLock(lock_file(self.path), what=f"collection {self.name!r}",
-                         error=CollectionError)
-        with lock.held(None):
+        with self._change_lock("remove a document from").held(None):
             try:
                 with self.index.connect() as conn:
                     if conn.execute("SELECT 1 FROM documents WHERE path = ?",
