@@ -14,6 +14,7 @@ from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.sentence_ranking import rank_sentences
 from deepcite.text.cjk_terms import cjk_terms
 from deepcite.types import Source
+from tests.unit.test_cjk_answers import _source as cjk_source
 
 PURIFIER = (
     "# 清泉净水器\n\n"
@@ -36,9 +37,8 @@ PRINTER = (
 
 
 def _source(text: str, number: int = 1) -> Source:
-    return Source(number=number, title=text.splitlines()[0].lstrip("# "),
-                  url=f"file:///doc{number}.md", canonical_url=f"file:///doc{number}.md",
-                  snippet=text[:80], engine="user_material", full_text=text)
+    """A material titled by its first line (its heading)."""
+    return cjk_source(text, number, title=text.splitlines()[0].lstrip("# "))
 
 
 @pytest.mark.parametrize(("question", "sentence", "short"), [
