@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from deepcite.collections.collection import Collection, missing_collection, validate_name
 from deepcite.collections.demo import DEMO_NAME
 from deepcite.config import Settings
-from deepcite.errors import ConfigError, DeepciteError, EgressDenied, RequestError, error_line
+from deepcite.errors import ConfigError, DeepciteError, ModelError, RequestError, error_line
 
 if TYPE_CHECKING:
     from deepcite.runs.request import RunRequest
@@ -232,8 +232,8 @@ def provider_refusal(name: str, settings: Settings) -> str | None:
     out of the web form: a choice that cannot work is not offered, and a request that
     makes it anyway is refused with this reason rather than failing later as a run.
     """
-    from deepcite.llm.providers import ANTHROPIC_API, AUTO, PROVIDER_REGISTRY, get_provider
-    from deepcite.security.egress import EgressPolicy
+    from deepcite.llm.providers import AUTO, PROVIDER_REGISTRY, get_provider
+    from deepcite.runs.build import check_model_egress
 
     canonical = PROVIDER_REGISTRY.canonical(name)
     if canonical == AUTO:
@@ -242,17 +242,15 @@ def provider_refusal(name: str, settings: Settings) -> str | None:
         spec = get_provider(name)
     except DeepciteError as exc:
         return error_line(exc)
-    endpoint = {"anthropic": ANTHROPIC_API,
-                "openai": settings.llm.base_url or "https://api.openai.com"}.get(canonical)
-    if endpoint is not None and settings.security.offline:
-        try:
-            EgressPolicy.from_settings(settings, [endpoint]).vet(endpoint)
-        except EgressDenied:
-            return (f"it answers from {endpoint}, on the internet, and this server runs "
-                    "offline - choose local (the bundled model) or a model server on this "
-                    "machine or network")
     if canonical == "ollama":
         return None
+    # the run's own rule for where its model may be reached (offline: no internet API)
+    chosen = settings.model_copy(update={"llm": settings.llm.model_copy(
+        update={"provider": canonical})})
+    try:
+        check_model_egress(chosen)
+    except ModelError as exc:
+        return error_line(exc)
     status = spec.check(settings)
     return None if status.usable else status.detail
 
