@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -52,6 +53,17 @@ class Evidence:
     url: str
     quotes: list[tuple[str, str]] = field(default_factory=list)  # (outcome, quote)
 
+
+def waited_seconds(created_at: datetime, finished_at: datetime | None) -> float | None:
+    """Seconds from submitting a run to its end (``None`` while it has none): what the
+    history lists and the report's Duration says, so the two agree. A naive and an aware
+    time (rows written before times carried their zone) are compared as naive."""
+    if finished_at is None:
+        return None
+    start, end = created_at, finished_at
+    if (start.tzinfo is None) != (end.tzinfo is None):
+        start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    return max(0.0, (end - start).total_seconds())
 
 def report_body(result: ResearchResult, snapshot: Mapping[str, Any], settings: Settings,
                 run_id: str | None = None) -> str:

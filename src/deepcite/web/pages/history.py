@@ -38,6 +38,7 @@ from deepcite.store import ACTIVE
 from deepcite.store.read_models import RunStatus, RunSummary
 from deepcite.store.user_rights import Access
 from deepcite.types import ReportMode
+from deepcite.web.pages._views import waited_seconds
 from deepcite.web.pages.kit import Kit, PageKit
 from deepcite.web.sessions import Session
 from deepcite.web.who_is_asking import client_address
@@ -95,12 +96,10 @@ class Trash:
 
 def duration(run: RunSummary) -> str:
     """How long the run took (``finished_at - created_at``), ``""`` when unknown."""
-    if run.finished_at is None:
+    waited = waited_seconds(run.created_at, run.finished_at)
+    if waited is None:
         return ""
-    start, end = run.created_at, run.finished_at
-    if (start.tzinfo is None) != (end.tzinfo is None):
-        start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
-    seconds = max(0, int((end - start).total_seconds()))
+    seconds = int(waited)
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:

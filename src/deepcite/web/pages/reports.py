@@ -20,7 +20,7 @@ from deepcite.store import StoredRun
 from deepcite.store.snapshot import snapshot_collections
 from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
-from deepcite.web.pages._views import evidence, report_body
+from deepcite.web.pages._views import evidence, report_body, waited_seconds
 from deepcite.web.pages.kit import Kit, PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
@@ -185,11 +185,9 @@ def run_seconds(stored: StoredRun) -> float | None:
     """How long the person waited: submitted to finished, as the history lists it (the
     research's own wall time leaves out a queue and loading the model, so the two pages
     disagreed); the research's time when the run has no end recorded."""
-    if stored.finished_at is not None:
-        start, end = stored.created_at, stored.finished_at
-        if (start.tzinfo is None) != (end.tzinfo is None):
-            start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
-        return max(0.0, (end - start).total_seconds())
+    waited = waited_seconds(stored.created_at, stored.finished_at)
+    if waited is not None:
+        return waited
     wall = stored.result.metrics.wall_seconds
     return wall if wall > 0 else None
 
