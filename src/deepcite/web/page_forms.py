@@ -194,7 +194,7 @@ def form_choices(settings: Settings, store: HistoryStore | None = None,
     A listing that fails (a broken plugin, an unreadable data folder) leaves its list
     empty instead of breaking the form: the defaults still work.
     """
-    from deepcite.llm import describe_providers
+    from deepcite.llm.providers import PROVIDER_REGISTRY
     from deepcite.research.strategies import strategy_statuses
     from deepcite.runs.checks import provider_refusal
     from deepcite.search import describe_engines
@@ -214,8 +214,10 @@ def form_choices(settings: Settings, store: HistoryStore | None = None,
     choices.collection_rows = rows
     choices.collections = [row.name for row in choices.collection_rows if row.usable]
     with contextlib.suppress(DeepciteError):  # only what can answer here (offline: no API)
-        choices.providers = [p.name for p in describe_providers(settings)
-                             if provider_refusal(p.name, settings) is None]
+        # provider_refusal checks each (but does not probe Ollama, which may start later):
+        # describe_providers would check them all once more, and wait on Ollama's probe
+        choices.providers = [name for name in PROVIDER_REGISTRY.names()
+                             if provider_refusal(name, settings) is None]
     choices.web_usable = not settings.security.offline and any(
         name not in _NOT_WEB for name in choices.engines)
     configured = [n for n in settings.search.collections if n in choices.collections]
