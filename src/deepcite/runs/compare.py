@@ -541,7 +541,7 @@ def comparison_markdown(cmp: RunComparison) -> str:
         lines += ["Kept, renumbered (A → B):", ""]
         moves: dict[str, list[KeptSource]] = {}
         for k in renumbered:
-            moves.setdefault(canonical_url(k.url) if k.url else k.title, []).append(k)
+            moves.setdefault(_document_key(k.title, k.url), []).append(k)
         lines += [f"- {_safe(group[0].title)} ({_safe(group[0].url)}): "
                   + ", ".join(f"[{k.a_number}] → [{k.b_number}]" for k in group)
                   for group in moves.values()]
