@@ -189,6 +189,43 @@ class OutlineEntry(_Record):
     materials: list[str] = Field(default_factory=list)
 
 
+#: A claim's verdict in a document check (``deepcite check``, issue 48): the sources
+#: state it (``supported``), state part of it (``partly_supported``), state something
+#: else for the same thing - another number, date, name, or the opposite
+#: (``contradicted``) - or say nothing of it (``not_found``).
+Verdict = Literal["supported", "partly_supported", "contradicted", "not_found"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+class ClaimEvidence(_Record):
+    """A quote of source ``number`` that decided a claim's verdict, found verbatim in
+    the source's text at ``start``..``end`` (character offsets, when known)."""
+
+    number: int = Field(ge=1)
+    quote: str
+    start: int | None = None
+    end: int | None = None
+
+
+class ClaimVerdict(_Record):
+    """One checkable claim of a checked document and what the sources say of it.
+
+    ``start``/``end`` are character offsets into the document as given, so front ends
+    can mark the claim in place; ``citations`` are source numbers of the result's
+    ``sources``; ``note`` says why, naming the source's own value when it contradicts
+    ("draft: 30 days; source [2]: 90 days").
+    """
+
+    number: int = Field(ge=1)
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    verdict: Verdict
+    citations: list[int] = Field(default_factory=list)
+    evidence: list[ClaimEvidence] = Field(default_factory=list)
+    note: str = ""
+
+
 class RunNotice(_Record):
     """One warning of a result: its machine-readable ``code`` and the ``message`` for
     people (the same pair a :class:`RunWarning` event carried while the run went on)."""
@@ -250,6 +287,8 @@ class ResearchResult(_Record):
     title: str | None = None
     #: The outline a detailed report was written to (empty for quick answers).
     outline: list[OutlineEntry] = Field(default_factory=list)
+    #: A document check's claims, in document order (empty for other runs).
+    claims: list[ClaimVerdict] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
