@@ -148,12 +148,14 @@ client = ChatClient(model, context_size=2048, max_tokens=64)
 print(client.complete("answer", "Cite sources.", "How do I read a CSV file?"))
 print(client.usage.prompt_tokens, client.usage.completion_tokens)
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("langchain_core", "langsmith")))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("httpx", "httpcore")))
 """
 
 
 def test_the_bundled_model_path_imports_no_langchain(tmp_path: Path) -> None:
     """An ask answered by the bundled model loads LangChain's core nowhere: it and
-    LangSmith's tracers cost about half a second of every offline ask (issue 46).
+    LangSmith's tracers cost about half a second of every offline ask (issue 46); nor
+    httpx.
     The model is faked at llama.cpp; the modules are those of `deepcite ask` and a
     model call through ChatClient."""
     env = {**os.environ, "DEEPCITE_DATA_DIR": str(tmp_path),
@@ -161,7 +163,10 @@ def test_the_bundled_model_path_imports_no_langchain(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", BUNDLED_ASK], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    reply, usage, loaded = done.stdout.strip().splitlines()
+    reply, usage, loaded, http = done.stdout.strip().splitlines()
     assert reply == "Use csv.reader [1]."
     assert usage == "9 5"
     assert loaded == "[]"
+    # Nor an HTTP client: the collections, the context window and the Ollama probe
+    # load httpx when they first talk to a server (about a tenth of a second).
+    assert http == "[]"

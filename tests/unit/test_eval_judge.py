@@ -165,7 +165,7 @@ class RaisingClient:
     prompt_budget_chars = 16_000
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None, enough: object = None) -> str:
         raise ModelError("judge model timed out\n" + "detail " * 100)
 
 

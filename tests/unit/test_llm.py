@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
+import numpy as np
 import pytest
 import respx
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -447,13 +448,13 @@ def test_a_closed_ollama_port_is_told_without_an_http_client(
     and builds no HTTP client (its TLS contexts cost a tenth of a second per run)."""
     import socket
 
-    from deepcite.llm import providers
+    from deepcite.security import transport
 
     with socket.socket() as probe:  # a port that was free a moment ago: refused now
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     built: list[object] = []
-    monkeypatch.setattr(providers, "egress_client",
+    monkeypatch.setattr(transport, "egress_client",
                         lambda *a, **k: built.append(a) or pytest.fail("client built"))
     fake_sdk(monkeypatch, "langchain_ollama", "ChatOllama")
     settings = llm_settings(ollama_url=f"http://127.0.0.1:{port}")
@@ -540,6 +541,14 @@ class StreamingLlama:
     def __init__(self) -> None:
         self.yielded = 0
         self.stops: list[str] = []
+        self.n_tokens = 0
+        self.input_ids = np.zeros(100_000, dtype=np.intc)
+        self.evaluated: list[int] = []
+
+    def eval(self, tokens: list[int]) -> None:
+        self.input_ids[self.n_tokens:self.n_tokens + len(tokens)] = tokens
+        self.n_tokens += len(tokens)
+        self.evaluated.append(len(tokens))
 
     def token_eos(self) -> int:
         return 2
@@ -572,6 +581,90 @@ def test_local_model_stops_mid_reply_when_asked(monkeypatch: pytest.MonkeyPatch)
     assert reply == "w0 w1 w2 w3 w4"
     assert fake.yielded == 6 and fake.stops == ["<|im_end|>"]
     assert client.usage.completion_tokens == 5
+
+
+def test_a_cancel_while_the_prompt_is_read_stops_before_the_whole_prompt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long prompt is read in chunks with a look at ``should_stop`` between them, so a
+    cancel that lands while the model reads it (seconds on a small CPU) stops the call
+    there: nothing is generated and the rest of the prompt is never evaluated."""
+    path = Path("/nowhere/stream.gguf")
+    fake = StreamingLlama()
+    monkeypatch.setitem(local_module._CACHE, (str(path.resolve()), 2048, 2),
+                        local_module._Loaded(fake))
+    model = LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2)
+    client = make_client(model)
+    client.should_stop = lambda: len(fake.evaluated) >= 2
+    reply = client.complete("synthesis", "Be brief.", "word " * 2000)
+    assert reply == ""
+    assert fake.yielded == 0  # no token was generated
+    assert sum(fake.evaluated) < 2000  # the prompt was not read to its end
+
+
+def test_a_prompt_read_before_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunks read ahead are what the completion continues from: a second call with
+    the same prompt finds it in the model's cache and reads nothing again."""
+    path = Path("/nowhere/stream.gguf")
+    fake = StreamingLlama()
+    monkeypatch.setitem(local_module._CACHE, (str(path.resolve()), 2048, 2),
+                        local_module._Loaded(fake))
+    model = LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2, max_tokens=1000)
+    client = make_client(model)
+    client.should_stop = lambda: fake.yielded > 2
+    client.complete("synthesis", "Be brief.", "word " * 300)
+    first = sum(fake.evaluated)
+    assert first > local_module.PREFILL_CHUNK_TOKENS  # read in several chunks
+    client.complete("synthesis", "Be brief.", "word " * 300)
+    assert sum(fake.evaluated) == first
+
+
+class LinesLlama(StreamingLlama):
+    """Writes a first line, then more lines, a token at a time."""
+
+    def create_completion(self, prompt: Any, **options: Any) -> Any:
+        self.stops = options["stop"]
+        for i in range(200):
+            self.yielded += 1
+            yield {"choices": [{"text": "\n" if i % 4 == 3 else f"w{i} "}]}
+
+
+def test_a_reply_whose_first_line_is_all_that_is_read_ends_with_that_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grounded answer reads only the first line of the model's reply; the bundled
+    model stops when that line is written instead of writing on to its token limit,
+    and the line read is the one a whole reply would have given."""
+    from deepcite.citations.model_lead import first_line, first_line_written
+
+    path = Path("/nowhere/stream.gguf")
+    fake = LinesLlama()
+    monkeypatch.setitem(local_module._CACHE, (str(path.resolve()), 2048, 2),
+                        local_module._Loaded(fake))
+    client = make_client(LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2,
+                                           max_tokens=1000))
+    client.should_stop = lambda: False
+    whole = client.complete("grounded", "Be brief.", "Question?")
+    written = fake.yielded
+    short = client.complete("grounded", "Be brief.", "Question?", enough=first_line_written)
+    assert fake.yielded - written == 4  # three words and the line break
+    assert first_line(short) == first_line(whole) == "w0 w1 w2"
+    assert written == 200
+
+
+def test_the_first_line_is_written_only_when_it_has_prose() -> None:
+    from deepcite.citations.model_lead import first_line_written
+
+    assert not first_line_written("Use the csv module")  # the line may go on
+    assert not first_line_written("\n\n```python\n")  # blank lines and a fence
+    assert first_line_written("\nUse the csv module.\nimport")
+
+
+def test_generation_uses_every_core_of_a_small_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python's default (half the CPUs) left one of a 2-vCPU machine's cores
+    idle while the model wrote; small machines use all, big ones half."""
+    for usable, threads in ((1, 1), (2, 2), (4, 4), (8, 4), (16, 8)):
+        monkeypatch.setattr(local_module.os, "sched_getaffinity",
+                            lambda _pid, n=usable: set(range(n)))
+        assert local_module.default_threads() == threads
 
 
 def test_an_openai_compatible_server_is_sent_the_cap_as_max_tokens_too() -> None:

@@ -44,7 +44,7 @@ class Summariser:
         return 10**9
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None, enough: object = None) -> str:
         self.calls += 1
         if self.fail_with is not None:
             raise ModelError(f"provider rejected the prompt: {self.fail_with}")

@@ -46,7 +46,7 @@ class FakeCompleter:
         return self.budget
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None, enough: object = None) -> str:
         with self._lock:
             self.calls.append((purpose, system, user, max_tokens))
             self._active += 1

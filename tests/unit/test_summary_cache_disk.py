@@ -215,7 +215,7 @@ class Model:
         self.calls = 0
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None, enough: object = None) -> str:
         self.calls += 1
         return "A faithful summary."
 
@@ -242,7 +242,7 @@ class HeldModel(Model):
         self.go = threading.Event()
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None, enough: object = None) -> str:
         self.asked.set()
         assert self.go.wait(30), "the test never let the summary finish"
         return super().complete(purpose, system, user, max_tokens=max_tokens)

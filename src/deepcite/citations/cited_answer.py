@@ -9,6 +9,7 @@ the names a handler (a plugin's included) is written against.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -29,9 +30,11 @@ class Completer(Protocol):
         ...
 
     def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None,
+        enough: Callable[[str], bool] | None = None,
     ) -> str:
-        """One chat call; returns the cleaned reply text."""
+        """One chat call; returns the cleaned reply text (``enough``: see
+        :meth:`deepcite.llm.ChatClient.complete`)."""
         ...
 
 

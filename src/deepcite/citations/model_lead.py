@@ -52,7 +52,7 @@ def ask(client: Completer, question: str, shown: Sequence[Sentence], *, factual:
     system = _SHORT_SYSTEM if factual else _LEAD_SYSTEM
     try:
         return client.complete("grounded", system, _numbered(question, shown),
-                               max_tokens=LEAD_TOKENS)
+                               max_tokens=LEAD_TOKENS, enough=first_line_written)
     except ModelError:
         return None  # the answer stands on the sources alone
 
@@ -60,6 +60,13 @@ def ask(client: Completer, question: str, shown: Sequence[Sentence], *, factual:
 def _numbered(question: str, sentences: Sequence[Sentence]) -> str:
     lines = [f"{i}. {one_line(s.text)}" for i, s in enumerate(sentences, 1)]
     return "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}"
+
+
+def first_line_written(reply_so_far: str) -> bool:
+    """Whether a reply being written already holds its :func:`first_line`, complete: all
+    of the reply that is read, so the model may stop there."""
+    written, newline, _ = reply_so_far.rpartition("\n")
+    return bool(newline) and bool(first_line(written))
 
 
 def first_line(reply: str) -> str:

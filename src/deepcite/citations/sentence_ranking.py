@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from deepcite.citations import answer_type as types
-from deepcite.citations import cjk_answers, question_match
+from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import Intent, gives, question_intent
@@ -160,8 +160,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         return []
     # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
     # the units of the dimension the question names is about that word too.
-    implied = ({id(s): cjk_answers.implied_terms(s.text, question) for s in sentences}
-               if has_cjk(question) else {})
+    if has_cjk(question):  # the CJK answer patterns load with the first CJK question
+        from deepcite.citations import cjk_answers
+
+        implied = {id(s): cjk_answers.implied_terms(s.text, question) for s in sentences}
+    else:
+        implied = {}
     about = {id(s): [*s.about, *implied.get(id(s), [])] for s in sentences}
     sharing = [s for s in sentences if wanted & set(about[id(s)])]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
@@ -205,7 +209,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         if sentence.rank in off_title:
             prior *= OFF_TITLE
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
-        if cjk and cjk_answers.fits(sentence.text, question):
+        if cjk and _cjk_fits(sentence.text, question):
             cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
         if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
             cue += INTENT_BOOST
@@ -213,6 +217,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
     return ranked
+
+
+def _cjk_fits(text: str, question: str) -> bool:
+    """:func:`deepcite.citations.cjk_answers.fits`, its module loaded on first use."""
+    from deepcite.citations import cjk_answers
+
+    return cjk_answers.fits(text, question)
 
 
 __all__ = [
@@ -228,3 +239,4 @@ __all__ = [
     "off_topic",
     "rank_sentences",
 ]
+

@@ -251,7 +251,8 @@ class ChatClient:
             return self._cut
 
     def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None,
+        enough: Callable[[str], bool] | None = None,
     ) -> str:
         """Send one system + user prompt and return the reply text.
 
@@ -270,14 +271,19 @@ class ChatClient:
         thinking is asked once more with a larger limit when the window has room and
         the reply is not a loop; otherwise it is kept as it came and counted in
         :attr:`cut_replies`.
+
+        ``enough`` says whether the reply so far already holds all
+        the caller will read - a grounded answer reads only the first line: models that
+        stream in-process stop there instead of writing to the limit (the bundled model
+        spent two thirds of an answer's model time on lines nobody read).
         """
         cap = min(max_tokens, self.max_tokens) if max_tokens is not None else None
         try:
-            reply = self._call(purpose, system, user, cap)
+            reply = self._call(purpose, system, user, cap, enough)
         except _Overflow as overflow:
             user, cap = self._refit(purpose, overflow, system, user, cap)
             try:
-                reply = self._call(purpose, system, user, cap)
+                reply = self._call(purpose, system, user, cap, enough)
             except _Overflow as again:
                 raise ModelError(
                     f"{self.server} refused the prompt for {purpose!r} as too long even "
@@ -290,7 +296,8 @@ class ChatClient:
 
     # ------------------------------------------------------------------ one call
 
-    def _call(self, purpose: str, system: str, user: str, cap: int | None) -> _Reply:
+    def _call(self, purpose: str, system: str, user: str, cap: int | None,
+              enough: Callable[[str], bool] | None = None) -> _Reply:
         """One model call, counted; a context-length refusal raises :class:`_Overflow`."""
         messages = _messages(self.model, system, user)
         options: dict[str, Any] = {}
@@ -298,6 +305,10 @@ class ChatClient:
             options["max_tokens"] = cap
         if self.should_stop is not None and getattr(self.model, "supports_should_stop", False):
             options["should_stop"] = self.should_stop
+        if enough is not None and getattr(self.model, "supports_enough", False):
+            wanted = enough
+            # A reply that thinks aloud is read after its thinking: never cut short.
+            options["enough"] = lambda so_far: "think>" not in so_far and wanted(so_far)
         started = time.perf_counter()
         try:
             reply = self.model.invoke(

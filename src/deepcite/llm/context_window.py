@@ -25,15 +25,18 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
-
-import httpx
 
 from deepcite.config import Settings
 from deepcite.errors import EgressDenied, ModelError
 from deepcite.security.egress import EgressPolicy
-from deepcite.security.transport import egress_client
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx and the egress transport load with the first probe: the bundled model asks
+# nothing of any server, and an offline ask need not load an HTTP client.
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +142,8 @@ def _once(base_url: str, model: str, probe: Callable[[], int | None]) -> int | N
     with _LOCK:
         if key in _WINDOWS:
             return _WINDOWS[key]
+    import httpx
+
     try:
         found = probe()
     except OllamaModelMissing:
@@ -197,6 +202,8 @@ def ollama_window(url: str, model: str, settings: Settings | None = None,
     """
 
     def probe() -> int | None:
+        from deepcite.security.transport import egress_client
+
         policy = EgressPolicy.from_settings(settings, [url])
         with egress_client(policy, timeout=timeout) as client:
             response = client.post(f"{url.rstrip('/')}/api/show",
@@ -267,6 +274,10 @@ def openai_compatible_window(base_url: str, model: str, settings: Settings | Non
     """
 
     def probe() -> int | None:
+        import httpx
+
+        from deepcite.security.transport import egress_client
+
         policy = EgressPolicy.from_settings(settings, [base_url])
         root = _server_root(base_url)
         with egress_client(policy, timeout=timeout) as client:

@@ -55,7 +55,8 @@ class ModelInterface(Protocol):
         ...
 
     def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None,
+        enough: Callable[[str], bool] | None = None,
     ) -> str:
         """One chat call tagged ``deepcite:<purpose>``; returns the cleaned reply text."""
         ...

@@ -30,7 +30,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import PrivateAttr, SecretStr
 
 from deepcite._optional import installed as _installed
@@ -53,12 +52,10 @@ from deepcite.llm.local import (
 )
 from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
 from deepcite.security.egress import EgressPolicy, Verdict
-from deepcite.security.transport import (
-    EgressTransport,
-    egress_client,
-    refusing_transport,
-    sdk_egress_client,
-)
+
+# httpx and the egress transport (``deepcite.security.transport``) are imported where
+# a provider talks to a server: the bundled model and a refused Ollama port need no
+# HTTP client, and loading one costs an offline ask about a tenth of a second.
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -135,8 +132,16 @@ def ollama_models(url: str, timeout: float = OLLAMA_PROBE_TIMEOUT_SECONDS,
     tags_url = f"{url.rstrip('/')}/api/tags"
     policy = EgressPolicy.from_settings(settings, [url])
     try:
-        if _refused_everywhere(policy.vet(tags_url), timeout):
-            raise OllamaUnreachable(f"ConnectError: nothing listens at {url}")
+        refused = _refused_everywhere(policy.vet(tags_url), timeout)
+    except EgressDenied as exc:
+        raise OllamaUnreachable(str(exc)) from exc
+    if refused:
+        raise OllamaUnreachable(f"ConnectError: nothing listens at {url}")
+    import httpx
+
+    from deepcite.security.transport import egress_client
+
+    try:
         with egress_client(policy, timeout=timeout) as client:
             response = client.get(tags_url)
         response.raise_for_status()
@@ -203,6 +208,8 @@ def _check_ollama(settings: Settings) -> ProviderStatus:
 
 
 def _build_ollama(settings: Settings) -> BaseChatModel:
+    from deepcite.security.transport import EgressTransport, refusing_transport
+
     chat_ollama = _import_class("langchain_ollama", "ChatOllama", "langchain-ollama", "ollama")
     fields = getattr(chat_ollama, "model_fields", None)
     if fields is not None and "async_client_kwargs" not in fields:
@@ -290,6 +297,8 @@ def _check_openai(settings: Settings) -> ProviderStatus:
 
 
 def _build_openai(settings: Settings) -> BaseChatModel:
+    from deepcite.security.transport import egress_client
+
     chat_openai = _import_class("langchain_openai", "ChatOpenAI", "langchain-openai", "openai")
     if not settings.llm.model:
         raise ModelError(
@@ -401,6 +410,9 @@ def _pinned_anthropic(chat_anthropic: type[Any]) -> type[Any]:
     is what this closes.
     """
     import anthropic
+    import httpx
+
+    from deepcite.security.transport import refusing_transport, sdk_egress_client
 
     default = getattr(anthropic, "DefaultHttpxClient", httpx.Client)
     http_name = next((c.__module__ for c in default.__mro__ if c.__name__ == "Client"),

@@ -27,7 +27,7 @@ import contextlib
 import logging
 import threading
 import zlib
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -87,7 +87,8 @@ class Completer(Protocol):
         ...
 
     def complete(
-        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None
+        self, purpose: str, system: str, user: str, *, max_tokens: int | None = None,
+        enough: Callable[[str], bool] | None = None,
     ) -> str:
         """One chat call; returns the cleaned reply text."""
         ...

@@ -9,7 +9,6 @@ gets a warning; cancellation stops further downloads.
 from __future__ import annotations
 
 from deepcite.research.context import RunContext
-from deepcite.search.fetch import fetch_many
 from deepcite.types import SearchResult
 
 
@@ -24,6 +23,10 @@ def add_full_text(ctx: RunContext, result_lists: list[list[SearchResult]]
                                                                              "https://"))))
     if not wanted:
         return result_lists
+    # Loaded with the first page to fetch: a run over collections alone needs no HTTP
+    # client (httpx costs an offline ask about a tenth of a second).
+    from deepcite.search.fetch import fetch_many
+
     outcomes = fetch_many(wanted, ctx.settings, concurrency=ctx.settings.search.concurrency,
                           should_stop=lambda: ctx.cancel.cancelled)
     texts = {o.url: o.text for o in outcomes if o.text}

@@ -53,7 +53,7 @@ on its own, from a text the report does not keep.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -213,7 +213,8 @@ class _StoredVerdicts:
         self.missing = 0
 
     def complete(self, purpose: str, system: str, user: str, *,
-                 max_tokens: int | None = None) -> str:
+                 max_tokens: int | None = None,
+                 enough: Callable[[str], bool] | None = None) -> str:
         number = _SOURCE_ID.match(user)
         claim = user.rsplit(_CLAIM, 1)[-1] if _CLAIM in user else None
         check = (self._verdicts.get((claim, int(number.group(1))))

@@ -26,18 +26,17 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
-
-import httpx
 
 from deepcite.collections.index.retrieval import Hit, split_heading_path
 from deepcite.collections.index.sqlite_index import Index
 from deepcite.config import Settings
 from deepcite.errors import CollectionError, EgressDenied, mapped_errors
-from deepcite.search.engines.elasticsearch import ElasticsearchEngine, cluster_url
 from deepcite.security.egress import EgressPolicy
-from deepcite.security.transport import egress_client
+
+if TYPE_CHECKING:
+    import httpx
 
 BACKENDS = ("sqlite", "elasticsearch")
 """Where a collection's chunks are searched: the embedded index or a cluster."""
@@ -118,6 +117,8 @@ class Cluster:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        from deepcite.search.engines.elasticsearch import cluster_url  # see _connect
+
         self.url = cluster_url(settings)
         self.display_url = _without_credentials(self.url) if self.url else "(not configured)"
         self._client: httpx.Client | None = None
@@ -143,6 +144,11 @@ class Cluster:
             policy.check(self.url)
         except EgressDenied as exc:
             raise CollectionError(f"Elasticsearch at {self.display_url}: {exc}") from None
+        # httpx loads with the first cluster request: every collection module imports
+        # this one, and an offline ask over the embedded index needs no HTTP client.
+        from deepcite.search.engines.elasticsearch import ElasticsearchEngine
+        from deepcite.security.transport import egress_client
+
         key = ElasticsearchEngine.api_key(self.settings)
         headers = {"Authorization": f"ApiKey {key}"} if key else None
         return egress_client(policy, timeout=self.settings.engines.timeout_seconds,
@@ -162,6 +168,8 @@ class Cluster:
 
         Replies with a status in ``allow`` (say 404 for "no such index") are returned.
         """
+        import httpx
+
         client = self._http()
         headers = {"Content-Type": "application/x-ndjson"} if content is not None else None
         try:
