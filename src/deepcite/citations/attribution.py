@@ -183,6 +183,13 @@ def _names_a_source(sentence: str, titles: set[str]) -> bool:
     return sentence_key(sentence).strip("() ") in titles
 
 
+def _title_keys(sources: Sequence[_Source]) -> set[str]:
+    """The sources' titles as :func:`_names_a_source` compares them: keyed and without
+    the brackets around them, which for a title ending in its own "(... documentation)"
+    are its last character too."""
+    return {sentence_key(source.title).strip("() ") for source in sources}
+
+
 def _considered(sentence: str, claim: str) -> bool:
     """A factual prose sentence: enough content words, no question, not code or a note."""
     stripped = sentence.strip()
@@ -278,7 +285,7 @@ def attribute(
     work to sentences not already in that earlier text.
     """
     matcher = _Matcher(_sources(sources))
-    titles = {sentence_key(source.title) for source in matcher.sources.values()}
+    titles = _title_keys(list(matcher.sources.values()))
     unchanged = set()
     if previous is not None:
         unchanged = {sentence_key(s) for ln in previous.splitlines() for s in split_sentences(ln)}
