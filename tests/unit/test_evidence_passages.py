@@ -159,22 +159,6 @@ def test_a_quoted_passages_title_is_not_cited_again() -> None:
     assert "[1] (Super Bowl 50, paragraph 44)\n" in f"{checked.text}\n"
 
 
-def test_a_passage_listed_for_a_question_sharing_no_word_is_prose_not_a_header() -> None:
-    """Asked in another language, a question shares no word with an English source;
-    the passage listed for it was the source's first line, a generated page's header
-    ("Python Library Documentation: module zebra NAME ..."). It is a sentence of prose,
-    and a span of the source."""
-    page = ("Zebra Library Documentation: module zebra\n\nNAME\n    zebra - striped caches\n\n"
-            "DESCRIPTION\n    The zebra module keeps recent results in a striped cache.\n"
-            "    Entries older than the flush interval are dropped.\n\nFILE\n    zebra.py\n")
-    source = Source(number=1, title="zebra - striped caches", url="file:///docs/zebra.txt",
-                    canonical_url="file:///docs/zebra.txt", snippet=page, engine="collection")
-    listed = evidence_list("斑马缓存的条目保留多久？", [source])
-    quote = listed.split("\u201c", 1)[1].split("\u201d", 1)[0]
-    assert quote == "The zebra module keeps recent results in a striped cache."
-    assert quote in " ".join(page.split())
-
-
 def test_a_title_ending_in_its_own_brackets_is_not_cited_again() -> None:
     """A title such as "functools - Tools (Python standard library module
     documentation)" ends in a bracket of its own: quoted after a passage it must still

@@ -18,21 +18,13 @@ import re
 from collections.abc import Iterable
 
 from deepcite.citations.attribution import attribute_sentences
-from deepcite.citations.candidates import candidate_sentences
 from deepcite.citations.cited_answer import CitedAnswer
 from deepcite.citations.display import clean_quote
 from deepcite.citations.grounded import rank_sentences
 from deepcite.citations.markers import cited_numbers, clean_markers
 from deepcite.citations.question_match import Similarity
-from deepcite.citations.sentence_ranking import admissible
 from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share_texts
-from deepcite.citations.text import (
-    best_excerpt,
-    closest_sentence,
-    cut_at_word,
-    dominant_script,
-    escape_quoted,
-)
+from deepcite.citations.text import best_excerpt, cut_at_word, dominant_script, escape_quoted
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
 from deepcite.text.frames import frame, frame_for
@@ -159,23 +151,13 @@ def evidence_list(question: str, sources: list[Source], limit: int = EVIDENCE_PA
     for source in sources:
         if len(quotes) >= limit:
             break
-        quotes.setdefault(id(source), (source, _closest_excerpt(source, question)))
+        quotes.setdefault(id(source), (source, best_excerpt(source.text, question)))
     lines = [
         f"- \u201c{escape_quoted(one_line(clean_quote(quote)))}\u201d "
         f"[{source.number}] ({escape_quoted(one_line(source.title))})"
         for source, quote in quotes.values()
     ]
     return "\n".join(lines)
-
-
-def _closest_excerpt(source: Source, question: str) -> str:
-    """The excerpt of ``source`` closest to ``question``, taken from its sentences of
-    prose (:func:`~deepcite.citations.candidates.candidate_sentences`: no headings, no
-    ``NAME``/``FILE`` labels, navigation or code) where it has any. A question sharing
-    no word with a source (asked in another language) otherwise got the source's first
-    line, a page header such as "Python Library Documentation: module functools NAME"."""
-    prose = [s.text for s in candidate_sentences([source]) if admissible(s)]
-    return closest_sentence(prose, question) if prose else best_excerpt(source.text, question)
 
 
 def evidence_answer(question: str, sources: list[Source], *, intro: str,

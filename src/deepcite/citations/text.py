@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
 
 from deepcite.citations.markers import _sub_outside_code
 from deepcite.text.cjk import has_cjk
@@ -76,17 +75,6 @@ def best_excerpt(text: str, query: str, max_chars: int = 300) -> str:
     if len(excerpt) < max_chars // 2 and best + 1 < len(sentences):
         excerpt = f"{excerpt} {sentences[best + 1]}"
     return cut_at_word(excerpt, max_chars)
-
-
-def closest_sentence(sentences: Sequence[str], query: str, max_chars: int = 300) -> str:
-    """The one of ``sentences`` sharing most with ``query`` (the first on a tie), cut
-    to ``max_chars``. Unlike :func:`best_excerpt` it never adds the next sentence:
-    sentences picked out of a text need not stand next to each other in it, and a
-    quote must be a span of its source."""
-    query_words = _matched_units(query, question=True)
-    best = max(range(len(sentences)), key=lambda i: (overlap(query_words, _matched_units(
-        sentences[i])), -i))
-    return cut_at_word(" ".join(sentences[best].split()), max_chars)
 
 
 def cut_at_word(text: str, max_chars: int) -> str:
