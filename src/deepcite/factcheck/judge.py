@@ -60,6 +60,8 @@ SUPPORTED_WITH_VALUES = 0.6
 CONTEXT_WEIGHT = 0.5
 #: A value of another sentence this close to the best one's score contradicts the claim.
 NEAR_SCORE = 0.15
+#: ... and only when that sentence says this share of the claim's words itself.
+NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
 SLOT_BONUS = 0.1
 #: The most quotes kept as a claim's evidence.
@@ -67,6 +69,7 @@ MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
 # What opens a line of a list, a quote or a heading: not part of a quote.
 _LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
 _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven
@@ -195,20 +198,46 @@ class _Pool:
 
 @lru_cache(maxsize=512)
 def _spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Sentences of a passage, lines of a list or table counted as sentences."""
+    """Sentences of a passage; the items of a list or table, and a heading line, are
+    sentences of their own, while prose wrapped over lines stays one sentence."""
     spans: list[tuple[int, int]] = []
     for start, end in sentence_spans(text):
+        lines: list[tuple[int, int]] = []  # (start, end) of each line of the sentence
         at = start
         for line in text[start:end].split("\n"):
-            stripped = line.strip()
+            lines.append((at, at + len(line)))
+            at += len(line) + 1
+        pieces: list[list[int]] = []
+        for index, (a, b) in enumerate(lines):
+            line = text[a:b].strip()
+            previous = text[lines[index - 1][0]:lines[index - 1][1]].strip() if index else ""
+            if not pieces or _LINE_MARK.match(line) or line.startswith("|") \
+                    or _RULE_LINE.fullmatch(line) or _own_line(previous):
+                pieces.append([a, b])
+            else:
+                pieces[-1][1] = b
+        for a, b in pieces:
+            piece = text[a:b]
+            stripped = piece.strip()
             mark = _LINE_MARK.match(stripped)
             if mark is not None and mark.end() < len(stripped):
                 stripped = stripped[mark.end():]
             if stripped:
-                lead = at + len(line.rstrip()) - len(stripped)
+                lead = a + len(piece.rstrip()) - len(stripped)
                 spans.append((lead, lead + len(stripped)))
-            at += len(line) + 1
     return tuple(spans)
+
+
+def _own_line(line: str) -> bool:
+    """Whether a line stands alone: a heading, a table row, a list item, or a title
+    (title case, no end), ending the sentence-like piece it is in."""
+    if not line:
+        return False
+    if line.startswith(("#", "|")) or _LINE_MARK.match(line) or _RULE_LINE.fullmatch(line):
+        return True
+    words = [w for w in _WORDS_ONLY.findall(line) if w.lower() not in STOPWORDS]
+    return bool(words) and not line.endswith((".", ",", ";", ":", "-", "(")) \
+        and sum(w[0].isupper() for w in words) >= 0.6 * len(words)
 
 
 def _opposite_terms() -> dict[str, frozenset[str]]:
@@ -249,6 +278,21 @@ def _placed_like(claim: str, at: int, sentence: str, starts: Sequence[int]) -> i
     mine = _terms(claim[max(0, at - 48):at])
     scores = [len(mine & _terms(sentence[max(0, start - 48):start])) for start in starts]
     return scores.index(max(scores))
+
+
+def _name_in_place(claim: str, start: int, end: int, sentence: str,
+                   names: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """Of the sentence's ``names``, the one standing where the claim's name at
+    ``start``..``end`` stands - among the same words before or after it - or None."""
+    before = _terms(claim[max(0, start - 48):start])
+    after = _terms(claim[end:end + 48])
+    best, best_score = None, 0
+    for a, b in names:
+        score = len(before & _terms(sentence[max(0, a - 48):a])) \
+            + len(after & _terms(sentence[b:b + 48]))
+        if score > best_score:
+            best, best_score = (a, b), score
+    return best
 
 
 def _nearest(claim_text: str, value: Value, sentence: _Sentence,
@@ -393,8 +437,9 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     missing: list[str] = []
     # a value is looked up in the best sentence first: what it says decides; then its
     # neighbours and the sentences nearly as close to the claim; then the others
+    own = {id(s): score for score, s in scored}
     close_by = [s for s in on_subject if s is best or s in near
-                or any(score >= best_score - NEAR_SCORE for score, t in scored if t is s)]
+                or own[id(s)] >= best_score - NEAR_SCORE]
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
@@ -406,7 +451,8 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         elif decided[1] is None:
             stated.append(value.text)
             quote_of(decided[0])
-        elif any(decided[0] is s for s in close_by):
+        elif decided[0] is best or (any(decided[0] is s for s in close_by)
+                                    and own[id(decided[0])] >= NEAR_FLOOR):
             conflicts.append(Conflict(value.text, decided[1].text, quote_of(decided[0])))
         else:
             missing.append(value.text)
@@ -415,15 +461,20 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     for start, end in name_groups(text, known):
         group = text[start:end]
         words = _terms(group)
-        if not words or words <= passage_terms or words <= best.terms:
+        if not words or words <= best.terms:
             if words:
                 stated.append(group)
             continue
+        # another name where the claim's stands, and the claim's named nowhere in the
+        # passages: a different name (a name found elsewhere is only not stated here;
+        # one the passage has, with no other name in its place, is the sentence's "it")
         others = [(a, b) for a, b in best_names
                   if _terms(best.text[a:b]) and not _terms(best.text[a:b]) & claim_terms]
-        if others:
-            a, b = others[_placed_like(text, start, best.text, [a for a, _ in others])]
-            conflicts.append(Conflict(group, best.text[a:b], quote_of(best)))
+        placed = _name_in_place(text, start, end, best.text, others)
+        if placed is None and words <= passage_terms:
+            stated.append(group)
+        elif placed is not None and not words & everywhere:
+            conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
         else:
             missing.append(group)
     if not conflicts and not missing:
@@ -438,6 +489,10 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         return Judgement("contradicted", best_score, tuple(quotes), tuple(conflicts),
                          tuple(stated), tuple(missing))
     quotes.insert(0, quotes.pop(quote_of(best)))
+    if values and not any(v.text in stated for v in values) \
+            and best_score < SUPPORTED_WITH_VALUES:
+        # none of the claim's values stated, the subject only loosely: nothing found
+        return Judgement("not_found", best_score)
     enough = SUPPORTED_WITH_VALUES if values else SUPPORTED
     verdict: Verdict = "supported" if not missing and best_score >= enough \
         else "partly_supported"

@@ -407,8 +407,11 @@ def agrees(claim: Value, other: Value) -> bool:
         shorter = min(len(claim.key), len(other.key))
         return claim.key[:shorter] == other.key[:shorter] and (
             claim.kind == "year" or len(other.key) >= len(claim.key))
-    if not same_slot(claim, other) and not (claim.kind == other.kind == "number"
-                                            and not claim.unit and not claim.before):
+    # the same number of the same unit is the same value, whatever word stands before
+    # it ("Python 3.7", "version 3.7")
+    loose = claim.kind == other.kind and claim.kind in ("number", "version") \
+        and claim.unit == other.unit
+    if not same_slot(claim, other) and not loose:
         return False
     if claim.amount is not None and other.amount is not None:
         return math.isclose(claim.amount, other.amount, rel_tol=1e-6)
@@ -507,18 +510,35 @@ def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
 
 def capitalised_inside(texts: Sequence[str]) -> set[str]:
     """Lower-cased words written with a capital somewhere other than a sentence's
-    start in ``texts``: the words that are names wherever they appear."""
+    start in ``texts``: the words that are names wherever they appear. Headings and
+    title-case lines ("More on Lists") capitalise common words and are left out."""
     found: set[str] = set()
     for text in texts:
-        opening = True
-        for token in _TOKEN.finditer(text):
-            word = token.group(0)
-            if word in ".!?:;":
-                opening = True
+        for line in text.splitlines():
+            if _title_line(line):
                 continue
-            if word in _BREAKS:
-                continue
-            if not opening and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
-                found.add(word.lower())
-            opening = False
+            opening = True
+            for token in _TOKEN.finditer(line):
+                word = token.group(0)
+                if word in ".!?:;":
+                    opening = True
+                    continue
+                if word in _BREAKS:
+                    continue
+                if not opening and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
+                    found.add(word.lower())
+                opening = False
     return found
+
+
+_LINE_WORD = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*")
+
+
+def _title_line(line: str) -> bool:
+    """Whether ``line`` is a heading or written in title case."""
+    stripped = line.lstrip()
+    if stripped.startswith(("#", "=", "|")):
+        return True
+    words = [w for w in _LINE_WORD.findall(stripped) if w.lower() not in STOPWORDS]
+    return len(words) >= 2 and sum(w[0].isupper() for w in words) >= 0.6 * len(words) \
+        and not stripped.rstrip().endswith((".", "!", "?"))
