@@ -57,9 +57,10 @@ class Source(_Record):
 #: The phases a run announces in :class:`PhaseStarted` (and names findings after).
 #: ``index`` (building the demo collection's index), ``materials`` (analysing the
 #: user's materials) and ``outline`` (a detailed report's outline) come without
-#: ``step``/``total``: they are the run's own steps, not a strategy's.
+#: ``step``/``total``: they are the run's own steps, not a strategy's. ``check`` is one
+#: claim of a document check, ``step`` of ``total`` the claim's number of all of them.
 PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis",
-                    "index", "materials", "outline", "verify"]
+                    "index", "materials", "outline", "verify", "check"]
 
 #: The machine-readable code of every warning a run can give (:class:`RunWarning`,
 #: :class:`RunNotice`). Front ends and scripts match on these, so a new warning gets a

@@ -1,0 +1,548 @@
+"""One claim's verdict from the passages found for it, without a model.
+
+1. **The same subject.** Every sentence of every passage is scored by the claim's
+   content words it says, each weighted by how rare it is among the passages' sentences
+   (a word every passage has - the product's name - tells little; "refund" tells
+   much). A name the sentence leaves to a pronoun counts half when its passage names it.
+   The best sentence below :data:`FOUND` means nothing states the subject: ``not_found``.
+2. **The same values.** The claim's values (:mod:`deepcite.factcheck.values`) are
+   looked up in the best sentence, its neighbours and the other sentences on the
+   subject: a value one of them states agrees; a different value of the same slot in a
+   sentence on the subject contradicts ("draft: 30 days; source [2]: 90 days"). Names
+   the passage lacks, where its sentence names someone else, contradict too; a negation
+   or an opposite ("enabled"/"disabled") in the clause that says the claim's words is
+   the source stating the opposite.
+3. **The verdict.** Any contradiction: ``contradicted``. Every value and name stated,
+   and the sentence saying :data:`SUPPORTED` of the claim's words: ``supported``.
+   Otherwise part of it: ``partly_supported``.
+
+The quotes are sentences of the passages, with their offsets in the passage text, so
+they are verbatim by construction.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from deepcite.factcheck.claims import clean_claim
+from deepcite.factcheck.values import (
+    OPPOSITES,
+    Value,
+    agrees,
+    capitalised_inside,
+    denied,
+    extract_values,
+    name_groups,
+    opposites,
+    same_slot,
+)
+from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.sentences import sentence_spans
+from deepcite.text.stem import singular, stem
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
+from deepcite.types import SearchResult, Verdict
+
+__all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
+
+#: The share of the claim's (weighted) words the best sentence must say for the
+#: sources to state the claim's subject at all.
+FOUND = 0.5
+#: ... and for a claim whose values all agree to count as supported.
+SUPPORTED = 0.68
+#: ... or, when every value the claim states (at least one) agrees, this share.
+SUPPORTED_WITH_VALUES = 0.6
+#: A name the sentence does not repeat counts this much when its passage says it.
+CONTEXT_WEIGHT = 0.5
+#: A value of another sentence this close to the best one's score contradicts the claim.
+NEAR_SCORE = 0.15
+#: ... and only when that sentence says this share of the claim's words itself.
+NEAR_FLOOR = 0.3
+#: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
+SLOT_BONUS = 0.1
+#: The most quotes kept as a claim's evidence.
+MAX_QUOTES = 3
+_CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
+_LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
+_WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
+# What opens a line of a list, a quote or a heading: not part of a quote.
+_LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
+_NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven
+    twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty
+    fifty sixty seventy eighty ninety hundred dozen""".split())  # noqa: SIM905
+
+
+# Words a draft says for a source's (stems, as :func:`~deepcite.text.stem.stem` gives
+# them): "started by" is "founded by", "bought" is "acquired".
+_SYNONYMS = {word: group[0] for group in (
+    ("found", "start", "establish", "creat", "set"),
+    ("releas", "launch", "ship", "shipp", "publish"),
+    ("buy", "bought", "acquir", "purchas"),
+    ("allow", "permitt", "permit", "let"),
+    ("forbid", "forbidden", "prohibit", "bann", "ban"),
+    ("price", "pric", "cost", "costs"),
+    ("need", "requir"),
+    ("lead", "led", "head", "manag"),
+    ("big", "larg", "larger", "bigger"),
+    ("small", "smaller", "littl"),
+    ("fast", "quick", "faster", "quicker"),
+    ("keep", "kept", "retain", "stor", "store", "hold", "held"),
+    ("support", "run", "runs", "work", "works"),
+    ("available", "exist", "offer", "provid"),
+    ("evict", "remov", "delet", "drop", "dropp"),
+    ("written", "wrote", "writ", "develop", "built", "build", "author"),
+) for word in group}
+# Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
+_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes"})
+
+
+def terms_of(text: str) -> frozenset[str]:
+    """The content words of ``text`` (stemmed, no stop words, numbers or number words)
+    and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
+    return _terms(text)
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    found = {_SYNONYMS.get(term, term) for term in (
+        stem(singular(word.lower())) for word in WORD.findall(text)
+        if word.lower() not in STOPWORDS and not word[0].isdigit()
+        and word.lower() not in _NUMBER_WORDS and len(word) > 1
+        and word.lower() not in _EMPTY)}
+    found.update(cjk_terms(text))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A sentence of passage ``passage`` (an index into the passages judged), at
+    ``start``..``end`` of that passage's text."""
+
+    passage: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """What the claim says (``draft``) against what quote ``quote`` says (``source``)."""
+
+    draft: str
+    source: str
+    quote: int
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A claim's verdict and why: the quotes that decided it (by index into
+    ``quotes``), the conflicts, what was stated and what was not."""
+
+    verdict: Verdict
+    score: float
+    quotes: tuple[Quote, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    stated: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    passage: int
+    index: int
+    start: int
+    end: int
+    text: str
+    terms: frozenset[str]
+
+
+@dataclass
+class _Pool:
+    """The passages' sentences and the weight of each word among them."""
+
+    texts: list[str]
+    sentences: list[_Sentence] = field(default_factory=list)
+    by_passage: dict[int, list[_Sentence]] = field(default_factory=dict)
+    context: list[frozenset[str]] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
+    total: int = 0
+
+    def __post_init__(self) -> None:
+        counts: dict[str, int] = {}
+        for number, text in enumerate(self.texts):
+            spans = _spans(text)
+            mine = [_Sentence(number, index, start, end, text[start:end],
+                              _terms(text[start:end]))
+                    for index, (start, end) in enumerate(spans)]
+            self.by_passage[number] = mine
+            self.sentences += mine
+            self.context.append(_terms(text))
+            for sentence in mine:
+                for term in sentence.terms:
+                    counts[term] = counts.get(term, 0) + 1
+        self.total = len(self.sentences)
+        self.weights = {term: self.weight_of(count) for term, count in counts.items()}
+
+    def weight_of(self, count: int) -> float:
+        return 1.0 + math.log((self.total + 1) / (count + 1))
+
+    def weight(self, term: str) -> float:
+        found = self.weights.get(term)
+        return found if found is not None else self.weight_of(0)
+
+
+@lru_cache(maxsize=512)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Sentences of a passage; the items of a list or table, and a heading line, are
+    sentences of their own, while prose wrapped over lines stays one sentence."""
+    spans: list[tuple[int, int]] = []
+    for start, end in sentence_spans(text):
+        lines: list[tuple[int, int]] = []  # (start, end) of each line of the sentence
+        at = start
+        for line in text[start:end].split("\n"):
+            lines.append((at, at + len(line)))
+            at += len(line) + 1
+        pieces: list[list[int]] = []
+        for index, (a, b) in enumerate(lines):
+            line = text[a:b].strip()
+            previous = text[lines[index - 1][0]:lines[index - 1][1]].strip() if index else ""
+            if not pieces or _LINE_MARK.match(line) or line.startswith("|") \
+                    or _RULE_LINE.fullmatch(line) or _own_line(previous):
+                pieces.append([a, b])
+            else:
+                pieces[-1][1] = b
+        for a, b in pieces:
+            piece = text[a:b]
+            stripped = piece.strip()
+            mark = _LINE_MARK.match(stripped)
+            if mark is not None and mark.end() < len(stripped):
+                stripped = stripped[mark.end():]
+            if stripped:
+                lead = a + len(piece.rstrip()) - len(stripped)
+                spans.append((lead, lead + len(stripped)))
+    return tuple(spans)
+
+
+def _own_line(line: str) -> bool:
+    """Whether a line stands alone: a heading, a table row, a list item, or a title
+    (title case, no end), ending the sentence-like piece it is in."""
+    if not line:
+        return False
+    if line.startswith(("#", "|")) or _LINE_MARK.match(line) or _RULE_LINE.fullmatch(line):
+        return True
+    words = [w for w in _WORDS_ONLY.findall(line) if w.lower() not in STOPWORDS]
+    return bool(words) and not line.endswith((".", ",", ";", ":", "-", "(")) \
+        and sum(w[0].isupper() for w in words) >= 0.6 * len(words)
+
+
+def _opposite_terms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for one, two in OPPOSITES:
+        for a, b in ((one, two), (two, one)):
+            for x in _terms(a):
+                table.setdefault(x, set()).update(_terms(b))
+    return {term: frozenset(others) for term, others in table.items()}
+
+
+# A sentence saying "disabled" is about what a claim saying "enabled" is about.
+_OPPOSITE_TERMS = _opposite_terms()
+
+
+def _said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str]:
+    """The claim's words the sentence says, or says the opposite of."""
+    return (claim & sentence) | frozenset(
+        term for term in claim - sentence if _OPPOSITE_TERMS.get(term, frozenset()) & sentence)
+
+
+def _score(claim: frozenset[str], names: frozenset[str], sentence: _Sentence,
+           pool: _Pool) -> float:
+    total = sum(pool.weight(term) for term in claim)
+    if not total:
+        return 0.0
+    said = sum(pool.weight(term) for term in _said(claim, sentence.terms))
+    context = pool.context[sentence.passage]
+    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in (names - sentence.terms)
+                                 & context)
+    return said / total
+
+
+def _placed_like(claim: str, at: int, sentence: str, starts: Sequence[int]) -> int:
+    """Which of the places ``starts`` of ``sentence`` has the words before it most like
+    the claim's words before ``at`` (the first, on a tie): "3 hours" of "lasts 120
+    minutes and recharges in 3 hours" for the claim "recharges in 4 hours"."""
+    mine = _terms(claim[max(0, at - 48):at])
+    scores = [len(mine & _terms(sentence[max(0, start - 48):start])) for start in starts]
+    return scores.index(max(scores))
+
+
+def _name_in_place(claim: str, start: int, end: int, sentence: str,
+                   names: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """Of the sentence's ``names``, the one standing where the claim's name at
+    ``start``..``end`` stands - among the same words before or after it - or None."""
+    before = _terms(claim[max(0, start - 48):start])
+    after = _terms(claim[end:end + 48])
+    best, best_score = None, 0
+    for a, b in names:
+        score = len(before & _terms(sentence[max(0, a - 48):a])) \
+            + len(after & _terms(sentence[b:b + 48]))
+        if score > best_score:
+            best, best_score = (a, b), score
+    return best
+
+
+def _nearest(claim_text: str, value: Value, sentence: _Sentence,
+             candidates: list[Value]) -> Value:
+    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it."""
+    return candidates[_placed_like(claim_text, value.start, sentence.text,
+                                   [c.start for c in candidates])]
+
+
+def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
+    """A pair of opposites the claim and a clause of the sentence on the claim's words
+    take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
+    claim_words = [w.lower() for w in _WORDS_ONLY.findall(claim)]
+    for piece in _CLAUSE.split(sentence):
+        if piece and _terms(piece) & claim_terms:
+            words = [w.lower() for w in _WORDS_ONLY.findall(piece)]
+            pair = opposites(set(claim_words), set(words))
+            # the two words must qualify the same thing ("on by default" and "off by
+            # default"), not merely share a sentence ("at most" ... "least recently")
+            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]):
+                return pair
+    return None
+
+
+def _neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
+    """The content words nearest before and after ``word`` (as terms), or None."""
+    index = words.index(word)
+    before = next((t for w in reversed(words[:index]) for t in _terms(w)), None)
+    after = next((t for w in words[index + 1:] for t in _terms(w)), None)
+    return before, after
+
+
+def _same_neighbour(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    a, b = _neighbours(mine, one), _neighbours(theirs, other)
+    return (a[1] is not None and a[1] == b[1]) or (a[0] is not None and a[0] == b[0])
+
+
+def _values(text: str) -> tuple[Value, ...]:
+    return tuple(extract_values(text))
+
+
+_value_cache = lru_cache(maxsize=4096)(_values)
+
+
+_PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
+                    r"|;\s*|\uff0c|\uff1b")
+_LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
+
+
+def _claim_parts(text: str) -> list[str]:
+    """The clauses of a claim that each state something: cut at commas and "and",
+    "but" ..., where the part after the cut has words of its own beyond names (so
+    "by Ilona Varga and Jonas Berg" stays whole)."""
+    parts: list[str] = []
+    at = 0
+    for match in _PARTS.finditer(text):
+        left, right = text[at:match.start()], text[match.end():]
+        if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
+                word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
+            parts.append(left)
+            at = match.end()
+    parts.append(text[at:])
+    return [part.strip() for part in parts if _terms(part)]
+
+
+def judge(claim: str, passages: Sequence[SearchResult], *,
+          names_known: frozenset[str] = frozenset()) -> Judgement:
+    """The verdict on ``claim`` from ``passages`` (see the module docs).
+
+    ``names_known``: lower-cased words known to be names (capitalised mid-sentence in
+    the checked document), so that one opening a sentence is read as a name too. A
+    claim of several clauses the whole of which is not settled is judged clause by
+    clause: one clause stated and another not is ``partly_supported``.
+    """
+    text = clean_claim(claim)
+    pool = _Pool([result.full_text or result.snippet for result in passages])
+    known = names_known | capitalised_inside(pool.texts)
+    whole = _judge_text(text, pool, known)
+    if whole.verdict in ("supported", "contradicted"):
+        return whole
+    parts = _claim_parts(text)
+    if len(parts) < 2:
+        return whole
+    judged = [_judge_text(part, pool, known) for part in parts]
+    for one in judged:
+        if one.verdict == "contradicted":
+            return one
+    stated = [one for one in judged if one.verdict != "not_found"]
+    if not stated:
+        return whole
+    quotes = tuple(dict.fromkeys(q for one in stated for q in one.quotes))[:MAX_QUOTES]
+    said = tuple(dict.fromkeys(v for one in stated for v in one.stated))
+    missing = tuple(dict.fromkeys(
+        [v for one in judged for v in one.missing]
+        + [part for part, one in zip(parts, judged, strict=True) if one.verdict == "not_found"]))
+    verdict: Verdict = "supported" if not missing and all(
+        one.verdict == "supported" for one in judged) else "partly_supported"
+    return Judgement(verdict, max(one.score for one in judged), quotes, (), said, missing)
+
+
+def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Judgement:
+    """The verdict on one claim or clause (already cleaned of markup)."""
+    claim_terms = _terms(text)
+    groups = [text[a:b] for a, b in name_groups(text, known)]
+    name_terms = frozenset(t for group in groups for t in _terms(group))
+    if not pool.sentences or not claim_terms:
+        return Judgement("not_found", 0.0)
+
+    # a name no passage has is either wrong or out of the sources' reach: the subject
+    # is what the rest of the claim says
+    everywhere = frozenset(term for terms in pool.context for term in terms)
+    unknown = frozenset(t for group in groups if not _terms(group) & everywhere
+                        for t in _terms(group))
+    subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
+    values = _value_cache(text)
+    scored = sorted(((_score(subject, name_terms - unknown, s, pool), s)
+                     for s in pool.sentences),
+                    key=lambda pair: (-pair[0], len(pair[1].text)))
+    if scored[0][0] < FOUND:
+        return Judgement("not_found", scored[0][0])
+    # of the sentences about as close, the one stating facts of the claim's kinds
+    # (a number of its unit, another name where it names one no passage has)
+    close = [(score + SLOT_BONUS * _slots(values, bool(unknown), s, known, claim_terms), s)
+             for score, s in scored if score >= scored[0][0] - SLOT_BONUS and score >= FOUND]
+    best = max(close, key=lambda pair: pair[0])[1]
+    best_score = next(score for score, s in scored if s is best)
+    scored = [(score, s) for score, s in scored if s is best] + [
+        (score, s) for score, s in scored if s is not best]
+    near = [s for s in pool.by_passage[best.passage] if abs(s.index - best.index) == 1]
+    on_subject = [best, *near, *(s for score, s in scored[1:] if score >= FOUND
+                                 and s not in near)]
+    quotes: list[Quote] = []
+
+    def quote_of(sentence: _Sentence) -> int:
+        quote = Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
+        if quote not in quotes:
+            quotes.append(quote)
+        return quotes.index(quote)
+
+    conflicts: list[Conflict] = []
+    stated: list[str] = []
+    missing: list[str] = []
+    # a value is looked up in the best sentence first: what it says decides; then its
+    # neighbours and the sentences nearly as close to the claim; then the others
+    own = {id(s): score for score, s in scored}
+    close_by = [s for s in on_subject if s is best or s in near
+                or own[id(s)] >= best_score - NEAR_SCORE]
+    for value in values:
+        decided = None
+        for sentences in ([best], close_by, on_subject):
+            decided = _decide(value, text, sentences)
+            if decided is not None:
+                break
+        if decided is None:
+            missing.append(value.text)
+        elif decided[1] is None:
+            stated.append(value.text)
+            quote_of(decided[0])
+        elif decided[0] is best or (any(decided[0] is s for s in close_by)
+                                    and own[id(decided[0])] >= NEAR_FLOOR):
+            conflicts.append(Conflict(value.text, decided[1].text, quote_of(decided[0])))
+        else:
+            missing.append(value.text)
+    passage_terms = pool.context[best.passage]
+    best_names = name_groups(best.text, known)
+    for start, end in name_groups(text, known):
+        group = text[start:end]
+        words = _terms(group)
+        if not words or words <= best.terms:
+            if words:
+                stated.append(group)
+            continue
+        # another name where the claim's stands, and the claim's named nowhere in the
+        # passages: a different name (a name found elsewhere is only not stated here;
+        # one the passage has, with no other name in its place, is the sentence's "it")
+        others = [(a, b) for a, b in best_names
+                  if _terms(best.text[a:b]) and not _terms(best.text[a:b]) & claim_terms]
+        placed = _name_in_place(text, start, end, best.text, others)
+        if placed is None and words <= passage_terms:
+            stated.append(group)
+        elif placed is not None and not words & everywhere:
+            conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
+        else:
+            missing.append(group)
+    if not conflicts and not missing:
+        denial = _denial(text, best.text, claim_terms & best.terms)
+        if denial is not None:
+            conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
+    if not conflicts:
+        pair = _opposed(text, best.text, claim_terms)
+        if pair is not None:
+            conflicts.append(Conflict(pair[0], pair[1], quote_of(best)))
+    if conflicts:
+        return Judgement("contradicted", best_score, tuple(quotes), tuple(conflicts),
+                         tuple(stated), tuple(missing))
+    quotes.insert(0, quotes.pop(quote_of(best)))
+    if values and not any(v.text in stated for v in values) \
+            and best_score < SUPPORTED_WITH_VALUES:
+        # none of the claim's values stated, the subject only loosely: nothing found
+        return Judgement("not_found", best_score)
+    enough = SUPPORTED_WITH_VALUES if values else SUPPORTED
+    verdict: Verdict = "supported" if not missing and best_score >= enough \
+        else "partly_supported"
+    return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
+                     tuple(missing))
+
+
+def _decide(value: Value, claim: str, sentences: Sequence[_Sentence]
+            ) -> tuple[_Sentence, Value | None] | None:
+    """The first of ``sentences`` stating ``value`` (with ``None``), else the first
+    stating another value of its slot (with that value), else None."""
+    for sentence in sentences:
+        if any(agrees(value, other) for other in _value_cache(sentence.text)):
+            return sentence, None
+    for sentence in sentences:
+        slot = [other for other in _value_cache(sentence.text) if same_slot(value, other)]
+        if slot:
+            return sentence, _nearest(claim, value, sentence, slot)
+    return None
+
+
+def _slots(values: Sequence[Value], unknown_name: bool, sentence: _Sentence,
+           known: frozenset[str] | set[str], claim_terms: frozenset[str]) -> float:
+    """The share of the claim's facts (values, and a name no passage has) for which the
+    sentence states a fact of the same slot."""
+    theirs = _value_cache(sentence.text)
+    wanted = len(values) + unknown_name
+    if not wanted:
+        return 0.0
+    found = sum(any(same_slot(value, other) or agrees(value, other) for other in theirs)
+                for value in values)
+    if unknown_name and any(not _terms(sentence.text[a:b]) & claim_terms
+                            for a, b in name_groups(sentence.text, known)):
+        found += 1
+    return found / wanted
+
+
+def _denial(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str] | None:
+    """The claim's words and the sentence's when one of them denies what both say
+    ("uses a camera" against "does not use a camera"), else None."""
+    mine = {t for words in denied(claim) for t in _terms(words)} & shared
+    theirs = {t for words in denied(sentence) for t in _terms(words)} & shared
+    if mine == theirs:
+        return None
+    differ = mine ^ theirs
+    return _piece_with(claim, differ), _piece_with(sentence, differ)
+
+
+def _piece_with(text: str, terms: frozenset[str] | set[str]) -> str:
+    """The clause of ``text`` that says most of ``terms``."""
+    pieces = [p.strip() for p in _CLAUSE.split(text) if p and p.strip()] or [text]
+    piece = max(pieces, key=lambda piece: len(_terms(piece) & terms)).rstrip(".\u3002!\uff01")
+    return _LEADING_JOIN.sub("", piece)

@@ -1,0 +1,544 @@
+"""The values a claim states - numbers with their units, percentages, amounts of money,
+years, dates, versions, names - and whether a source's sentence states the same ones.
+
+A draft goes wrong mostly in its values: "30 days" where the source says 90, 2019 for
+2021, another person's name, "does not" for "does". Word overlap cannot see any of
+that (the wrong sentence shares every other word with the right one), so a check
+reads the values out of both sentences and compares them slot by slot: a number with
+the number of the same unit (``30 days`` against ``12 weeks`` compares 2,592,000
+seconds with 7,257,600, so ``2 weeks`` and ``14 days`` agree), a year with a year or a
+date's year, a percentage with a percentage, money in one currency. Each value keeps
+its place and its text as written, so a contradiction names both: "draft: 30 days;
+source [2]: 90 days".
+
+Polarity is compared too: a negation on one side only ("does not encrypt" against
+"encrypts"), or one of a pair of opposites on each side ("enabled"/"disabled",
+"before"/"after"), is the source saying the opposite.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence, Set
+from dataclasses import dataclass
+from typing import Literal
+
+from deepcite.text.stem import singular, stem
+from deepcite.text.stopwords import STOPWORDS
+
+__all__ = ["OPPOSITES", "Value", "ValueKind", "agrees", "capitalised_inside", "denied",
+           "extract_values", "name_groups", "negated", "opposites", "same_slot"]
+
+ValueKind = Literal["number", "percent", "money", "year", "date", "version"]
+
+_MONTHS = {name: index for index, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+    ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+    ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+    ("december", "dec")), start=1) for name in names}
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>1[5-9]\d\d|20\d\d|21\d\d)"
+_DATES = [re.compile(pattern, re.IGNORECASE) for pattern in (
+    r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b",
+    rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b",
+    rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b",
+    rf"\b{_MONTH},?\s+{_YEAR}\b",
+    r"(?P<year>\d{4})\s*年\s*(?:(?P<month>\d{1,2})\s*月\s*(?:(?P<day>\d{1,2})\s*日)?)?",
+    r"(?P<year>\d{4})\s*년\s*(?:(?P<month>\d{1,2})\s*월\s*(?:(?P<day>\d{1,2})\s*일)?)?",
+)]
+# A month or a day of one without a year ("arrive in April", "on 5 May"), after a word
+# that makes it a date (so the verb "may" is none).
+_MONTH_PREFIX = (r"\b(?:in|on|by|until|till|since|from|to|of|early|late|mid|before|after|"
+                 r"every|each|through|during)\s+")
+_MONTH_ONLY = [re.compile(_MONTH_PREFIX + pattern + r"\b", re.IGNORECASE) for pattern in (
+    rf"{_DAY}\s+(?:of\s+)?{_MONTH}", rf"{_MONTH}(?:\s+{_DAY}(?!\d))?")]
+_VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")
+_NUMBER = re.compile(
+    r"(?P<currency>[$\u20ac\u00a3\u00a5])?\s?"
+    r"(?<![A-Za-z0-9_.,:])(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d]|\.\d|,\d{3})"
+    r"(?P<scale>\s?(?:thousand|million|billion|trillion)\b|(?:bn|[kKMB])(?![A-Za-z]))?"
+    r"(?:\s?(?P<percent>%|percent\b|per\s+cent\b|per cent\b))?")
+_SMALL_NUMBERS = """zero one two three four five six seven eight nine ten eleven twelve
+    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
+_WORD_NUMBERS = {word: value for value, word in enumerate(_SMALL_NUMBERS.split())}
+_WORD_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                      "eighty": 80, "ninety": 90, "dozen": 12})
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1e6, "billion": 1e9}
+_NUMBER_WORDS_ALL = "|".join(sorted([*_WORD_NUMBERS, *_MULTIPLIERS], key=len, reverse=True))
+# A number in words, "three", "twenty-five", "three hundred", "one hundred and fifty".
+_NUMBER_WORD = re.compile(
+    rf"\b(?:{_NUMBER_WORDS_ALL})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORDS_ALL}))*\b",
+    re.IGNORECASE)
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
+           "b": 1e9, "trillion": 1e12}
+_UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|[\u3040-\u30ff\u3400-"
+                        r"\u9fff\uac00-\ud7af])")
+_BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
+_CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
+                    r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
+# Words after a number that are not what it counts ("$49 per month", "3 times each").
+_NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
+# How often, in one word: "renewed twice" is "renewed 2 times".
+# ("once" only before a period: "once the loan ends" and "at once" count nothing)
+_TIMES = re.compile(r"\b(?P<word>twice|thrice|once(?=\s+(?:a|an|per|every|each)\s))\b",
+                    re.IGNORECASE)
+_TIMES_VALUE = {"once": 1, "twice": 2, "thrice": 3}
+_CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
+               "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
+               "yen": "jpy", "jpy": "jpy", "yuan": "cny", "cny": "cny", "rmb": "cny",
+               "\u5143": "cny", "\u5186": "jpy", "\uc6d0": "krw"}
+# Units of one dimension, in a base unit: numbers of different units compare by size.
+_UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
+    "time": {("ms", "millisecond", "msec"): 0.001, ("s", "sec", "second", "secs"): 1,
+             ("min", "minute", "mins"): 60, ("h", "hr", "hour", "hrs"): 3600,
+             ("day",): 86400, ("week", "wk"): 604800, ("month",): 2592000,
+             ("year", "yr"): 31536000, ("\u79d2",): 1, ("\u5206",): 60,
+             ("\u5929", "\u65e5"): 86400, ("\u5468",): 604800, ("\u4e2a\u6708",): 2592000},
+    "data": {("b", "byte"): 1, ("kb", "kilobyte", "kib"): 1e3,
+             ("mb", "megabyte", "mib"): 1e6, ("gb", "gigabyte", "gib"): 1e9,
+             ("tb", "terabyte", "tib"): 1e12},
+    "length": {("mm", "millimetre", "millimeter"): 0.001,
+               ("cm", "centimetre", "centimeter"): 0.01, ("m", "metre", "meter"): 1,
+               ("km", "kilometre", "kilometer"): 1000, ("mile", "mi"): 1609.344},
+    "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo"): 1000,
+             ("t", "tonne", "ton"): 1e6, ("lb", "pound"): 453.6},
+}
+_DIMENSIONS: dict[str, tuple[str, float]] = {
+    name: (dimension, size) for dimension, table in _UNIT_TABLES.items()
+    for names, size in table.items() for name in names}
+
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nobody|nothing|cannot|without|neither|nor)\b|n[\u2019']t\b|"
+    r"不|没有|沒有|未|無|无|ない|ません|않|없|못", re.IGNORECASE)
+# "no more than 30 days" bounds a value; it does not deny anything.
+_NOT_NEGATION = re.compile(
+    r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
+    r"\bnot just\b|\bno matter\b|\bnot until\b", re.IGNORECASE)
+#: Pairs of words of which a source saying one contradicts a claim saying the other.
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),
+    ("allowed", "banned"), ("permitted", "banned"), ("permitted", "forbidden"),
+    ("permitted", "prohibited"), ("legal", "illegal"), ("lawful", "unlawful"),
+    ("increasing", "decreasing"), ("growing", "shrinking"), ("grew", "shrank"),
+    ("alive", "dead"), ("present", "absent"), ("winner", "loser"),
+    ("allowed", "prohibited"), ("allow", "forbid"), ("allow", "prohibit"),
+    ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"),
+    ("rise", "fall"), ("rose", "fell"), ("before", "after"), ("more", "fewer"),
+    ("more", "less"), ("higher", "lower"), ("larger", "smaller"), ("bigger", "smaller"),
+    ("faster", "slower"), ("longer", "shorter"), ("required", "optional"),
+    ("mandatory", "optional"), ("public", "private"), ("always", "never"),
+    ("included", "excluded"), ("include", "exclude"), ("open", "closed"),
+    ("accept", "reject"), ("accepted", "rejected"), ("accepts", "rejects"),
+    ("minimum", "maximum"), ("first", "last"), ("earliest", "latest"), ("most", "least"),
+    ("primary", "secondary"), ("best", "worst"),
+    ("synchronous", "asynchronous"), ("online", "offline"), ("internal", "external"),
+    ("success", "failure"), ("succeeded", "failed"), ("true", "false"), ("on", "off"),
+    ("win", "lose"), ("won", "lost"), ("gain", "loss"), ("profit", "loss"),
+    ("above", "below"), ("over", "under"), ("inside", "outside"), ("encrypted",
+    "unencrypted"), ("supported", "unsupported"), ("available", "unavailable"),
+    ("free", "paid"), ("cheaper", "costlier"), ("easier", "harder"), ("north", "south"),
+    ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
+    ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
+)
+_BREAKS = frozenset(",()\"\u201c\u201d")
+_MONTH_NAMES = frozenset(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
+                                     "saturday", "sunday"}
+_CAPITAL_WORD = re.compile(r"[A-Z\u00C0-\u00DE][\w'\u2019-]*|[A-Z]{2,}\d*")
+_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*|\d[\w.,]*|[.!?:;,()\"\u201c\u201d]")
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of a text: what it is, how it compares, where and how it is written.
+
+    ``key`` is what equal values share (the number as written in base form, ``2021`` or
+    ``2021-03`` for dates); ``amount`` is a number's size in the base unit of its
+    ``dimension`` (seconds, bytes, metres, grams) or its plain size; ``unit`` is the word
+    after it (``day``, ``employee``, ``%``, a currency), ``before`` the content word
+    before it (``version``, ``port``), which tell values of one slot from another.
+    ``text`` is the value as written, with its unit; ``start``/``end`` its place.
+    """
+
+    kind: ValueKind
+    key: str
+    text: str
+    start: int
+    end: int
+    amount: float | None = None
+    unit: str = ""
+    dimension: str = ""
+    before: str = ""
+
+
+# Words that count the same things ("240 people", "240 employees").
+_SAME_UNITS = {word: group[0] for group in (
+    ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers"),
+    ("user", "users", "customer", "customers", "client", "clients"),
+) for word in group}
+
+
+def _unit(word: str) -> str:
+    lower = word.lower()
+    if lower in _SAME_UNITS:
+        return _SAME_UNITS[lower]
+    if lower in _DIMENSIONS or lower in _CURRENCIES:
+        return lower
+    one = singular(lower)
+    return one if one in _DIMENSIONS or one in _CURRENCIES else stem(lower)
+
+
+def _before(text: str, at: int) -> str:
+    """The nearest content word of the three words before ``at`` ("port" of "on port
+    9090", "version" of "version is 4.2.1"), stemmed; "" when there is none."""
+    words = _BEFORE_WORDS.findall(text[max(0, at - 48):at])[-3:]
+    for word in reversed(words):
+        lower = word.lower()
+        if lower not in STOPWORDS:
+            return stem(lower)
+    return ""
+
+
+def _date_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    values: list[Value] = []
+    for pattern in _DATES:
+        for match in pattern.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            year = int(match.group("year"))
+            month_text = match.group("month")
+            month = None
+            if month_text:
+                month = int(month_text) if month_text.isdigit() else _MONTHS.get(
+                    month_text.lower().rstrip("."))
+            day = match.group("day") if "day" in pattern.groupindex else None
+            if month is not None and not 1 <= month <= 12:
+                continue
+            key = f"{year:04d}" + (f"-{month:02d}" if month else "") + (
+                f"-{int(day):02d}" if day and month else "")
+            kind: ValueKind = "date" if month else "year"
+            values.append(Value(kind, key, match.group(0).strip(), match.start(),
+                                match.end(), float(year)))
+            taken.append((match.start(), match.end()))
+    for match in (m for pattern in _MONTH_ONLY for m in pattern.finditer(text)):
+        name = match.group("month")
+        if any(a < match.end() and match.start() < b for a, b in taken) \
+                or not name[0].isupper():  # "in may", "on march": the verbs
+            continue
+        month = _MONTHS[name.lower().rstrip(".")]
+        day = match.group("day")
+        start = match.start("month") if not day else min(match.start("month"),
+                                                         match.start("day"))
+        key = f"--{month:02d}" + (f"-{int(day):02d}" if day else "")
+        values.append(Value("date", key, text[start:match.end()], start, match.end()))
+        taken.append((start, match.end()))
+    return values
+
+
+def _number_value(text: str, match: re.Match[str], number: float, *, currency: str = "",
+                  scale: str = "", percent: bool = False) -> Value:
+    scale = scale.strip().lower()
+    amount = number * _SCALES.get(scale, 1.0) if scale else number
+    start, end = match.start(), match.end()
+    while start < end and text[start].isspace():
+        start += 1
+    if percent:
+        return Value("percent", _plain(amount), text[start:end], start, end, amount, "%")
+    unit_match = _UNIT_WORD.match(text, end)
+    unit = ""
+    if unit_match is not None:
+        word = unit_match.group("unit")
+        # a capitalised word after a number is a name ("in 2019 Larkspur opened"),
+        # unless it is a unit's abbreviation ("16 MB", "20 EUR")
+        counted = (word.lower() not in STOPWORDS and word.lower() not in _NOT_UNITS
+                   and not word[0].isupper()) \
+            or word.lower() in _DIMENSIONS or word.lower() in _CURRENCIES
+        if currency and _unit(word) not in _CURRENCIES:
+            counted = False  # "$49 per month": the amount is in dollars
+        if counted:
+            unit = _unit(word)
+            if not currency and unit in _CURRENCIES:
+                currency = _CURRENCIES[unit]
+            end = unit_match.end()
+    before = _before(text, start)
+    if not currency and before in _CURRENCIES:
+        currency = _CURRENCIES[before]
+    if currency:
+        return Value("money", _plain(amount), text[start:end].strip(), start, end, amount,
+                     currency, "money", before)
+    dimension, size = _DIMENSIONS.get(unit, ("", 1.0))
+    if (not unit and scale == "" and float(number).is_integer()
+            and 1500 <= number <= 2199 and "," not in match.group(0)):
+        return Value("year", f"{int(number):04d}", match.group(0).strip(), start,
+                     match.end(), number)
+    # an identifier's digits ("AES-256", "SHA-1") are shown with its letters
+    prefix = re.search(r"[A-Za-z]+-$", text[max(0, start - 12):start])
+    if prefix is not None:
+        start -= len(prefix.group(0))
+    return Value("number", _plain(amount), text[start:end].strip(), start, end,
+                 amount * size, unit, dimension, before)
+
+
+def _word_number(words: str) -> float:
+    """The number ``words`` spell ("three hundred and twenty-five" is 325)."""
+    total, current = 0.0, 0.0
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word in _WORD_NUMBERS:
+            current += _WORD_NUMBERS[word]
+        elif word in _MULTIPLIERS:
+            scale = _MULTIPLIERS[word]
+            if scale == 100:
+                current = max(current, 1.0) * scale
+            else:
+                total += max(current, 1.0) * scale
+                current = 0.0
+    return total + current
+
+
+def _plain(amount: float) -> str:
+    return f"{amount:.6g}"
+
+
+def extract_values(text: str) -> list[Value]:
+    """The values ``text`` states, in order of place (see the module docs)."""
+    taken: list[tuple[int, int]] = []
+    values = _date_values(text, taken)
+    for match in _CLOCK.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        hour, half = int(match.group("hour")), (match.group("half") or "").lower()
+        if half.startswith("p") and hour < 12:
+            hour += 12
+        minutes = hour * 60 + int(match.group("minute"))
+        values.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
+                            match.group(0), match.start(), match.end(), float(minutes),
+                            "clock", "clock", _before(text, match.start())))
+        taken.append((match.start(), match.end()))
+    for match in _VERSION.finditer(text):
+        if not any(a < match.end() and match.start() < b for a, b in taken):
+            values.append(Value("version", match.group(0).lstrip("vV"), match.group(0),
+                                match.start(), match.end(), before=_before(text, match.start())))
+            taken.append((match.start(), match.end()))
+    for match in _NUMBER.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        raw = match.group("number").replace(",", "")
+        symbol = match.group("currency") or ""
+        values.append(_number_value(text, match, float(raw),
+                                    currency=_CURRENCIES.get(symbol, ""),
+                                    scale=match.group("scale") or "",
+                                    percent=bool(match.group("percent"))))
+        taken.append((match.start(), match.end()))
+    for match in _NUMBER_WORD.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        number = _word_number(match.group(0))
+        unit = _UNIT_WORD.match(text, match.end())
+        # "one of", "no one": a number word counts only before the thing it counts
+        if unit is None or unit.group("unit").lower() in STOPWORDS:
+            continue
+        values.append(_number_value(text, match, float(number)))
+    for match in _TIMES.finditer(text):
+        if not any(a < match.end() and match.start() < b for a, b in taken):
+            amount = float(_TIMES_VALUE[match.group("word").lower()])
+            values.append(Value("number", _plain(amount), match.group(0), match.start(),
+                                match.end(), amount, "time", "", _before(text, match.start())))
+    return _compound(text, sorted(values, key=lambda value: value.start))
+
+
+_JOINED = re.compile(r"\s*(?:,|and|,\s*and)?\s*")
+
+
+def _compound(text: str, values: list[Value]) -> list[Value]:
+    """Values of one quantity written in parts ("2 hours and 40 minutes") as one."""
+    merged: list[Value] = []
+    for value in values:
+        last = merged[-1] if merged else None
+        if (last is not None and last.dimension and last.dimension == value.dimension
+                and last.dimension != "clock" and last.amount is not None
+                and value.amount is not None and value.amount < last.amount
+                and _JOINED.fullmatch(text[last.end:value.start])):
+            amount = last.amount + value.amount
+            merged[-1] = Value(last.kind, _plain(amount), text[last.start:value.end],
+                               last.start, value.end, amount, last.unit, last.dimension,
+                               last.before)
+        else:
+            merged.append(value)
+    return merged
+
+
+def same_slot(claim: Value, other: Value) -> bool:
+    """Whether ``other`` is a value of the same kind of thing as ``claim``, so that a
+    different one contradicts it: same dimension or unit, same currency, a year or date
+    against a year or date."""
+    if claim.kind in ("year", "date"):
+        if claim.key.startswith("--") or other.key.startswith("--"):
+            return claim.kind == other.kind == "date"  # a month against a month
+        return other.kind in ("year", "date")
+    if claim.kind != other.kind:
+        return False
+    if claim.kind in ("percent", "version"):
+        return claim.kind == "percent" or claim.before == other.before
+    if claim.kind == "money":
+        return claim.unit == other.unit
+    if claim.dimension:
+        return claim.dimension == other.dimension
+    if claim.unit or other.unit:
+        return claim.unit == other.unit
+    return bool(claim.before) and claim.before == other.before
+
+
+def agrees(claim: Value, other: Value) -> bool:
+    """Whether ``other`` states ``claim``'s value (a date agrees with its own year and
+    month: "March 2021" with "5 March 2021")."""
+    if claim.key.startswith("--") or other.key.startswith("--"):
+        if claim.kind != "date" or other.kind != "date":
+            return False
+        mine, theirs = claim.key.lstrip("-"), other.key[other.key.find("-") + 1:] \
+            if not other.key.startswith("--") else other.key.lstrip("-")
+        if claim.key.startswith("--") and not other.key.startswith("--"):
+            theirs = other.key[5:]  # "2017-04-05" -> "04-05"
+        elif other.key.startswith("--") and not claim.key.startswith("--"):
+            mine = claim.key[5:]
+        shorter = min(len(mine), len(theirs))
+        return bool(shorter) and mine[:shorter] == theirs[:shorter]
+    if claim.kind in ("year", "date") and other.kind in ("year", "date"):
+        shorter = min(len(claim.key), len(other.key))
+        return claim.key[:shorter] == other.key[:shorter] and (
+            claim.kind == "year" or len(other.key) >= len(claim.key))
+    # the same number of the same unit is the same value, whatever word stands before
+    # it ("Python 3.7", "version 3.7")
+    loose = claim.kind == other.kind and claim.kind in ("number", "version") \
+        and claim.unit == other.unit
+    if not same_slot(claim, other) and not loose:
+        return False
+    if claim.amount is not None and other.amount is not None:
+        return math.isclose(claim.amount, other.amount, rel_tol=1e-6)
+    return claim.key == other.key
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` denies something ("not", "never", "n't", "没有" ...), bounds like
+    "no more than" aside."""
+    return _NEGATION.search(_NOT_NEGATION.sub(" ", text)) is not None
+
+
+_NEGATION_WORD = re.compile(
+    r"(?:not|never|no|none|nobody|nothing|cannot|without|neither|nor|\w+n[\u2019']t)",
+    re.IGNORECASE)
+_CJK_NEGATION = re.compile(r"不|没有|沒有|未|無|无|ない|ません|않|없|못")
+_PIECE = re.compile(r"[^,;:.!?\u3002\uff0c\uff1b\uff1a()]+")
+_PIECE_WORD = re.compile(r"[\w'\u2019-]+")
+#: How many words after a negation it governs ("does not use a camera").
+DENIAL_REACH = 4
+
+
+def denied(text: str) -> list[str]:
+    """What each negation of ``text`` denies: the words after it within its clause
+    ("use a camera" of "does not use a camera, so ..."); bounds such as "no more than"
+    are no negation."""
+    found: list[str] = []
+    for piece in _PIECE.findall(_NOT_NEGATION.sub(" ", text)):
+        words = _PIECE_WORD.findall(piece)
+        for index, word in enumerate(words):
+            if _NEGATION_WORD.fullmatch(word):
+                found.append(" ".join(words[index + 1:index + 1 + DENIAL_REACH]))
+        for match in _CJK_NEGATION.finditer(piece):
+            found.append(piece[match.end():match.end() + DENIAL_REACH])
+    return found
+
+
+def opposites(claim_words: Set[str], other_words: Set[str]) -> tuple[str, str] | None:
+    """A pair of opposites the two texts take sides on (the claim's word first), or None."""
+    for one, two in OPPOSITES:
+        for mine, theirs in ((one, two), (two, one)):
+            if mine in claim_words and theirs in other_words and theirs not in claim_words \
+                    and mine not in other_words:
+                return mine, theirs
+    return None
+
+
+def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
+    """``(start, end)`` of the runs of capitalised words in ``text``: names.
+
+    A capitalised word opening a sentence is a name only when it is capitalised
+    elsewhere too (``known``, lower-cased), or a run of them goes on after it; stop
+    words, months and days are never names.
+    """
+    known_words = set(known)
+    groups: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    opening = True
+
+    def close() -> None:
+        if run:
+            groups.append((run[0][0], run[-1][1]))
+            run.clear()
+
+    for token in _TOKEN.finditer(text):
+        word = token.group(0)
+        if word in ".!?:;":
+            close()
+            opening = True
+            continue
+        if word in _BREAKS:
+            close()
+            continue
+        lower = word.lower().removesuffix("'s").removesuffix("\u2019s")
+        capital = _CAPITAL_WORD.fullmatch(word) is not None and not word[0].isdigit() \
+            and lower not in _DIMENSIONS and lower not in _CURRENCIES
+        calendar = lower in _MONTH_NAMES or lower.removesuffix("s") in _MONTH_NAMES
+        if capital and word.lower() not in STOPWORDS and not calendar and (
+                not opening or lower in known_words or (word.isupper() and len(word) > 1)):
+            run.append((token.start(), token.end()))
+        elif capital and opening and run == [] and word.lower() not in STOPWORDS \
+                and not calendar:
+            # a sentence's first word: a name only if the next word is capitalised too
+            following = _TOKEN.search(text, token.end())
+            if following is not None and _CAPITAL_WORD.fullmatch(following.group(0)) \
+                    and following.group(0).lower() not in STOPWORDS:
+                run.append((token.start(), token.end()))
+            else:
+                close()
+        else:
+            close()
+        opening = False
+    close()
+    return groups
+
+
+def capitalised_inside(texts: Sequence[str]) -> set[str]:
+    """Lower-cased words written with a capital somewhere other than a sentence's
+    start in ``texts``: the words that are names wherever they appear. Headings and
+    title-case lines ("More on Lists") capitalise common words and are left out."""
+    found: set[str] = set()
+    for text in texts:
+        for line in text.splitlines():
+            if _title_line(line):
+                continue
+            opening = True
+            for token in _TOKEN.finditer(line):
+                word = token.group(0)
+                if word in ".!?:;":
+                    opening = True
+                    continue
+                if word in _BREAKS:
+                    continue
+                if not opening and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
+                    found.add(word.lower())
+                opening = False
+    return found
+
+
+_LINE_WORD = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*")
+
+
+def _title_line(line: str) -> bool:
+    """Whether ``line`` is a heading or written in title case."""
+    stripped = line.lstrip()
+    if stripped.startswith(("#", "=", "|")):
+        return True
+    words = [w for w in _LINE_WORD.findall(stripped) if w.lower() not in STOPWORDS]
+    return len(words) >= 2 and sum(w[0].isupper() for w in words) >= 0.6 * len(words) \
+        and not stripped.rstrip().endswith((".", "!", "?"))

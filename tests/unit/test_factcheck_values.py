@@ -1,0 +1,90 @@
+"""Values a claim states, compared with a source's: same slot, same value, or the
+source's own value named."""
+
+from __future__ import annotations
+
+from deepcite.factcheck.judge import judge
+from deepcite.factcheck.values import agrees, denied, extract_values, name_groups, same_slot
+from tests.fakes import passage
+
+
+def _one(text: str) -> tuple[str, str, str]:
+    [value] = extract_values(text)
+    return value.kind, value.key, value.text
+
+
+def test_values_are_read_with_their_units_as_written() -> None:
+    assert _one("Refunds within 30 days of purchase") == ("number", "30", "30 days")
+    assert _one("The round raised 18 million euros.") == ("money", "1.8e+07", "18 million euros")
+    assert _one("It costs $49 per month.") == ("money", "49", "$49")
+    assert _one("Uptime was 99.5% last year.")[:2] == ("percent", "99.5")
+    assert _one("It shipped in March 2017.") == ("date", "2017-03", "March 2017")
+    assert _one("It shipped on 5 March 2017.") == ("date", "2017-03-05", "5 March 2017")
+    assert _one("founded in 2011 by") == ("year", "2011", "2011")
+    assert _one("The stable version is 4.2.1.") == ("version", "4.2.1", "4.2.1")
+    assert _one("Remote work up to three days per week") == ("number", "3", "three days")
+    assert _one("条目保留300秒。") == ("number", "300", "300秒")
+    assert _one("2021年3月5日发布") == ("date", "2021-03-05", "2021年3月5日")
+
+
+def test_sizes_compare_across_units_and_slots_stay_apart() -> None:
+    [weeks] = extract_values("kept for 2 weeks")
+    [days] = extract_values("kept for 14 days")
+    [other] = extract_values("kept for 30 days")
+    [grams] = extract_values("weighs 240 grams")
+    assert agrees(weeks, days) and not agrees(weeks, other)
+    assert same_slot(weeks, other) and not same_slot(weeks, grams)
+    [year] = extract_values("released in 2017")
+    [date] = extract_values("released on 5 March 2017")
+    assert agrees(year, date)
+
+
+def test_names_negations_and_their_scope() -> None:
+    text = "Osprey Labs was founded by Maria Lindqvist and Jonas Berg in Uppsala."
+    assert [text[a:b] for a, b in name_groups(text)] == [
+        "Osprey Labs", "Maria Lindqvist", "Jonas Berg", "Uppsala"]
+    assert denied("The Glide does not use a camera, so no images are kept.") == [
+        "use a camera", "images are kept"]
+    assert denied("Refunds take no more than 5 days.") == []
+
+
+SOURCES = [
+    passage("Refunds", "Customers may request a refund within 90 days of purchase. "
+                       "Refunds are paid to the original card."),
+    passage("Company", "Osprey Labs was founded in 2011 by Maria Lindqvist in Uppsala. "
+                       "The Osprey sensor does not record audio. Logging is disabled by "
+                       "default."),
+]
+
+
+def test_a_contradiction_names_the_sources_value() -> None:
+    judged = judge("Customers may request a refund within 30 days of purchase.", SOURCES)
+    assert judged.verdict == "contradicted"
+    [conflict] = judged.conflicts
+    assert (conflict.draft, conflict.source) == ("30 days", "90 days")
+    assert judged.quotes[conflict.quote].text.startswith("Customers may request a refund "
+                                                         "within 90 days")
+
+
+def test_another_name_another_year_the_opposite_and_a_denial_contradict() -> None:
+    for claim, source_value in (
+            ("Osprey Labs was founded in 2011 by Peter Holm in Uppsala.", "Maria Lindqvist"),
+            ("Osprey Labs was founded in 2014 by Maria Lindqvist.", "2011"),
+            ("Logging is enabled by default.", "disabled"),
+            ("The Osprey sensor records audio.", "does not record audio")):
+        judged = judge(claim, SOURCES)
+        assert judged.verdict == "contradicted", claim
+        assert source_value in " ".join(c.source for c in judged.conflicts), claim
+
+
+def test_stated_part_and_nothing_stated() -> None:
+    assert judge("Osprey Labs was founded in 2011 by Maria Lindqvist in Uppsala.",
+                 SOURCES).verdict == "supported"
+    partly = judge("Customers may request a refund within 90 days of purchase, and the "
+                   "shop pays for return shipping labels.", SOURCES)
+    assert partly.verdict == "partly_supported"
+    assert judge("The office cafeteria serves vegan lunches on Fridays.",
+                 SOURCES).verdict == "not_found"
+    quote = judge("Refunds are paid to the original card.", SOURCES).quotes[0]
+    text = SOURCES[quote.passage].snippet
+    assert text[quote.start:quote.end] == quote.text
