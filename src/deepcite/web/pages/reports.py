@@ -1,5 +1,6 @@
 """A stored report: rendered like the HTML export, with its evidence popovers,
-downloads, a follow-up box, "Run again" and "Compare with...".
+downloads, a follow-up box, "Run again" and "Compare with..."; a document check's is
+the document with its claims marked by verdict (:mod:`deepcite.web.pages.checks`).
 
 With accounts a report is shown only to its owner and the admins (another user's run
 is as missing as one that never existed); the "Compare with..." list offers only runs
@@ -21,6 +22,7 @@ from deepcite.store.snapshot import snapshot_collections
 from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
 from deepcite.web.pages._views import evidence, report_body, waited_seconds
+from deepcite.web.pages.checks import check_view
 from deepcite.web.pages.kit import Kit, PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
@@ -47,14 +49,17 @@ def report(kit: Kit, request: Request, run_id: str) -> Response:
     except DeepciteError as exc:
         return kit.not_found(request, session, str(exc))
     result = stored.result
+    viewer_base = f"/runs/{quote_path(stored.id)}/sources/"
+    check = check_view(stored, viewer_base) if stored.mode == "check" else None
     return kit.render(request, session, "report.html",
                   title=result.title or result.question, run=stored, result=result,
-                  body=report_body(result, stored.settings, kit.state.settings,
-                                   stored.id),
+                  check=check,
+                  body="" if check else report_body(result, stored.settings,
+                                                    kit.state.settings, stored.id),
                   follow_up_collections=snapshot_collections(stored.settings),
                   evidence=evidence(result), exports=kit.usable_exports(),
                   export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
-                  viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
+                  viewer_base=viewer_base,
                   compare_choices=choices, model_notice=model_notice(result, stored.settings),
                   searched=searched(stored.settings),
                   duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
