@@ -142,3 +142,15 @@ def test_a_file_that_cannot_be_read_is_one_line(notes: Path, silent_model: Scrip
     empty.write_text("  \n", encoding="utf-8")
     refused = _check(str(empty), "-c", "notes")
     assert refused.exit_code != 0 and "Traceback" not in refused.output
+
+
+def test_the_progress_line_counts_the_claims() -> None:
+    from deepcite.cli.progress import RunProgress
+    from deepcite.types import PhaseStarted, SearchDone
+
+    with RunProgress(enabled=False) as progress:
+        progress(PhaseStarted(phase="check", step=3, total=12))
+        progress(SearchDone(iteration=1, query="q", engine="local", results=2, seconds=0.1))
+        line = progress.line
+    assert line.startswith("Checking claim 3 of 12 · step 3/12 · 16%")
+    assert "searches 1" in line
