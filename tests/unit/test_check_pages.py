@@ -159,3 +159,17 @@ def test_claims_that_do_not_fit_the_document_are_left_unmarked() -> None:
                             claims=claims)
     html = str(annotated_document(document, claims, result, "/runs/x/sources/"))
     assert html.count("<mark") == 1 and "Beta is two." in html
+
+
+def test_the_notice_says_whether_a_model_judged_claims() -> None:
+    from deepcite.types import RunMetrics
+    from deepcite.web.pages.reports import model_notice
+
+    claims = [ClaimVerdict(number=1, text="Alpha is one.", start=0, end=13,
+                           verdict="supported")]
+    checked = ResearchResult(question="q", answer="", strategy="", handler="", mode="check",
+                             claims=claims)
+    assert str(model_notice(checked, {})).startswith("No model judged these claims")
+    judged = checked.model_copy(update={"metrics": RunMetrics(model_calls=1,
+                                                              model="llama3.2 (Ollama)")})
+    assert "judged by llama3.2 (Ollama)" in str(model_notice(judged, {}))

@@ -154,8 +154,10 @@ MAX_DOCUMENT_TITLE_CHARS = 300
 MAX_FILENAME_CHARS = 255
 #: Control characters a document may keep (others become spaces: see CheckDocument).
 _DOCUMENT_CONTROLS = frozenset("\t\n\r")
-#: Characters of a check's derived question (its label in the history).
+#: Characters of a check's label in the history (its title's in full, up to 200), the
+#: start of its first line cut at a word when it has no title or file name.
 _LABEL_CHARS = 200
+_FIRST_LINE_CHARS = 80
 
 
 class CheckDocument(BaseModel):
@@ -216,8 +218,8 @@ class CheckDocument(BaseModel):
             return self.filename
         first = next((line for line in self.text.splitlines() if line.strip()), "")
         first = " ".join(first.lstrip("#>*- ").split())
-        if len(first) > _LABEL_CHARS:
-            first = first[:_LABEL_CHARS].rsplit(" ", 1)[0] + "…"
+        if len(first) > _FIRST_LINE_CHARS:
+            first = first[:_FIRST_LINE_CHARS].rsplit(" ", 1)[0] + "…"
         return first or "document"
 
 

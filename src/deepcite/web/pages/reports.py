@@ -31,6 +31,8 @@ BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
 _IN_PROCESS = " (in-process llama.cpp)"
 NO_MODEL_NOTICE = ("No model wrote this answer: its sentences are quoted from the sources, "
                    "each checked against the passage it cites")
+NO_MODEL_CHECK_NOTICE = ("No model judged these claims: each verdict comes from comparing "
+                         "the claim with the words and values of the passages found")
 
 
 router = APIRouter(include_in_schema=False)
@@ -133,11 +135,17 @@ def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,
 def model_notice(result: ResearchResult, snapshot: dict[str, Any]) -> str | None:
     """Who wrote the answer, as the run recorded it: no model at all (0 calls: every
     sentence is quoted from the sources), the bundled 135M model (check the citations),
-    or the model that answered by name. Runs stored before the model was recorded fall
+    or the model that answered by name; for a document check, whether a model judged
+    any claim. Runs stored before the model was recorded fall
     back to what their settings say (:func:`bundled_notice`)."""
     if result.metrics.model_calls == 0:
+        if result.mode == "check":
+            return NO_MODEL_CHECK_NOTICE if result.claims else None
         return NO_MODEL_NOTICE if result.sources else None
     model = result.metrics.model
+    if result.mode == "check":  # a model only judged the claims the comparison left open
+        return (f"Claims the comparison left undecided were judged by {model or 'the model'}"
+                ", each verdict counted only with a quote found in its source")
     if model is None:
         return bundled_notice(snapshot)
     llm = snapshot.get("llm")
