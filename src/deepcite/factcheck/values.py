@@ -73,8 +73,12 @@ _NUMBER_WORD = re.compile(
     re.IGNORECASE)
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
            "b": 1e9, "trillion": 1e12}
-_UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|[\u3040-\u30ff\u3400-"
-                        r"\u9fff\uac00-\ud7af])")
+# Units of Chinese and Japanese text longer than one character ("公顷", "分钟").
+_CJK_UNITS = ("平方公里", "平方米", "公顷", "分钟", "小时", "秒钟", "毫秒", "个月", "星期", "公里",
+              "千米", "公斤", "千克", "万元", "亿元", "時間", "ヶ月", "か月", "キロ")
+_UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|"
+                        + "|".join(_CJK_UNITS)
+                        + r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
 _BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
 _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
                     r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
@@ -95,14 +99,16 @@ _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
              ("min", "minute", "mins"): 60, ("h", "hr", "hour", "hrs"): 3600,
              ("day",): 86400, ("week", "wk"): 604800, ("month",): 2592000,
              ("year", "yr"): 31536000, ("\u79d2",): 1, ("\u5206",): 60,
-             ("\u5929", "\u65e5"): 86400, ("\u5468",): 604800, ("\u4e2a\u6708",): 2592000},
+             ("\u5929", "\u65e5"): 86400, ("\u5468", "星期"): 604800,
+             ("\u4e2a\u6708", "ヶ月", "か月"): 2592000, ("分钟",): 60,
+             ("小时", "時間"): 3600, ("秒钟",): 1, ("毫秒",): 0.001},
     "data": {("b", "byte"): 1, ("kb", "kilobyte", "kib"): 1e3,
              ("mb", "megabyte", "mib"): 1e6, ("gb", "gigabyte", "gib"): 1e9,
              ("tb", "terabyte", "tib"): 1e12},
     "length": {("mm", "millimetre", "millimeter"): 0.001,
                ("cm", "centimetre", "centimeter"): 0.01, ("m", "metre", "meter"): 1,
-               ("km", "kilometre", "kilometer"): 1000, ("mile", "mi"): 1609.344},
-    "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo"): 1000,
+               ("km", "kilometre", "kilometer", "公里", "千米"): 1000, ("mile", "mi"): 1609.344},
+    "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo", "公斤", "千克"): 1000,
              ("t", "tonne", "ton"): 1e6, ("lb", "pound"): 453.6},
 }
 _DIMENSIONS: dict[str, tuple[str, float]] = {
