@@ -12,10 +12,11 @@ every ``[n]`` resolves, claims per second, model calls and tokens per claim.
 Dev sets, invented: ``bench/data/check_dev`` (a company's history, handbook and
 product sheets), ``check_dev2`` (a stream-processing library's documentation),
 ``check_dev3`` (a town library's rules and history), ``check_dev4`` (an island's
-geography, economy and wildlife), ``check_dev5`` (a cache server's documentation) and
-``check_dev_zh`` (a tea garden, in Chinese).
-The judge was tuned on the first two; the other three were written afterwards to see
-that it was not fitted to them (their misses are kept). Target (issue 48):
+geography, economy and wildlife), ``check_dev5`` (a cache server's documentation),
+``check_dev_zh`` (a tea garden, in Chinese), ``check_dev6`` (a rowing club) and
+``check_dev7`` (a bike-share scheme). The first two were tuned on; the others were
+written later to see the judge on text it had not seen (their misses are kept).
+Target (issue 48):
 >= 11 of 12 verdicts right, every contradiction naming the source's value, every [n]
 resolving, <= 2 model calls per claim.
 """

@@ -62,7 +62,9 @@ _OPINION = re.compile(
     r"would|should|must|need to|want|expect)\b|\bin (?:my|our) (?:opinion|view)\b|"
     r"\b(?:should|ought to|let's|let us|hopefully|personally|arguably|perhaps|maybe|"
     r"it seems|seems to me|would be (?:nice|great|better|good))\b|"
-    r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b",
+    r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b|"
+    r"^\W*(?:great|awesome|nice|well done|good job|congratulations|congrats|happy|"
+    r"good luck|see you|looking forward)\b",
     re.IGNORECASE)
 _CJK_OPINION = re.compile(r"我认为|我觉得|我想|我们认为|应该|应当|建议|希望|と思|思う|べき|"
                           r"でしょう|생각합니다|생각해|해야|것 같")
@@ -80,7 +82,7 @@ _ABOUT_ITSELF = re.compile(
 _CJK_QUESTION_END = re.compile(r"[吗呢么か까요][\s。.!！]*$")
 _DIGIT = re.compile(r"\d")
 #: A claim without a number or a name states a fact only with this many content words.
-MIN_CONTENT_WORDS = 3
+MIN_CONTENT_WORDS = 2
 #: ... or, in Chinese, Japanese or Korean, this many meaningful character pairs.
 MIN_CJK_TERMS = 3
 

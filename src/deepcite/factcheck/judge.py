@@ -69,6 +69,8 @@ MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
+                      re.IGNORECASE)
 _RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
 # What opens a line of a list, a quote or a heading: not part of a quote.
 _LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
@@ -79,7 +81,19 @@ _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine t
 
 # Words a draft says for a source's (stems, as :func:`~deepcite.text.stem.stem` gives
 # them): "started by" is "founded by", "bought" is "acquired".
-_SYNONYMS = {word: group[0] for group in (
+def _norm(term: str) -> str:
+    """A stem a little further: "operate" and "operat", "swimm" and "swim", "rowing"
+    and "row" are one word (the shared stemmer leaves them apart)."""
+    if len(term) > 5 and term.endswith("ing"):
+        term = term[:-3]
+    if len(term) > 4 and term.endswith("e"):
+        term = term[:-1]
+    if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
+        term = term[:-1]
+    return term
+
+
+_SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("found", "start", "establish", "creat", "set"),
     ("releas", "launch", "ship", "shipp", "publish"),
     ("buy", "bought", "acquir", "purchas"),
@@ -110,7 +124,7 @@ def terms_of(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
     found = {_SYNONYMS.get(term, term) for term in (
-        stem(singular(word.lower())) for word in WORD.findall(text)
+        _norm(stem(singular(word.lower()))) for word in WORD.findall(text)
         if word.lower() not in STOPWORDS and not word[0].isdigit()
         and word.lower() not in _NUMBER_WORDS and len(word) > 1
         and word.lower() not in _EMPTY)}
@@ -264,10 +278,12 @@ def _score(claim: frozenset[str], names: frozenset[str], sentence: _Sentence,
     total = sum(pool.weight(term) for term in claim)
     if not total:
         return 0.0
-    said = sum(pool.weight(term) for term in _said(claim, sentence.terms))
+    said_terms = _said(claim, sentence.terms)
+    said = sum(pool.weight(term) for term in said_terms)
     context = pool.context[sentence.passage]
-    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in (names - sentence.terms)
-                                 & context)
+    # what the sentence leaves to a pronoun ("It has 412 members") its passage names
+    borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
+    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in borrowed & context)
     return said / total
 
 
@@ -427,7 +443,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     quotes: list[Quote] = []
 
     def quote_of(sentence: _Sentence) -> int:
-        quote = Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
+        quote = _quote(sentence)
         if quote not in quotes:
             quotes.append(quote)
         return quotes.index(quote)
@@ -477,10 +493,12 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
         else:
             missing.append(group)
-    if not conflicts and not missing:
-        denial = _denial(text, best.text, claim_terms & best.terms)
-        if denial is not None:
-            conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
+    denial = _denial(text, best.text, claim_terms & best.terms)
+    if denial is not None:
+        # the sentence on the subject denies it: what other sentences say of its values
+        # does not matter ("The men's team has never won it")
+        conflicts = [c for c in conflicts if quotes[c.quote] == _quote(best)]
+        conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
     if not conflicts:
         pair = _opposed(text, best.text, claim_terms)
         if pair is not None:
@@ -493,11 +511,17 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             and best_score < SUPPORTED_WITH_VALUES:
         # none of the claim's values stated, the subject only loosely: nothing found
         return Judgement("not_found", best_score)
-    enough = SUPPORTED_WITH_VALUES if values else SUPPORTED
+    enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
+        v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
+    ) else FOUND
     verdict: Verdict = "supported" if not missing and best_score >= enough \
         else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
+
+
+def _quote(sentence: _Sentence) -> Quote:
+    return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
 
 
 def _decide(value: Value, claim: str, sentences: Sequence[_Sentence]

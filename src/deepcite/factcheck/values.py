@@ -176,6 +176,9 @@ class Value:
     unit: str = ""
     dimension: str = ""
     before: str = ""
+    #: For a number without a unit, the content word after it in its clause ("150 of
+    #: them are juniors": ``junior``), which tells its slot where no word before does.
+    after: str = ""
 
 
 # Words that count the same things ("240 people", "240 employees").
@@ -283,7 +286,18 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     if prefix is not None:
         start -= len(prefix.group(0))
     return Value("number", _plain(amount), text[start:end].strip(), start, end,
-                 amount * size, unit, dimension, before)
+                 amount * size, unit, dimension, before, "" if unit else _after(text, end))
+
+
+_CLAUSE_END = re.compile(r"[,;:.!?()\u3002\uff0c\uff1b]")
+
+
+def _after(text: str, at: int) -> str:
+    """The first content word of the four after ``at`` in its clause, stemmed; ""."""
+    rest = text[at:at + 48]
+    cut = _CLAUSE_END.search(rest)
+    words = _BEFORE_WORDS.findall(rest[:cut.start()] if cut else rest)[:4]
+    return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
 
 
 def _word_number(words: str) -> float:
@@ -392,7 +406,8 @@ def same_slot(claim: Value, other: Value) -> bool:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
         return claim.unit == other.unit
-    return bool(claim.before) and claim.before == other.before
+    return (bool(claim.before) and claim.before == other.before) or (
+        bool(claim.after) and claim.after == other.after)
 
 
 def agrees(claim: Value, other: Value) -> bool:
