@@ -88,3 +88,27 @@ def test_stated_part_and_nothing_stated() -> None:
     quote = judge("Refunds are paid to the original card.", SOURCES).quotes[0]
     text = SOURCES[quote.passage].snippet
     assert text[quote.start:quote.end] == quote.text
+
+
+CLUB = [passage("Club", "The rowing club was founded in 1894 on the river. It has 412 "
+                        "members, of whom 130 are juniors. There are no snakes on the "
+                        "island. The men's team has never won the regatta.")]
+
+
+def test_a_pronoun_takes_its_subject_from_the_passage() -> None:
+    judged = judge("The rowing club has 412 members.", CLUB)
+    assert judged.verdict == "supported"
+    assert judged.quotes[0].text.startswith("It has 412 members")
+
+
+def test_a_number_without_a_unit_is_compared_by_the_word_after_it() -> None:
+    [conflict] = judge("About 150 of them are juniors.", CLUB).conflicts
+    assert (conflict.draft, conflict.source) == ("150", "130")
+
+
+def test_a_short_denial_in_the_claims_own_words_contradicts_it() -> None:
+    judged = judge("The island has a large population of venomous snakes.", CLUB)
+    assert judged.verdict == "contradicted"
+    assert "no snakes" in judged.conflicts[0].source
+    won = judge("The men's team won the regatta in 2021.", CLUB)
+    assert won.verdict == "contradicted" and "never won" in won.conflicts[-1].source

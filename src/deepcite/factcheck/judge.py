@@ -60,6 +60,10 @@ SUPPORTED_WITH_VALUES = 0.6
 CONTEXT_WEIGHT = 0.5
 #: A value of another sentence this close to the best one's score contradicts the claim.
 NEAR_SCORE = 0.15
+#: A sentence of only the claim's words denying it contradicts it from this share on
+#: (among the best few).
+DENIAL_FLOOR = 0.3
+DENIAL_CANDIDATES = 5
 #: ... and only when that sentence says this share of the claim's words itself.
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
@@ -428,7 +432,8 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
                      for s in pool.sentences),
                     key=lambda pair: (-pair[0], len(pair[1].text)))
     if scored[0][0] < FOUND:
-        return Judgement("not_found", scored[0][0])
+        return _denied_outright(text, claim_terms, scored) or Judgement(
+            "not_found", scored[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
     close = [(score + SLOT_BONUS * _slots(values, bool(unknown), s, known, claim_terms), s)
@@ -518,6 +523,24 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
+
+
+def _denied_outright(text: str, claim_terms: frozenset[str],
+                     scored: Sequence[tuple[float, _Sentence]]) -> Judgement | None:
+    """A short sentence made only of the claim's words that denies it ("There are no
+    snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
+    fewer words than the claim, it scores too low to be its subject, yet contradicts
+    it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        if score < DENIAL_FLOOR:
+            break
+        if len(sentence.terms) >= 2 and sentence.terms <= claim_terms:
+            denial = _denial(text, sentence.text, sentence.terms)
+            if denial is not None:
+                quote = _quote(sentence)
+                return Judgement("contradicted", score, (quote,),
+                                 (Conflict(denial[0], denial[1], 0),))
+    return None
 
 
 def _quote(sentence: _Sentence) -> Quote:
