@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.values import (
+    ABBREVIATIONS,
     OPPOSITES,
     Value,
     agrees,
@@ -73,6 +74,7 @@ MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_WORDS_AND_NUMBERS = re.compile(r"[A-Za-z\u00C0-\u024F]+|\d[\d.,]*%?")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
                       re.IGNORECASE)
 _RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
@@ -85,11 +87,27 @@ _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine t
 
 # Words a draft says for a source's (stems, as :func:`~deepcite.text.stem.stem` gives
 # them): "started by" is "founded by", "bought" is "acquired".
+# Irregular verb forms, read as their base form before stemming ("paid" is "pay").
+_IRREGULAR = {form: base for base, forms in (
+    ("pay", "paid"), ("win", "won"), ("grow", "grew grown"), ("sell", "sold"),
+    ("buy", "bought"), ("build", "built"), ("hold", "held"), ("lead", "led"),
+    ("run", "ran"), ("begin", "began begun"), ("write", "wrote written"),
+    ("spend", "spent"), ("send", "sent"), ("keep", "kept"), ("leave", "left"),
+    ("meet", "met"), ("tell", "told"), ("rise", "rose risen"), ("fall", "fell fallen"),
+    ("take", "took taken"), ("give", "gave given"), ("choose", "chose chosen"),
+    ("teach", "taught"), ("bring", "brought"), ("think", "thought"),
+    ("speak", "spoke spoken"), ("drive", "drove driven"), ("fly", "flew flown"),
+    ("draw", "drew drawn"), ("lose", "lost"), ("shut", "shut"), ("cost", "cost"),
+) for form in forms.split()}
+
+
 def _norm(term: str) -> str:
     """A stem a little further: "operate" and "operat", "swimm" and "swim", "rowing"
     and "row" are one word (the shared stemmer leaves them apart)."""
     if len(term) > 5 and term.endswith("ing"):
         term = term[:-3]
+    elif len(term) > 6 and term.endswith(("able", "ible")):
+        term = term[:-4]
     if len(term) > 4 and term.endswith("e"):
         term = term[:-1]
     if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
@@ -116,7 +134,10 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("written", "wrote", "writ", "develop", "built", "build", "author"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
-_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes"})
+_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
+                    # quantities that name no amount
+                    "several", "many", "various", "numerous", "any", "few", "lot", "lots",
+                    "much", "certain"})
 
 
 def terms_of(text: str) -> frozenset[str]:
@@ -127,8 +148,12 @@ def terms_of(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
+    words = WORD.findall(text)
+    if any(word.lower() in ABBREVIATIONS for word in words):
+        words = [part for word in words
+                 for part in ABBREVIATIONS.get(word.lower(), word).split()]
     found = {_SYNONYMS.get(term, term) for term in (
-        _norm(stem(singular(word.lower()))) for word in WORD.findall(text)
+        _norm(stem(singular(_IRREGULAR.get(word.lower(), word.lower())))) for word in words
         if word.lower() not in STOPWORDS and not word[0].isdigit()
         and word.lower() not in _NUMBER_WORDS and len(word) > 1
         and word.lower() not in _EMPTY)}
@@ -325,10 +350,10 @@ def _nearest(claim_text: str, value: Value, sentence: _Sentence,
 def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
     """A pair of opposites the claim and a clause of the sentence on the claim's words
     take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
-    claim_words = [w.lower() for w in _WORDS_ONLY.findall(claim)]
+    claim_words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
     for piece in _CLAUSE.split(sentence):
         if piece and _terms(piece) & claim_terms:
-            words = [w.lower() for w in _WORDS_ONLY.findall(piece)]
+            words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(piece)]
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
@@ -338,10 +363,16 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
 
 
 def _neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
-    """The content words nearest before and after ``word`` (as terms), or None."""
+    """The content words (or numbers) nearest before and after ``word``, or None."""
     index = words.index(word)
-    before = next((t for w in reversed(words[:index]) for t in _terms(w)), None)
-    after = next((t for w in words[index + 1:] for t in _terms(w)), None)
+
+    def key(token: str) -> str | None:
+        if token[:1].isdigit():
+            return token.rstrip(".,")
+        return next(iter(sorted(_terms(token))), None)
+
+    before = next((k for w in reversed(words[:index]) if (k := key(w)) is not None), None)
+    after = next((k for w in words[index + 1:] if (k := key(w)) is not None), None)
     return before, after
 
 

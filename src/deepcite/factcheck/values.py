@@ -27,8 +27,9 @@ from typing import Literal
 from deepcite.text.stem import singular, stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["OPPOSITES", "Value", "ValueKind", "agrees", "capitalised_inside", "denied",
-           "extract_values", "name_groups", "negated", "opposites", "same_slot"]
+__all__ = ["ABBREVIATIONS", "FALLING", "OPPOSITES", "RISING", "Value", "ValueKind", "agrees",
+           "capitalised_inside", "denied", "extract_values", "name_groups", "negated",
+           "opposites", "same_slot"]
 
 ValueKind = Literal["number", "percent", "money", "year", "date", "version"]
 
@@ -148,6 +149,16 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
     ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
 )
+#: Abbreviations a draft writes for what a source spells out ("CEO", "chief executive"):
+#: read as those words, never as names.
+ABBREVIATIONS = {
+    "ceo": "chief executive officer", "cfo": "chief financial officer",
+    "cto": "chief technology officer", "coo": "chief operating officer",
+    "cio": "chief information officer", "hq": "headquarters", "yoy": "year on year",
+    "q1": "first quarter", "q2": "second quarter", "q3": "third quarter",
+    "q4": "fourth quarter", "h1": "first half", "h2": "second half",
+    "approx": "approximately", "govt": "government", "dept": "department",
+}
 _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
                                      "saturday", "sunday"}
@@ -470,8 +481,22 @@ def denied(text: str) -> list[str]:
     return found
 
 
+#: Words of going up and of going down: any of one against any of the other opposes.
+RISING = frozenset("""increase increased increases increasing rise rises rose risen rising
+    grew grow grows growing gained gain gains climbed climb climbs jumped jump jumps
+    soared improved improve improves expanded expand expands""".split())  # noqa: SIM905
+FALLING = frozenset("""decrease decreased decreases decreasing fall falls fell fallen
+    falling declined decline declines declining dropped drop drops shrank shrink shrinks
+    slumped worsened worsen reduced reduce reduces contracted""".split())  # noqa: SIM905
+
+
 def opposites(claim_words: Set[str], other_words: Set[str]) -> tuple[str, str] | None:
     """A pair of opposites the two texts take sides on (the claim's word first), or None."""
+    for ups, downs in ((RISING, FALLING), (FALLING, RISING)):
+        rising = sorted(claim_words & ups)
+        falling = sorted(other_words & downs)
+        if rising and falling and not claim_words & downs and not other_words & ups:
+            return rising[0], falling[0]
     for one, two in OPPOSITES:
         for mine, theirs in ((one, two), (two, one)):
             if mine in claim_words and theirs in other_words and theirs not in claim_words \
@@ -508,7 +533,8 @@ def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
             continue
         lower = word.lower().removesuffix("'s").removesuffix("\u2019s")
         capital = _CAPITAL_WORD.fullmatch(word) is not None and not word[0].isdigit() \
-            and lower not in _DIMENSIONS and lower not in _CURRENCIES
+            and lower not in _DIMENSIONS and lower not in _CURRENCIES \
+            and lower not in ABBREVIATIONS
         calendar = lower in _MONTH_NAMES or lower.removesuffix("s") in _MONTH_NAMES
         if capital and word.lower() not in STOPWORDS and not calendar and (
                 not opening or lower in known_words or (word.isupper() and len(word) > 1)):
