@@ -88,3 +88,47 @@ def test_stated_part_and_nothing_stated() -> None:
     quote = judge("Refunds are paid to the original card.", SOURCES).quotes[0]
     text = SOURCES[quote.passage].snippet
     assert text[quote.start:quote.end] == quote.text
+
+
+CLUB = [passage("Club", "The rowing club was founded in 1894 on the river. It has 412 "
+                        "members, of whom 130 are juniors. There are no snakes on the "
+                        "island. The men's team has never won the regatta.")]
+
+
+def test_a_pronoun_takes_its_subject_from_the_passage() -> None:
+    judged = judge("The rowing club has 412 members.", CLUB)
+    assert judged.verdict == "supported"
+    assert judged.quotes[0].text.startswith("It has 412 members")
+
+
+def test_a_number_without_a_unit_is_compared_by_the_word_after_it() -> None:
+    [conflict] = judge("About 150 of them are juniors.", CLUB).conflicts
+    assert (conflict.draft, conflict.source) == ("150", "130")
+
+
+def test_a_short_denial_in_the_claims_own_words_contradicts_it() -> None:
+    judged = judge("The island has a large population of venomous snakes.", CLUB)
+    assert judged.verdict == "contradicted"
+    assert "no snakes" in judged.conflicts[0].source
+    won = judge("The men's team won the regatta in 2021.", CLUB)
+    assert won.verdict == "contradicted" and "never won" in won.conflicts[-1].source
+
+
+RESULTS = [passage("Q3", "Fernhill Foods reported revenue of 48.2 million euros for the third "
+                         "quarter. The operating margin fell to 6.1%. Sales of the oat range "
+                         "grew by 30%, while frozen meals declined by 4%. The dividend is "
+                         "payable on 2 November 2023."),
+           passage("People", "Amara Osei has been chief executive since January 2020.")]
+
+
+def test_directions_abbreviations_and_verb_forms() -> None:
+    margin = judge("The operating margin increased to 6.1%.", RESULTS)
+    assert [(c.draft, c.source) for c in margin.conflicts] == [("increased", "fell")]
+    frozen = judge("Frozen meal sales grew by 4%.", RESULTS)
+    assert [(c.draft, c.source) for c in frozen.conflicts] == [("grew", "declined")]
+    assert judge("Oat range sales grew by 30%.", RESULTS).verdict == "supported"
+    assert judge("Revenue for Q3 was 48.2 million euros.", RESULTS).verdict == "supported"
+    assert judge("Amara Osei has been CEO since January 2020.", RESULTS).verdict == "supported"
+    paid = judge("The dividend will be paid on 2 December 2023.", RESULTS)
+    assert [(c.draft, c.source) for c in paid.conflicts] == [("2 December 2023",
+                                                               "2 November 2023")]

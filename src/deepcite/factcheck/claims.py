@@ -62,7 +62,9 @@ _OPINION = re.compile(
     r"would|should|must|need to|want|expect)\b|\bin (?:my|our) (?:opinion|view)\b|"
     r"\b(?:should|ought to|let's|let us|hopefully|personally|arguably|perhaps|maybe|"
     r"it seems|seems to me|would be (?:nice|great|better|good))\b|"
-    r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b",
+    r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b|"
+    r"^\W*(?:great|awesome|nice|well done|good job|congratulations|congrats|happy|"
+    r"good luck|see you|looking forward)\b",
     re.IGNORECASE)
 _CJK_OPINION = re.compile(r"我认为|我觉得|我想|我们认为|应该|应当|建议|希望|と思|思う|べき|"
                           r"でしょう|생각합니다|생각해|해야|것 같")
@@ -80,7 +82,9 @@ _ABOUT_ITSELF = re.compile(
 _CJK_QUESTION_END = re.compile(r"[吗呢么か까요][\s。.!！]*$")
 _DIGIT = re.compile(r"\d")
 #: A claim without a number or a name states a fact only with this many content words.
-MIN_CONTENT_WORDS = 3
+MIN_CONTENT_WORDS = 2
+_ASSERTING = frozenset("""is are was were has have had does do did can cannot must will
+    won't isn't aren't wasn't weren't doesn't don't didn't can't""".split())  # noqa: SIM905
 #: ... or, in Chinese, Japanese or Korean, this many meaningful character pairs.
 MIN_CJK_TERMS = 3
 
@@ -192,7 +196,11 @@ def _checkable(text: str) -> bool:
     if any(len(token) > 1 and token[1:] != token[1:].lower() for token in tokens):
         return True  # an acronym or a name such as "TLS", "PostgreSQL" opening the sentence
     content = [t for t in tokens if t.lower() not in STOPWORDS and len(t) > 1]
-    return len(content) >= MIN_CONTENT_WORDS
+    if len(content) > MIN_CONTENT_WORDS:
+        return True
+    # as short as "Helmets are required.": a statement only with a verb that asserts
+    return len(content) == MIN_CONTENT_WORDS and any(
+        t.lower() in _ASSERTING for t in tokens)
 
 
 def split_claims(document: str) -> list[Claim]:

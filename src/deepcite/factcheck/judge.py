@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.values import (
+    ABBREVIATIONS,
     OPPOSITES,
     Value,
     agrees,
@@ -60,6 +61,10 @@ SUPPORTED_WITH_VALUES = 0.6
 CONTEXT_WEIGHT = 0.5
 #: A value of another sentence this close to the best one's score contradicts the claim.
 NEAR_SCORE = 0.15
+#: A sentence of only the claim's words denying it contradicts it from this share on
+#: (among the best few).
+DENIAL_FLOOR = 0.3
+DENIAL_CANDIDATES = 5
 #: ... and only when that sentence says this share of the claim's words itself.
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
@@ -69,6 +74,9 @@ MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_WORDS_AND_NUMBERS = re.compile(r"[A-Za-z\u00C0-\u024F]+|\d[\d.,]*%?")
+_PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
+                      re.IGNORECASE)
 _RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
 # What opens a line of a list, a quote or a heading: not part of a quote.
 _LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
@@ -79,7 +87,35 @@ _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine t
 
 # Words a draft says for a source's (stems, as :func:`~deepcite.text.stem.stem` gives
 # them): "started by" is "founded by", "bought" is "acquired".
-_SYNONYMS = {word: group[0] for group in (
+# Irregular verb forms, read as their base form before stemming ("paid" is "pay").
+_IRREGULAR = {form: base for base, forms in (
+    ("pay", "paid"), ("win", "won"), ("grow", "grew grown"), ("sell", "sold"),
+    ("buy", "bought"), ("build", "built"), ("hold", "held"), ("lead", "led"),
+    ("run", "ran"), ("begin", "began begun"), ("write", "wrote written"),
+    ("spend", "spent"), ("send", "sent"), ("keep", "kept"), ("leave", "left"),
+    ("meet", "met"), ("tell", "told"), ("rise", "rose risen"), ("fall", "fell fallen"),
+    ("take", "took taken"), ("give", "gave given"), ("choose", "chose chosen"),
+    ("teach", "taught"), ("bring", "brought"), ("think", "thought"),
+    ("speak", "spoke spoken"), ("drive", "drove driven"), ("fly", "flew flown"),
+    ("draw", "drew drawn"), ("lose", "lost"), ("shut", "shut"), ("cost", "cost"),
+) for form in forms.split()}
+
+
+def _norm(term: str) -> str:
+    """A stem a little further: "operate" and "operat", "swimm" and "swim", "rowing"
+    and "row" are one word (the shared stemmer leaves them apart)."""
+    if len(term) > 5 and term.endswith("ing"):
+        term = term[:-3]
+    elif len(term) > 6 and term.endswith(("able", "ible")):
+        term = term[:-4]
+    if len(term) > 4 and term.endswith("e"):
+        term = term[:-1]
+    if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
+        term = term[:-1]
+    return term
+
+
+_SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("found", "start", "establish", "creat", "set"),
     ("releas", "launch", "ship", "shipp", "publish"),
     ("buy", "bought", "acquir", "purchas"),
@@ -98,7 +134,10 @@ _SYNONYMS = {word: group[0] for group in (
     ("written", "wrote", "writ", "develop", "built", "build", "author"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
-_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes"})
+_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
+                    # quantities that name no amount
+                    "several", "many", "various", "numerous", "any", "few", "lot", "lots",
+                    "much", "certain"})
 
 
 def terms_of(text: str) -> frozenset[str]:
@@ -109,8 +148,12 @@ def terms_of(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
+    words = WORD.findall(text)
+    if any(word.lower() in ABBREVIATIONS for word in words):
+        words = [part for word in words
+                 for part in ABBREVIATIONS.get(word.lower(), word).split()]
     found = {_SYNONYMS.get(term, term) for term in (
-        stem(singular(word.lower())) for word in WORD.findall(text)
+        _norm(stem(singular(_IRREGULAR.get(word.lower(), word.lower())))) for word in words
         if word.lower() not in STOPWORDS and not word[0].isdigit()
         and word.lower() not in _NUMBER_WORDS and len(word) > 1
         and word.lower() not in _EMPTY)}
@@ -264,10 +307,12 @@ def _score(claim: frozenset[str], names: frozenset[str], sentence: _Sentence,
     total = sum(pool.weight(term) for term in claim)
     if not total:
         return 0.0
-    said = sum(pool.weight(term) for term in _said(claim, sentence.terms))
+    said_terms = _said(claim, sentence.terms)
+    said = sum(pool.weight(term) for term in said_terms)
     context = pool.context[sentence.passage]
-    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in (names - sentence.terms)
-                                 & context)
+    # what the sentence leaves to a pronoun ("It has 412 members") its passage names
+    borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
+    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in borrowed & context)
     return said / total
 
 
@@ -305,10 +350,10 @@ def _nearest(claim_text: str, value: Value, sentence: _Sentence,
 def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
     """A pair of opposites the claim and a clause of the sentence on the claim's words
     take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
-    claim_words = [w.lower() for w in _WORDS_ONLY.findall(claim)]
+    claim_words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
     for piece in _CLAUSE.split(sentence):
         if piece and _terms(piece) & claim_terms:
-            words = [w.lower() for w in _WORDS_ONLY.findall(piece)]
+            words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(piece)]
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
@@ -318,10 +363,16 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
 
 
 def _neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
-    """The content words nearest before and after ``word`` (as terms), or None."""
+    """The content words (or numbers) nearest before and after ``word``, or None."""
     index = words.index(word)
-    before = next((t for w in reversed(words[:index]) for t in _terms(w)), None)
-    after = next((t for w in words[index + 1:] for t in _terms(w)), None)
+
+    def key(token: str) -> str | None:
+        if token[:1].isdigit():
+            return token.rstrip(".,")
+        return next(iter(sorted(_terms(token))), None)
+
+    before = next((k for w in reversed(words[:index]) if (k := key(w)) is not None), None)
+    after = next((k for w in words[index + 1:] if (k := key(w)) is not None), None)
     return before, after
 
 
@@ -412,7 +463,8 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
                      for s in pool.sentences),
                     key=lambda pair: (-pair[0], len(pair[1].text)))
     if scored[0][0] < FOUND:
-        return Judgement("not_found", scored[0][0])
+        return _denied_outright(text, claim_terms, scored) or Judgement(
+            "not_found", scored[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
     close = [(score + SLOT_BONUS * _slots(values, bool(unknown), s, known, claim_terms), s)
@@ -427,7 +479,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     quotes: list[Quote] = []
 
     def quote_of(sentence: _Sentence) -> int:
-        quote = Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
+        quote = _quote(sentence)
         if quote not in quotes:
             quotes.append(quote)
         return quotes.index(quote)
@@ -477,10 +529,12 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
         else:
             missing.append(group)
-    if not conflicts and not missing:
-        denial = _denial(text, best.text, claim_terms & best.terms)
-        if denial is not None:
-            conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
+    denial = _denial(text, best.text, claim_terms & best.terms)
+    if denial is not None:
+        # the sentence on the subject denies it: what other sentences say of its values
+        # does not matter ("The men's team has never won it")
+        conflicts = [c for c in conflicts if quotes[c.quote] == _quote(best)]
+        conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
     if not conflicts:
         pair = _opposed(text, best.text, claim_terms)
         if pair is not None:
@@ -493,11 +547,35 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             and best_score < SUPPORTED_WITH_VALUES:
         # none of the claim's values stated, the subject only loosely: nothing found
         return Judgement("not_found", best_score)
-    enough = SUPPORTED_WITH_VALUES if values else SUPPORTED
+    enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
+        v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
+    ) else FOUND
     verdict: Verdict = "supported" if not missing and best_score >= enough \
         else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
+
+
+def _denied_outright(text: str, claim_terms: frozenset[str],
+                     scored: Sequence[tuple[float, _Sentence]]) -> Judgement | None:
+    """A short sentence made only of the claim's words that denies it ("There are no
+    snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
+    fewer words than the claim, it scores too low to be its subject, yet contradicts
+    it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        if score < DENIAL_FLOOR:
+            break
+        if len(sentence.terms) >= 2 and sentence.terms <= claim_terms:
+            denial = _denial(text, sentence.text, sentence.terms)
+            if denial is not None:
+                quote = _quote(sentence)
+                return Judgement("contradicted", score, (quote,),
+                                 (Conflict(denial[0], denial[1], 0),))
+    return None
+
+
+def _quote(sentence: _Sentence) -> Quote:
+    return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
 
 
 def _decide(value: Value, claim: str, sentences: Sequence[_Sentence]

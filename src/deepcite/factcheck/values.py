@@ -27,8 +27,9 @@ from typing import Literal
 from deepcite.text.stem import singular, stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["OPPOSITES", "Value", "ValueKind", "agrees", "capitalised_inside", "denied",
-           "extract_values", "name_groups", "negated", "opposites", "same_slot"]
+__all__ = ["ABBREVIATIONS", "FALLING", "OPPOSITES", "RISING", "Value", "ValueKind", "agrees",
+           "capitalised_inside", "denied", "extract_values", "name_groups", "negated",
+           "opposites", "same_slot"]
 
 ValueKind = Literal["number", "percent", "money", "year", "date", "version"]
 
@@ -73,8 +74,12 @@ _NUMBER_WORD = re.compile(
     re.IGNORECASE)
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
            "b": 1e9, "trillion": 1e12}
-_UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|[\u3040-\u30ff\u3400-"
-                        r"\u9fff\uac00-\ud7af])")
+# Units of Chinese and Japanese text longer than one character ("公顷", "分钟").
+_CJK_UNITS = ("平方公里", "平方米", "公顷", "分钟", "小时", "秒钟", "毫秒", "个月", "星期", "公里",
+              "千米", "公斤", "千克", "万元", "亿元", "時間", "ヶ月", "か月", "キロ")
+_UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|"
+                        + "|".join(_CJK_UNITS)
+                        + r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
 _BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
 _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
                     r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
@@ -95,14 +100,16 @@ _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
              ("min", "minute", "mins"): 60, ("h", "hr", "hour", "hrs"): 3600,
              ("day",): 86400, ("week", "wk"): 604800, ("month",): 2592000,
              ("year", "yr"): 31536000, ("\u79d2",): 1, ("\u5206",): 60,
-             ("\u5929", "\u65e5"): 86400, ("\u5468",): 604800, ("\u4e2a\u6708",): 2592000},
+             ("\u5929", "\u65e5"): 86400, ("\u5468", "星期"): 604800,
+             ("\u4e2a\u6708", "ヶ月", "か月"): 2592000, ("分钟",): 60,
+             ("小时", "時間"): 3600, ("秒钟",): 1, ("毫秒",): 0.001},
     "data": {("b", "byte"): 1, ("kb", "kilobyte", "kib"): 1e3,
              ("mb", "megabyte", "mib"): 1e6, ("gb", "gigabyte", "gib"): 1e9,
              ("tb", "terabyte", "tib"): 1e12},
     "length": {("mm", "millimetre", "millimeter"): 0.001,
                ("cm", "centimetre", "centimeter"): 0.01, ("m", "metre", "meter"): 1,
-               ("km", "kilometre", "kilometer"): 1000, ("mile", "mi"): 1609.344},
-    "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo"): 1000,
+               ("km", "kilometre", "kilometer", "公里", "千米"): 1000, ("mile", "mi"): 1609.344},
+    "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo", "公斤", "千克"): 1000,
              ("t", "tonne", "ton"): 1e6, ("lb", "pound"): 453.6},
 }
 _DIMENSIONS: dict[str, tuple[str, float]] = {
@@ -142,6 +149,16 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
     ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
 )
+#: Abbreviations a draft writes for what a source spells out ("CEO", "chief executive"):
+#: read as those words, never as names.
+ABBREVIATIONS = {
+    "ceo": "chief executive officer", "cfo": "chief financial officer",
+    "cto": "chief technology officer", "coo": "chief operating officer",
+    "cio": "chief information officer", "hq": "headquarters", "yoy": "year on year",
+    "q1": "first quarter", "q2": "second quarter", "q3": "third quarter",
+    "q4": "fourth quarter", "h1": "first half", "h2": "second half",
+    "approx": "approximately", "govt": "government", "dept": "department",
+}
 _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
                                      "saturday", "sunday"}
@@ -170,6 +187,9 @@ class Value:
     unit: str = ""
     dimension: str = ""
     before: str = ""
+    #: For a number without a unit, the content word after it in its clause ("150 of
+    #: them are juniors": ``junior``), which tells its slot where no word before does.
+    after: str = ""
 
 
 # Words that count the same things ("240 people", "240 employees").
@@ -277,7 +297,18 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     if prefix is not None:
         start -= len(prefix.group(0))
     return Value("number", _plain(amount), text[start:end].strip(), start, end,
-                 amount * size, unit, dimension, before)
+                 amount * size, unit, dimension, before, "" if unit else _after(text, end))
+
+
+_CLAUSE_END = re.compile(r"[,;:.!?()\u3002\uff0c\uff1b]")
+
+
+def _after(text: str, at: int) -> str:
+    """The first content word of the four after ``at`` in its clause, stemmed; ""."""
+    rest = text[at:at + 48]
+    cut = _CLAUSE_END.search(rest)
+    words = _BEFORE_WORDS.findall(rest[:cut.start()] if cut else rest)[:4]
+    return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
 
 
 def _word_number(words: str) -> float:
@@ -386,7 +417,8 @@ def same_slot(claim: Value, other: Value) -> bool:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
         return claim.unit == other.unit
-    return bool(claim.before) and claim.before == other.before
+    return (bool(claim.before) and claim.before == other.before) or (
+        bool(claim.after) and claim.after == other.after)
 
 
 def agrees(claim: Value, other: Value) -> bool:
@@ -449,8 +481,22 @@ def denied(text: str) -> list[str]:
     return found
 
 
+#: Words of going up and of going down: any of one against any of the other opposes.
+RISING = frozenset("""increase increased increases increasing rise rises rose risen rising
+    grew grow grows growing gained gain gains climbed climb climbs jumped jump jumps
+    soared improved improve improves expanded expand expands""".split())  # noqa: SIM905
+FALLING = frozenset("""decrease decreased decreases decreasing fall falls fell fallen
+    falling declined decline declines declining dropped drop drops shrank shrink shrinks
+    slumped worsened worsen reduced reduce reduces contracted""".split())  # noqa: SIM905
+
+
 def opposites(claim_words: Set[str], other_words: Set[str]) -> tuple[str, str] | None:
     """A pair of opposites the two texts take sides on (the claim's word first), or None."""
+    for ups, downs in ((RISING, FALLING), (FALLING, RISING)):
+        rising = sorted(claim_words & ups)
+        falling = sorted(other_words & downs)
+        if rising and falling and not claim_words & downs and not other_words & ups:
+            return rising[0], falling[0]
     for one, two in OPPOSITES:
         for mine, theirs in ((one, two), (two, one)):
             if mine in claim_words and theirs in other_words and theirs not in claim_words \
@@ -487,7 +533,8 @@ def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
             continue
         lower = word.lower().removesuffix("'s").removesuffix("\u2019s")
         capital = _CAPITAL_WORD.fullmatch(word) is not None and not word[0].isdigit() \
-            and lower not in _DIMENSIONS and lower not in _CURRENCIES
+            and lower not in _DIMENSIONS and lower not in _CURRENCIES \
+            and lower not in ABBREVIATIONS
         calendar = lower in _MONTH_NAMES or lower.removesuffix("s") in _MONTH_NAMES
         if capital and word.lower() not in STOPWORDS and not calendar and (
                 not opening or lower in known_words or (word.isupper() and len(word) > 1)):
