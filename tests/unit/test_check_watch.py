@@ -37,3 +37,39 @@ def test_a_watch_of_a_check_checks_the_document_again(notes: Path,
         assert run.request["origin"] == "watch"
         verdicts = {claim.text: claim.verdict for claim in run.result.claims}
         assert verdicts == {DRAFT: "supported"}
+
+
+def test_the_watch_says_which_verdicts_changed(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from deepcite.cli import app
+
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model",
+                        lambda settings: ScriptedChatModel())
+    folder = tmp_path / "ops"
+    folder.mkdir()
+    runbook = folder / "backups.md"
+
+    def index(time_of_day: str) -> None:
+        runbook.write_text(f"# Backups\n\nThe nightly backup starts at {time_of_day} UTC.\n",
+                           encoding="utf-8")
+        added = CliRunner().invoke(app, ["collection", "add", str(folder), "--name", "ops"])
+        assert added.exit_code == 0, added.output
+
+    claim = "The nightly backup starts at 02:00 UTC."
+    index("02:00")
+    settings = load_settings()
+    request = RunRequest.parse(mode="check", document={"text": claim}, collections=["ops"])
+    with HistoryStore.open(settings) as store:
+        service = WatchService(store, settings)
+        watch, _ = service.add(request, "on demand")
+        first = service.run_here(watch.id)
+        same = service.run_here(watch.id)
+        index("04:00")  # the runbook changed: the draft is now contradicted
+        changed = service.run_here(watch.id)
+    assert first.summary is not None and first.summary.startswith("First run")
+    assert same.summary is not None and same.summary.startswith("Nothing new")
+    assert changed.summary is not None and "1 verdict changed" in changed.summary
+    assert f"\u201c{claim}\u201d: supported \u2192 contradicted" in str(changed.changes_markdown)
