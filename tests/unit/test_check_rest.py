@@ -169,3 +169,20 @@ def test_a_body_that_is_neither_json_nor_a_form_is_415(server: Server) -> None:
                                                           "Content-Type": "text/plain"},
                                content=DRAFT.encode("utf-8"))
     assert reply.status_code == 415
+
+
+def test_a_check_can_be_posted_as_any_run_and_listed_as_one(server: Server) -> None:
+    reply = server.client.post("/api/v1/research", headers=server.auth("alice"),
+                               json={"mode": "check", "document": {"text": DRAFT},
+                                     "collections": ["notes"]})
+    assert reply.status_code == 202, reply.text
+    run_id = reply.json()["id"]
+    assert _ended(server, "alice", run_id)["state"] == "completed"
+    listed = server.client.get("/api/v1/history?mode=check", headers=server.auth("alice"))
+    assert [run["id"] for run in listed.json()] == [run_id]
+    assert server.client.get("/api/v1/history?mode=check",
+                             headers=server.auth("bob")).json() == []
+    missing = server.client.post("/api/v1/research", headers=server.auth("alice"),
+                                 json={"mode": "check", "collections": ["notes"]})
+    assert missing.status_code == 422
+    assert "needs the document" in missing.text
