@@ -73,3 +73,31 @@ def test_the_watch_says_which_verdicts_changed(tmp_path: Path,
     assert same.summary is not None and same.summary.startswith("Nothing new")
     assert changed.summary is not None and "1 verdict changed" in changed.summary
     assert f"\u201c{claim}\u201d: supported \u2192 contradicted" in str(changed.changes_markdown)
+
+
+def test_watch_add_document_makes_a_watch_of_a_check(notes: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from deepcite.cli import app
+
+    monkeypatch.setattr(deepcite.runs.build, "get_chat_model",
+                        lambda settings: ScriptedChatModel())
+    draft = tmp_path / "draft.md"
+    draft.write_text(DRAFT, encoding="utf-8")
+    runner = CliRunner()
+    added = runner.invoke(app, ["watch", "add", "Cache draft", "--document", str(draft),
+                                "-c", "notes", "--manual", "--json"])
+    assert added.exit_code == 0, added.output
+    watch = json.loads(added.stdout)
+    assert watch["request"]["mode"] == "check"
+    assert watch["request"]["document"] == {"text": DRAFT, "filename": "draft.md"}
+    ran = runner.invoke(app, ["watch", "run", watch["id"][:8]])
+    assert ran.exit_code == 0, ran.output
+    runs = json.loads(runner.invoke(app, ["history", "--json"]).stdout)
+    assert [(run["mode"], run["question"]) for run in runs] == [("check", "Cache draft")]
+    missing = runner.invoke(app, ["watch", "add", "Gone", "--document",
+                                  str(tmp_path / "nowhere.md"), "--manual"])
+    assert missing.exit_code != 0 and "nowhere.md" in missing.output
