@@ -77,6 +77,7 @@ def test_the_check_is_a_run_of_the_history(notes: Path, silent_model: ScriptedCh
     shown = runner.invoke(app, ["show", first["id"][:8]])
     assert shown.exit_code == 0, shown.output
     assert "We keep the cache in Redis" in shown.stdout and "## Sources" in shown.stdout
+    assert f"_{len(first['claims'])} claims checked:" in shown.stdout  # as check printed it
     stored = json.loads(runner.invoke(app, ["show", first["id"][:8], "--json"]).stdout)
     assert stored["mode"] == "check" and len(stored["claims"]) == len(first["claims"])
     again = runner.invoke(app, ["rerun", first["id"][:8], "-q"])
