@@ -173,3 +173,18 @@ def test_the_notice_says_whether_a_model_judged_claims() -> None:
     judged = checked.model_copy(update={"metrics": RunMetrics(model_calls=1,
                                                               model="llama3.2 (Ollama)")})
     assert "judged by llama3.2 (Ollama)" in str(model_notice(judged, {}))
+
+
+def test_two_checks_compare_verdict_by_verdict(site: Site) -> None:
+    alice = site.logged_in("alice")
+    first = _submit(alice, text=DRAFT)
+    site.ended(first)
+    edited = DRAFT.replace("Fridays", "Tuesdays").replace("one hour", "<i>two</i> hours")
+    second = _submit(alice, text=edited, previous=first)
+    site.ended(second)
+    assert site.store.get(second).parent_id == first
+    page = alice.get(f"/compare?a={first}&b={second}")
+    assert page.status_code == 200
+    assert "<h2>Verdicts</h2>" in page.text
+    assert "&lt;i&gt;two&lt;/i&gt; hours" in page.text and "<i>two</i>" not in page.text
+    assert "not in A" in page.text and "not in B" in page.text  # claims changed between versions
