@@ -188,3 +188,21 @@ def test_two_checks_compare_verdict_by_verdict(site: Site) -> None:
     assert "<h2>Verdicts</h2>" in page.text
     assert "&lt;i&gt;two&lt;/i&gt; hours" in page.text and "<i>two</i>" not in page.text
     assert "not in A" in page.text and "not in B" in page.text  # claims changed between versions
+
+
+def test_the_annotated_document_downloads_for_its_owner_only(site: Site) -> None:
+    alice, bob = site.logged_in("alice"), site.logged_in("bob")
+    run_id = _submit(alice, text=DRAFT, title="Planning notes")
+    site.ended(run_id)
+    assert f'href="/reports/{run_id}/annotated.docx"' in alice.get(f"/reports/{run_id}").text
+    html = alice.get(f"/reports/{run_id}/annotated.html")
+    assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
+    assert "Planning%20notes.checked.html" in html.headers["content-disposition"]
+    assert "<script>alert('draft')</script>" not in html.text  # the draft's markup is text
+    docx = alice.get(f"/reports/{run_id}/annotated.docx")
+    assert docx.status_code == 200 and docx.content.startswith(b"PK")
+    markdown = alice.get(f"/reports/{run_id}/annotated.md")
+    assert markdown.status_code == 200 and "## Sources" in markdown.text
+    assert alice.get(f"/reports/{run_id}/annotated.exe").status_code == 404
+    theirs = bob.get(f"/reports/{run_id}/annotated.html")
+    assert theirs.status_code == 404 and "Redis" not in theirs.text

@@ -13,7 +13,9 @@ claim, quote and note is escaped: they are the user's text or a source's.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -24,13 +26,14 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from deepcite.errors import ConfigError, InputError, RequestError, error_line
-from deepcite.factcheck import VERDICT_LABELS
+from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, error_line
+from deepcite.factcheck import VERDICT_LABELS, render_docx, render_html, render_markdown
 from deepcite.runs import RunRequest
 from deepcite.runs.request import MAX_DOCUMENT_CHARS
 from deepcite.store import StoredRun
 from deepcite.types import VERDICTS, ClaimVerdict, ResearchResult, Verdict
 from deepcite.web.check_documents import CHECK_SUFFIXES, check_fields, document_of_upload
+from deepcite.web.downloads import content_disposition
 from deepcite.web.page_forms import MAX_UPLOAD_BYTES, field_label, form_choices, page_words
 from deepcite.web.pages.kit import MAX_FIELD_BYTES, Kit, PageKit, quote_path
 from deepcite.web.sessions import Session
@@ -132,6 +135,52 @@ def _names(form: FormData, name: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ the result
+
+#: The annotated document's downloads: its media type and file suffix.
+ANNOTATED: dict[str, tuple[str, str]] = {
+    "html": ("text/html; charset=utf-8", ".html"),
+    "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+             ".docx"),
+    "md": ("text/markdown; charset=utf-8", ".md")}
+
+
+@router.get("/reports/{run_id}/annotated.{fmt}")
+def annotated_download(kit: Kit, request: Request, run_id: str, fmt: str) -> Response:
+    """A check's document annotated as ``deepcite check -o`` writes it: the standalone
+    HTML (highlights, evidence on hover and focus), Word with a comment per claim, or
+    Markdown - for the caller's own checks only (another's is as missing as none)."""
+    session = kit.session_for(request)
+    try:
+        stored = kit.history.get(run_id, kit.access(session))
+    except DeepciteError as exc:
+        return kit.not_found(request, session, str(exc))
+    document = _document_text(stored)
+    if stored.mode != "check" or fmt not in ANNOTATED or document is None:
+        return kit.not_found(request, session, f"No annotated document {fmt!r} of run "
+                                               f"{run_id[:8]}")
+    media, suffix = ANNOTATED[fmt]
+    try:
+        data = _annotated(stored.result, document, fmt)
+    except ConfigError as exc:  # Word without python-docx: the extra to install
+        return kit.render(request, session, "error.html", 501, title="Not available",
+                          message=error_line(exc))
+    name = stored.result.title or "document"
+    known = next((ext for ext in CHECK_SUFFIXES if name.lower().endswith(ext)), "")
+    name = name[:len(name) - len(known)] or "document"  # draft.md: draft.checked.html
+    return Response(data, media_type=media, headers={
+        "Content-Disposition": content_disposition(f"{name}.checked{suffix}"),
+        "X-Content-Type-Options": "nosniff"})
+
+
+def _annotated(result: ResearchResult, document: str, fmt: str) -> bytes:
+    if fmt == "html":
+        return render_html(result, document).encode("utf-8")
+    if fmt == "md":
+        return render_markdown(result).encode("utf-8")
+    with tempfile.TemporaryDirectory(prefix="deepcite-check-") as folder:
+        target = Path(folder) / "checked.docx"
+        render_docx(result, document, target)
+        return target.read_bytes()
 
 
 @dataclass(frozen=True)
