@@ -199,6 +199,7 @@ def test_the_annotated_document_downloads_for_its_owner_only(site: Site) -> None
     assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
     assert "Planning%20notes.checked.html" in html.headers["content-disposition"]
     assert "<script>alert('draft')</script>" not in html.text  # the draft's markup is text
+    assert "file://" not in html.text and "collection:notes/" in html.text  # no server path
     docx = alice.get(f"/reports/{run_id}/annotated.docx")
     assert docx.status_code == 200 and docx.content.startswith(b"PK")
     markdown = alice.get(f"/reports/{run_id}/annotated.md")

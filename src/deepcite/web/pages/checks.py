@@ -27,6 +27,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, error_line
+from deepcite.export import without_local_paths
 from deepcite.factcheck import VERDICT_LABELS, render_docx, render_html, render_markdown
 from deepcite.runs import RunRequest
 from deepcite.runs.request import MAX_DOCUMENT_CHARS
@@ -173,6 +174,9 @@ def annotated_download(kit: Kit, request: Request, run_id: str, fmt: str) -> Res
 
 
 def _annotated(result: ResearchResult, document: str, fmt: str) -> bytes:
+    """The download's bytes; a local document named by its collection and file name,
+    never by the server's path (as every export of the pages names it)."""
+    result = without_local_paths(result)
     if fmt == "html":
         return render_html(result, document).encode("utf-8")
     if fmt == "md":
