@@ -27,7 +27,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, error_line
-from deepcite.export import without_local_paths
+from deepcite.export.base import without_local_paths
 from deepcite.factcheck import VERDICT_LABELS, render_docx, render_html, render_markdown
 from deepcite.runs import RunRequest
 from deepcite.runs.request import MAX_DOCUMENT_CHARS
