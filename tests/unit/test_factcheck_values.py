@@ -16,13 +16,19 @@ def _one(text: str) -> tuple[str, str, str]:
 def test_values_are_read_with_their_units_as_written() -> None:
     assert _one("Refunds within 30 days of purchase") == ("number", "30", "30 days")
     assert _one("The round raised 18 million euros.") == ("money", "1.8e+07", "18 million euros")
-    assert _one("It costs $49 per month.") == ("money", "49", "$49")
+    money, period = extract_values("It costs $49 per month.")
+    assert (money.kind, money.key, money.text) == ("money", "49", "$49")
+    assert (period.text, period.dimension) == ("per month", "period")
     assert _one("Uptime was 99.5% last year.")[:2] == ("percent", "99.5")
     assert _one("It shipped in March 2017.") == ("date", "2017-03", "March 2017")
     assert _one("It shipped on 5 March 2017.") == ("date", "2017-03-05", "5 March 2017")
     assert _one("founded in 2011 by") == ("year", "2011", "2011")
     assert _one("The stable version is 4.2.1.") == ("version", "4.2.1", "4.2.1")
-    assert _one("Remote work up to three days per week") == ("number", "3", "three days")
+    assert _one("Remote work up to three days in a row") == ("number", "3", "three days")
+    assert _one("The prize is awarded every two years.")[2] == "every two years"
+    [yearly] = extract_values("It is awarded every year.")
+    [biennial] = extract_values("It is awarded every two years.")
+    assert same_slot(yearly, biennial) and not agrees(yearly, biennial)
     assert _one("条目保留300秒。") == ("number", "300", "300秒")
     assert _one("2021年3月5日发布") == ("date", "2021-03-05", "2021年3月5日")
 
@@ -132,3 +138,23 @@ def test_directions_abbreviations_and_verb_forms() -> None:
     paid = judge("The dividend will be paid on 2 December 2023.", RESULTS)
     assert [(c.draft, c.source) for c in paid.conflicts] == [("2 December 2023",
                                                                "2 November 2023")]
+
+
+BIO = [passage("Bio", "Edda Lindqvist was a Swedish chemist known for her work on cellulose "
+                      "fibres. She studied at Uppsala University, where she received her "
+                      "doctorate in 1919. She married the physicist Nils Berg in 1926."),
+       passage("Prize", "The Lindqvist Prize, awarded every two years by the Swedish "
+                        "Chemical Society, has been given since 1972.")]
+
+
+def test_another_role_another_university_another_frequency() -> None:
+    role = judge("Edda Lindqvist, a Swedish physicist, worked on cellulose fibres.", BIO)
+    assert [(c.draft, c.source) for c in role.conflicts] == [("physicist", "chemist")]
+    school = judge("She studied at Lund University.", BIO)
+    assert [(c.draft, c.source) for c in school.conflicts] == [("Lund University",
+                                                                "Uppsala University")]
+    prize = judge("The Lindqvist Prize is awarded every year.", BIO)
+    assert [(c.draft, c.source) for c in prize.conflicts] == [("every year",
+                                                               "every two years")]
+    assert judge("She received her doctorate at Uppsala University in 1919.",
+                 BIO).verdict == "supported"

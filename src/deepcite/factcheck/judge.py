@@ -74,6 +74,13 @@ MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+# How the names of roles and trades end: physicist, librarian, teacher, editor, tenant.
+_ROLE = re.compile(r"(?:ist|ian|[^e]er|or|ant|eer|ess)$")
+_NOT_ROLES = frozenset("""exist consist insist resist persist assist list twist other
+    under over after never ever however whether either neither rather further water
+    paper number order major minor error floor door for nor or center centre letter
+    matter better later power user member server buffer filter folder cluster
+    register header footer""".split())  # noqa: SIM905
 _WORDS_AND_NUMBERS = re.compile(r"[A-Za-z\u00C0-\u024F]+|\d[\d.,]*%?")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
                       re.IGNORECASE)
@@ -108,7 +115,9 @@ def _norm(term: str) -> str:
         term = term[:-3]
     elif len(term) > 6 and term.endswith(("able", "ible")):
         term = term[:-4]
-    if len(term) > 4 and term.endswith("e"):
+    elif len(term) > 4 and term.endswith("ed") and not term.endswith("eed"):
+        term = term[:-2]
+    if len(term) > 3 and term.endswith("e"):
         term = term[:-1]
     if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
         term = term[:-1]
@@ -303,12 +312,23 @@ def _said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str]:
 
 
 def _score(claim: frozenset[str], names: frozenset[str], sentence: _Sentence,
-           pool: _Pool) -> float:
+           pool: _Pool, values: Sequence[Value] = ()) -> float:
     total = sum(pool.weight(term) for term in claim)
     if not total:
         return 0.0
     said_terms = _said(claim, sentence.terms)
     said = sum(pool.weight(term) for term in said_terms)
+    if values:
+        # a value is the claim's most particular word: stated, it counts as one; of the
+        # same slot but another, it shows the sentence is on the subject, half as much
+        weight = max(pool.weight(term) for term in claim)
+        theirs = _value_cache(sentence.text)
+        for value in values:
+            total += weight
+            if any(agrees(value, other) for other in theirs):
+                said += weight
+            elif any(same_slot(value, other) for other in theirs):
+                said += weight / 2
     context = pool.context[sentence.passage]
     # what the sentence leaves to a pronoun ("It has 412 members") its passage names
     borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
@@ -459,7 +479,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
                         for t in _terms(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
     values = _value_cache(text)
-    scored = sorted(((_score(subject, name_terms - unknown, s, pool), s)
+    scored = sorted(((_score(subject, name_terms - unknown, s, pool, values), s)
                      for s in pool.sentences),
                     key=lambda pair: (-pair[0], len(pair[1].text)))
     if scored[0][0] < FOUND:
@@ -521,14 +541,20 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         # passages: a different name (a name found elsewhere is only not stated here;
         # one the passage has, with no other name in its place, is the sentence's "it")
         others = [(a, b) for a, b in best_names
-                  if _terms(best.text[a:b]) and not _terms(best.text[a:b]) & claim_terms]
+                  if _terms(best.text[a:b]) - claim_terms]
         placed = _name_in_place(text, start, end, best.text, others)
         if placed is None and words <= passage_terms:
             stated.append(group)
-        elif placed is not None and not words & everywhere:
+        elif placed is not None and words - everywhere:
+            # "Lund University" where the sentence says "Uppsala University": the
+            # name's own word is in no passage
             conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
         else:
             missing.append(group)
+    if not conflicts:
+        role = _other_role(text, best.text, best.terms)
+        if role is not None:
+            conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denial = _denial(text, best.text, claim_terms & best.terms)
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
@@ -547,10 +573,14 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             and best_score < SUPPORTED_WITH_VALUES:
         # none of the claim's values stated, the subject only loosely: nothing found
         return Judgement("not_found", best_score)
+    # the share of the claim's words alone (its values' agreement aside) decides how
+    # much of the claim beyond its values the sentence says
+    words_score = _score(subject, name_terms - unknown, best, pool)
     enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
         v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
     ) else FOUND
-    verdict: Verdict = "supported" if not missing and best_score >= enough \
+    verdict: Verdict = "supported" if not missing and (
+        (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough) \
         else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
@@ -571,6 +601,32 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
                 quote = _quote(sentence)
                 return Judgement("contradicted", score, (quote,),
                                  (Conflict(denial[0], denial[1], 0),))
+    return None
+
+
+def _other_role(claim: str, sentence: str,
+                said: frozenset[str]) -> tuple[str, str] | None:
+    """A person's role the claim names and the sentence does not, where it names
+    another beside the same word ("a Swedish physicist", "a Swedish chemist"): words
+    ending as roles do (-ist, -ian, -er, -or ...), so that a paraphrase ("has a fleet
+    of", "owns") is never taken for one."""
+    mine = [w for w in _WORDS_ONLY.findall(claim)]
+    theirs = [w for w in _WORDS_ONLY.findall(sentence)]
+    lowered = {w.lower() for w in mine}
+    for word in mine:
+        if not _ROLE.search(word.lower()) or word.lower() in _NOT_ROLES or _terms(word) & said:
+            continue
+        around = _neighbours([w.lower() for w in mine], word.lower())
+        for other in theirs:
+            suffix = _ROLE.search(other.lower())
+            if other.lower() in lowered or suffix is None or other.lower() in _NOT_ROLES \
+                    or not word.lower().endswith(suffix.group(0)[-2:]) \
+                    or other[0].isupper() != word[0].isupper():
+                continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
+            near = _neighbours([w.lower() for w in theirs], other.lower())
+            if (around[0] is not None and around[0] == near[0]) or (
+                    around[1] is not None and around[1] == near[1]):
+                return word, other
     return None
 
 

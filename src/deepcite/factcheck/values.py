@@ -18,6 +18,7 @@ Polarity is compared too: a negation on one side only ("does not encrypt" agains
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Sequence, Set
@@ -90,6 +91,16 @@ _NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
 _TIMES = re.compile(r"\b(?P<word>twice|thrice|once(?=\s+(?:a|an|per|every|each)\s))\b",
                     re.IGNORECASE)
 _TIMES_VALUE = {"once": 1, "twice": 2, "thrice": 3}
+# How often, without a number: "every year", "annually" - one period, in seconds, so
+# that "every two years" (a number of years) contradicts it.
+_PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
+            "week": 604800.0, "month": 2592000.0, "year": 31536000.0,
+            "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
+            "yearly": 31536000.0, "annually": 31536000.0}
+_EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
+_EVERY = re.compile(r"\b(?:every|each|per|a)\s+(?P<period>second|minute|hour|day|week|month|"
+                    r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b",
+                    re.IGNORECASE)
 _CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
                "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
                "yen": "jpy", "jpy": "jpy", "yuan": "cny", "cny": "cny", "rmb": "cny",
@@ -288,7 +299,12 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
         return Value("money", _plain(amount), text[start:end].strip(), start, end, amount,
                      currency, "money", before)
     dimension, size = _DIMENSIONS.get(unit, ("", 1.0))
-    if (not unit and scale == "" and float(number).is_integer()
+    # a year, also before a noun in the singular ("her 1931 paper", "the 2021 report");
+    # a count is of things in the plural ("2048 tokens")
+    singular_noun = bool(unit) and not dimension and not currency \
+        and unit not in _SAME_UNITS.values() and unit_match is not None \
+        and not unit_match.group("unit").lower().endswith("s")
+    if ((not unit or singular_noun) and scale == "" and float(number).is_integer()
             and 1500 <= number <= 2199 and "," not in match.group(0)):
         return Value("year", f"{int(number):04d}", match.group(0).strip(), start,
                      match.end(), number)
@@ -309,6 +325,18 @@ def _after(text: str, at: int) -> str:
     cut = _CLAUSE_END.search(rest)
     words = _BEFORE_WORDS.findall(rest[:cut.start()] if cut else rest)[:4]
     return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
+
+
+def _every(text: str, value: Value) -> Value:
+    """``value`` as how often, "every" shown with it, when "every" stands before it."""
+    if value.dimension != "time":
+        return value
+    every = _EVERY_BEFORE.search(text[max(0, value.start - 8):value.start])
+    if every is None:
+        return value
+    start = value.start - (len(every.group(0)))
+    return dataclasses.replace(value, dimension="period", unit="every", start=start,
+                               text=text[start:value.end])
 
 
 def _word_number(words: str) -> float:
@@ -375,6 +403,17 @@ def extract_values(text: str) -> list[Value]:
             amount = float(_TIMES_VALUE[match.group("word").lower()])
             values.append(Value("number", _plain(amount), match.group(0), match.start(),
                                 match.end(), amount, "time", "", _before(text, match.start())))
+    for match in _EVERY.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        period = (match.group("period") or match.group("adverb")).lower()
+        base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
+        if base is None:
+            continue
+        values.append(Value("number", _plain(base), match.group(0), match.start(),
+                            match.end(), base, "every", "period"))
+    # "every 15 minutes", "every two years": how often, not how long
+    values = [_every(text, v) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
