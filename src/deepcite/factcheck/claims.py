@@ -60,12 +60,15 @@ _MARKUP = re.compile(r"[*_`~]+|\[\d+(?:[,\s\u2013-]+\d+)*\]|<[^>]{1,80}>")
 _OPINION = re.compile(
     r"\b(?:i|we)\s+(?:think|believe|feel|guess|suppose|hope|recommend|suggest|propose|"
     r"would|should|must|need to|want|expect)\b|\bin (?:my|our) (?:opinion|view)\b|"
-    r"\b(?:should|ought to|let's|let us|hopefully|personally|arguably|perhaps|maybe|"
-    r"it seems|seems to me|would be (?:nice|great|better|good))\b|"
+    r"\b(?:let's|let us|hopefully|personally|arguably|it seems|seems to me|"
+    r"would be (?:nice|great|better|good))\b|"
     r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b|"
     r"^\W*(?:great|awesome|nice|well done|good job|congratulations|congrats|happy|"
     r"good luck|see you|looking forward)\b",
     re.IGNORECASE)
+# Words of advice or doubt: an opinion, unless the sentence states a number ("New
+# patients should arrive 15 minutes early" is a rule a source can confirm).
+_HEDGE = re.compile(r"\b(?:should|ought to|perhaps|maybe|might want)\b", re.IGNORECASE)
 _CJK_OPINION = re.compile(r"我认为|我觉得|我想|我们认为|应该|应当|建议|希望|と思|思う|べき|"
                           r"でしょう|생각합니다|생각해|해야|것 같")
 _GREETING = re.compile(
@@ -180,7 +183,8 @@ def _checkable(text: str) -> bool:
         return False
     if bare.endswith((":", "\uff1a")):
         return False
-    if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words):
+    if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
+            or (_HEDGE.search(words) and not _DIGIT.search(words)):
         return False
     if _ABOUT_ITSELF.search(words) or _REQUEST.match(words):
         return False

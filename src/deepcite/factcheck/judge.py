@@ -130,7 +130,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("buy", "bought", "acquir", "purchas"),
     ("allow", "permitt", "permit", "let"),
     ("forbid", "forbidden", "prohibit", "bann", "ban"),
-    ("price", "pric", "cost", "costs"),
+    ("price", "pric", "cost", "costs", "charg", "fee"),
+    ("late", "later"),
     ("need", "requir"),
     ("lead", "led", "head", "manag"),
     ("big", "larg", "larger", "bigger"),
@@ -515,7 +516,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
-            decided = _decide(value, text, sentences)
+            decided = _decide(value, text, sentences, values)
             if decided is not None:
                 break
         if decided is None:
@@ -634,15 +635,18 @@ def _quote(sentence: _Sentence) -> Quote:
     return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
 
 
-def _decide(value: Value, claim: str, sentences: Sequence[_Sentence]
-            ) -> tuple[_Sentence, Value | None] | None:
+def _decide(value: Value, claim: str, sentences: Sequence[_Sentence],
+            claim_values: Sequence[Value] = ()) -> tuple[_Sentence, Value | None] | None:
     """The first of ``sentences`` stating ``value`` (with ``None``), else the first
-    stating another value of its slot (with that value), else None."""
+    stating another value of its slot (with that value) - not one the claim states
+    elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
+    else None."""
     for sentence in sentences:
         if any(agrees(value, other) for other in _value_cache(sentence.text)):
             return sentence, None
     for sentence in sentences:
-        slot = [other for other in _value_cache(sentence.text) if same_slot(value, other)]
+        slot = [other for other in _value_cache(sentence.text) if same_slot(value, other)
+                and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)
     return None
