@@ -158,3 +158,20 @@ def test_another_role_another_university_another_frequency() -> None:
                                                                "every two years")]
     assert judge("She received her doctorate at Uppsala University in 1919.",
                  BIO).verdict == "supported"
+
+
+APP = [passage("App", "Tidewell is a note-taking app. The free plan stores up to 500 notes. "
+                      "The premium plan costs 4 euros a month or 36 euros a year. Tidewell "
+                      "does not show advertisements. Attachments larger than 25 MB are "
+                      "rejected. The app has about 1.2 million monthly users.")]
+
+
+def test_bounds_periods_and_a_subject_the_claim_calls_otherwise() -> None:
+    assert judge("The app has over a million monthly users.", APP).verdict == "supported"
+    limit = judge("The free plan stores up to 1,000 notes.", APP)
+    assert [(c.draft, c.source) for c in limit.conflicts] == [("1,000 notes", "500 notes")]
+    annual = judge("An annual premium plan costs 48 euros.", APP)
+    assert [(c.draft, c.source) for c in annual.conflicts] == [("48 euros", "36 euros")]
+    assert judge("Attachments of up to 25 MB are accepted.", APP).verdict == "supported"
+    ads = judge("The app shows advertisements to free users.", APP)
+    assert ads.verdict == "contradicted" and "does not show" in ads.conflicts[0].source

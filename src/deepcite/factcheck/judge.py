@@ -69,6 +69,8 @@ DENIAL_CANDIDATES = 5
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
 SLOT_BONUS = 0.1
+#: How far after an amount the period it is per may stand ("4 euros a month").
+PERIOD_REACH = 4
 #: The most quotes kept as a claim's evidence.
 MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
@@ -363,7 +365,16 @@ def _name_in_place(claim: str, start: int, end: int, sentence: str,
 
 def _nearest(claim_text: str, value: Value, sentence: _Sentence,
              candidates: list[Value]) -> Value:
-    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it."""
+    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it;
+    an amount per period goes with the claim's period ("an annual plan costs 48
+    euros" against "4 euros a month or 36 euros a year" is 36 euros)."""
+    mine = [v.amount for v in _value_cache(claim_text) if v.dimension == "period"]
+    if mine and value.dimension != "period":
+        theirs = _value_cache(sentence.text)
+        same = [c for c in candidates if any(
+            p.dimension == "period" and p.amount == mine[0]
+            and 0 <= p.start - c.end <= PERIOD_REACH for p in theirs)]
+        candidates = same or candidates
     return candidates[_placed_like(claim_text, value.start, sentence.text,
                                    [c.start for c in candidates])]
 
@@ -378,9 +389,20 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
-            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]):
+            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
+                    and not _complementary(claim, piece):
                 return pair
     return None
+
+
+def _complementary(claim: str, piece: str) -> bool:
+    """Whether the claim and the clause bound one value from opposite sides ("up to 25
+    MB are accepted", "larger than 25 MB are rejected"): their opposites then agree."""
+    bounds = {"min": "max", "max": "min"}
+    return any(mine.bound in bounds and other.bound == bounds[mine.bound]
+               and mine.amount is not None and other.amount is not None
+               and math.isclose(mine.amount, other.amount, rel_tol=1e-6)
+               for mine in _value_cache(claim) for other in _value_cache(piece))
 
 
 def _neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
@@ -484,7 +506,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
                      for s in pool.sentences),
                     key=lambda pair: (-pair[0], len(pair[1].text)))
     if scored[0][0] < FOUND:
-        return _denied_outright(text, claim_terms, scored) or Judgement(
+        return _denied_outright(text, claim_terms, scored, known) or Judgement(
             "not_found", scored[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -588,7 +610,8 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
 
 
 def _denied_outright(text: str, claim_terms: frozenset[str],
-                     scored: Sequence[tuple[float, _Sentence]]) -> Judgement | None:
+                     scored: Sequence[tuple[float, _Sentence]],
+                     known: frozenset[str] | set[str]) -> Judgement | None:
     """A short sentence made only of the claim's words that denies it ("There are no
     snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
     fewer words than the claim, it scores too low to be its subject, yet contradicts
@@ -596,8 +619,14 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     for score, sentence in scored[:DENIAL_CANDIDATES]:
         if score < DENIAL_FLOOR:
             break
-        if len(sentence.terms) >= 2 and sentence.terms <= claim_terms:
-            denial = _denial(text, sentence.text, sentence.terms)
+        # its own words beyond the claim's may only be names (the subject the claim
+        # calls "the app")
+        extra = sentence.terms - claim_terms
+        names = frozenset(t for a, b in name_groups(sentence.text, known)
+                          for t in _terms(sentence.text[a:b]))
+        shared = sentence.terms & claim_terms
+        if len(shared) >= 2 and extra <= names:
+            denial = _denial(text, sentence.text, shared)
             if denial is not None:
                 quote = _quote(sentence)
                 return Judgement("contradicted", score, (quote,),

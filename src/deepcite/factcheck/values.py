@@ -85,6 +85,9 @@ _BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
 _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
                     r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
 # Words after a number that are not what it counts ("$49 per month", "3 times each").
+# Words between a number and what it counts.
+_UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
+    paying total additional extra more full-time part-time permanent regular""".split())  # noqa: SIM905
 _NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
 # How often, in one word: "renewed twice" is "renewed 2 times".
 # ("once" only before a period: "once the loan ends" and "at once" count nothing)
@@ -96,10 +99,10 @@ _TIMES_VALUE = {"once": 1, "twice": 2, "thrice": 3}
 _PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
             "week": 604800.0, "month": 2592000.0, "year": 31536000.0,
             "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
-            "yearly": 31536000.0, "annually": 31536000.0}
+            "yearly": 31536000.0, "annually": 31536000.0, "annual": 31536000.0}
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 _EVERY = re.compile(r"\b(?:every|each|per|a)\s+(?P<period>second|minute|hour|day|week|month|"
-                    r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b",
+                    r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually|annual)\b",
                     re.IGNORECASE)
 _CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
                "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
@@ -201,6 +204,10 @@ class Value:
     #: For a number without a unit, the content word after it in its clause ("150 of
     #: them are juniors": ``junior``), which tells its slot where no word before does.
     after: str = ""
+    #: A bound written before it: ``min`` ("more than", "over", "at least"), ``max``
+    #: ("less than", "under", "up to", "at most"), ``approx`` ("about", "around",
+    #: "nearly"), else "".
+    bound: str = ""
 
 
 # Words that count the same things ("240 people", "240 employees").
@@ -277,6 +284,13 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     if percent:
         return Value("percent", _plain(amount), text[start:end], start, end, amount, "%")
     unit_match = _UNIT_WORD.match(text, end)
+    for _ in range(2):  # "1.2 million monthly users": what is counted is users
+        if unit_match is None or unit_match.group("unit").lower() not in _UNIT_ADJECTIVES:
+            break
+        following = _UNIT_WORD.match(text, unit_match.end())
+        if following is None:
+            break
+        unit_match = following
     unit = ""
     if unit_match is not None:
         word = unit_match.group("unit")
@@ -325,6 +339,53 @@ def _after(text: str, at: int) -> str:
     cut = _CLAUSE_END.search(rest)
     words = _BEFORE_WORDS.findall(rest[:cut.start()] if cut else rest)[:4]
     return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
+
+
+_BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of|"
+                       r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
+                       r"no less than|no fewer than)\s+(?:a\s+)?$", re.IGNORECASE), "min"),
+           (re.compile(r"\b(?:less than|fewer than|under|below|up to|at most|no more than|"
+                       r"(?:smaller|shorter|lower|lighter|younger) than|"
+                       r"not more than|a maximum of|maximum of)\s+(?:a\s+)?$", re.IGNORECASE),
+            "max"),
+           (re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|"
+                       r"approx\.?|circa|ca\.|an estimated|estimated)\s+$",
+                       re.IGNORECASE), "approx")]
+#: How far an "about" value may be from the other and still agree.
+APPROX_SHARE = 0.1
+
+
+def _bounded(text: str, value: Value) -> Value:
+    """``value`` with the bound written before it ("more than 800", "about 22,000")."""
+    if value.kind not in ("number", "money", "percent"):
+        return value
+    before = text[max(0, value.start - 24):value.start]
+    for pattern, bound in _BOUNDS:
+        if pattern.search(before):
+            return dataclasses.replace(value, bound=bound)
+    return value
+
+
+def _within(claim: Value, other: Value) -> bool:
+    """Whether ``other``'s amount is within what the claim's bound allows."""
+    mine, theirs = claim.amount, other.amount
+    if mine is None or theirs is None:
+        return False
+    if math.isclose(mine, theirs, rel_tol=1e-6):
+        return True
+    if claim.bound and claim.bound == other.bound and claim.bound != "approx":
+        return False  # "up to 1,000 notes" and "up to 500 notes" are two limits
+    if claim.bound == "min":
+        return theirs > mine and other.bound != "max"
+    if claim.bound == "max":
+        return theirs < mine and other.bound != "min"
+    if other.bound == "min" and claim.bound != "max":
+        return mine > theirs  # "1,200 users" is what "over 1,000 users" allows
+    if other.bound == "max" and claim.bound != "min":
+        return mine < theirs
+    if "approx" in (claim.bound, other.bound):
+        return abs(mine - theirs) <= APPROX_SHARE * max(abs(mine), abs(theirs))
+    return False
 
 
 def _every(text: str, value: Value) -> Value:
@@ -414,6 +475,7 @@ def extract_values(text: str) -> list[Value]:
                             match.end(), base, "every", "period"))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
+    values = [_bounded(text, v) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
@@ -480,12 +542,12 @@ def agrees(claim: Value, other: Value) -> bool:
             claim.kind == "year" or len(other.key) >= len(claim.key))
     # the same number of the same unit is the same value, whatever word stands before
     # it ("Python 3.7", "version 3.7")
-    loose = claim.kind == other.kind and claim.kind in ("number", "version") \
-        and claim.unit == other.unit
+    loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
+        claim.unit == other.unit or (bool(claim.before) and claim.before == other.before))
     if not same_slot(claim, other) and not loose:
         return False
     if claim.amount is not None and other.amount is not None:
-        return math.isclose(claim.amount, other.amount, rel_tol=1e-6)
+        return _within(claim, other)
     return claim.key == other.key
 
 
@@ -595,14 +657,17 @@ def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
 
 
 def capitalised_inside(texts: Sequence[str]) -> set[str]:
-    """Lower-cased words written with a capital somewhere other than a sentence's
-    start in ``texts``: the words that are names wherever they appear. Headings and
-    title-case lines ("More on Lists") capitalise common words and are left out."""
+    """Lower-cased words that are names wherever they appear in ``texts``: written with
+    a capital somewhere other than a sentence's start, or capitalised at every one of
+    two or more places and never in lower case ("Tidewell is ...", "Tidewell does
+    ..."). Headings and title-case lines ("More on Lists") capitalise common words and
+    are left out."""
     found: set[str] = set()
+    capital: dict[str, int] = {}
+    lower: set[str] = set()
     for text in texts:
         for line in text.splitlines():
-            if _title_line(line):
-                continue
+            title = _title_line(line)
             opening = True
             for token in _TOKEN.finditer(line):
                 word = token.group(0)
@@ -611,9 +676,16 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
                     continue
                 if word in _BREAKS:
                     continue
-                if not opening and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
-                    found.add(word.lower())
+                key = word.lower()
+                if word[:1].islower():
+                    lower.add(key)
+                elif not title and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
+                    capital[key] = capital.get(key, 0) + 1
+                    if not opening:
+                        found.add(key)
                 opening = False
+    found.update(word for word, count in capital.items()
+                 if count >= 2 and word not in lower and word not in STOPWORDS)
     return found
 
 
