@@ -175,3 +175,12 @@ def test_bounds_periods_and_a_subject_the_claim_calls_otherwise() -> None:
     assert judge("Attachments of up to 25 MB are accepted.", APP).verdict == "supported"
     ads = judge("The app shows advertisements to free users.", APP)
     assert ads.verdict == "contradicted" and "does not show" in ads.conflicts[0].source
+
+
+def test_how_long_against_how_often() -> None:
+    [week] = extract_values("The festival lasts a week.")
+    [days] = extract_values("It runs for five days.")
+    assert (week.dimension, days.dimension) == ("time", "time") and not agrees(week, days)
+    money, period = extract_values("It costs 4 euros a month.")
+    assert period.dimension == "period"
+    assert [v.text for v in extract_values("A day ticket costs 35 pounds.")] == ["35 pounds"]

@@ -100,6 +100,9 @@ _PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
             "week": 604800.0, "month": 2592000.0, "year": 31536000.0,
             "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
             "yearly": 31536000.0, "annually": 31536000.0, "annual": 31536000.0}
+_DURATION_BEFORE = re.compile(
+    r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
+    r"nearly|almost|only|just)\s+$", re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 _EVERY = re.compile(r"\b(?:every|each|per|a)\s+(?P<period>second|minute|hour|day|week|month|"
                     r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually|annual)\b",
@@ -212,7 +215,10 @@ class Value:
 
 # Words that count the same things ("240 people", "240 employees").
 _SAME_UNITS = {word: group[0] for group in (
-    ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers"),
+    ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers",
+     "visitor", "visitors", "attendee", "attendees", "guest", "guests", "spectator",
+     "spectators", "participant", "participants", "inhabitant", "inhabitants",
+     "resident", "residents"),
     ("user", "users", "customer", "customers", "client", "clients"),
 ) for word in group}
 
@@ -388,6 +394,17 @@ def _within(claim: Value, other: Value) -> bool:
     return False
 
 
+def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
+    """Whether a value, or "once"/"twice"/"N times", ends just before ``at`` with no
+    punctuation between ("4 euros a month", "twice a day", "3 days per week")."""
+    gap = len(text[:at]) - len(text[:at].rstrip())
+    end = at - gap
+    if gap > 1 or end <= 0:
+        return False
+    return any(value.end == end for value in values) or bool(
+        re.search(r"\b(?:once|twice|thrice|times)$", text[:end], re.IGNORECASE))
+
+
 def _every(text: str, value: Value) -> Value:
     """``value`` as how often, "every" shown with it, when "every" stands before it."""
     if value.dimension != "time":
@@ -471,6 +488,16 @@ def extract_values(text: str) -> list[Value]:
         base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
         if base is None:
             continue
+        head = match.group(0).split()[0].lower()
+        if head in ("a", "per") and not _after_amount(text, match.start(), values):
+            # "lasts a week", "within a month": how long, one of the unit ("a day
+            # ticket" is neither)
+            if head == "a" and _DURATION_BEFORE.search(text[max(0, match.start() - 12):
+                                                            match.start()]):
+                values.append(Value("number", "1", match.group(0), match.start(),
+                                    match.end(), base, period, "time",
+                                    _before(text, match.start())))
+            continue
         values.append(Value("number", _plain(base), match.group(0), match.start(),
                             match.end(), base, "every", "period"))
     # "every 15 minutes", "every two years": how often, not how long
@@ -517,7 +544,12 @@ def same_slot(claim: Value, other: Value) -> bool:
     if claim.dimension:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
-        return claim.unit == other.unit
+        # units that are no measure ("under 16 get in", "under 12 enter") do not
+        # part values the same word stands before ("children")
+        plain = not (claim.unit in _DIMENSIONS or other.unit in _DIMENSIONS
+                     or claim.unit in _SAME_UNITS.values() or other.unit in _SAME_UNITS.values())
+        return claim.unit == other.unit or (plain and bool(claim.before)
+                                            and claim.before == other.before)
     return (bool(claim.before) and claim.before == other.before) or (
         bool(claim.after) and claim.after == other.after)
 
