@@ -181,6 +181,6 @@ def test_how_long_against_how_often() -> None:
     [week] = extract_values("The festival lasts a week.")
     [days] = extract_values("It runs for five days.")
     assert (week.dimension, days.dimension) == ("time", "time") and not agrees(week, days)
-    money, period = extract_values("It costs 4 euros a month.")
+    _, period = extract_values("It costs 4 euros a month.")
     assert period.dimension == "period"
     assert [v.text for v in extract_values("A day ticket costs 35 pounds.")] == ["35 pounds"]
