@@ -184,3 +184,13 @@ def test_how_long_against_how_often() -> None:
     _, period = extract_values("It costs 4 euros a month.")
     assert period.dimension == "period"
     assert [v.text for v in extract_values("A day ticket costs 35 pounds.")] == ["35 pounds"]
+
+
+def test_the_name_nearest_in_place_and_a_value_written_as_code() -> None:
+    licence = judge("The package is released under the Apache license.", [passage(
+        "Install", "The package is maintained by Ines Carvalho and released under the MIT "
+                   "license.")])
+    assert [(c.draft, c.source) for c in licence.conflicts] == [("Apache", "MIT")]
+    [seconds] = extract_values("a default timeout of 60 seconds")
+    [code] = extract_values("quillfetch.get(url, timeout=30)")
+    assert same_slot(seconds, code) and not agrees(seconds, code)

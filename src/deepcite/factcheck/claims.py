@@ -207,13 +207,37 @@ def _checkable(text: str) -> bool:
         t.lower() in _ASSERTING for t in tokens)
 
 
+# A full stop before a word in lower case: the shared splitter waits for a capital, but
+# a name written in lower case ("... version 2.4.0. quillfetch can ...") starts a
+# sentence too, unless the stop ends an abbreviation.
+_LOWER_START = re.compile(r"(?<=[\w)\]`'\"])\.\s+(?=[a-z])")
+_ABBREVIATIONS = frozenset("""e.g i.e etc vs approx cf incl viz ca al fig figs no nos vol
+    pp p ch sec mr mrs ms dr st jr sr inc ltd co corp resp""".split())  # noqa: SIM905
+
+
+def _lower_starts(document: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``start``..``end`` cut where a sentence starts with a word in lower case."""
+    pieces: list[tuple[int, int]] = []
+    at = start
+    for match in _LOWER_START.finditer(document, start, end):
+        word = re.search(r"([A-Za-z.]+)$", document[at:match.start()])
+        if word is not None and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        pieces.append((at, match.start() + 1))
+        at = match.end()
+    pieces.append((at, end))
+    return pieces
+
+
 def split_claims(document: str) -> list[Claim]:
     """The checkable claims of ``document`` (Markdown or plain text), in order, each
     with its exact offsets (``document[start:end] == text``)."""
     claims: list[Claim] = []
     for seg_start, seg_end in _prose_segments(document):
-        for start, end in sentence_spans(document[seg_start:seg_end]):
-            for a, b in _clauses(document, seg_start + start, seg_start + end):
+        spans = [piece for start, end in sentence_spans(document[seg_start:seg_end])
+                 for piece in _lower_starts(document, seg_start + start, seg_start + end)]
+        for start, end in spans:
+            for a, b in _clauses(document, start, end):
                 text = document[a:b]
                 lead = len(text) - len(text.lstrip())
                 a, b = a + lead, a + len(text.rstrip())

@@ -69,6 +69,8 @@ DENIAL_CANDIDATES = 5
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
 SLOT_BONUS = 0.1
+#: How many content words each side of a name tell its place.
+NAME_REACH = 3
 #: How far after an amount the period it is per may stand ("4 euros a month").
 PERIOD_REACH = 4
 #: The most quotes kept as a claim's evidence.
@@ -137,6 +139,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("price", "pric", "cost", "costs", "charg", "fee"),
     ("late", "later"),
     ("need", "requir"),
+    ("depend", "dependency", "dependenc"),
     ("lead", "led", "head", "manag"),
     ("big", "larg", "larger", "bigger"),
     ("small", "smaller", "littl"),
@@ -353,16 +356,33 @@ def _placed_like(claim: str, at: int, sentence: str, starts: Sequence[int]) -> i
 def _name_in_place(claim: str, start: int, end: int, sentence: str,
                    names: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
     """Of the sentence's ``names``, the one standing where the claim's name at
-    ``start``..``end`` stands - among the same words before or after it - or None."""
-    before = _terms(claim[max(0, start - 48):start])
-    after = _terms(claim[end:end + 48])
-    best, best_score = None, 0
+    ``start``..``end`` stands - among the same words just before or after it, the
+    nearest counting most - or None."""
+    before = _near_terms(claim[:start], backwards=True)
+    after = _near_terms(claim[end:])
+    best, best_score = None, 0.0
     for a, b in names:
-        score = len(before & _terms(sentence[max(0, a - 48):a])) \
-            + len(after & _terms(sentence[b:b + 48]))
+        theirs_before = _near_terms(sentence[:a], backwards=True)
+        theirs_after = _near_terms(sentence[b:])
+        score = sum(1 / (1 + i) for i, t in enumerate(before) if t in theirs_before) \
+            + sum(1 / (1 + i) for i, t in enumerate(after) if t in theirs_after)
         if score > best_score:
             best, best_score = (a, b), score
     return best
+
+
+def _near_terms(text: str, *, backwards: bool = False) -> list[str]:
+    """The first :data:`NAME_REACH` content words of ``text`` (its last ones, nearest
+    first, ``backwards``), as terms."""
+    words = _WORDS_ONLY.findall(text)
+    if backwards:
+        words.reverse()
+    found: list[str] = []
+    for word in words:
+        found += sorted(_terms(word))
+        if len(found) >= NAME_REACH:
+            break
+    return found[:NAME_REACH]
 
 
 def _nearest(claim_text: str, value: Value, sentence: _Sentence,

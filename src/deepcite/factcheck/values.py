@@ -541,6 +541,8 @@ def same_slot(claim: Value, other: Value) -> bool:
         return claim.kind == "percent" or claim.before == other.before
     if claim.kind == "money":
         return claim.unit == other.unit
+    if _bare(other) and claim.before and claim.before == other.before:
+        return True  # "timeout=30" is the timeout the claim gives in seconds
     if claim.dimension:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
@@ -579,8 +581,16 @@ def agrees(claim: Value, other: Value) -> bool:
     if not same_slot(claim, other) and not loose:
         return False
     if claim.amount is not None and other.amount is not None:
+        if claim.dimension and _bare(other):
+            return claim.key == other.key  # the number as written: "timeout=30"
         return _within(claim, other)
     return claim.key == other.key
+
+
+def _bare(value: Value) -> bool:
+    """A number with no unit or measure, named only by the word before it (code's
+    ``timeout=30``, "port 9090")."""
+    return value.kind == "number" and not value.unit and not value.dimension
 
 
 def negated(text: str) -> bool:
