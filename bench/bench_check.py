@@ -16,8 +16,9 @@ geography, economy and wildlife), ``check_dev5`` (a cache server's documentation
 ``check_dev_zh`` (a tea garden, in Chinese), ``check_dev6`` (a rowing club),
 ``check_dev7`` (a bike-share scheme), ``check_dev8`` (quarterly results, as a list of
 notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
-policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival) and
-``check_dev13`` (a Python library's reference). Each after the first two was measured
+policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
+``check_dev13`` (a Python library's reference) and ``check_dev14`` (a satellite
+modem and its plans). Each after the first two was measured
 before the judge was tuned on it (first-run scores in ``docs/benchmarks.md``).
 
 Target (issue 48):

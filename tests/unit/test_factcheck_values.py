@@ -194,3 +194,12 @@ def test_the_name_nearest_in_place_and_a_value_written_as_code() -> None:
     [seconds] = extract_values("a default timeout of 60 seconds")
     [code] = extract_values("quillfetch.get(url, timeout=30)")
     assert same_slot(seconds, code) and not agrees(seconds, code)
+
+
+def test_electric_units_and_a_unit_two_numbers_share() -> None:
+    twelve, twenty_four = extract_values("It runs on 12 or 24 volt power.")
+    [volts] = extract_values("It can be powered from 12 V supplies.")
+    assert twelve.dimension == "voltage" and agrees(volts, twelve)
+    assert not agrees(volts, twenty_four)
+    [speed] = extract_values("downloads of up to 220 Mbit/s")
+    assert (speed.dimension, speed.bound) == ("rate", "max")

@@ -140,6 +140,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("late", "later"),
     ("need", "requir"),
     ("depend", "dependency", "dependenc"),
+    ("base", "bas", "headquarter", "headquart", "locat", "seat"),
     ("lead", "led", "head", "manag"),
     ("big", "larg", "larger", "bigger"),
     ("small", "smaller", "littl"),
@@ -642,12 +643,12 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
         if score < DENIAL_FLOOR:
             break
         # its own words beyond the claim's may only be names (the subject the claim
-        # calls "the app")
+        # calls "the app") and one more ("no minimum term")
         extra = sentence.terms - claim_terms
         names = frozenset(t for a, b in name_groups(sentence.text, known)
                           for t in _terms(sentence.text[a:b]))
         shared = sentence.terms & claim_terms
-        if len(shared) >= 2 and extra <= names:
+        if len(shared) >= 2 and len(extra - names) <= 1:
             denial = _denial(text, sentence.text, shared)
             if denial is not None:
                 quote = _quote(sentence)

@@ -126,6 +126,12 @@ _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
     "length": {("mm", "millimetre", "millimeter"): 0.001,
                ("cm", "centimetre", "centimeter"): 0.01, ("m", "metre", "meter"): 1,
                ("km", "kilometre", "kilometer", "公里", "千米"): 1000, ("mile", "mi"): 1609.344},
+    "voltage": {("v", "volt"): 1, ("kv", "kilovolt"): 1000},
+    "power": {("w", "watt"): 1, ("kw", "kilowatt"): 1000, ("mw", "megawatt"): 1e6},
+    "energy": {("wh", "watt-hour"): 1, ("kwh", "kilowatt-hour"): 1000,
+               ("mwh", "megawatt-hour"): 1e6},
+    "rate": {("kbit", "kbit/s", "kbps"): 1e3, ("mbit", "mbit/s", "mbps"): 1e6,
+             ("gbit", "gbit/s", "gbps"): 1e9},
     "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo", "公斤", "千克"): 1000,
              ("t", "tonne", "ton"): 1e6, ("lb", "pound"): 453.6},
 }
@@ -509,8 +515,28 @@ def extract_values(text: str) -> list[Value]:
 _JOINED = re.compile(r"\s*(?:,|and|,\s*and)?\s*")
 
 
+_SHARED_UNIT = re.compile(r"\s*(?:or|and|to|-|\u2013)\s*")
+
+
+def _share_units(text: str, values: list[Value]) -> list[Value]:
+    """A number whose unit the next one carries ("12 or 24 volt", "9 to 5 days") with
+    that unit."""
+    shared = list(values)
+    for index in range(len(shared) - 2, -1, -1):
+        first, second = shared[index], shared[index + 1]
+        if first.kind == second.kind == "number" and not first.unit and second.unit \
+                and second.amount is not None and float(second.key) \
+                and _SHARED_UNIT.fullmatch(text[first.end:second.start]):
+            size = second.amount / float(second.key)
+            shared[index] = dataclasses.replace(
+                first, unit=second.unit, dimension=second.dimension,
+                amount=float(first.key) * size)
+    return shared
+
+
 def _compound(text: str, values: list[Value]) -> list[Value]:
     """Values of one quantity written in parts ("2 hours and 40 minutes") as one."""
+    values = _share_units(text, values)
     merged: list[Value] = []
     for value in values:
         last = merged[-1] if merged else None
