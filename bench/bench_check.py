@@ -17,9 +17,10 @@ geography, economy and wildlife), ``check_dev5`` (a cache server's documentation
 ``check_dev7`` (a bike-share scheme), ``check_dev8`` (quarterly results, as a list of
 notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
 policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
-``check_dev13`` (a Python library's reference) and ``check_dev14`` (a satellite
-modem and its plans). Each after the first two was measured
-before the judge was tuned on it (first-run scores in ``docs/benchmarks.md``).
+``check_dev13`` (a Python library's reference), ``check_dev14`` (a satellite modem
+and its plans) and ``check_dev15`` (a primary school's welcome pack). Each after the
+first two was measured before the judge was tuned on it (first-run scores in
+``docs/benchmarks.md``).
 
 Target (issue 48):
 >= 11 of 12 verdicts right, every contradiction naming the source's value, every [n]

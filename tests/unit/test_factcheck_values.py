@@ -203,3 +203,11 @@ def test_electric_units_and_a_unit_two_numbers_share() -> None:
     assert not agrees(volts, twenty_four)
     [speed] = extract_values("downloads of up to 220 Mbit/s")
     assert (speed.dimension, speed.bound) == ("rate", "max")
+
+
+def test_two_values_in_one_sentence_say_it_in_other_words() -> None:
+    school = [passage("School", "The school day runs from 8:45 to 15:15. Breakfast club "
+                                "starts at 7:30 and costs 3 pounds a session.")]
+    assert judge("School starts at 8:45 and finishes at 15:15.", school).verdict == "supported"
+    [conflict] = judge("Breakfast club opens at 7:00.", school).conflicts
+    assert (conflict.draft, conflict.source) == ("7:00", "7:30")

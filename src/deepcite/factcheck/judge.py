@@ -22,6 +22,7 @@ they are verbatim by construction.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -495,8 +496,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         return whole
     judged = [_judge_text(part, pool, known) for part in parts]
     for one in judged:
-        if one.verdict == "contradicted":
-            return one
+        # a clause alone may find another sentence; a value the whole claim found
+        # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
+        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated)
+        if one.verdict == "contradicted" and kept:
+            return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
@@ -625,9 +629,16 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
         v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
     ) else FOUND
+    # two or more of the claim's values, all in the one sentence, say it whatever
+    # words carry them ("starts at 8:45 and finishes at 15:15", "runs from 8:45 to
+    # 15:15")
+    best_values = _value_cache(best.text)
+    facts = [v for v in values if v.dimension != "period"]  # "a month" only qualifies
+    all_in_best = len(facts) >= 2 and all(
+        any(agrees(v, other) for other in best_values) for v in values)
     verdict: Verdict = "supported" if not missing and (
-        (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough) \
-        else "partly_supported"
+        (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough
+        or all_in_best) else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
 
