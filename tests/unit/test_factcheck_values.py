@@ -211,3 +211,16 @@ def test_two_values_in_one_sentence_say_it_in_other_words() -> None:
     assert judge("School starts at 8:45 and finishes at 15:15.", school).verdict == "supported"
     [conflict] = judge("Breakfast club opens at 7:00.", school).conflicts
     assert (conflict.draft, conflict.source) == ("7:00", "7:30")
+
+
+FERRY = [passage("Ferry", "The crossing takes 55 minutes. Bookings are required for vehicles "
+                          "but not for foot passengers. In 2023 the company carried 412,000 "
+                          "passengers, 8% more than in 2022.")]
+
+
+def test_an_hour_two_denials_and_a_direction_by_its_value() -> None:
+    assert judge("The crossing takes about an hour.", FERRY).verdict == "supported"
+    assert judge("Foot passengers do not need to book.", FERRY).verdict != "contradicted"
+    fewer = judge("In 2023 it carried 412,000 passengers, 8% fewer than the year before.",
+                  FERRY)
+    assert [(c.draft, c.source) for c in fewer.conflicts] == [("fewer", "more")]

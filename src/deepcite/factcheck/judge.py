@@ -407,8 +407,12 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
     """A pair of opposites the claim and a clause of the sentence on the claim's words
     take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
     claim_words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
+    claim_values = _value_cache(claim)
     for piece in _CLAUSE.split(sentence):
-        if piece and _terms(piece) & claim_terms:
+        # a clause on the claim's words, or stating one of its values ("8% more")
+        if piece and (_terms(piece) & claim_terms or any(
+                agrees(mine, theirs) for mine in claim_values
+                for theirs in _value_cache(piece))):
             words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(piece)]
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
@@ -625,7 +629,10 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         return Judgement("not_found", best_score)
     # the share of the claim's words alone (its values' agreement aside) decides how
     # much of the claim beyond its values the sentence says
-    words_score = _score(subject, name_terms - unknown, best, pool)
+    # (the words of its values - "an hour" against "55 minutes" - are the values')
+    value_words = frozenset(t for v in values for t in _terms(v.text)) - best.terms
+    words = subject - value_words if len(subject - value_words) >= 1 else subject
+    words_score = _score(words, name_terms - unknown, best, pool)
     enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
         v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
     ) else FOUND
@@ -736,7 +743,9 @@ def _denial(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str
     ("uses a camera" against "does not use a camera"), else None."""
     mine = {t for words in denied(claim) for t in _terms(words)} & shared
     theirs = {t for words in denied(sentence) for t in _terms(words)} & shared
-    if mine == theirs:
+    if mine == theirs or (mine and theirs):
+        # both deny something, each another thing ("do not need to book" against
+        # "required for vehicles but not for foot passengers"): no plain opposite
         return None
     differ = mine ^ theirs
     return _piece_with(claim, differ), _piece_with(sentence, differ)

@@ -104,7 +104,7 @@ _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
     r"nearly|almost|only|just)\s+$", re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
-_EVERY = re.compile(r"\b(?:every|each|per|a)\s+(?P<period>second|minute|hour|day|week|month|"
+_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|month|"
                     r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually|annual)\b",
                     re.IGNORECASE)
 _CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
@@ -495,10 +495,10 @@ def extract_values(text: str) -> list[Value]:
         if base is None:
             continue
         head = match.group(0).split()[0].lower()
-        if head in ("a", "per") and not _after_amount(text, match.start(), values):
+        if head in ("a", "an", "per") and not _after_amount(text, match.start(), values):
             # "lasts a week", "within a month": how long, one of the unit ("a day
             # ticket" is neither)
-            if head == "a" and _DURATION_BEFORE.search(text[max(0, match.start() - 12):
+            if head in ("a", "an") and _DURATION_BEFORE.search(text[max(0, match.start() - 12):
                                                             match.start()]):
                 values.append(Value("number", "1", match.group(0), match.start(),
                                     match.end(), base, period, "time",
