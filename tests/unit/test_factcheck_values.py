@@ -224,3 +224,9 @@ def test_an_hour_two_denials_and_a_direction_by_its_value() -> None:
     fewer = judge("In 2023 it carried 412,000 passengers, 8% fewer than the year before.",
                   FERRY)
     assert [(c.draft, c.source) for c in fewer.conflicts] == [("fewer", "more")]
+
+
+def test_a_number_word_that_leaves_out_its_noun() -> None:
+    *_, winter = extract_values("There are six sailings a day in summer and three in winter.")
+    assert (winter.text, winter.unit, winter.amount) == ("three", "sailing", 3.0)
+    assert extract_values("It is one of the best, and two of them agree.") == []

@@ -400,6 +400,27 @@ def _within(claim: Value, other: Value) -> bool:
     return False
 
 
+def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value | None:
+    """A number word after "and", "or", "but" or a comma whose noun is the one an
+    earlier number of the clause counts, with that number's unit; else None."""
+    number = _word_number(match.group(0))
+    if number < 2:
+        return None
+    earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
+               and v.amount is not None and float(v.key)
+               and not _SENTENCE_BREAK.search(text[v.end:match.start()])]
+    if not earlier or not _JOINING.search(text[earlier[-1].end:match.start()]):
+        return None
+    model = earlier[-1]
+    size = (model.amount or 0.0) / float(model.key)
+    return Value("number", _plain(number), match.group(0), match.start(), match.end(),
+                 number * size, model.unit, model.dimension, model.before)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?]\s")
+_JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
+
+
 def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
     """Whether a value, or "once"/"twice"/"N times", ends just before ``at`` with no
     punctuation between ("4 euros a month", "twice a day", "3 days per week")."""
@@ -478,8 +499,13 @@ def extract_values(text: str) -> list[Value]:
             continue
         number = _word_number(match.group(0))
         unit = _UNIT_WORD.match(text, match.end())
-        # "one of", "no one": a number word counts only before the thing it counts
+        # "one of", "no one": a number word counts only before the thing it counts,
+        # or where it leaves out the thing an earlier number counts ("six sailings a
+        # day in summer and three in winter")
         if unit is None or unit.group("unit").lower() in STOPWORDS:
+            elided = _elided(text, match, values)
+            if elided is not None:
+                values.append(elided)
             continue
         values.append(_number_value(text, match, float(number)))
     for match in _TIMES.finditer(text):
