@@ -18,8 +18,8 @@ geography, economy and wildlife), ``check_dev5`` (a cache server's documentation
 notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
 policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
 ``check_dev13`` (a Python library's reference), ``check_dev14`` (a satellite modem
-and its plans), ``check_dev15`` (a primary school's welcome pack) and ``check_dev16``
-(a ferry company). Each after the
+and its plans), ``check_dev15`` (a primary school's welcome pack), ``check_dev16`` (a
+ferry company) and ``check_dev17`` (a maritime museum). Each after the
 first two was measured before the judge was tuned on it (first-run scores in
 ``docs/benchmarks.md``).
 

@@ -4,7 +4,14 @@ source's own value named."""
 from __future__ import annotations
 
 from deepcite.factcheck.judge import judge
-from deepcite.factcheck.values import agrees, denied, extract_values, name_groups, same_slot
+from deepcite.factcheck.values import (
+    agrees,
+    capitalised_inside,
+    denied,
+    extract_values,
+    name_groups,
+    same_slot,
+)
 from tests.fakes import passage
 
 
@@ -230,3 +237,14 @@ def test_a_number_word_that_leaves_out_its_noun() -> None:
     *_, winter = extract_values("There are six sailings a day in summer and three in winter.")
     assert (winter.text, winter.unit, winter.amount) == ("three", "sailing", 3.0)
     assert extract_values("It is one of the best, and two of them agree.") == []
+
+
+def test_a_word_after_a_number_ending_a_sentence_opens_the_next() -> None:
+    text = "It was restored from 2015 to 2018. Entry is free on Sundays."
+    assert "entry" not in capitalised_inside([text])
+    museum = [passage("Museum", "Admission is free on the first Sunday of every month. "
+                                "Standard admission costs 14 euros.")]
+    assert judge("Entry is free on the first Sunday of each month.",
+                 museum).verdict == "supported"
+    [conflict] = judge("Regular tickets cost 12 euros.", museum).conflicts
+    assert (conflict.draft, conflict.source) == ("12 euros", "14 euros")

@@ -136,6 +136,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("allow", "permitt", "permit", "let", "welcom"),
     ("attend", "came", "come", "visit"),
     ("peopl", "person", "visitor", "attende", "guest", "spectator"),
+    ("standard", "regular", "normal", "usual"),
+    ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
     ("forbid", "forbidden", "prohibit", "bann", "ban"),
     ("price", "pric", "cost", "costs", "charg", "fee"),
     ("late", "later"),

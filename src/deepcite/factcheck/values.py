@@ -186,7 +186,8 @@ _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
                                      "saturday", "sunday"}
 _CAPITAL_WORD = re.compile(r"[A-Z\u00C0-\u00DE][\w'\u2019-]*|[A-Z]{2,}\d*")
-_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*|\d[\w.,]*|[.!?:;,()\"\u201c\u201d]")
+_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*|\d\w*(?:[.,]\d+)*"
+                    r"|[.!?:;,()\"\u201c\u201d]")
 
 
 @dataclass(frozen=True)
