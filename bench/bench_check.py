@@ -19,7 +19,8 @@ notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
 policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
 ``check_dev13`` (a Python library's reference), ``check_dev14`` (a satellite modem
 and its plans), ``check_dev15`` (a primary school's welcome pack), ``check_dev16`` (a
-ferry company) and ``check_dev17`` (a maritime museum). Each after the
+ferry company), ``check_dev17`` (a maritime museum) and ``check_dev18`` (a community
+garden). Each after the
 first two was measured before the judge was tuned on it (first-run scores in
 ``docs/benchmarks.md``).
 

@@ -248,3 +248,11 @@ def test_a_word_after_a_number_ending_a_sentence_opens_the_next() -> None:
                  museum).verdict == "supported"
     [conflict] = judge("Regular tickets cost 12 euros.", museum).conflicts
     assert (conflict.draft, conflict.source) == ("12 euros", "14 euros")
+
+
+def test_an_opposite_under_a_negation_agrees() -> None:
+    garden = [passage("Garden", "Chemical pesticides are banned in the garden.")]
+    assert judge("Chemical pesticides are not allowed in the garden.",
+                 garden).verdict == "supported"
+    assert judge("Chemical pesticides are allowed in the garden.",
+                 garden).verdict == "contradicted"

@@ -420,9 +420,16 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
             if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
-                    and not _complementary(claim, piece):
+                    and not _complementary(claim, piece) \
+                    and _denies(claim, pair[0]) == _denies(piece, pair[1]):
+                # "not allowed" is "banned": an opposite under a negation agrees
                 return pair
     return None
+
+
+def _denies(text: str, word: str) -> bool:
+    """Whether a negation of ``text`` governs ``word`` ("are not allowed")."""
+    return any(word in denial.lower().split() for denial in denied(text))
 
 
 def _complementary(claim: str, piece: str) -> bool:
@@ -749,6 +756,11 @@ def _denial(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str
         # both deny something, each another thing ("do not need to book" against
         # "required for vehicles but not for foot passengers"): no plain opposite
         return None
+    # "not allowed" against "banned": the denial says the other's opposite
+    for side, other in ((claim, sentence), (sentence, claim)):
+        negated_terms = {t for words in denied(side) for t in _terms(words)}
+        if any(_OPPOSITE_TERMS.get(t, frozenset()) & _terms(other) for t in negated_terms):
+            return None
     differ = mine ^ theirs
     return _piece_with(claim, differ), _piece_with(sentence, differ)
 
