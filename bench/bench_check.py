@@ -14,9 +14,16 @@ product sheets), ``check_dev2`` (a stream-processing library's documentation),
 ``check_dev3`` (a town library's rules and history), ``check_dev4`` (an island's
 geography, economy and wildlife), ``check_dev5`` (a cache server's documentation),
 ``check_dev_zh`` (a tea garden, in Chinese), ``check_dev6`` (a rowing club),
-``check_dev7`` (a bike-share scheme) and ``check_dev8`` (quarterly results, as a list
-of notes). Each after the first two was measured before the judge was tuned on it
-(first-run scores in ``docs/benchmarks.md``).
+``check_dev7`` (a bike-share scheme), ``check_dev8`` (quarterly results, as a list of
+notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
+policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
+``check_dev13`` (a Python library's reference), ``check_dev14`` (a satellite modem
+and its plans), ``check_dev15`` (a primary school's welcome pack), ``check_dev16`` (a
+ferry company), ``check_dev17`` (a maritime museum) and ``check_dev18`` (a community
+garden). Each after the
+first two was measured before the judge was tuned on it (first-run scores in
+``docs/benchmarks.md``).
+
 Target (issue 48):
 >= 11 of 12 verdicts right, every contradiction naming the source's value, every [n]
 resolving, <= 2 model calls per claim.

@@ -171,3 +171,16 @@ def test_a_capable_models_verdict_counts_only_with_a_verbatim_quote(
     assert claim.verdict == "partly_supported" and len(quoting.calls) == 1
     assert claim.evidence[0].quote.startswith("The basic plan costs 12 euros per month")
     _resolves(result)
+
+
+def test_materials_are_judged_without_a_search(make_settings: Any) -> None:
+    from tests.fakes import passage
+
+    notes = [passage("Notes", "The Osprey sensor weighs 240 grams and does not record audio.")]
+    settings = make_settings(**{"citations.answer_mode": "grounded"})
+    with Researcher(settings, ScriptedChatModel(), []) as researcher:
+        result = run_check(researcher, "The Osprey sensor weighs 300 grams.", materials=notes)
+    [claim] = result.claims
+    assert claim.verdict == "contradicted" and "source [1]: 240 grams" in claim.note
+    assert result.metrics.searches == 0 and result.sources[0].title == "Notes"
+    assert [w.code for w in result.warnings] == ["no_engines"]

@@ -83,3 +83,10 @@ def test_chinese_and_japanese_sentences_split_without_spaces() -> None:
 def test_clean_claim_keeps_the_words_a_source_would_say() -> None:
     assert clean_claim("The **sensor** weighs [240 grams](https://x.example) [2].") \
         == "The sensor weighs 240 grams ."
+
+
+def test_a_sentence_may_start_with_a_name_in_lower_case() -> None:
+    document = ("HTTP/2 support arrived in version 2.4.0. quillfetch can also upload files "
+                "over FTP. Use e.g. pip to install it from the index server.")
+    assert _texts(document)[:2] == ["HTTP/2 support arrived in version 2.4.0.",
+                                    "quillfetch can also upload files over FTP."]

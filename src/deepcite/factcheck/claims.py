@@ -60,12 +60,15 @@ _MARKUP = re.compile(r"[*_`~]+|\[\d+(?:[,\s\u2013-]+\d+)*\]|<[^>]{1,80}>")
 _OPINION = re.compile(
     r"\b(?:i|we)\s+(?:think|believe|feel|guess|suppose|hope|recommend|suggest|propose|"
     r"would|should|must|need to|want|expect)\b|\bin (?:my|our) (?:opinion|view)\b|"
-    r"\b(?:should|ought to|let's|let us|hopefully|personally|arguably|perhaps|maybe|"
-    r"it seems|seems to me|would be (?:nice|great|better|good))\b|"
+    r"\b(?:let's|let us|hopefully|personally|arguably|it seems|seems to me|"
+    r"would be (?:nice|great|better|good))\b|"
     r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b|"
     r"^\W*(?:great|awesome|nice|well done|good job|congratulations|congrats|happy|"
     r"good luck|see you|looking forward)\b",
     re.IGNORECASE)
+# Words of advice or doubt: an opinion, unless the sentence states a number ("New
+# patients should arrive 15 minutes early" is a rule a source can confirm).
+_HEDGE = re.compile(r"\b(?:should|ought to|perhaps|maybe|might want)\b", re.IGNORECASE)
 _CJK_OPINION = re.compile(r"我认为|我觉得|我想|我们认为|应该|应当|建议|希望|と思|思う|べき|"
                           r"でしょう|생각합니다|생각해|해야|것 같")
 _GREETING = re.compile(
@@ -180,7 +183,8 @@ def _checkable(text: str) -> bool:
         return False
     if bare.endswith((":", "\uff1a")):
         return False
-    if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words):
+    if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
+            or (_HEDGE.search(words) and not _DIGIT.search(words)):
         return False
     if _ABOUT_ITSELF.search(words) or _REQUEST.match(words):
         return False
@@ -203,13 +207,37 @@ def _checkable(text: str) -> bool:
         t.lower() in _ASSERTING for t in tokens)
 
 
+# A full stop before a word in lower case: the shared splitter waits for a capital, but
+# a name written in lower case ("... version 2.4.0. quillfetch can ...") starts a
+# sentence too, unless the stop ends an abbreviation.
+_LOWER_START = re.compile(r"(?<=[\w)\]`'\"])\.\s+(?=[a-z])")
+_ABBREVIATIONS = frozenset("""e.g i.e etc vs approx cf incl viz ca al fig figs no nos vol
+    pp p ch sec mr mrs ms dr st jr sr inc ltd co corp resp""".split())  # noqa: SIM905
+
+
+def _lower_starts(document: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``start``..``end`` cut where a sentence starts with a word in lower case."""
+    pieces: list[tuple[int, int]] = []
+    at = start
+    for match in _LOWER_START.finditer(document, start, end):
+        word = re.search(r"([A-Za-z.]+)$", document[at:match.start()])
+        if word is not None and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        pieces.append((at, match.start() + 1))
+        at = match.end()
+    pieces.append((at, end))
+    return pieces
+
+
 def split_claims(document: str) -> list[Claim]:
     """The checkable claims of ``document`` (Markdown or plain text), in order, each
     with its exact offsets (``document[start:end] == text``)."""
     claims: list[Claim] = []
     for seg_start, seg_end in _prose_segments(document):
-        for start, end in sentence_spans(document[seg_start:seg_end]):
-            for a, b in _clauses(document, seg_start + start, seg_start + end):
+        spans = [piece for start, end in sentence_spans(document[seg_start:seg_end])
+                 for piece in _lower_starts(document, seg_start + start, seg_start + end)]
+        for start, end in spans:
+            for a, b in _clauses(document, start, end):
                 text = document[a:b]
                 lead = len(text) - len(text.lstrip())
                 a, b = a + lead, a + len(text.rstrip())

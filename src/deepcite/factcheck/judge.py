@@ -22,6 +22,7 @@ they are verbatim by construction.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -69,11 +70,22 @@ DENIAL_CANDIDATES = 5
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
 SLOT_BONUS = 0.1
+#: How many content words each side of a name tell its place.
+NAME_REACH = 3
+#: How far after an amount the period it is per may stand ("4 euros a month").
+PERIOD_REACH = 4
 #: The most quotes kept as a claim's evidence.
 MAX_QUOTES = 3
 _CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+# How the names of roles and trades end: physicist, librarian, teacher, editor, tenant.
+_ROLE = re.compile(r"(?:ist|ian|[^e]er|or|ant|eer|ess)$")
+_NOT_ROLES = frozenset("""exist consist insist resist persist assist list twist other
+    under over after never ever however whether either neither rather further water
+    paper number order major minor error floor door for nor or center centre letter
+    matter better later power user member server buffer filter folder cluster
+    register header footer""".split())  # noqa: SIM905
 _WORDS_AND_NUMBERS = re.compile(r"[A-Za-z\u00C0-\u024F]+|\d[\d.,]*%?")
 _PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
                       re.IGNORECASE)
@@ -108,7 +120,9 @@ def _norm(term: str) -> str:
         term = term[:-3]
     elif len(term) > 6 and term.endswith(("able", "ible")):
         term = term[:-4]
-    if len(term) > 4 and term.endswith("e"):
+    elif len(term) > 4 and term.endswith("ed") and not term.endswith("eed"):
+        term = term[:-2]
+    if len(term) > 3 and term.endswith("e"):
         term = term[:-1]
     if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
         term = term[:-1]
@@ -119,10 +133,17 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("found", "start", "establish", "creat", "set"),
     ("releas", "launch", "ship", "shipp", "publish"),
     ("buy", "bought", "acquir", "purchas"),
-    ("allow", "permitt", "permit", "let"),
+    ("allow", "permitt", "permit", "let", "welcom"),
+    ("attend", "came", "come", "visit"),
+    ("peopl", "person", "visitor", "attende", "guest", "spectator"),
+    ("standard", "regular", "normal", "usual"),
+    ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
     ("forbid", "forbidden", "prohibit", "bann", "ban"),
-    ("price", "pric", "cost", "costs"),
+    ("price", "pric", "cost", "costs", "charg", "fee"),
+    ("late", "later"),
     ("need", "requir"),
+    ("depend", "dependency", "dependenc"),
+    ("base", "bas", "headquarter", "headquart", "locat", "seat"),
     ("lead", "led", "head", "manag"),
     ("big", "larg", "larger", "bigger"),
     ("small", "smaller", "littl"),
@@ -303,12 +324,23 @@ def _said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str]:
 
 
 def _score(claim: frozenset[str], names: frozenset[str], sentence: _Sentence,
-           pool: _Pool) -> float:
+           pool: _Pool, values: Sequence[Value] = ()) -> float:
     total = sum(pool.weight(term) for term in claim)
     if not total:
         return 0.0
     said_terms = _said(claim, sentence.terms)
     said = sum(pool.weight(term) for term in said_terms)
+    if values:
+        # a value is the claim's most particular word: stated, it counts as one; of the
+        # same slot but another, it shows the sentence is on the subject, half as much
+        weight = max(pool.weight(term) for term in claim)
+        theirs = _value_cache(sentence.text)
+        for value in values:
+            total += weight
+            if any(agrees(value, other) for other in theirs):
+                said += weight
+            elif any(same_slot(value, other) for other in theirs):
+                said += weight / 2
     context = pool.context[sentence.passage]
     # what the sentence leaves to a pronoun ("It has 412 members") its passage names
     borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
@@ -328,21 +360,47 @@ def _placed_like(claim: str, at: int, sentence: str, starts: Sequence[int]) -> i
 def _name_in_place(claim: str, start: int, end: int, sentence: str,
                    names: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
     """Of the sentence's ``names``, the one standing where the claim's name at
-    ``start``..``end`` stands - among the same words before or after it - or None."""
-    before = _terms(claim[max(0, start - 48):start])
-    after = _terms(claim[end:end + 48])
-    best, best_score = None, 0
+    ``start``..``end`` stands - among the same words just before or after it, the
+    nearest counting most - or None."""
+    before = _near_terms(claim[:start], backwards=True)
+    after = _near_terms(claim[end:])
+    best, best_score = None, 0.0
     for a, b in names:
-        score = len(before & _terms(sentence[max(0, a - 48):a])) \
-            + len(after & _terms(sentence[b:b + 48]))
+        theirs_before = _near_terms(sentence[:a], backwards=True)
+        theirs_after = _near_terms(sentence[b:])
+        score = sum(1 / (1 + i) for i, t in enumerate(before) if t in theirs_before) \
+            + sum(1 / (1 + i) for i, t in enumerate(after) if t in theirs_after)
         if score > best_score:
             best, best_score = (a, b), score
     return best
 
 
+def _near_terms(text: str, *, backwards: bool = False) -> list[str]:
+    """The first :data:`NAME_REACH` content words of ``text`` (its last ones, nearest
+    first, ``backwards``), as terms."""
+    words = _WORDS_ONLY.findall(text)
+    if backwards:
+        words.reverse()
+    found: list[str] = []
+    for word in words:
+        found += sorted(_terms(word))
+        if len(found) >= NAME_REACH:
+            break
+    return found[:NAME_REACH]
+
+
 def _nearest(claim_text: str, value: Value, sentence: _Sentence,
              candidates: list[Value]) -> Value:
-    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it."""
+    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it;
+    an amount per period goes with the claim's period ("an annual plan costs 48
+    euros" against "4 euros a month or 36 euros a year" is 36 euros)."""
+    mine = [v.amount for v in _value_cache(claim_text) if v.dimension == "period"]
+    if mine and value.dimension != "period":
+        theirs = _value_cache(sentence.text)
+        same = [c for c in candidates if any(
+            p.dimension == "period" and p.amount == mine[0]
+            and 0 <= p.start - c.end <= PERIOD_REACH for p in theirs)]
+        candidates = same or candidates
     return candidates[_placed_like(claim_text, value.start, sentence.text,
                                    [c.start for c in candidates])]
 
@@ -351,15 +409,37 @@ def _opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[st
     """A pair of opposites the claim and a clause of the sentence on the claim's words
     take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
     claim_words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
+    claim_values = _value_cache(claim)
     for piece in _CLAUSE.split(sentence):
-        if piece and _terms(piece) & claim_terms:
+        # a clause on the claim's words, or stating one of its values ("8% more")
+        if piece and (_terms(piece) & claim_terms or any(
+                agrees(mine, theirs) for mine in claim_values
+                for theirs in _value_cache(piece))):
             words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(piece)]
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
-            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]):
+            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
+                    and not _complementary(claim, piece) \
+                    and _denies(claim, pair[0]) == _denies(piece, pair[1]):
+                # "not allowed" is "banned": an opposite under a negation agrees
                 return pair
     return None
+
+
+def _denies(text: str, word: str) -> bool:
+    """Whether a negation of ``text`` governs ``word`` ("are not allowed")."""
+    return any(word in denial.lower().split() for denial in denied(text))
+
+
+def _complementary(claim: str, piece: str) -> bool:
+    """Whether the claim and the clause bound one value from opposite sides ("up to 25
+    MB are accepted", "larger than 25 MB are rejected"): their opposites then agree."""
+    bounds = {"min": "max", "max": "min"}
+    return any(mine.bound in bounds and other.bound == bounds[mine.bound]
+               and mine.amount is not None and other.amount is not None
+               and math.isclose(mine.amount, other.amount, rel_tol=1e-6)
+               for mine in _value_cache(claim) for other in _value_cache(piece))
 
 
 def _neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
@@ -429,8 +509,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         return whole
     judged = [_judge_text(part, pool, known) for part in parts]
     for one in judged:
-        if one.verdict == "contradicted":
-            return one
+        # a clause alone may find another sentence; a value the whole claim found
+        # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
+        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated)
+        if one.verdict == "contradicted" and kept:
+            return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
@@ -459,11 +542,11 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
                         for t in _terms(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
     values = _value_cache(text)
-    scored = sorted(((_score(subject, name_terms - unknown, s, pool), s)
+    scored = sorted(((_score(subject, name_terms - unknown, s, pool, values), s)
                      for s in pool.sentences),
                     key=lambda pair: (-pair[0], len(pair[1].text)))
     if scored[0][0] < FOUND:
-        return _denied_outright(text, claim_terms, scored) or Judgement(
+        return _denied_outright(text, claim_terms, scored, known) or Judgement(
             "not_found", scored[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -495,7 +578,7 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
-            decided = _decide(value, text, sentences)
+            decided = _decide(value, text, sentences, values)
             if decided is not None:
                 break
         if decided is None:
@@ -521,14 +604,20 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
         # passages: a different name (a name found elsewhere is only not stated here;
         # one the passage has, with no other name in its place, is the sentence's "it")
         others = [(a, b) for a, b in best_names
-                  if _terms(best.text[a:b]) and not _terms(best.text[a:b]) & claim_terms]
+                  if _terms(best.text[a:b]) - claim_terms]
         placed = _name_in_place(text, start, end, best.text, others)
         if placed is None and words <= passage_terms:
             stated.append(group)
-        elif placed is not None and not words & everywhere:
+        elif placed is not None and words - everywhere:
+            # "Lund University" where the sentence says "Uppsala University": the
+            # name's own word is in no passage
             conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
         else:
             missing.append(group)
+    if not conflicts:
+        role = _other_role(text, best.text, best.terms)
+        if role is not None:
+            conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denial = _denial(text, best.text, claim_terms & best.terms)
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
@@ -547,17 +636,32 @@ def _judge_text(text: str, pool: _Pool, known: frozenset[str] | set[str]) -> Jud
             and best_score < SUPPORTED_WITH_VALUES:
         # none of the claim's values stated, the subject only loosely: nothing found
         return Judgement("not_found", best_score)
+    # the share of the claim's words alone (its values' agreement aside) decides how
+    # much of the claim beyond its values the sentence says
+    # (the words of its values - "an hour" against "55 minutes" - are the values')
+    value_words = frozenset(t for v in values for t in _terms(v.text)) - best.terms
+    words = subject - value_words if len(subject - value_words) >= 1 else subject
+    words_score = _score(words, name_terms - unknown, best, pool)
     enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
         v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
     ) else FOUND
-    verdict: Verdict = "supported" if not missing and best_score >= enough \
-        else "partly_supported"
+    # two or more of the claim's values, all in the one sentence, say it whatever
+    # words carry them ("starts at 8:45 and finishes at 15:15", "runs from 8:45 to
+    # 15:15")
+    best_values = _value_cache(best.text)
+    facts = [v for v in values if v.dimension != "period"]  # "a month" only qualifies
+    all_in_best = len(facts) >= 2 and all(
+        any(agrees(v, other) for other in best_values) for v in values)
+    verdict: Verdict = "supported" if not missing and (
+        (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough
+        or all_in_best) else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing))
 
 
 def _denied_outright(text: str, claim_terms: frozenset[str],
-                     scored: Sequence[tuple[float, _Sentence]]) -> Judgement | None:
+                     scored: Sequence[tuple[float, _Sentence]],
+                     known: frozenset[str] | set[str]) -> Judgement | None:
     """A short sentence made only of the claim's words that denies it ("There are no
     snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
     fewer words than the claim, it scores too low to be its subject, yet contradicts
@@ -565,8 +669,14 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     for score, sentence in scored[:DENIAL_CANDIDATES]:
         if score < DENIAL_FLOOR:
             break
-        if len(sentence.terms) >= 2 and sentence.terms <= claim_terms:
-            denial = _denial(text, sentence.text, sentence.terms)
+        # its own words beyond the claim's may only be names (the subject the claim
+        # calls "the app") and one more ("no minimum term")
+        extra = sentence.terms - claim_terms
+        names = frozenset(t for a, b in name_groups(sentence.text, known)
+                          for t in _terms(sentence.text[a:b]))
+        shared = sentence.terms & claim_terms
+        if len(shared) >= 2 and len(extra - names) <= 1:
+            denial = _denial(text, sentence.text, shared)
             if denial is not None:
                 quote = _quote(sentence)
                 return Judgement("contradicted", score, (quote,),
@@ -574,19 +684,48 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     return None
 
 
+def _other_role(claim: str, sentence: str,
+                said: frozenset[str]) -> tuple[str, str] | None:
+    """A person's role the claim names and the sentence does not, where it names
+    another beside the same word ("a Swedish physicist", "a Swedish chemist"): words
+    ending as roles do (-ist, -ian, -er, -or ...), so that a paraphrase ("has a fleet
+    of", "owns") is never taken for one."""
+    mine = [w for w in _WORDS_ONLY.findall(claim)]
+    theirs = [w for w in _WORDS_ONLY.findall(sentence)]
+    lowered = {w.lower() for w in mine}
+    for word in mine:
+        if not _ROLE.search(word.lower()) or word.lower() in _NOT_ROLES or _terms(word) & said:
+            continue
+        around = _neighbours([w.lower() for w in mine], word.lower())
+        for other in theirs:
+            suffix = _ROLE.search(other.lower())
+            if other.lower() in lowered or suffix is None or other.lower() in _NOT_ROLES \
+                    or not word.lower().endswith(suffix.group(0)[-2:]) \
+                    or other[0].isupper() != word[0].isupper():
+                continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
+            near = _neighbours([w.lower() for w in theirs], other.lower())
+            if (around[0] is not None and around[0] == near[0]) or (
+                    around[1] is not None and around[1] == near[1]):
+                return word, other
+    return None
+
+
 def _quote(sentence: _Sentence) -> Quote:
     return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
 
 
-def _decide(value: Value, claim: str, sentences: Sequence[_Sentence]
-            ) -> tuple[_Sentence, Value | None] | None:
+def _decide(value: Value, claim: str, sentences: Sequence[_Sentence],
+            claim_values: Sequence[Value] = ()) -> tuple[_Sentence, Value | None] | None:
     """The first of ``sentences`` stating ``value`` (with ``None``), else the first
-    stating another value of its slot (with that value), else None."""
+    stating another value of its slot (with that value) - not one the claim states
+    elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
+    else None."""
     for sentence in sentences:
         if any(agrees(value, other) for other in _value_cache(sentence.text)):
             return sentence, None
     for sentence in sentences:
-        slot = [other for other in _value_cache(sentence.text) if same_slot(value, other)]
+        slot = [other for other in _value_cache(sentence.text) if same_slot(value, other)
+                and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)
     return None
@@ -613,8 +752,15 @@ def _denial(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str
     ("uses a camera" against "does not use a camera"), else None."""
     mine = {t for words in denied(claim) for t in _terms(words)} & shared
     theirs = {t for words in denied(sentence) for t in _terms(words)} & shared
-    if mine == theirs:
+    if mine == theirs or (mine and theirs):
+        # both deny something, each another thing ("do not need to book" against
+        # "required for vehicles but not for foot passengers"): no plain opposite
         return None
+    # "not allowed" against "banned": the denial says the other's opposite
+    for side, other in ((claim, sentence), (sentence, claim)):
+        negated_terms = {t for words in denied(side) for t in _terms(words)}
+        if any(_OPPOSITE_TERMS.get(t, frozenset()) & _terms(other) for t in negated_terms):
+            return None
     differ = mine ^ theirs
     return _piece_with(claim, differ), _piece_with(sentence, differ)
 

@@ -18,6 +18,7 @@ Polarity is compared too: a negation on one side only ("does not encrypt" agains
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Sequence, Set
@@ -84,12 +85,28 @@ _BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
 _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
                     r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
 # Words after a number that are not what it counts ("$49 per month", "3 times each").
+# Words between a number and what it counts.
+_UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
+    paying total additional extra more full-time part-time permanent regular""".split())  # noqa: SIM905
 _NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
 # How often, in one word: "renewed twice" is "renewed 2 times".
 # ("once" only before a period: "once the loan ends" and "at once" count nothing)
 _TIMES = re.compile(r"\b(?P<word>twice|thrice|once(?=\s+(?:a|an|per|every|each)\s))\b",
                     re.IGNORECASE)
 _TIMES_VALUE = {"once": 1, "twice": 2, "thrice": 3}
+# How often, without a number: "every year", "annually" - one period, in seconds, so
+# that "every two years" (a number of years) contradicts it.
+_PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
+            "week": 604800.0, "month": 2592000.0, "year": 31536000.0,
+            "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
+            "yearly": 31536000.0, "annually": 31536000.0, "annual": 31536000.0}
+_DURATION_BEFORE = re.compile(
+    r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
+    r"nearly|almost|only|just)\s+$", re.IGNORECASE)
+_EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
+_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|month|"
+                    r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually|annual)\b",
+                    re.IGNORECASE)
 _CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
                "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
                "yen": "jpy", "jpy": "jpy", "yuan": "cny", "cny": "cny", "rmb": "cny",
@@ -109,6 +126,12 @@ _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
     "length": {("mm", "millimetre", "millimeter"): 0.001,
                ("cm", "centimetre", "centimeter"): 0.01, ("m", "metre", "meter"): 1,
                ("km", "kilometre", "kilometer", "公里", "千米"): 1000, ("mile", "mi"): 1609.344},
+    "voltage": {("v", "volt"): 1, ("kv", "kilovolt"): 1000},
+    "power": {("w", "watt"): 1, ("kw", "kilowatt"): 1000, ("mw", "megawatt"): 1e6},
+    "energy": {("wh", "watt-hour"): 1, ("kwh", "kilowatt-hour"): 1000,
+               ("mwh", "megawatt-hour"): 1e6},
+    "rate": {("kbit", "kbit/s", "kbps"): 1e3, ("mbit", "mbit/s", "mbps"): 1e6,
+             ("gbit", "gbit/s", "gbps"): 1e9},
     "mass": {("g", "gram"): 1, ("kg", "kilogram", "kilo", "公斤", "千克"): 1000,
              ("t", "tonne", "ton"): 1e6, ("lb", "pound"): 453.6},
 }
@@ -163,7 +186,8 @@ _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
                                      "saturday", "sunday"}
 _CAPITAL_WORD = re.compile(r"[A-Z\u00C0-\u00DE][\w'\u2019-]*|[A-Z]{2,}\d*")
-_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*|\d[\w.,]*|[.!?:;,()\"\u201c\u201d]")
+_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F][\w'\u2019-]*|\d\w*(?:[.,]\d+)*"
+                    r"|[.!?:;,()\"\u201c\u201d]")
 
 
 @dataclass(frozen=True)
@@ -190,11 +214,18 @@ class Value:
     #: For a number without a unit, the content word after it in its clause ("150 of
     #: them are juniors": ``junior``), which tells its slot where no word before does.
     after: str = ""
+    #: A bound written before it: ``min`` ("more than", "over", "at least"), ``max``
+    #: ("less than", "under", "up to", "at most"), ``approx`` ("about", "around",
+    #: "nearly"), else "".
+    bound: str = ""
 
 
 # Words that count the same things ("240 people", "240 employees").
 _SAME_UNITS = {word: group[0] for group in (
-    ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers"),
+    ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers",
+     "visitor", "visitors", "attendee", "attendees", "guest", "guests", "spectator",
+     "spectators", "participant", "participants", "inhabitant", "inhabitants",
+     "resident", "residents"),
     ("user", "users", "customer", "customers", "client", "clients"),
 ) for word in group}
 
@@ -266,6 +297,13 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     if percent:
         return Value("percent", _plain(amount), text[start:end], start, end, amount, "%")
     unit_match = _UNIT_WORD.match(text, end)
+    for _ in range(2):  # "1.2 million monthly users": what is counted is users
+        if unit_match is None or unit_match.group("unit").lower() not in _UNIT_ADJECTIVES:
+            break
+        following = _UNIT_WORD.match(text, unit_match.end())
+        if following is None:
+            break
+        unit_match = following
     unit = ""
     if unit_match is not None:
         word = unit_match.group("unit")
@@ -288,7 +326,12 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
         return Value("money", _plain(amount), text[start:end].strip(), start, end, amount,
                      currency, "money", before)
     dimension, size = _DIMENSIONS.get(unit, ("", 1.0))
-    if (not unit and scale == "" and float(number).is_integer()
+    # a year, also before a noun in the singular ("her 1931 paper", "the 2021 report");
+    # a count is of things in the plural ("2048 tokens")
+    singular_noun = bool(unit) and not dimension and not currency \
+        and unit not in _SAME_UNITS.values() and unit_match is not None \
+        and not unit_match.group("unit").lower().endswith("s")
+    if ((not unit or singular_noun) and scale == "" and float(number).is_integer()
             and 1500 <= number <= 2199 and "," not in match.group(0)):
         return Value("year", f"{int(number):04d}", match.group(0).strip(), start,
                      match.end(), number)
@@ -309,6 +352,97 @@ def _after(text: str, at: int) -> str:
     cut = _CLAUSE_END.search(rest)
     words = _BEFORE_WORDS.findall(rest[:cut.start()] if cut else rest)[:4]
     return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
+
+
+_BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of|"
+                       r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
+                       r"no less than|no fewer than)\s+(?:a\s+)?$", re.IGNORECASE), "min"),
+           (re.compile(r"\b(?:less than|fewer than|under|below|up to|at most|no more than|"
+                       r"(?:smaller|shorter|lower|lighter|younger) than|"
+                       r"not more than|a maximum of|maximum of)\s+(?:a\s+)?$", re.IGNORECASE),
+            "max"),
+           (re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|"
+                       r"approx\.?|circa|ca\.|an estimated|estimated)\s+$",
+                       re.IGNORECASE), "approx")]
+#: How far an "about" value may be from the other and still agree.
+APPROX_SHARE = 0.1
+
+
+def _bounded(text: str, value: Value) -> Value:
+    """``value`` with the bound written before it ("more than 800", "about 22,000")."""
+    if value.kind not in ("number", "money", "percent"):
+        return value
+    before = text[max(0, value.start - 24):value.start]
+    for pattern, bound in _BOUNDS:
+        if pattern.search(before):
+            return dataclasses.replace(value, bound=bound)
+    return value
+
+
+def _within(claim: Value, other: Value) -> bool:
+    """Whether ``other``'s amount is within what the claim's bound allows."""
+    mine, theirs = claim.amount, other.amount
+    if mine is None or theirs is None:
+        return False
+    if math.isclose(mine, theirs, rel_tol=1e-6):
+        return True
+    if claim.bound and claim.bound == other.bound and claim.bound != "approx":
+        return False  # "up to 1,000 notes" and "up to 500 notes" are two limits
+    if claim.bound == "min":
+        return theirs > mine and other.bound != "max"
+    if claim.bound == "max":
+        return theirs < mine and other.bound != "min"
+    if other.bound == "min" and claim.bound != "max":
+        return mine > theirs  # "1,200 users" is what "over 1,000 users" allows
+    if other.bound == "max" and claim.bound != "min":
+        return mine < theirs
+    if "approx" in (claim.bound, other.bound):
+        return abs(mine - theirs) <= APPROX_SHARE * max(abs(mine), abs(theirs))
+    return False
+
+
+def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value | None:
+    """A number word after "and", "or", "but" or a comma whose noun is the one an
+    earlier number of the clause counts, with that number's unit; else None."""
+    number = _word_number(match.group(0))
+    if number < 2:
+        return None
+    earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
+               and v.amount is not None and float(v.key)
+               and not _SENTENCE_BREAK.search(text[v.end:match.start()])]
+    if not earlier or not _JOINING.search(text[earlier[-1].end:match.start()]):
+        return None
+    model = earlier[-1]
+    size = (model.amount or 0.0) / float(model.key)
+    return Value("number", _plain(number), match.group(0), match.start(), match.end(),
+                 number * size, model.unit, model.dimension, model.before)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?]\s")
+_JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
+
+
+def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
+    """Whether a value, or "once"/"twice"/"N times", ends just before ``at`` with no
+    punctuation between ("4 euros a month", "twice a day", "3 days per week")."""
+    gap = len(text[:at]) - len(text[:at].rstrip())
+    end = at - gap
+    if gap > 1 or end <= 0:
+        return False
+    return any(value.end == end for value in values) or bool(
+        re.search(r"\b(?:once|twice|thrice|times)$", text[:end], re.IGNORECASE))
+
+
+def _every(text: str, value: Value) -> Value:
+    """``value`` as how often, "every" shown with it, when "every" stands before it."""
+    if value.dimension != "time":
+        return value
+    every = _EVERY_BEFORE.search(text[max(0, value.start - 8):value.start])
+    if every is None:
+        return value
+    start = value.start - (len(every.group(0)))
+    return dataclasses.replace(value, dimension="period", unit="every", start=start,
+                               text=text[start:value.end])
 
 
 def _word_number(words: str) -> float:
@@ -366,8 +500,13 @@ def extract_values(text: str) -> list[Value]:
             continue
         number = _word_number(match.group(0))
         unit = _UNIT_WORD.match(text, match.end())
-        # "one of", "no one": a number word counts only before the thing it counts
+        # "one of", "no one": a number word counts only before the thing it counts,
+        # or where it leaves out the thing an earlier number counts ("six sailings a
+        # day in summer and three in winter")
         if unit is None or unit.group("unit").lower() in STOPWORDS:
+            elided = _elided(text, match, values)
+            if elided is not None:
+                values.append(elided)
             continue
         values.append(_number_value(text, match, float(number)))
     for match in _TIMES.finditer(text):
@@ -375,14 +514,56 @@ def extract_values(text: str) -> list[Value]:
             amount = float(_TIMES_VALUE[match.group("word").lower()])
             values.append(Value("number", _plain(amount), match.group(0), match.start(),
                                 match.end(), amount, "time", "", _before(text, match.start())))
+    for match in _EVERY.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        period = (match.group("period") or match.group("adverb")).lower()
+        base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
+        if base is None:
+            continue
+        head = match.group(0).split()[0].lower()
+        if head in ("a", "an", "per") and not _after_amount(text, match.start(), values):
+            # "lasts a week", "within a month": how long, one of the unit ("a day
+            # ticket" is neither)
+            if head in ("a", "an") and _DURATION_BEFORE.search(text[max(0, match.start() - 12):
+                                                            match.start()]):
+                values.append(Value("number", "1", match.group(0), match.start(),
+                                    match.end(), base, period, "time",
+                                    _before(text, match.start())))
+            continue
+        values.append(Value("number", _plain(base), match.group(0), match.start(),
+                            match.end(), base, "every", "period"))
+    # "every 15 minutes", "every two years": how often, not how long
+    values = [_every(text, v) for v in values]
+    values = [_bounded(text, v) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
 _JOINED = re.compile(r"\s*(?:,|and|,\s*and)?\s*")
 
 
+_SHARED_UNIT = re.compile(r"\s*(?:or|and|to|-|\u2013)\s*")
+
+
+def _share_units(text: str, values: list[Value]) -> list[Value]:
+    """A number whose unit the next one carries ("12 or 24 volt", "9 to 5 days") with
+    that unit."""
+    shared = list(values)
+    for index in range(len(shared) - 2, -1, -1):
+        first, second = shared[index], shared[index + 1]
+        if first.kind == second.kind == "number" and not first.unit and second.unit \
+                and second.amount is not None and float(second.key) \
+                and _SHARED_UNIT.fullmatch(text[first.end:second.start]):
+            size = second.amount / float(second.key)
+            shared[index] = dataclasses.replace(
+                first, unit=second.unit, dimension=second.dimension,
+                amount=float(first.key) * size)
+    return shared
+
+
 def _compound(text: str, values: list[Value]) -> list[Value]:
     """Values of one quantity written in parts ("2 hours and 40 minutes") as one."""
+    values = _share_units(text, values)
     merged: list[Value] = []
     for value in values:
         last = merged[-1] if merged else None
@@ -413,10 +594,17 @@ def same_slot(claim: Value, other: Value) -> bool:
         return claim.kind == "percent" or claim.before == other.before
     if claim.kind == "money":
         return claim.unit == other.unit
+    if _bare(other) and claim.before and claim.before == other.before:
+        return True  # "timeout=30" is the timeout the claim gives in seconds
     if claim.dimension:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
-        return claim.unit == other.unit
+        # units that are no measure ("under 16 get in", "under 12 enter") do not
+        # part values the same word stands before ("children")
+        plain = not (claim.unit in _DIMENSIONS or other.unit in _DIMENSIONS
+                     or claim.unit in _SAME_UNITS.values() or other.unit in _SAME_UNITS.values())
+        return claim.unit == other.unit or (plain and bool(claim.before)
+                                            and claim.before == other.before)
     return (bool(claim.before) and claim.before == other.before) or (
         bool(claim.after) and claim.after == other.after)
 
@@ -441,13 +629,21 @@ def agrees(claim: Value, other: Value) -> bool:
             claim.kind == "year" or len(other.key) >= len(claim.key))
     # the same number of the same unit is the same value, whatever word stands before
     # it ("Python 3.7", "version 3.7")
-    loose = claim.kind == other.kind and claim.kind in ("number", "version") \
-        and claim.unit == other.unit
+    loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
+        claim.unit == other.unit or (bool(claim.before) and claim.before == other.before))
     if not same_slot(claim, other) and not loose:
         return False
     if claim.amount is not None and other.amount is not None:
-        return math.isclose(claim.amount, other.amount, rel_tol=1e-6)
+        if claim.dimension and _bare(other):
+            return claim.key == other.key  # the number as written: "timeout=30"
+        return _within(claim, other)
     return claim.key == other.key
+
+
+def _bare(value: Value) -> bool:
+    """A number with no unit or measure, named only by the word before it (code's
+    ``timeout=30``, "port 9090")."""
+    return value.kind == "number" and not value.unit and not value.dimension
 
 
 def negated(text: str) -> bool:
@@ -556,14 +752,17 @@ def name_groups(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
 
 
 def capitalised_inside(texts: Sequence[str]) -> set[str]:
-    """Lower-cased words written with a capital somewhere other than a sentence's
-    start in ``texts``: the words that are names wherever they appear. Headings and
-    title-case lines ("More on Lists") capitalise common words and are left out."""
+    """Lower-cased words that are names wherever they appear in ``texts``: written with
+    a capital somewhere other than a sentence's start, or capitalised at every one of
+    two or more places and never in lower case ("Tidewell is ...", "Tidewell does
+    ..."). Headings and title-case lines ("More on Lists") capitalise common words and
+    are left out."""
     found: set[str] = set()
+    capital: dict[str, int] = {}
+    lower: set[str] = set()
     for text in texts:
         for line in text.splitlines():
-            if _title_line(line):
-                continue
+            title = _title_line(line)
             opening = True
             for token in _TOKEN.finditer(line):
                 word = token.group(0)
@@ -572,9 +771,16 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
                     continue
                 if word in _BREAKS:
                     continue
-                if not opening and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
-                    found.add(word.lower())
+                key = word.lower()
+                if word[:1].islower():
+                    lower.add(key)
+                elif not title and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
+                    capital[key] = capital.get(key, 0) + 1
+                    if not opening:
+                        found.add(key)
                 opening = False
+    found.update(word for word, count in capital.items()
+                 if count >= 2 and word not in lower and word not in STOPWORDS)
     return found
 
 
