@@ -57,9 +57,10 @@ class Source(_Record):
 #: The phases a run announces in :class:`PhaseStarted` (and names findings after).
 #: ``index`` (building the demo collection's index), ``materials`` (analysing the
 #: user's materials) and ``outline`` (a detailed report's outline) come without
-#: ``step``/``total``: they are the run's own steps, not a strategy's.
+#: ``step``/``total``: they are the run's own steps, not a strategy's. ``check`` is one
+#: claim of a document check, ``step`` of ``total`` the claim's number of all of them.
 PhaseName = Literal["questions", "search", "relevance", "topics", "agent", "synthesis",
-                    "index", "materials", "outline", "verify"]
+                    "index", "materials", "outline", "verify", "check"]
 
 #: The machine-readable code of every warning a run can give (:class:`RunWarning`,
 #: :class:`RunNotice`). Front ends and scripts match on these, so a new warning gets a
@@ -169,8 +170,10 @@ class VerificationCounts(_Record):
                       for name in cls.model_fields})
 
 
-#: What a run produced: a quick answer, or a detailed report of researched sections.
-ReportMode = Literal["quick", "detailed"]
+#: What a run produced: a quick answer, a detailed report of researched sections, or a
+#: document checked claim by claim (``check``: its ``answer`` is the annotated document,
+#: its ``claims`` the verdicts).
+ReportMode = Literal["quick", "detailed", "check"]
 
 
 class OutlineEntry(_Record):
@@ -280,7 +283,9 @@ class ResearchResult(_Record):
     #: ``citations.mark_unsupported``).
     unsupported_sentences: list[str] = Field(default_factory=list)
     #: ``quick`` for one answer; ``detailed`` for a report, whose ``answer`` is its
-    #: contents list and sections and whose ``sources`` are those of the whole report.
+    #: contents list and sections and whose ``sources`` are those of the whole report;
+    #: ``check`` for a checked document, whose ``answer`` is the document annotated
+    #: claim by claim and whose ``claims`` are the verdicts.
     mode: ReportMode = "quick"
     #: The report's title (detailed reports); front ends and exports fall back to the
     #: question when it is ``None``.

@@ -28,7 +28,7 @@ from deepcite.security.hosts import is_loopback
 from tests.mcp_launcher import scripted_model
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"quick_research", "detailed_report", "search", "search_collection",
+TOOLS = {"quick_research", "detailed_report", "check_document", "search", "search_collection",
          "list_collections", "get_report"}
 QUESTION = "What did we decide about the cache?"
 runner = CliRunner()

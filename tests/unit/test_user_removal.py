@@ -176,11 +176,11 @@ def test_upgrading_an_old_store_keeps_its_rows_and_skips_every_named_id(store_ur
 
 def _back_to_0007(store_url: str) -> None:
     """Put the store back at 0007 - 0008 changes no column, 0009's three holder columns
-    are dropped - so that the next open runs 0008 (and 0009) over the rows as they are
-    now."""
+    and 0010's claims are dropped - so that the next open runs 0008 (and those after it)
+    over the rows as they are now."""
     engine = create_store_engine(store_url)
     with engine.begin() as connection:
-        for column in ("holder_started", "holder_pid", "holder_host"):
+        for column in ("claims", "holder_started", "holder_pid", "holder_host"):
             connection.execute(sa.text(f"ALTER TABLE runs DROP COLUMN {column}"))
         connection.execute(sa.text("UPDATE alembic_version SET version_num = '0007'"))
     engine.dispose()

@@ -170,7 +170,7 @@ def test_upgrade_from_0004_keeps_the_runs(store_url: str) -> None:
         assert store.get(run_id).result.answer == "Old answer."
         assert store.users() == []
         store.add_user("bob", PASSWORD)
-    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION == "0009"
+    assert scalar(store_url, "SELECT version_num FROM alembic_version") == HEAD_REVISION == "0010"
     assert scalar(store_url, f"SELECT owner_id FROM runs WHERE id = '{run_id}'") is None
 
 

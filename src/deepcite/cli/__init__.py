@@ -28,6 +28,8 @@ COMMANDS = (
                 "Research a question and print a cited answer."),
     LazyCommand("report", "deepcite.cli.ask", "report",
                 "Research a question as a sectioned report with one Sources block."),
+    LazyCommand("check", "deepcite.cli.check", "check_command",
+                "Check a document claim by claim against your sources."),
     LazyCommand("models", "deepcite.cli.info", "models",
                 "Which LLM providers are usable here, and why not."),
     LazyCommand("engines", "deepcite.cli.info", "engines",

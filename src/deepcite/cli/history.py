@@ -84,7 +84,8 @@ def show_command(
     run: Annotated[str, typer.Argument(help="Run id or a unique prefix (4+ characters).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """Print a stored run's report (answer and Sources), as `deepcite ask` printed it."""
+    """Print a stored run's report (answer and Sources), as `deepcite ask` printed it
+    (a document check: as `deepcite check` did)."""
     from deepcite.citations import hyperlink
     from deepcite.export.markdown import to_json_dict, to_markdown
 
@@ -101,7 +102,12 @@ def show_command(
                     else None, status=stored.status, parent_id=stored.parent_id)
         out.print_json(json.dumps(data))
         return
-    markdown = to_markdown(result)
+    if result.mode == "check":  # as `deepcite check` printed it, with its verdict counts
+        from deepcite.factcheck import render_markdown
+
+        markdown = render_markdown(result)
+    else:
+        markdown = to_markdown(result)
     if settings.citations.links != "none":
         markdown = hyperlink(markdown, result.sources, settings.citations.links)
     out.print(markdown, markup=False)

@@ -40,6 +40,7 @@ _PHASES = {
     "materials": "Reading your materials",
     "outline": "Writing the outline",
     "verify": "Verifying the citations",
+    "check": "Checking claims",
 }
 
 
@@ -94,7 +95,13 @@ class RunProgress:
 
     def __call__(self, event: Event) -> None:
         with self._lock:
-            if isinstance(event, PhaseStarted):
+            if isinstance(event, PhaseStarted) and event.phase == "check":
+                # a document check announces each claim: "Checking claim 3 of 12"
+                self._phase = _PHASES["check"]
+                if event.step is not None and event.total:
+                    self._phase = f"Checking claim {event.step} of {event.total}"
+                    self._step = (event.step, event.total)
+            elif isinstance(event, PhaseStarted):
                 label = _PHASES.get(event.phase, event.phase)
                 if event.iteration is not None:
                     of = f"/{event.iterations}" if event.iterations else ""

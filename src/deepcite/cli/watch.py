@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -59,6 +60,10 @@ def add_command(
         "--manual", help="Run only when asked (deepcite watch run ID).")] = False,
     name: Annotated[str | None, typer.Option(help="A name (default: the question).")] = None,
     mode: Annotated[ReportMode, typer.Option(help="quick or detailed.")] = "quick",
+    document: Annotated[Path | None, typer.Option(
+        "--document", help="Check this document claim by claim each time (a document "
+        "check, docs/check.md) instead of researching QUESTION, which then names the "
+        "watch; the text is read now and kept with the watch.")] = None,
     collection: Annotated[list[str] | None, typer.Option(
         "--collection", "-c", help="Search this collection (repeatable).")] = None,
     engine: Annotated[list[str] | None, typer.Option(
@@ -93,9 +98,15 @@ def add_command(
     with user_errors():
         from deepcite.watches.channels import targets_from_input
 
-        request = RunRequest.parse(question=question, mode=mode, collections=collection or [],
+        checked: dict[str, object] = {"mode": mode}
+        if document is not None:
+            from deepcite.factcheck import read_document
+
+            checked = {"mode": "check", "document": {"text": read_document(document),
+                                                     "filename": document.name}}
+        request = RunRequest.parse(question=question, collections=collection or [],
                                    engines=engine or [], strategy=strategy, provider=provider,
-                                   model=model, origin="cli")
+                                   model=model, origin="cli", **checked)
         targets = targets_from_input(given, attach=None if attach.lower() == "none"
                                      else attach)
         with _service() as service:

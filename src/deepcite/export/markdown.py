@@ -31,8 +31,13 @@ def to_markdown(result: ResearchResult, *, show_findings: bool = False) -> str:
     if result.title:
         parts.insert(0, f"# {neutralise_html(one_line(result.title))}")
     if result.cancelled:
-        what = "report" if result.mode == "detailed" else "answer"
-        parts.append(f"_This run was cancelled; the {what} covers what was found until then._")
+        if result.mode == "check":
+            parts.append("_This check was cancelled; the claims after the last one marked "
+                         "were not checked._")
+        else:
+            what = "report" if result.mode == "detailed" else "answer"
+            parts.append(f"_This run was cancelled; the {what} covers what was found "
+                         "until then._")
     if show_findings:
         parts.append(neutralise_html(_findings(result)))
     block = render_sources(result.sources, text=result.answer, language=detect(result.question))
@@ -53,7 +58,13 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
     ``(full_text or snippet)[start:end] == quote`` (``docs/citations.md``, "Evidence
     offsets"); ``full_text`` is therefore part of every source here (``null`` when the
     snippet is the whole text).
+
+    A document check (``mode`` ``check``) adds its ``claims``: each with its ``number``,
+    ``text``, ``start``/``end`` in the checked document, ``verdict``, ``citations``,
+    ``evidence`` quotes and ``note``.
     """
+    claims = ({"claims": [claim.model_dump(mode="json") for claim in result.claims]}
+              if result.mode == "check" or result.claims else {})
     return {
         "question": result.question,
         "mode": result.mode,
@@ -84,6 +95,7 @@ def to_json_dict(result: ResearchResult) -> dict[str, Any]:
         "unsupported_sentences": result.unsupported_sentences,
         "cancelled": result.cancelled,
         "error": result.error,
+        **claims,
     }
 
 

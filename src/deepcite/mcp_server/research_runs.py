@@ -23,6 +23,7 @@ from mcp.types import CallToolResult
 
 from deepcite.errors import DeepciteError
 from deepcite.export.markdown import to_json_dict, to_markdown
+from deepcite.factcheck import check_json, render_markdown
 from deepcite.mcp_server.calls import caller, fresh_settings, text_result, tool_error
 from deepcite.runs import CallbackSink, CancelScope, Recorder, RunRequest
 from deepcite.runs.admission import Admitted, admit
@@ -62,8 +63,9 @@ class Progress:
             value, total = float(event.index), float(event.total + 1)
             message = f"Part {event.index}/{event.total}: {one_line(event.title)}"
         elif isinstance(event, PhaseStarted) and event.step is not None and event.total:
-            message = f"Step {event.step}/{event.total}: {event.phase}"
-            if self._mode == "quick":
+            message = (f"Claim {event.step}/{event.total}" if event.phase == "check"
+                       else f"Step {event.step}/{event.total}: {event.phase}")
+            if self._mode != "detailed":
                 value, total = float(event.step), float(event.total)
             else:
                 value = self._unit + (event.step - 1) / event.total
@@ -134,8 +136,10 @@ async def run_research(ctx: Context, fields: Mapping[str, Any]) -> CallToolResul
             await anyio.to_thread.run_sync(recorder.stop, CLIENT_GONE)
         raise
     run_id = recorder.run_id
-    markdown = to_markdown(result)
-    data = to_json_dict(result) | {"id": run_id}
+    if result.mode == "check":  # the verdicts, in the shape `deepcite check --json` has
+        markdown, data = render_markdown(result), check_json(result, run_id=run_id)
+    else:
+        markdown, data = to_markdown(result), to_json_dict(result) | {"id": run_id}
     if run_id is None:
         return text_result(markdown, data)
     return text_result(markdown, data,

@@ -1,4 +1,4 @@
-"""The six MCP tools, one ordinary function each; :data:`TOOLS` lists them for
+"""The seven MCP tools, one ordinary function each; :data:`TOOLS` lists them for
 :func:`~deepcite.mcp_server.server.build_server`.
 
 A tool's docstring is its description for the model, and its signature the arguments'
@@ -89,6 +89,31 @@ async def detailed_report(question: str, ctx: Context,
         "materials": materials})
 
 
+async def check_document(text: str, ctx: Context,
+                         collections: list[str] | None = None,
+                         engines: list[str] | None = None,
+                         title: str | None = None,
+                         previous: str | None = None) -> CallToolResult:
+    """Check a document claim by claim against the user's sources; return the verdicts.
+
+    `text` is the whole document (a draft, notes, another tool's report; Markdown or
+    plain text, at most 100,000 characters). Each checkable claim in it - names,
+    numbers, dates, causes, comparisons - is researched in `collections` and
+    `engines` (as for quick_research) and gets a verdict: supported,
+    partly_supported, contradicted (the note names the source's own value, e.g.
+    "draft: 30 days; source [2]: 90 days") or not_found. Returns the document
+    annotated as Markdown (each claim followed by its verdict and [n], then a
+    Sources block) and, as structured content, each claim's number, text, offsets,
+    verdict, citations, evidence quotes and note, with counts per verdict.
+    `previous` is the id of the check of this document's earlier version: only new
+    or changed claims are checked again. The check is stored in the history (its id
+    is returned). Progress notifications report each claim. Takes seconds per claim.
+    """
+    return await run_research(ctx, {
+        "mode": "check", "document": {"text": text, "title": title},
+        "collections": collections, "engines": engines, "parent_id": previous})
+
+
 async def search(query: str, engine: str = "duckduckgo",
                  max_results: int = 5) -> CallToolResult:
     """Search the web with one engine and return the hits: title, url and snippet.
@@ -164,5 +189,6 @@ async def get_report(id: str, ctx: Context) -> CallToolResult:
 
 
 #: Every tool the server offers, in the order clients list them.
-TOOLS: tuple[Callable[..., Any], ...] = (quick_research, detailed_report, search,
-                                         search_collection, list_collections, get_report)
+TOOLS: tuple[Callable[..., Any], ...] = (quick_research, detailed_report, check_document,
+                                         search, search_collection, list_collections,
+                                         get_report)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 
 from deepcite.citations.numbering import SourceNumbering
@@ -142,6 +143,38 @@ class Researcher:
                     f"{cut} model repl{'y was' if cut == 1 else 'ies were'} cut at the "
                     "token limit and kept as they came - raise llm.max_tokens"))])
             return result
+        finally:
+            with self._lock:
+                self._running = False
+                self._token = CancelToken()
+
+    @contextmanager
+    def own_run(self, brief: RunBrief | None = None) -> Iterator[RunContext]:
+        """The context of one run that its caller drives itself (a document check, which
+        searches and judges claim by claim rather than answering one question).
+
+        The run holds the Researcher as :meth:`run` does - one at a time, its cancel
+        token the one :meth:`cancel` sets, a fresh token for the next run afterwards -
+        and gets this Researcher's engines, source numbering, model, budget and events,
+        with the skipped engines and a missing engine already warned about.
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Researcher was closed; build a new one")
+            if self._running:
+                raise RuntimeError("a Researcher runs one question at a time")
+            self._running = True
+            token = self._token
+        try:
+            self.client.should_stop = lambda: token.cancelled
+            context = RunContext(self._settings_for(brief or RunBrief()), self.client,
+                                 self._engines, self.numbering, token, self._emit,
+                                 brief=brief or RunBrief())
+            for notice in self._notices:
+                context.warn("engine_skipped", notice)
+            if not self._engines:
+                context.warn("no_engines", "No search engine or collection to search")
+            yield context
         finally:
             with self._lock:
                 self._running = False

@@ -116,12 +116,15 @@ def check_model_egress(settings: Settings) -> None:
 
 
 def build_researcher(
-    settings: Settings, on_event: Callable[[Event], None] | None = None
+    settings: Settings, on_event: Callable[[Event], None] | None = None, *,
+    extra_engines: Sequence[SearchEngine] = ()
 ) -> Researcher:
     """A Researcher wired from settings: chat model, engines, event callback.
 
-    A run that builds the demo collection's index, or waits while another builds it,
-    announces its ``index`` phase first (it can take a minute, once)."""
+    ``extra_engines`` search besides the configured ones (a document check's materials:
+    :class:`~deepcite.runs.material_engine.MaterialEngine`). A run that builds the demo
+    collection's index, or waits while another builds it, announces its ``index`` phase
+    first (it can take a minute, once)."""
     _require_settings(settings, "build_researcher()")
     _require_callback(on_event, "build_researcher()")
 
@@ -131,7 +134,8 @@ def build_researcher(
 
     engines, notices = build_engines(settings, building)
     check_model_egress(settings)
-    return Researcher(settings, get_chat_model(settings), engines, on_event, notices=notices)
+    return Researcher(settings, get_chat_model(settings), [*engines, *extra_engines],
+                      on_event, notices=notices)
 
 
 def warm_up(settings: Settings) -> None:

@@ -11,6 +11,10 @@
   claim's *support* is its best verdict (supported, partial, unsupported); claims whose
   support changed, claims lost and gained, and single citations of one claim whose
   verdict changed (matched through the source number mapping);
+* **verdicts** of two document checks: their claims matched on the claim's text as
+  ``sentence_key`` compares it, each claim whose verdict differs (or that only one check
+  has: a claim added or removed between two versions of a document), with the notes
+  that say why;
 * **headline figures** side by side (verification counts, sources, model calls, tokens,
   wall seconds) with question, mode, strategy, handler and model;
 * **settings**: the dotted keys whose values differ between the two settings snapshots
@@ -29,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from deepcite.citations.attribution import sentence_key
 from deepcite.citations.text import escape_quoted
@@ -39,9 +43,11 @@ from deepcite.store.read_models import RunStatus, StoredRun
 from deepcite.types import (
     CitationCheck,
     CitationOutcome,
+    ClaimVerdict,
     ReportMode,
     ResearchResult,
     Source,
+    Verdict,
     VerificationCounts,
 )
 
@@ -55,6 +61,7 @@ __all__ = [
     "RunSide",
     "SettingDifference",
     "SourceRef",
+    "VerdictChange",
     "compare_runs",
     "comparison_markdown",
 ]
@@ -155,6 +162,17 @@ class CitationChange(_Record):
     b_outcome: CitationOutcome
 
 
+class VerdictChange(_Record):
+    """A claim of two document checks whose verdict differs: ``None`` on the side that
+    does not have the claim (it was added to or removed from the document)."""
+
+    text: str
+    a_verdict: Verdict | None = None
+    b_verdict: Verdict | None = None
+    a_note: str = ""
+    b_note: str = ""
+
+
 class SettingDifference(_Record):
     """A dotted settings key whose value differs; ``only_in`` when the other snapshot
     lacks the key (a newer or older deepcite). Secret values show as ``(hidden)``."""
@@ -218,6 +236,10 @@ class RunComparison(_Record):
     claims_gained: list[ClaimRef]
     claims_unchanged: int
     citations_changed: list[CitationChange]
+    #: Claims of two document checks whose verdict changed, added or removed (empty
+    #: unless both runs are checks), and how many kept their verdict.
+    verdicts_changed: list[VerdictChange] = Field(default_factory=list)
+    verdicts_unchanged: int = 0
     #: Whether both were stored runs, so their settings could be compared.
     settings_compared: bool
     settings_differences: list[SettingDifference]
@@ -254,6 +276,8 @@ def compare_runs(a: StoredRun | ResearchResult, b: StoredRun | ResearchResult
     mapping = {k.a_number: k.b_number for k in kept}
     changed, claims_lost, claims_gained, unchanged, citations = _match_claims(
         result_a.citation_checks, result_b.citation_checks, mapping)
+    verdicts, same_verdicts = ((_match_verdicts(result_a.claims, result_b.claims))
+                               if result_a.mode == result_b.mode == "check" else ([], 0))
     both_stored = isinstance(a, StoredRun) and isinstance(b, StoredRun)
     settings = (_settings_differences(a.settings, b.settings)
                 if isinstance(a, StoredRun) and isinstance(b, StoredRun) else [])
@@ -264,6 +288,7 @@ def compare_runs(a: StoredRun | ResearchResult, b: StoredRun | ResearchResult
         sources_gained=gained, sources_lost=lost, sources_kept=kept,
         claims_changed=changed, claims_lost=claims_lost, claims_gained=claims_gained,
         claims_unchanged=unchanged, citations_changed=citations,
+        verdicts_changed=verdicts, verdicts_unchanged=same_verdicts,
         settings_compared=both_stored, settings_differences=settings)
 
 
@@ -415,6 +440,35 @@ def _match_claims(a: list[CitationCheck], b: list[CitationCheck], mapping: dict[
     return changed, lost, gained, unchanged, citations
 
 
+def _match_verdicts(a: list[ClaimVerdict], b: list[ClaimVerdict]
+                    ) -> tuple[list[VerdictChange], int]:
+    """The claims whose verdict differs between two checks, in A's order then B's new
+    ones, and how many kept theirs; claims are matched by their text (``sentence_key``:
+    case, spacing and punctuation aside), a repeated claim by its first occurrence."""
+    by_key_b: dict[str, ClaimVerdict] = {}
+    for claim in b:
+        by_key_b.setdefault(sentence_key(claim.text) or claim.text, claim)
+    changes: list[VerdictChange] = []
+    unchanged = 0
+    seen: set[str] = set()
+    for claim in a:
+        key = sentence_key(claim.text) or claim.text
+        if key in seen:
+            continue
+        seen.add(key)
+        other = by_key_b.get(key)
+        if other is not None and other.verdict == claim.verdict:
+            unchanged += 1
+            continue
+        changes.append(VerdictChange(
+            text=claim.text, a_verdict=claim.verdict, a_note=claim.note,
+            b_verdict=other.verdict if other is not None else None,
+            b_note=other.note if other is not None else ""))
+    changes += [VerdictChange(text=claim.text, b_verdict=claim.verdict, b_note=claim.note)
+                for key, claim in by_key_b.items() if key not in seen]
+    return changes, unchanged
+
+
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     for key, value in data.items():
         dotted = f"{prefix}{key}"
@@ -522,6 +576,27 @@ def _numbers(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers) or "-"
 
 
+def _verdict_lines(cmp: RunComparison) -> list[str]:
+    """The verdicts section of two checks: each claim that changed, A → B."""
+    changed = [c for c in cmp.verdicts_changed if c.a_verdict and c.b_verdict]
+    added = [c for c in cmp.verdicts_changed if c.a_verdict is None]
+    removed = [c for c in cmp.verdicts_changed if c.b_verdict is None]
+    lines = [f"## Verdicts: {cmp.verdicts_unchanged} unchanged, {len(changed)} changed, "
+             f"{len(added)} new claims, {len(removed)} removed", ""]
+    if changed:
+        lines += ["Verdict changed (A → B):", ""]
+        lines += [f"- \u201c{_safe(c.text)}\u201d: {c.a_verdict} → {c.b_verdict}"
+                  + (f" ({_safe(c.b_note)})" if c.b_note else "") for c in changed]
+        lines.append("")
+    for heading, claims, side in (("Only in B:", added, "b"), ("Only in A:", removed, "a")):
+        if claims:
+            lines += [heading, ""]
+            lines += [f"- \u201c{_safe(c.text)}\u201d: "
+                      f"{c.b_verdict if side == 'b' else c.a_verdict}" for c in claims]
+            lines.append("")
+    return lines
+
+
 def comparison_markdown(cmp: RunComparison) -> str:
     """``cmp`` as Markdown: the headline table, then sources, claims and settings.
 
@@ -575,6 +650,8 @@ def comparison_markdown(cmp: RunComparison) -> str:
                       for c in claims]
             lines.append("")
 
+    if cmp.a.mode == cmp.b.mode == "check":
+        lines += _verdict_lines(cmp)
     if cmp.settings_compared:
         lines += [f"## Settings: {len(cmp.settings_differences)} differ", ""]
         for d in cmp.settings_differences:

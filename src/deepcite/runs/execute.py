@@ -6,7 +6,9 @@ gives the same result wherever it is asked and executed. It builds the Researche
 (engines, collections, a model whose server passes the egress policy), analyses the
 user's materials (their summaries cached on disk by content, so a second turn or a
 second process does not summarise them again), builds on a follow-up's parent, and
-writes a quick answer or a detailed report. Its events go to one sink and it is
+writes a quick answer or a detailed report - or checks a document claim by claim
+(``mode="check"``: :func:`deepcite.factcheck.run_check`, on the previous check of the
+document's earlier version when the request names one). Its events go to one sink and it is
 stopped through one :class:`~deepcite.runs.cancel_scope.CancelScope`.
 
 :func:`run_recorded` adds the history record around it: events stored as they happen,
@@ -19,6 +21,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from deepcite.config import Settings
+from deepcite.factcheck import run_check
 from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
@@ -28,6 +31,7 @@ from deepcite.research.report.builder import DetailedReport
 from deepcite.runs import build
 from deepcite.runs.cancel_scope import CancelScope
 from deepcite.runs.kept_materials import missing_text, restore_material_text, unchecked_notice
+from deepcite.runs.material_engine import MaterialEngine
 from deepcite.runs.recorder import Recorder
 from deepcite.runs.request import RunRequest
 from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
@@ -56,8 +60,12 @@ def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None
     """
     scope = cancel if cancel is not None else CancelScope()
     events = sink if sink is not None else NullSink()
-    with build.build_researcher(settings, events.event) as researcher:
-        given, notices = material_notices(request)
+    given, notices = material_notices(request)
+    # a check searches claim by claim: its materials are searched like a collection
+    searched = ([MaterialEngine(request.materials)] if request.mode == "check" and given
+                else [])
+    with build.build_researcher(settings, events.event,
+                                extra_engines=searched) as researcher:
         # with security.redact_material_text, no text of them reaches a log line
         with redacting(given, settings) as redaction:
             if parent is not None:
@@ -73,6 +81,8 @@ def _research(request: RunRequest, researcher: Researcher, scope: CancelScope,
               cache: SummaryCache | None, reviewer: OutlineReviewer | None,
               events: RunSink, redact: Callable[[Iterable[str]], None]) -> ResearchResult:
     """The research of :func:`execute`: materials analysed, then a report or an answer."""
+    if request.mode == "check":
+        return _check(request, researcher, scope, parent)
     settings = researcher.settings
     review = reviewer if request.review_outline else None
     builder = DetailedReport(researcher, outline_review=review)
@@ -100,6 +110,21 @@ def _research(request: RunRequest, researcher: Researcher, scope: CancelScope,
             "completion_tokens": metrics.completion_tokens + spent.completion_tokens,
             "model_seconds": metrics.model_seconds + spent.seconds})})
     return result
+
+
+def _check(request: RunRequest, researcher: Researcher, scope: CancelScope,
+           previous: ResearchResult | None) -> ResearchResult:
+    """A document check: its claims researched in the run's sources, with the verdicts
+    of ``previous`` (the check of the document's earlier version, read and checked at
+    admission like a follow-up's parent) kept for the claims that did not change."""
+    document = request.document
+    if document is None:  # the request's own validation makes this unreachable
+        raise ValueError("a check needs its document")
+    scope.bind(researcher.cancel)
+    result = run_check(researcher, document.text, title=document.title or document.filename,
+                       previous=previous if previous is not None and previous.mode == "check"
+                       else None)
+    return result.model_copy(update={"mode": "check", "question": request.question})
 
 
 def run_recorded(request: RunRequest, settings: Settings, recorder: Recorder,

@@ -2,8 +2,11 @@
 
 A follow-up (``deepcite ask --follow-up ID``, ``parent_id`` over REST, ``follow_up``
 over MCP) builds on an earlier answer: the parent's answer is what is already known and
-its sources keep their numbers. Only a run that ended with an answer can be built on;
-anything else is refused at submit with a message that says what to do.
+its sources keep their numbers. A document check's parent is the check of the
+document's previous version (``deepcite check --previous ID``, ``previous`` over REST
+and MCP): its verdicts stand for the claims that did not change. Only a run that ended
+with an answer can be built on, and a check only on a check; anything else is refused
+at submit with a message that says what to do.
 """
 
 from __future__ import annotations
@@ -50,4 +53,8 @@ def checked_parent(store: HistoryStore, request: RunRequest, access: Access | No
                             request.access if access is None else access)
     except ParentError as exc:
         raise RequestError("parent_id", str(exc)) from None
+    if request.mode == "check" and parent.mode != "check":
+        raise RequestError("parent_id", f"Run {parent.id[:8]} is a {parent.mode} run, not "
+                                        "a document check - name the earlier check of "
+                                        "this document (see `deepcite history`)")
     return request.model_copy(update={"parent_id": parent.id}), parent

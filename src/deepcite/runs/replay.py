@@ -236,9 +236,9 @@ def replay_verification(stored: StoredRun, settings: Settings,
     history keeps no text of (``store.keep_material_text = false``).
 
     ``settings`` fills in ``citations`` keys the run's snapshot lacks (see
-    :func:`stored_citation_settings`). A detailed report, or a run with no result yet,
-    is an :class:`~deepcite.errors.InputError`. See the module docstring for what is
-    reproduced exactly and what cannot be.
+    :func:`stored_citation_settings`). A detailed report, a document check, or a run
+    with no result yet, is an :class:`~deepcite.errors.InputError`. See the module
+    docstring for what is reproduced exactly and what cannot be.
     """
     result = stored.result
     short = stored.id[:8]
@@ -246,6 +246,10 @@ def replay_verification(stored: StoredRun, settings: Settings,
         raise InputError(f"Run {short} is a detailed report: each of its parts was verified "
                          "on its own, from a text the history does not keep, so it cannot be "
                          "replayed offline (quick runs can)")
+    if stored.mode == "check" or result.mode == "check":
+        raise InputError(f"Run {short} is a document check: its verdicts come from "
+                         "searching each claim, not from citations of an answer - check it "
+                         f"again with `deepcite rerun {short}` (without --offline)")
     if stored.status in ACTIVE or not (result.answer or result.findings):
         raise InputError(f"Run {short} has no result to replay (status {stored.status})")
     cfg = stored_citation_settings(stored.settings, settings.citations)

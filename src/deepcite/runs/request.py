@@ -15,6 +15,7 @@ megabyte "model name"; whether the names are *known* is checked at submit by
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -38,14 +39,16 @@ from deepcite.runs.checks import (
     MAX_MODEL_CHARS,
     MAX_NAME_CHARS,
     MAX_QUESTION_CHARS,
+    has_visible_text,
     question_problem,
 )
 from deepcite.store.read_models import UserInfo
 from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import ReportMode
 
-__all__ = ["MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS", "PER_RUN_SETTINGS", "AnswerMode",
-           "Origin", "RunBudget", "RunRequest", "per_run_setting"]
+__all__ = ["MAX_DOCUMENT_CHARS", "MAX_MATERIAL_PAGES", "MAX_REQUEST_MATERIALS",
+           "PER_RUN_SETTINGS", "AnswerMode", "CheckDocument", "Origin", "RunBudget",
+           "RunRequest", "per_run_setting"]
 
 
 def _collection_name(name: str) -> str:
@@ -143,6 +146,83 @@ class RunBudget(BaseModel):
                 if value is not None}
 
 
+#: Characters of a document one check may check (about forty pages of prose): every
+#: claim in it is researched, so a longer text is split and checked in parts.
+MAX_DOCUMENT_CHARS = 100_000
+#: Characters of a checked document's title and of its file name.
+MAX_DOCUMENT_TITLE_CHARS = 300
+MAX_FILENAME_CHARS = 255
+#: Control characters a document may keep (others become spaces: see CheckDocument).
+_DOCUMENT_CONTROLS = frozenset("\t\n\r")
+#: Characters of a check's label in the history (its title's in full, up to 200), the
+#: start of its first line cut at a word when it has no title or file name.
+_LABEL_CHARS = 200
+_FIRST_LINE_CHARS = 80
+
+
+class CheckDocument(BaseModel):
+    """The document a check (``mode="check"``) verifies claim by claim: its text, and
+    the title or file name it is known by.
+
+    The text is kept with the run (in its stored request), so the check can be shown
+    again, run again (``deepcite rerun``) and compared with a later version
+    (``previous``). Claims point into it by character offsets, so it is never reflowed:
+    a control character other than tab and line ends (a PDF's form feed between pages)
+    becomes one space - same length, same offsets - rather than refusing a document
+    for what a converter left in it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Capped by :data:`MAX_DOCUMENT_CHARS` with a message saying what to do; pydantic's
+    #: own cap far above it only so that a huge body is never scanned.
+    text: str = Field(min_length=1, max_length=8 * MAX_DOCUMENT_CHARS)
+    title: Annotated[str, Field(max_length=MAX_DOCUMENT_TITLE_CHARS)] | None = None
+    #: The uploaded file's name (never a path: only its last part is kept).
+    filename: Annotated[str, Field(max_length=4 * MAX_FILENAME_CHARS)] | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _checkable(cls, value: str) -> str:
+        if len(value) > MAX_DOCUMENT_CHARS:
+            raise ValueError(f"The document is {len(value):,} characters; at most "
+                             f"{MAX_DOCUMENT_CHARS:,} are checked at once - split it and "
+                             "check each part")
+        if not has_visible_text(value):
+            raise ValueError("The document is empty - it has no text to check")
+        return "".join(" " if unicodedata.category(char) == "Cc"
+                       and char not in _DOCUMENT_CONTROLS else char for char in value)
+
+    @field_validator("title")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        folded = " ".join(value.split()) if value is not None else ""
+        return folded or None
+
+    @field_validator("filename")
+    @classmethod
+    def _base_name(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        name = value.replace("\\", "/").rsplit("/", 1)[-1].strip()
+        name = "".join(char for char in name if unicodedata.category(char)[0] != "C")
+        return name[:MAX_FILENAME_CHARS] or None
+
+    @property
+    def label(self) -> str:
+        """What the check is called in the history: its title, else its file name,
+        else the start of its first line."""
+        if self.title:
+            return self.title[:_LABEL_CHARS]
+        if self.filename:
+            return self.filename
+        first = next((line for line in self.text.splitlines() if line.strip()), "")
+        first = " ".join(first.lstrip("#>*- ").split())
+        if len(first) > _FIRST_LINE_CHARS:
+            first = first[:_FIRST_LINE_CHARS].rsplit(" ", 1)[0] + "…"
+        return first or "document"
+
+
 class RunRequest(BaseModel):
     """One research request: the question and everything a caller may choose for it.
 
@@ -174,10 +254,13 @@ class RunRequest(BaseModel):
                                           max_length=MAX_REQUEST_MATERIALS)
     #: ``False``: the materials are ignored, with a notice (a switch a UI can offer).
     materials_enabled: bool = True
-    #: The stored run this one follows up (its full id); quick runs only.
+    #: The stored run this one follows up (its full id): a quick answer's parent, or
+    #: the previous check of a document check's earlier version.
     parent_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     review_outline: bool = False
     budget: RunBudget | None = None
+    #: The document a check checks (``mode="check"``, and only then).
+    document: CheckDocument | None = None
     answer_mode: AnswerMode | None = None
     #: Other settings for this run only, by dotted key (``{"search.since": "2024-01-01",
     #: "report.max_sections": 3}``); only :data:`PER_RUN_SETTINGS` may be given.
@@ -185,6 +268,20 @@ class RunRequest(BaseModel):
     origin: Origin = "python"
     #: Whose run it is (``None``: no accounts). Set by the server, like ``origin``.
     owner: RunOwner | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_label(cls, data: Any) -> Any:
+        """A check needs no question: it is labelled from its document."""
+        if not isinstance(data, dict) or data.get("question") or data.get("mode") != "check":
+            return data
+        document = data.get("document")
+        try:  # without a usable document, the document's own field says what is wrong
+            label = (document if isinstance(document, CheckDocument)
+                     else CheckDocument.model_validate(document)).label
+        except ValidationError:
+            label = "document"
+        return {**data, "question": f"Check: {label}"}
 
     @field_validator("settings")
     @classmethod
@@ -246,6 +343,12 @@ class RunRequest(BaseModel):
                              "detailed report as a new question instead")
         if self.review_outline and self.mode != "detailed":
             raise ValueError("review_outline is for detailed reports (mode detailed)")
+        if self.mode == "check" and self.document is None:
+            raise ValueError("document: a check (mode check) needs the document to check "
+                             "- give its text, or use POST /api/v1/checks")
+        if self.document is not None and self.mode != "check":
+            raise ValueError("document: a document is checked with mode check, not "
+                             f"{self.mode}")
         return self
 
     @classmethod

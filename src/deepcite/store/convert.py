@@ -1,7 +1,7 @@
 """Between a :class:`~deepcite.types.ResearchResult` and the store's rows.
 
 Every field of a result has a home: scalar fields and small structures (metrics,
-outline, findings ...) are columns of the run, sources, citation checks and events
+outline, a check's claims, findings ...) are columns of the run, sources, citation checks and events
 are rows of their own tables. Reading puts the same result back together - the changes
 on the way in are the answer losing any Sources block (:mod:`.body`) and the user's
 materials keeping only what ``store.keep_material_text`` allows (:func:`stored_rows`).
@@ -46,6 +46,8 @@ def result_columns(result: ResearchResult) -> dict[str, Any]:
         "warning_codes": [notice.code for notice in result.warnings],
         "unsupported_sentences": list(result.unsupported_sentences),
         "outline": [entry.model_dump(mode="json") for entry in result.outline],
+        "claims": ([claim.model_dump(mode="json") for claim in result.claims]
+                   if result.claims else None),
         "questions_by_iteration": {str(iteration): list(queries) for iteration, queries
                                    in result.questions_by_iteration.items()},
         "findings": [finding.model_dump(mode="json") for finding in result.findings],
@@ -179,6 +181,7 @@ def assemble(run: Run, sources: list[SourceRow], checks: list[CheckRow]) -> Rese
         "mode": run.mode,
         "title": run.title,
         "outline": run.outline,
+        "claims": run.claims or [],
     })
 
 

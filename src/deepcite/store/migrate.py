@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 HEAD = "head"
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 """The newest revision in ``migrations/versions`` (a test keeps the two in step): a
 database already there is opened without loading Alembic or taking the write lock."""
 _PG_LOCK_KEY = 0x6465_6570_6369_7465 & 0x7FFF_FFFF_FFFF_FFFF

@@ -159,6 +159,9 @@ class Run(Base):
     holder_pid: Mapped[int | None] = mapped_column(Integer)
     #: Its start time (clock ticks since boot), so a reused pid is no longer it.
     holder_started: Mapped[int | None] = mapped_column(BigInteger)
+    #: A document check's claims (``ResearchResult.claims`` as JSON, revision 0010);
+    #: ``None`` for other runs and those from before it.
+    claims: Mapped[list[Any] | None] = mapped_column(NullableJSON)
 
 
 class SourceRow(Base):

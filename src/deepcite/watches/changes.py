@@ -33,6 +33,7 @@ from deepcite.runs.compare import (
     KeptSource,
     RunComparison,
     SourceRef,
+    VerdictChange,
     compare_runs,
 )
 from deepcite.security.terminal import one_line
@@ -69,6 +70,9 @@ class WatchChange(BaseModel):
     dropped_claims: list[ClaimRef] = []
     #: Better supported now than before.
     strengthened_claims: list[ClaimChange] = []
+    #: A watch of a document check: the claims whose verdict is not what it was (or
+    #: that only one of the two checks has).
+    verdicts_changed: list[VerdictChange] = []
     #: The first run: its sources and claims, for the summary.
     sources: int = 0
     claims: int = 0
@@ -82,7 +86,8 @@ class WatchChange(BaseModel):
         """Nothing a reader needs to see: no source or claim came, went or got worse."""
         return not self.first and not (
             self.new_sources or self.vanished_sources or self.new_claims
-            or self.weakened_claims or self.lost_support or self.dropped_claims)
+            or self.weakened_claims or self.lost_support or self.dropped_claims
+            or self.verdicts_changed)
 
     @property
     def renumbered(self) -> list[KeptSource]:
@@ -110,6 +115,8 @@ class WatchChange(BaseModel):
             parts.append(_count(len(self.weakened_claims), "claim") + " weakened")
         if self.dropped_claims:
             parts.append(_count(len(self.dropped_claims), "claim") + " no longer made")
+        if self.verdicts_changed:
+            parts.append(_count(len(self.verdicts_changed), "verdict") + " changed")
         return ", ".join(parts) + f" since {_when(self.since)}"
 
 
@@ -119,7 +126,7 @@ def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
     if previous is None:
         claims = {check.sentence for check in current.result.citation_checks}
         return WatchChange(run_id=current.id, sources=len(current.result.sources),
-                           claims=len(claims))
+                           claims=len(claims) or len(current.result.claims))
     cmp = compare_runs(previous, current)
     weakened, lost, stronger = [], [], []
     for claim in cmp.claims_changed:
@@ -142,7 +149,8 @@ def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
         new_sources=cmp.sources_gained, vanished_sources=cmp.sources_lost,
         kept_sources=cmp.sources_kept, new_claims=cmp.claims_gained,
         weakened_claims=weakened, lost_support=lost, dropped_claims=dropped,
-        strengthened_claims=stronger, sources=cmp.b.sources,
+        strengthened_claims=stronger, verdicts_changed=cmp.verdicts_changed,
+        sources=cmp.b.sources,
         claims=len(cmp.claims_changed) + len(cmp.claims_gained) + cmp.claims_unchanged)
 
 
@@ -214,6 +222,13 @@ def change_markdown(change: WatchChange, *, name: str, question: str) -> str:
     changed("Claims whose support weakened", change.weakened_claims)
     made("Claims no longer made (numbers of the previous run)", change.dropped_claims)
     changed("Claims better supported now", change.strengthened_claims)
+    if change.verdicts_changed:
+        lines.extend(["## Verdicts changed (previous \u2192 now)", ""])
+        lines.extend(f"- \u201c{_safe(v.text)}\u201d: {v.a_verdict or 'not in the document'} "
+                     f"\u2192 {v.b_verdict or 'no longer in the document'}"
+                     + (f" ({_safe(v.b_note)})" if v.b_note else "")
+                     for v in change.verdicts_changed)
+        lines.append("")
     if change.renumbered:
         lines.extend(["## Sources renumbered (previous \u2192 now)", ""])
         lines.extend(f"- [{k.a_number}] \u2192 [{k.b_number}] {_safe(k.title)}"

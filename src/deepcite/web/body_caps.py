@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from deepcite.materials.limits import MAX_TOTAL_CHARS
+from deepcite.runs.request import MAX_DOCUMENT_CHARS
 from deepcite.web.page_forms import MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, MAX_UPLOAD_TOTAL_BYTES
 from deepcite.web.upload_form import MAX_UPLOAD_FIELD_BYTES
 
@@ -48,6 +49,12 @@ RESEARCH_FORM_BODY = MAX_UPLOAD_TOTAL_BYTES + FORM_FIELDS_BODY
 COLLECTION_UPLOAD_BODY = (MAX_UPLOAD_TOTAL_BYTES + (MAX_UPLOAD_FILES + 2) * 8 * KIB
                           + 2 * MAX_UPLOAD_FIELD_BYTES)
 
+#: ``POST /api/v1/checks`` and ``POST /check``: one document - a file of at most
+#: ``MAX_UPLOAD_BYTES`` with a few short fields and their multipart framing, or its
+#: text (``MAX_DOCUMENT_CHARS``, each character at most a six-byte ``\uXXXX`` escape in
+#: JSON) with its collections and engines.
+CHECK_BODY = max(MAX_UPLOAD_BYTES, 6 * MAX_DOCUMENT_CHARS) + MIB
+
 
 @dataclass(frozen=True)
 class BodyCap:
@@ -74,6 +81,8 @@ BODY_CAPS: tuple[BodyCap, ...] = (
     BodyCap("POST", f"{API_PREFIX}/research", API_RESEARCH_BODY,
             f"materials of up to {MAX_TOTAL_CHARS:,} characters in all"),
     BodyCap("POST", f"{API_PREFIX}/research/{{run_id}}/cancel", SMALL_BODY),
+    BodyCap("POST", f"{API_PREFIX}/checks", CHECK_BODY,
+            f"one document of up to {MAX_UPLOAD_BYTES // MIB} MiB"),
     BodyCap("DELETE", f"{API_PREFIX}/runs/{{run_id}}", SMALL_BODY),
     BodyCap("POST", f"{API_PREFIX}/collections", SMALL_BODY),
     BodyCap("DELETE", f"{API_PREFIX}/collections/{{name}}", SMALL_BODY),
@@ -87,6 +96,7 @@ BODY_CAPS: tuple[BodyCap, ...] = (
     BodyCap("POST", f"{API_PREFIX}/watches/{{watch_id}}/webhook-secret", SMALL_BODY),
     # the pages
     BodyCap("POST", "/", RESEARCH_FORM_BODY, f"{_UPLOADS_HINT}, plus pasted text"),
+    BodyCap("POST", "/check", CHECK_BODY, f"one document of up to {MAX_UPLOAD_BYTES // MIB} MiB"),
     BodyCap("POST", LOGIN_PATH, SMALL_BODY),
     BodyCap("POST", LOGOUT_PATH, SMALL_BODY),
     BodyCap("POST", REGISTER_PATH, SMALL_BODY),

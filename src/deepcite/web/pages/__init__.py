@@ -6,7 +6,7 @@ one stylesheet, and readable without JavaScript; small static scripts only enhan
 them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor` and
 the history store, so the pages work with any executor. Sessions, CSRF and login are
 in :mod:`deepcite.web.sessions`; each area of the pages is a module of its own
-(``research``, ``reports``, ``sources``, ``history``, ``collections``, ``settings``,
+(``research``, ``checks``, ``reports``, ``sources``, ``history``, ``collections``, ``settings``,
 ``login``, ``account``, ``admin``, ``watches``) sharing one
 :class:`~deepcite.web.pages.kit.PageKit`.
 
@@ -26,6 +26,7 @@ from deepcite.web.login_throttle import LoginThrottle
 from deepcite.web.pages import (
     account,
     admin,
+    checks,
     collection_documents,
     collections,
     history,
@@ -51,7 +52,7 @@ __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mou
            "pages_router"]
 
 #: The areas of the pages, each a module with its ``router`` of plain handler functions.
-AREAS = (research, reports, history, collections, collection_documents, settings, login,
+AREAS = (research, checks, reports, history, collections, collection_documents, settings, login,
          sources, account, admin, watches)
 
 

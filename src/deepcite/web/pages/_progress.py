@@ -41,6 +41,7 @@ PHASE_LABELS: dict[str, str] = {
     "synthesis": "Writing the cited answer",
     "verify": "Verifying the citations",
     "outline": "Writing the outline",
+    "check": "Checking the claims",
     "saving": "Saving the result",
     "assembling": "Putting the report together",
     "cancelled": "Cancelled",
@@ -142,7 +143,8 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
                 started: float | None = None) -> Progress:
     """Fold ``events`` (in order) into one :class:`Progress`.
 
-    ``mode`` is the run's (a detailed report's bar counts its parts); ``started`` the
+    ``mode`` is the run's (a detailed report's bar counts its parts, a check's step is
+    the claim it is at, "3 of 12"); ``started`` the
     run's start (epoch seconds), from which the log's times are counted.
     """
     progress = Progress()
@@ -156,7 +158,9 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
             if event.iteration is not None:
                 progress.iteration = (f"{event.iteration} of {event.iterations}"
                                       if event.iterations else str(event.iteration))
-            if event.step is not None and event.total:
+            if mode == "check" and event.phase != "check":
+                pass  # a claim's own searching: the step stays the claim's number
+            elif event.step is not None and event.total:
                 # in a detailed report a step is the current part's, and says so
                 progress.step = f"{event.step} of {event.total}" + (
                     f" (part {progress._part} of {progress._parts})" if progress._parts

@@ -1,5 +1,6 @@
 """A stored report: rendered like the HTML export, with its evidence popovers,
-downloads, a follow-up box, "Run again" and "Compare with...".
+downloads, a follow-up box, "Run again" and "Compare with..."; a document check's is
+the document with its claims marked by verdict (:mod:`deepcite.web.pages.checks`).
 
 With accounts a report is shown only to its owner and the admins (another user's run
 is as missing as one that never existed); the "Compare with..." list offers only runs
@@ -21,6 +22,7 @@ from deepcite.store.snapshot import snapshot_collections
 from deepcite.store.user_rights import Access
 from deepcite.types import ResearchResult
 from deepcite.web.pages._views import evidence, report_body, waited_seconds
+from deepcite.web.pages.checks import check_view
 from deepcite.web.pages.kit import Kit, PageKit, quote_path
 
 #: Runs offered in the "Compare with..." list.
@@ -29,6 +31,8 @@ BUNDLED_NOTICE = "Written by the bundled 135M model: check the citations"
 _IN_PROCESS = " (in-process llama.cpp)"
 NO_MODEL_NOTICE = ("No model wrote this answer: its sentences are quoted from the sources, "
                    "each checked against the passage it cites")
+NO_MODEL_CHECK_NOTICE = ("No model judged these claims: each verdict comes from comparing "
+                         "the claim with the words and values of the passages found")
 
 
 router = APIRouter(include_in_schema=False)
@@ -47,14 +51,17 @@ def report(kit: Kit, request: Request, run_id: str) -> Response:
     except DeepciteError as exc:
         return kit.not_found(request, session, str(exc))
     result = stored.result
+    viewer_base = f"/runs/{quote_path(stored.id)}/sources/"
+    check = check_view(stored, viewer_base) if stored.mode == "check" else None
     return kit.render(request, session, "report.html",
                   title=result.title or result.question, run=stored, result=result,
-                  body=report_body(result, stored.settings, kit.state.settings,
-                                   stored.id),
+                  check=check,
+                  body="" if check else report_body(result, stored.settings,
+                                                    kit.state.settings, stored.id),
                   follow_up_collections=snapshot_collections(stored.settings),
                   evidence=evidence(result), exports=kit.usable_exports(),
                   export_base=f"/api/v1/research/{quote_path(stored.id)}/export/",
-                  viewer_base=f"/runs/{quote_path(stored.id)}/sources/",
+                  viewer_base=viewer_base,
                   compare_choices=choices, model_notice=model_notice(result, stored.settings),
                   searched=searched(stored.settings),
                   duration=run_seconds(stored), queries=_queries(result.questions_by_iteration))
@@ -128,11 +135,17 @@ def _compare_choices(runs: list[Any], stored: StoredRun, parent: bool = True, *,
 def model_notice(result: ResearchResult, snapshot: dict[str, Any]) -> str | None:
     """Who wrote the answer, as the run recorded it: no model at all (0 calls: every
     sentence is quoted from the sources), the bundled 135M model (check the citations),
-    or the model that answered by name. Runs stored before the model was recorded fall
+    or the model that answered by name; for a document check, whether a model judged
+    any claim. Runs stored before the model was recorded fall
     back to what their settings say (:func:`bundled_notice`)."""
     if result.metrics.model_calls == 0:
+        if result.mode == "check":
+            return NO_MODEL_CHECK_NOTICE if result.claims else None
         return NO_MODEL_NOTICE if result.sources else None
     model = result.metrics.model
+    if result.mode == "check":  # a model only judged the claims the comparison left open
+        return (f"Claims the comparison left undecided were judged by {model or 'the model'}"
+                ", each verdict counted only with a quote found in its source")
     if model is None:
         return bundled_notice(snapshot)
     llm = snapshot.get("llm")

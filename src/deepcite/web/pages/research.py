@@ -128,7 +128,9 @@ def run_page(kit: Kit, request: Request, run_id: str, cancelling: bool = False) 
         progress.phase = "starting"
     if not active:
         progress = ended_with(progress, info.state, stored_result(kit, info.id, access))
-    return kit.render(request, session, "run.html", title="Research run", run=info,
+    return kit.render(request, session, "run.html",
+                      title="Document check" if info.mode == "check" else "Research run",
+                      run=info,
                   active=active, progress=progress, state_text=state_text(kit, info),
                   cancelling=cancelling and active,
                   phase_labels=PHASE_LABELS,

@@ -21,7 +21,7 @@ from fastapi import APIRouter, Depends
 
 from deepcite._version import __version__
 from deepcite.web.contracts import WebState
-from deepcite.web.rest import collections, runs, sources, watches
+from deepcite.web.rest import checks, collections, runs, sources, watches
 from deepcite.web.rest.common import ApiError, history_store
 from deepcite.web.rest.common import binder as _binder
 from deepcite.web.rest.common import caller_dependency as _caller_dependency
@@ -47,6 +47,7 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
     guarded = APIRouter(dependencies=[Depends(_caller_dependency(gate or Gate(state)))])
     router.include_router(meta)
     guarded.include_router(runs.router)
+    guarded.include_router(checks.router)
     guarded.include_router(collections.router)
     guarded.include_router(watches.router)
     guarded.include_router(sources.router)

@@ -10,6 +10,8 @@
   try { labels = JSON.parse($("phase-labels").textContent); } catch (ignored) { labels = {}; }
   var label = function (phase) { return labels[phase] || phase; };
   var detailed = live.dataset.mode === "detailed";
+  // a document check's step is the claim it is at (its "check" phase, once per claim)
+  var checking = live.dataset.mode === "check";
   var started = parseInt(live.dataset.started, 10) || Date.now();
   var MAX_QUERIES = 50, MAX_LOG = 300;
   var st = { searches: 0, sources: 0, calls: 0, tokens: 0, log: 0, part: 0, parts: 0,
@@ -99,7 +101,9 @@
     phase_started: function (e) {
       setPhase(e.phase);
       text("iteration", e.iteration ? (e.iterations ? e.iteration + " of " + e.iterations : String(e.iteration)) : "-");
-      if (e.step && e.total) {
+      if (checking && e.phase !== "check") {
+        // a claim's own searching: the step stays the claim's number
+      } else if (e.step && e.total) {
         // in a detailed report a step is the current part's, and says so
         text("step", e.step + " of " + e.total + (st.parts ? " (part " + st.part + " of " + st.parts + ")" : ""));
         st.fraction = (Math.min(e.step, e.total) - 1) / e.total;

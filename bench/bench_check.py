@@ -1,0 +1,112 @@
+"""How well a document check judges a draft's claims, and what it costs.
+
+Builds a collection from a dev set's documents in a temporary data dir, checks the dev
+set's draft against it offline with the bundled model (``deepcite check`` does the
+same), and compares each claim's verdict with the dev set's ``expected.json`` (a claim
+is named there by a piece of its text; a contradicted one also by the source's value,
+which its note must name). Prints the verdict accuracy with a confusion table, whether
+every ``[n]`` resolves, claims per second, model calls and tokens per claim.
+
+    PYTHONPATH=src .venv/bin/python bench/bench_check.py [bench/data/check_dev] [--show]
+
+Dev sets, invented: ``bench/data/check_dev`` (a company's history, handbook and
+product sheets), ``check_dev2`` (a stream-processing library's documentation),
+``check_dev3`` (a town library's rules and history), ``check_dev4`` (an island's
+geography, economy and wildlife), ``check_dev5`` (a cache server's documentation),
+``check_dev_zh`` (a tea garden, in Chinese), ``check_dev6`` (a rowing club),
+``check_dev7`` (a bike-share scheme), ``check_dev8`` (quarterly results, as a list of
+notes), ``check_dev9`` (a chemist's biography), ``check_dev10`` (a clinic's
+policies), ``check_dev11`` (a notes app), ``check_dev12`` (a music festival),
+``check_dev13`` (a Python library's reference), ``check_dev14`` (a satellite modem
+and its plans), ``check_dev15`` (a primary school's welcome pack), ``check_dev16`` (a
+ferry company), ``check_dev17`` (a maritime museum) and ``check_dev18`` (a community
+garden). Each after the
+first two was measured before the judge was tuned on it (first-run scores in
+``docs/benchmarks.md``).
+
+Target (issue 48):
+>= 11 of 12 verdicts right, every contradiction naming the source's value, every [n]
+resolving, <= 2 model calls per claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from deepcite.collections import Collection
+from deepcite.config import load_settings
+from deepcite.factcheck import VERDICT_LABELS, read_document, run_check
+from deepcite.runs.build import build_researcher
+from deepcite.types import VERDICTS
+
+ROOT = Path(__file__).resolve().parent
+_MARK = re.compile(r"\[(\d+)\]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dev_set", nargs="?", default=str(ROOT / "data" / "check_dev"))
+    parser.add_argument("--show", action="store_true", help="print every claim's verdict")
+    args = parser.parse_args()
+    folder = Path(args.dev_set)
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    document = read_document(folder / "draft.md")
+    with tempfile.TemporaryDirectory() as data_dir:
+        settings = load_settings({"data_dir": data_dir, "collections": ["checkdev"],
+                                  "provider": "local", "offline": True},
+                                 config_files=[], environ={})
+        Collection.create("checkdev", settings=settings).add(folder / "docs")
+        with build_researcher(settings) as researcher:
+            started = time.perf_counter()
+            result = run_check(researcher, document, title=folder.name)
+            seconds = time.perf_counter() - started
+    claims = result.claims
+    confusion = {want: dict.fromkeys(VERDICTS, 0) for want in VERDICTS}
+    right = named = contradictions = 0
+    unmatched = []
+    for item in expected:
+        claim = next((c for c in claims if item["claim"] in c.text), None)
+        if claim is None:
+            unmatched.append(item["claim"])
+            continue
+        confusion[item["verdict"]][claim.verdict] += 1
+        ok = claim.verdict == item["verdict"]
+        right += ok
+        if item["verdict"] == "contradicted":
+            contradictions += 1
+            named += ok and item["source_value"].lower() in claim.note.lower()
+        if args.show or not ok:
+            print(f"{'ok  ' if ok else 'MISS'} {claim.verdict:17} (want {item['verdict']:17})"
+                  f" {claim.text[:70]!r} -- {claim.note[:90]}")
+    numbers = {s.number for s in result.sources}
+    cited = {int(n) for n in _MARK.findall(result.answer)} | {
+        n for c in claims for n in c.citations}
+    extra = [c.text for c in claims if not any(i["claim"] in c.text for i in expected)]
+    print(f"\ndev set: {folder.name}  claims found: {len(claims)}  expected: {len(expected)}")
+    if unmatched:
+        print(f"expected claims not found: {unmatched}")
+    if extra:
+        print(f"claims not in expected.json: {extra}")
+    print(f"verdicts right: {right}/{len(expected)} ({100 * right / len(expected):.0f}%)")
+    print(f"contradictions naming the source's value: {named}/{contradictions}")
+    print(f"every [n] resolves: {cited <= numbers} ({len(numbers)} sources)")
+    print("\nconfusion (rows: expected, columns: given)")
+    print(" " * 18 + "".join(f"{VERDICT_LABELS[v][:12]:>14}" for v in VERDICTS))
+    for want in VERDICTS:
+        print(f"{VERDICT_LABELS[want]:18}" + "".join(f"{confusion[want][v]:>14}"
+                                                     for v in VERDICTS))
+    metrics = result.metrics
+    per = max(1, len(claims))
+    print(f"\nclaims per second: {len(claims) / seconds:.2f} ({seconds:.1f} s, "
+          f"{metrics.searches} searches)")
+    print(f"model calls per claim: {metrics.model_calls / per:.2f}; tokens per claim: "
+          f"{(metrics.prompt_tokens + metrics.completion_tokens) / per:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""A document's checkable claims, each with its exact place in the document.
+
+A check marks the claims of the document as written, so every claim keeps the
+character offsets of its text in the original (``document[claim.start:claim.end] ==
+claim.text``); front ends highlight it in place and a later version of the document is
+compared claim by claim.
+
+What is a claim: a sentence, or a clause of one cut at ``;``, of prose - paragraphs,
+list items, block quotes - asserting something a source could confirm: a number, a
+date, a name, or enough content words to state a fact. What is not: Markdown headings,
+code blocks, tables, rules, front matter and link definitions (nothing to check, or no
+prose), questions, opinions and advice ("I think", "we recommend", "should"),
+greetings, and sentences about the document itself ("This note summarises ...") or
+introducing a list (ending in ``:``). Sentence boundaries are :mod:`deepcite.text.
+sentences`', so Chinese, Japanese and Korean text splits at ``。！？`` too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deepcite.text.cjk import CJK_RUN
+from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.sentences import sentence_spans
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
+
+__all__ = ["Claim", "clean_claim", "split_claims"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable claim: ``number`` from 1 in document order, ``text`` exactly as the
+    document has it at ``start``..``end``."""
+
+    number: int
+    text: str
+    start: int
+    end: int
+
+
+_LINE = re.compile(r"[^\n]*\n?")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT = re.compile(r"^[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_TABLE = re.compile(r"^[ \t]*\|")
+_LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]")
+_TAG_LINE = re.compile(r"^[ \t]*<[^>]*>[ \t]*$")
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
+# List markers, task boxes and block-quote marks a line may open with (not part of a claim).
+_MARKER = re.compile(
+    r"^[ \t]*(?:>[ \t]?)*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
+_CLAUSE = re.compile(r"[;\uff1b]\s*")
+# Markdown that is not words: links keep their text, images and code marks go.
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`~]+|\[\d+(?:[,\s\u2013-]+\d+)*\]|<[^>]{1,80}>")
+
+_OPINION = re.compile(
+    r"\b(?:i|we)\s+(?:think|believe|feel|guess|suppose|hope|recommend|suggest|propose|"
+    r"would|should|must|need to|want|expect)\b|\bin (?:my|our) (?:opinion|view)\b|"
+    r"\b(?:let's|let us|hopefully|personally|arguably|it seems|seems to me|"
+    r"would be (?:nice|great|better|good))\b|"
+    r"\b(?:is|are|was|were) (?:great|awesome|amazing|terrible|wonderful|excellent|bad)\b|"
+    r"^\W*(?:great|awesome|nice|well done|good job|congratulations|congrats|happy|"
+    r"good luck|see you|looking forward)\b",
+    re.IGNORECASE)
+# Words of advice or doubt: an opinion, unless the sentence states a number ("New
+# patients should arrive 15 minutes early" is a rule a source can confirm).
+_HEDGE = re.compile(r"\b(?:should|ought to|perhaps|maybe|might want)\b", re.IGNORECASE)
+_CJK_OPINION = re.compile(r"我认为|我觉得|我想|我们认为|应该|应当|建议|希望|と思|思う|べき|"
+                          r"でしょう|생각합니다|생각해|해야|것 같")
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|dear|thanks|thank you|cheers|regards|best regards|kind regards|"
+    r"best wishes|good (?:morning|afternoon|evening)|welcome|sincerely|you\s*'re welcome)\b",
+    re.IGNORECASE)
+# Requests and instructions to the reader state nothing a source could confirm.
+_REQUEST = re.compile(
+    r"^\W*(?:please|see|note that|remember|contact|click|read|let|make sure|feel free|"
+    r"don't|do not forget|be sure|try|reach out|ping|join|call)\b", re.IGNORECASE)
+_ABOUT_ITSELF = re.compile(
+    r"\b(?:this|the following|these|below|above) (?:document|draft|memo|note|notes|summary|"
+    r"report|section|page|list|text|email|message|post)\b", re.IGNORECASE)
+_CJK_QUESTION_END = re.compile(r"[吗呢么か까요][\s。.!！]*$")
+_DIGIT = re.compile(r"\d")
+#: A claim without a number or a name states a fact only with this many content words.
+MIN_CONTENT_WORDS = 2
+_ASSERTING = frozenset("""is are was were has have had does do did can cannot must will
+    won't isn't aren't wasn't weren't doesn't don't didn't can't""".split())  # noqa: SIM905
+#: ... or, in Chinese, Japanese or Korean, this many meaningful character pairs.
+MIN_CJK_TERMS = 3
+
+
+def clean_claim(text: str) -> str:
+    """``text`` without Markdown marks, links' targets and citation markers: the words a
+    source would have to say (and the query a claim is searched by)."""
+    text = _LINK.sub(r"\1", text)
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+def _prose_segments(document: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of prose lines: a paragraph, a list item with its
+    continuation lines, a block-quote line; headings, code and tables left out."""
+    lines = [(m.start(), m.group(0).rstrip("\n")) for m in _LINE.finditer(document)
+             if m.group(0)]
+    segments: list[tuple[int, int]] = []
+    current: list[int] | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and current[1] > current[0]:
+            segments.append((current[0], current[1]))
+        current = None
+
+    fence: str | None = None
+    index = 0
+    if lines and lines[0][1].strip() == "---":  # YAML front matter
+        for later in range(1, len(lines)):
+            if lines[later][1].strip() in ("---", "..."):
+                index = later + 1
+                break
+    while index < len(lines):
+        at, line = lines[index]
+        index += 1
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            close()
+            fence = opened.group(1)[:3]
+            continue
+        following = lines[index][1] if index < len(lines) else ""
+        if (not line.strip() or _HEADING.match(line) or _RULE.match(line)
+                or _SETEXT.match(line) or _TABLE.match(line) or _LINK_DEFINITION.match(line)
+                or _TAG_LINE.match(line)
+                or (current is None and _INDENTED_CODE.match(line))
+                or (_SETEXT.match(following) and line.strip() and current is None)):
+            close()
+            if _SETEXT.match(following) and line.strip() and not _RULE.match(line):
+                index += 1  # the underline of a setext heading
+            continue
+        marker = _MARKER.match(line)
+        content = at + (marker.end() if marker else 0)
+        body = line[content - at:]
+        if not body.strip():
+            close()
+            continue
+        content += len(body) - len(body.lstrip())
+        end = at + len(line.rstrip())
+        if current is None or (marker is not None and marker.group(0).strip()):
+            close()
+            current = [content, end]
+        else:
+            current[1] = end
+    close()
+    return segments
+
+
+def _clauses(document: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence cut at ``;`` where both sides are claims of their own."""
+    pieces: list[tuple[int, int]] = []
+    at = start
+    for match in _CLAUSE.finditer(document, start, end):
+        pieces.append((at, match.start() + 1))
+        at = match.end()
+    pieces.append((at, end))
+    if len(pieces) > 1 and all(_checkable(document[a:b]) for a, b in pieces):
+        return [(a, b) for a, b in pieces if b > a]
+    return [(start, end)]
+
+
+def _checkable(text: str) -> bool:
+    """Whether ``text`` asserts something a source could confirm (see the module docs)."""
+    words = clean_claim(text)
+    if not words:
+        return False
+    bare = words.rstrip("\"'\u201d\u2019)]*_ ")
+    if bare.endswith(("?", "\uff1f")) or (
+            _CJK_QUESTION_END.search(bare) and CJK_RUN.search(bare)):
+        return False
+    if bare.endswith((":", "\uff1a")):
+        return False
+    if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
+            or (_HEDGE.search(words) and not _DIGIT.search(words)):
+        return False
+    if _ABOUT_ITSELF.search(words) or _REQUEST.match(words):
+        return False
+    if CJK_RUN.search(words):
+        return bool(_DIGIT.search(words)) or len(set(cjk_terms(words))) >= MIN_CJK_TERMS
+    tokens = WORD.findall(words)
+    if len(tokens) < 3:
+        return False
+    if _DIGIT.search(words):
+        return True
+    if any(token[0].isupper() and token.lower() not in STOPWORDS for token in tokens[1:]):
+        return True
+    if any(len(token) > 1 and token[1:] != token[1:].lower() for token in tokens):
+        return True  # an acronym or a name such as "TLS", "PostgreSQL" opening the sentence
+    content = [t for t in tokens if t.lower() not in STOPWORDS and len(t) > 1]
+    if len(content) > MIN_CONTENT_WORDS:
+        return True
+    # as short as "Helmets are required.": a statement only with a verb that asserts
+    return len(content) == MIN_CONTENT_WORDS and any(
+        t.lower() in _ASSERTING for t in tokens)
+
+
+# A full stop before a word in lower case: the shared splitter waits for a capital, but
+# a name written in lower case ("... version 2.4.0. quillfetch can ...") starts a
+# sentence too, unless the stop ends an abbreviation.
+_LOWER_START = re.compile(r"(?<=[\w)\]`'\"])\.\s+(?=[a-z])")
+_ABBREVIATIONS = frozenset("""e.g i.e etc vs approx cf incl viz ca al fig figs no nos vol
+    pp p ch sec mr mrs ms dr st jr sr inc ltd co corp resp""".split())  # noqa: SIM905
+
+
+def _lower_starts(document: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``start``..``end`` cut where a sentence starts with a word in lower case."""
+    pieces: list[tuple[int, int]] = []
+    at = start
+    for match in _LOWER_START.finditer(document, start, end):
+        word = re.search(r"([A-Za-z.]+)$", document[at:match.start()])
+        if word is not None and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        pieces.append((at, match.start() + 1))
+        at = match.end()
+    pieces.append((at, end))
+    return pieces
+
+
+def split_claims(document: str) -> list[Claim]:
+    """The checkable claims of ``document`` (Markdown or plain text), in order, each
+    with its exact offsets (``document[start:end] == text``)."""
+    claims: list[Claim] = []
+    for seg_start, seg_end in _prose_segments(document):
+        spans = [piece for start, end in sentence_spans(document[seg_start:seg_end])
+                 for piece in _lower_starts(document, seg_start + start, seg_start + end)]
+        for start, end in spans:
+            for a, b in _clauses(document, start, end):
+                text = document[a:b]
+                lead = len(text) - len(text.lstrip())
+                a, b = a + lead, a + len(text.rstrip())
+                if b > a and _checkable(document[a:b]):
+                    claims.append(Claim(len(claims) + 1, document[a:b], a, b))
+    return claims

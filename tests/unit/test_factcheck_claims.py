@@ -1,0 +1,92 @@
+"""A document's checkable claims: exact offsets, prose only, opinions and questions out."""
+
+from __future__ import annotations
+
+from deepcite.factcheck import split_claims
+from deepcite.factcheck.claims import clean_claim
+
+MARKDOWN = """---
+title: Draft
+---
+# Osprey Labs
+
+Osprey Labs was founded in 2011 by Maria Lindqvist. It employs 85 people in Uppsala.
+
+## Product
+
+- The sensor weighs **240 grams**.
+- [x] Refunds are paid within 5 business days.
+> The basic plan costs 12 euros per month.
+
+| plan | price |
+|------|-------|
+| basic | 12 |
+
+```python
+limit = 30  # days of retention in the config
+```
+
+    indented = "code block with 42 numbers in it"
+
+What does the premium plan cost? I think we should raise prices. We recommend the basic plan.
+Hi team, thanks for reading. This note summarises the launch plan.
+"""
+
+
+def _texts(document: str) -> list[str]:
+    claims = split_claims(document)
+    for claim in claims:
+        assert document[claim.start:claim.end] == claim.text
+    assert [c.number for c in claims] == list(range(1, len(claims) + 1))
+    return [claim.text for claim in claims]
+
+
+def test_markdown_claims_keep_their_offsets_and_skip_what_is_not_prose() -> None:
+    assert _texts(MARKDOWN) == [
+        "Osprey Labs was founded in 2011 by Maria Lindqvist.",
+        "It employs 85 people in Uppsala.",
+        "The sensor weighs **240 grams**.",
+        "Refunds are paid within 5 business days.",
+        "The basic plan costs 12 euros per month.",
+    ]
+
+
+def test_questions_opinions_advice_and_greetings_are_not_claims() -> None:
+    document = ("Does the cache expire? I believe the cache is too small. The cache should "
+                "be larger. Thanks for the review! Perhaps we can meet on Friday. "
+                "The cache keeps entries for 300 seconds.")
+    assert _texts(document) == ["The cache keeps entries for 300 seconds."]
+
+
+def test_a_sentence_of_two_claims_is_cut_at_its_semicolon() -> None:
+    document = "The current version is 4.2.1; the project is distributed under the MIT license."
+    assert _texts(document) == ["The current version is 4.2.1;",
+                                "the project is distributed under the MIT license."]
+
+
+def test_plain_text_under_a_setext_heading() -> None:
+    document = "Release notes\n=============\n\nVersion 2 was released in March 2021.\n" \
+               "It removed the legacy importer."
+    assert _texts(document) == ["Version 2 was released in March 2021.",
+                                "It removed the legacy importer."]
+
+
+def test_chinese_and_japanese_sentences_split_without_spaces() -> None:
+    document = "斑马缓存的条目保留三百秒。斑马缓存由奥斯陆团队开发！你觉得怎么样吗？\n\n" \
+               "ハヤブサ図書館は1998年に開館した。私はそう思う。"
+    texts = _texts(document)
+    assert texts[:2] == ["斑马缓存的条目保留三百秒。", "斑马缓存由奥斯陆团队开发！"]
+    assert "ハヤブサ図書館は1998年に開館した。" in texts
+    assert not any("吗" in text for text in texts)
+
+
+def test_clean_claim_keeps_the_words_a_source_would_say() -> None:
+    assert clean_claim("The **sensor** weighs [240 grams](https://x.example) [2].") \
+        == "The sensor weighs 240 grams ."
+
+
+def test_a_sentence_may_start_with_a_name_in_lower_case() -> None:
+    document = ("HTTP/2 support arrived in version 2.4.0. quillfetch can also upload files "
+                "over FTP. Use e.g. pip to install it from the index server.")
+    assert _texts(document)[:2] == ["HTTP/2 support arrived in version 2.4.0.",
+                                    "quillfetch can also upload files over FTP."]
