@@ -221,6 +221,20 @@ def cost_of(model: str, figures: UsageFigures, prices: Mapping[str, ModelPrice]
             + figures.completion_tokens * price.output) / _MILLION
 
 
+def cost_text(figures: UsageFigures) -> str:
+    """The cost of ``figures`` as the page and the command show it: dollars where the
+    calls were priced, what was left unpriced said beside them, ``"unknown"`` when no
+    call could be priced, ``"-"`` when nothing was used."""
+    unpriced = (f"{figures.unpriced_calls:,} call{'s' if figures.unpriced_calls != 1 else ''}"
+                " without a price")
+    if figures.cost_usd is None:
+        return "unknown (" + unpriced + ")" if figures.unpriced_calls else "-"
+    cost = figures.cost_usd
+    shown = (f"${cost:,.2f}" if cost >= 0.01 or cost == 0
+             else f"${cost:.4f}" if cost >= 0.0001 else "under $0.0001")
+    return f"{shown} + {unpriced}" if figures.unpriced_calls else shown
+
+
 def _priced(figures: UsageFigures, cost: float | None) -> UsageFigures:
     if cost is None:
         return figures.model_copy(update={"cost_usd": None,
