@@ -13,7 +13,14 @@ import sqlalchemy as sa
 from deepcite.config import ModelPrice
 from deepcite.store import HistoryStore
 from deepcite.store.models import Run
-from deepcite.store.usage_ops import LOCAL_NOTE, NO_PRICE_NOTE, price_for
+from deepcite.store.usage_ops import (
+    LOCAL_NOTE,
+    NO_MODEL,
+    NO_PRICE_NOTE,
+    UNRECORDED_MODEL,
+    UNRECORDED_NOTE,
+    price_for,
+)
 from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.types import RunMetrics
 
@@ -142,6 +149,18 @@ def test_a_price_pattern_names_the_model_not_its_server() -> None:
     assert price_for(HOSTED, prices) == ("GPT-4o*", prices["GPT-4o*"])
     assert price_for("claude-sonnet-4 (Anthropic)", prices) is not None
     assert price_for(LOCAL, prices) is None
+
+
+def test_runs_that_did_not_record_their_model_are_never_priced(store: HistoryStore) -> None:
+    record(store, None, NOW - timedelta(hours=1), metrics=used(None, 4, 100, 10))
+    record(store, None, NOW - timedelta(hours=2), metrics=used(None, 0))
+    report = store.usage(EVERYTHING, days=1, now=NOW,
+                         prices={"*": ModelPrice(input=1, output=1)})
+    models = {line.model: line for line in report.models}
+    assert models[UNRECORDED_MODEL].figures.cost_usd is None
+    assert models[UNRECORDED_MODEL].pricing == UNRECORDED_NOTE
+    assert models[NO_MODEL].figures.runs == 1 and models[NO_MODEL].pricing == ""
+    assert report.totals.unpriced_calls == 4
 
 
 def test_runs_outside_the_range_and_bad_ranges(store: HistoryStore,

@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, case, func, select
 
 from deepcite.config_sections import ModelPrice
 from deepcite.store.base import StoreBase
@@ -48,6 +48,8 @@ LOCAL_KINDS = ("(in-process llama.cpp)", "(Ollama)")
 LOCAL_NOTE = "local model: no charge"
 #: What a model without a price says, naming where one is set.
 NO_PRICE_NOTE = "no price set (llm.prices)"
+#: What the line of runs stored before the model was recorded says: no price can apply.
+UNRECORDED_NOTE = "unknown: these runs did not record their model"
 #: The model line of runs that made no model call (nothing to price).
 NO_MODEL = "no model call"
 #: The model line of runs stored before the model was recorded.
@@ -194,7 +196,7 @@ def is_local(model: str) -> bool:
 def pricing_of(model: str, prices: Mapping[str, ModelPrice]) -> str:
     """What a model's cost rests on, in the words the page and the command show."""
     if model in (NO_MODEL, UNRECORDED_MODEL):
-        return "" if model == NO_MODEL else NO_PRICE_NOTE
+        return "" if model == NO_MODEL else UNRECORDED_NOTE
     found = price_for(model, prices)
     if found is not None:
         pattern, price = found
@@ -280,13 +282,15 @@ class UsageOps(StoreBase):
         period = period_for(days)
         day = self._day_of_run().label("day")
         model = Run.metrics["model"].as_string().label("model")
+        # runs that made no call apart from those that did, when neither names a model
+        called = case((Run.metrics["model_calls"].as_integer() > 0, 1), else_=0).label("called")
         statement = (
-            select(day, Run.owner_id, model, Run.status, func.count().label("runs"),
+            select(day, Run.owner_id, model, Run.status, called, func.count().label("runs"),
                    _metric("model_calls", "int"), _metric("prompt_tokens", "int"),
                    _metric("completion_tokens", "int"), _metric("cached_tokens", "int"),
                    _metric("searches", "int"), _metric("model_seconds", "float"))
             .where(Run.created_at >= start, Run.created_at < end, access.runs())
-            .group_by(day, Run.owner_id, model, Run.status))
+            .group_by(day, Run.owner_id, model, Run.status, called))
         by_period: dict[date, list[UsageFigures]] = {}
         by_model: dict[str, list[UsageFigures]] = {}
         by_owner: dict[int | None, list[UsageFigures]] = {}
@@ -297,7 +301,7 @@ class UsageOps(StoreBase):
                 user_id: name for user_id, name in session.execute(
                     select(UserRow.id, UserRow.name).where(UserRow.id.in_(owners)))
             } if owners else {}
-        for (day_text, owner, model_label, status, runs, calls, prompt, completion,
+        for (day_text, owner, model_label, status, _, runs, calls, prompt, completion,
              cached, searches, seconds) in rows:
             label = model_label or (UNRECORDED_MODEL if calls else NO_MODEL)
             figures = UsageFigures(
