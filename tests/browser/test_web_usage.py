@@ -91,25 +91,31 @@ def test_alice_sees_her_own_usage_and_what_it_cost(usage_server: str, page: Any)
     assert page.locator("ul.bars li").count() == 7
 
 
-def test_the_admin_sees_everyone_by_user_on_a_phone(usage_server: str,
+def test_the_admin_sees_everyone_by_user_on_a_laptop_and_a_phone(usage_server: str,
                                                      browser: Any) -> None:
     from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
 
     problems: list[str] = []
-    for size, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", PHONE)):
+    sizes = (("desktop", {"width": 1280, "height": 900}, "light"), ("phone", PHONE, "light"),
+             ("desktop", {"width": 1280, "height": 900}, "dark"), ("phone", PHONE, "dark"))
+    for size, viewport, scheme in sizes:
         context = browser.new_context(viewport=viewport, is_mobile=size == "phone",
-                                      has_touch=size == "phone", device_scale_factor=1)
+                                      has_touch=size == "phone", device_scale_factor=1,
+                                      color_scheme=scheme)
         try:
             page = context.new_page()
             _log_in(page, usage_server, "admin")
             users = page.locator("table.users-usage").inner_text()
             assert "alice" in users and "bob" in users
             assert "1 failed" in page.locator("dl.totals").inner_text()
-            problems += describe(f"usage ({size})",
+            problems += describe(f"usage ({size}, {scheme})",
                                  Axe().run(page, options=AXE_OPTIONS).response["violations"])
             wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             if wide > 0:
-                problems.append(f"usage ({size}): the page scrolls sideways by {wide}px")
+                problems.append(f"usage ({size}, {scheme}): the page scrolls sideways by "
+                                f"{wide}px")
+            if scheme == "dark":
+                continue  # the screenshots are of the light pages
             if size == "phone":
                 region = page.locator("div.scroll[role=region]").first
                 region.focus()
