@@ -101,6 +101,36 @@ class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class ModelPrice(_Section):
+    """What a hosted model charges, in US dollars per million tokens, as its provider
+    publishes it. deepcite knows no prices of its own: a cost is shown only for models
+    given one here (``llm.prices``), so a figure is never invented."""
+
+    input: float = Field(ge=0, description="USD per million prompt tokens")
+    output: float = Field(ge=0, description="USD per million completion tokens")
+    cached_input: float | None = Field(
+        default=None, ge=0, description="USD per million prompt tokens read from the "
+        "provider's prompt cache; default: the input price")
+
+    @classmethod
+    def parse(cls, value: object) -> object:
+        """``"2.5/10"`` or ``"2.5/10/1.25"`` (input/output[/cached input]), as a
+        ``DEEPCITE_LLM_PRICES`` variable writes a price; anything else as it is."""
+        if not isinstance(value, str):
+            return value
+        parts = [part.strip() for part in value.split("/")]
+        if len(parts) not in (2, 3):
+            raise PydanticCustomError(
+                "price", "a price is INPUT/OUTPUT[/CACHED] in USD per million tokens "
+                "(e.g. 2.5/10), not {value}", {"value": _shown(value)})
+        names = ("input", "output", "cached_input")
+        return dict(zip(names, parts, strict=False))
+
+    def __str__(self) -> str:
+        cached = "" if self.cached_input is None else f"/{self.cached_input:g}"
+        return f"{self.input:g}/{self.output:g}{cached}"
+
+
 class LLMSettings(_Section):
     """Which chat model answers, and how it is called."""
 
@@ -128,8 +158,20 @@ class LLMSettings(_Section):
     )
     threads: int | None = Field(default=None, ge=1, description="CPU threads (local)")
     timeout_seconds: float = Field(default=120.0, gt=0)
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=dict, description="USD per million tokens by model name pattern "
+        "(fnmatch, case-insensitive), as INPUT/OUTPUT[/CACHED]: the usage page's cost; "
+        "none by default, and local models cost nothing")
 
     _urls = field_validator("base_url", "ollama_url")(_checked_url)
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _price_texts(cls, value: object) -> object:
+        """A price may be written ``"2.5/10"`` (an environment variable's only way)."""
+        if isinstance(value, dict):
+            return {str(name): ModelPrice.parse(price) for name, price in value.items()}
+        return value
 
     @field_validator("provider")
     @classmethod

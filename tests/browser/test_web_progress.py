@@ -28,7 +28,8 @@ window.addEventListener("DOMContentLoaded", () => {
   const text = (id) => (document.getElementById(id) || {}).textContent || "";
   const snap = () => window.recordProgress({
     phase: text("phase"), section: text("section"), step: text("step"), calls: text("calls"),
-    tokens: text("tokens"), log: document.querySelectorAll("#log-items li").length,
+    tokens: text("tokens"), searches: text("searches"), queries: text("queries"),
+    log: document.querySelectorAll("#log-items li").length,
     bar: !!document.getElementById("bar"), path: location.pathname});
   snap();
   new MutationObserver(snap).observe(live, {subtree: true, childList: true,
@@ -98,3 +99,13 @@ def test_detailed_report_shows_named_phases_and_consistent_counters(page: Any,
     assert calls and tokens, facts
     assert _number(last["calls"]) == _number(calls.group(1)) > 0
     assert _number(last["tokens"]) == _number(tokens.group(1))
+    # the parts' own searches are counted as they run and their queries shown (issue 47,
+    # item 4): the counter ends at the stored count, and while a part is written the
+    # current queries are never the summary's (a part's own, or none when it searches
+    # nothing, as a part written from its facet's passages)
+    run_id = live[-1]["path"].rsplit("/", 1)[-1]
+    stored = page.request.get(f"{server}/api/v1/research/{run_id}").json()
+    outline = [s for s in live if s["phase"] == "Writing the outline" and not s["section"]]
+    assert outline and outline[-1]["queries"], phases
+    assert _number(last["searches"]) == stored["result"]["metrics"]["searches"]
+    assert all(s["queries"] != outline[-1]["queries"] for s in live if s["section"]), live

@@ -43,6 +43,8 @@ COMMANDS = (
     LazyCommand("show", "deepcite.cli.history", "show_command",
                 "Print a stored run's report again."),
     LazyCommand("rm", "deepcite.cli.history", "rm_command", "Delete a stored run."),
+    LazyCommand("usage", "deepcite.cli.usage", "usage_command",
+                "Usage and cost over time: model calls, tokens, searches."),
     LazyCommand("compare", "deepcite.cli.replay", "compare_command",
                 "Compare two stored runs: sources, claims, figures, settings."),
     LazyCommand("rerun", "deepcite.cli.replay", "rerun_command",

@@ -73,6 +73,8 @@ def _yes_no(usable: bool) -> Text:
 def _plain(value: object) -> object:
     if isinstance(value, tuple):
         return list(value)
+    if isinstance(value, dict):  # engines.rate_per_second, llm.prices (each as written)
+        return {str(key): _plain(item) for key, item in value.items()}
     if value is None or isinstance(value, bool | int | float | str | list):
         return value
     return str(value)

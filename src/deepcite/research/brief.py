@@ -33,6 +33,9 @@ class Gathered:
     warnings: tuple[RunNotice, ...] = ()
     searches: int = 0
     search_seconds: float = 0.0
+    #: Whether its queries were announced as it searched (a report's first search);
+    #: else the run adopting it announces them when it begins (a part's searched ahead).
+    announced: bool = False
 
 
 @dataclass(frozen=True)

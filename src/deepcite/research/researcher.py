@@ -14,6 +14,7 @@ Used as a context manager it closes its engines (HTTP pools, indexes) at the end
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -40,7 +41,14 @@ from deepcite.search.base import SearchEngine
 from deepcite.search.circuit_breaker import SupportsClose
 from deepcite.security.text import valid_utf8
 from deepcite.text.frames import frame_for
-from deepcite.types import Event, Finished, ResearchResult, RunMetrics
+from deepcite.types import (
+    Event,
+    Finished,
+    QuestionsGenerated,
+    ResearchResult,
+    RunMetrics,
+    SearchDone,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -190,18 +198,24 @@ class Researcher:
         another question: a detailed report researches its parts ahead this way and
         then runs each with the gathered results (``RunBrief.gathered``), in order, so
         sources are numbered as if the parts had been researched one after another.
-        Progress events are sent only with ``announce`` (a search nothing else runs
-        beside: a report's first); ``cancel`` stops the search.
+        With ``announce`` (a search nothing else runs beside: a report's first) every
+        progress event is sent. Without, only each search done (:class:`SearchDone`),
+        as it happens - the searches are the report's own, and a run's page counts them
+        live - but not its phases, steps or queries, which would contradict those of the
+        part being written meanwhile: the run that adopts what was found announces the
+        queries when it begins (:meth:`_run`). ``cancel`` stops the search.
         """
         question = " ".join(valid_utf8(question).split())
-        emit = self._emit if announce else (lambda event: None)
+        emit = self._emit if announce else self._emit_searches
         context = RunContext(self._settings_for(brief), self.client, self._engines,
                              SourceNumbering(), cancel, emit, brief=brief)
         strategy = create_strategy(self.settings.research.strategy, context,
                                    lambda m: context.warn("strategy", m))
         context.plan = strategy.plan()  # "step k/N" counts as the run's own would
         try:
-            return strategy.gather(question)
+            gathered = strategy.gather(question)
+            return None if gathered is None else dataclasses.replace(
+                gathered, announced=announce)
         except DeepciteError as exc:
             logger.warning("researching %r ahead failed: %s", question, exc)
             return None
@@ -226,6 +240,10 @@ class Researcher:
             context.search_seconds += brief.gathered.search_seconds
             for earlier in brief.gathered.warnings:
                 context.warn(earlier.code, earlier.message)
+            if not brief.gathered.announced:  # a report's part: its queries, now it begins
+                for iteration, queries in sorted(brief.gathered.by_iteration.items()):
+                    context.emit(QuestionsGenerated(iteration=iteration,
+                                                    questions=list(queries)))
         if not self._engines:
             context.warn("no_engines", "No search engine or collection to search")
         strategy = create_strategy(self.settings.research.strategy, context,
@@ -313,6 +331,11 @@ class Researcher:
         """Send ``event`` to the callback, as the runs' own events are (report builders
         announce outlines and sections this way)."""
         self._emit(event)
+
+    def _emit_searches(self, event: Event) -> None:
+        """Send ``event`` when it is a search done (see :meth:`gather`)."""
+        if isinstance(event, SearchDone):
+            self._emit(event)
 
     def _emit(self, event: Event) -> None:
         if self._on_event is None:

@@ -48,6 +48,7 @@ from deepcite.store.removal_ops import RemovalOps
 from deepcite.store.sessions_ops import SessionOps
 from deepcite.store.sharing_ops import SharingOps
 from deepcite.store.snapshot import settings_snapshot, snapshot_collections
+from deepcite.store.usage_ops import UsageOps
 from deepcite.store.user_rights import EVERYTHING, Access
 from deepcite.store.users_ops import UserOps
 from deepcite.store.watches_ops import WatchOps
@@ -62,7 +63,7 @@ _LIKE_SPECIAL = re.compile(r"([\\%_])")
 
 
 class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingOps,
-                   WatchOps):
+                   WatchOps, UsageOps):
     """Runs kept in a SQLAlchemy database (see the module docstring)."""
 
     # ------------------------------------------------------------------ opening

@@ -7,7 +7,7 @@ them. Runs are reached only through :class:`~deepcite.runs.executor.RunExecutor`
 the history store, so the pages work with any executor. Sessions, CSRF and login are
 in :mod:`deepcite.web.sessions`; each area of the pages is a module of its own
 (``research``, ``checks``, ``reports``, ``sources``, ``history``, ``collections``, ``settings``,
-``login``, ``account``, ``admin``, ``watches``) sharing one
+``login``, ``account``, ``admin``, ``watches``, ``usage``) sharing one
 :class:`~deepcite.web.pages.kit.PageKit`.
 
 Wiring (``create_app``)::
@@ -35,6 +35,7 @@ from deepcite.web.pages import (
     research,
     settings,
     sources,
+    usage,
     watches,
 )
 from deepcite.web.pages.kit import (
@@ -53,7 +54,8 @@ __all__ = ["MAX_FIELD_BYTES", "STATIC_DIR", "STATIC_PATH", "TEMPLATES_DIR", "mou
 
 #: The areas of the pages, each a module with its ``router`` of plain handler functions.
 AREAS = (research, checks, reports, history, collections, collection_documents, settings, login,
-         sources, account, admin, watches)
+         sources, account, admin, watches,
+         usage)
 
 
 def mount_static(app: FastAPI) -> None:

@@ -148,6 +148,9 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
     run's start (epoch seconds), from which the log's times are counted.
     """
     progress = Progress()
+    #: What each query's searches found, by query: a part searched ahead says its
+    #: searches as they happen and its queries only when it begins.
+    found_for: dict[str, list[str]] = {}
     for event in events:
         if started is None:
             started = event.at
@@ -171,12 +174,16 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
             elif event.phase == "outline":
                 progress.step, progress._fraction = OUTLINE_STEP, None
         elif event.kind == "questions_generated":
-            progress.queries = [QueryRow(q) for q in event.questions[:MAX_QUERIES]]
+            # a report's part announces its queries when it begins, searched ahead
+            # while earlier parts were written: what they found was said then
+            progress.queries = [QueryRow(q, list(found_for.get(q, ())))
+                                for q in event.questions[:MAX_QUERIES]]
             progress.all_queries += len(event.questions)
         elif event.kind == "search_done":
             progress.searches += 1
             found = (f"{event.engine}: failed" if event.error
                      else f"{event.engine}: {event.results}")
+            found_for.setdefault(event.query, []).append(found)
             rows = [row for row in progress.queries if row.text == event.query]
             if rows:
                 rows[0].searches.append(found)
@@ -192,6 +199,7 @@ def progress_of(events: Iterable[Event], *, mode: str = "quick",
         elif event.kind == "section_started":
             progress.section = f"{event.index} of {event.total}: {event.title}"
             progress._part, progress._parts = event.index, event.total
+            progress.queries = []  # a part's queries are its own (none: it searches none)
             progress.step, progress._fraction = f"starting part {event.index}", 0.0
         elif event.kind == "finished":
             # one Finished per research: a detailed report goes on to its outline and

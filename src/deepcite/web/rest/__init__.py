@@ -2,7 +2,8 @@
 
 One module per area, each a module-level router of plain functions -
 :mod:`~deepcite.web.rest.runs`, :mod:`~deepcite.web.rest.collections`,
-:mod:`~deepcite.web.rest.sources`, :mod:`~deepcite.web.rest.watches` - sharing
+:mod:`~deepcite.web.rest.sources`, :mod:`~deepcite.web.rest.watches`,
+:mod:`~deepcite.web.rest.usage` - sharing
 :mod:`deepcite.web.rest.common` (the error reply, who is asking, the server's state).
 :func:`api_router` assembles them for one server: every route but ``/health`` needs what
 its gate asks (a token, a session, a user: :mod:`deepcite.web.who_is_asking`). Another user's
@@ -21,7 +22,7 @@ from fastapi import APIRouter, Depends
 
 from deepcite._version import __version__
 from deepcite.web.contracts import WebState
-from deepcite.web.rest import checks, collections, runs, sources, watches
+from deepcite.web.rest import checks, collections, runs, sources, usage, watches
 from deepcite.web.rest.common import ApiError, history_store
 from deepcite.web.rest.common import binder as _binder
 from deepcite.web.rest.common import caller_dependency as _caller_dependency
@@ -51,5 +52,6 @@ def api_router(state: WebState, gate: Gate | None = None) -> APIRouter:
     guarded.include_router(collections.router)
     guarded.include_router(watches.router)
     guarded.include_router(sources.router)
+    guarded.include_router(usage.router)
     router.include_router(guarded)
     return router

@@ -15,7 +15,7 @@
   var started = parseInt(live.dataset.started, 10) || Date.now();
   var MAX_QUERIES = 50, MAX_LOG = 300;
   var st = { searches: 0, sources: 0, calls: 0, tokens: 0, log: 0, part: 0, parts: 0,
-             fraction: null, queries: [] };
+             fraction: null, queries: [], found: Object.create(null) };
   var text = function (id, value) { $(id).textContent = value; };
   var number = function (value) { return value.toLocaleString("en-US"); };
   var setPhase = function (phase) { $("phase").dataset.phase = phase; text("phase", label(phase)); };
@@ -114,15 +114,19 @@
       }
     },
     questions_generated: function (e) {
-      st.queries = e.questions.slice(0, MAX_QUERIES).map(function (q) { return { text: q, searches: [] }; });
+      // a report's part announces its queries when it begins, searched ahead while
+      // earlier parts were written: what they found was said then
+      st.queries = e.questions.slice(0, MAX_QUERIES).map(function (q) {
+        return { text: q, searches: (st.found[q] || []).slice() };
+      });
       drawQueries();
     },
     search_done: function (e) {
       st.searches += 1; text("searches", String(st.searches));
+      var found = e.engine + ": " + (e.error ? "failed" : e.results);
+      (st.found[e.query] = st.found[e.query] || []).push(found);
       for (var i = 0; i < st.queries.length; i += 1) {
-        if (st.queries[i].text === e.query) {
-          st.queries[i].searches.push(e.engine + ": " + (e.error ? "failed" : e.results)); drawQueries(); break;
-        }
+        if (st.queries[i].text === e.query) { st.queries[i].searches.push(found); drawQueries(); break; }
       }
     },
     sources_added: function (e) { st.sources = e.total; text("sources", String(e.total)); },
@@ -136,6 +140,7 @@
       $("section-line").hidden = false;
       text("section", e.index + " of " + e.total + ": " + e.title);
       st.part = e.index; st.parts = e.total; st.fraction = 0; text("step", "starting part " + e.index);
+      st.queries = []; drawQueries();  // a part's queries are its own (none: it searches none)
     },
     finished: function () {
       // one per research: the run itself has ended only when the stream says "end"
