@@ -164,8 +164,8 @@ def test_ask_json_names_what_ran_and_the_run_closes_its_engines(
     built: list[Researcher] = []
     original = deepcite.runs.build.build_researcher
 
-    def build(settings: Any, on_event: Any = None) -> Researcher:
-        built.append(original(settings, on_event))
+    def build(settings: Any, on_event: Any = None, **options: Any) -> Researcher:
+        built.append(original(settings, on_event, **options))
         return built[-1]
 
     monkeypatch.setattr(deepcite.runs.build, "build_researcher", build)

@@ -89,8 +89,8 @@ def test_sigterm_cancels_like_ctrl_c_and_prints_the_passages(
     monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
     original = deepcite.runs.build.build_researcher
 
-    def build(settings: Any, on_event: Any = None) -> Researcher:
-        researcher = original(settings, on_event)
+    def build(settings: Any, on_event: Any = None, **options: Any) -> Researcher:
+        researcher = original(settings, on_event, **options)
         engine = researcher._engines[0]
         real_search = engine.search
         searched = threading.Event()

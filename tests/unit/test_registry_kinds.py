@@ -421,7 +421,7 @@ def test_quick_summary_closes_its_engines(make_settings: Any, tmp_path: Path,
     engine = _ClosingEngine()
     built: list[Researcher] = []
 
-    def build(settings: Any, on_event: Any = None) -> Researcher:
+    def build(settings: Any, on_event: Any = None, **_: Any) -> Researcher:
         built.append(Researcher(make_settings(iterations=1), _model(), [engine], on_event))
         return built[-1]
 
