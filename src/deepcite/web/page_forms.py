@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData, UploadFile
 
 from deepcite.config import Settings
-from deepcite.errors import DeepciteError
+from deepcite.errors import DeepciteError, RequestError, error_line
 from deepcite.materials.limits import MAX_MATERIALS, MAX_TOTAL_CHARS
 from deepcite.runs import RunRequest
 from deepcite.store import HistoryStore
@@ -141,6 +141,13 @@ def field_label(name: str) -> str:
     """A request field (``collections``, ``materials.0``) as the form labels it."""
     head = name.split(".", 1)[0]
     return _FIELD_LABELS.get(name) or _FIELD_LABELS.get(head) or name
+
+
+def submit_problem(exc: DeepciteError) -> str:
+    """What a form shows for a run the executor refused at submit: the error's line,
+    led by the form's label for the field it names."""
+    problem = error_line(exc)
+    return f"{field_label(exc.field)}: {problem}" if isinstance(exc, RequestError) else problem
 
 
 def own_runs(access: Access) -> Access:

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from deepcite.errors import ConfigError, DeepciteError, InputError, RequestError, error_line
+from deepcite.errors import ConfigError, DeepciteError, InputError, error_line
 from deepcite.export.base import without_local_paths
 from deepcite.factcheck import VERDICT_LABELS, render_docx, render_html, render_markdown
 from deepcite.runs import RunRequest
@@ -35,7 +35,13 @@ from deepcite.store import StoredRun
 from deepcite.types import VERDICTS, ClaimVerdict, ResearchResult, Verdict
 from deepcite.web.check_documents import CHECK_SUFFIXES, check_fields, document_of_upload
 from deepcite.web.downloads import content_disposition
-from deepcite.web.page_forms import MAX_UPLOAD_BYTES, field_label, form_choices, page_words
+from deepcite.web.page_forms import (
+    MAX_UPLOAD_BYTES,
+    field_label,
+    form_choices,
+    page_words,
+    submit_problem,
+)
 from deepcite.web.pages.kit import MAX_FIELD_BYTES, Kit, PageKit, quote_path
 from deepcite.web.sessions import Session
 
@@ -86,9 +92,7 @@ async def submit_check(kit: Kit, request: Request) -> Response:
     try:
         run_id = await anyio.to_thread.run_sync(kit.state.executor.submit, run)
     except (InputError, ConfigError) as exc:
-        problem = error_line(exc)
-        if isinstance(exc, RequestError):
-            problem = f"{field_label(exc.field)}: {problem}"
+        problem = submit_problem(exc)
         return await anyio.to_thread.run_sync(check_form, kit, request, session, 400,
                                               [problem], form)
     return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)

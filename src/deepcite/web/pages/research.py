@@ -21,9 +21,7 @@ from deepcite.errors import (
     ConfigError,
     DeepciteError,
     InputError,
-    RequestError,
     UnknownRunError,
-    error_line,
 )
 from deepcite.runs import RunInfo
 from deepcite.store import ACTIVE
@@ -33,10 +31,10 @@ from deepcite.web.page_forms import (
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_FILES,
     UPLOAD_SUFFIXES,
-    field_label,
     form_choices,
     page_words,
     run_request,
+    submit_problem,
 )
 from deepcite.web.pages._progress import PHASE_LABELS, elapsed, ended_with, progress_of
 from deepcite.web.pages.kit import MAX_FIELD_BYTES, Kit, PageKit, quote_path
@@ -101,9 +99,7 @@ async def submit(kit: Kit, request: Request) -> Response:
     except (InputError, ConfigError) as exc:
         # the executor's submit checks (unknown collection, strategy the model cannot
         # run, bad materials...) are the form's problems, shown on the form
-        problem = error_line(exc)
-        if isinstance(exc, RequestError):
-            problem = f"{field_label(exc.field)}: {problem}"
+        problem = submit_problem(exc)
         return await anyio.to_thread.run_sync(research_form, kit, request, session, 400,
                                               [problem], form)
     return RedirectResponse(f"/runs/{quote_path(run_id)}", status_code=303)
