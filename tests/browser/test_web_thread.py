@@ -85,11 +85,11 @@ def _no_axe_violations(page: Any, where: str) -> None:
 def test_a_quick_answer_is_followed_up_in_place(page: Any,
                                                 served: tuple[str, str]) -> None:
     base, _ = served
-    _answered_report(page, base, "How do I read a CSV file?")
+    _answered_report(page, base, "How do I parse JSON text?")
     first = page.inner_text("#report-text")
     first_numbers = _numbers(page, "#report-text [id^='source-']")
     page.evaluate("window.stayed = true")  # gone if the browser loads another page
-    page.fill("#follow-up-question", "How do I write a CSV file?")
+    page.fill("#follow-up-question", "How do I write JSON to a file?")
     page.click("#follow-up button[type=submit]")
     turn = page.locator("#thread article.turn").first
     turn.wait_for(timeout=30_000)
@@ -97,7 +97,7 @@ def test_a_quick_answer_is_followed_up_in_place(page: Any,
     page.wait_for_selector("#thread .turn .turn-progress", timeout=30_000)
     page.wait_for_selector("#thread .turn .turn-body a.cite", timeout=300_000)
     assert page.evaluate("window.stayed === true")
-    assert turn.locator(".turn-question").inner_text().endswith("How do I write a CSV file?")
+    assert turn.locator(".turn-question").inner_text().endswith("How do I write JSON to a file?")
     answer = _answer(turn.locator(".turn-body").inner_text())
     # the earlier answer is still shown, above; the new one is about writing
     assert page.inner_text("#report-text") == first
@@ -137,7 +137,7 @@ def test_a_follow_up_by_keyboard_alone_on_a_phone(browser: Any,
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     try:
-        _answered_report(page, base, "How do I compress files with gzip?")
+        _answered_report(page, base, "How do I compress data with gzip?")
         for _ in range(300):  # Tab through the page to the box, as a keyboard user does
             page.keyboard.press("Tab")
             if page.evaluate("document.activeElement.id") == "follow-up-question":
