@@ -188,9 +188,11 @@ def test_follow_up_run_again_and_compare_from_the_report(page: Any, server: str)
     first_id = first.rsplit("/", 1)[-1]
     page.fill("#follow-up-question", "And how do I add subcommands?")
     page.click("form.follow-up button[type=submit]")
-    page.wait_for_url(REPORT, timeout=300_000)
-    follow_up = str(page.url)
-    assert follow_up != first
+    # answered in place, under the first answer (tests/browser/test_web_thread.py)
+    page.wait_for_selector("#thread .turn .turn-body, #thread .turn .problem",
+                           timeout=300_000)
+    follow_up = page.locator("#thread .turn").first.get_attribute("data-run")
+    assert follow_up and follow_up != first_id
     page.goto(first)
     page.click("section.again button:has-text('Run again')")
     page.wait_for_url(REPORT, timeout=300_000)

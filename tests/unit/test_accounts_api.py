@@ -160,11 +160,19 @@ def test_another_users_run_answers_as_a_missing_one_on_every_route(server: Serve
         ("DELETE", "/api/v1/runs/{}"),
         ("GET", "/api/v1/runs/{}/compare/" + bob_run["id"]),
         ("GET", "/api/v1/runs/" + bob_run["id"] + "/compare/{}"),
+        ("GET", "/api/v1/runs/{}/thread"),
     ]
     for method, path in routes:
         _same_as_unknown(server, method, path, run_id)
         # a prefix of the id finds nothing either
         _same_as_unknown(server, method, path, run_id[:8])
+    # nor may he ask in her thread, and nothing is started for him
+    for ref in (run_id, run_id[:8]):
+        _same_as_unknown(server, "POST", "/api/v1/runs/{}/follow-ups", ref,
+                         json={"question": "And then?"})
+    assert len(server.client.get("/api/v1/history", headers=server.auth("bob")).json()) == 1
+    thread = server.client.get(f"/api/v1/runs/{run_id}/thread", headers=server.auth("alice"))
+    assert thread.status_code == 200 and [t["id"] for t in thread.json()["turns"]] == [run_id]
     # alice's run is all there, for alice
     mine = server.client.get(f"/api/v1/research/{run_id}", headers=server.auth("alice"))
     assert mine.status_code == 200 and mine.json()["result"]["sources"]

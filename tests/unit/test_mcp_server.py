@@ -29,7 +29,7 @@ from tests.mcp_launcher import scripted_model
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"quick_research", "detailed_report", "check_document", "search", "search_collection",
-         "list_collections", "get_report"}
+         "list_collections", "get_report", "ask_follow_up", "get_thread"}
 QUESTION = "What did we decide about the cache?"
 runner = CliRunner()
 

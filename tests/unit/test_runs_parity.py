@@ -212,14 +212,15 @@ def test_the_python_api_reruns_a_stored_run_and_compares(
 def test_the_report_page_follows_up_on_its_run(settings: Settings, web: TestClient) -> None:
     first_id = _rest(web, QUESTION)
     page = web.get(f"/reports/{first_id}").text
-    form = re.search(r'<form class="card follow-up".*?</form>', page, re.S)
+    form = re.search(r'<form id="follow-up" class="card follow-up" method="post" '
+                     r'action="([^"]+)".*?</form>', page, re.S)
     assert form, "a completed quick answer offers a follow-up"
     fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"',
                              form.group(0)))
-    assert fields["parent_id"] == first_id and fields["collections"] == "notes"
-    posted = web.post("/", data={**fields, "question": FOLLOW_UP}, follow_redirects=False)
+    posted = web.post(form.group(1), data={**fields, "question": FOLLOW_UP},
+                      follow_redirects=False)
     assert posted.status_code == 303, posted.text
-    run_id = posted.headers["location"].rsplit("/", 1)[-1]
+    run_id = posted.headers["location"].rsplit("/", 1)[-1].split("#", 1)[0]
     deadline = time.monotonic() + 30
     while web.get(f"/api/v1/research/{run_id}").json()["state"] != "completed":
         assert time.monotonic() < deadline
@@ -228,6 +229,7 @@ def test_the_report_page_follows_up_on_its_run(settings: Settings, web: TestClie
         follow_up = store.get(run_id)
         first = store.get(first_id)
     assert follow_up.parent_id == first_id
+    assert (follow_up.request or {}).get("collections") == ["notes"]  # searched the same
     kept = {(s.number, s.url) for s in first.result.sources}
     assert kept <= {(s.number, s.url) for s in follow_up.result.sources}
 

@@ -282,7 +282,8 @@ def test_untrusted_text_renders_as_text(client: TestClient) -> None:
         assert "Why &lt;b&gt;does&lt;/b&gt; water" in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(f"/reports/{run_id}").text
     assert re.findall(r"<script[^>]*>", client.get(f"/reports/{run_id}").text) == [
-        '<script src="/static/report.js" defer>', '<script src="/static/copy.js" defer>']
+        '<script src="/static/report.js" defer>', '<script src="/static/thread.js" defer>',
+        '<script src="/static/copy.js" defer>']
 
 
 def test_unknown_report_is_404(client: TestClient) -> None:

@@ -8,7 +8,7 @@ Its modules, one job each:
 
 - :mod:`~deepcite.mcp_server.server`: :func:`build_server`, the ``MCPServer`` with its
   name, instructions and tools;
-- :mod:`~deepcite.mcp_server.tools`: the seven tools, one function each (``TOOLS``);
+- :mod:`~deepcite.mcp_server.tools`: the nine tools, one function each (``TOOLS``);
 - :mod:`~deepcite.mcp_server.research_runs`: a research call's run - admitted, recorded,
   its events sent as progress notifications, cancelled when the client goes;
 - :mod:`~deepcite.mcp_server.lookups`: the blocking reads of the other tools;

@@ -1,5 +1,6 @@
-"""The blocking reads behind the four lookup tools (``search``, ``search_collection``,
-``list_collections``, ``get_report``): each runs on a worker thread, reads the settings
+"""The blocking reads behind the lookup tools (``search``, ``search_collection``,
+``list_collections``, ``get_report``, ``get_thread``) and the thread a follow-up is
+asked in (``ask_follow_up``): each runs on a worker thread, reads the settings
 afresh and answers only what the caller's :class:`~deepcite.store.user_rights.Access` may see
 - another user's run or an unreadable collection is as unknown as a missing one.
 """
@@ -14,6 +15,7 @@ from deepcite.export.markdown import to_json_dict, to_markdown
 from deepcite.mcp_server.calls import fresh_settings
 from deepcite.runs.build import open_collections
 from deepcite.runs.checks import unknown_collection_message
+from deepcite.runs.thread import read_thread, thread_record
 from deepcite.search.circuit_breaker import GuardedEngine
 from deepcite.search.registry import get_engine, normalise
 from deepcite.security.terminal import one_line
@@ -91,3 +93,38 @@ def stored_report(ref: str, access: Access) -> tuple[str, dict[str, Any]]:
         "created_at": stored.created_at.isoformat(),
         "finished_at": stored.finished_at.isoformat() if stored.finished_at else None}
     return to_markdown(stored.result), data
+
+
+def stored_thread(ref: str, access: Access) -> tuple[str, dict[str, Any]]:
+    """The thread of run ``ref`` as ``access`` may read it: Markdown with each turn's
+    question, answer and the sources listed under it, and the record REST answers
+    (``GET /api/v1/runs/{id}/thread``)."""
+    with HistoryStore.open(fresh_settings()) as store:
+        record = thread_record(read_thread(store, ref, access))
+    return thread_markdown(record), record
+
+
+def thread_markdown(record: dict[str, Any]) -> str:
+    """A thread record (:func:`~deepcite.runs.thread.thread_record`) as Markdown: one
+    section per turn, its sources after its answer; numbers run on along the thread."""
+    parts = []
+    for number, turn in enumerate(record["turns"], 1):
+        text = turn["answer"].strip() if turn["answer"].strip() else (
+            f"({turn['status']}{': ' + one_line(turn['error']) if turn['error'] else ''})")
+        lines = [f"## {number}. {one_line(turn['question'])}",
+                 f"Run {turn['id']} · {turn['mode']} · {turn['status']}", "", text]
+        if turn["sources"]:
+            lines += ["", "Sources:", *(f"[{s['number']}] {one_line(s['title'])} - {s['url']}"
+                                         for s in turn["sources"])]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def follow_up_fields(ref: str, question: str, access: Access) -> dict[str, Any]:
+    """The request of a follow-up ``question`` in run ``ref``'s thread, as the tool's
+    arguments would give it: built on the thread's last answer, searching what it
+    searched (:meth:`~deepcite.runs.thread.Thread.follow_up`)."""
+    with HistoryStore.open(fresh_settings()) as store:
+        request = read_thread(store, ref, access).follow_up(question)
+    return request.model_dump(mode="json", exclude_defaults=True,
+                              exclude={"origin", "owner"})

@@ -18,7 +18,7 @@ INSTRUCTIONS = (
 
 
 def build_server() -> MCPServer:
-    """The deepcite MCP server with its seven tools (run it with ``.run(transport)``)."""
+    """The deepcite MCP server with its nine tools (run it with ``.run(transport)``)."""
     server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in TOOLS:
         server.add_tool(tool)

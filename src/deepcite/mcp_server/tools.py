@@ -1,4 +1,4 @@
-"""The seven MCP tools, one ordinary function each; :data:`TOOLS` lists them for
+"""The nine MCP tools, one ordinary function each; :data:`TOOLS` lists them for
 :func:`~deepcite.mcp_server.server.build_server`.
 
 A tool's docstring is its description for the model, and its signature the arguments'
@@ -31,9 +31,11 @@ from deepcite.mcp_server.calls import (
 )
 from deepcite.mcp_server.lookups import (
     collection_passages,
+    follow_up_fields,
     hits_markdown,
     readable_collections,
     stored_report,
+    stored_thread,
     web_hits,
 )
 from deepcite.mcp_server.research_runs import run_research
@@ -188,7 +190,42 @@ async def get_report(id: str, ctx: Context) -> CallToolResult:
     return text_result(markdown, data)
 
 
+async def ask_follow_up(id: str, question: str, ctx: Context) -> CallToolResult:
+    """Ask the next question of a thread and return its cited answer as Markdown.
+
+    `id` is any run of the thread (a report or one of its follow-ups; an id or a
+    unique prefix). The answer builds on the thread's last answer - the earlier
+    questions and answers are its context, their sources keep their numbers and
+    new ones continue the count - and searches what the thread searched. The run
+    is stored as the thread's next turn (get_thread shows them all). Progress
+    notifications report the research phases. Takes seconds to minutes.
+    """
+    try:
+        require_text(question, "question")
+        fields = await anyio.to_thread.run_sync(follow_up_fields, id, question,
+                                                caller(ctx).access)
+    except DeepciteError as exc:
+        return tool_error(str(exc))
+    return await run_research(ctx, fields)
+
+
+async def get_thread(id: str, ctx: Context) -> CallToolResult:
+    """Return a report and its follow-ups, oldest first, as Markdown.
+
+    `id` is any run of the thread (an id or a unique prefix of at least 4
+    characters). Each turn gives its question, state, answer and the sources it
+    cites or found; the numbers run on along the thread, so an [n] in a later
+    answer may point at a source listed under an earlier one.
+    """
+    try:
+        markdown, data = await anyio.to_thread.run_sync(stored_thread, id,
+                                                        caller(ctx).access)
+    except DeepciteError as exc:
+        return tool_error(str(exc))
+    return text_result(markdown, data)
+
+
 #: Every tool the server offers, in the order clients list them.
 TOOLS: tuple[Callable[..., Any], ...] = (quick_research, detailed_report, check_document,
                                          search, search_collection, list_collections,
-                                         get_report)
+                                         get_report, ask_follow_up, get_thread)

@@ -38,10 +38,12 @@ from deepcite.runs.sink import NullSink, OutlineReviewer, RunSink, tee
 from deepcite.security.terminal import one_line
 from deepcite.store.convert import USER_MATERIAL
 from deepcite.text.sentences import cut_at_sentence
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD, content_words
 from deepcite.types import PhaseStarted, ResearchResult, WarningCode
 
-__all__ = ["execute", "follow_up_brief", "material_notices", "run_question",
-           "run_recorded"]
+__all__ = ["back_reference_queries", "execute", "follow_up_brief", "material_notices",
+           "run_question", "run_recorded"]
 
 
 def execute(request: RunRequest, settings: Settings, sink: RunSink | None = None,
@@ -180,6 +182,9 @@ def run_question(researcher: Researcher, question: str, *,
                                                             where="the earlier answer")))
         researcher.numbering.restore(follow_up.sources)
         brief = follow_up_brief(follow_up, researcher.settings)
+        pointed = back_reference_queries(question, follow_up)
+        if pointed is not None:
+            brief = dataclasses.replace(brief, search_queries=pointed)
     if materials is None:
         return researcher.run(question, brief=brief).with_warnings(unchecked)
     ids = materials.usable_ids
@@ -196,12 +201,49 @@ def run_question(researcher: Researcher, question: str, *,
     return result.with_warnings(notices)
 
 
+#: Words by which a follow-up points back at what was asked before instead of naming
+#: it: "How do I write one?", "What is its default delimiter?".
+BACK_REFERENCES = frozenset(
+    ["it", "its", "it's", "this", "that", "these", "those", "they", "them", "their",
+     "theirs", "one", "ones", "such", "same"])
+#: Words of the earlier question a pointing follow-up's second search adds at most.
+MAX_SUBJECT_WORDS = 4
+
+
+def back_reference_queries(question: str, parent: ResearchResult) -> tuple[str, ...] | None:
+    """What a follow-up that points back at the earlier turn searches: its own question
+    first (it leads), then the question with the earlier subject's words it lacks - the
+    earlier question's and what that turn searched, so a subject carries along a thread
+    of pointing questions. ``None`` for a follow-up that names its own subject: it is
+    searched as any question is, and the earlier turns only fill in its answer."""
+    words = [w.lower() for w in WORD.findall(question)]
+    if not any(w in BACK_REFERENCES for w in words):
+        return None
+    own = content_words(question)
+    subject: list[str] = []
+    for text in (parent.question, *parent.questions_by_iteration.get(1, [])):
+        for word in (w.lower() for w in WORD.findall(text)):
+            if len(word) >= 3 and word not in STOPWORDS and word not in own \
+                    and word not in subject:
+                subject.append(word)
+    if not subject:
+        return None
+    return question, f"{question} {' '.join(subject[:MAX_SUBJECT_WORDS])}"
+
+
 def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:
     """What a follow-up builds on: the parent's answer, cut like a report's written
     context (``report.max_context_chars``), and its sources, whose numbers stay valid.
-    A detailed parent contributes its body without the contents list."""
+    A detailed parent contributes its body without the contents list.
+
+    The earlier answer is also what the follow-up must not say again (``avoid``): a
+    grounded answer quotes no sentence of it, so "How do I write a CSV file?" after
+    "How do I read one?" answers with the writing sentences its own search found,
+    not with the reading ones the earlier answer quoted (which its sources, kept for
+    their numbers, still rank high for "CSV file")."""
     body = parent.answer
     if body.startswith("## Contents") and "\n## " in body:
         body = "## " + body.split("\n## ", 1)[1]
     prior = cut_at_sentence(body.strip(), settings.report.max_context_chars)
-    return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources))
+    return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources),
+                    avoid=" ".join(body.split()))

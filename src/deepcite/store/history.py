@@ -334,6 +334,40 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
                                  f"({detail[:120]}); `deepcite rm {run_id[:8]}` "
                                  "removes it") from None
 
+    def thread_ids(self, ref: str, access: Access = EVERYTHING, *,
+                   limit: int = 100) -> builtins.list[str]:
+        """The ids of the thread ``ref`` (an id or prefix of a run ``access`` may see)
+        belongs to: its root first, then every follow-up of the root, of those
+        follow-ups and so on, oldest first - at most ``limit`` runs.
+
+        The root is the furthest parent ``access`` may see (a deleted parent, or one
+        another user owns, ends the climb); only follow-ups ``access`` may see are
+        listed. An :class:`UnknownRunError` when ``ref`` names no run it may see.
+        """
+        with self._reading() as session:
+            root = self._resolve(session, ref, access)
+            climbed = {root}
+            while len(climbed) < limit:
+                parent = session.scalar(select(Run.parent_id).where(Run.id == root))
+                if parent is None or parent in climbed or session.scalar(
+                        select(Run.id).where(Run.id == parent, access.runs())) is None:
+                    break
+                climbed.add(parent)
+                root = parent
+            found: dict[str, datetime] = {}
+            frontier = [root]
+            while frontier and len(found) + 1 < limit:
+                rows = session.execute(
+                    select(Run.id, Run.created_at)
+                    .where(Run.parent_id.in_(frontier), access.runs(), Run.id != root))
+                frontier = []
+                for run_id, created_at in rows:
+                    if run_id not in found:  # a cycle cannot list a run twice
+                        found[run_id] = created_at
+                        frontier.append(run_id)
+        later = sorted(found, key=lambda run_id: (_naive(found[run_id]), run_id))
+        return [root, *later][:limit]
+
     def list(self, *, search: str | None = None, limit: int | None = None,
              offset: int = 0, status: str | None = None, mode: str | None = None,
              collection: str | None = None, origin: str | None = None,
@@ -410,6 +444,12 @@ class HistoryStore(QueueOps, HeldRuns, SessionOps, RemovalOps, UserOps, SharingO
             end = None if limit is None else max(offset, 0) + max(limit, 0)
             summaries = summaries[max(offset, 0):end]
         return summaries
+
+
+def _naive(moment: datetime) -> datetime:
+    """``moment`` without its zone (rows written before times carried one are naive),
+    so that old and new rows sort together."""
+    return moment.replace(tzinfo=None)
 
 
 def _keeps_text(snapshot: Any) -> bool:

@@ -28,14 +28,16 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from deepcite.errors import ConfigError, UnknownRunError
 from deepcite.export import ExportOptions, export_report, exporter_status
 from deepcite.export.markdown import to_json_dict
 from deepcite.runs import RunInfo, RunRequest
+from deepcite.runs.checks import MAX_QUESTION_CHARS
 from deepcite.runs.compare import RunComparison, compare_runs
 from deepcite.runs.request import Origin
+from deepcite.runs.thread import read_thread, thread_record
 from deepcite.store import ACTIVE, ENDED, RunStatus
 from deepcite.types import Event, ReportMode
 from deepcite.web.contracts import WebState
@@ -161,6 +163,38 @@ def compare(state: State, a: str, b: str, caller: AskedBy) -> RunComparison:
         except UnknownRunError:
             raise unknown_run(ref) from None
     return compare_runs(runs[0], runs[1])
+
+class FollowUpAsked(BaseModel):
+    """``POST /runs/{id}/follow-ups``'s body: the next question of the thread."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=64 * MAX_QUESTION_CHARS)
+
+
+@router.get("/runs/{run_id}/thread", tags=["history"])
+def thread(state: State, run_id: str, caller: AskedBy) -> dict[str, Any]:
+    """The thread ``run_id`` belongs to: its root and every follow-up, oldest first,
+    each with its question, state, answer and the sources listed under it (what the
+    MCP tool ``get_thread`` answers too)."""
+    try:
+        return thread_record(read_thread(history_store(state), run_id, caller.access))
+    except UnknownRunError:
+        raise unknown_run(run_id) from None
+
+@router.post("/runs/{run_id}/follow-ups", status_code=202, response_model=RunAccepted,
+             tags=["runs"])
+def follow_up(state: State, run_id: str, body: FollowUpAsked,
+              caller: AskedBy) -> RunAccepted:
+    """Ask the next question of ``run_id``'s thread: a quick answer built on the
+    thread's last answer, searching what it searched (422 while a turn is still
+    running, or for a question that cannot be asked)."""
+    try:
+        found = read_thread(history_store(state), run_id, caller.access)
+    except UnknownRunError:
+        raise unknown_run(run_id) from None
+    request = found.follow_up(body.question).asked_by("api", caller.owner)
+    return RunAccepted(id=state.executor.submit(request))
 
 @router.delete("/runs/{run_id}", tags=["history"])
 def delete(state: State, run_id: str, caller: AskedBy, request: Request) -> dict[str, Any]:

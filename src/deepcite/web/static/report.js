@@ -14,9 +14,6 @@
     try { parsed = new URL(raw, window.location.href); } catch (e) { return false; }
     return SAFE[parsed.protocol] === true;
   };
-  document.querySelectorAll(".evidence a[href], .report-body a[href]").forEach(function (link) {
-    if (!safeHref(link)) { link.removeAttribute("href"); }
-  });
   var timer = null;
   var pinned = null;
   // The citation whose popover was opened from the keyboard: focus moves into the
@@ -36,26 +33,35 @@
   };
   var open = function (box) { clearTimeout(timer); close(); box.classList.add("open"); };
   var later = function () { if (!pinned) { timer = setTimeout(function () { close(false); }, 400); } };
-  document.querySelectorAll("a.cite[data-evidence]").forEach(function (link) {
-    var box = document.getElementById("evidence-" + link.dataset.evidence);
-    if (!box) { return; }
-    link.addEventListener("mouseenter", function () { if (!pinned) { open(box); } });
-    link.addEventListener("mouseleave", later);
-    link.addEventListener("click", function (event) {
-      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) { return; }
-      event.preventDefault();
-      if (pinned === box) { close(true); return; }
-      open(box);
-      pinned = box;
-      // A click from Enter (or Space on some browsers) has no pointer: detail is 0.
-      if (event.detail === 0) { opener = link; box.focus(); }
+  // Binds the citations and popovers under root: the page's at load, and a thread's
+  // follow-up answers when thread.js puts them in place.
+  var bind = function (root) {
+    root.querySelectorAll(".evidence a[href], .report-body a[href]").forEach(function (link) {
+      if (!safeHref(link)) { link.removeAttribute("href"); }
     });
-    box.addEventListener("mouseenter", function () { clearTimeout(timer); });
-    box.addEventListener("mouseleave", later);
-  });
-  document.querySelectorAll(".evidence .close").forEach(function (button) {
-    button.addEventListener("click", function (event) { event.preventDefault(); close(true); });
-  });
+    root.querySelectorAll("a.cite[data-evidence]").forEach(function (link) {
+      var box = document.getElementById("evidence-" + link.dataset.evidence);
+      if (!box) { return; }
+      link.addEventListener("mouseenter", function () { if (!pinned) { open(box); } });
+      link.addEventListener("mouseleave", later);
+      link.addEventListener("click", function (event) {
+        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) { return; }
+        event.preventDefault();
+        if (pinned === box) { close(true); return; }
+        open(box);
+        pinned = box;
+        // A click from Enter (or Space on some browsers) has no pointer: detail is 0.
+        if (event.detail === 0) { opener = link; box.focus(); }
+      });
+      box.addEventListener("mouseenter", function () { clearTimeout(timer); });
+      box.addEventListener("mouseleave", later);
+    });
+    root.querySelectorAll(".evidence .close").forEach(function (button) {
+      button.addEventListener("click", function (event) { event.preventDefault(); close(true); });
+    });
+  };
+  bind(document);
+  window.deepciteCitations = bind;
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") { close(true); }
   });
