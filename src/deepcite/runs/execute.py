@@ -21,7 +21,6 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from deepcite.config import Settings
-from deepcite.factcheck import run_check
 from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.materials.redaction import redacting, texts_of
 from deepcite.research import Researcher
@@ -122,6 +121,9 @@ def _check(request: RunRequest, researcher: Researcher, scope: CancelScope,
     document = request.document
     if document is None:  # the request's own validation makes this unreachable
         raise ValueError("a check needs its document")
+    # imported here: every ask imports this module, and only a check reads claims
+    from deepcite.factcheck import run_check
+
     scope.bind(researcher.cancel)
     result = run_check(researcher, document.text, title=document.title or document.filename,
                        previous=previous if previous is not None and previous.mode == "check"
