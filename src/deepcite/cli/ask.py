@@ -17,23 +17,29 @@ from typing import Annotated, Any, get_type_hints
 
 import typer
 
-from deepcite.cli.common import err, fail, settings_from, user_errors
+from deepcite.cli.common import fail, settings_from, user_errors
+from deepcite.cli.options import (
+    Collections,
+    Engines,
+    Gguf,
+    Materials,
+    Model,
+    NoSave,
+    Offline,
+    Provider,
+    Quiet,
+    given_materials,
+    source_and_model_settings,
+)
 from deepcite.cli.running import (
     EXIT_CANCELLED,
     check_format,
     check_writable,
     print_result,
-    run_with_progress,
+    run_command_request,
 )
-from deepcite.materials import (
-    UserMaterial,
-    material_from_file,
-    materials_from_json,
-)
-from deepcite.materials.normalize import validate_materials
 from deepcite.runs import RunRequest
 from deepcite.security.text import valid_utf8
-from deepcite.store import HistoryStore
 
 
 class Mode(enum.StrEnum):
@@ -45,10 +51,8 @@ class Mode(enum.StrEnum):
 
 def ask(
     question: Annotated[str, typer.Argument(help="The question to research.")],
-    collection: Annotated[list[str] | None, typer.Option(
-        "--collection", "-c", help="Collection to search (repeatable); 'demo' is bundled.")] = None,
-    engine: Annotated[list[str] | None, typer.Option(
-        "--engine", "-e", help="Search engine (repeatable); see `deepcite engines`.")] = None,
+    collection: Collections = None,
+    engine: Engines = None,
     since: Annotated[str | None, typer.Option(help="Only results published on/after "
                                                    "YYYY-MM-DD.")] = None,
     until: Annotated[str | None, typer.Option(help="Only results published on/before "
@@ -59,17 +63,15 @@ def ask(
         help="Never results from this domain (repeatable).")] = None,
     fetch: Annotated[bool | None, typer.Option(
         "--fetch/--no-fetch", help="Download web pages for their full text.")] = None,
-    offline: Annotated[bool | None, typer.Option(
-        "--offline", help="No internet: only local collections and local services.")] = None,
+    offline: Offline = None,
     iterations: Annotated[int | None, typer.Option(
         "--iterations", "-i", help="Search iterations.")] = None,
     questions: Annotated[int | None, typer.Option(
         "--questions", help="Generated sub-queries in iteration 1.")] = None,
     max_sources: Annotated[int | None, typer.Option(help="Sources given to synthesis.")] = None,
-    provider: Annotated[str | None, typer.Option(
-        help="LLM provider: auto, local, ollama, openai, anthropic.")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name for the provider.")] = None,
-    gguf: Annotated[Path | None, typer.Option(help="GGUF file for the local provider.")] = None,
+    provider: Provider = None,
+    model: Model = None,
+    gguf: Gguf = None,
     strategy: Annotated[str | None, typer.Option(
         "--strategy", "-s", help="Research strategy; see `deepcite strategies`.")] = None,
     show_findings: Annotated[bool, typer.Option(
@@ -97,27 +99,25 @@ def ask(
     review_outline: Annotated[bool, typer.Option(
         "--review-outline", help="Detailed reports: show the outline and let you approve "
         "or edit it before the parts are written.")] = False,
-    material: Annotated[list[Path] | None, typer.Option(
-        "--material", "-m", help="A document of yours to build on (repeatable): PDF, DOCX, "
-        "EPUB, HTML, Markdown or text; cited like any source, never uploaded.")] = None,
+    material: Materials = None,
     materials_file: Annotated[Path | None, typer.Option(
         "--materials", help="A JSON list of materials: {url, content, material_id, title, "
         "publish_time, content_time}.")] = None,
-    no_save: Annotated[bool, typer.Option(
-        "--no-save", help="Do not keep this run in the history.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    no_save: NoSave = False,
+    quiet: Quiet = False,
 ) -> None:
     """Research QUESTION and print the cited answer with its Sources block."""
     with user_errors():
         settings = settings_from({
-            "search.collections": collection, "search.engines": engine,
+            **source_and_model_settings(collection=collection, engine=engine,
+                                        offline=offline, provider=provider, model=model,
+                                        gguf=gguf),
             "search.since": since, "search.until": until,
             "search.include_domains": include_domain, "search.exclude_domains": exclude_domain,
-            "search.fetch_full_text": fetch, "security.offline": offline,
+            "search.fetch_full_text": fetch,
             "research.iterations": iterations, "research.strategy": strategy,
             "citations.links": links, "citations.handler": handler,
             "research.questions_per_iteration": questions, "research.max_sources": max_sources,
-            "llm.provider": provider, "llm.model": model, "llm.gguf_path": gguf,
         })
         question = valid_utf8(question)
         if not question.strip():
@@ -132,33 +132,15 @@ def ask(
         if output is not None:
             check_writable(output)
         check_format(fmt)
-        given = _materials(material, materials_file)
-        store = HistoryStore.open(settings) if follow_up is not None else None
-        try:
-            request = RunRequest.parse(question=question, mode=mode.value, materials=given,
-                                       parent_id=follow_up, review_outline=review_outline,
-                                       origin="cli")
-            result, run_id = run_with_progress(request, settings, store=store,
-                                  save=settings.store.save and not no_save, quiet=quiet)
-        finally:
-            if store is not None:
-                store.close()
-        if run_id is not None and not quiet:
-            err.print(f"Saved as {run_id[:8]} (deepcite show {run_id[:8]})", markup=False)
+        request = RunRequest.parse(question=question, mode=mode.value,
+                                   materials=given_materials(material, materials_file),
+                                   parent_id=follow_up, review_outline=review_outline,
+                                   origin="cli")
+        result, _ = run_command_request(request, settings, no_save=no_save, quiet=quiet)
         print_result(result, settings, fmt=fmt, as_json=as_json, output=output,
                      show_findings=show_findings)
     if result.cancelled:
         raise typer.Exit(EXIT_CANCELLED)
-
-
-def _materials(files: list[Path] | None, listing: Path | None) -> list[UserMaterial]:
-    """The materials handed in: files read through the collection loaders (their
-    absolute path is the url), then the objects of a JSON list; checked before the run
-    (a bad one stops here, named, before any model call)."""
-    given: list[UserMaterial] = [material_from_file(path) for path in files or []]
-    if listing is not None:
-        given.extend(validate_materials(materials_from_json(listing)))
-    return given
 
 
 def _report_command() -> Callable[..., None]:

@@ -25,12 +25,23 @@ from typing import Annotated
 
 import typer
 
-from deepcite.cli.ask import _materials
 from deepcite.cli.common import err, fail, out, settings_from, user_errors
-from deepcite.cli.running import EXIT_CANCELLED, check_writable, run_with_progress
+from deepcite.cli.options import (
+    Collections,
+    Engines,
+    Gguf,
+    Materials,
+    Model,
+    NoSave,
+    Offline,
+    Provider,
+    Quiet,
+    given_materials,
+    source_and_model_settings,
+)
+from deepcite.cli.running import EXIT_CANCELLED, check_writable, run_command_request
 from deepcite.factcheck import check_json, read_document, render_docx, render_html, render_markdown
 from deepcite.runs import RunRequest
-from deepcite.store import HistoryStore
 from deepcite.types import ResearchResult
 
 
@@ -51,14 +62,9 @@ _SUFFIX_FORMATS = {".md": CheckFormat.md, ".markdown": CheckFormat.md, ".txt": C
 def check_command(
     file: Annotated[Path, typer.Argument(
         help="The document to check: Markdown, text, HTML, DOCX or PDF.")],
-    collection: Annotated[list[str] | None, typer.Option(
-        "--collection", "-c", help="Collection to check against (repeatable); 'demo' is "
-        "bundled.")] = None,
-    engine: Annotated[list[str] | None, typer.Option(
-        "--engine", "-e", help="Search engine (repeatable); see `deepcite engines`.")] = None,
-    material: Annotated[list[Path] | None, typer.Option(
-        "--material", "-m", help="A document of yours to check against (repeatable): PDF, "
-        "DOCX, EPUB, HTML, Markdown or text; never uploaded.")] = None,
+    collection: Collections = None,
+    engine: Engines = None,
+    material: Materials = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the verdicts as JSON (docs/check.md).")] = False,
     output: Annotated[Path | None, typer.Option(
@@ -72,41 +78,27 @@ def check_command(
         "`deepcite history`): only new or changed claims are checked again.")] = None,
     title: Annotated[str | None, typer.Option(
         help="What to call the document (default: its file name).")] = None,
-    offline: Annotated[bool | None, typer.Option(
-        "--offline", help="No internet: only local collections and local services.")] = None,
-    provider: Annotated[str | None, typer.Option(
-        help="LLM provider: auto, local, ollama, openai, anthropic.")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name for the provider.")] = None,
-    gguf: Annotated[Path | None, typer.Option(help="GGUF file for the local provider.")] = None,
-    no_save: Annotated[bool, typer.Option(
-        "--no-save", help="Do not keep this check in the history.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    offline: Offline = None,
+    provider: Provider = None,
+    model: Model = None,
+    gguf: Gguf = None,
+    no_save: NoSave = False,
+    quiet: Quiet = False,
 ) -> None:
     """Check FILE claim by claim: supported, partly supported, contradicted, not found."""
     with user_errors():
-        settings = settings_from({
-            "search.collections": collection, "search.engines": engine,
-            "security.offline": offline, "llm.provider": provider, "llm.model": model,
-            "llm.gguf_path": gguf,
-        })
+        settings = settings_from(source_and_model_settings(
+            collection=collection, engine=engine, offline=offline, provider=provider,
+            model=model, gguf=gguf))
         chosen = _format(fmt, output)
         if output is not None:
             check_writable(output)
         text = read_document(file)
-        given = _materials(material, None)
-        store = HistoryStore.open(settings) if previous is not None else None
-        try:
-            request = RunRequest.parse(
-                mode="check", document={"text": text, "title": title, "filename": file.name},
-                materials=given, parent_id=previous, origin="cli")
-            result, run_id = run_with_progress(request, settings, store=store,
-                                               save=settings.store.save and not no_save,
-                                               quiet=quiet)
-        finally:
-            if store is not None:
-                store.close()
-        if run_id is not None and not quiet:
-            err.print(f"Saved as {run_id[:8]} (deepcite show {run_id[:8]})", markup=False)
+        request = RunRequest.parse(
+            mode="check", document={"text": text, "title": title, "filename": file.name},
+            materials=given_materials(material), parent_id=previous, origin="cli")
+        result, run_id = run_command_request(request, settings, no_save=no_save,
+                                             quiet=quiet)
         # the text as checked (a stray control character made a space: same offsets)
         checked = request.document.text if request.document is not None else text
         _present(result, checked, run_id, as_json=as_json, output=output, fmt=chosen,

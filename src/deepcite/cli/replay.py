@@ -79,10 +79,10 @@ def rerun_command(
         if not offline:
             _rerun_live(stored, settings, store_again=True, quiet=quiet, compare=compare)
             return
-        from deepcite.cli.ask import _materials
+        from deepcite.cli.options import given_materials
         from deepcite.runs.replay import replay_verification
 
-        outcome = replay_verification(stored, settings, _materials(material, None))
+        outcome = replay_verification(stored, settings, given_materials(material))
     if as_json:
         out.print_json(outcome.model_dump_json())
     else:

@@ -209,3 +209,22 @@ def run_with_progress(request: RunRequest, settings: Settings, *,
                                  reviewer=reviewer),
             scope.cancel, progress)
     return result, recorder.run_id
+
+
+def run_command_request(request: RunRequest, settings: Settings, *, no_save: bool,
+                        quiet: bool) -> tuple[ResearchResult, str | None]:
+    """:func:`run_with_progress` as ``ask``, ``report`` and ``check`` run a request: the
+    history opened only to read the request's parent (a follow-up's run, a check's
+    earlier check), the run kept unless ``--no-save`` or ``store.save`` is off, and its
+    id named on stderr so it can be shown, exported or compared."""
+    store = HistoryStore.open(settings) if request.parent_id is not None else None
+    try:
+        result, run_id = run_with_progress(request, settings, store=store,
+                                           save=settings.store.save and not no_save,
+                                           quiet=quiet)
+    finally:
+        if store is not None:
+            store.close()
+    if run_id is not None and not quiet:
+        err.print(f"Saved as {run_id[:8]} (deepcite show {run_id[:8]})", markup=False)
+    return result, run_id
