@@ -10,7 +10,8 @@ import sqlalchemy as sa
 
 from deepcite.config import Settings
 from deepcite.export import ExportOptions, export_report
-from deepcite.runs.compare import compare_runs, comparison_markdown
+from deepcite.runs.compare import compare_runs
+from deepcite.runs.compare_markdown import comparison_markdown
 from deepcite.store import HistoryStore
 from deepcite.store.engine import create_store_engine, sqlite_url
 from deepcite.store.history import FILE_NAME

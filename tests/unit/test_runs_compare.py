@@ -11,8 +11,8 @@ from deepcite.runs.compare import (
     RunComparison,
     SettingDifference,
     compare_runs,
-    comparison_markdown,
 )
+from deepcite.runs.compare_markdown import comparison_markdown
 from deepcite.store import StoredRun
 from deepcite.types import (
     CitationCheck,

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from deepcite.config import Settings
-from deepcite.runs.compare import compare_runs, comparison_markdown
+from deepcite.runs.compare import compare_runs
+from deepcite.runs.compare_markdown import comparison_markdown
 from deepcite.store import HistoryStore
 from deepcite.types import CitationCheck, ResearchResult, Source
 from tests.unit.test_web_pages import FakeExecutor, _client

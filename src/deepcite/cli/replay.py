@@ -1,7 +1,7 @@
 """``deepcite compare`` and ``deepcite rerun``: two stored runs side by side, and a
 stored run's verification done again.
 
-``compare A B`` prints :func:`~deepcite.runs.compare.comparison_markdown` (``--json``:
+``compare A B`` prints :func:`~deepcite.runs.compare_markdown.comparison_markdown` (``--json``:
 the :class:`~deepcite.runs.compare.RunComparison`). ``rerun ID --offline`` verifies
 the stored answer again against the stored source texts, calling no model and no
 engine (:func:`~deepcite.runs.replay.replay_verification`); it exits 0 when the
@@ -43,7 +43,8 @@ def compare_command(
 ) -> None:
     """Compare two stored runs: sources gained and lost, claims whose support changed,
     figures and settings side by side."""
-    from deepcite.runs.compare import compare_runs, comparison_markdown
+    from deepcite.runs.compare import compare_runs
+    from deepcite.runs.compare_markdown import comparison_markdown
 
     with user_errors(), _open(settings_from({})) as store:
         a, b = store.get(first), store.get(second)
@@ -97,7 +98,8 @@ def _rerun_live(stored: StoredRun, settings: Settings, *, store_again: bool, qui
     (this machine's secrets, data and store), keep it as a new run, print its answer
     and, with ``compare``, what changed."""
     from deepcite.cli.running import print_result, run_with_progress
-    from deepcite.runs.compare import compare_runs, comparison_markdown
+    from deepcite.runs.compare import compare_runs
+    from deepcite.runs.compare_markdown import comparison_markdown
     from deepcite.runs.rerun import rerun_plan
 
     with _open(settings) as store:

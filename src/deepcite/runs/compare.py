@@ -21,13 +21,12 @@
   (stored runs only; a bare result has none). Secrets never show: snapshots hold none,
   and any key named like a credential, or a password in a URL, is hidden again here.
 
-:func:`comparison_markdown` renders the comparison for a terminal or a Markdown file;
-titles, URLs, sentences and values are untrusted text there, made one line and escaped.
+:func:`deepcite.runs.compare_markdown.comparison_markdown` renders the comparison for a
+terminal or a Markdown file.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
@@ -36,9 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from deepcite.citations.attribution import sentence_key
-from deepcite.citations.text import escape_quoted
 from deepcite.search.urls import canonical_url
-from deepcite.security.terminal import one_line
 from deepcite.store.read_models import RunStatus, StoredRun
 from deepcite.types import (
     CitationCheck,
@@ -63,7 +60,7 @@ __all__ = [
     "SourceRef",
     "VerdictChange",
     "compare_runs",
-    "comparison_markdown",
+    "document_key",
 ]
 
 #: Best first: a claim's support is the best verdict any of its citations got.
@@ -200,7 +197,8 @@ class DocumentSources(_Record):
         return bool(self.a_numbers and self.b_numbers) and self.a_numbers != self.b_numbers
 
 
-def _document_key(title: str, url: str) -> str:
+def document_key(title: str, url: str) -> str:
+    """What makes two passages one document: its canonical URL, else its title."""
     return canonical_url(url) if url else f"title:{title}"
 
 
@@ -208,10 +206,10 @@ def _documents(passages: Iterable[tuple[str, str, int | None, int | None]],
                kept: Iterable[KeptSource] = ()) -> list[DocumentSources]:
     """Passages ``(title, url, a_number, b_number)`` grouped by document (canonical URL,
     else title), in the order of their first passage; those also among ``kept`` say so."""
-    kept_keys = {_document_key(k.title, k.url) for k in kept}
+    kept_keys = {document_key(k.title, k.url) for k in kept}
     groups: dict[str, tuple[str, str, list[int], list[int]]] = {}
     for title, url, a_number, b_number in passages:
-        key = _document_key(title, url)
+        key = document_key(title, url)
         group = groups.setdefault(key, (title, url, [], []))
         if a_number is not None:
             group[2].append(a_number)
@@ -509,158 +507,3 @@ def _settings_differences(a: Mapping[str, Any], b: Mapping[str, Any]
             differences.append(SettingDifference(key=key, a=_shown(key, flat_a[key]),
                                                  b=_shown(key, flat_b[key])))
     return differences
-
-
-# ------------------------------------------------------------------- rendering
-
-
-def _safe(text: str) -> str:
-    """Untrusted text for one Markdown line: one line, brackets, backticks and HTML
-    escaped (:func:`~deepcite.citations.text.escape_quoted`), and table pipes."""
-    return escape_quoted(one_line(text)).replace("|", "\\|")
-
-
-def _value(value: JsonValue) -> str:
-    if isinstance(value, str):
-        return _safe(value)
-    return _safe(json.dumps(value, ensure_ascii=False))
-
-
-def _name(side: RunSide, label: str) -> str:
-    return f"{label} ({side.id[:8]})" if side.id else label
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.1f}"
-
-
-def _headline(cmp: RunComparison) -> list[str]:
-    a, b = cmp.a, cmp.b
-    rows: list[tuple[str, str, str]] = [
-        ("question", _safe(a.question), _safe(b.question)),
-        ("mode", a.mode, b.mode),
-        ("strategy", _safe(a.strategy), _safe(b.strategy)),
-        ("handler", _safe(a.handler), _safe(b.handler)),
-        ("model", _safe(_model(a)), _safe(_model(b))),
-    ]
-    if a.status or b.status:
-        rows.append(("status", a.status or "", b.status or ""))
-    rows.append(("sources", str(a.sources), str(b.sources)))
-    for field in ("supported", "partial", "unsupported", "markers_removed"):
-        rows.append((field.replace("_", " "), _count(a, field), _count(b, field)))
-    rows += [
-        ("unsupported sentences", str(a.unsupported_sentences), str(b.unsupported_sentences)),
-        ("model calls", str(a.model_calls), str(b.model_calls)),
-        ("tokens", f"{a.tokens:,}", f"{b.tokens:,}"),
-        ("wall seconds", _seconds(a.wall_seconds), _seconds(b.wall_seconds)),
-    ]
-    lines = [f"| | {_name(a, 'A')} | {_name(b, 'B')} |", "|---|---|---|"]
-    lines += [f"| {label} | {left} | {right} |" for label, left, right in rows]
-    return lines
-
-
-def _model(side: RunSide) -> str:
-    if side.provider and side.model:
-        return f"{side.provider}: {side.model}"
-    return side.model or side.provider or "-"
-
-
-def _count(side: RunSide, field: str) -> str:
-    if side.verification is None:
-        return "-"
-    value: int = getattr(side.verification, field)
-    return str(value)
-
-
-def _numbers(numbers: list[int]) -> str:
-    return "".join(f"[{n}]" for n in numbers) or "-"
-
-
-def _verdict_lines(cmp: RunComparison) -> list[str]:
-    """The verdicts section of two checks: each claim that changed, A → B."""
-    changed = [c for c in cmp.verdicts_changed if c.a_verdict and c.b_verdict]
-    added = [c for c in cmp.verdicts_changed if c.a_verdict is None]
-    removed = [c for c in cmp.verdicts_changed if c.b_verdict is None]
-    lines = [f"## Verdicts: {cmp.verdicts_unchanged} unchanged, {len(changed)} changed, "
-             f"{len(added)} new claims, {len(removed)} removed", ""]
-    if changed:
-        lines += ["Verdict changed (A → B):", ""]
-        lines += [f"- \u201c{_safe(c.text)}\u201d: {c.a_verdict} → {c.b_verdict}"
-                  + (f" ({_safe(c.b_note)})" if c.b_note else "") for c in changed]
-        lines.append("")
-    for heading, claims, side in (("Only in B:", added, "b"), ("Only in A:", removed, "a")):
-        if claims:
-            lines += [heading, ""]
-            lines += [f"- \u201c{_safe(c.text)}\u201d: "
-                      f"{c.b_verdict if side == 'b' else c.a_verdict}" for c in claims]
-            lines.append("")
-    return lines
-
-
-def comparison_markdown(cmp: RunComparison) -> str:
-    """``cmp`` as Markdown: the headline table, then sources, claims and settings.
-
-    Every text that came from documents or models (titles, URLs, sentences, the
-    question) and every settings value is one line and escaped, so none can add
-    headings, links, images, HTML or citations of its own.
-    """
-    lines = [f"# {_name(cmp.a, 'A')} compared with {_name(cmp.b, 'B')}", ""]
-    if not cmp.same_question:
-        lines += ["_The runs answer different questions._", ""]
-    lines += [*_headline(cmp), ""]
-
-    lines += [f"## Sources: {len(cmp.sources_kept)} kept, {len(cmp.sources_gained)} "
-              f"gained, {len(cmp.sources_lost)} lost", ""]
-    renumbered = [k for k in cmp.sources_kept if k.renumbered]
-    if renumbered:  # one line per document, with each of its passages' A → B numbers
-        lines += ["Kept, renumbered (A → B):", ""]
-        moves: dict[str, list[KeptSource]] = {}
-        for k in renumbered:
-            moves.setdefault(_document_key(k.title, k.url), []).append(k)
-        lines += [f"- {_safe(group[0].title)} ({_safe(group[0].url)}): "
-                  + ", ".join(f"[{k.a_number}] → [{k.b_number}]" for k in group)
-                  for group in moves.values()]
-        lines.append("")
-    for heading, documents in (("Gained (only in B):", cmp.gained_documents()),
-                               ("Lost (only in A):", cmp.lost_documents())):
-        if documents:
-            lines += [heading, ""]
-            lines += [f"- {_numbers(d.a_numbers or d.b_numbers)} {_safe(d.title)} "
-                      f"({_safe(d.url)})" + (" - other passages kept" if d.also_kept else "")
-                      for d in documents]
-            lines.append("")
-
-    lines += [f"## Claims: {cmp.claims_unchanged} unchanged, {len(cmp.claims_changed)} "
-              f"changed, {len(cmp.claims_gained)} gained, {len(cmp.claims_lost)} lost", ""]
-    if cmp.claims_changed:
-        lines += ["Support changed (A → B):", ""]
-        lines += [f"- \u201c{_safe(c.sentence)}\u201d: {c.a_support} {_numbers(c.a_numbers)}"
-                  f" → {c.b_support} {_numbers(c.b_numbers)}" for c in cmp.claims_changed]
-        lines.append("")
-    if cmp.citations_changed:
-        lines += ["Citations judged differently (A → B):", ""]
-        lines += [f"- \u201c{_safe(c.sentence)}\u201d: [{c.a_number}] {c.a_outcome} → "
-                  f"[{c.b_number}] {c.b_outcome}" for c in cmp.citations_changed]
-        lines.append("")
-    for heading, claims in (("Gained (only in B):", cmp.claims_gained),
-                            ("Lost (only in A):", cmp.claims_lost)):
-        if claims:
-            lines += [heading, ""]
-            lines += [f"- \u201c{_safe(c.sentence)}\u201d: {c.support} {_numbers(c.numbers)}"
-                      for c in claims]
-            lines.append("")
-
-    if cmp.a.mode == cmp.b.mode == "check":
-        lines += _verdict_lines(cmp)
-    if cmp.settings_compared:
-        lines += [f"## Settings: {len(cmp.settings_differences)} differ", ""]
-        for d in cmp.settings_differences:
-            if d.only_in == "a":
-                lines.append(f"- {_safe(d.key)}: {_value(d.a)} (only in A)")
-            elif d.only_in == "b":
-                lines.append(f"- {_safe(d.key)}: {_value(d.b)} (only in B)")
-            else:
-                lines.append(f"- {_safe(d.key)}: {_value(d.a)} → {_value(d.b)}")
-        if cmp.settings_differences:
-            lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
