@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+import respx
+
 from deepcite.store import HistoryStore
 from deepcite.web.pages.settings import user_config_file
 from tests.unit.test_web_account_pages import PASSWORD, App, csrf, log_in
 
 
+@respx.mock
 def test_only_admins_change_the_servers_settings(store: HistoryStore,
                                                  make_settings: Any) -> None:
+    respx.get("http://localhost:11434/api/tags").mock(  # the model is checked on save
+        return_value=httpx.Response(200, json={"models": [{"name": "qwen3:8b"}]}))
     store.add_user("alice", PASSWORD)
     store.add_user("root", PASSWORD, admin=True)
     app = App(store, make_settings())
