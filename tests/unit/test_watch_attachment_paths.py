@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from deepcite.collections import Collection
 from deepcite.runs import RunRequest
 from deepcite.watches.channels import Attachment, DeliveryTarget
 from deepcite.watches.delivery.email import EmailTarget
@@ -63,3 +64,29 @@ def test_the_command_lines_own_export_keeps_the_path(site: Site) -> None:  # noq
     stored = site.store.get(done.run_id)
     exported: Any = export_report(stored.result, "markdown", ExportOptions())
     assert "file:" in exported.data.decode("utf-8")
+
+
+def test_a_changes_new_and_gone_sources_name_no_server_path(site: Site) -> None:  # noqa: F811
+    """The change a notice carries (its email body, webhook, feed) and the watch's page
+    show names a source the way the attachment does."""
+    service = WatchService(site.store, site.settings)
+    request = RunRequest(question="Where is the cache kept?", collections=["notes"],
+                         origin="cli")
+    watch, _ = service.add(request, "on demand",
+                           targets=[EmailTarget(to=["ana@example.org"], attach=None)])
+    assert service.run_here(watch.id).status == "done"
+    (site.notes / "cache.md").unlink()
+    (site.notes / "expiry.md").write_text("The cache is kept in Redis; entries expire "
+                                          "after one hour.", encoding="utf-8")
+    Collection.open("notes", settings=site.settings).add(site.notes)
+    done = service.run_here(watch.id)
+    assert done.status == "done", done
+    markdown = done.changes_markdown or ""
+    assert "## New sources" in markdown and "## Sources gone" in markdown
+    assert "(collection:notes/expiry.md)" in markdown
+    assert "(collection:notes/cache.md)" in markdown
+    assert "file:" not in markdown and str(site.notes) not in markdown
+    stored = site.store.get(done.run_id)
+    assert any(source.url.startswith("file:") for source in stored.result.sources)
+    page = site.logged_in("root").get(f"/watches/{watch.id}").text
+    assert "collection:notes/expiry.md" in page and str(site.notes) not in page
