@@ -151,12 +151,13 @@ def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
             dropped.append(gone)
         else:
             (lost if rechecked.b_support == "unsupported" else weakened).append(rechecked)
-    before, now = _shown_urls(previous), _shown_urls(current)
+    shown_before, shown_now = _shown_urls(previous), _shown_urls(current)
     return WatchChange(
         run_id=current.id, previous_run_id=previous.id, since=previous.created_at,
-        new_sources=[_shown(s, now) for s in cmp.sources_gained],
-        vanished_sources=[_shown(s, before) for s in cmp.sources_lost],
-        kept_sources=[_shown(s, now) for s in cmp.sources_kept], new_claims=cmp.claims_gained,
+        new_sources=[_shown(s, shown_now) for s in cmp.sources_gained],
+        vanished_sources=[_shown(s, shown_before) for s in cmp.sources_lost],
+        kept_sources=[_shown(s, shown_now) for s in cmp.sources_kept],
+        new_claims=cmp.claims_gained,
         weakened_claims=weakened, lost_support=lost, dropped_claims=dropped,
         strengthened_claims=stronger, verdicts_changed=cmp.verdicts_changed,
         sources=cmp.b.sources,
