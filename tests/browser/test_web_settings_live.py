@@ -39,11 +39,13 @@ def axe_violations(page: Any) -> list[str]:
             for v in results]
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900},
-                                      {"width": 390, "height": 844}])
+@pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("phone", "dark")])
 def test_an_unknown_model_is_refused_beside_the_field(browser: Any, server: str,
-                                                      viewport: dict[str, int]) -> None:
-    context = browser.new_context(viewport=viewport)
+                                                      size: str, scheme: str) -> None:
+    phone = size == "phone"
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844} if phone else {"width": 1280, "height": 900},
+        color_scheme=scheme, is_mobile=phone, has_touch=phone, device_scale_factor=1)
     page = context.new_page()
     try:
         page.goto(server + "/settings")
@@ -63,7 +65,8 @@ def test_an_unknown_model_is_refused_beside_the_field(browser: Any, server: str,
         assert field.get_attribute("aria-describedby") == "problem-llm-model"
         assert page.get_by_role("alert").first.inner_text().startswith("Not saved: 1 value")
         assert not axe_violations(page)
-        wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        wide = page.evaluate("document.documentElement.scrollWidth - "
+                             "document.documentElement.clientWidth")
         assert wide <= 0, f"the page scrolls sideways by {wide}px"
     finally:
         context.close()
