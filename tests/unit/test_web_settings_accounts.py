@@ -27,10 +27,14 @@ def test_only_admins_change_the_servers_settings(store: HistoryStore,
     page = alice.get("/settings")
     assert page.status_code == 200 and "Save settings" not in page.text
     assert "admins' to change" in page.text and "Effective settings" not in page.text
+    assert 'name="engines.brave_api_key"' not in page.text  # no key fields
+    assert 'name="engines.brave_api_key"' in root.get("/settings").text
     token = csrf(alice, "/settings")
     refused = alice.post("/settings", data={"csrf_token": token, "llm.provider": "ollama",
                                             "llm.model": "qwen3:8b"})
     assert refused.status_code == 403 and "Only an admin" in refused.text
+    key = alice.post("/settings", data={"csrf_token": token, "engines.brave_api_key": "k"})
+    assert key.status_code == 403
     assert not user_config_file().exists()
     saved = root.post("/settings", data={"csrf_token": csrf(root, "/settings"),
                                          "llm.provider": "ollama", "llm.model": "qwen3:8b"})
