@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from deepcite.config import load_settings
+from deepcite.config import Settings, load_settings
 from deepcite.runs import EventBatch, RunInfo, RunRequest, RunState
 from deepcite.store import HistoryStore
 
@@ -29,6 +29,9 @@ class RecordingExecutor:
     def submit(self, request: RunRequest) -> str:
         self.requests.append(request)
         return f"run{len(self.requests)}"
+
+    def use_settings(self, settings: Settings) -> None:
+        self.settings = settings
 
     def cancel(self, run_id: str) -> bool:
         self.cancelled.append(run_id)

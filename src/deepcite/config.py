@@ -31,7 +31,7 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -425,6 +425,50 @@ def explain_settings(
     return rows
 
 
+RESTART_SECTIONS = ("store", "queue", "web", "watches", "delivery")
+"""Sections a running server reads once, when it starts (the history store it opened,
+the executor it chose, the session and proxy rules, the scheduler's tick and senders),
+and ``data_dir``: :func:`with_current` keeps a server's values of these."""
+
+
+def needs_restart(key: str) -> bool:
+    """Whether a running ``deepcite serve`` keeps its start-up value of ``key`` (a dotted
+    setting) until it is restarted: see :data:`RESTART_SECTIONS`."""
+    return key == "data_dir" or key.partition(".")[0] in RESTART_SECTIONS
+
+
+def with_current(
+    settings: Settings,
+    keys: Iterable[str],
+    *,
+    config_files: list[Path] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """``settings`` with each of ``keys`` as the files and environment give it now.
+
+    What a running server uses after a setting was saved: only the keys saved change,
+    so values the server was started with in another way (arguments, a test's
+    overrides) stay as they were, and runs already going keep the snapshot they hold
+    (settings are frozen). Keys a server reads only at start (:func:`needs_restart`)
+    are left as they are; ConfigError when the files do not validate.
+    """
+    now = _validate(_collect(None, config_files, environ))
+    changes: dict[str, dict[str, Any]] = {}
+    for key in dict.fromkeys(resolve_key(k) for k in keys):
+        if needs_restart(key):
+            continue
+        section, name = key.split(".")[:2]  # a whole field, nested tables too
+        changes.setdefault(section, {})[name] = getattr(getattr(now, section), name)
+    update: dict[str, BaseModel] = {}
+    for section, values in changes.items():
+        current: BaseModel = getattr(settings, section)
+        try:
+            update[section] = type(current).model_validate({**dict(current), **values})
+        except ValidationError as exc:
+            raise ConfigError(f"{section}: {exc.errors()[0]['msg']}") from None
+    return settings.model_copy(update=update)
+
+
 def get_value(settings: Settings, key: str) -> Any:
     """Read a dotted key from a settings object."""
     obj: Any = settings
@@ -458,6 +502,7 @@ __all__ = [
     "CONFIG_FILE_NAME",
     "ENV_PREFIX",
     "KNOWN_KEYS",
+    "RESTART_SECTIONS",
     "SECTIONS",
     "CitationSettings",
     "DeliverySettings",
@@ -480,5 +525,7 @@ __all__ = [
     "explain_settings",
     "get_value",
     "load_settings",
+    "needs_restart",
     "resolve_key",
+    "with_current",
 ]

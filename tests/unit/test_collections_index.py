@@ -306,6 +306,41 @@ def test_format_2_files_are_upgraded_in_place_and_keep_their_index(
     assert chunks == listed == distinct
 
 
+def test_a_pdf_indexed_before_placeholder_titles_is_retitled_by_the_next_add(
+    make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexer 3 titles a PDF whose metadata title is a placeholder by its first line; a
+    PDF indexed by indexer 2 kept "untitled", and the next add of its folder, the file
+    unchanged, re-indexes it (the stamp, not the file, says it is out of date)."""
+    import dataclasses
+
+    from deepcite.collections.index import sqlite_index
+    from tests.factories import make_pdf
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    make_pdf(folder / "meadow.pdf", ["Soil Moisture in Alpine Meadows",
+                                     "We measured water content weekly."], title="untitled")
+    (folder / "note.md").write_text("# Note\n\nA note on meadows.\n")
+    for path in folder.iterdir():
+        os.utime(path, (OLD, OLD))
+    settings = make_settings()
+    collection = Collection.create("papers", settings=settings)
+    with monkeypatch.context() as old:  # indexer 2: the metadata's placeholder kept
+        old.setattr(indexer_module, "INDEXER_VERSION", 2)
+        old.setattr(sqlite_index, "INDEXER_VERSION", 2)
+        old.setattr(indexer_module, "load_document", lambda path: dataclasses.replace(
+            load_document(path), title="untitled") if path.suffix == ".pdf"
+            else load_document(path))
+        collection.add(folder)
+    assert collection.search("water content")[0].title == "untitled"
+    report = collection.add(folder)
+    assert [p.name for p in report.updated] == ["meadow.pdf", "note.md"]
+    assert collection.search("water content")[0].title == "Soil Moisture in Alpine Meadows"
+    assert len(collection.add(folder).skipped) == 2
+    _fts_matches_chunks(collection.path)
+
+
 def test_chunks_written_and_removed_in_one_batch_keep_fts_intact(
     make_settings: Any, tmp_path: Path
 ) -> None:

@@ -133,3 +133,30 @@ def test_leaf_names_and_sections_as_overrides() -> None:
     assert settings.research.iterations == 3
     assert settings.llm.provider == "local"
     assert settings.search.collections == ("a", "b")
+
+
+def test_with_current_takes_the_saved_keys_and_keeps_what_a_server_reads_at_start(
+        tmp_path: Path) -> None:
+    """What a running server swaps to after the settings page saved: the saved keys as
+    the files and environment give them now; everything else - arguments it was started
+    with, and what it reads only at start - as it was."""
+    from deepcite.config import needs_restart, with_current
+
+    running = load_settings({"research.iterations": 1, "data_dir": str(tmp_path / "a")},
+                            config_files=[], environ={})
+    config = _write(tmp_path / "deepcite.toml",
+                    f'data_dir = "{tmp_path / "b"}"\n'
+                    '[research]\nmax_searches = 3\niterations = 5\n'
+                    '[queue]\nurl = "redis://localhost:6379/0"\n')
+    live = with_current(running, ["research.max_searches", "queue.url", "data_dir"],
+                        config_files=[config], environ={"DEEPCITE_LLM_MODEL": "m"})
+    assert live.research.max_searches == 3
+    assert live.research.iterations == 1  # not saved: as the server was started
+    assert live.queue.url is None and live.data_dir == tmp_path / "a"  # read at start
+    assert live.llm.model is None
+    assert with_current(running, ["llm.model"], config_files=[config],
+                        environ={"DEEPCITE_LLM_MODEL": "m"}).llm.model == "m"
+    assert [key for key in ("data_dir", "queue.url", "web.registration", "store.url",
+                            "llm.model", "engines.brave_api_key", "research.max_searches")
+            if needs_restart(key)] == ["data_dir", "queue.url", "web.registration",
+                                       "store.url"]

@@ -61,5 +61,7 @@ def test_a_claim_not_repeated_from_an_unchanged_or_gone_document_is_no_longer_ma
         change = watch_change(before, after)
         assert [c.sentence for c in change.dropped_claims] == [f"{REDIS} [1]"]
         assert change.lost_support == [] and change.weakened_claims == []
+    # named as a web download names it, never by the server's path (no collection in
+    # these sources' metadata: "local")
     assert [s.url for s in watch_change(before, gone).vanished_sources] == [
-        "file:///notes/cache.md"]
+        "collection:local/cache.md"]

@@ -37,6 +37,9 @@ class Executor:
     def submit(self, request: RunRequest) -> str:
         raise AssertionError("no run is started here")
 
+    def use_settings(self, settings: Any) -> None:
+        self.settings = settings
+
     def cancel(self, run_id: str) -> bool:
         raise UnknownRunError(run_id)
 

@@ -86,6 +86,10 @@ class FakeExecutor:
                                      state="completed", created_at=datetime.now(UTC))
         return run_id
 
+    def use_settings(self, settings: Settings) -> None:
+        """What the settings page hands on after a save: later submits run with it."""
+        self.settings = settings
+
     def add_running(self, question: str, events: list[Event]) -> str:
         run_id = f"running{len(self.infos)}"
         self.infos[run_id] = RunInfo(id=run_id, question=question, mode="quick",

@@ -5,14 +5,29 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
+import respx
 from fastapi.testclient import TestClient
 
 from deepcite.config import Settings, explain_settings
 from deepcite.web.pages.settings import dump_toml, user_config_file, write_config
 from tests.unit.test_web_pages import SECRET, FakeExecutor, _client, _csrf
+
+TAGS = "http://localhost:11434/api/tags"
+
+
+@pytest.fixture(autouse=True)
+def ollama() -> Iterator[respx.MockRouter]:
+    """The Ollama server the form's model is checked against (provider ``auto``): faked
+    where deepcite's HTTP client meets the network, with the models these tests name."""
+    with respx.mock(assert_all_called=False) as router:
+        router.get(TAGS).mock(return_value=httpx.Response(200, json={"models": [
+            {"name": "gpt-x:latest"}, {"name": "qwen2.5:3b"}, {"name": "llama3.2:latest"}]}))
+        yield router
 
 
 @pytest.fixture
@@ -53,14 +68,18 @@ def test_save_writes_the_config_file(client: TestClient) -> None:
     origins = {row.key: row.origin for row in explain_settings()}
     assert origins["llm.model"] == str(user_config_file())
     page = client.get("/settings?saved=1").text
-    assert "after you restart" in page and "sk-new" not in page
-    assert "restart to apply" in page
+    assert "New runs use it from now on" in page and "sk-new" not in page
+    pending = re.findall(r"<code>([a-z_.]+)</code></td><td>[^<]*</td><td>[^<]*"
+                         r"<span class=\"pending\">", page)
+    # the server runs with what was saved (its data folder, given when it was made, is
+    # one it reads only at start)
+    assert pending == ["data_dir"]
     # blank removes a value again, the key is kept unless removed
     _post(client, **{"llm.model": "", "research.max_searches": ""})
     data = tomllib.loads(user_config_file().read_text(encoding="utf-8"))
     assert "model" not in data["llm"] and data["llm"]["api_key"] == "sk-new"
     assert "research" not in data
-    _post(client, clear_api_key="1")
+    _post(client, clear="llm.api_key")
     left = tomllib.loads(user_config_file().read_text(encoding="utf-8"))
     assert "api_key" not in left.get("llm", {})
 

@@ -85,7 +85,9 @@ def serve_command(
     from deepcite.watches.scheduler import WatchScheduler
     from deepcite.watches.service import WatchService
 
-    scheduler = WatchScheduler(WatchService(executor.store, settings, executor))
+    service = WatchService(executor.store, settings, executor)
+    state.on_settings.append(service.use_settings)  # the settings page's saved changes
+    scheduler = WatchScheduler(service)
     scheduler.start()
     # SIGTERM and SIGINT alike: no new runs, running ones cancelled and stored with
     # their events and partial results, then exit 0 (see deepcite.web.serving).

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from deepcite.config import Settings
 from deepcite.runs.request import RunRequest
 from deepcite.store import HistoryStore
 from deepcite.store.read_models import RunStatus
@@ -63,6 +64,11 @@ class RunExecutor(Protocol):
 
     def submit(self, request: RunRequest) -> str:
         """Queue ``request``; returns the run id (the history store's id)."""
+        ...
+
+    def use_settings(self, settings: Settings) -> None:
+        """Admit the runs submitted from now on with ``settings`` (the settings page
+        saved a change); runs already submitted keep the settings they were given."""
         ...
 
     def cancel(self, run_id: str) -> bool:

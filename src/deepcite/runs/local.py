@@ -99,6 +99,9 @@ class LocalRunExecutor:
 
     # ------------------------------------------------------------------ protocol
 
+    def use_settings(self, settings: Settings) -> None:
+        self._settings = settings  # one reference: a submit reads the old or the new
+
     def submit(self, request: RunRequest) -> str:
         admitted = admit(self._store, request, self._settings)
         request, settings, parent = admitted.request, admitted.settings, admitted.parent

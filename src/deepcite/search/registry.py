@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel
 
 from deepcite.config import EngineSettings, Settings
+from deepcite.config_sections import EngineKey
 from deepcite.errors import ConfigError, DeepciteError
 from deepcite.plugins import SEARCH_ENGINES_GROUP, Registry, closest, table_options
 from deepcite.search.base import ENGINE_CLASS_MEMBERS, EngineClass, SearchEngine
@@ -163,6 +164,39 @@ def check_engine_tables(settings: Settings) -> None:
 
 
 # -------------------------------------------------------------------------- listing
+
+
+@dataclass(frozen=True)
+class EngineKeyField:
+    """An engine's API key setting, for a form that sets it: ``setting`` is the dotted
+    key (``engines.brave_api_key``), ``env`` the variables also read, ``required``
+    whether the engine runs without one."""
+
+    engine: str
+    setting: str
+    env: tuple[str, ...]
+    required: bool
+
+
+def engine_key_fields() -> list[EngineKeyField]:
+    """The API key settings of the engines that take one, by engine name: the engines'
+    own ``key_setting``/``key_env``/``key_required``, so a new keyed engine gets its
+    field without a change to the settings page. A plugin engine's key lives in its
+    ``[engines.NAME]`` table and is not listed; one that cannot be loaded is skipped."""
+    fields: list[EngineKeyField] = []
+    known = set(get_args(EngineKey))
+    for name in engine_names():
+        try:
+            cls = load_engine_class(name)
+        except DeepciteError:
+            continue
+        setting = getattr(cls, "key_setting", None)
+        if setting not in known:
+            continue
+        env = tuple(str(var) for var in getattr(cls, "key_env", ()))
+        fields.append(EngineKeyField(name, f"engines.{setting}", env,
+                                     bool(getattr(cls, "key_required", True))))
+    return fields
 
 
 def describe_engines(settings: Settings) -> list[EngineStatus]:

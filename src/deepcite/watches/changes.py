@@ -13,6 +13,12 @@ reader can follow a claim across runs. A change with none of these is "nothing n
 its summary is one line, ``Nothing new since <date>``, and senders may send that line
 alone instead of the whole report again.
 
+A change is read by others - the notice's email, webhook and feed, the watch's page - so
+a local document's URL in it is the one a web download gives it, ``collection:NAME/FILE``,
+never a path on the server (:func:`_shown_urls`: the exports' own
+:func:`~deepcite.export.base.without_local_paths`); the runs are compared by their real
+URLs first.
+
 The Markdown is inert: every title, URL and sentence is one line and escaped
 (:func:`~deepcite.citations.text.escape_quoted`), so a document cannot add headings,
 links or citations of its own to a notice.
@@ -21,6 +27,7 @@ links or citations of its own to a notice.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -144,14 +151,36 @@ def watch_change(previous: StoredRun | None, current: StoredRun) -> WatchChange:
             dropped.append(gone)
         else:
             (lost if rechecked.b_support == "unsupported" else weakened).append(rechecked)
+    shown_before, shown_now = _shown_urls(previous), _shown_urls(current)
     return WatchChange(
         run_id=current.id, previous_run_id=previous.id, since=previous.created_at,
-        new_sources=cmp.sources_gained, vanished_sources=cmp.sources_lost,
-        kept_sources=cmp.sources_kept, new_claims=cmp.claims_gained,
+        new_sources=[_shown(s, shown_now) for s in cmp.sources_gained],
+        vanished_sources=[_shown(s, shown_before) for s in cmp.sources_lost],
+        kept_sources=[_shown(s, shown_now) for s in cmp.sources_kept],
+        new_claims=cmp.claims_gained,
         weakened_claims=weakened, lost_support=lost, dropped_claims=dropped,
         strengthened_claims=stronger, verdicts_changed=cmp.verdicts_changed,
         sources=cmp.b.sources,
         claims=len(cmp.claims_changed) + len(cmp.claims_gained) + cmp.claims_unchanged)
+
+
+def _shown_urls(run: StoredRun) -> dict[str, str]:
+    """Each local source URL of ``run`` as a download from the web app names it
+    (``collection:NAME/FILE``), by :func:`~deepcite.export.base.without_local_paths`
+    itself, so a watch and an export never name one document two ways."""
+    from deepcite.export.base import without_local_paths
+
+    shown = without_local_paths(run.result).sources
+    return {source.url: other.url
+            for source, other in zip(run.result.sources, shown, strict=True)
+            if source.url != other.url}
+
+
+_Ref = TypeVar("_Ref", SourceRef, KeptSource)
+
+
+def _shown(ref: _Ref, urls: dict[str, str]) -> _Ref:
+    return ref.model_copy(update={"url": urls[ref.url]}) if ref.url in urls else ref
 
 
 def _recheck_dropped(claim: ClaimRef, previous: StoredRun, current: StoredRun,

@@ -110,14 +110,19 @@ def _asked_wait(error: DeliveryError, moment: datetime) -> datetime | None:
 
 def _attachment(store: HistoryStore, settings: Settings, delivery_id: int,
                 target: DeliveryTarget, notice: Notice) -> tuple[str, bytes] | None:
-    """The report attached for ``target`` (its channel's attachment format), if any."""
+    """The report attached for ``target`` (its channel's attachment format), if any.
+
+    Sent to someone else, like a web download: a local document is named by its
+    collection and file name (``collection:NAME/FILE``), never by the server's path
+    (``ExportOptions.local_paths``, the web exports' own switch)."""
     fmt = target.attachment_format()
     if not fmt:
         return None
     try:
         stored = store.get(notice.run_id)
         exported = export_report(stored.result, fmt,
-                                 ExportOptions.for_run(stored.settings, settings))
+                                 ExportOptions.for_run(stored.settings, settings,
+                                                       local_paths=False))
     except (DeepciteError, ExportError) as exc:
         logger.warning("delivery %d: no attachment: %s", delivery_id, error_line(exc))
         return None

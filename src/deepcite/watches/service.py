@@ -93,6 +93,13 @@ class WatchService:
         self.settings = settings
         self.executor = executor
 
+    def use_settings(self, settings: Settings) -> None:
+        """Admit the watch runs due from now on with ``settings`` (a long-lived service,
+        such as ``deepcite serve``'s scheduler's, told of a change saved on the
+        settings page); its ``watches`` and ``delivery`` limits stay those it started
+        with (:func:`deepcite.config.needs_restart`)."""
+        self.settings = settings
+
     # ------------------------------------------------------------------ watches
 
     def add(self, request: RunRequest, schedule: str, *,

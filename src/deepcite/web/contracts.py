@@ -1,8 +1,9 @@
-"""What the web app's routes get: the settings snapshot, the executor, the access rules,
-the collections' indexing jobs."""
+"""What the web app's routes get: the settings (swapped whole when the settings page saves
+a change), the executor, the access rules, the collections' indexing jobs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deepcite.config import Settings
@@ -12,7 +13,7 @@ from deepcite.web.collection_jobs import IndexJobs
 
 @dataclass
 class WebState:
-    """What every route gets: the settings snapshot, the executor and the access rules.
+    """What every route gets: the settings, the executor and the access rules.
 
     ``token`` is required for the API (``Authorization: Bearer ...``) and as the pages'
     login password when the server binds to a non-loopback address; ``None`` on
@@ -33,3 +34,17 @@ class WebState:
     folder_roots: tuple[str, ...] = ()
     allowed_hosts: tuple[str, ...] = ()
     jobs: IndexJobs = field(default_factory=IndexJobs)
+    #: Told of new settings after the executor (``deepcite serve`` adds its watch
+    #: service, whose watch runs are admitted with them).
+    on_settings: list[Callable[[Settings], None]] = field(default_factory=list)
+
+    def use_settings(self, settings: Settings) -> None:
+        """Serve with ``settings`` from now on: routes read :attr:`settings` per request
+        and the executor admits new runs with them, so a change saved on the settings
+        page takes effect without a restart. Runs already going keep their snapshot;
+        what the server reads only at start (:func:`deepcite.config.needs_restart`) is
+        for the caller to have left as it was (:func:`deepcite.config.with_current`)."""
+        self.executor.use_settings(settings)
+        for listener in self.on_settings:
+            listener(settings)
+        self.settings = settings

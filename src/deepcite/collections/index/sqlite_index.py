@@ -58,8 +58,12 @@ __all__ = ["INDEXER_VERSION", "DocumentRecord", "Hit", "Index", "StoredDocument"
 
 SCHEMA_VERSION = schema.SCHEMA_VERSION
 TITLE_WEIGHT = schema.TITLE_WEIGHT
-INDEXER_VERSION = 2
-"""Version of what loaders and chunker make of a file; older documents are re-indexed."""
+INDEXER_VERSION = 3
+"""Version of what loaders and chunker make of a file; older documents are re-indexed by
+the next add or re-index of their folder (even when the file is unchanged), so a change
+to what a loader makes reaches indexes built before it. Bump it with every such change.
+2: token-sized structural chunks with heading paths. 3: a PDF whose metadata title is a
+placeholder ("untitled", "Microsoft Word - x.docx") is titled by its first line."""
 
 
 @dataclass(frozen=True)

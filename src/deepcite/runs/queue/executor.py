@@ -68,6 +68,11 @@ class QueueExecutor:
 
     # ------------------------------------------------------------------ protocol
 
+    def use_settings(self, settings: Settings) -> None:
+        # The run's snapshot carries them to the worker; its keys (never in a snapshot)
+        # are the worker's own: they change when the worker is restarted.
+        self._settings = settings
+
     def submit(self, request: RunRequest) -> str:
         admitted = admit(self._store, request, self._settings)  # now, and in the worker
         request, settings = admitted.request, admitted.settings

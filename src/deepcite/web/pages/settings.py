@@ -1,5 +1,6 @@
-"""The settings page: a form for the common settings, which keys are set (never their
-values), every setting with its origin, and which engines and providers are usable.
+"""The settings page: a form for the common settings and the API keys (which keys are
+set, never their values), every setting with its origin, and which engines and providers
+are usable.
 
 Saving writes the user's config file (the first of
 :func:`deepcite.config.default_config_files`). deepcite has no TOML writer of its own
@@ -10,12 +11,17 @@ exactly the intended data. A file that does not parse is never overwritten.
 
 Every value is validated through the settings models first (:func:`load_settings` with
 that one key as an override), one line per bad field; the form keeps what was typed,
-except the API key, which is never shown back (only "set"/"not set").
+except the keys, which are never shown back (only "set"/"not set"). A model name is
+checked against what its provider has (:func:`deepcite.llm.providers.model_problem`:
+Ollama's list, the local model's file) before anything is written.
 
-The running server keeps the settings it started with (:class:`WebState` is a snapshot
-and the executor holds its own copy), so a saved change applies to new runs once
-``deepcite serve`` is restarted; the page says so. Reloading them live would need the
-executor to swap its settings, which it cannot do safely mid-run.
+A saved change applies at once: the server swaps its settings
+(:meth:`deepcite.web.contracts.WebState.use_settings`) for the saved keys as the files
+give them now (:func:`deepcite.config.with_current`), so new runs - and watch runs -
+are admitted with them, while runs already going keep the snapshot they started with.
+None of the form's fields is one a server reads only at start; the one exception is
+where runs go to ``deepcite worker`` processes (``queue.url``): they read keys from
+their own settings, which the page says beside the keys.
 """
 
 from __future__ import annotations
@@ -38,7 +44,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import FormData
 
-from deepcite.config import Settings, default_config_files, explain_settings, load_settings
+from deepcite.config import (
+    Settings,
+    default_config_files,
+    explain_settings,
+    load_settings,
+    with_current,
+)
 from deepcite.errors import ConfigError, DeepciteError, error_line
 from deepcite.web.pages._views import key_status, settings_rows
 from deepcite.web.pages.kit import Kit, PageKit
@@ -60,7 +72,9 @@ TEXT_FIELDS: tuple[tuple[str, str, str, str], ...] = (
 )
 LIST_FIELDS = ("search.engines", "search.collections")
 FORM_KEYS: tuple[str, ...] = ("llm.provider", *(f[0] for f in TEXT_FIELDS), *LIST_FIELDS,
-                              "citations.answer_mode", API_KEY)
+                              "citations.answer_mode")
+#: The settings whose change means the model must be checked again.
+MODEL_KEYS = frozenset({"llm.provider", "llm.model", "llm.ollama_url"})
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -96,12 +110,49 @@ def choices(settings: Settings) -> Choices:
     return Choices(providers, engines, collections)
 
 
+@dataclass(frozen=True)
+class KeyField:
+    """One API key of the form: the setting, its label, the variables also read."""
+
+    setting: str
+    label: str
+    env: tuple[str, ...] = ()
+    hint: str = ""
+
+
+def key_fields() -> list[KeyField]:
+    """The model's key, then each engine's that takes one (from the engines' own
+    declarations, :func:`deepcite.search.registry.engine_key_fields`)."""
+    from deepcite.search.registry import engine_key_fields
+
+    fields = [KeyField(API_KEY, "Model provider (OpenAI, Anthropic or a compatible server)",
+                       ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))]
+    with contextlib.suppress(DeepciteError):
+        fields += [KeyField(f.setting, f.engine, f.env,
+                            "" if f.required else "optional")
+                   for f in engine_key_fields()]
+    return fields
+
+
+def key_states(fields: list[KeyField], explained: Mapping[str, Any],
+               origins: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """Whether each key is set and where from ("set (from FILE)", "set (from
+    BRAVE_API_KEY)", "not set"): never its value."""
+    states: dict[str, str] = {}
+    for field in fields:
+        if _is_set(explained.get(field.setting)):
+            states[field.setting] = f"set (from {origins.get(field.setting, 'default')})"
+        elif var := next((v for v in field.env if environ.get(v)), None):
+            states[field.setting] = f"set (from {var})"
+        else:
+            states[field.setting] = "not set"
+    return states
+
+
 def form_values(explained: Mapping[str, Any]) -> dict[str, Any]:
     """What the form shows from the effective values: text as text, lists as lists."""
     values: dict[str, Any] = {}
     for key in FORM_KEYS:
-        if key == API_KEY:
-            continue
         value = explained.get(key)
         if key in LIST_FIELDS:
             values[key] = [str(v) for v in value or ()]
@@ -110,15 +161,16 @@ def form_values(explained: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def parse_form(form: FormData) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+def parse_form(form: FormData, secrets: tuple[str, ...] = (API_KEY,)
+               ) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
     """The typed values (for showing again), the changes (``None``: remove the key from
-    the file) and one-line problems by setting."""
+    the file) and one-line problems by setting. ``secrets`` are the key settings: a
+    key typed is a change, a blank one keeps the saved key, ticking ``clear`` for it
+    removes it."""
     typed: dict[str, Any] = {}
     changes: dict[str, Any] = {}
     problems: dict[str, str] = {}
     for key in FORM_KEYS:
-        if key == API_KEY:
-            continue
         if key in LIST_FIELDS:
             names = [str(v).strip() for v in form.getlist(key) if str(v).strip()]
             typed[key] = names
@@ -127,11 +179,13 @@ def parse_form(form: FormData) -> tuple[dict[str, Any], dict[str, Any], dict[str
         raw = str(form.get(key) or "").strip()
         typed[key] = raw
         changes[key] = raw or None
-    key = str(form.get(API_KEY) or "")
-    if form.get("clear_api_key"):
-        changes[API_KEY] = None
-    elif key.strip():
-        changes[API_KEY] = key.strip()
+    cleared = {str(v) for v in form.getlist("clear")}
+    for secret in secrets:
+        key = str(form.get(secret) or "")
+        if secret in cleared:
+            changes[secret] = None
+        elif key.strip():
+            changes[secret] = key.strip()
     for name, value in changes.items():
         if value is None:
             continue
@@ -147,7 +201,8 @@ def parse_form(form: FormData) -> tuple[dict[str, Any], dict[str, Any], dict[str
         try:
             load_settings({name: value}, config_files=[], environ={})
         except ConfigError as exc:
-            problems[name] = error_line(exc) if name != API_KEY else f"{name}: not a valid key"
+            problems[name] = (f"{name}: not a valid key" if name in secrets
+                              else error_line(exc))
     return typed, changes, problems
 
 
@@ -277,16 +332,30 @@ def write_config(path: Path, data: Mapping[str, Any]) -> None:
         raise ConfigError(f"Cannot write {path} ({exc.strerror})") from None
 
 
-def save(changes: Mapping[str, Any]) -> Path:
-    """Write the changes to the user's config file, checked as a whole first."""
+@dataclass(frozen=True)
+class Prepared:
+    """A save ready to write: the file, its new data, and the settings the server runs
+    with once it is written."""
+
+    path: Path
+    data: dict[str, Any]
+    settings: Settings
+
+
+def prepare(changes: Mapping[str, Any], running: Settings) -> Prepared:
+    """The user's file with ``changes``, checked as a whole (ConfigError when the files
+    would not validate), and ``running`` with the changed keys as the files and
+    environment would give them then (:func:`with_current`): a ``DEEPCITE_*`` variable
+    or a project file still wins, as the page says."""
     path = user_config_file()
     data = apply_changes(read_config(path), changes)
     with tempfile.TemporaryDirectory() as folder:  # the whole would-be file, validated
         trial = Path(folder) / "deepcite.toml"
         trial.write_text(dump_toml(data), encoding="utf-8")
-        load_settings(config_files=[trial if f == path else f for f in default_config_files()])
-    write_config(path, data)
-    return path
+        files = [trial if f == path else f for f in default_config_files()]
+        load_settings(config_files=files)
+        live = with_current(running, changes, config_files=files)
+    return Prepared(path, data, live)
 
 
 # --------------------------------------------------------------------- routes
@@ -311,7 +380,7 @@ def settings_page(kit: PageKit, request: Request, session: Session, status: int 
               _differs(value, current.get(key)) if current else False)
              for key, value in running.items()]
     found = choices(settings)
-    key_set = explained and _is_set(current.get(API_KEY))
+    fields = key_fields()
     may_change = _may_change(session)
     return kit.render(request, session, "settings.html", status, title="Settings",
                       providers=found.providers, engines=found.engines,
@@ -321,7 +390,9 @@ def settings_page(kit: PageKit, request: Request, session: Session, status: int 
                       origins=origins, problems=problems or {}, problem=problem,
                       saved=saved, config_path=str(user_config_file()),
                       text_fields=TEXT_FIELDS, answer_modes=ANSWER_MODES,
-                      api_key_set=key_set, may_change=may_change)
+                      key_fields=fields,
+                      key_states=key_states(fields, current, origins, os.environ),
+                      workers_keep_keys=bool(settings.queue.url), may_change=may_change)
 
 
 @router.get("/settings", response_class=HTMLResponse)
@@ -339,14 +410,27 @@ def save_form(kit: PageKit, request: Request, session: Session, form: FormData) 
     if not _may_change(session):
         return kit.render(request, session, "error.html", 403, title="Not allowed",
                           message="Only an admin can change the server's settings")
-    typed, changes, problems = parse_form(form)
-    changes = touched(changes, typed)
+    secrets = tuple(field.setting for field in key_fields())
+    typed, changes, problems = parse_form(form, secrets)
+    changes = touched(changes, typed, secrets)
     if problems:
         return settings_page(kit, request, session, 400, typed=typed, problems=problems)
     try:
-        save(changes)
+        prepared = prepare(changes, kit.state.settings)
     except ConfigError as exc:
         return settings_page(kit, request, session, 400, typed=typed, problem=error_line(exc))
+    if MODEL_KEYS & changes.keys():
+        from deepcite.llm.providers import model_problem
+
+        wrong = model_problem(prepared.settings)
+        if wrong is not None:
+            return settings_page(kit, request, session, 400, typed=typed,
+                                 problems={"llm.model": f"llm.model: {wrong}"})
+    try:
+        write_config(prepared.path, prepared.data)
+    except ConfigError as exc:
+        return settings_page(kit, request, session, 400, typed=typed, problem=error_line(exc))
+    kit.state.use_settings(prepared.settings)
     if session.user is not None:
         kit.history.audit("admin.settings", actor=session.user.name,
                           detail={"keys": sorted(changes)},
@@ -354,17 +438,18 @@ def save_form(kit: PageKit, request: Request, session: Session, form: FormData) 
     return RedirectResponse("/settings?saved=1", status_code=303)
 
 
-def touched(changes: Mapping[str, Any], typed: Mapping[str, Any]) -> dict[str, Any]:
+def touched(changes: Mapping[str, Any], typed: Mapping[str, Any],
+            secrets: tuple[str, ...] = (API_KEY,)) -> dict[str, Any]:
     """Only the changes the person made: a field still showing the value the form was
     filled with (a default, a value from the environment or another file) is not written
-    into the user's file, where it would pin that value for good. The API key field is
-    never pre-filled, so what is typed there, or its removal, always counts."""
+    into the user's file, where it would pin that value for good. The key fields are
+    never pre-filled, so what is typed there, or a removal, always counts."""
     try:
         shown = form_values({row.key: row.value for row in explain_settings()})
     except ConfigError:
         return dict(changes)
     return {key: value for key, value in changes.items()
-            if key == API_KEY or typed.get(key) != shown.get(key)}
+            if key in secrets or typed.get(key) != shown.get(key)}
 
 
 def _may_change(session: Session) -> bool:
