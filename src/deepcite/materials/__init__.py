@@ -19,6 +19,9 @@ security, search.urls, errors and config - never research, report or cli.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from deepcite._lazy import lazy_names
 from deepcite.materials.analysis import prepare_materials, with_relevance
 from deepcite.materials.bindings import (
     MaterialBinding,
@@ -46,7 +49,7 @@ from deepcite.materials.limits import (
 )
 from deepcite.materials.model import DroppedMaterial, PageSpan, UserMaterial
 from deepcite.materials.normalize import normalize_materials
-from deepcite.materials.prepared import MaterialAnalysis, MaterialItem, SummaryKind
+from deepcite.materials.prepared import MaterialAnalysis, MaterialItem, SummaryKind, UsageMode
 from deepcite.materials.prompts import analysis_prompt, material_context
 from deepcite.materials.relevance_map import (
     Claim,
@@ -58,7 +61,16 @@ from deepcite.materials.routing import log_missing_material_evidence, log_sectio
 from deepcite.materials.summaries import CachedSummary, CallLimits, SummaryCache
 from deepcite.materials.summary_store import DiskSummaryCache, summary_cache_for
 from deepcite.materials.tokens import content_hash, estimate_tokens
-from deepcite.materials.usage import UsageMode, is_material_first, usage_mode
+
+if TYPE_CHECKING:
+    from deepcite.materials.usage import is_material_first, usage_mode
+
+# Imported on first use: their phrase patterns cost every ask's start-up, and only a
+# run with materials reads a question for them.
+__getattr__, __dir__ = lazy_names(__name__, {
+    "is_material_first": "deepcite.materials.usage",
+    "usage_mode": "deepcite.materials.usage",
+})
 
 __all__ = [
     "BUDGET_TOKENS",

@@ -25,12 +25,16 @@ from deepcite.materials.limits import (
 )
 from deepcite.materials.model import UserMaterial
 from deepcite.materials.normalize import normalize_materials
-from deepcite.materials.prepared import EvidenceQuality, MaterialAnalysis, MaterialItem
+from deepcite.materials.prepared import (
+    EvidenceQuality,
+    MaterialAnalysis,
+    MaterialItem,
+    UsageMode,
+)
 from deepcite.materials.prompt_fit import fit_budget, manifest_line, prompt_tokens
 from deepcite.materials.relevance_map import MaterialRelevance, fallback_relevance
 from deepcite.materials.summaries import CachedSummary, CallLimits, Completer, summarise_all
 from deepcite.materials.tokens import content_hash, estimate_tokens
-from deepcite.materials.usage import usage_mode
 
 if TYPE_CHECKING:
     from deepcite.config import Settings
@@ -94,7 +98,7 @@ def prepare_materials(
         dropped=dropped,
         downgraded_ids=downgraded,
         manifest=manifest,
-        usage_mode=usage_mode(question, bool(items)),
+        usage_mode=_usage_mode(question, bool(items)),
         summary_calls=sum(summary.calls for summary in summaries),
         budget_tokens=budget_tokens,
         prompt_tokens=prompt_tokens(items, manifest),
@@ -144,3 +148,11 @@ def with_relevance(
     fallback = {record.material_id: record for record in fallback_relevance(missing)}
     records = [given.get(material_id) or fallback[material_id] for material_id in analysis.ids]
     return analysis.model_copy(update={"relevance": records})
+
+
+def _usage_mode(question: str, has_materials: bool) -> UsageMode:
+    """:func:`deepcite.materials.usage.usage_mode`, imported when materials are analysed:
+    its phrase patterns took a tenth of a second of every ask's start-up."""
+    from deepcite.materials.usage import usage_mode
+
+    return usage_mode(question, has_materials)

@@ -18,8 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from deepcite.materials.model import DroppedMaterial, UserMaterial
 from deepcite.materials.relevance_map import MaterialRelevance
-from deepcite.materials.usage import UsageMode
 from deepcite.security.terminal import one_line
+
+#: How a question uses the materials: ``required`` (it asks about them: material first),
+#: ``supplementary`` or ``none`` (:func:`deepcite.materials.usage.usage_mode` decides).
+UsageMode = Literal["required", "supplementary", "none"]
 
 #: How a material's text reaches prompts: whole (``fulltext``), summarised in one call
 #: (``summary``) or in chunks (``map_reduce``), cut to its head because summarising

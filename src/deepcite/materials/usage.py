@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from typing import Literal
 
-UsageMode = Literal["required", "supplementary", "none"]
+from deepcite.materials.prepared import UsageMode
 
 _EN_GIVEN = r"(?:provided|attached|supplied|uploaded|enclosed)"  # "the attached" says enough
 _EN_GIVEN_WEAK = r"(?:given|shared|included|sent)"  # needs a noun: "given that" is not one
