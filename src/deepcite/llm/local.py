@@ -37,6 +37,7 @@ from deepcite._optional import installed
 from deepcite.errors import ModelError
 from deepcite.llm.call_queue import CallQueue
 from deepcite.llm.parsing import content_text
+from deepcite.llm.prompt_prefix import PrefixStates, fixed_opening
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +199,12 @@ def default_threads() -> int:
     return usable if usable <= ALL_CORES_UP_TO else max(usable // 2, 1)
 
 
+def _flash_attn(path: Path) -> bool:
+    """Flash attention for the bundled model only (measured there: the same answers,
+    its prompts read about 15% faster); other GGUF files keep llama.cpp's default."""
+    return path.name == BUNDLED_FILE
+
+
 _CACHE: dict[tuple[str, int, int | None], _Loaded] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -228,9 +235,7 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
                 llama = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or default_threads(),
                     verbose=False, use_mmap=True,
-                    # Measured on the bundled model: the same answers, its prompts read
-                    # about 15% faster. Other GGUF files keep llama-cpp-python's default.
-                    flash_attn=path.name == BUNDLED_FILE,
+                    flash_attn=_flash_attn(path),
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(
@@ -264,7 +269,7 @@ atexit.register(clear_model_cache)
 
 def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
             should_stop: Callable[[], bool], enough: Callable[[str], bool] | None = None,
-            ) -> tuple[str, dict[str, int]]:
+            states: PrefixStates | None = None) -> tuple[str, dict[str, int]]:
     """Generate token by token so a cancelled run stops within one token, not one reply.
 
     ``create_chat_completion(stream=True)`` buffers the whole reply here: the chat
@@ -278,6 +283,11 @@ def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
     each line break whether the reply so far holds that part; generation stops when it
     does - not for a template that opens a ``<think>`` block in the prompt, where the
     first lines are reasoning the caller never sees.
+
+    ``states`` (:mod:`deepcite.llm.prompt_prefix`) keeps the model's reading of the
+    prompt's fixed opening - the template's start and the system prompt - between
+    processes: read from there when this process's cache does not hold it, else
+    computed and written there for the next one.
     """
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -294,7 +304,8 @@ def _stream(llama: Any, chat: list[dict[str, str]], options: dict[str, Any],
     # Tokenized here (with the BOS/EOS the vocabulary asks for, as create_completion
     # adds them to a text prompt) so the prompt can be read in interruptible chunks.
     tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-    if not _prefill(llama, tokens, should_stop):
+    checkpoint = _opening(llama, formatter, chat, tokens, states)
+    if not _prefill(llama, tokens, should_stop, checkpoint):
         return "", {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
     if enough is not None and "<think>" in template:
         enough = None
@@ -318,7 +329,37 @@ def _never() -> bool:
     return False
 
 
-def _prefill(llama: Any, tokens: list[int], should_stop: Callable[[], bool]) -> bool:
+def _opening(llama: Any, formatter: Any, chat: list[dict[str, str]], tokens: list[int],
+             states: PrefixStates | None) -> tuple[int, Callable[[], None]] | None:
+    """Restore the prompt's fixed opening from ``states`` when this process's cache does
+    not hold it; when no state was saved for it, the point of the prompt where
+    :func:`_prefill` should save one (and how), else ``None``."""
+    if states is None or len(chat) < 2 or chat[0]["role"] != "system":
+        return None
+    empty = [chat[0], {"role": chat[1]["role"], "content": ""}]
+    opening = llama.tokenize(formatter(messages=cast(Any, empty)).prompt.encode("utf-8"),
+                             add_bos=True, special=True)
+    fixed = fixed_opening(tokens, opening)
+    if not fixed or _held(llama, tokens) >= fixed:
+        return None
+    if states.restore(llama, tokens[:fixed]):
+        return None
+    return fixed, lambda: states.save(llama, tokens[:fixed])
+
+
+def _held(llama: Any, tokens: list[int]) -> int:
+    """How many of ``tokens`` the model's cache already holds, from the start."""
+    held = 0
+    for cached, wanted in zip(llama.input_ids[: llama.n_tokens].tolist(), tokens,
+                              strict=False):
+        if cached != wanted:
+            break
+        held += 1
+    return held
+
+
+def _prefill(llama: Any, tokens: list[int], should_stop: Callable[[], bool],
+             checkpoint: tuple[int, Callable[[], None]] | None = None) -> bool:
     """Evaluate the prompt's ``tokens`` in chunks, looking at ``should_stop`` between
     them; ``False`` when the run was cancelled before the whole prompt was read.
 
@@ -326,20 +367,26 @@ def _prefill(llama: Any, tokens: list[int], should_stop: Callable[[], bool]) -> 
     (seconds for a long prompt on a small CPU). Evaluated here first, chunk by chunk,
     all but its last token are already in the model's cache when ``create_completion``
     gets the same tokens: it finds the cached prefix, evaluates the last one and samples.
+    ``checkpoint`` (a token count and a callback) is called once the model holds exactly
+    that many of ``tokens``, which ends a chunk there.
     """
-    cached = 0
-    for held, wanted in zip(llama.input_ids[: llama.n_tokens].tolist(), tokens, strict=False):
-        if held != wanted:
-            break
-        cached += 1
     # Keep at least the last token for create_completion to evaluate: its logits are
     # what the first sampled token is drawn from.
-    cached = min(cached, len(tokens) - 1)
+    cached = min(_held(llama, tokens), len(tokens) - 1)
     llama.n_tokens = max(cached, 0)
-    for start in range(llama.n_tokens, len(tokens) - 1, PREFILL_CHUNK_TOKENS):
+    last = len(tokens) - 1
+    at, reached = checkpoint if checkpoint is not None else (-1, None)
+    start = llama.n_tokens
+    while start < last:
         if should_stop():
             return False
-        llama.eval(tokens[start: min(start + PREFILL_CHUNK_TOKENS, len(tokens) - 1)])
+        end = min(start + PREFILL_CHUNK_TOKENS, last)
+        if start < at < end:
+            end = at
+        llama.eval(tokens[start:end])
+        if end == at and reached is not None:
+            reached()
+        start = end
     return not should_stop()
 
 
@@ -394,6 +441,9 @@ class LlamaCppChatModel:
     model_path: Path
     n_ctx: int = 4096
     n_threads: int | None = None
+    #: Where the model's reading of a prompt's fixed opening is kept between processes
+    #: (:mod:`deepcite.llm.prompt_prefix`); ``None``: read in every process.
+    prefix_dir: Path | None = None
     max_tokens: int = 400
     temperature: float = 0.2
     # Tiny models loop on one sentence until max_tokens at llama.cpp's default (1.1);
@@ -441,7 +491,11 @@ class LlamaCppChatModel:
                 finish = choice.get("finish_reason")
             else:
                 stopping = should_stop or _never
-                text, usage = _stream(loaded.llama, chat, options, stopping, enough)
+                states = (PrefixStates.for_model(self.prefix_dir, self.model_path,
+                                                 n_ctx=self.n_ctx,
+                                                 flash_attn=_flash_attn(self.model_path))
+                          if self.prefix_dir is not None else None)
+                text, usage = _stream(loaded.llama, chat, options, stopping, enough, states)
                 finish = "cancelled" if stopping() else "stop"
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         completion_tokens = int(usage.get("completion_tokens", 0))

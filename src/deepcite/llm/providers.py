@@ -51,6 +51,7 @@ from deepcite.llm.local import (
     llama_cpp_installed,
     missing_gguf_message,
 )
+from deepcite.llm.prompt_prefix import PREFIX_FOLDER
 from deepcite.plugins import LLM_PROVIDERS_GROUP, Registry
 from deepcite.security.egress import EgressPolicy, Verdict
 
@@ -479,6 +480,7 @@ def _build_local(settings: Settings) -> LlamaCppChatModel:
         model_path=path,
         n_ctx=context_size_for("local", settings.llm.context_size),
         n_threads=settings.llm.threads,
+        prefix_dir=settings.data_dir / PREFIX_FOLDER,
         max_tokens=settings.llm.max_tokens,
         temperature=settings.llm.temperature,
     )
