@@ -31,8 +31,8 @@ from deepcite.errors import DeepciteError
 from deepcite.factcheck.claims import Claim, clean_claim, split_claims
 from deepcite.factcheck.judge import Judgement, judge, terms_of
 from deepcite.factcheck.model_judge import ask_model
+from deepcite.factcheck.names import capitalised_inside
 from deepcite.factcheck.render import annotate
-from deepcite.factcheck.values import capitalised_inside
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
