@@ -19,7 +19,7 @@ from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value, agrees, same_slot
 
 __all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
-           "other_role", "slots"]
+           "other_of_kind", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -235,3 +235,34 @@ def _piece_with(text: str, terms: frozenset[str] | set[str]) -> str:
     pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
     piece = max(pieces, key=lambda piece: len(terms_of(piece) & terms)).rstrip(".\u3002!\uff01")
     return _LEADING_JOIN.sub("", piece)
+
+
+# Words of one kind of which a sentence saying one where the claim says another, beside
+# the same word, states another fact: "the green bin" against "the blue bin", "the
+# second woman" against "the first woman".
+_KINDS = tuple(frozenset(words.split()) for words in (
+    "red orange yellow green blue purple violet pink brown black white grey gray silver "
+    "gold golden",
+    "first second third fourth fifth sixth seventh eighth ninth tenth",
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "spring summer autumn fall winter",
+    "northern southern eastern western north south east west",
+    "morning afternoon evening night",
+))
+
+
+def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
+    """A word of one of a few closed kinds (colours, ordinals, weekdays, seasons,
+    directions, times of day) the claim says and the sentence replaces with another of
+    the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
+    mine = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
+    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(sentence)]
+    for kind in _KINDS:
+        for word in mine:
+            if word not in kind or word in theirs:
+                continue
+            for other in theirs:
+                if other in kind and other not in mine \
+                        and _same_neighbour(mine, word, theirs, other):
+                    return word, other
+    return None

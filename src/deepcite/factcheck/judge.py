@@ -33,11 +33,14 @@ from deepcite.factcheck.conflicts import (
     denial_of,
     name_in_place,
     opposed,
+    other_of_kind,
     other_role,
     slots,
 )
+from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, name_groups
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
+from deepcite.factcheck.restrictions import scope_clash
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import agrees
 from deepcite.text.stopwords import STOPWORDS
@@ -65,6 +68,20 @@ NEAR_FLOOR = 0.3
 SLOT_BONUS = 0.1
 #: The most quotes kept as a claim's evidence.
 MAX_QUOTES = 3
+#: With a sentence encoder (:mod:`~deepcite.factcheck.meaning`): a sentence whose
+#: closeness in meaning (cosine) and share of the claim's words add up to this states
+#: the claim's subject ...
+MEANING_FOUND = 1.0
+#: ... and one this close says the claim itself, when its values and names agree ...
+MEANING_SUPPORTED = 0.74
+#: ... or this close, when it states every value of the claim (at least one).
+MEANING_WITH_VALUES = 0.6
+#: The fewest words a sentence closeness in meaning is counted for (a heading, "Zebra
+#: Cache", is close to every claim about Zebra Cache).
+MEANING_MIN_WORDS = 5
+#: How much closeness in meaning adds to a sentence's share of the claim's words when
+#: the sentences are ranked.
+MEANING_WEIGHT = 1.0
 
 
 @dataclass(frozen=True)
@@ -98,12 +115,18 @@ class Judgement:
     conflicts: tuple[Conflict, ...] = ()
     stated: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    #: Whether the claim's scope differs from the source's (a restriction or condition
+    #: one states and the other does not): its clauses alone cannot settle it.
+    scoped: bool = False
+    #: Whether closeness in meaning, rather than the words, made it ``supported``.
+    meant: bool = False
 
 
 
 _PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
                     r"|;\s*|\uff0c|\uff1b")
 _LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
+_FRACTION = re.compile(r"(?:an?\s+)?(?:half|quarter|third)\b", re.IGNORECASE)
 
 
 def _claim_parts(text: str) -> list[str]:
@@ -114,6 +137,8 @@ def _claim_parts(text: str) -> list[str]:
     at = 0
     for match in _PARTS.finditer(text):
         left, right = text[at:match.start()], text[match.end():]
+        if _FRACTION.match(right):
+            continue  # "three and a half hours" is one amount
         if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
                 word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
             parts.append(left)
@@ -123,24 +148,31 @@ def _claim_parts(text: str) -> list[str]:
 
 
 def judge(claim: str, passages: Sequence[SearchResult], *,
-          names_known: frozenset[str] = frozenset()) -> Judgement:
+          names_known: frozenset[str] = frozenset(),
+          meaning: Meaning | None = None) -> Judgement:
     """The verdict on ``claim`` from ``passages`` (see the module docs).
 
     ``names_known``: lower-cased words known to be names (capitalised mid-sentence in
     the checked document), so that one opening a sentence is read as a name too. A
     claim of several clauses the whole of which is not settled is judged clause by
-    clause: one clause stated and another not is ``partly_supported``.
+    clause: one clause stated and another not is ``partly_supported``. ``meaning``: a
+    sentence encoder's similarities, for claims worded otherwise than their source
+    (words alone without it).
     """
     text = clean_claim(claim)
     pool = Pool([result.full_text or result.snippet for result in passages])
     known = names_known | capitalised_inside(pool.texts)
-    whole = _judge_text(text, pool, known)
-    if whole.verdict in ("supported", "contradicted"):
-        return whole
+    whole = _judge_text(text, pool, known, meaning)
     parts = _claim_parts(text)
-    if len(parts) < 2:
+    if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
+            whole.verdict == "supported" and not whole.meant):
         return whole
-    judged = [_judge_text(part, pool, known) for part in parts]
+    judged = [_judge_text(part, pool, known, meaning) for part in parts]
+    if whole.verdict == "supported" and all(
+            one.verdict in ("supported", "partly_supported") for one in judged):
+        # a claim of several clauses is as close in meaning to a sentence saying only
+        # one of them: close, it is said when every clause is found
+        return whole
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
@@ -160,7 +192,8 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     return Judgement(verdict, max(one.score for one in judged), quotes, (), said, missing)
 
 
-def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str]) -> Judgement:
+def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
+                meaning: Meaning | None = None) -> Judgement:
     """The verdict on one claim or clause (already cleaned of markup)."""
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
@@ -175,22 +208,36 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str]) -> Judg
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
     values = values_of(text)
+    cosine = _closeness(text, pool, meaning)
+
+    def rank(score: float, sentence: Sentence) -> float:
+        # a sentence's share of the claim's words, plus its closeness in meaning
+        return score + MEANING_WEIGHT * cosine.get(id(sentence), 0.0)
+
+    def found(score: float, sentence: Sentence) -> bool:
+        # the claim's words, or its meaning with some of its words
+        return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
+
     scored = sorted(((share_said(subject, name_terms - unknown, s, pool, values), s)
                      for s in pool.sentences),
-                    key=lambda pair: (-pair[0], len(pair[1].text)))
-    if scored[0][0] < FOUND:
-        return _denied_outright(text, claim_terms, scored, known) or Judgement(
-            "not_found", scored[0][0])
+                    key=lambda pair: (-rank(*pair), len(pair[1].text)))
+    if not any(found(score, s) for score, s in scored):
+        by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
+        return _denied_outright(text, claim_terms, by_words, known) or Judgement(
+            "not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
-    close = [(score + SLOT_BONUS * slots(values, bool(unknown), s, known, claim_terms), s)
-             for score, s in scored if score >= scored[0][0] - SLOT_BONUS and score >= FOUND]
+    top = max(rank(score, s) for score, s in scored if found(score, s))
+    close = [(rank(score, s) + SLOT_BONUS * slots(values, bool(unknown), s, known,
+                                                  claim_terms), s)
+             for score, s in scored if rank(score, s) >= top - SLOT_BONUS and found(score, s)]
     best = max(close, key=lambda pair: pair[0])[1]
+    best_meaning = cosine.get(id(best), 0.0)
     best_score = next(score for score, s in scored if s is best)
     scored = [(score, s) for score, s in scored if s is best] + [
         (score, s) for score, s in scored if s is not best]
     near = [s for s in pool.by_passage[best.passage] if abs(s.index - best.index) == 1]
-    on_subject = [best, *near, *(s for score, s in scored[1:] if score >= FOUND
+    on_subject = [best, *near, *(s for score, s in scored[1:] if found(score, s)
                                  and s not in near)]
     quotes: list[Quote] = []
 
@@ -248,7 +295,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str]) -> Judg
         else:
             missing.append(group)
     if not conflicts:
-        role = other_role(text, best.text, best.terms)
+        role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denial = denial_of(text, best.text, claim_terms & best.terms)
@@ -261,12 +308,22 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str]) -> Judg
         pair = opposed(text, best.text, claim_terms)
         if pair is not None:
             conflicts.append(Conflict(pair[0], pair[1], quote_of(best)))
+    scoped = False
+    if not conflicts:
+        # the same words, another scope: "any replica" against "the primary only"
+        clash = scope_clash(text, best.text)
+        if clash is not None and clash.outcome == "contradicted":
+            conflicts.append(Conflict(clash.draft, clash.source, quote_of(best)))
+        elif clash is not None:
+            scoped = True
+            missing.append(f"{clash.draft} (source: {clash.source})" if clash.source
+                           else clash.draft)
     if conflicts:
         return Judgement("contradicted", best_score, tuple(quotes), tuple(conflicts),
                          tuple(stated), tuple(missing))
     quotes.insert(0, quotes.pop(quote_of(best)))
     if values and not any(v.text in stated for v in values) \
-            and best_score < SUPPORTED_WITH_VALUES:
+            and best_score < SUPPORTED_WITH_VALUES and best_meaning < MEANING_SUPPORTED:
         # none of the claim's values stated, the subject only loosely: nothing found
         return Judgement("not_found", best_score)
     # the share of the claim's words alone (its values' agreement aside) decides how
@@ -283,13 +340,17 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str]) -> Judg
     # 15:15")
     best_values = values_of(best.text)
     facts = [v for v in values if v.dimension != "period"]  # "a month" only qualifies
+    meant = best_meaning >= MEANING_SUPPORTED or (
+        best_meaning >= MEANING_WITH_VALUES and bool(values)
+        and all(v.text in stated for v in values))
     all_in_best = len(facts) >= 2 and all(
         any(agrees(v, other) for other in best_values) for v in values)
-    verdict: Verdict = "supported" if not missing and (
-        (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough
-        or all_in_best) else "partly_supported"
+    said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
+        or all_in_best
+    verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
+        else "partly_supported"
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
-                     tuple(missing))
+                     tuple(missing), scoped, meant and not said_in_words)
 
 
 def _denied_outright(text: str, claim_terms: frozenset[str],
@@ -321,3 +382,13 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
 
 def quote_of_sentence(sentence: Sentence) -> Quote:
     return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
+
+
+def _closeness(text: str, pool: Pool, meaning: Meaning | None) -> dict[int, float]:
+    """Each sentence's closeness in meaning to ``text`` (by ``id``); none without an
+    encoder."""
+    if meaning is None or not pool.sentences:
+        return {}
+    sentences = [s for s in pool.sentences if len(s.text.split()) >= MEANING_MIN_WORDS]
+    found = meaning.similarities(text, [s.text for s in sentences])
+    return {id(s): value for s, value in zip(sentences, found, strict=True)}
