@@ -47,10 +47,14 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
 )
 
 
+# "modelled on Guarneri rather than Stradivari" denies Stradivari as "not" would.
+_INSTEAD = re.compile(r"\b(?:rather than|instead of|in place of)\b", re.IGNORECASE)
+
+
 def negated(text: str) -> bool:
-    """Whether ``text`` denies something ("not", "never", "n't", "没有" ...), bounds like
-    "no more than" aside."""
-    return _NEGATION.search(NOT_NEGATION.sub(" ", text)) is not None
+    """Whether ``text`` denies something ("not", "never", "n't", "rather than", "没有"
+    ...), bounds like "no more than" aside."""
+    return _NEGATION.search(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))) is not None
 
 
 _NEGATION_WORD = re.compile(
@@ -68,7 +72,7 @@ def denied(text: str) -> list[str]:
     ("use a camera" of "does not use a camera, so ..."); bounds such as "no more than"
     are no negation."""
     found: list[str] = []
-    for piece in _PIECE.findall(NOT_NEGATION.sub(" ", text)):
+    for piece in _PIECE.findall(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))):
         words = _PIECE_WORD.findall(piece)
         for index, word in enumerate(words):
             if _NEGATION_WORD.fullmatch(word):

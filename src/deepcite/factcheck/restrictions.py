@@ -30,7 +30,7 @@ from deepcite.factcheck.terms import terms_of
 
 __all__ = ["Restriction", "ScopeClash", "restrictions", "scope_clash", "universal"]
 
-RestrictionKind = Literal["exclusive", "conditional"]
+RestrictionKind = Literal["exclusive", "conditional", "period"]
 
 _EXCLUSIVE = re.compile(
     r"\b(?:only|except|excepting|excluding|apart from|other than|save for|aside from|"
@@ -50,6 +50,18 @@ _UNIVERSAL = re.compile(
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time)\b))\b",
     re.IGNORECASE)
+_MONTH = (r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?(?:January|February|"
+          r"March|April|May|June|July|August|September|October|November|December|"
+          r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
+# A part of the year or week a statement holds for: "from March to November", "on
+# weekdays", "in summer" - against "all year round" or "every day", another scope.
+_PERIOD = re.compile(
+    r"\b(?:from|between)\s+" + _MONTH + r"\s+(?:to|and|until|till)\s+" + _MONTH + r"\b|"
+    r"\b(?:on|at|during)\s+(?:weekdays|weekends|the weekend|working days)\b|"
+    r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b")
+# Universal words about time: only a period restriction contradicts them.
+_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day|daily|at any "
+                     r"time|whenever|24/7|around the clock)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
 # (a point, comma or colon inside a number - "1.4", "21,500", "10:00" - ends nothing)
 _CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)|\s(?:and|but|while|whereas)\s")
@@ -85,17 +97,19 @@ def restrictions(text: str) -> list[Restriction]:
     found: list[Restriction] = []
     taken: list[int] = []
     kinds: tuple[tuple[RestrictionKind, re.Pattern[str]], ...] = (
-        ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL))
+        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL))
     for kind, pattern in kinds:
         for match in pattern.finditer(text):
             if any(match.start() <= at < match.end() for at in taken):
                 continue
             end = _CLAUSE_END.search(text, match.end())
-            phrase = text[match.start():end.start() if end else len(text)].strip()
+            phrase = match.group(0) if kind == "period" else \
+                text[match.start():end.start() if end else len(text)].strip()
             if match.group(0).lower() == "only" and len(phrase.split()) == 1:
                 before = _TRAILING_ONLY.search(text[max(0, match.start() - 40):match.end()])
                 phrase = before.group(0).strip() if before else phrase
-            terms = terms_of(phrase) - terms_of(match.group(0))
+            terms = terms_of(phrase) - (terms_of(match.group(0)) if kind != "period"
+                                        else frozenset())
             if terms:
                 found.append(Restriction(kind, phrase, terms))
                 taken.append(match.start())
@@ -118,16 +132,26 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
     a restriction whose words the claim says too is the claim's own.
     """
     claim_terms = terms_of(claim)
-    mine = restrictions(claim)
+    # a part of the year or week the claim names is its own scope ("open daily between
+    # April and September"); "on weekdays" for "Monday to Friday" the dates compare
+    found = restrictions(claim)
+    scoped_in_time = any(r.kind == "period" for r in found)
+    mine = [r for r in found if r.kind != "period"]
     theirs = [r for r in restrictions(sentence)
               if r.terms - claim_terms and _on_claim(sentence, r, claim_terms)]
     if not mine:
         wide = universal(claim)
         if wide is None or not theirs:
             return None
-        chosen = next((r for r in theirs if r.kind == "exclusive"), theirs[0])
+        # a part of the year or week bounds only a statement about time
+        theirs = [r for r in theirs if r.kind != "period"
+                  or (_ALWAYS.search(claim) and not scoped_in_time)]
+        if not theirs:
+            return None
+        chosen = next((r for r in theirs if r.kind == "period"), None) or next(
+            (r for r in theirs if r.kind == "exclusive"), theirs[0])
         outcome: Literal["contradicted", "partly"] = (
-            "contradicted" if chosen.kind == "exclusive" else "partly")
+            "partly" if chosen.kind == "conditional" else "contradicted")
         return ScopeClash(outcome, _around(claim, wide), _clause_of(sentence, chosen))
     sentence_terms = terms_of(sentence)
     for restriction in mine:
