@@ -62,6 +62,8 @@ _PERIOD = re.compile(
 # Universal words about time: only a period restriction contradicts them.
 _ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day|daily|at any "
                      r"time|whenever|24/7|around the clock)\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
 # (a point, comma or colon inside a number - "1.4", "21,500", "10:00" - ends nothing)
 _CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)|\s(?:and|but|while|whereas)\s")
@@ -105,11 +107,12 @@ def restrictions(text: str) -> list[Restriction]:
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
-            if match.group(0).lower() == "only" and len(phrase.split()) == 1:
+            marker = terms_of(match.group(0)) if kind != "period" else frozenset()
+            if match.group(0).lower() == "only" and not terms_of(phrase) - marker:
+                # "members only", "open to members only from 9:00": what it follows
                 before = _TRAILING_ONLY.search(text[max(0, match.start() - 40):match.end()])
                 phrase = before.group(0).strip() if before else phrase
-            terms = terms_of(phrase) - (terms_of(match.group(0)) if kind != "period"
-                                        else frozenset())
+            terms = terms_of(phrase) - marker
             if terms:
                 found.append(Restriction(kind, phrase, terms))
                 taken.append(match.start())
@@ -137,8 +140,10 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
     found = restrictions(claim)
     scoped_in_time = any(r.kind == "period" for r in found)
     mine = [r for r in found if r.kind != "period"]
+    claim_numbers = _numbers(claim)
     theirs = [r for r in restrictions(sentence)
-              if r.terms - claim_terms and _on_claim(sentence, r, claim_terms)]
+              if (r.terms - claim_terms or _numbers(r.text) - claim_numbers)
+              and _on_claim(sentence, r, claim_terms)]
     if not mine:
         wide = universal(claim)
         if wide is None or not theirs:
@@ -163,6 +168,12 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
             return ScopeClash("contradicted", restriction.text, _clause_of(sentence, other))
         return ScopeClash("partly", restriction.text, "")
     return None
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers of ``text``, in figures or words: a restriction may be one alone
+    ("one device only" against "any number of devices")."""
+    return {word.lower() for word in _AMOUNT.findall(text)}
 
 
 def _on_claim(sentence: str, restriction: Restriction, claim_terms: frozenset[str]) -> bool:

@@ -61,6 +61,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("allow", "permitt", "permit", "let", "welcom"),
     ("attend", "came", "come", "visit"),
     ("peopl", "person", "visitor", "attende", "guest", "spectator"),
+    ("bicycl", "bike", "cycl"),
     ("standard", "regular", "normal", "usual"),
     ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
     ("forbid", "forbidden", "prohibit", "bann", "ban"),

@@ -19,7 +19,7 @@ CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro"
 _UNIT_TABLES: dict[str, dict[tuple[str, ...], float]] = {
     "time": {("ms", "millisecond", "msec"): 0.001, ("s", "sec", "second", "secs"): 1,
              ("min", "minute", "mins"): 60, ("h", "hr", "hour", "hrs"): 3600,
-             ("day",): 86400, ("week", "wk"): 604800, ("month",): 2592000,
+             ("day",): 86400, ("week", "wk"): 604800, ("fortnight",): 1209600, ("month",): 2592000,
              ("year", "yr"): 31536000, ("\u79d2",): 1, ("\u5206",): 60,
              ("\u5929", "\u65e5"): 86400, ("\u5468", "星期"): 604800,
              ("\u4e2a\u6708", "ヶ月", "か月"): 2592000, ("分钟",): 60,

@@ -66,7 +66,8 @@ _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
 # Words after a number that are not what it counts ("$49 per month", "3 times each").
 # Words between a number and what it counts.
 _UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
-    paying total additional extra more full-time part-time permanent regular""".split())  # noqa: SIM905
+    paying total additional extra more full-time part-time permanent regular consecutive
+    straight whole""".split())  # noqa: SIM905
 _NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
 # How often, in one word: "renewed twice" is "renewed 2 times".
 # ("once" only before a period: "once the loan ends" and "at once" count nothing)
@@ -76,15 +77,18 @@ _TIMES_VALUE = {"once": 1, "twice": 2, "thrice": 3}
 # How often, without a number: "every year", "annually" - one period, in seconds, so
 # that "every two years" (a number of years) contradicts it.
 _PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
-            "week": 604800.0, "month": 2592000.0, "year": 31536000.0,
+            "week": 604800.0, "fortnight": 1209600.0, "month": 2592000.0,
+            "quarter": 7776000.0, "year": 31536000.0, "fortnightly": 1209600.0,
+            "quarterly": 7776000.0,
             "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
             "yearly": 31536000.0, "annually": 31536000.0, "annual": 31536000.0}
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
     r"nearly|almost|only|just)\s+$", re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
-_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|month|"
-                    r"year)\b|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually|annual)\b",
+_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|"
+                    r"fortnight|month|quarter|year)\b|\b(?P<adverb>hourly|daily|weekly|"
+                    r"fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
 
 
