@@ -61,6 +61,17 @@ def test_closeness_in_meaning_never_hides_a_changed_value_or_an_opposite() -> No
     assert any(c.source == "1998" for c in opened.conflicts)
 
 
+def test_a_denial_closest_in_words_counts_when_meaning_ranks_another_first() -> None:
+    sources = [passage("Regatta", "The Ostby women's crew won the Harl Cup in 2019. The "
+                       "Ostby men's crew has never won the Harl Cup.")]
+    close = TableMeaning({"The Ostby women's crew won the Harl Cup in 2019.": 0.9,
+                          "The Ostby men's crew has never won the Harl Cup.": 0.5})
+    judgement = judge("The Ostby men's crew won the Harl Cup in 2021.", sources,
+                      meaning=close)
+    assert judgement.verdict == "contradicted"
+    assert any("never won" in c.source for c in judgement.conflicts)
+
+
 def test_a_claim_of_two_clauses_close_to_a_sentence_saying_one_is_partly_supported() -> None:
     close = TableMeaning({"The basic permit costs 12 euros per year.": 0.85})
     judgement = judge("The basic permit costs 12 euros per year and includes a free "

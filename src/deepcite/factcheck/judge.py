@@ -298,12 +298,20 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
+    if denial is None and cosine:
+        # ranked with meaning, the best sentence may not be the one closest in words;
+        # that one denying the claim still denies it
+        score_in_words, closest = max(scored, key=lambda pair: (pair[0], -len(pair[1].text)))
+        if closest is not best and score_in_words > best_score:
+            denial = denial_of(text, closest.text, claim_terms & closest.terms)
+            denier = closest
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
         # does not matter ("The men's team has never won it")
-        conflicts = [c for c in conflicts if quotes[c.quote] == quote_of_sentence(best)]
-        conflicts.append(Conflict(denial[0], denial[1], quote_of(best)))
+        conflicts = [c for c in conflicts if quotes[c.quote] == quote_of_sentence(denier)]
+        conflicts.append(Conflict(denial[0], denial[1], quote_of(denier)))
     if not conflicts:
         pair = opposed(text, best.text, claim_terms)
         if pair is not None:
