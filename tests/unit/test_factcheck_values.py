@@ -4,14 +4,9 @@ source's own value named."""
 from __future__ import annotations
 
 from deepcite.factcheck.judge import judge
-from deepcite.factcheck.values import (
-    agrees,
-    capitalised_inside,
-    denied,
-    extract_values,
-    name_groups,
-    same_slot,
-)
+from deepcite.factcheck.names import capitalised_inside, name_groups
+from deepcite.factcheck.negation import denied
+from deepcite.factcheck.values import agrees, extract_values, same_slot
 from tests.fakes import passage
 
 

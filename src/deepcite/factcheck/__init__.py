@@ -10,8 +10,12 @@ show the result: :func:`render_markdown`, :func:`render_html`, :func:`render_doc
 
 The package sits between :mod:`deepcite.runs` (which records and runs a check like any
 run) and :mod:`deepcite.research` (whose Researcher, searches and budget it uses):
-``claims`` (what a claim is), ``values`` (the values a text states and how two
-compare), ``judge`` (a verdict without a model), ``model_judge`` (a capable model's,
+``claims`` (what a claim is), ``value``, ``values``, ``units``, ``dates``, ``names``,
+``negation`` (the values, names and denials a text states and how two compare),
+``terms`` (the words a claim and a sentence share), ``meaning`` (how close in meaning,
+with the embeddings extra), ``passages`` (the sentences a claim is matched to),
+``conflicts`` (where they disagree), ``restrictions`` (their scopes), ``judge`` (a verdict
+without a model), ``model_judge`` (a capable model's,
 for claims left undecided), ``check`` (the run), ``render`` (the outputs) and
 ``document`` (a file's text).
 """

@@ -30,9 +30,10 @@ from deepcite.citations.answer_mode import use_grounded
 from deepcite.errors import DeepciteError
 from deepcite.factcheck.claims import Claim, clean_claim, split_claims
 from deepcite.factcheck.judge import Judgement, judge, terms_of
+from deepcite.factcheck.meaning import Meaning, load_meaning
 from deepcite.factcheck.model_judge import ask_model
+from deepcite.factcheck.names import capitalised_inside
 from deepcite.factcheck.render import annotate
-from deepcite.factcheck.values import capitalised_inside
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
@@ -98,8 +99,10 @@ class _Check:
     """One check in progress: its run context, search cache and verdicts so far."""
 
     def __init__(self, context: RunContext, document: str,
-                 materials: Sequence[SearchResult], ask: bool) -> None:
+                 materials: Sequence[SearchResult], ask: bool,
+                 meaning: Meaning | None = None) -> None:
         self.ctx = context
+        self.meaning = meaning
         self.materials = list(materials)
         self.ask = ask
         self.names = frozenset(capitalised_inside([document]))
@@ -136,7 +139,8 @@ class _Check:
         """Search and judge one claim, numbering its evidence as sources."""
         found = self.search(claim)
         passages = [*(found if found is not None else self.found), *self.materials]
-        judgement = judge(claim.text, passages, names_known=self.names)
+        judgement = judge(claim.text, passages, names_known=self.names,
+                          meaning=self.meaning)
         if self.ask and judgement.verdict in ("partly_supported", "not_found") \
                 and judgement.score >= MODEL_FLOOR and not self.ctx.cancel.cancelled \
                 and self.ctx.budget_left(model_calls=1):
@@ -204,7 +208,8 @@ def _note(judgement: Judgement, numbers: Sequence[int]) -> str:
 
 def run_check(researcher: Researcher, document: str, *, title: str | None = None,
               previous: ResearchResult | None = None,
-              materials: Sequence[SearchResult] = ()) -> ResearchResult:
+              materials: Sequence[SearchResult] = (),
+              meaning: Meaning | bool = True) -> ResearchResult:
     """Check ``document`` claim by claim with ``researcher``'s engines and model.
 
     ``title`` names the check (else the document's first heading or words);
@@ -213,7 +218,9 @@ def run_check(researcher: Researcher, document: str, *, title: str | None = None
     besides what the search finds (the user's own documents). The result's ``claims``
     are in document order, its ``answer`` the annotated document (without a Sources
     block), every ``[n]`` one of its ``sources``; a cancelled check returns the claims
-    checked until then.
+    checked until then. ``meaning``: the sentence encoder matching claims worded
+    otherwise than their sources (``True``: the embeddings extra's, when installed;
+    ``False``: words alone).
     """
     started = time.perf_counter()
     claims = split_claims(document)
@@ -223,7 +230,13 @@ def run_check(researcher: Researcher, document: str, *, title: str | None = None
     error: str | None = None
     with researcher.own_run() as ctx:
         ask = not use_grounded(ctx.settings, ctx.client)
-        check = _Check(ctx, document, materials, ask)
+        encoder: Meaning | None = None
+        if meaning is True:
+            encoder = load_meaning(ctx.settings) if any(
+                " ".join(c.text.split()) not in earlier for c in claims) else None
+        elif meaning is not False:
+            encoder = meaning
+        check = _Check(ctx, document, materials, ask, encoder)
         try:
             for claim in claims:
                 if ctx.cancel.cancelled:

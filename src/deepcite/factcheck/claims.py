@@ -84,6 +84,10 @@ _ABOUT_ITSELF = re.compile(
     r"report|section|page|list|text|email|message|post)\b", re.IGNORECASE)
 _CJK_QUESTION_END = re.compile(r"[吗呢么か까요][\s。.!！]*$")
 _DIGIT = re.compile(r"\d")
+# A number in figures or words: "should arrive 15 minutes early", "within five days".
+_AMOUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                     r"twelve|twenty|thirty|forty|fifty|hundred|thousand|million)\b",
+                     re.IGNORECASE)
 #: A claim without a number or a name states a fact only with this many content words.
 MIN_CONTENT_WORDS = 2
 _ASSERTING = frozenset("""is are was were has have had does do did can cannot must will
@@ -184,7 +188,7 @@ def _checkable(text: str) -> bool:
     if bare.endswith((":", "\uff1a")):
         return False
     if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
-            or (_HEDGE.search(words) and not _DIGIT.search(words)):
+            or (_HEDGE.search(words) and not _AMOUNT.search(words)):
         return False
     if _ABOUT_ITSELF.search(words) or _REQUEST.match(words):
         return False

@@ -1,0 +1,268 @@
+"""Where a source's sentence and a claim disagree: a value of the same slot that differs
+(the one placed most like the claim's), another name or role where the claim's stands,
+a negation on one side only, a pair of opposites on the same word.
+
+Each function returns what the claim says and what the sentence says instead, so a
+contradiction names both: "draft: 30 days; source [2]: 90 days".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from deepcite.factcheck.names import name_groups
+from deepcite.factcheck.negation import denied, opposites
+from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
+from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.values import Value, agrees, same_slot
+
+__all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
+           "other_of_kind", "other_role", "slots"]
+
+#: How many content words each side of a name tell its place.
+NAME_REACH = 3
+#: How far after an amount the period it is per may stand ("4 euros a month").
+PERIOD_REACH = 4
+CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
+_LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
+_WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+# How the names of roles and trades end: physicist, librarian, teacher, editor, tenant.
+_ROLE = re.compile(r"(?:ist|ian|[^e]er|or|ant|eer|ess)$")
+_NOT_ROLES = frozenset("""exist consist insist resist persist assist list twist other
+    under over after never ever however whether either neither rather further water
+    paper number order major minor error floor door for nor or center centre letter
+    matter better later power user member server buffer filter folder cluster
+    register header footer""".split())  # noqa: SIM905
+_WORDS_AND_NUMBERS = re.compile(r"[A-Za-z\u00C0-\u024F]+|\d[\d.,]*%?")
+
+
+def _placed_like(claim: str, at: int, sentence: str, starts: Sequence[int]) -> int:
+    """Which of the places ``starts`` of ``sentence`` has the words before it most like
+    the claim's words before ``at`` (the first, on a tie): "3 hours" of "lasts 120
+    minutes and recharges in 3 hours" for the claim "recharges in 4 hours"."""
+    mine = terms_of(claim[max(0, at - 48):at])
+    scores = [len(mine & terms_of(sentence[max(0, start - 48):start])) for start in starts]
+    return scores.index(max(scores))
+
+
+def name_in_place(claim: str, start: int, end: int, sentence: str,
+                   names: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """Of the sentence's ``names``, the one standing where the claim's name at
+    ``start``..``end`` stands - among the same words just before or after it, the
+    nearest counting most - or None."""
+    before = _near_terms(claim[:start], backwards=True)
+    after = _near_terms(claim[end:])
+    best, best_score = None, 0.0
+    for a, b in names:
+        theirs_before = _near_terms(sentence[:a], backwards=True)
+        theirs_after = _near_terms(sentence[b:])
+        score = sum(1 / (1 + i) for i, t in enumerate(before) if t in theirs_before) \
+            + sum(1 / (1 + i) for i, t in enumerate(after) if t in theirs_after)
+        if score > best_score:
+            best, best_score = (a, b), score
+    return best
+
+
+def _near_terms(text: str, *, backwards: bool = False) -> list[str]:
+    """The first :data:`NAME_REACH` content words of ``text`` (its last ones, nearest
+    first, ``backwards``), as terms."""
+    words = _WORDS_ONLY.findall(text)
+    if backwards:
+        words.reverse()
+    found: list[str] = []
+    for word in words:
+        found += sorted(terms_of(word))
+        if len(found) >= NAME_REACH:
+            break
+    return found[:NAME_REACH]
+
+
+def _nearest(claim_text: str, value: Value, sentence: Sentence,
+             candidates: list[Value]) -> Value:
+    """Of a sentence's ``candidates`` for ``value``'s slot, the one placed most like it;
+    an amount per period goes with the claim's period ("an annual plan costs 48
+    euros" against "4 euros a month or 36 euros a year" is 36 euros)."""
+    mine = [v.amount for v in values_of(claim_text) if v.dimension == "period"]
+    if mine and value.dimension != "period":
+        theirs = values_of(sentence.text)
+        same = [c for c in candidates if any(
+            p.dimension == "period" and p.amount == mine[0]
+            and 0 <= p.start - c.end <= PERIOD_REACH for p in theirs)]
+        candidates = same or candidates
+    return candidates[_placed_like(claim_text, value.start, sentence.text,
+                                   [c.start for c in candidates])]
+
+
+def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
+    """A pair of opposites the claim and a clause of the sentence on the claim's words
+    take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
+    claim_words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
+    claim_values = values_of(claim)
+    for piece in CLAUSE.split(sentence):
+        # a clause on the claim's words, or stating one of its values ("8% more")
+        if piece and (terms_of(piece) & claim_terms or any(
+                agrees(mine, theirs) for mine in claim_values
+                for theirs in values_of(piece))):
+            words = [w.lower() for w in _WORDS_AND_NUMBERS.findall(piece)]
+            pair = opposites(set(claim_words), set(words))
+            # the two words must qualify the same thing ("on by default" and "off by
+            # default"), not merely share a sentence ("at most" ... "least recently")
+            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
+                    and not _complementary(claim, piece) \
+                    and _denies(claim, pair[0]) == _denies(piece, pair[1]):
+                # "not allowed" is "banned": an opposite under a negation agrees
+                return pair
+    return None
+
+
+def _denies(text: str, word: str) -> bool:
+    """Whether a negation of ``text`` governs ``word`` ("are not allowed")."""
+    return any(word in denial.lower().split() for denial in denied(text))
+
+
+def _complementary(claim: str, piece: str) -> bool:
+    """Whether the claim and the clause bound one value from opposite sides ("up to 25
+    MB are accepted", "larger than 25 MB are rejected"): their opposites then agree."""
+    bounds = {"min": "max", "max": "min"}
+    return any(mine.bound in bounds and other.bound == bounds[mine.bound]
+               and mine.amount is not None and other.amount is not None
+               and math.isclose(mine.amount, other.amount, rel_tol=1e-6)
+               for mine in values_of(claim) for other in values_of(piece))
+
+
+def neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
+    """The content words (or numbers) nearest before and after ``word``, or None."""
+    index = words.index(word)
+
+    def key(token: str) -> str | None:
+        if token[:1].isdigit():
+            return token.rstrip(".,")
+        return next(iter(sorted(terms_of(token))), None)
+
+    before = next((k for w in reversed(words[:index]) if (k := key(w)) is not None), None)
+    after = next((k for w in words[index + 1:] if (k := key(w)) is not None), None)
+    return before, after
+
+
+def _same_neighbour(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    a, b = neighbours(mine, one), neighbours(theirs, other)
+    return (a[1] is not None and a[1] == b[1]) or (a[0] is not None and a[0] == b[0])
+
+
+
+def other_role(claim: str, sentence: str,
+                said: frozenset[str]) -> tuple[str, str] | None:
+    """A person's role the claim names and the sentence does not, where it names
+    another beside the same word ("a Swedish physicist", "a Swedish chemist"): words
+    ending as roles do (-ist, -ian, -er, -or ...), so that a paraphrase ("has a fleet
+    of", "owns") is never taken for one."""
+    mine = [w for w in _WORDS_ONLY.findall(claim)]
+    theirs = [w for w in _WORDS_ONLY.findall(sentence)]
+    lowered = {w.lower() for w in mine}
+    for word in mine:
+        if not _ROLE.search(word.lower()) or word.lower() in _NOT_ROLES or terms_of(word) & said:
+            continue
+        around = neighbours([w.lower() for w in mine], word.lower())
+        for other in theirs:
+            suffix = _ROLE.search(other.lower())
+            if other.lower() in lowered or suffix is None or other.lower() in _NOT_ROLES \
+                    or not word.lower().endswith(suffix.group(0)[-2:]) \
+                    or other[0].isupper() != word[0].isupper():
+                continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
+            near = neighbours([w.lower() for w in theirs], other.lower())
+            if (around[0] is not None and around[0] == near[0]) or (
+                    around[1] is not None and around[1] == near[1]):
+                return word, other
+    return None
+
+
+
+def decide(value: Value, claim: str, sentences: Sequence[Sentence],
+            claim_values: Sequence[Value] = ()) -> tuple[Sentence, Value | None] | None:
+    """The first of ``sentences`` stating ``value`` (with ``None``), else the first
+    stating another value of its slot (with that value) - not one the claim states
+    elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
+    else None."""
+    for sentence in sentences:
+        if any(agrees(value, other) for other in values_of(sentence.text)):
+            return sentence, None
+    for sentence in sentences:
+        slot = [other for other in values_of(sentence.text) if same_slot(value, other)
+                and not any(agrees(mine, other) for mine in claim_values if mine != value)]
+        if slot:
+            return sentence, _nearest(claim, value, sentence, slot)
+    return None
+
+
+def slots(values: Sequence[Value], unknown_name: bool, sentence: Sentence,
+           known: frozenset[str] | set[str], claim_terms: frozenset[str]) -> float:
+    """The share of the claim's facts (values, and a name no passage has) for which the
+    sentence states a fact of the same slot."""
+    theirs = values_of(sentence.text)
+    wanted = len(values) + unknown_name
+    if not wanted:
+        return 0.0
+    found = sum(any(same_slot(value, other) or agrees(value, other) for other in theirs)
+                for value in values)
+    if unknown_name and any(not terms_of(sentence.text[a:b]) & claim_terms
+                            for a, b in name_groups(sentence.text, known)):
+        found += 1
+    return found / wanted
+
+
+def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str] | None:
+    """The claim's words and the sentence's when one of them denies what both say
+    ("uses a camera" against "does not use a camera"), else None."""
+    mine = {t for words in denied(claim) for t in terms_of(words)} & shared
+    theirs = {t for words in denied(sentence) for t in terms_of(words)} & shared
+    if mine == theirs or (mine and theirs):
+        # both deny something, each another thing ("do not need to book" against
+        # "required for vehicles but not for foot passengers"): no plain opposite
+        return None
+    # "not allowed" against "banned": the denial says the other's opposite
+    for side, other in ((claim, sentence), (sentence, claim)):
+        negated_terms = {t for words in denied(side) for t in terms_of(words)}
+        if any(OPPOSITE_TERMS.get(t, frozenset()) & terms_of(other) for t in negated_terms):
+            return None
+    differ = mine ^ theirs
+    return _piece_with(claim, differ), _piece_with(sentence, differ)
+
+
+def _piece_with(text: str, terms: frozenset[str] | set[str]) -> str:
+    """The clause of ``text`` that says most of ``terms``."""
+    pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
+    piece = max(pieces, key=lambda piece: len(terms_of(piece) & terms)).rstrip(".\u3002!\uff01")
+    return _LEADING_JOIN.sub("", piece)
+
+
+# Words of one kind of which a sentence saying one where the claim says another, beside
+# the same word, states another fact: "the green bin" against "the blue bin", "the
+# second woman" against "the first woman".
+_KINDS = tuple(frozenset(words.split()) for words in (
+    "red orange yellow green blue purple violet pink brown black white grey gray silver "
+    "gold golden",
+    "first second third fourth fifth sixth seventh eighth ninth tenth",
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "spring summer autumn fall winter",
+    "northern southern eastern western north south east west",
+    "morning afternoon evening night",
+))
+
+
+def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
+    """A word of one of a few closed kinds (colours, ordinals, weekdays, seasons,
+    directions, times of day) the claim says and the sentence replaces with another of
+    the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
+    mine = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
+    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(sentence)]
+    for kind in _KINDS:
+        for word in mine:
+            if word not in kind or word in theirs:
+                continue
+            for other in theirs:
+                if other in kind and other not in mine \
+                        and _same_neighbour(mine, word, theirs, other):
+                    return word, other
+    return None

@@ -1,0 +1,81 @@
+"""How close in meaning a claim is to each sentence of its passages, when the embeddings
+extra is installed.
+
+Word overlap misses a claim a person wrote in other words than the source ("bins are
+emptied once a fortnight" for "general waste is collected every two weeks"); a sentence
+encoder (all-MiniLM-L6-v2, the model the ``embeddings`` extra ships for dense
+retrieval) places the two close together. The judge uses the similarity to choose the
+sentence a claim is about and to count a reworded claim as stated - never to find a
+contradiction, which the values, names and negations still decide (a sentence saying
+the opposite is as close in meaning as one saying the same).
+
+Optional: without the extra (or with a model that fails to load) :func:`load_meaning`
+gives ``None`` and the judge matches words alone. The model is read from its local
+folder only, once per process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from deepcite.collections.index.embeddings import TextEncoder
+    from deepcite.config import Settings
+
+__all__ = ["EncoderMeaning", "Meaning", "load_meaning"]
+
+logger = logging.getLogger(__name__)
+
+#: The most sentence vectors kept per check (a sentence is met again by each claim).
+CACHE_SIZE = 20_000
+
+
+class Meaning(Protocol):
+    """What the judge needs: the cosine similarity of a claim to each sentence."""
+
+    def similarities(self, claim: str, sentences: Sequence[str]) -> list[float]: ...
+
+
+class EncoderMeaning:
+    """:class:`Meaning` from a sentence encoder, each sentence encoded once (the
+    passages of one check are judged again for every claim that finds them)."""
+
+    def __init__(self, encoder: TextEncoder) -> None:
+        self._encoder = encoder
+        self._vectors: dict[str, NDArray[np.float32]] = {}
+
+    def similarities(self, claim: str, sentences: Sequence[str]) -> list[float]:
+        """Cosine of ``claim`` with each of ``sentences`` (the vectors are unit length)."""
+        wanted = [claim, *dict.fromkeys(s for s in sentences if s not in self._vectors)]
+        if claim in self._vectors:
+            wanted = wanted[1:]
+        if wanted:
+            if len(self._vectors) + len(wanted) > CACHE_SIZE:
+                self._vectors.clear()
+            for text, vector in zip(wanted, self._encoder.encode(wanted), strict=True):
+                self._vectors[text] = vector
+        mine = self._vectors[claim]
+        return [float(mine @ self._vectors[sentence]) for sentence in sentences]
+
+
+def load_meaning(settings: Settings) -> Meaning | None:
+    """The sentence encoder of the embeddings extra (``search.dense_model``, else the
+    bundled all-MiniLM-L6-v2), or ``None`` when it is not installed or fails to load:
+    the check then matches words alone."""
+    from deepcite.collections.index.embeddings import default_model_path, load_encoder
+    from deepcite.errors import DeepciteError
+
+    folder = settings.search.dense_model
+    if folder is None and default_model_path() is None:
+        return None
+    try:
+        return EncoderMeaning(load_encoder(folder))
+    except (DeepciteError, ImportError, OSError, RuntimeError, ValueError) as exc:
+        logger.warning("claims matched by their words only: the sentence encoder did not "
+                       "load (%s)", exc)
+        return None

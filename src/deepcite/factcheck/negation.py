@@ -1,0 +1,106 @@
+"""Polarity: what a negation in a text denies ("does not use a camera"), and pairs of
+opposites ("enabled"/"disabled", "rose"/"fell") of which a source saying one
+contradicts a claim saying the other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set
+
+__all__ = ["FALLING", "NOT_NEGATION", "OPPOSITES", "RISING", "denied", "negated",
+           "opposites"]
+
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nobody|nothing|cannot|without|neither|nor)\b|n[\u2019']t\b|"
+    r"不|没有|沒有|未|無|无|ない|ません|않|없|못", re.IGNORECASE)
+# "no more than 30 days" bounds a value; it does not deny anything.
+NOT_NEGATION = re.compile(
+    r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
+    r"\bnot just\b|\bno matter\b|\bnot until\b", re.IGNORECASE)
+#: Pairs of words of which a source saying one contradicts a claim saying the other.
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),
+    ("allowed", "banned"), ("permitted", "banned"), ("permitted", "forbidden"),
+    ("permitted", "prohibited"), ("legal", "illegal"), ("lawful", "unlawful"),
+    ("increasing", "decreasing"), ("growing", "shrinking"), ("grew", "shrank"),
+    ("alive", "dead"), ("present", "absent"), ("winner", "loser"),
+    ("allowed", "prohibited"), ("allow", "forbid"), ("allow", "prohibit"),
+    ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"),
+    ("rise", "fall"), ("rose", "fell"), ("before", "after"), ("before", "following"),
+    ("previous", "following"), ("previous", "next"), ("earlier", "later"), ("more", "fewer"),
+    ("more", "less"), ("higher", "lower"), ("larger", "smaller"), ("bigger", "smaller"),
+    ("faster", "slower"), ("longer", "shorter"), ("required", "optional"),
+    ("mandatory", "optional"), ("public", "private"), ("always", "never"),
+    ("included", "excluded"), ("include", "exclude"), ("open", "closed"),
+    ("accept", "reject"), ("accepted", "rejected"), ("accepts", "rejects"),
+    ("minimum", "maximum"), ("first", "last"), ("earliest", "latest"), ("most", "least"),
+    ("primary", "secondary"), ("best", "worst"),
+    ("synchronous", "asynchronous"), ("online", "offline"), ("internal", "external"),
+    ("success", "failure"), ("succeeded", "failed"), ("true", "false"), ("on", "off"),
+    ("win", "lose"), ("won", "lost"), ("gain", "loss"), ("profit", "loss"),
+    ("above", "below"), ("over", "under"), ("inside", "outside"), ("encrypted",
+    "unencrypted"), ("supported", "unsupported"), ("available", "unavailable"),
+    ("free", "paid"), ("cheaper", "costlier"), ("easier", "harder"), ("north", "south"),
+    ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
+    ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
+)
+
+
+# "modelled on Guarneri rather than Stradivari" denies Stradivari as "not" would.
+_INSTEAD = re.compile(r"\b(?:rather than|instead of|in place of)\b", re.IGNORECASE)
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` denies something ("not", "never", "n't", "rather than", "没有"
+    ...), bounds like "no more than" aside."""
+    return _NEGATION.search(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))) is not None
+
+
+_NEGATION_WORD = re.compile(
+    r"(?:not|never|no|none|nobody|nothing|cannot|without|neither|nor|\w+n[\u2019']t)",
+    re.IGNORECASE)
+_CJK_NEGATION = re.compile(r"不|没有|沒有|未|無|无|ない|ません|않|없|못")
+_PIECE = re.compile(r"[^,;:.!?\u3002\uff0c\uff1b\uff1a()]+")
+_PIECE_WORD = re.compile(r"[\w'\u2019-]+")
+#: How many words after a negation it governs ("does not use a camera").
+DENIAL_REACH = 4
+
+
+def denied(text: str) -> list[str]:
+    """What each negation of ``text`` denies: the words after it within its clause
+    ("use a camera" of "does not use a camera, so ..."); bounds such as "no more than"
+    are no negation."""
+    found: list[str] = []
+    for piece in _PIECE.findall(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))):
+        words = _PIECE_WORD.findall(piece)
+        for index, word in enumerate(words):
+            if _NEGATION_WORD.fullmatch(word):
+                found.append(" ".join(words[index + 1:index + 1 + DENIAL_REACH]))
+        for match in _CJK_NEGATION.finditer(piece):
+            found.append(piece[match.end():match.end() + DENIAL_REACH])
+    return found
+
+
+#: Words of going up and of going down: any of one against any of the other opposes.
+RISING = frozenset("""increase increased increases increasing rise rises rose risen rising
+    grew grow grows growing gained gain gains climbed climb climbs jumped jump jumps
+    soared improved improve improves expanded expand expands""".split())  # noqa: SIM905
+FALLING = frozenset("""decrease decreased decreases decreasing fall falls fell fallen
+    falling declined decline declines declining dropped drop drops shrank shrink shrinks
+    slumped worsened worsen reduced reduce reduces contracted""".split())  # noqa: SIM905
+
+
+def opposites(claim_words: Set[str], other_words: Set[str]) -> tuple[str, str] | None:
+    """A pair of opposites the two texts take sides on (the claim's word first), or None."""
+    for ups, downs in ((RISING, FALLING), (FALLING, RISING)):
+        rising = sorted(claim_words & ups)
+        falling = sorted(other_words & downs)
+        if rising and falling and not claim_words & downs and not other_words & ups:
+            return rising[0], falling[0]
+    for one, two in OPPOSITES:
+        for mine, theirs in ((one, two), (two, one)):
+            if mine in claim_words and theirs in other_words and theirs not in claim_words \
+                    and mine not in other_words:
+                return mine, theirs
+    return None

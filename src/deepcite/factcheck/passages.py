@@ -1,0 +1,182 @@
+"""The passages' sentences, and how much of a claim each says: the pool a claim's best
+sentence is chosen from.
+
+A passage is cut into sentences (a list's items, a table's rows and a heading line
+each one of their own); each word weighs by how rare it is among all the sentences (a
+word every passage has - the product's name - tells little; "refund" tells much), and
+a sentence scores by the weighted share of the claim's words it says (or says the
+opposite of), its values counting as its most particular word.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from deepcite.factcheck.negation import OPPOSITES
+from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.values import Value, agrees, extract_values, same_slot
+from deepcite.text.sentences import sentence_spans
+from deepcite.text.stopwords import STOPWORDS
+
+__all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "passage_spans",
+           "share_said", "terms_said", "values_of"]
+
+#: A name the sentence does not repeat counts this much when its passage says it.
+CONTEXT_WEIGHT = 0.5
+_WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
+_PRONOUN = re.compile(r"(?:it|its|they|their|this|these|he|she|his|her|there)\b",
+                      re.IGNORECASE)
+_RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
+# What opens a line of a list, a quote or a heading: not part of a quote.
+_LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """Sentence ``index`` of passage ``passage``, at ``start``..``end`` of its text, with
+    its content words."""
+
+    passage: int
+    index: int
+    start: int
+    end: int
+    text: str
+    terms: frozenset[str]
+
+
+@dataclass
+class Pool:
+    """The passages' sentences and the weight of each word among them."""
+
+    texts: list[str]
+    sentences: list[Sentence] = field(default_factory=list)
+    by_passage: dict[int, list[Sentence]] = field(default_factory=dict)
+    context: list[frozenset[str]] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
+    total: int = 0
+
+    def __post_init__(self) -> None:
+        counts: dict[str, int] = {}
+        for number, text in enumerate(self.texts):
+            spans = passage_spans(text)
+            mine = [Sentence(number, index, start, end, text[start:end],
+                              terms_of(text[start:end]))
+                    for index, (start, end) in enumerate(spans)]
+            self.by_passage[number] = mine
+            self.sentences += mine
+            self.context.append(terms_of(text))
+            for sentence in mine:
+                for term in sentence.terms:
+                    counts[term] = counts.get(term, 0) + 1
+        self.total = len(self.sentences)
+        self.weights = {term: self.weight_of(count) for term, count in counts.items()}
+
+    def weight_of(self, count: int) -> float:
+        return 1.0 + math.log((self.total + 1) / (count + 1))
+
+    def weight(self, term: str) -> float:
+        found = self.weights.get(term)
+        return found if found is not None else self.weight_of(0)
+
+
+
+@lru_cache(maxsize=512)
+def passage_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Sentences of a passage; the items of a list or table, and a heading line, are
+    sentences of their own, while prose wrapped over lines stays one sentence."""
+    spans: list[tuple[int, int]] = []
+    for start, end in sentence_spans(text):
+        lines: list[tuple[int, int]] = []  # (start, end) of each line of the sentence
+        at = start
+        for line in text[start:end].split("\n"):
+            lines.append((at, at + len(line)))
+            at += len(line) + 1
+        pieces: list[list[int]] = []
+        for index, (a, b) in enumerate(lines):
+            line = text[a:b].strip()
+            previous = text[lines[index - 1][0]:lines[index - 1][1]].strip() if index else ""
+            if not pieces or _LINE_MARK.match(line) or line.startswith("|") \
+                    or _RULE_LINE.fullmatch(line) or _own_line(previous):
+                pieces.append([a, b])
+            else:
+                pieces[-1][1] = b
+        for a, b in pieces:
+            piece = text[a:b]
+            stripped = piece.strip()
+            mark = _LINE_MARK.match(stripped)
+            if mark is not None and mark.end() < len(stripped):
+                stripped = stripped[mark.end():]
+            if stripped:
+                lead = a + len(piece.rstrip()) - len(stripped)
+                spans.append((lead, lead + len(stripped)))
+    return tuple(spans)
+
+
+def _own_line(line: str) -> bool:
+    """Whether a line stands alone: a heading, a table row, a list item, or a title
+    (title case, no end), ending the sentence-like piece it is in."""
+    if not line:
+        return False
+    if line.startswith(("#", "|")) or _LINE_MARK.match(line) or _RULE_LINE.fullmatch(line):
+        return True
+    words = [w for w in _WORDS_ONLY.findall(line) if w.lower() not in STOPWORDS]
+    return bool(words) and not line.endswith((".", ",", ";", ":", "-", "(")) \
+        and sum(w[0].isupper() for w in words) >= 0.6 * len(words)
+
+
+def _opposite_terms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for one, two in OPPOSITES:
+        for a, b in ((one, two), (two, one)):
+            for x in terms_of(a):
+                table.setdefault(x, set()).update(terms_of(b))
+    return {term: frozenset(others) for term, others in table.items()}
+
+
+# A sentence saying "disabled" is about what a claim saying "enabled" is about.
+OPPOSITE_TERMS = _opposite_terms()
+
+
+def terms_said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str]:
+    """The claim's words the sentence says, or says the opposite of."""
+    return (claim & sentence) | frozenset(
+        term for term in claim - sentence if OPPOSITE_TERMS.get(term, frozenset()) & sentence)
+
+
+def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
+           pool: Pool, values: Sequence[Value] = ()) -> float:
+    total = sum(pool.weight(term) for term in claim)
+    if not total:
+        return 0.0
+    said_terms = terms_said(claim, sentence.terms)
+    said = sum(pool.weight(term) for term in said_terms)
+    if values:
+        # a value is the claim's most particular word: stated, it counts as one; of the
+        # same slot but another, it shows the sentence is on the subject, half as much
+        weight = max(pool.weight(term) for term in claim)
+        theirs = values_of(sentence.text)
+        for value in values:
+            total += weight
+            if any(agrees(value, other) for other in theirs):
+                said += weight
+            elif any(same_slot(value, other) for other in theirs):
+                said += weight / 2
+    context = pool.context[sentence.passage]
+    # what the sentence leaves to a pronoun ("It has 412 members") its passage names
+    borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
+    said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in borrowed & context)
+    return said / total
+
+
+def values_of(text: str) -> tuple[Value, ...]:
+    """The values ``text`` states (cached: a sentence is read once per check)."""
+    return _values_cached(text)
+
+
+@lru_cache(maxsize=4096)
+def _values_cached(text: str) -> tuple[Value, ...]:
+    return tuple(extract_values(text))

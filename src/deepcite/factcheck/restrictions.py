@@ -1,0 +1,213 @@
+"""Restrictions and scope: what a claim or a source limits a statement to.
+
+A draft often drops or changes a qualifier rather than a number: "children stay free"
+where the source says "children stay free when accompanied by a member", "open every
+day" against "open daily except on Mondays", "reads are served from any replica"
+against "from the primary only". The words match; the scope does not. Two kinds of
+restriction are read, each from its marker to the end of its clause:
+
+- **exclusive** ("only", "except", "apart from", "but not", "other than" ...): the source
+  says the statement is false outside the restriction, so a claim stating it for all
+  ("any", "every", "always", "all year round" ...) is contradicted, the note naming the
+  source's restriction;
+- **conditional** ("if", "when", "unless", "provided", "as long as", "by appointment"
+  ...): the source states it under a condition the claim leaves out, so a claim stating
+  it for all is partly supported (the condition is named as not stated).
+
+A restriction the claim adds and the source does not state ("only for members" where
+the source gives no limit) is part of the claim the source does not say: partly
+supported; a restriction of the same kind the source states otherwise ("except on
+Tuesdays" against "except on Mondays") contradicts it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from deepcite.factcheck.terms import terms_of
+
+__all__ = ["Restriction", "ScopeClash", "restrictions", "scope_clash", "universal"]
+
+RestrictionKind = Literal["exclusive", "conditional", "period"]
+
+_EXCLUSIVE = re.compile(
+    r"\b(?:only|except|excepting|excluding|apart from|other than|save for|aside from|"
+    r"with the exception of|but not|not on|not for|not in|solely|exclusively)\b",
+    re.IGNORECASE)
+_CONDITIONAL = re.compile(
+    r"\b(?:if|when|unless|provided(?: that)?|providing|as long as|so long as|"
+    r"on condition that|subject to|by appointment|on request|with permission|"
+    r"accompanied by)\b", re.IGNORECASE)
+# Words that state something for all: "any", "every pupil", "always", "all year round".
+# ("every" before a number or a period counts how often: "every two weeks", "every
+# week", and is no claim of all)
+_UNIVERSAL = re.compile(
+    r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
+    r"everywhere|all year(?: round)?|year-round|all|whatever|whoever|at any time|"
+    r"regardless|without exception|without restriction|unrestricted|every day|daily|"
+    r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
+    r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time)\b))\b",
+    re.IGNORECASE)
+_MONTH = (r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?(?:January|February|"
+          r"March|April|May|June|July|August|September|October|November|December|"
+          r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
+# A part of the year or week a statement holds for: "from March to November", "on
+# weekdays", "in summer" - against "all year round" or "every day", another scope.
+_PERIOD = re.compile(
+    r"\b(?:from|between)\s+" + _MONTH + r"\s+(?:to|and|until|till)\s+" + _MONTH + r"\b|"
+    r"\b(?:on|at|during)\s+(?:weekdays|weekends|the weekend|working days)\b|"
+    r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b")
+# Universal words about time: only a period restriction contradicts them.
+_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day|daily|at any "
+                     r"time|whenever|24/7|around the clock)\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"single)\b", re.IGNORECASE)
+# Where a restriction's clause ends.
+# (a point, comma or colon inside a number - "1.4", "21,500", "10:00" - ends nothing)
+_CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)|\s(?:and|but|while|whereas)\s")
+_BREAK = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)")
+# An "only" after the words it restricts ("from the primary only", "weekdays only").
+_TRAILING_ONLY = re.compile(r"((?:\S+\s+){1,2})only\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """A restriction of a text: its kind, its words as written, and its content terms."""
+
+    kind: RestrictionKind
+    text: str
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ScopeClash:
+    """A claim's scope against its source's: ``contradicted`` (the source excludes what
+    the claim includes, or restricts it otherwise) or ``partly`` (a condition or
+    restriction one side states and the other does not)."""
+
+    outcome: Literal["contradicted", "partly"]
+    draft: str
+    source: str
+
+
+def restrictions(text: str) -> list[Restriction]:
+    """The restrictions ``text`` states, each from its marker to the end of its clause
+    ("except on Mondays", "when accompanied by a parent"), or the words an "only"
+    follows ("the primary only")."""
+    found: list[Restriction] = []
+    taken: list[int] = []
+    kinds: tuple[tuple[RestrictionKind, re.Pattern[str]], ...] = (
+        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL))
+    for kind, pattern in kinds:
+        for match in pattern.finditer(text):
+            if any(match.start() <= at < match.end() for at in taken):
+                continue
+            end = _CLAUSE_END.search(text, match.end())
+            phrase = match.group(0) if kind == "period" else \
+                text[match.start():end.start() if end else len(text)].strip()
+            marker = terms_of(match.group(0)) if kind != "period" else frozenset()
+            if match.group(0).lower() == "only" and not terms_of(phrase) - marker:
+                # "members only", "open to members only from 9:00": what it follows
+                before = _TRAILING_ONLY.search(text[max(0, match.start() - 40):match.end()])
+                phrase = before.group(0).strip() if before else phrase
+            terms = terms_of(phrase) - marker
+            if terms:
+                found.append(Restriction(kind, phrase, terms))
+                taken.append(match.start())
+    return found
+
+
+def universal(text: str) -> str | None:
+    """The word of ``text`` stating something for all ("any", "every pupil", "always"),
+    or None."""
+    match = _UNIVERSAL.search(text)
+    return match.group(0) if match else None
+
+
+def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
+    """How the scope of ``claim`` differs from that of ``sentence`` (the source's
+    sentence on its subject), or None when it does not.
+
+    Only the sentence's restrictions in a clause on the claim's words count ("phone
+    support is offered on weekdays only" of a sentence about chat and phone support);
+    a restriction whose words the claim says too is the claim's own.
+    """
+    claim_terms = terms_of(claim)
+    # a part of the year or week the claim names is its own scope ("open daily between
+    # April and September"); "on weekdays" for "Monday to Friday" the dates compare
+    found = restrictions(claim)
+    scoped_in_time = any(r.kind == "period" for r in found)
+    mine = [r for r in found if r.kind != "period"]
+    claim_numbers = _numbers(claim)
+    theirs = [r for r in restrictions(sentence)
+              if (r.terms - claim_terms or _numbers(r.text) - claim_numbers)
+              and _on_claim(sentence, r, claim_terms)]
+    if not mine:
+        wide = universal(claim)
+        if wide is None or not theirs:
+            return None
+        # a part of the year or week bounds only a statement about time
+        theirs = [r for r in theirs if r.kind != "period"
+                  or (_ALWAYS.search(claim) and not scoped_in_time)]
+        if not theirs:
+            return None
+        chosen = next((r for r in theirs if r.kind == "period"), None) or next(
+            (r for r in theirs if r.kind == "exclusive"), theirs[0])
+        outcome: Literal["contradicted", "partly"] = (
+            "partly" if chosen.kind == "conditional" else "contradicted")
+        return ScopeClash(outcome, _around(claim, wide), _clause_of(sentence, chosen))
+    sentence_terms = terms_of(sentence)
+    for restriction in mine:
+        unsaid = restriction.terms - sentence_terms
+        if len(unsaid) * 2 < len(restriction.terms) + 1 and len(unsaid) < 2:
+            continue  # the source states it (in its own words, at most one differs)
+        other = next((r for r in theirs if r.kind == restriction.kind), None)
+        if other is not None:
+            return ScopeClash("contradicted", restriction.text, _clause_of(sentence, other))
+        return ScopeClash("partly", restriction.text, "")
+    return None
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers of ``text``, in figures or words: a restriction may be one alone
+    ("one device only" against "any number of devices")."""
+    return {word.lower() for word in _AMOUNT.findall(text)}
+
+
+def _on_claim(sentence: str, restriction: Restriction, claim_terms: frozenset[str]) -> bool:
+    """Whether the clause holding ``restriction`` (or the one before it, when the
+    restriction opens its own) says one of the claim's words."""
+    clause = _clause_of(sentence, restriction)
+    return bool((terms_of(clause) - restriction.terms) & claim_terms)
+
+
+def _clause_of(sentence: str, restriction: Restriction) -> str:
+    """The clause of ``sentence`` holding ``restriction``, with the clause before when
+    the restriction opens its own ("Jewellery is not allowed, apart from studs")."""
+    at = sentence.find(restriction.text)
+    if at < 0:
+        return restriction.text
+    pieces: list[tuple[int, int]] = []
+    at_piece = 0
+    for stop in [*(m.start() for m in _BREAK.finditer(sentence)), len(sentence)]:
+        if sentence[at_piece:stop].strip():
+            pieces.append((at_piece, stop))
+        at_piece = stop + 1
+    for index, (start, end) in enumerate(pieces):
+        if start <= at < end:
+            if not sentence[start:at].strip() and index:
+                start = pieces[index - 1][0]
+            return sentence[start:end].strip()
+    return restriction.text
+
+
+def _around(claim: str, word: str) -> str:
+    """The claim's universal word with the words after it in its clause ("any
+    replica", "every day")."""
+    at = claim.find(word)
+    end = _CLAUSE_END.search(claim, at + len(word))
+    piece = claim[at:end.start() if end else len(claim)].strip()
+    words = piece.split()
+    return " ".join(words[:4]).rstrip(".")

@@ -1,0 +1,106 @@
+"""The content words of a text, as a claim and a source's sentence share them: stemmed
+a little further than the shared stemmer ("operate"/"operat", "rowing"/"row"),
+irregular verbs read as their base ("paid" is "pay"), a short table of words a draft
+says for a source's ("started" for "founded"), no stop words, numbers or number words,
+and the meaningful pairs of CJK runs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from deepcite.factcheck.names import ABBREVIATIONS
+from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.stem import singular, stem
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
+
+__all__ = ["terms_of"]
+
+_NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven
+    twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty
+    fifty sixty seventy eighty ninety hundred dozen""".split())  # noqa: SIM905
+
+
+# Words a draft says for a source's (stems, as :func:`~deepcite.text.stem.stem` gives
+# them): "started by" is "founded by", "bought" is "acquired".
+# Irregular verb forms, read as their base form before stemming ("paid" is "pay").
+_IRREGULAR = {form: base for base, forms in (
+    ("pay", "paid"), ("win", "won"), ("grow", "grew grown"), ("sell", "sold"),
+    ("buy", "bought"), ("build", "built"), ("hold", "held"), ("lead", "led"),
+    ("run", "ran"), ("begin", "began begun"), ("write", "wrote written"),
+    ("spend", "spent"), ("send", "sent"), ("keep", "kept"), ("leave", "left"),
+    ("meet", "met"), ("tell", "told"), ("rise", "rose risen"), ("fall", "fell fallen"),
+    ("take", "took taken"), ("give", "gave given"), ("choose", "chose chosen"),
+    ("teach", "taught"), ("bring", "brought"), ("think", "thought"),
+    ("speak", "spoke spoken"), ("drive", "drove driven"), ("fly", "flew flown"),
+    ("draw", "drew drawn"), ("lose", "lost"), ("shut", "shut"), ("cost", "cost"),
+) for form in forms.split()}
+
+
+def _norm(term: str) -> str:
+    """A stem a little further: "operate" and "operat", "swimm" and "swim", "rowing"
+    and "row" are one word (the shared stemmer leaves them apart)."""
+    if len(term) > 5 and term.endswith("ing"):
+        term = term[:-3]
+    elif len(term) > 6 and term.endswith(("able", "ible")):
+        term = term[:-4]
+    elif len(term) > 4 and term.endswith("ed") and not term.endswith("eed"):
+        term = term[:-2]
+    if len(term) > 3 and term.endswith("e"):
+        term = term[:-1]
+    if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "lsz":
+        term = term[:-1]
+    return term
+
+
+_SYNONYMS = {_norm(word): _norm(group[0]) for group in (
+    ("found", "start", "establish", "creat", "set"),
+    ("releas", "launch", "ship", "shipp", "publish"),
+    ("buy", "bought", "acquir", "purchas"),
+    ("allow", "permitt", "permit", "let", "welcom"),
+    ("attend", "came", "come", "visit"),
+    ("peopl", "person", "visitor", "attende", "guest", "spectator"),
+    ("bicycl", "bike", "cycl"),
+    ("standard", "regular", "normal", "usual"),
+    ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
+    ("forbid", "forbidden", "prohibit", "bann", "ban"),
+    ("price", "pric", "cost", "costs", "charg", "fee"),
+    ("late", "later"),
+    ("need", "requir"),
+    ("depend", "dependency", "dependenc"),
+    ("base", "bas", "headquarter", "headquart", "locat", "seat"),
+    ("lead", "led", "head", "manag"),
+    ("big", "larg", "larger", "bigger"),
+    ("small", "smaller", "littl"),
+    ("fast", "quick", "faster", "quicker"),
+    ("keep", "kept", "retain", "stor", "store", "hold", "held"),
+    ("support", "run", "runs", "work", "works"),
+    ("available", "exist", "offer", "provid"),
+    ("evict", "remov", "delet", "drop", "dropp"),
+    ("written", "wrote", "writ", "develop", "built", "build", "author"),
+) for word in group}
+# Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
+_EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
+                    # quantities that name no amount
+                    "several", "many", "various", "numerous", "any", "few", "lot", "lots",
+                    "much", "certain"})
+
+
+
+
+@lru_cache(maxsize=4096)
+def terms_of(text: str) -> frozenset[str]:
+    """The content words of ``text`` (stemmed, no stop words, numbers or number words)
+    and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
+    words = WORD.findall(text)
+    if any(word.lower() in ABBREVIATIONS for word in words):
+        words = [part for word in words
+                 for part in ABBREVIATIONS.get(word.lower(), word).split()]
+    found = {_SYNONYMS.get(term, term) for term in (
+        _norm(stem(singular(_IRREGULAR.get(word.lower(), word.lower())))) for word in words
+        if word.lower() not in STOPWORDS and not word[0].isdigit()
+        and word.lower() not in _NUMBER_WORDS and len(word) > 1
+        and word.lower() not in _EMPTY)}
+    found.update(cjk_terms(text))
+    return frozenset(found)
