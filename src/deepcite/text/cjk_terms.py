@@ -42,6 +42,7 @@ FUNCTION_CHARS = PARTICLES | frozenset(
     "이가은는을를의에도와과로"  # Korean particles
 )
 _HIRAGANA = re.compile("[\u3040-\u309f]")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 #: Question words of Chinese and Japanese, longest first (one regex alternation).
 QUESTION_WORDS = (
     "多长时间", "多少时间", "什么时候", "什么地方", "哪一年", "为什么", "怎么样",
@@ -177,6 +178,24 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
     return [chain for chain in chains if chain]
 
 
+def cjk_singles(question: str) -> list[str]:
+    """The content characters of ``question``'s Chinese and Japanese runs that no
+    content pair holds: a one-character word between function characters, as the verbs
+    of "借的书可以**借**多长时间" and "充一次电能**扫**多久". Documents write such a
+    verb in a compound ("借期", "清扫"), which shares no pair with the question, so the
+    character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
+    Question words are cut out first; kana and Hangul are left to their own rules."""
+    text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
+    held = {ch for chain in cjk_chains(text) for pair in chain for ch in pair}
+    found: list[str] = []
+    for match in CJK_RUN.finditer(text):
+        for char in match.group(0):
+            if (char not in held and char not in found and not _function(char)
+                    and not _KANA.match(char)):
+                found.append(char)
+    return found
+
+
 def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
     """The pairs of :func:`cjk_terms`; ``strict``: any pair with a function character
     is an empty string, a cut between chains."""
@@ -210,4 +229,4 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
 
 
 __all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_terms", "korean_stem"]
+           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms", "korean_stem"]
