@@ -184,16 +184,26 @@ def cjk_singles(question: str) -> list[str]:
     of "借的书可以**借**多长时间" and "充一次电能**扫**多久". Documents write such a
     verb in a compound ("借期", "清扫"), which shares no pair with the question, so the
     character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
-    Question words are cut out first; kana and Hangul are left to their own rules."""
+    Each occurrence counts: the "烤" of "一次能烤" stands alone though "烤箱" holds
+    another. Question words are cut out first; kana and Hangul are left to their own
+    rules."""
     text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
-    held = {ch for chain in cjk_chains(text) for pair in chain for ch in pair}
     found: list[str] = []
     for match in CJK_RUN.finditer(text):
-        for char in match.group(0):
-            if (char not in held and char not in found and not _function(char)
-                    and not _KANA.match(char)):
-                found.append(char)
+        for segment in _segments(match.group(0)):
+            for i, char in enumerate(segment):
+                if _function(char) or _KANA.match(char) or char in found:
+                    continue
+                paired = any(_content_pair(segment[j:j + 2])
+                             for j in (i - 1, i) if 0 <= j and j + 2 <= len(segment))
+                if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
+                    found.append(char)
     return found
+
+
+def _content_pair(pair: str) -> bool:
+    """Whether ``pair`` holds no function character and no hiragana (a chain's pair)."""
+    return not any(ch in FUNCTION_CHARS or _HIRAGANA.match(ch) for ch in pair)
 
 
 def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:

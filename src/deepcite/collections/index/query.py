@@ -32,8 +32,8 @@ def match_atoms(question: str) -> list[str]:
             candidates = [f'"{token}"']
         atoms.extend(atom for atom in candidates if atom not in atoms)
     if has_cjk(question):  # "借" asked, "借期" written: a one-character word as a prefix
-        atoms[:0] = [f'"{char}"*' for char in cjk_singles(question)
-                     if f'"{char}"*' not in atoms]
+        atoms.extend(f'"{char}"*' for char in cjk_singles(question)
+                     if f'"{char}"*' not in atoms)
     return atoms[:MAX_QUERY_TERMS]
 
 
