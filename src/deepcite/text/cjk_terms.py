@@ -195,7 +195,7 @@ def cjk_singles(question: str) -> list[str]:
                 if _function(char) or _KANA.match(char) or char in found:
                     continue
                 paired = any(_content_pair(segment[j:j + 2])
-                             for j in (i - 1, i) if 0 <= j and j + 2 <= len(segment))
+                             for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
                 if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
                     found.append(char)
     return found
