@@ -57,8 +57,9 @@ def test_bigram_helpers() -> None:
 
 
 def test_query_mixes_words_and_character_pairs() -> None:
+    # "用" stands alone once "怎么" is cut: a one-character word, searched as a prefix
     assert build_match_query("Python 的 asyncio 怎么用？") == (
-        '"python" OR "asyncio" OR "怎么" OR "么用"')
+        '"python" OR "asyncio" OR "怎么" OR "么用" OR "用"*')
     assert build_match_query("的 は") is None  # lone particles are dropped
 
 

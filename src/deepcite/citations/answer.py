@@ -27,6 +27,7 @@ from deepcite.citations.share import CEILING_CHARS, FLOOR_CHARS, cut_note, share
 from deepcite.citations.text import best_excerpt, cut_at_word, dominant_script, escape_quoted
 from deepcite.security.fencing import fence
 from deepcite.security.terminal import one_line
+from deepcite.text.cjk import has_cjk
 from deepcite.text.frames import frame, frame_for
 from deepcite.text.sentences import split_sentences
 from deepcite.text.words import content_words
@@ -166,6 +167,26 @@ def evidence_answer(question: str, sources: list[Source], *, intro: str,
     if not sources:
         return frame_for("no_sources", question)
     return f"{intro}\n\n{evidence_list(question, sources, similarity=similarity)}"
+
+
+def not_found_answer(question: str, sources: list[Source], *,
+                     similarity: Similarity | None = None) -> str:
+    """The answer when no sentence of ``sources`` answers ``question``: the "not found"
+    frame in the question's language with the closest passages quoted.
+
+    A question in Chinese, Japanese or Korean over sources none of whose closest
+    passages is written in CJK (a Chinese question over English documentation) gets the
+    whole reply in its own language instead: nothing answers it, and the closest
+    sources, in another language, are in the sources list. Quoting passages that do not
+    answer, in a language the asker did not use, would make most of the reply text the
+    asker may not read, and none of it is an answer.
+    """
+    if not sources:
+        return frame_for("no_sources", question)
+    listed = evidence_list(question, sources, similarity=similarity)
+    if has_cjk(question) and not has_cjk(listed):
+        return frame_for("not_answered_elsewhere", question)
+    return f"{frame_for('not_answered', question)}\n\n{listed}"
 
 
 def collapse_repeats(reply: str) -> str:

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from deepcite.citations.sentence_meaning import dense_similarity, meaning_available
 from deepcite.text.cjk import has_cjk
-from deepcite.text.cjk_terms import cjk_chains, cjk_terms
+from deepcite.text.cjk_terms import cjk_chains, cjk_singles, cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -90,6 +91,38 @@ ROLE_WORDS = frozenset(term(word) for word in (
     "support", "supports", "supported", "include", "includes", "allow", "allows", "let",
     "lets", "enable", "enables", "feature", "features", "option", "options", "built",
     "come", "comes", "contain", "contains", "give", "gives", "get", "make"))
+#: Words that name the kind of thing a question's subject is ("the statistics *module*",
+#: "the Path *class*"): said beside the subject's name, they are part of the subject, not
+#: of what is asked about it, and a sentence holding one ("This module provides ...")
+#: does not hold the aspect (:func:`aspect_missed`).
+KIND_WORDS = frozenset(term(word) for word in (
+    "module", "modules", "package", "packages", "library", "libraries", "class",
+    "classes", "function", "functions", "method", "methods", "type", "types", "object",
+    "objects", "attribute", "attributes", "tool", "command", "program", "api"))
+#: When a question names its subject (:func:`named_subject`) and asks of it a word no
+#: candidate sentence holds, a sentence must hold this share of the weight of the
+#: aspect (:func:`aspect_missed`): "How do I compute the kurtosis of my data with the
+#: statistics module?" asks for kurtosis, and "This module provides functions for
+#: calculating statistics of data" holds only "data" of it. Measured on
+#: ``bench/data/nf_dev_*.jsonl``: applied to every question, or to any unsaid word
+#: without the share, it cost answerable questions their second and third sentences
+#: ("computes", "count" are words the sources write another way).
+ASPECT_SHARE = 0.4
+#: The opening of an English question whose grammatical subject follows it: "Does the
+#: csv module ...", "Can heapq ...", "How does asyncio ...", "When was shlex ...". After
+#: a question word, a form of "be" is no auxiliary ("What is the purpose of ...": the
+#: word after it is what is asked, not what it is asked about).
+_SUBJECT_OPENING = re.compile(
+    r"^\s*(?:(?P<wh>how|what|why|when|where|which|who)\s+)?"
+    r"(?P<aux>does|do|did|can|could|will|would|should|is|are|was|were|has|have|had|may"
+    r"|might|must|shall)\s+(?P<det>(?:the|a|an|my|your|our|its|their|this|that|these"
+    r"|those)\s+)?(?P<word>[A-Za-z0-9_\u00C0-\u024F]+)(?:[.\s]+(?P<next>[A-Za-z]+))?",
+    re.IGNORECASE)
+_BE = frozenset(("is", "are", "was", "were"))
+#: Words after the opening that are no subject to look for: pronouns and "there".
+_NO_SUBJECT = frozenset(("i", "you", "we", "they", "it", "he", "she", "one", "there",
+                         "this", "that", "these", "those", "someone", "anyone", "anything",
+                         "something", "everything", "not"))
 #: ``similarity(question, texts)``: one cosine per text, or ``None`` when unavailable.
 Similarity = Callable[[str, Sequence[str]], "list[float] | None"]
 
@@ -106,7 +139,55 @@ def question_terms(question: str) -> set[str]:
     """The stemmed content words of ``question`` that say what it is about, and the
     character pairs of its CJK runs without its question words ("多久", "いつ")."""
     words = {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
-    return words | set(cjk_terms(question, question=True)) if has_cjk(question) else words
+    if not has_cjk(question):
+        return words
+    return words | set(cjk_terms(question, question=True)) | set(cjk_singles(question))
+
+
+def grammatical_subject(question: str) -> frozenset[str]:
+    """The term of the named grammatical subject of an English question with an
+    auxiliary ("Does *logging* support structured JSON output?" -> ``log``; "How does
+    *asyncio* integrate with ...?" -> ``asyncio``; "Can the *csv* module ...?").
+
+    Only a name: a bare word (no article: "logging", "heapq"), a capitalised one, or
+    one followed by a word naming its kind (:data:`KIND_WORDS`: "the csv module"). "Where
+    should *a value* go ..." has a common noun for subject, which the answer need not
+    repeat. Empty when the subject is the asker ("How do I ...", "Can I ..."), after
+    "What is ..." (its word is what is asked), or without such an opening.
+
+    The question is about that thing: a sentence from a page about another thing
+    ("the json module" for logging's JSON output) that does not name it answers some
+    other question, however many of the question's other words it shares. Titles
+    cannot tell which of two named things the question is about; word order can.
+    """
+    match = _SUBJECT_OPENING.match(question)
+    if not match:
+        return frozenset()
+    word = match.group("word")
+    lower = word.lower()
+    if lower in _NO_SUBJECT or lower in STOPWORDS or len(word) < 2:
+        return frozenset()
+    if match.group("wh") and match.group("aux").lower() in _BE:
+        return frozenset()
+    kind = term((match.group("next") or "").lower()) in KIND_WORDS
+    if match.group("det") and not kind and not word[:1].isupper():
+        return frozenset()
+    return frozenset({term(lower)})
+
+
+def named_subject(question: str) -> frozenset[str]:
+    """What ``question`` is about by name: its grammatical subject
+    (:func:`grammatical_subject`), else the words it names as a thing of a kind ("How
+    do I compute the kurtosis of my data with the *statistics* module?"): the word
+    before one of :data:`KIND_WORDS` after "the" ("a small function" names nothing)."""
+    found = grammatical_subject(question)
+    if found or has_cjk(question):
+        return found
+    words = WORD.findall(question)
+    return frozenset(
+        term(word.lower()) for before, word, kind in zip(words, words[1:], words[2:], strict=False)
+        if before.lower() == "the" and term(kind.lower()) in KIND_WORDS
+        and _content(word))
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
@@ -179,6 +260,15 @@ class Weights:
     cjk: frozenset[str] = frozenset()
     #: The question's terms that no candidate sentence holds.
     absent: frozenset[str] = frozenset()
+    #: The question's grammatical subject (:func:`grammatical_subject`), if found.
+    named: frozenset[str] = frozenset()
+    #: The question's words that name its subject's kind ("module", :data:`KIND_WORDS`).
+    kinds: frozenset[str] = frozenset()
+    #: The question's consecutive words, as pairs of terms.
+    pairs: frozenset[tuple[str, str]] = frozenset()
+    #: The question's one-character CJK words (:func:`~deepcite.text.cjk_terms.cjk_singles`):
+    #: a sentence holding one matches more, and one without it is not held to it.
+    singles: tuple[str, ...] = ()
 
     @property
     def total(self) -> float:
@@ -196,7 +286,7 @@ class Weights:
         found = set(terms)
         if not self.cjk:
             return len(self.weight.keys() & found)
-        units = len((self.weight.keys() - self.cjk) & found)
+        units = len((self.weight.keys() - self.cjk) & found) + len(set(self.singles) & found)
         for chain in self.chains:
             if len(chain) == 1 and chain[0] not in found and len(chain[0]) == 2 and any(
                     chain[0][0] + tail in found for tail in VERB_TAILS):
@@ -216,10 +306,14 @@ class Weights:
         not the question."""
         found = set(terms)
         others = self.weight.keys() - self.cjk
+        held = set(self.singles) & found
         if len(self.chains) == 1 and not others:
             chain = self.chains[0]
-            return sum(t in found for t in chain) >= max(1, math.ceil(CHAIN_SHARE * len(chain)))
-        return self.matched(found) >= min(2, len(others) + len(self.chains))
+            share = sum(t in found for t in chain)
+            if share >= max(1, math.ceil(CHAIN_SHARE * len(chain))):
+                return True
+            return bool(held) and share >= 1  # "扫" and the chain's word: two things
+        return self.matched(found) >= min(2, len(others) + len(self.chains) + len(held))
 
     def absent_share(self) -> float:
         """Share of the question's weight in terms no candidate holds."""
@@ -258,16 +352,30 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     for terms in pool:
         for t in wanted & set(terms):
             df[t] += 1
+    # A one-character word no candidate holds is no subject the sources miss (as an
+    # absent word would be): most often it is a verb they write another way.
+    lone = cjk_singles(question) if has_cjk(question) else []
+    singles = tuple(c for c in lone if df.get(c))
+    for char in lone:
+        if not df.get(char):
+            wanted.discard(char)
+            df.pop(char, None)
     idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
     top = max(idf.values(), default=1.0)
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
     absent = frozenset(t for t in wanted if not df[t])
+    named = named_subject(question) & wanted
+    kinds = frozenset(t for t in wanted if t in KIND_WORDS)
+    said = [term(w.lower()) for w in WORD.findall(question)]
+    pairs = frozenset(itertools.pairwise(said))
     if not has_cjk(question):
-        return Weights(weight, key, absent=absent)
+        return Weights(weight, key, absent=absent, named=named, kinds=kinds, pairs=pairs)
     chains = tuple(tuple(chain) for chain in cjk_chains(question, question=True))
-    return Weights(weight, key, chains, frozenset(cjk_terms(question, question=True)), absent)
+    return Weights(weight, key, chains,
+                   frozenset([*cjk_terms(question, question=True), *singles]), absent,
+                   named, kinds, pairs, singles)
 
 
 def aspect_missed(weights: Weights, terms: Iterable[str], subject: Iterable[str],
@@ -275,8 +383,10 @@ def aspect_missed(weights: Weights, terms: Iterable[str], subject: Iterable[str]
     """Whether a sentence with ``terms`` holds only the question's subject, not what it
     asks about it, and is not close enough in meaning to be a paraphrase of the rest.
 
-    ``subject`` is what the sentence's document is about: the terms of its title. The
-    question's other terms are its aspect - "license" in "What is the license of the
+    ``subject`` is what the sentence's document is about: the terms of its title, with
+    the subject the question names (:func:`named_subject`) where the sentences say it;
+    kind words ("module", :data:`KIND_WORDS`) belong to it. The question's other terms
+    are its aspect - "license" in "What is the license of the
     textwrap module?", "maintain" in "Who maintains the bisect module?". A sentence of
     the textwrap page that names textwrap and "module" and nothing else ("When in
     doubt, consult the module reference") shares most of the question's weight, as the
@@ -290,19 +400,52 @@ def aspect_missed(weights: Weights, terms: Iterable[str], subject: Iterable[str]
     Chinese, Japanese and Korean terms are no aspect here: a question in those
     languages over pages in another names the subject's kind in its own words ("heapq
     모듈은 무엇인가요?", "module"), which no title holds; a CJK term no sentence holds is
-    the absent-term veto's to judge (:data:`ABSENT_VETO`).
+    the absent-term veto's to judge (:data:`ABSENT_VETO`). A sentence holding part of
+    the aspect misses it too when the question names its subject, asks of it a word no
+    candidate holds, and the sentence holds less than :data:`ASPECT_SHARE` of the
+    aspect's weight.
     """
     if cosine is None or cosine >= ABSENT_CLOSE:
         return False
-    subject = weights.weight.keys() & set(subject)
-    aspect = weights.weight.keys() - subject - ROLE_WORDS - weights.cjk
+    subject = weights.weight.keys() & (set(subject) | (weights.named - weights.absent))
+    aspect = weights.weight.keys() - subject - ROLE_WORDS - weights.cjk - weights.kinds
     if not subject or not aspect:
         return False
-    return not aspect & set(terms)
+    held = aspect & set(terms)
+    # An aspect word no candidate sentence holds ("kurtosis") of a subject the question
+    # names is what the sources never say of it; one right after the subject is its
+    # verb ("that heapq *keeps*"), which the answer may say in other words.
+    unsaid = {t for t in aspect & weights.absent
+              if not any((s, t) in weights.pairs for s in subject)} if weights.named else set()
+    if not held:
+        return True
+    if not unsaid:
+        return False
+    share = sum(weights.weight[t] for t in held) / sum(weights.weight[t] for t in aspect)
+    return share < ASPECT_SHARE
+
+
+def subject_missed(weights: Weights, terms: Iterable[str], document: Iterable[str],
+                   cosine: float | None) -> bool:
+    """Whether a sentence with ``terms``, in a document whose title and text hold
+    ``document`` (terms), names nowhere there the question's grammatical subject
+    (:func:`grammatical_subject`), and is not close enough in meaning to be a
+    paraphrase (:data:`ABSENT_CLOSE`). The document counts: the base64 page's "Encode
+    the bytes-like object s using Base64" answers "What does b64encode give back?"
+    under a heading that names it.
+
+    "Does logging support structured JSON output?" is about logging: the json module's
+    "Return a JSON string representation of a Python data structure" shares "JSON",
+    "structure" and "output"'s neighbours and answers a question about json. Only with
+    a ``cosine``, as :func:`aspect_missed`.
+    """
+    if cosine is None or cosine >= ABSENT_CLOSE or not weights.named:
+        return False
+    return not weights.named & (set(terms) | set(document))
 
 
 def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None,
-             subject: Iterable[str] = ()) -> bool:
+             subject: Iterable[str] = (), document: Iterable[str] = ()) -> bool:
     """Whether a sentence with ``terms`` answers a real share of the question.
 
     Lexically: :data:`MIN_COVERAGE` of the weight, with two question terms or more when
@@ -318,7 +461,8 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     matched = weights.matched(terms)
     if cosine is not None and cosine < DENSE_VETO and coverage < VETO_COVERAGE:
         return False
-    if aspect_missed(weights, terms, subject, cosine):
+    if aspect_missed(weights, terms, subject, cosine) or subject_missed(
+            weights, terms, [*subject, *document], cosine):
         return False
     if (cosine is not None and cosine < ABSENT_CLOSE
             and weights.absent_share() >= ABSENT_VETO and coverage < VETO_COVERAGE
@@ -337,10 +481,13 @@ __all__ = [
     "Weights",
     "aspect_missed",
     "dense_similarity",
+    "grammatical_subject",
     "key_phrase",
     "meaning_available",
+    "named_subject",
     "question_terms",
     "relevant",
+    "subject_missed",
     "terms_of",
     "weigh",
 ]

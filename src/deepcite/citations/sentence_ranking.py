@@ -27,6 +27,7 @@ from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import Intent, gives, question_intent
 from deepcite.citations.question_match import Similarity, question_terms
 from deepcite.text.cjk import CJK_RUN, has_cjk
+from deepcite.text.cjk_terms import cjk_singles
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import ALNUM_WORD, WORD
@@ -163,7 +164,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     if has_cjk(question):  # the CJK answer patterns load with the first CJK question
         from deepcite.citations import cjk_answers
 
-        implied = {id(s): cjk_answers.implied_terms(s.text, question) for s in sentences}
+        singles = cjk_singles(question)  # "借" asked, "借期" written: the character matches
+        implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
+                           *(char for char in singles if char in s.text)] for s in sentences}
     else:
         implied = {}
     about = {id(s): [*s.about, *implied.get(id(s), [])] for s in sentences}
@@ -174,7 +177,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sentences = _about_subject(wanted, sentences, close)
     kept = set(map(id, sentences))
     sharing = [s for s in sharing if id(s) in kept]
-    weights = question_match.weigh(question, [s.terms for s in sentences])
+    weights = question_match.weigh(question, [[*s.terms, *implied.get(id(s), [])]
+                                              for s in sentences])
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
@@ -182,11 +186,15 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     lexical: dict[int, float] = {}
     ranked = []
     titles: dict[int, list[str]] = {}
+    held: dict[int, set[str]] = {}  # each source's terms: where it names the subject
+    for sentence in sentences:
+        held.setdefault(sentence.rank, set()).update(sentence.about)
     for sentence in sharing:
         if sentence.rank not in titles:
             titles[sentence.rank] = question_match.terms_of(sentence.source.title)
         if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
-                                       subject=titles[sentence.rank]):
+                                       subject=titles[sentence.rank],
+                                       document=held[sentence.rank]):
             continue
         sentence.coverage = weights.coverage(about[id(sentence)])
         counts = Counter(t for t in [*sentence.terms, *implied.get(id(sentence), [])]

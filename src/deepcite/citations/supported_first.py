@@ -43,7 +43,7 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 
-from deepcite.citations.answer import evidence_answer
+from deepcite.citations.answer import not_found_answer
 from deepcite.citations.attribution import UNSUPPORTED_MARK, sentence_claim
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
@@ -93,8 +93,7 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     listed = list(sources)
     grounded = grounded_answer(question, listed, avoid=avoid, similarity=similarity)
     lead = (grounded.text if grounded is not None
-            else evidence_answer(question, listed, intro=frame_for("not_answered", question),
-                                 similarity=similarity))
+            else not_found_answer(question, listed, similarity=similarity))
     own, _ = clean_markers(strip_fake_citations(model_text), ())
     own = own.strip()
     if not own:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from deepcite.citations.answer import (
     evidence_answer,
     evidence_list,
+    not_found_answer,
 )
 from deepcite.citations.answer_mode import use_grounded
 from deepcite.citations.attribution import Attribution, attribute
@@ -212,8 +213,7 @@ class CitationStep:
                                 avoid=self._ctx.brief.avoid, similarity=self.similarity)
         if cited is not None:
             return cited
-        intro = frame_for("not_answered", question)
-        return CitedAnswer(text=evidence_answer(question, sources, intro=intro),
+        return CitedAnswer(text=not_found_answer(question, sources),
                            model_called=False,
                            fallback="no sentence of the sources answers the question")
 

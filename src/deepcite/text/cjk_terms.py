@@ -42,6 +42,7 @@ FUNCTION_CHARS = PARTICLES | frozenset(
     "이가은는을를의에도와과로"  # Korean particles
 )
 _HIRAGANA = re.compile("[\u3040-\u309f]")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 #: Question words of Chinese and Japanese, longest first (one regex alternation).
 QUESTION_WORDS = (
     "多长时间", "多少时间", "什么时候", "什么地方", "哪一年", "为什么", "怎么样",
@@ -177,6 +178,34 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
     return [chain for chain in chains if chain]
 
 
+def cjk_singles(question: str) -> list[str]:
+    """The content characters of ``question``'s Chinese and Japanese runs that no
+    content pair holds: a one-character word between function characters, as the verbs
+    of "借的书可以**借**多长时间" and "充一次电能**扫**多久". Documents write such a
+    verb in a compound ("借期", "清扫"), which shares no pair with the question, so the
+    character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
+    Each occurrence counts: the "烤" of "一次能烤" stands alone though "烤箱" holds
+    another. Question words are cut out first; kana and Hangul are left to their own
+    rules."""
+    text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
+    found: list[str] = []
+    for match in CJK_RUN.finditer(text):
+        for segment in _segments(match.group(0)):
+            for i, char in enumerate(segment):
+                if _function(char) or _KANA.match(char) or char in found:
+                    continue
+                paired = any(_content_pair(segment[j:j + 2])
+                             for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
+                if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
+                    found.append(char)
+    return found
+
+
+def _content_pair(pair: str) -> bool:
+    """Whether ``pair`` holds no function character and no hiragana (a chain's pair)."""
+    return not any(ch in FUNCTION_CHARS or _HIRAGANA.match(ch) for ch in pair)
+
+
 def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
     """The pairs of :func:`cjk_terms`; ``strict``: any pair with a function character
     is an empty string, a cut between chains."""
@@ -210,4 +239,4 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
 
 
 __all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_terms", "korean_stem"]
+           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms", "korean_stem"]

@@ -23,6 +23,9 @@ from deepcite.text.language import DEFAULT, detect
 ENGLISH: dict[str, str] = {
     "not_answered": ("No sentence of the sources answers this directly. The closest "
                      "passages found:"),
+    "not_answered_elsewhere": ("No sentence of the sources answers this directly. The "
+                               "closest sources found are written in another language; "
+                               "they are listed with the sources."),
     "no_sources": (
         "No sources were found for this question, so no answer was generated: answering "
         "without sources would mean relying on the language model's built-in knowledge, "
@@ -69,6 +72,8 @@ ENGLISH: dict[str, str] = {
 
 CHINESE: dict[str, str] = {
     "not_answered": "来源中没有句子直接回答这个问题。找到的最相关段落：",
+    "not_answered_elsewhere": ("来源中没有句子直接回答这个问题。找到的最相关来源是用其他语言写的，"
+                               "已列在来源中。"),
     "no_sources": (
         "没有找到与这个问题相关的来源，因此没有生成回答：没有来源的回答只能依赖语言模型自身的知识，"
         "无法核实，还可能包含捏造的引用。请尝试其他检索词、其他资料集"
@@ -108,6 +113,8 @@ CHINESE: dict[str, str] = {
 
 JAPANESE: dict[str, str] = {
     "not_answered": "この質問に直接答える文は資料の中にありません。最も関連する箇所：",
+    "not_answered_elsewhere": ("この質問に直接答える文は資料の中にありません。最も関連する資料は"
+                               "別の言語で書かれており、出典の一覧に挙げています。"),
     "no_sources": (
         "この質問に関する資料が見つからなかったため、回答は作成されませんでした。資料なしで答えると"
         "言語モデル自身の知識に頼ることになり、確認できず、捏造された引用を含むおそれがあります。"
@@ -149,6 +156,8 @@ JAPANESE: dict[str, str] = {
 
 KOREAN: dict[str, str] = {
     "not_answered": "이 질문에 직접 답하는 문장이 자료에 없습니다. 가장 관련 있는 구절:",
+    "not_answered_elsewhere": ("이 질문에 직접 답하는 문장이 자료에 없습니다. 가장 관련 있는 "
+                               "자료는 다른 언어로 쓰여 있어 출처 목록에 실었습니다."),
     "no_sources": (
         "이 질문과 관련된 자료를 찾지 못해 답변을 만들지 않았습니다. 자료 없이 답하면 언어 모델 "
         "자체의 지식에 기대게 되어 확인할 수 없고, 지어낸 인용이 들어갈 수도 있습니다. "

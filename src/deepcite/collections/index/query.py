@@ -9,7 +9,8 @@ question become the character pairs the index stores for them (see
 
 from __future__ import annotations
 
-from deepcite.collections.index.cjk import query_atoms
+from deepcite.collections.index.cjk import has_cjk, query_atoms
+from deepcite.text.cjk_terms import cjk_singles
 from deepcite.text.stopwords import CJK_PARTICLES, QUERY_STOPWORDS
 from deepcite.text.words import WORD_OR_CJK_RUN
 
@@ -30,6 +31,9 @@ def match_atoms(question: str) -> list[str]:
         else:
             candidates = [f'"{token}"']
         atoms.extend(atom for atom in candidates if atom not in atoms)
+    if has_cjk(question):  # "借" asked, "借期" written: a one-character word as a prefix
+        atoms.extend(f'"{char}"*' for char in cjk_singles(question)
+                     if f'"{char}"*' not in atoms)
     return atoms[:MAX_QUERY_TERMS]
 
 
