@@ -106,6 +106,8 @@ def test_every_route_answers_an_id_naming_no_run_as_unknown(client: TestClient,
             kwargs["data"] = {"csrf_token": token}
         elif method == "PATCH":
             kwargs["json"] = {"status": "paused"}
+        elif path.endswith("/follow-ups"):  # a valid body: the id alone is wrong
+            kwargs["json"] = {"question": "And what comes next?"}
         # a run page (and cancelling, without accounts) sends an unknown run on to its
         # report page, which says so
         reply = client.request(method, path, follow_redirects=True, **kwargs)

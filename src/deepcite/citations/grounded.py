@@ -89,12 +89,14 @@ def grounded_answer(question: str, sources: Sequence[Source],
     then falls back to quoted passages (or the "no sources" answer). ``client`` is
     optional; with it, one call (purpose ``grounded``) proposes a short answer or a
     lead sentence, and only what the sources support of it is used. A sentence found in
-    ``avoid`` (what a report already says, whitespace collapsed) is not quoted again.
+    ``avoid`` (what a report or an earlier turn already says, whitespace collapsed) is
+    not quoted again - unless nothing else answers: a follow-up whose answer the earlier
+    turn already quoted gets it again rather than "not found".
     ``similarity`` scores meaning (see :func:`rank_sentences`).
     """
     ranked = rank_sentences(question, sources, similarity=similarity)
     if avoid:  # written with its citation before the full stop: compare without it
-        ranked = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid]
+        ranked = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid] or ranked
     ranked = once_each(ranked)  # a sentence two sources repeat is quoted once
     chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
     if not chosen:

@@ -26,6 +26,7 @@ from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import Intent, gives, question_intent
 from deepcite.citations.question_match import Similarity, question_terms
+from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.cjk_terms import cjk_singles
 from deepcite.text.stem import term
@@ -192,9 +193,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     for sentence in sharing:
         if sentence.rank not in titles:
             titles[sentence.rank] = question_match.terms_of(sentence.source.title)
+        document = held[sentence.rank]
+        if sentence.source.engine == USER_MATERIAL:  # handed in for this question: the
+            document = document | weights.named    # user's notes name their subject
         if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
-                                       subject=titles[sentence.rank],
-                                       document=held[sentence.rank]):
+                                       subject=titles[sentence.rank], document=document):
             continue
         sentence.coverage = weights.coverage(about[id(sentence)])
         counts = Counter(t for t in [*sentence.terms, *implied.get(id(sentence), [])]
