@@ -80,7 +80,7 @@ from deepcite.types import Source
 
 def grounded_answer(question: str, sources: Sequence[Source],
                     client: Completer | None = None, *, max_sentences: int = MAX_SENTENCES,
-                    max_chars: int = MAX_CHARS, avoid: str = "",
+                    max_chars: int = MAX_CHARS, avoid: str = "", avoid_softly: bool = False,
                     similarity: Similarity | None = None
                     ) -> CitedAnswer | None:
     """An answer made of the sources' best sentences, each cited; see the module docs.
@@ -90,13 +90,15 @@ def grounded_answer(question: str, sources: Sequence[Source],
     optional; with it, one call (purpose ``grounded``) proposes a short answer or a
     lead sentence, and only what the sources support of it is used. A sentence found in
     ``avoid`` (what a report or an earlier turn already says, whitespace collapsed) is
-    not quoted again - unless nothing else answers: a follow-up whose answer the earlier
-    turn already quoted gets it again rather than "not found".
+    not quoted again - with ``avoid_softly`` (a follow-up) unless nothing else answers:
+    a follow-up whose answer the earlier turn already quoted gets it again rather than
+    "not found".
     ``similarity`` scores meaning (see :func:`rank_sentences`).
     """
     ranked = rank_sentences(question, sources, similarity=similarity)
     if avoid:  # written with its citation before the full stop: compare without it
-        ranked = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid] or ranked
+        fresh = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid]
+        ranked = fresh or ranked if avoid_softly else fresh
     ranked = once_each(ranked)  # a sentence two sources repeat is quoted once
     chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
     if not chosen:

@@ -81,7 +81,7 @@ def strip_fake_citations(text: str) -> str:
 
 
 def supported_first(model_text: str, question: str, sources: Sequence[Source], *,
-                    keep_model_text: bool, avoid: str = "",
+                    keep_model_text: bool, avoid: str = "", avoid_softly: bool = False,
                     similarity: Similarity | None = None) -> str:
     """The answer to show when ``model_text`` has no claim a source supports.
 
@@ -91,7 +91,8 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     note says it was left out. No model call: the answer's one call was the reply.
     """
     listed = list(sources)
-    grounded = grounded_answer(question, listed, avoid=avoid, similarity=similarity)
+    grounded = grounded_answer(question, listed, avoid=avoid, avoid_softly=avoid_softly,
+                               similarity=similarity)
     lead = (grounded.text if grounded is not None
             else not_found_answer(question, listed, similarity=similarity))
     own, _ = clean_markers(strip_fake_citations(model_text), ())

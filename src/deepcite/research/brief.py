@@ -62,6 +62,8 @@ class RunBrief:
     prior_sources: tuple[Source, ...] = ()
     written: str = ""
     avoid: str = ""
+    #: A follow-up's ``avoid``: said again when nothing else answers (a report's is not).
+    avoid_softly: bool = False
     style: AnswerStyle | None = None
     iterations: int | None = None
     budget: Budget | None = None

@@ -248,4 +248,4 @@ def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:
         body = "## " + body.split("\n## ", 1)[1]
     prior = cut_at_sentence(body.strip(), settings.report.max_context_chars)
     return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources),
-                    avoid=" ".join(body.split()))
+                    avoid=" ".join(body.split()), avoid_softly=True)
