@@ -37,7 +37,7 @@ from deepcite._optional import installed
 from deepcite.errors import ModelError
 from deepcite.llm.call_queue import CallQueue
 from deepcite.llm.parsing import content_text
-from deepcite.llm.prompt_prefix import PrefixStates, fixed_opening
+from deepcite.llm.prompt_prefix import PrefixStates, fixed_opening, shared_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -349,13 +349,7 @@ def _opening(llama: Any, formatter: Any, chat: list[dict[str, str]], tokens: lis
 
 def _held(llama: Any, tokens: list[int]) -> int:
     """How many of ``tokens`` the model's cache already holds, from the start."""
-    held = 0
-    for cached, wanted in zip(llama.input_ids[: llama.n_tokens].tolist(), tokens,
-                              strict=False):
-        if cached != wanted:
-            break
-        held += 1
-    return held
+    return shared_prefix(llama.input_ids[: llama.n_tokens].tolist(), tokens)
 
 
 def _prefill(llama: Any, tokens: list[int], should_stop: Callable[[], bool],

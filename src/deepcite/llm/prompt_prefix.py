@@ -152,19 +152,24 @@ def _forget_all(llama: Any) -> None:
     llama.n_tokens = 0
 
 
+def shared_prefix(first: Sequence[int], second: Sequence[int]) -> int:
+    """How many tokens ``first`` and ``second`` share from their start."""
+    shared = 0
+    for one, other in zip(first, second, strict=False):
+        if one != other:
+            break
+        shared += 1
+    return shared
+
+
 def fixed_opening(tokens: Sequence[int], opening: Sequence[int]) -> int:
     """How many of a prompt's ``tokens`` are its fixed opening: those it shares with
     ``opening``, the same chat with an empty user message (the template's start and
     the system prompt); 0 when that is under :data:`MIN_PREFIX_TOKENS`. The last
     prompt token is never part of it: the model must read it to answer."""
-    shared = 0
-    for held, wanted in zip(tokens, opening, strict=False):
-        if held != wanted:
-            break
-        shared += 1
-    shared = min(shared, len(tokens) - 1)
+    shared = min(shared_prefix(tokens, opening), len(tokens) - 1)
     return shared if shared >= MIN_PREFIX_TOKENS else 0
 
 
 __all__ = ["MAX_FILES", "MIN_PREFIX_TOKENS", "PREFIX_FOLDER", "PrefixStates",
-           "fixed_opening"]
+           "fixed_opening", "shared_prefix"]
