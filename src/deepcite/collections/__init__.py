@@ -11,7 +11,9 @@ from Python's own documentation. The collection errors (:class:`ReadOnlyCollecti
 
 Layout: :mod:`.loaders` turns files into pages, :mod:`.index` stores and searches
 chunks, and the modules at this level manage collections (:mod:`.collection`,
-:mod:`.indexer`, :mod:`.chunking`, :mod:`.demo`, :mod:`.engine`, :mod:`.file_access`).
+:mod:`.indexer`, :mod:`.chunking`, :mod:`.demo`, :mod:`.engine`, :mod:`.file_access`;
+``.collection``'s jobs are split into ``_arguments``, ``_places``, ``_search_results``,
+``_document_text``, ``_mirroring`` and ``_removal``).
 Public: the names in ``__all__`` below, and ``deepcite.collections.loaders`` for loader
 plugins; every other module path is private.
 """

@@ -19,15 +19,19 @@ This is public API (``Collection.create("notes")`` in a script), so arguments ar
 checked here: settings default to what :func:`~deepcite.config.load_settings` gives,
 paths may be ``str`` or ``Path``, and a wrong argument is a one-line
 :class:`~deepcite.errors.CollectionError`, never a ``TypeError`` from deep inside.
+
+The class and the listing live here; the jobs around them each have a private module,
+whose public names are importable from here as before: ``_arguments`` (those argument
+checks), ``_places`` (valid names, where a collection's files live), ``_search_results``
+(hits as cited results), ``_document_text`` (a document's text from its chunks),
+``_mirroring`` (an add to an ``elasticsearch`` collection) and ``_removal`` (deleting a
+collection and its uploads).
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import logging
 import os
-import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,22 +40,57 @@ from pathlib import Path
 
 from deepcite.build_once import BuildLock, lock_file
 from deepcite.collections import file_access
-from deepcite.collections.index import Hit, Index, elastic, inverted, readers
+from deepcite.collections._arguments import (
+    PathArg,
+    as_inputs,
+    as_path,
+    backend_named,
+    kind_of,
+    settings_or_default,
+)
+from deepcite.collections._document_text import DocumentPart, DocumentText, read_document_text
+from deepcite.collections._mirroring import add_mirrored
+from deepcite.collections._places import (
+    NAME_PATTERN,
+    SUFFIX,
+    collection_path,
+    collections_dir,
+    missing_collection,
+    upload_folder,
+    validate_name,
+)
+from deepcite.collections._removal import remove_collection, remove_uploads
+from deepcite.collections._search_results import ENGINE_NAME, search_result
+from deepcite.collections.index import Index, elastic, inverted
 from deepcite.collections.index.dense import embed_collection, hybrid_search, is_dense
-from deepcite.collections.index.elastic import BACKENDS, Cluster, ElasticIndex
+from deepcite.collections.index.elastic import Cluster, ElasticIndex
 from deepcite.collections.indexer import IndexReport, ProgressCallback, add_to_index
-from deepcite.collections.paths import file_path
-from deepcite.config import Settings, load_settings
-from deepcite.config_sections import COLLECTION_NAME, collection_name_problem
+from deepcite.config import Settings
 from deepcite.errors import CollectionError, mapped_errors
 from deepcite.types import SearchResult
 
+__all__ = [  # what other modules import from here, wherever it is defined
+    "ENGINE_NAME",
+    "NAME_PATTERN",
+    "SUFFIX",
+    "Collection",
+    "CollectionInfo",
+    "CollectionListing",
+    "DocumentPart",
+    "DocumentText",
+    "PathArg",
+    "collection_path",
+    "collections_dir",
+    "list_collections",
+    "missing_collection",
+    "remove_collection",
+    "remove_uploads",
+    "scan_collections",
+    "upload_folder",
+    "validate_name",
+]
+
 logger = logging.getLogger(__name__)
-
-NAME_PATTERN = COLLECTION_NAME
-SUFFIX = ".sqlite"
-ENGINE_NAME = "local"
-
 
 @dataclass(frozen=True)
 class CollectionInfo:
@@ -86,132 +125,6 @@ class CollectionListing:
     read_only: bool
 
 
-@dataclass(frozen=True)
-class DocumentPart:
-    """A stretch of one indexed document's text, on one page (``None``: no pages)."""
-
-    page: int | None
-    text: str
-
-
-@dataclass(frozen=True)
-class DocumentText:
-    """What a collection holds of one document: its title, kind and indexed text,
-    rebuilt from its chunks so that a reader sees what searches and reports cite."""
-
-    path: str
-    title: str
-    kind: str
-    parts: list[DocumentPart]
-
-
-PathArg = str | os.PathLike[str]
-"""A file or folder as the Python API accepts it."""
-
-
-def _kind(value: object) -> str:
-    return "None" if value is None else type(value).__name__
-
-
-def _settings(settings: Settings | None) -> Settings:
-    """``settings``, or the layered defaults (config files, ``DEEPCITE_*``) when ``None``."""
-    if settings is None:
-        return load_settings()
-    if not isinstance(settings, Settings):
-        raise CollectionError(f"settings must be a deepcite Settings object (from "
-                              f"load_settings()), not {_kind(settings)}")
-    return settings
-
-
-def _as_path(value: object, what: str) -> Path:
-    if isinstance(value, str | os.PathLike):
-        if str(value).strip():
-            return Path(value)
-        raise CollectionError(f"{what} is empty - give a file or folder path")
-    raise CollectionError(f"{what} must be a path (str or Path), not {_kind(value)}")
-
-
-def _as_inputs(value: object) -> list[Path]:
-    """What ``add`` accepts: one path, or a non-empty list or tuple of paths."""
-    if isinstance(value, str | os.PathLike):
-        return [_as_path(value, "The folder or file to add")]
-    if isinstance(value, list | tuple) and value:
-        return [_as_path(item, "Each folder or file to add") for item in value]
-    shown = "an empty list" if isinstance(value, list | tuple) else _kind(value)
-    raise CollectionError(f"add() takes a folder or file path (str or Path) or a list of "
-                          f"them, not {shown}")
-
-
-def validate_name(name: str) -> str:
-    """Return ``name`` if it is a valid collection name, else raise ``CollectionError``.
-
-    Every front end that takes a name from a request calls this (and :meth:`Collection.named`
-    does again), because a name becomes a file name under the data folder: a path given
-    as a name must never reach the file system. The rule itself is
-    :func:`deepcite.config_sections.collection_name_problem`, which the settings
-    (``search.collections``) use too, so a config file and a request refuse the same
-    names with the same words.
-    """
-    problem = collection_name_problem(name)
-    if problem is not None:
-        raise CollectionError(problem)
-    return name
-
-
-def collections_dir(settings: Settings) -> Path:
-    """Where named collections live: ``<data_dir>/collections``."""
-    return settings.data_dir / "collections"
-
-
-def collection_path(name: str, settings: Settings) -> Path:
-    """The default file of the collection called ``name``."""
-    return collections_dir(settings) / f"{validate_name(name)}{SUFFIX}"
-
-
-def upload_folder(settings: Settings, name: str) -> Path:
-    """Where the files uploaded into collection ``name`` on the web pages are kept
-    (``name`` is valid); deleting the collection deletes the folder too."""
-    return Path(settings.data_dir).expanduser() / "uploads" / name
-
-
-def remove_uploads(settings: Settings, name: str) -> str | None:
-    """Delete the files uploaded into collection ``name`` (none is no error): part of
-    deleting a collection, from its page or with its owner's account. A warning line
-    when they could not all be deleted."""
-    uploads = upload_folder(settings, name)
-    if not uploads.is_dir():
-        return None
-    try:
-        shutil.rmtree(uploads)
-    except OSError as exc:
-        return f"the uploaded files in {uploads} were left: {exc}"
-    return None
-
-
-def missing_collection(name: str) -> CollectionError:
-    """The error for a collection name that names none (also what a name the asker
-    may not search is answered, so that names reveal nothing)."""
-    return CollectionError(
-        f"No collection named {name!r} - create it with "
-        f"`deepcite collection add FOLDER --name {name}`"
-    )
-
-
-def _backend(value: object) -> str:
-    if isinstance(value, str) and value in BACKENDS:
-        return value
-    raise CollectionError(f"Unknown collection backend {value!r} - use one of "
-                          f"{', '.join(BACKENDS)}")
-
-
-@functools.lru_cache(maxsize=4096)
-def _file_url(key: str) -> str:
-    """The ``file:`` URL of a stored path (remembered: a search builds ten of them, and
-    ``pathlib`` took a fifth of a fast search's time)."""
-    path = file_path(key)  # the real file, also for a name that was not UTF-8
-    return path.as_uri()  # percent-encodes the file's bytes: valid ASCII either way
-
-
 class Collection:
     """One collection; cheap to construct, holds no open connection.
 
@@ -223,7 +136,7 @@ class Collection:
                  elastic: ElasticIndex | None = None, search_only: bool = False) -> None:
         self.name = name
         self.index = index
-        self.settings = _settings(settings)
+        self.settings = settings_or_default(settings)
         self.elastic = elastic
         self.search_only = search_only
 
@@ -252,9 +165,9 @@ class Collection:
         asking for the other one is an error.
         """
         validate_name(name)
-        settings = _settings(settings)
-        wanted = None if backend is None else _backend(backend)
-        file = (_as_path(path, "The collection path") if path is not None
+        settings = settings_or_default(settings)
+        wanted = None if backend is None else backend_named(backend)
+        file = (as_path(path, "The collection path") if path is not None
                 else collection_path(name, settings))
         if file.exists():
             found = cls._from_file(file, name, settings)
@@ -286,10 +199,10 @@ class Collection:
         """Open a collection by name, or by file path (a ``Path`` or a string with ``/``)."""
         if not isinstance(name_or_path, str | os.PathLike):
             raise CollectionError(f"Collection.open() takes a collection name or a file path "
-                                  f"(str or Path), not {_kind(name_or_path)}")
-        settings = _settings(settings)
+                                  f"(str or Path), not {kind_of(name_or_path)}")
+        settings = settings_or_default(settings)
         if not isinstance(name_or_path, str) or "/" in name_or_path or "\\" in name_or_path:
-            file = _as_path(name_or_path, "The collection file")
+            file = as_path(name_or_path, "The collection file")
             if not file.is_file():
                 raise CollectionError(f"No collection file at {file}")
             return cls._from_file(file, None, settings)
@@ -305,7 +218,7 @@ class Collection:
         unknown name gets the same reply whatever exists elsewhere.
         """
         validate_name(name)
-        settings = _settings(settings)
+        settings = settings_or_default(settings)
         file = collection_path(name, settings)
         if not file.exists():  # something else in its place gets its own message (check)
             return cls._search_only(name, file, settings)
@@ -375,7 +288,7 @@ class Collection:
         uploads): a file with more than one hard link is not indexed, as a symbolic
         link is not (see :mod:`deepcite.collections.files`).
         """
-        inputs = _as_inputs(folder_or_files)
+        inputs = as_inputs(folder_or_files)
         with self._change_lock("add to").held(on_wait):
             return self._add(inputs, progress, dense=dense, reembed=reembed,
                              embed_progress=embed_progress,
@@ -403,7 +316,8 @@ class Collection:
                 raise CollectionError(
                     f"Collection {self.name!r} is searched in Elasticsearch, which has no "
                     f"dense (hybrid) search here - add without --dense/--reembed")
-            report = self._add_mirrored(self.elastic, inputs, progress, refuse_hard_links)
+            report = add_mirrored(self.index, self.elastic, inputs, progress,
+                                  self.settings, refuse_hard_links)
             logger.info("collection %s: %s", self.name, report.summary())
             return report
         report = add_to_index(self.index, inputs, progress,
@@ -417,80 +331,25 @@ class Collection:
         logger.info("collection %s: %s", self.name, report.summary())
         return report
 
-    def _add_mirrored(self, remote: ElasticIndex, inputs: list[Path],
-                      progress: ProgressCallback | None,
-                      refuse_hard_links: bool = False) -> IndexReport:
-        """Index into the SQLite file, then mirror the changed documents to the cluster.
-
-        What is still owed to the cluster is recorded first as "everything" (so a crash
-        leads to a full re-send next time) and, when the add or the mirroring fails or
-        is interrupted, as exactly the documents concerned.
-        """
-        pending = elastic.load_pending(self.index)
-        if not remote.exists():  # first use, or the index was deleted on the cluster
-            remote.create()
-            pending = None
-        elastic.store_pending(self.index, None)
-        changed: set[str] = set()
-        search = self.settings.search
-        try:
-            report = add_to_index(self.index, inputs, progress,
-                                  target_tokens=search.chunk_tokens,
-                                  overlap_tokens=search.chunk_overlap_tokens,
-                                  on_change=changed.add,
-                                  refuse_hard_links=refuse_hard_links)
-            remote.mirror(self.index, None if pending is None else pending | changed)
-        except BaseException:
-            owed = None if pending is None else pending | changed
-            with contextlib.suppress(sqlite3.Error):  # else "*" stays: all is re-sent
-                elastic.store_pending(self.index, owed)
-            raise
-        elastic.store_pending(self.index, set())
-        return report
-
     def search(self, query: str, k: int = 10) -> list[SearchResult]:
         """The ``k`` best-matching chunks, best first; ``[]`` for a query of stopwords.
 
         Safe to call from several threads at once (each call has its own connection).
         """
         if not isinstance(query, str):
-            raise CollectionError(f"search() takes the query as text (str), not {_kind(query)}")
+            raise CollectionError(f"search() takes the query as text (str), not {kind_of(query)}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise CollectionError(f"search() needs k, the number of results, as a whole "
                                   f"number of at least 1, not {k!r}")
         if self.elastic is not None:
-            return [self._result(hit) for hit in self.elastic.search(query, k)]
+            return [search_result(hit, self.name) for hit in self.elastic.search(query, k)]
         with mapped_errors("collection",
                            lambda cause: f"Search in collection {self.name!r} failed: {cause}"):
             if is_dense(self.index, searching=True):
                 hits = hybrid_search(self.index, query, k, self.settings)
             else:
                 hits = self.index.search(query, k)
-        return [self._result(hit) for hit in hits]
-
-    def _result(self, hit: Hit) -> SearchResult:
-        url = _file_url(hit.path)
-        if hit.kind == "pdf" and hit.page is not None:
-            url += f"#page={hit.page}"
-        return SearchResult(
-            title=hit.title or Path(hit.path).name,
-            url=url,
-            snippet=hit.text,
-            engine=ENGINE_NAME,
-            metadata={
-                "collection": self.name,
-                "path": hit.path,
-                "page": hit.page,
-                "heading": hit.heading,
-                "heading_path": list(hit.heading_path),
-                "kind": hit.kind,
-                "start": hit.start,
-                "end": hit.end,
-                "score": hit.score,
-                "chunk_id": hit.chunk_id,
-                "document_title": hit.title,
-            },
-        )
+        return [search_result(hit, self.name) for hit in hits]
 
     def document_text(self, key: str) -> DocumentText | None:
         """The indexed text of the document stored as ``key`` (its resolved path, as
@@ -501,30 +360,7 @@ class Collection:
         """
         if self.search_only:
             return None
-        with mapped_errors("collection", f"{self.path}: cannot read collection"), \
-                self.index.connect() as conn:
-            row = conn.execute("SELECT id, title, kind FROM documents WHERE path = ?",
-                               (key,)).fetchone()
-            if row is None:
-                return None
-            chunks = conn.execute(
-                'SELECT text, page, start, "end" FROM chunks WHERE doc_id = ? ORDER BY ord',
-                (row[0],)).fetchall()
-        parts: list[DocumentPart] = []
-        reached: dict[int | None, int] = {}
-        for text, page, start, end in chunks:
-            done = reached.get(page, -1)
-            if isinstance(start, int) and isinstance(end, int) and end - start == len(text):
-                if start < done:
-                    text = text[done - start:]
-                reached[page] = max(done, end)
-            if not text:
-                continue
-            if parts and parts[-1].page == page:
-                parts[-1] = DocumentPart(page, parts[-1].text + text)
-            else:
-                parts.append(DocumentPart(page, text))
-        return DocumentText(key, str(row[1] or Path(key).name), str(row[2] or ""), parts)
+        return read_document_text(self.index, key)
 
     def remove_document(self, key: str) -> bool:
         """Take the document stored as ``key`` out of the index (its chunks, the
@@ -601,61 +437,3 @@ def scan_collections(settings: Settings) -> CollectionListing:
 def list_collections(settings: Settings) -> list[CollectionInfo]:
     """Every readable collection in the data directory, by name (see :func:`scan_collections`)."""
     return scan_collections(settings).infos
-
-
-def _stored_elastic(file: Path, name: str, settings: Settings) -> ElasticIndex | None:
-    """The cluster index the collection file names, if it is readable and has one."""
-    try:
-        index = Index(file)
-        if index.get_meta("backend") != "elasticsearch":
-            return None
-        stored = index.get_meta("index")
-    except sqlite3.Error:
-        return None
-    return ElasticIndex(Cluster(settings), stored or elastic.index_name(name), name)
-
-
-def remove_collection(name: str, settings: Settings) -> str | None:
-    """Delete the collection ``name`` (its SQLite file, WAL side files and index folder).
-
-    A read-only folder is refused before anything is deleted, so a collection is never
-    left half removed. For an ``elasticsearch`` collection the cluster index is deleted
-    too; when that fails the local files are still removed and the returned warning
-    says which index is left on the cluster (``None`` when all went well).
-    """
-    file = collection_path(name, settings)
-    if not file.is_file():
-        cluster = Cluster(settings)
-        if cluster.configured:
-            try:
-                there = ElasticIndex(cluster, elastic.index_name(name), name).exists()
-            except CollectionError:
-                there = False
-            if there:
-                raise CollectionError(
-                    f"{elastic.lives_elsewhere(name)}; remove it from there, or delete index "
-                    f"{elastic.index_name(name)} on {cluster.display_url}")
-        raise missing_collection(name)
-    if not file_access.writable(file.parent):
-        raise file_access.read_only_error(file, f"remove collection {name!r}")
-    warning = None
-    remote = _stored_elastic(file, name, settings)  # a damaged file is removed all the same
-    if remote is not None:
-        try:
-            remote.delete()
-        except CollectionError as exc:
-            warning = (f"index {remote.name} was left on the cluster - delete it there by "
-                       f"hand ({exc})")
-    readers.forget(file)
-    for path in (file, Path(f"{file}-wal"), Path(f"{file}-shm"), inverted.folder_of(file)):
-        try:
-            if path.is_dir():
-                inverted.remove(file)
-            else:
-                path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise CollectionError(
-                f"Cannot remove {path} ({exc.strerror or exc}) - check its permissions and "
-                f"remove it by hand") from exc
-    logger.info("removed collection %s (%s)", name, file)
-    return warning
