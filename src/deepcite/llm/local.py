@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import logging
 import os
@@ -448,6 +449,19 @@ class LlamaCppChatModel:
         """Load the model now (it is otherwise loaded by the first call)."""
         _load(self.model_path, self.n_ctx, self.n_threads)
 
+    @functools.cached_property
+    def _prefix_states(self) -> PrefixStates | None:
+        """Where this model's reading of a prompt's fixed opening is kept (``None``:
+        nowhere), found on the first call that may use it and kept for the others.
+
+        Its key stats and hashes the model file, the same for every call of one loaded
+        model; only the key is kept, each state file is still read (and a damaged one
+        still a miss) on every call that needs it."""
+        if self.prefix_dir is None:
+            return None
+        return PrefixStates.for_model(self.prefix_dir, self.model_path, n_ctx=self.n_ctx,
+                                      flash_attn=_flash_attn(self.model_path))
+
     def invoke(
         self,
         messages: Sequence[Any],
@@ -485,11 +499,8 @@ class LlamaCppChatModel:
                 finish = choice.get("finish_reason")
             else:
                 stopping = should_stop or _never
-                states = (PrefixStates.for_model(self.prefix_dir, self.model_path,
-                                                 n_ctx=self.n_ctx,
-                                                 flash_attn=_flash_attn(self.model_path))
-                          if self.prefix_dir is not None else None)
-                text, usage = _stream(loaded.llama, chat, options, stopping, enough, states)
+                text, usage = _stream(loaded.llama, chat, options, stopping, enough,
+                                      self._prefix_states)
                 finish = "cancelled" if stopping() else "stop"
         prompt_tokens = int(usage.get("prompt_tokens", 0))
         completion_tokens = int(usage.get("completion_tokens", 0))
