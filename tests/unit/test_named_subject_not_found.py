@@ -4,36 +4,25 @@ honest "not found")."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from deepcite.citations.grounded import grounded_answer
-from deepcite.citations.question_match import grammatical_subject, named_subject
+from deepcite.citations.question_match import Similarity, grammatical_subject, named_subject
 from deepcite.types import Source
+from tests.unit.conftest import ModulePage
 
 
-def page(number: int, module: str, summary: str, text: str) -> Source:
-    """A module's reference page, titled by the module as pydoc pages are."""
-    url = f"file:///docs/module-{module}.txt"
-    return Source(number=number, title=f"{module} — {summary} (module documentation)",
-                  url=url, canonical_url=url, snippet=f"{module} - {summary}. {text}",
-                  engine="memory")
-
-
-PAGES = [
-    page(1, "ribbonfold", "Text folding utilities",
-         "The fold function wraps a paragraph so that every line fits the given width. "
-         "Hyphenation dictionaries are loaded from the ribbonfold data folder."),
-    page(2, "tallymark", "Counting helpers for data",
-         "This module provides functions for counting and summarising items of data. "
-         "The order that tallymark keeps is the order items were first seen."),
-]
-
-
-def close_in_meaning(question: str, texts: Sequence[str]) -> list[float]:
-    """An encoder that finds every sentence fairly close to the question."""
-    return [0.6] * len(texts)
+@pytest.fixture
+def pages(module_page: ModulePage) -> list[Source]:
+    """Two modules' reference pages: ribbonfold says hyphenation, tallymark says counting."""
+    return [
+        module_page(1, "ribbonfold", "Text folding utilities",
+                    "The fold function wraps a paragraph so that every line fits the given width. "
+                    "Hyphenation dictionaries are loaded from the ribbonfold data folder."),
+        module_page(2, "tallymark", "Counting helpers for data",
+                    "This module provides functions for counting and summarising items of data. "
+                    "The order that tallymark keeps is the order items were first seen."),
+    ]
 
 
 @pytest.mark.parametrize(("question", "subject"), [
@@ -63,8 +52,9 @@ def test_a_thing_named_by_its_kind_is_the_subject_without_an_auxiliary() -> None
     # "kurtosis" is said by no page; "data" alone is not what is asked of tallymark
     "Can tallymark estimate the kurtosis of its data?",
 ])
-def test_a_sentence_without_the_subject_or_the_aspect_is_not_found(question: str) -> None:
-    assert grounded_answer(question, PAGES, similarity=close_in_meaning) is None
+def test_a_sentence_without_the_subject_or_the_aspect_is_not_found(
+        question: str, pages: list[Source], close_in_meaning: Similarity) -> None:
+    assert grounded_answer(question, pages, similarity=close_in_meaning) is None
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -73,6 +63,8 @@ def test_a_sentence_without_the_subject_or_the_aspect_is_not_found(question: str
     ("What is the order that tallymark keeps?", "The order that tallymark keeps"),
     ("How do I count items of data with the tallymark module?", "counting and summarising"),
 ])
-def test_the_same_pages_still_answer_what_they_say(question: str, expected: str) -> None:
-    answer = grounded_answer(question, PAGES, similarity=close_in_meaning)
+def test_the_same_pages_still_answer_what_they_say(
+        question: str, expected: str, pages: list[Source],
+        close_in_meaning: Similarity) -> None:
+    answer = grounded_answer(question, pages, similarity=close_in_meaning)
     assert answer is not None and expected in answer.text, question

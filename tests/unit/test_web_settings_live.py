@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,17 +18,14 @@ import pytest
 import respx
 from fastapi.testclient import TestClient
 
-import deepcite.runs.build
-from deepcite.collections import Collection
-from deepcite.config import Settings, load_settings
+from deepcite.config import Settings
 from deepcite.runs import RunRequest
 from deepcite.runs.local import LocalRunExecutor
-from deepcite.store import HistoryStore
 from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.pages.settings import user_config_file
-from tests.fakes import ScriptedChatModel, cite_all
+from tests.unit.conftest import NotesSite
 from tests.unit.test_web_pages import FakeExecutor, _client, _csrf
 
 TAGS = "http://localhost:11434/api/tags"
@@ -50,28 +45,14 @@ class Server:
 
 
 @pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "cache.md").write_text("We keep the cache in Redis with a one hour expiry.",
-                                    encoding="utf-8")
-    # started with an argument the files do not have: kept across saves
-    settings = load_settings({"research.iterations": 1})
-    Collection.create("notes", settings=settings).add(notes)
-    model = ScriptedChatModel(script={"synthesis": [cite_all]})
-    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
-    store = HistoryStore.open(settings)
-    executor = LocalRunExecutor(settings, workers=1, store=store)
-    state = WebState(settings=settings, executor=executor)
-    watches = WatchService(store, settings, executor)
+def server(notes_site: NotesSite) -> Server:
+    # notes_site's settings were started with research.iterations, which the config
+    # files do not have: a save must keep it
+    state = WebState(settings=notes_site.settings, executor=notes_site.executor)
+    watches = WatchService(notes_site.store, notes_site.settings, notes_site.executor)
     state.on_settings.append(watches.use_settings)
-    try:
-        yield Server(TestClient(create_app(state), follow_redirects=False), state, executor,
-                     watches, settings)
-    finally:
-        executor.shutdown()
-        store.close()
+    return Server(TestClient(create_app(state), follow_redirects=False), state,
+                  notes_site.executor, watches, notes_site.settings)
 
 
 def _save(client: TestClient, **fields: Any) -> Any:

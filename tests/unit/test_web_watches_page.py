@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,9 +20,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import deepcite.runs.build
 from deepcite.collections import Collection
-from deepcite.config import Settings, load_settings
+from deepcite.config import Settings
 from deepcite.runs.local import LocalRunExecutor
 from deepcite.store import HistoryStore
 from deepcite.store.watch_records import utc_minute
@@ -31,7 +29,7 @@ from deepcite.watches.service import WatchService
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.pages.watches import NOT_FOUND
-from tests.fakes import ScriptedChatModel, cite_all
+from tests.unit.conftest import NotesSite
 
 PASSWORD = "correct horse battery"
 UNKNOWN = "0123456789abcdef0123456789abcdef"
@@ -65,28 +63,15 @@ class Site:
 
 
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "cache.md").write_text("We keep the cache in Redis with a one hour expiry.",
-                                    encoding="utf-8")
-    settings = load_settings({"research.iterations": 1})
-    Collection.create("notes", settings=settings).add(notes)
-    model = ScriptedChatModel(script={"synthesis": [cite_all]})
-    monkeypatch.setattr(deepcite.runs.build, "get_chat_model", lambda settings: model)
-    store = HistoryStore.open(settings)
+def site(notes_site: NotesSite) -> Site:
+    """The shared site with accounts: an admin, alice and bob, ``notes`` shared with all."""
+    store = notes_site.store
     store.add_user("root", PASSWORD, admin=True)
     for name in ("alice", "bob"):
         store.add_user(name, PASSWORD)
     store.share_collection("notes", everyone=True)
-    executor = LocalRunExecutor(settings, workers=1, store=store)
-    app = create_app(WebState(settings=settings, executor=executor))
-    try:
-        yield Site(app, store, executor, settings, notes)
-    finally:
-        executor.shutdown()
-        store.close()
+    app = create_app(WebState(settings=notes_site.settings, executor=notes_site.executor))
+    return Site(app, store, notes_site.executor, notes_site.settings, notes_site.notes)
 
 
 def _csrf(client: TestClient, path: str) -> str:
