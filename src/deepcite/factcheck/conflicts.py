@@ -19,7 +19,7 @@ from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value, agrees, same_slot
 
 __all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
-           "other_of_kind", "other_role", "slots"]
+           "other_agent", "other_of_kind", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -265,4 +265,26 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
                 if other in kind and other not in mine \
                         and _same_neighbour(mine, word, theirs, other):
                     return word, other
+    return None
+
+
+# Who or what did it: "heated by solar panels", "paid for by the national lottery".
+_AGENT = re.compile(r"\bby\s+(?:the\s+|an?\s+|its\s+|their\s+)?"
+                    r"((?:[a-z][a-z-]+\s+){0,2}[a-z][a-z-]+)")
+
+
+def other_agent(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, str] | None:
+    """The claim's "by ..." (who or what did it) whose words no passage has, where the
+    sentence names its own doer with "by" ("warmed by a gas boiler" against "heated
+    by solar panels"), as ``(claim's, sentence's)``; else None. A doer the passages
+    name anywhere is only not stated here (it may be the sentence's "it")."""
+    claim_terms = terms_of(claim)
+    for mine in _AGENT.finditer(claim):
+        words = terms_of(mine.group(1))
+        if not words or words & known:
+            continue
+        for theirs in _AGENT.finditer(sentence):
+            other = terms_of(theirs.group(1))
+            if other and not other & claim_terms:
+                return mine.group(0), theirs.group(1)
     return None

@@ -43,6 +43,8 @@ def _norm(term: str) -> str:
     and "row" are one word (the shared stemmer leaves them apart)."""
     if len(term) > 5 and term.endswith("ing"):
         term = term[:-3]
+    elif len(term) > 6 and term.endswith("ment"):
+        term = term[:-4]  # "payment" is "pay", "agreement" "agree"
     elif len(term) > 6 and term.endswith(("able", "ible")):
         term = term[:-4]
     elif len(term) > 4 and term.endswith("ed") and not term.endswith("eed"):
@@ -82,6 +84,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
+                    "go", "goes",
                     # quantities that name no amount
                     "several", "many", "various", "numerous", "any", "few", "lot", "lots",
                     "much", "certain"})
