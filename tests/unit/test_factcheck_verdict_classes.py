@@ -87,3 +87,28 @@ def test_free_against_pay_and_both_against_only() -> None:
     assert verdict == "contradicted" and "free" in note
     verdict, note = _verdict("Bikes are allowed on both terraces.")
     assert verdict == "contradicted" and "only on the lower terrace" in note
+
+
+HARBOUR = [
+    passage("Ardlow Harbour", "Ardlow Boat Trips operates four vessels between Ardlow and "
+            "the Gannet Rocks. The harbour has 120 mooring berths. Trips must be booked in "
+            "advance and cost 18 pounds."),
+]
+
+
+def test_a_count_under_another_noun_in_the_subjects_sentence() -> None:
+    said = judge("Ardlow Boat Trips runs four boats between Ardlow and the Gannet Rocks.",
+                 HARBOUR)
+    assert said.verdict == "supported"
+    wrong = judge("Ardlow Boat Trips runs six boats between Ardlow and the Gannet Rocks.",
+                  HARBOUR)
+    assert wrong.verdict != "supported"
+    # a noun naming the kind before the plural counted: "mooring berths" are berths
+    other = judge("The harbour has 210 berths.", HARBOUR)
+    assert other.verdict == "contradicted" and "120" in other.conflicts[0].source
+
+
+def test_a_claim_denying_what_a_short_sentence_requires() -> None:
+    judged = judge("Trips can be taken without booking.", HARBOUR)
+    assert judged.verdict == "contradicted"
+    assert "booked in advance" in judged.conflicts[0].source

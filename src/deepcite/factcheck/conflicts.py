@@ -16,7 +16,7 @@ from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import denied, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import Value, agrees, same_slot
+from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
 
 __all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
            "other_agent", "other_of_kind", "other_role", "slots"]
@@ -180,11 +180,13 @@ def other_role(claim: str, sentence: str,
 
 
 def decide(value: Value, claim: str, sentences: Sequence[Sentence],
-            claim_values: Sequence[Value] = ()) -> tuple[Sentence, Value | None] | None:
+            claim_values: Sequence[Value] = (), *,
+            loose: bool = False) -> tuple[Sentence, Value | None] | None:
     """The first of ``sentences`` stating ``value`` (with ``None``), else the first
     stating another value of its slot (with that value) - not one the claim states
     elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
-    else None."""
+    else, ``loose`` (the sentence saying the claim's subject), the first stating its
+    count under another noun ("three vessels" for "three ships"), else None."""
     for sentence in sentences:
         if any(agrees(value, other) for other in values_of(sentence.text)):
             return sentence, None
@@ -193,6 +195,9 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)
+    for sentence in sentences if loose else ():
+        if any(agrees_as_count(value, other) for other in values_of(sentence.text)):
+            return sentence, None
     return None
 
 

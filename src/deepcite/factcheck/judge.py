@@ -264,7 +264,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
-            decided = decide(value, text, sentences, values)
+            decided = decide(value, text, sentences, values, loose=sentences == [best])
             if decided is not None:
                 break
         if decided is None:
@@ -374,7 +374,9 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     """A short sentence made only of the claim's words that denies it ("There are no
     snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
     fewer words than the claim, it scores too low to be its subject, yet contradicts
-    it."""
+    it. A negation (either side's) governing one of the words both say lets the
+    sentence say a few more words of its own ("Tours must be booked in advance" against
+    "Tours can be joined without booking")."""
     for score, sentence in scored[:DENIAL_CANDIDATES]:
         if score < DENIAL_FLOOR:
             break
@@ -386,8 +388,8 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
         shared = sentence.terms & claim_terms
         # a negation governing one of the claim's own words says more than its length
         # ("the lido does not accept cash" against "You can pay in cash")
-        governs = bool({t for words in denied(sentence.text) for t in terms_of(words)}
-                       & shared)
+        governs = bool({t for side in (sentence.text, text) for words in denied(side)
+                        for t in terms_of(words)} & shared)
         if len(shared) >= 2 and len(extra - names) <= (DENIAL_EXTRA if governs else 1):
             denial = denial_of(text, sentence.text, shared)
             if denial is not None:

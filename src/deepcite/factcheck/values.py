@@ -33,7 +33,8 @@ from deepcite.factcheck.value import Value, ValueKind
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["APPROX_SHARE", "Value", "ValueKind", "agrees", "extract_values", "same_slot"]
+__all__ = ["APPROX_SHARE", "Value", "ValueKind", "agrees", "agrees_as_count", "extract_values",
+           "same_slot"]
 
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _NUMBER = re.compile(
@@ -132,8 +133,12 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
         if following is None:
             break
         word, then = unit_match.group("unit").lower(), following.group("unit")
-        describing = bool(_DESCRIBING.search(word)) and len(word) > 4 \
-            and word not in DIMENSIONS and then.islower() and then.endswith("s") \
+        # a describing word ("farming families") or a noun naming the kind ("allotment
+        # plots", "ship models") before the plural noun counted
+        describing = (bool(_DESCRIBING.search(word)) or not word.endswith("s")) \
+            and len(word) > 2 and word not in STOPWORDS and word not in _NOT_UNITS \
+            and unit_of(word) not in DIMENSIONS and unit_of(word) not in CURRENCIES \
+            and then.islower() and then.endswith("s") \
             and then.lower() not in STOPWORDS and not then.lower().endswith("ss")
         if word not in _UNIT_ADJECTIVES and not describing:
             break
@@ -498,3 +503,18 @@ def _bare(value: Value) -> bool:
     """A number with no unit or measure, named only by the word before it (code's
     ``timeout=30``, "port 9090")."""
     return value.kind == "number" and not value.unit and not value.dimension
+
+
+def agrees_as_count(claim: Value, other: Value) -> bool:
+    """Whether ``other`` is the claim's count of things under another noun ("three
+    ships" and "three vessels", "over a million people" and "1.2 million users"): a
+    count of more than one, neither a measure nor money. Only the sentence that says
+    the claim's subject may state it so (see :func:`~deepcite.factcheck.conflicts.
+    decide`)."""
+    if claim.kind != "number" or other.kind != "number" or claim.dimension \
+            or other.dimension or not claim.unit or not other.unit \
+            or claim.unit in CURRENCIES or other.unit in CURRENCIES:
+        return False
+    if claim.amount is None or other.amount is None or claim.amount < 2:
+        return False
+    return _within(claim, other)
