@@ -112,3 +112,14 @@ def test_a_claim_denying_what_a_short_sentence_requires() -> None:
     judged = judge("Trips can be taken without booking.", HARBOUR)
     assert judged.verdict == "contradicted"
     assert "booked in advance" in judged.conflicts[0].source
+
+
+def test_comparatives_before_the_same_noun_are_no_roles() -> None:
+    telescopes = [passage("Telescopes", "Beside the main dome stands a second, smaller "
+                          "refractor dating from 1911, still used for viewing the moon.")]
+    judged = judge("An older refractor from 1911 is still used for viewing the moon.",
+                   telescopes)
+    assert judged.verdict == "supported"
+    roles = [passage("Staff", "The workshop was set up in 1990 by a Danish carpenter.")]
+    assert judge("The workshop was set up in 1990 by a Danish plumber.", roles).verdict \
+        == "contradicted"

@@ -172,8 +172,11 @@ def other_role(claim: str, sentence: str,
                     or other[0].isupper() != word[0].isupper():
                 continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
             near = neighbours([w.lower() for w in theirs], other.lower())
+            # two words in -er before the same noun are what describes it ("an older
+            # refractor", "a smaller refractor"), not roles: only the word before counts
+            modifiers = word.lower().endswith("er") and other.lower().endswith("er")
             if (around[0] is not None and around[0] == near[0]) or (
-                    around[1] is not None and around[1] == near[1]):
+                    not modifiers and around[1] is not None and around[1] == near[1]):
                 return word, other
     return None
 
