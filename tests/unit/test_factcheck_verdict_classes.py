@@ -123,3 +123,9 @@ def test_comparatives_before_the_same_noun_are_no_roles() -> None:
     roles = [passage("Staff", "The workshop was set up in 1990 by a Danish carpenter.")]
     assert judge("The workshop was set up in 1990 by a Danish plumber.", roles).verdict \
         == "contradicted"
+
+
+def test_go_the_language_is_a_word_go_the_verb_is_not() -> None:
+    library = [passage("Brookline", "Brookline is a queue library written in Rust.")]
+    judged = judge("Brookline is a queue library written in Go.", library)
+    assert judged.verdict == "contradicted"

@@ -84,10 +84,11 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
-                    "go", "goes",
                     # quantities that name no amount
                     "several", "many", "various", "numerous", "any", "few", "lot", "lots",
                     "much", "certain"})
+# ... and "go" in lower case ("children go free"; "Go" is a language's name).
+_EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
 
 
@@ -104,6 +105,6 @@ def terms_of(text: str) -> frozenset[str]:
         _norm(stem(singular(_IRREGULAR.get(word.lower(), word.lower())))) for word in words
         if word.lower() not in STOPWORDS and not word[0].isdigit()
         and word.lower() not in _NUMBER_WORDS and len(word) > 1
-        and word.lower() not in _EMPTY)}
+        and word.lower() not in _EMPTY and word not in _EMPTY_AS_WRITTEN)}
     found.update(cjk_terms(text))
     return frozenset(found)
