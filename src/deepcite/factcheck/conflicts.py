@@ -16,10 +16,10 @@ from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import denied, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import Value, agrees, same_slot
+from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
 
 __all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
-           "other_of_kind", "other_role", "slots"]
+           "other_agent", "other_of_kind", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -172,19 +172,24 @@ def other_role(claim: str, sentence: str,
                     or other[0].isupper() != word[0].isupper():
                 continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
             near = neighbours([w.lower() for w in theirs], other.lower())
+            # two words in -er before the same noun are what describes it ("an older
+            # refractor", "a smaller refractor"), not roles: only the word before counts
+            modifiers = word.lower().endswith("er") and other.lower().endswith("er")
             if (around[0] is not None and around[0] == near[0]) or (
-                    around[1] is not None and around[1] == near[1]):
+                    not modifiers and around[1] is not None and around[1] == near[1]):
                 return word, other
     return None
 
 
 
 def decide(value: Value, claim: str, sentences: Sequence[Sentence],
-            claim_values: Sequence[Value] = ()) -> tuple[Sentence, Value | None] | None:
+            claim_values: Sequence[Value] = (), *,
+            loose: bool = False) -> tuple[Sentence, Value | None] | None:
     """The first of ``sentences`` stating ``value`` (with ``None``), else the first
     stating another value of its slot (with that value) - not one the claim states
     elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
-    else None."""
+    else, ``loose`` (the sentence saying the claim's subject), the first stating its
+    count under another noun ("three vessels" for "three ships"), else None."""
     for sentence in sentences:
         if any(agrees(value, other) for other in values_of(sentence.text)):
             return sentence, None
@@ -193,6 +198,9 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)
+    for sentence in sentences if loose else ():
+        if any(agrees_as_count(value, other) for other in values_of(sentence.text)):
+            return sentence, None
     return None
 
 
@@ -265,4 +273,26 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
                 if other in kind and other not in mine \
                         and _same_neighbour(mine, word, theirs, other):
                     return word, other
+    return None
+
+
+# Who or what did it: "heated by solar panels", "paid for by the national lottery".
+_AGENT = re.compile(r"\bby\s+(?:the\s+|an?\s+|its\s+|their\s+)?"
+                    r"((?:[a-z][a-z-]+\s+){0,2}[a-z][a-z-]+)")
+
+
+def other_agent(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, str] | None:
+    """The claim's "by ..." (who or what did it) whose words no passage has, where the
+    sentence names its own doer with "by" ("warmed by a gas boiler" against "heated
+    by solar panels"), as ``(claim's, sentence's)``; else None. A doer the passages
+    name anywhere is only not stated here (it may be the sentence's "it")."""
+    claim_terms = terms_of(claim)
+    for mine in _AGENT.finditer(claim):
+        words = terms_of(mine.group(1))
+        if not words or words & known:
+            continue
+        for theirs in _AGENT.finditer(sentence):
+            other = terms_of(theirs.group(1))
+            if other and not other & claim_terms:
+                return mine.group(0), theirs.group(1)
     return None

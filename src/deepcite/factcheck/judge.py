@@ -33,14 +33,16 @@ from deepcite.factcheck.conflicts import (
     denial_of,
     name_in_place,
     opposed,
+    other_agent,
     other_of_kind,
     other_role,
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, name_groups
+from deepcite.factcheck.negation import denied
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
-from deepcite.factcheck.restrictions import scope_clash
+from deepcite.factcheck.restrictions import always, scope_clash
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import agrees
 from deepcite.text.stopwords import STOPWORDS
@@ -62,6 +64,9 @@ NEAR_SCORE = 0.15
 #: (among the best few).
 DENIAL_FLOOR = 0.3
 DENIAL_CANDIDATES = 5
+#: ... its words beyond the claim's being at most one, or this many when its negation
+#: governs one of the claim's words.
+DENIAL_EXTRA = 3
 #: ... and only when that sentence says this share of the claim's words itself.
 NEAR_FLOOR = 0.3
 #: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
@@ -223,8 +228,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
     if not any(found(score, s) for score, s in scored):
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
-        return _denied_outright(text, claim_terms, by_words, known) or Judgement(
-            "not_found", by_words[0][0])
+        return _denied_outright(text, claim_terms, by_words, known) \
+            or _scoped_outright(text, claim_terms, by_words) \
+            or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
     top = max(rank(score, s) for score, s in scored if found(score, s))
@@ -258,7 +264,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
-            decided = decide(value, text, sentences, values)
+            decided = decide(value, text, sentences, values, loose=sentences == [best])
             if decided is not None:
                 break
         if decided is None:
@@ -295,7 +301,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         else:
             missing.append(group)
     if not conflicts:
-        role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text)
+        role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text) \
+            or other_agent(text, best.text, everywhere)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denier = best
@@ -367,7 +374,9 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     """A short sentence made only of the claim's words that denies it ("There are no
     snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
     fewer words than the claim, it scores too low to be its subject, yet contradicts
-    it."""
+    it. A negation (either side's) governing one of the words both say lets the
+    sentence say a few more words of its own ("Tours must be booked in advance" against
+    "Tours can be joined without booking")."""
     for score, sentence in scored[:DENIAL_CANDIDATES]:
         if score < DENIAL_FLOOR:
             break
@@ -377,7 +386,11 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
         names = frozenset(t for a, b in name_groups(sentence.text, known)
                           for t in terms_of(sentence.text[a:b]))
         shared = sentence.terms & claim_terms
-        if len(shared) >= 2 and len(extra - names) <= 1:
+        # a negation governing one of the claim's own words says more than its length
+        # ("the lido does not accept cash" against "You can pay in cash")
+        governs = bool({t for side in (sentence.text, text) for words in denied(side)
+                        for t in terms_of(words)} & shared)
+        if len(shared) >= 2 and len(extra - names) <= (DENIAL_EXTRA if governs else 1):
             denial = denial_of(text, sentence.text, shared)
             if denial is not None:
                 quote = quote_of_sentence(sentence)
@@ -386,6 +399,29 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     return None
 
 
+
+
+def _scoped_outright(text: str, claim_terms: frozenset[str],
+                     scored: Sequence[tuple[float, Sentence]]) -> Judgement | None:
+    """A sentence saying the claim's words for a part of the year or week only, where
+    the claim says they hold always ("It is open all year" against "The lido is open
+    from May to September"): said of a pronoun's subject in few words, it scores too low
+    to be the claim's subject, yet contradicts it."""
+    wide = always(text)
+    if wide is None:
+        return None
+    rest = claim_terms - terms_of(wide)
+    if not rest:
+        return None
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        # every word of the claim but its "always" is the floor here (the words of
+        # "all year round" weigh against a sentence that says them otherwise)
+        if rest <= sentence.terms:
+            clash = scope_clash(text, sentence.text)
+            if clash is not None and clash.outcome == "contradicted":
+                return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                                 (Conflict(clash.draft, clash.source, 0),))
+    return None
 
 
 def quote_of_sentence(sentence: Sentence) -> Quote:

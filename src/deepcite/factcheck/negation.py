@@ -44,7 +44,20 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("free", "paid"), ("cheaper", "costlier"), ("easier", "harder"), ("north", "south"),
     ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
     ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
+    ("free", "pay"), ("free", "pays"),
 )
+# Prefixes that make a word its own opposite: "clockwise"/"anticlockwise",
+# "locked"/"unlocked", "direct"/"indirect". The short ones ("in", "dis") only on longer
+# words, so that "come"/"income" or "count"/"discount" are never taken for a pair.
+_NEGATING_PREFIXES: tuple[tuple[str, int], ...] = (
+    ("anti", 4), ("un", 4), ("non-", 4), ("non", 4), ("dis", 6), ("in", 6), ("im", 6),
+    ("il", 6), ("ir", 6))
+
+
+def _prefixed(word: str, other: str) -> bool:
+    """Whether ``other`` is ``word`` with a negating prefix ("anticlockwise")."""
+    return any(other == prefix + word and len(word) >= shortest
+               for prefix, shortest in _NEGATING_PREFIXES)
 
 
 # "modelled on Guarneri rather than Stradivari" denies Stradivari as "not" would.
@@ -102,5 +115,9 @@ def opposites(claim_words: Set[str], other_words: Set[str]) -> tuple[str, str] |
         for mine, theirs in ((one, two), (two, one)):
             if mine in claim_words and theirs in other_words and theirs not in claim_words \
                     and mine not in other_words:
+                return mine, theirs
+    for mine in sorted(claim_words - other_words):
+        for theirs in sorted(other_words - claim_words):
+            if _prefixed(mine, theirs) or _prefixed(theirs, mine):
                 return mine, theirs
     return None

@@ -28,7 +28,7 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "restrictions", "scope_clash", "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "restrictions", "scope_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -45,7 +45,7 @@ _CONDITIONAL = re.compile(
 # week", and is no claim of all)
 _UNIVERSAL = re.compile(
     r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
-    r"everywhere|all year(?: round)?|year-round|all|whatever|whoever|at any time|"
+    r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time)\b))\b",
@@ -60,8 +60,9 @@ _PERIOD = re.compile(
     r"\b(?:on|at|during)\s+(?:weekdays|weekends|the weekend|working days)\b|"
     r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b")
 # Universal words about time: only a period restriction contradicts them.
-_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day|daily|at any "
-                     r"time|whenever|24/7|around the clock)\b", re.IGNORECASE)
+_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day(?: of the "
+                     r"(?:week|year))?|daily|at any time|whenever|24/7|around the clock|"
+                     r"seven days a week|all week)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
@@ -123,6 +124,14 @@ def universal(text: str) -> str | None:
     """The word of ``text`` stating something for all ("any", "every pupil", "always"),
     or None."""
     match = _UNIVERSAL.search(text)
+    return match.group(0) if match else None
+
+
+def always(text: str) -> str | None:
+    """The words of ``text`` stating something holds at all times ("all year round",
+    "every day of the week"), or None: only a part of the year or week contradicts
+    them."""
+    match = _ALWAYS.search(text)
     return match.group(0) if match else None
 
 

@@ -43,6 +43,8 @@ def _norm(term: str) -> str:
     and "row" are one word (the shared stemmer leaves them apart)."""
     if len(term) > 5 and term.endswith("ing"):
         term = term[:-3]
+    elif len(term) > 6 and term.endswith("ment"):
+        term = term[:-4]  # "payment" is "pay", "agreement" "agree"
     elif len(term) > 6 and term.endswith(("able", "ible")):
         term = term[:-4]
     elif len(term) > 4 and term.endswith("ed") and not term.endswith("eed"):
@@ -85,6 +87,8 @@ _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take
                     # quantities that name no amount
                     "several", "many", "various", "numerous", "any", "few", "lot", "lots",
                     "much", "certain"})
+# ... and "go" in lower case ("children go free"; "Go" is a language's name).
+_EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
 
 
@@ -101,6 +105,6 @@ def terms_of(text: str) -> frozenset[str]:
         _norm(stem(singular(_IRREGULAR.get(word.lower(), word.lower())))) for word in words
         if word.lower() not in STOPWORDS and not word[0].isdigit()
         and word.lower() not in _NUMBER_WORDS and len(word) > 1
-        and word.lower() not in _EMPTY)}
+        and word.lower() not in _EMPTY and word not in _EMPTY_AS_WRITTEN)}
     found.update(cjk_terms(text))
     return frozenset(found)

@@ -33,7 +33,8 @@ from deepcite.factcheck.value import Value, ValueKind
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["APPROX_SHARE", "Value", "ValueKind", "agrees", "extract_values", "same_slot"]
+__all__ = ["APPROX_SHARE", "Value", "ValueKind", "agrees", "agrees_as_count", "extract_values",
+           "same_slot"]
 
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _NUMBER = re.compile(
@@ -69,6 +70,16 @@ _UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new re
     paying total additional extra more full-time part-time permanent regular consecutive
     straight whole""".split())  # noqa: SIM905
 _NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
+# A word describing what a number counts, before it ("eleven farming families", "37
+# licensed vessels"): a participle or adjective followed by a plural noun.
+_DESCRIBING = re.compile(r"(?:ing|ed|al|ic|ive|ous)$")
+# A share in words, before "of" ("about half of the output", "two thirds of visitors",
+# "a quarter of the land"): a percentage, so that "half" against "two thirds" differs.
+_FRACTION = re.compile(
+    r"\b(?P<count>an?|one|two|three|four)?[\s-]*(?P<part>half|thirds?|quarters?|fifths?)"
+    r"(?=\s+of\b)", re.IGNORECASE)
+_PARTS = {"half": 2.0, "third": 3.0, "quarter": 4.0, "fifth": 5.0}
+_COUNTS = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0}
 # How often, in one word: "renewed twice" is "renewed 2 times".
 # ("once" only before a period: "once the loan ends" and "at once" count nothing)
 _TIMES = re.compile(r"\b(?P<word>twice|thrice|once(?=\s+(?:a|an|per|every|each)\s))\b",
@@ -116,10 +127,20 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
         return Value("percent", _plain(amount), text[start:end], start, end, amount, "%")
     unit_match = _UNIT_WORD.match(text, end)
     for _ in range(2):  # "1.2 million monthly users": what is counted is users
-        if unit_match is None or unit_match.group("unit").lower() not in _UNIT_ADJECTIVES:
+        if unit_match is None:
             break
         following = _UNIT_WORD.match(text, unit_match.end())
         if following is None:
+            break
+        word, then = unit_match.group("unit").lower(), following.group("unit")
+        # a describing word ("farming families") or a noun naming the kind ("allotment
+        # plots", "ship models") before the plural noun counted
+        describing = (bool(_DESCRIBING.search(word)) or not word.endswith("s")) \
+            and len(word) > 2 and word not in STOPWORDS and word not in _NOT_UNITS \
+            and unit_of(word) not in DIMENSIONS and unit_of(word) not in CURRENCIES \
+            and then.islower() and then.endswith("s") \
+            and then.lower() not in STOPWORDS and not then.lower().endswith("ss")
+        if word not in _UNIT_ADJECTIVES and not describing:
             break
         unit_match = following
     unit = ""
@@ -240,12 +261,21 @@ _SENTENCE_BREAK = re.compile(r"[.!?]\s")
 _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 
 
+_OF_WHAT = re.compile(r"^\s+of\s+[a-z]+\s+$")
+
+
 def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
     """Whether a value, or "once"/"twice"/"N times", ends just before ``at`` with no
-    punctuation between ("4 euros a month", "twice a day", "3 days per week")."""
+    punctuation between ("4 euros a month", "twice a day", "3 days per week"), or with
+    only what it is of between ("24,000 litres of milk a day")."""
     gap = len(text[:at]) - len(text[:at].rstrip())
     end = at - gap
-    if gap > 1 or end <= 0:
+    if end <= 0:
+        return False
+    if any(value.end < end and value.unit and _OF_WHAT.match(text[value.end:at])
+           for value in values):
+        return True
+    if gap > 1:
         return False
     return any(value.end == end for value in values) or bool(
         re.search(r"\b(?:once|twice|thrice|times)$", text[:end], re.IGNORECASE))
@@ -313,6 +343,17 @@ def extract_values(text: str) -> list[Value]:
                                     scale=match.group("scale") or "",
                                     percent=bool(match.group("percent"))))
         taken.append((match.start(), match.end()))
+    for match in _FRACTION.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken) or re.search(
+                r"\band\s+$", text[max(0, match.start() - 5):match.start()]):
+            continue  # "three and a half hours" is an amount of hours
+        part = match.group("part").lower().rstrip("s")
+        count = _COUNTS.get((match.group("count") or "a").lower(), 1.0)
+        share = 100.0 * count / _PARTS[part]
+        start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+        values.append(Value("percent", _plain(share), text[start:match.end()], start,
+                            match.end(), share, "%"))
+        taken.append((start, match.end()))
     for match in _NUMBER_WORD.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
@@ -462,3 +503,18 @@ def _bare(value: Value) -> bool:
     """A number with no unit or measure, named only by the word before it (code's
     ``timeout=30``, "port 9090")."""
     return value.kind == "number" and not value.unit and not value.dimension
+
+
+def agrees_as_count(claim: Value, other: Value) -> bool:
+    """Whether ``other`` is the claim's count of things under another noun ("three
+    ships" and "three vessels", "over a million people" and "1.2 million users"): a
+    count of more than one, neither a measure nor money. Only the sentence that says
+    the claim's subject may state it so (see :func:`~deepcite.factcheck.conflicts.
+    decide`)."""
+    if claim.kind != "number" or other.kind != "number" or claim.dimension \
+            or other.dimension or not claim.unit or not other.unit \
+            or claim.unit in CURRENCIES or other.unit in CURRENCIES:
+        return False
+    if claim.amount is None or other.amount is None or claim.amount < 2:
+        return False
+    return _within(claim, other)
