@@ -30,6 +30,7 @@ a language is adding its particles and question words.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from deepcite.text.cjk import CJK_RUN
 
@@ -201,6 +202,33 @@ def cjk_singles(question: str) -> list[str]:
     return found
 
 
+def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = None
+                 ) -> list[str]:
+    """The question's two-character words that ``text`` writes with another first
+    character: "交费" asked, "缴费" written; "支付" asked, "付" alone would not do.
+
+    Chinese often has two characters for one meaning in a compound (交/缴, 账/帐), and
+    the pair then shares nothing with the question although the sentence says what is
+    asked. Only a word that is a chain of its own (one pair between cuts,
+    :func:`cjk_chains`) counts, its second character (the compound's head) must be the
+    same and follow a content character in ``text``, and, given ``unsaid``, the
+    question's word must be one of those (the pairs no candidate holds): a word the
+    sources write as asked needs no variant."""
+    found: list[str] = []
+    for chain in cjk_chains(question, question=True):
+        if len(chain) != 1 or len(chain[0]) != 2 or chain[0] in text:
+            continue
+        word = chain[0]
+        if unsaid is not None and word not in unsaid:
+            continue
+        for at in range(1, len(text)):
+            if text[at] == word[1] and text[at - 1] != word[0] and _content_pair(
+                    text[at - 1:at + 1]) and not _KANA.match(text[at - 1]):
+                found.append(word)
+                break
+    return found
+
+
 def _content_pair(pair: str) -> bool:
     """Whether ``pair`` holds no function character and no hiragana (a chain's pair)."""
     return not any(ch in FUNCTION_CHARS or _HIRAGANA.match(ch) for ch in pair)
@@ -239,4 +267,5 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
 
 
 __all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms", "korean_stem"]
+           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms",
+           "cjk_variants", "korean_stem"]
