@@ -158,3 +158,14 @@ def test_how_long_is_answered_with_a_span_of_time(question: str) -> None:
     answer = grounded_answer(question, [cjk_source(OVEN, 1, title="麦穗 T3 烤箱")],
                              similarity=close_in_meaning)
     assert answer is not None and answer.text.startswith("**90分钟**"), answer
+
+
+SCOOTER = ("# 疾风 K9 滑板车\n\n疾风 K9 的电池容量为10400毫安时，充满电大约需要5小时。"
+           "整车重量为14公斤，最大载重为100公斤。\n")
+
+
+def test_a_measured_dimension_is_answered_in_its_units_or_not_at_all() -> None:
+    source = cjk_source(SCOOTER, 1, title="疾风 K9 滑板车")
+    answer = grounded_answer("疾风 K9 有多重？", [source], similarity=close_in_meaning)
+    assert answer is not None and "10400毫安时**" not in answer.text
+    assert "14公斤" in answer.text

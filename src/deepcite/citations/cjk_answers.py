@@ -234,6 +234,17 @@ def fits(sentence: str, question: str) -> bool:
     return units is not None and bool(_in_units(sentence, units))
 
 
+def _strict(question: str) -> bool:
+    """Whether only a value in :func:`wanted_units` answers ``question``: it asks how
+    long (:data:`_DURATION_ASKED`) or names the dimension it measures ("多重", "功率"),
+    and a sentence with no such value has none to give - "有多重" is not answered by the
+    "10400毫安时" of the battery sentence, "能烤多长时间" not by "32升"."""
+    if _ASKED_UNIT.search(question):
+        return False  # "几分钟": another span of time still says how long
+    return bool(_DURATION_ASKED.search(question)) or any(
+        pattern.search(question) for pattern, _ in _DIMENSIONS)
+
+
 def implied_terms(sentence: str, question: str) -> list[str]:
     """The terms of the dimension ``question`` asks about ("容量") when ``sentence``
     writes a number in its units ("使用5200毫安时的锂电池"): the unit says what is
@@ -298,11 +309,12 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
 
     A number, count or measure in the unit the question asks for (:func:`wanted_units`)
     is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
-    not by the "30秒" of the same sentence."""
+    not by the "30秒" of the same sentence. A question that asks how long or names its
+    dimension (:func:`_strict`) has no other candidate at all."""
     units = wanted_units(question) if kind in ("amount", "measure", "count") else None
     if units:
         own = _in_units(sentence, units)
-        if own:
+        if own or _strict(question):
             return own
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
