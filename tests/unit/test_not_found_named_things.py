@@ -144,6 +144,8 @@ LIBRARY = ("# 松林图书馆\n\n每位读者一次最多可以借阅6本书。"
 def test_a_synonym_character_still_matches_the_word() -> None:
     assert cjk_variants("逾期每天要交费多少？", "逾期归还的图书每本每天缴费0.5元。") == ["交费"]
     assert cjk_variants("逾期每天要交费多少？", "每天交费0.5元。") == []  # said as asked
+    # "镇" is written everywhere on the page: "全长" is no way of writing "镇长"
+    assert cjk_variants("古镇的镇长是谁？", "古镇的主街全长约1.2公里。") == []
     answer = grounded_answer("逾期图书要交费多少？", [cjk_source(LIBRARY, 1, title="松林图书馆")],
                              similarity=close_in_meaning)
     assert answer is not None and "0.5元" in answer.text
@@ -169,3 +171,17 @@ def test_a_measured_dimension_is_answered_in_its_units_or_not_at_all() -> None:
     answer = grounded_answer("疾风 K9 有多重？", [source], similarity=close_in_meaning)
     assert answer is not None and "10400毫安时**" not in answer.text
     assert "14公斤" in answer.text
+
+
+def very_close(question: str, texts: Sequence[str]) -> list[float]:
+    """An encoder that finds every sentence about the subject very close (as calibrated
+    e5 finds a CJK description close to any question about its subject)."""
+    return [0.9] * len(texts)
+
+
+def test_an_attribute_no_page_about_the_subject_names_is_not_found_however_close() -> None:
+    source = cjk_source(BACKUP, 1, title="白桦备份工具")
+    assert grounded_answer("白桦备份工具的价格是多少钱？", [source], similarity=very_close) is None
+    # a word of the question the page writes another way is no attribute: still answered
+    answer = grounded_answer("白桦通常多久做一次增量备份？", [source], similarity=very_close)
+    assert answer is not None and "六小时" in answer.text

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 from deepcite.citations.sentence_meaning import dense_similarity, meaning_available
 from deepcite.text.cjk import has_cjk
-from deepcite.text.cjk_terms import cjk_chains, cjk_singles, cjk_terms
+from deepcite.text.cjk_terms import QUESTION_WORDS, cjk_chains, cjk_singles, cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -349,6 +349,8 @@ class Weights:
     #: subject says (:func:`unsaid_feature`): "parallel" in "Does csv support reading a
     #: file in parallel?" when no csv passage says it.
     unsaid: frozenset[str] = frozenset()
+    #: The pairs of the attribute a CJK question asks of its subject (:data:`_CJK_ATTRIBUTE`).
+    attribute: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -465,16 +467,40 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
                           frozenset([*cjk_terms(question, question=True), *singles]), absent,
                           named, kinds, pairs, singles, mentioned)
     unsaid = unsaid_feature(question, weights, documents)
-    return replace(weights, unsaid=unsaid) if unsaid else weights
+    if not unsaid:
+        return weights
+    attributes = [found for found in _CJK_ATTRIBUTE.finditer(question) if weights.chains
+                  and not question[:found.start()].endswith(QUESTION_WORDS)]  # "多大的地方"
+    asked = frozenset(cjk_terms(attributes[0].group("attr"))) if attributes else frozenset()
+    return replace(weights, unsaid=unsaid, attribute=asked)
+
+
+#: The attribute a Chinese or Japanese question asks of its subject: the noun after
+#: 的/の that 是/は/が/有 or the question's end follows ("白杨备份工具的*价格*是多少钱",
+#: "云溪古镇的*镇长*是谁", "ハヤブサの*ライセンス*は何ですか", "...语言的*客户端*？"); not
+#: after a question word ("要空出多大的*地方*": how big a space).
+_CJK_ATTRIBUTE = re.compile(r"(?:的|の)(?P<attr>[^\s的のはが是，,、？?]{2,6}?)"
+                            r"(?:是|は|が|有|[？?]|$)")
+
+
+def _attribute_unsaid(weights: Weights) -> bool:
+    """Whether every pair of the attribute a CJK question names
+    (:data:`_CJK_ATTRIBUTE`) is one no source about its subject says
+    (:attr:`Weights.unsaid`): a whole noun, not a paraphrased verb or adverb."""
+    return bool(weights.attribute) and weights.attribute <= weights.unsaid
 
 
 #: Chinese and Japanese words of degree and manner ("通常", "默认", "大约"; and every
-#: "最..." superlative, "最多", "最长"): a question says them, its source says the
-#: fact another way, and they name nothing the sources must say (:func:`unsaid_feature`).
+#: "最..." superlative, "最多", "最长"), and those that say what kind of answer is wanted
+#: ("どのくらいの*頻度*", "多长*时间*", as "often" and "period" in English,
+#: :data:`QUESTION_FILLER`): a question says them, its source says the fact another way
+#: ("毎日更新"), and they name nothing the sources must say (:func:`unsaid_feature`).
 CJK_DEGREE_WORDS = frozenset((
     "一般", "通常", "平时", "大概", "大约", "大致", "默认", "平均", "总共", "一共", "需要", "左右",
     "应该", "建议", "必须", "至少", "实际", "正常", "普通", "一次", "每次", "现在", "目前",
-    "普段", "大体", "最大", "最小", "全部", "合計", "必要"))
+    "普段", "大体", "最大", "最小", "全部", "合計", "必要",
+    "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
+    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期"))
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
@@ -495,9 +521,12 @@ def unsaid_feature(question: str, weights: Weights,
       are no feature.
     - A Chinese or Japanese question (yes/no or not) a word of which no source holds
       at all - every pair of one of its chains (:func:`~deepcite.text.cjk_terms.cjk_chains`)
-      absent while another of its words is there: "白杨备份工具的**价格**是多少钱" over
-      pages that never name a price, "云溪古镇的**镇长**是谁". A chain with a numeral
-      ("换一次") counts rather than names, and is left out.
+      absent while another of its words is there - or, when it names its subject
+      (:func:`cjk_subject`), no document naming the subject holds: "白杨备份工具的**价格**
+      是多少钱" over pages that never give its price (another product's page may),
+      "云溪古镇的**镇长**是谁". A chain with a numeral ("换一次") counts rather than
+      names, and words of degree or of the kind of answer (:data:`CJK_DEGREE_WORDS`)
+      are left out.
 
     Empty when nothing names the subject (the subject rule judges that,
     :func:`subject_missed`) or everything asked is said.
@@ -509,7 +538,7 @@ def unsaid_feature(question: str, weights: Weights,
     if gone and weights.weight.keys() - weights.absent:
         found = frozenset(pair for chain in gone for pair in chain)
     named = weights.named & weights.weight.keys()
-    if not named or not yes_no(question):
+    if not named or not (yes_no(question) or weights.chains):
         return found
     about = [set(doc) for doc in documents]
     about = [doc for doc in about if _names(named, weights.cjk, doc)]
@@ -518,7 +547,7 @@ def unsaid_feature(question: str, weights: Weights,
     said = set().union(*about)
     verbs = {t for s, t in weights.pairs if s in named}
     feature = (weights.weight.keys() - named - ROLE_WORDS - weights.kinds - weights.cjk
-               - verbs)
+               - verbs) if yes_no(question) else set()
     unsaid_chains = {pair for chain in chains if not named & set(chain)
                      and not said & set(chain) for pair in chain}
     return found | frozenset(feature - said) | frozenset(unsaid_chains)
@@ -621,8 +650,13 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     if aspect_missed(weights, terms, subject, cosine) or subject_missed(
             weights, terms, [*subject, *document], cosine):
         return False
-    if weights.unsaid and cosine is not None and cosine < ABSENT_CLOSE:
-        return False  # what is asked of the subject, no source about it says
+    if weights.unsaid and cosine is not None and (
+            cosine < ABSENT_CLOSE or _attribute_unsaid(weights)):
+        # What is asked of the subject, no source about it says. When it is the
+        # attribute a CJK question names after 的/の ("白杨备份工具的*价格*是多少钱"),
+        # meaning cannot vouch for a paraphrase: a sentence about the subject is close
+        # to any question about it (calibrated e5: 0.73-1.0 over 白杨's description).
+        return False
     if (cosine is not None and cosine < ABSENT_CLOSE
             and weights.absent_share() >= ABSENT_VETO and coverage < VETO_COVERAGE
             and matched < ABSENT_MATCHED):

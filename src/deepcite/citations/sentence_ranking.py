@@ -170,7 +170,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         unsaid = [t for t in cjk_terms(question, question=True) if t not in said]
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
                            *(char for char in singles if char in s.text),
-                           *cjk_variants(question, s.text, unsaid=unsaid)]  # 交费/缴费
+                           *cjk_variants(question, s.text, unsaid=unsaid,
+                                         written=said)]  # 交费/缴费
                    for s in sentences}
     else:
         implied = {}

@@ -202,18 +202,21 @@ def cjk_singles(question: str) -> list[str]:
     return found
 
 
-def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = None
-                 ) -> list[str]:
+def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = None,
+                 written: Collection[str] | None = None) -> list[str]:
     """The question's two-character words that ``text`` writes with another first
-    character: "交费" asked, "缴费" written; "支付" asked, "付" alone would not do.
+    character: "交费" asked, "缴费" written.
 
     Chinese often has two characters for one meaning in a compound (交/缴, 账/帐), and
     the pair then shares nothing with the question although the sentence says what is
     asked. Only a word that is a chain of its own (one pair between cuts,
-    :func:`cjk_chains`) counts, its second character (the compound's head) must be the
-    same and follow a content character in ``text``, and, given ``unsaid``, the
-    question's word must be one of those (the pairs no candidate holds): a word the
-    sources write as asked needs no variant."""
+    :func:`cjk_chains`) counts, and the second character (the compound's head) must be
+    the same. Given ``unsaid``, the question's word must be one of those (the pairs no
+    candidate holds: a word the sources write as asked needs no variant); given
+    ``written`` (every pair of the candidates), the sources must write that head in one
+    other word only and never write the question's first character at all: "全长" on
+    a page that says "古镇" everywhere is no variant of "镇长", the one "缴费" of a page
+    that never writes "交" is one of "交费"."""
     found: list[str] = []
     for chain in cjk_chains(question, question=True):
         if len(chain) != 1 or len(chain[0]) != 2 or chain[0] in text:
@@ -221,11 +224,14 @@ def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = N
         word = chain[0]
         if unsaid is not None and word not in unsaid:
             continue
-        for at in range(1, len(text)):
-            if text[at] == word[1] and text[at - 1] != word[0] and _content_pair(
-                    text[at - 1:at + 1]) and not _KANA.match(text[at - 1]):
-                found.append(word)
-                break
+        pool = written if written is not None else cjk_terms(text)
+        if any(word[0] in pair for pair in pool):
+            continue  # the sources write its first character: they would write the word
+        others = {pair for pair in pool
+                  if len(pair) == 2 and pair[1] == word[1] and pair[0] != word[0]
+                  and _content_pair(pair) and not _KANA.match(pair[0])}
+        if len(others) == 1 and next(iter(others)) in text:
+            found.append(word)
     return found
 
 
