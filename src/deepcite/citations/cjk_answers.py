@@ -191,14 +191,29 @@ _DIMENSIONS = [
 ]
 
 
+#: Question words that ask how long something lasts, in no unit of their own: a span of
+#: time answers them, never the "32升" of a sentence about the same machine.
+_DURATION_ASKED = re.compile("多久|多长时间|多少时间|多长的时间|多少天|多少年|多少小时|多少分钟"
+                             "|多少秒|どのくらいの時間|どれくらいの時間|どのくらいの期間"
+                             "|何時間|何日間|何年間|何分間|얼마나\\s?(?:오래|걸)|얼마\\s?동안|며칠")
+#: The units of a span of time, for :func:`wanted_units` (a year alone is no span:
+#: :func:`_in_units` drops "2016年").
+_DURATION_UNITS = "|".join(sorted({unit for group in _SAME_UNIT[:8] for unit in group}
+                                  | {"초", "분", "시간", "일", "주일", "주", "개월", "달", "년"},
+                                  key=len, reverse=True))
+
+
 def wanted_units(question: str) -> str | None:
     """The units that answer ``question``, as one regex alternation, ``None`` when it
     names none: the unit it asks in ("几分钟", "多少本", "何時間", with the other ways
-    of writing it), or the units of what it measures ("容量", "功率", "吸力")."""
+    of writing it), a span of time for "多久"/"多长时间" (:data:`_DURATION_ASKED`), or
+    the units of what it measures ("容量", "功率", "吸力")."""
     asked = _ASKED_UNIT.search(question)
     if asked:
         group = _UNIT_GROUP[asked.group("u")]
         return "|".join(sorted(group, key=len, reverse=True))
+    if _DURATION_ASKED.search(question):
+        return _DURATION_UNITS
     for pattern, units in _DIMENSIONS:
         if pattern.search(question):
             return units
@@ -217,6 +232,17 @@ def fits(sentence: str, question: str) -> bool:
     one that says "30秒" about the same thing."""
     units = wanted_units(question)
     return units is not None and bool(_in_units(sentence, units))
+
+
+def _strict(question: str) -> bool:
+    """Whether only a value in :func:`wanted_units` answers ``question``: it asks how
+    long (:data:`_DURATION_ASKED`) or names the dimension it measures ("多重", "功率"),
+    and a sentence with no such value has none to give - "有多重" is not answered by the
+    "10400毫安时" of the battery sentence, "能烤多长时间" not by "32升"."""
+    if _ASKED_UNIT.search(question):
+        return False  # "几分钟": another span of time still says how long
+    return bool(_DURATION_ASKED.search(question)) or any(
+        pattern.search(question) for pattern, _ in _DIMENSIONS)
 
 
 def implied_terms(sentence: str, question: str) -> list[str]:
@@ -283,18 +309,22 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
 
     A number, count or measure in the unit the question asks for (:func:`wanted_units`)
     is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
-    not by the "30秒" of the same sentence."""
+    not by the "30秒" of the same sentence. A question that asks how long or names its
+    dimension (:func:`_strict`) has no other candidate at all."""
     units = wanted_units(question) if kind in ("amount", "measure", "count") else None
     if units:
         own = _in_units(sentence, units)
-        if own:
+        if own or _strict(question):
             return own
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
                    else _TIME_SPAN if _TIME_ASKED.search(question) else _AMOUNT)
-        # money is answered by money only; a span of time or size by any amount
+        # money is answered by money only, "how long" by a span of time only (never
+        # the "32升" of the machine it is asked of); a size by any amount
         amounts = _found(pattern, sentence)
-        return amounts if pattern is _MONEY else amounts or _found(_AMOUNT, sentence)
+        if pattern is _MONEY or _DURATION_ASKED.search(question):
+            return amounts
+        return amounts or _found(_AMOUNT, sentence)
     if kind == "measure":
         return _found(_MEASURE, sentence) or _found(_AMOUNT, sentence) or _counted(
             sentence, question)

@@ -34,11 +34,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deepcite.citations.sentence_meaning import dense_similarity, meaning_available
 from deepcite.text.cjk import has_cjk
-from deepcite.text.cjk_terms import cjk_chains, cjk_singles, cjk_terms
+from deepcite.text.cjk_terms import QUESTION_WORDS, cjk_chains, cjk_singles, cjk_terms
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -181,13 +181,86 @@ def named_subject(question: str) -> frozenset[str]:
     do I compute the kurtosis of my data with the *statistics* module?"): the word
     before one of :data:`KIND_WORDS` after "the" ("a small function" names nothing)."""
     found = grammatical_subject(question)
-    if found or has_cjk(question):
+    if found:
         return found
+    if has_cjk(question):
+        return cjk_subject(question)
     words = WORD.findall(question)
     return frozenset(
         term(word.lower()) for before, word, kind in zip(words, words[1:], words[2:], strict=False)
         if before.lower() == "the" and term(kind.lower()) in KIND_WORDS
         and _content(word))
+
+
+#: A Latin name at the opening of a Chinese or Japanese question ("csv 模块可以 ...",
+#: "pathlib は ..."), or one followed by a word for its kind ("用 logging 模块把 ...").
+_CJK_LEADING_NAME = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.]*)")
+_CJK_KIND_NAME = re.compile(
+    r"(?P<name>[A-Za-z][A-Za-z0-9_.]*)\s*(?:模块|模組|库|函数|类|包|工具|モジュール|ライブラリ"
+    r"|クラス|関数|パッケージ|모듈|라이브러리|함수|클래스)")
+#: A CJK question's opening phrase before its first topic or possessive particle
+#: ("云溪古镇*的*镇长是谁", "ハヤブサ*の*ライセンス", "青鸟*は* ..."): the thing it asks about.
+_CJK_TOPIC = re.compile(r"^\s*(?P<phrase>[^\s的のはが，,、？?]{2,10}?)(?:的|の|は|が)")
+
+
+def cjk_subject(question: str) -> frozenset[str]:
+    """What a Chinese or Japanese question is about by name: a Latin name at its
+    opening or before a word for its kind ("csv 模块可以读取 Parquet 文件吗" -> ``csv``),
+    else the character pairs of its opening phrase before its first possessive or topic
+    particle ("云溪古镇的镇长是谁" -> 云溪 溪古 古镇). Empty when it has neither.
+
+    As in English (:func:`grammatical_subject`), a sentence from a page about another
+    thing that does not name it answers some other question (:func:`subject_missed`)."""
+    for pattern in (_CJK_LEADING_NAME, _CJK_KIND_NAME):
+        found = pattern.search(question)
+        if found:
+            first = WORD.findall(found.group("name"))
+            if first and _content(first[0]):
+                return frozenset({term(first[0].lower())})
+    topic = _CJK_TOPIC.match(question)
+    if topic and has_cjk(topic.group("phrase")):
+        return frozenset(cjk_terms(topic.group("phrase")))
+    return frozenset()
+
+
+#: A document title that opens with its subject's name and a separator: "tarfile — Read
+#: and write tar archive files", "Flask: web development".
+_TITLE_NAME = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.]*)\s*(?:—|–|-|:|\|)\s+\S")
+
+
+def title_names(titles: Iterable[str]) -> frozenset[str]:
+    """The names ``titles`` open with (:data:`_TITLE_NAME`), as terms: what each document
+    is the page of. A question word that is one of them names a thing whatever its place
+    in the question ("How do I encrypt a *tarfile* archive?": the object, not the
+    subject), and a sentence from a page about another thing that does not name it is no
+    answer (:func:`subject_missed`)."""
+    names = set()
+    for title in titles:
+        found = _TITLE_NAME.match(title)
+        words = WORD.findall(found.group("name")) if found else []
+        if words and _content(words[0]):
+            names.add(term(words[0].lower()))
+    return frozenset(names)
+
+
+def yes_no(question: str) -> bool:
+    """Whether ``question`` asks yes or no of a thing: an English one that opens with an
+    auxiliary ("Does csv ...", "Can the heapq module ..."), a Chinese one that ends in
+    吗 or asks 是否/能否/可否, a Japanese one that ends in ますか/できますか without a
+    question word."""
+    match = _SUBJECT_OPENING.match(question)
+    if match:
+        return not match.group("wh")
+    if not has_cjk(question):
+        return False
+    stripped = question.strip().rstrip("?？。!！ ")
+    return stripped.endswith(("吗", "嗎", "么")) or any(
+        word in question for word in ("是否", "能否", "可否")) or (
+        stripped.endswith("か") and not any(word in question for word in _JA_WH))
+
+
+#: Japanese question words: a question holding one asks what, not whether.
+_JA_WH = ("何", "いつ", "どこ", "だれ", "誰", "どの", "どれ", "どう", "なぜ", "いくつ", "いくら")
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
@@ -269,6 +342,15 @@ class Weights:
     #: The question's one-character CJK words (:func:`~deepcite.text.cjk_terms.cjk_singles`):
     #: a sentence holding one matches more, and one without it is not held to it.
     singles: tuple[str, ...] = ()
+    #: Without a named subject, the question's words that name a document of the pool
+    #: (:func:`title_names`): "tarfile" in "How do I encrypt a tarfile archive?".
+    mentioned: frozenset[str] = frozenset()
+    #: What a yes/no question asks of its named subject that no document naming the
+    #: subject says (:func:`unsaid_feature`): "parallel" in "Does csv support reading a
+    #: file in parallel?" when no csv passage says it.
+    unsaid: frozenset[str] = frozenset()
+    #: The pairs of the attribute a CJK question asks of its subject (:data:`_CJK_ATTRIBUTE`).
+    attribute: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -344,8 +426,13 @@ def _joined(question: str, wanted: set[str], pool: Sequence[Sequence[str]]) -> s
     return joined
 
 
-def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
-    """The IDF weight of each of ``question``'s terms over ``pool`` (terms per sentence)."""
+def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str] = (),
+          documents: Sequence[Iterable[str]] = ()) -> Weights:
+    """The IDF weight of each of ``question``'s terms over ``pool`` (terms per sentence).
+
+    ``titles`` (of the pool's documents) name the things a question may name as its
+    object (:attr:`Weights.mentioned`); ``documents`` (each one's terms, its title's
+    included) say what the sources say of the subject (:attr:`Weights.unsaid`)."""
     wanted = _joined(question, question_terms(question), pool)
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
@@ -370,12 +457,110 @@ def weigh(question: str, pool: Sequence[Sequence[str]]) -> Weights:
     kinds = frozenset(t for t in wanted if t in KIND_WORDS)
     said = [term(w.lower()) for w in WORD.findall(question)]
     pairs = frozenset(itertools.pairwise(said))
+    mentioned = frozenset() if named else title_names(titles) & wanted
     if not has_cjk(question):
-        return Weights(weight, key, absent=absent, named=named, kinds=kinds, pairs=pairs)
-    chains = tuple(tuple(chain) for chain in cjk_chains(question, question=True))
-    return Weights(weight, key, chains,
-                   frozenset([*cjk_terms(question, question=True), *singles]), absent,
-                   named, kinds, pairs, singles)
+        weights = Weights(weight, key, absent=absent, named=named, kinds=kinds, pairs=pairs,
+                          mentioned=mentioned)
+    else:
+        chains = tuple(tuple(chain) for chain in cjk_chains(question, question=True))
+        weights = Weights(weight, key, chains,
+                          frozenset([*cjk_terms(question, question=True), *singles]), absent,
+                          named, kinds, pairs, singles, mentioned)
+    unsaid = unsaid_feature(question, weights, documents)
+    if not unsaid:
+        return weights
+    attributes = [found for found in _CJK_ATTRIBUTE.finditer(question) if weights.chains
+                  and not question[:found.start()].endswith(QUESTION_WORDS)]  # "多大的地方"
+    asked = frozenset(cjk_terms(attributes[0].group("attr"))) if attributes else frozenset()
+    return replace(weights, unsaid=unsaid, attribute=asked)
+
+
+#: The attribute a Chinese or Japanese question asks of its subject: the noun after
+#: 的/の that 是/は/が/有 or the question's end follows ("白杨备份工具的*价格*是多少钱",
+#: "云溪古镇的*镇长*是谁", "ハヤブサの*ライセンス*は何ですか", "...语言的*客户端*？"); not
+#: after a question word ("要空出多大的*地方*": how big a space).
+_CJK_ATTRIBUTE = re.compile(r"(?:的|の)(?P<attr>[^\s的のはが是，,、？?]{2,6}?)"
+                            r"(?:是|は|が|有|[？?]|$)")
+
+
+def _attribute_unsaid(weights: Weights) -> bool:
+    """Whether every pair of the attribute a CJK question names
+    (:data:`_CJK_ATTRIBUTE`) is one no source about its subject says
+    (:attr:`Weights.unsaid`): a whole noun, not a paraphrased verb or adverb."""
+    return bool(weights.attribute) and weights.attribute <= weights.unsaid
+
+
+#: Chinese and Japanese words of degree and manner ("通常", "默认", "大约"; and every
+#: "最..." superlative, "最多", "最长"), and those that say what kind of answer is wanted
+#: ("どのくらいの*頻度*", "多长*时间*", as "often" and "period" in English,
+#: :data:`QUESTION_FILLER`): a question says them, its source says the fact another way
+#: ("毎日更新"), and they name nothing the sources must say (:func:`unsaid_feature`).
+CJK_DEGREE_WORDS = frozenset((
+    "一般", "通常", "平时", "大概", "大约", "大致", "默认", "平均", "总共", "一共", "需要", "左右",
+    "应该", "建议", "必须", "至少", "实际", "正常", "普通", "一次", "每次", "现在", "目前",
+    "普段", "大体", "最大", "最小", "全部", "合計", "必要",
+    "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
+    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期"))
+#: A character that says a number ("换一次", "两年"): a chain holding one counts, it
+#: does not name a thing the sources must say.
+_NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
+
+
+def unsaid_feature(question: str, weights: Weights,
+                   documents: Sequence[Iterable[str]]) -> frozenset[str]:
+    """What ``question`` asks of the thing it names that no source naming that thing
+    says: the honest reply is "not found", not a sentence about something near it.
+
+    - A yes/no question with a named subject (:func:`yes_no`, :func:`named_subject`):
+      "Does csv support reading a file in parallel?" asks for "parallel", and when no
+      document naming csv (``documents``: each one's terms) holds it, the csv page's
+      introduction, which holds "read" and "file", does not answer; "Does logging
+      support structured JSON output?" asks for "structured" and "JSON", which the json
+      page says and the logging passages do not. The subject's kind, the words that tie
+      it to the feature (:data:`ROLE_WORDS`) and its verb (the word right after it)
+      are no feature.
+    - A Chinese or Japanese question (yes/no or not) a word of which no source holds
+      at all - every pair of one of its chains (:func:`~deepcite.text.cjk_terms.cjk_chains`)
+      absent while another of its words is there - or, when it names its subject
+      (:func:`cjk_subject`), no document naming the subject holds: "白杨备份工具的**价格**
+      是多少钱" over pages that never give its price (another product's page may),
+      "云溪古镇的**镇长**是谁". A chain with a numeral ("换一次") counts rather than
+      names, and words of degree or of the kind of answer (:data:`CJK_DEGREE_WORDS`)
+      are left out.
+
+    Empty when nothing names the subject (the subject rule judges that,
+    :func:`subject_missed`) or everything asked is said.
+    """
+    chains = [chain for chain in weights.chains if not any(
+        _NUMERAL.search(pair) or pair in CJK_DEGREE_WORDS or pair[0] == "最" for pair in chain)]
+    found: frozenset[str] = frozenset()
+    gone = [chain for chain in chains if all(pair in weights.absent for pair in chain)]
+    if gone and weights.weight.keys() - weights.absent:
+        found = frozenset(pair for chain in gone for pair in chain)
+    named = weights.named & weights.weight.keys()
+    if not named or not (yes_no(question) or weights.chains):
+        return found
+    about = [set(doc) for doc in documents]
+    about = [doc for doc in about if _names(named, weights.cjk, doc)]
+    if not about:
+        return found
+    said = set().union(*about)
+    verbs = {t for s, t in weights.pairs if s in named}
+    feature = (weights.weight.keys() - named - ROLE_WORDS - weights.kinds - weights.cjk
+               - verbs) if yes_no(question) else set()
+    unsaid_chains = {pair for chain in chains if not named & set(chain)
+                     and not said & set(chain) for pair in chain}
+    return found | frozenset(feature - said) | frozenset(unsaid_chains)
+
+
+def _names(named: frozenset[str], cjk: frozenset[str], terms: Iterable[str]) -> bool:
+    """Whether ``terms`` name the subject ``named``: its Latin name, or most of the
+    pairs of its CJK phrase (:data:`CHAIN_SHARE`; "古镇" alone is any old town)."""
+    found = set(terms)
+    latin = named - cjk
+    if latin:
+        return bool(latin & found)
+    return len(named & found) >= max(1, math.ceil(CHAIN_SHARE * len(named)))
 
 
 def aspect_missed(weights: Weights, terms: Iterable[str], subject: Iterable[str],
@@ -439,9 +624,10 @@ def subject_missed(weights: Weights, terms: Iterable[str], document: Iterable[st
     "structure" and "output"'s neighbours and answers a question about json. Only with
     a ``cosine``, as :func:`aspect_missed`.
     """
-    if cosine is None or cosine >= ABSENT_CLOSE or not weights.named:
+    names = weights.named or weights.mentioned
+    if cosine is None or cosine >= ABSENT_CLOSE or not names:
         return False
-    return not weights.named & (set(terms) | set(document))
+    return not _names(names, weights.cjk, [*terms, *document])
 
 
 def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None,
@@ -464,6 +650,13 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
     if aspect_missed(weights, terms, subject, cosine) or subject_missed(
             weights, terms, [*subject, *document], cosine):
         return False
+    if weights.unsaid and cosine is not None and (
+            cosine < ABSENT_CLOSE or _attribute_unsaid(weights)):
+        # What is asked of the subject, no source about it says. When it is the
+        # attribute a CJK question names after 的/の ("白杨备份工具的*价格*是多少钱"),
+        # meaning cannot vouch for a paraphrase: a sentence about the subject is close
+        # to any question about it (calibrated e5: 0.73-1.0 over 白杨's description).
+        return False
     if (cosine is not None and cosine < ABSENT_CLOSE
             and weights.absent_share() >= ABSENT_VETO and coverage < VETO_COVERAGE
             and matched < ABSENT_MATCHED):
@@ -480,6 +673,7 @@ __all__ = [
     "Similarity",
     "Weights",
     "aspect_missed",
+    "cjk_subject",
     "dense_similarity",
     "grammatical_subject",
     "key_phrase",
@@ -489,5 +683,8 @@ __all__ = [
     "relevant",
     "subject_missed",
     "terms_of",
+    "title_names",
+    "unsaid_feature",
     "weigh",
+    "yes_no",
 ]

@@ -28,7 +28,7 @@ from deepcite.citations.intent import Intent, gives, question_intent
 from deepcite.citations.question_match import Similarity, question_terms
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
-from deepcite.text.cjk_terms import cjk_singles
+from deepcite.text.cjk_terms import cjk_singles, cjk_terms, cjk_variants
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import ALNUM_WORD, WORD
@@ -166,8 +166,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         from deepcite.citations import cjk_answers
 
         singles = cjk_singles(question)  # "借" asked, "借期" written: the character matches
+        said = {t for s in sentences for t in s.terms}
+        unsaid = [t for t in cjk_terms(question, question=True) if t not in said]
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
-                           *(char for char in singles if char in s.text)] for s in sentences}
+                           *(char for char in singles if char in s.text),
+                           *cjk_variants(question, s.text, unsaid=unsaid,
+                                         written=said)]  # 交费/缴费
+                   for s in sentences}
     else:
         implied = {}
     about = {id(s): [*s.about, *implied.get(id(s), [])] for s in sentences}
@@ -178,8 +183,14 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sentences = _about_subject(wanted, sentences, close)
     kept = set(map(id, sentences))
     sharing = [s for s in sharing if id(s) in kept]
+    held: dict[int, set[str]] = {}  # each source's terms: where it names the subject
+    for sentence in sentences:
+        held.setdefault(sentence.rank, set(question_match.terms_of(sentence.source.title)))
+        held[sentence.rank].update(sentence.about, implied.get(id(sentence), []))
     weights = question_match.weigh(question, [[*s.terms, *implied.get(id(s), [])]
-                                              for s in sentences])
+                                              for s in sentences],
+                                   titles={s.title for s in sources},
+                                   documents=list(held.values()))
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     kind = types.answer_type(question)
@@ -187,15 +198,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     lexical: dict[int, float] = {}
     ranked = []
     titles: dict[int, list[str]] = {}
-    held: dict[int, set[str]] = {}  # each source's terms: where it names the subject
-    for sentence in sentences:
-        held.setdefault(sentence.rank, set()).update(sentence.about)
     for sentence in sharing:
         if sentence.rank not in titles:
             titles[sentence.rank] = question_match.terms_of(sentence.source.title)
         document = held[sentence.rank]
         if sentence.source.engine == USER_MATERIAL:  # handed in for this question: the
-            document = document | weights.named    # user's notes name their subject
+            document = document | weights.named | weights.mentioned  # notes name it
         if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
                                        subject=titles[sentence.rank], document=document):
             continue

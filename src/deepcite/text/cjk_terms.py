@@ -30,6 +30,7 @@ a language is adding its particles and question words.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from deepcite.text.cjk import CJK_RUN
 
@@ -201,6 +202,39 @@ def cjk_singles(question: str) -> list[str]:
     return found
 
 
+def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = None,
+                 written: Collection[str] | None = None) -> list[str]:
+    """The question's two-character words that ``text`` writes with another first
+    character: "交费" asked, "缴费" written.
+
+    Chinese often has two characters for one meaning in a compound (交/缴, 账/帐), and
+    the pair then shares nothing with the question although the sentence says what is
+    asked. Only a word that is a chain of its own (one pair between cuts,
+    :func:`cjk_chains`) counts, and the second character (the compound's head) must be
+    the same. Given ``unsaid``, the question's word must be one of those (the pairs no
+    candidate holds: a word the sources write as asked needs no variant); given
+    ``written`` (every pair of the candidates), the sources must write that head in one
+    other word only and never write the question's first character at all: "全长" on
+    a page that says "古镇" everywhere is no variant of "镇长", the one "缴费" of a page
+    that never writes "交" is one of "交费"."""
+    found: list[str] = []
+    for chain in cjk_chains(question, question=True):
+        if len(chain) != 1 or len(chain[0]) != 2 or chain[0] in text:
+            continue
+        word = chain[0]
+        if unsaid is not None and word not in unsaid:
+            continue
+        pool = written if written is not None else cjk_terms(text)
+        if any(word[0] in pair for pair in pool):
+            continue  # the sources write its first character: they would write the word
+        others = {pair for pair in pool
+                  if len(pair) == 2 and pair[1] == word[1] and pair[0] != word[0]
+                  and _content_pair(pair) and not _KANA.match(pair[0])}
+        if len(others) == 1 and next(iter(others)) in text:
+            found.append(word)
+    return found
+
+
 def _content_pair(pair: str) -> bool:
     """Whether ``pair`` holds no function character and no hiragana (a chain's pair)."""
     return not any(ch in FUNCTION_CHARS or _HIRAGANA.match(ch) for ch in pair)
@@ -239,4 +273,5 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
 
 
 __all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms", "korean_stem"]
+           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms",
+           "cjk_variants", "korean_stem"]
