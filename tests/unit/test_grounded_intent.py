@@ -330,3 +330,29 @@ def test_a_chunk_cut_inside_an_example_keeps_the_example_with_its_sentence() -> 
     assert sentences[0].example.startswith("= read_ledger(stream")
     answer = grounded_answer("How do I read a ledger file?", [chunk])
     assert answer is not None and "```\n= read_ledger(stream" in answer.text
+
+
+FOLDER_MODULE = """\
+NAME
+    shelf - Folder listing helpers.
+
+DESCRIPTION
+    This module provides functions for working with folders of records.
+
+FUNCTIONS
+    list_records(folder=None)
+        Return a list containing the names of the records in the folder.
+
+    sweep(folder)
+        Delete stale records from the folder.
+"""
+
+
+def test_a_how_to_answer_names_the_function_its_sentence_describes() -> None:
+    docs = [source(1, "shelf", FOLDER_MODULE)]
+    answer = grounded_answer("How can I list the records in a folder?", docs)
+    assert answer is not None
+    lead, code, *_rest = answer.text.split("\n\n")
+    assert lead.startswith("Return a list containing the names of the records"), lead
+    assert code == "```\nlist_records(folder=None)\n```"  # which function does it
+    assert verify(answer.text, docs).unsupported == 0

@@ -63,6 +63,11 @@ class Sentence:
     #: The code example the source shows with this sentence (verbatim lines, see
     #: :func:`_passages`), empty without one.
     example: str = ""
+    #: The call signature the sentence describes, as the source writes it (pydoc's
+    #: ``listdir(path=None)`` above "Return a list containing the names of the files
+    #: in the directory."), empty when its heading is none: it names the API a how-to
+    #: answer is about when the sentence does not.
+    signature: str = ""
     #: The passage (paragraph, list item) of its source the sentence is in, counted from
     #: 0; -1 when unknown. Sentences of one passage make one point together.
     passage: int = -1
@@ -435,6 +440,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
             before: list[str] = []
             quoted: list[Sentence] = []
             pieces = [passage.text] if passage.row else split_sentences(passage.text)
+            signature = passage.heading if _SIGNATURE.match(passage.heading) else ""
             for raw in pieces:  # abbreviations, quotes kept whole; a table row whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
@@ -449,7 +455,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
                                            heading=terms_of(passage.heading),
-                                           passage=index))
+                                           signature=signature, passage=index))
                     position += 1
                 found_in_source = True
                 before = terms
