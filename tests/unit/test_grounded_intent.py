@@ -356,3 +356,15 @@ def test_a_how_to_answer_names_the_function_its_sentence_describes() -> None:
     assert lead.startswith("Return a list containing the names of the records"), lead
     assert code == "```\nlist_records(folder=None)\n```"  # which function does it
     assert verify(answer.text, docs).unsupported == 0
+
+
+def test_prose_with_code_spans_under_a_signature_is_quoted_not_shown_as_code() -> None:
+    entry = ("    raw_parse(self, s, idx=0)\n"
+             "        Parse a record from ``s`` (a ``str`` beginning with\n"
+             "        a record) and return the record and where it ended.\n")
+    sentences = candidate_sentences([source(1, "records", entry)])
+    assert [s.text for s in sentences] == [
+        "Parse a record from ``s`` (a ``str`` beginning with a record) and return the "
+        "record and where it ended."]
+    assert not sentences[0].example
+    assert sentences[0].signature == "raw_parse(self, s, idx=0)"

@@ -186,7 +186,8 @@ def _code_start(line: str, previous: str, signature: bool) -> bool:
     deeper = _indent(line) > _indent(previous) if previous else _indent(line) > 0
     introduced = signature or previous.rstrip().endswith(":")
     text = line.strip()
-    return (deeper and introduced and not looks_like_prose(line)
+    # a code span in prose (``s``) is prose's, as :func:`_usable` reads it
+    return (deeper and introduced and not looks_like_prose(line.replace("`", ""))
             and _CODE_SYNTAX.search(text) is not None
             and not (text.endswith(".") and not text.endswith("...")))
 
@@ -199,7 +200,8 @@ def _cut_code(line: str) -> bool:
     if not text or _CODE_SYNTAX.search(text) is None or (
             text.endswith(".") and not text.endswith("...")):
         return False
-    return not looks_like_prose(line) or text[0] in "=[](){}"
+    # a code span in prose (``s``) is prose's, as :func:`_usable` reads it
+    return not looks_like_prose(line.replace("`", "")) or text[0] in "=[](){}"
 
 
 class _Splitter:
