@@ -13,7 +13,7 @@ import pytest
 
 from deepcite.citations.candidates import candidate_sentences, heading_line
 from deepcite.citations.grounded import grounded_answer, rank_sentences
-from deepcite.citations.intent import Intent, gives, question_intent
+from deepcite.citations.intent import Intent, action, gives, question_intent
 from deepcite.citations.verify import verify
 from deepcite.types import Source
 
@@ -243,3 +243,128 @@ def test_a_why_answer_quotes_the_reason_that_follows_the_behaviour() -> None:
                              [source(1, "Stations", SETUP_GUIDE)])
     assert answer is not None
     assert "save battery power" in answer.text
+
+
+LEDGER_MODULE = """\
+NAME
+    ledger - Ledger file reading and writing.
+
+DESCRIPTION
+    This module provides classes that assist in the reading and writing
+    of ledger files used by bookkeeping tools.  Although many ledger files
+    look simple, parsing lines of a ledger file with something like
+    line.split(";") is bound to fail.
+
+FUNCTIONS
+    read_ledger(...)
+        book = read_ledger(stream [, currency='EUR'])
+            for entry in book:
+                post(entry)
+
+        The "stream" argument can be any object that yields one line per
+        iteration, such as an open file object.
+"""
+
+
+@pytest.mark.parametrize("question", ["How do I read a ledger file?",
+                                      "read a ledger file"])
+def test_a_how_to_answer_leads_with_the_api_that_does_it_and_shows_its_example(
+        question: str) -> None:
+    docs = [source(1, "ledger", LEDGER_MODULE)]
+    answer = grounded_answer(question, docs)
+    assert answer is not None
+    lead, code, *_rest = answer.text.split("\n\n")
+    # not the module's introduction, not the warning about line.split
+    assert lead.startswith('The "stream" argument can be any object'), lead
+    assert code.startswith("```\nbook = read_ledger(stream")
+    assert verify(answer.text, docs).unsupported == 0
+
+
+def test_a_warning_about_what_fails_is_not_an_instruction() -> None:
+    warning = ('Parsing lines of a ledger file with something like line.split(";") is '
+               "bound to fail.")
+    assert not gives(Intent.HOWTO, warning)
+    assert gives(Intent.HOWTO, "Call read_ledger() with an open file object.")
+    ranked = rank_sentences("How do I read a ledger file?",
+                            [source(1, "ledger", LEDGER_MODULE)])
+    texts = [s.text for s in ranked]
+    described = texts.index('The "stream" argument can be any object that yields one '
+                            "line per iteration, such as an open file object.")
+    assert all(described < i for i, t in enumerate(texts)
+               if t.startswith(("This module", "Although")))
+
+
+@pytest.mark.parametrize("question, intent, verb", [
+    ("How do I read a CSV file?", Intent.HOWTO, "read"),
+    ("read a csv file", Intent.HOWTO, "read"),
+    ("What is the best way to parse a date?", Intent.HOWTO, "parse"),
+    ("How can I quickly write rows to a file?", Intent.HOWTO, "write"),
+    ("Read the manual?", Intent.OTHER, ""),  # a question, not a request
+    ("Why should I not split lines myself?", Intent.REASON, ""),
+])
+def test_a_how_to_question_names_the_action_it_asks_for(question: str, intent: Intent,
+                                                        verb: str) -> None:
+    assert question_intent(question) is intent
+    assert action(question) == verb
+
+
+CUT_CHUNK = """\
+= read_ledger(stream [, currency='EUR']
+                            [optional keyword args])
+            for entry in book:
+                post(entry)
+
+        The "stream" argument can be any object that yields one line per
+        iteration, such as an open file object.
+"""
+
+
+def test_a_chunk_cut_inside_an_example_keeps_the_example_with_its_sentence() -> None:
+    url = "file:///docs/ledger.txt"
+    chunk = Source(number=1, title="ledger", url=url, canonical_url=url, snippet=CUT_CHUNK,
+                   engine="local", metadata={"start": 840})
+    sentences = candidate_sentences([chunk])
+    assert [s.text for s in sentences] == [
+        'The "stream" argument can be any object that yields one line per iteration, '
+        "such as an open file object."]  # the cut code is not prose
+    assert sentences[0].example.startswith("= read_ledger(stream")
+    answer = grounded_answer("How do I read a ledger file?", [chunk])
+    assert answer is not None and "```\n= read_ledger(stream" in answer.text
+
+
+FOLDER_MODULE = """\
+NAME
+    shelf - Folder listing helpers.
+
+DESCRIPTION
+    This module provides functions for working with folders of records.
+
+FUNCTIONS
+    list_records(folder=None)
+        Return a list containing the names of the records in the folder.
+
+    sweep(folder)
+        Delete stale records from the folder.
+"""
+
+
+def test_a_how_to_answer_names_the_function_its_sentence_describes() -> None:
+    docs = [source(1, "shelf", FOLDER_MODULE)]
+    answer = grounded_answer("How can I list the records in a folder?", docs)
+    assert answer is not None
+    lead, code, *_rest = answer.text.split("\n\n")
+    assert lead.startswith("Return a list containing the names of the records"), lead
+    assert code == "```\nlist_records(folder=None)\n```"  # which function does it
+    assert verify(answer.text, docs).unsupported == 0
+
+
+def test_prose_with_code_spans_under_a_signature_is_quoted_not_shown_as_code() -> None:
+    entry = ("    raw_parse(self, s, idx=0)\n"
+             "        Parse a record from ``s`` (a ``str`` beginning with\n"
+             "        a record) and return the record and where it ended.\n")
+    sentences = candidate_sentences([source(1, "records", entry)])
+    assert [s.text for s in sentences] == [
+        "Parse a record from ``s`` (a ``str`` beginning with a record) and return the "
+        "record and where it ended."]
+    assert not sentences[0].example
+    assert sentences[0].signature == "raw_parse(self, s, idx=0)"

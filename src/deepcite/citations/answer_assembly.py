@@ -27,19 +27,23 @@ def assemble(chosen: Sequence[Sentence], *, lead: str | None = None,
     ``short`` (the short answer and the sources citing it) comes first, in bold; then
     ``lead`` (already cited) and the ``chosen`` sentences, each cited. With ``example``
     (a how-to question) the first example a chosen sentence comes with is shown right
-    after that sentence: the sentence's citation vouches for it.
+    after that sentence: the sentence's citation vouches for it. A sentence without an
+    example shows the call signature it describes instead (``listdir(path=None)``
+    above "Return a list containing the names of the files in the directory."): the
+    reader learns which function does it, which the sentence itself does not name.
     """
     parts: list[str] = []
     if short is not None:
         answer, numbers = short
         parts.append(f"**{shown(answer)}** " + "".join(f"[{n}]" for n in numbers))
     body = [cite(shown(s.text), s.source.number) for s in chosen]
-    shows = next((i for i, s in enumerate(chosen) if s.example), None) if example else None
+    shows = next((i for i, s in enumerate(chosen) if s.example or s.signature),
+                 None) if example else None
     if shows is None:
         parts.append(" ".join(([lead] if lead else []) + body))
     else:
         parts.append(" ".join(([lead] if lead else []) + body[:shows + 1]))
-        parts.append(fenced(chosen[shows].example))
+        parts.append(fenced(chosen[shows].example or chosen[shows].signature))
         parts += [" ".join(body[shows + 1:])] if body[shows + 1:] else []
     return "\n\n".join(parts), shows is not None
 

@@ -63,6 +63,11 @@ class Sentence:
     #: The code example the source shows with this sentence (verbatim lines, see
     #: :func:`_passages`), empty without one.
     example: str = ""
+    #: The call signature the sentence describes, as the source writes it (pydoc's
+    #: ``listdir(path=None)`` above "Return a list containing the names of the files
+    #: in the directory."), empty when its heading is none: it names the API a how-to
+    #: answer is about when the sentence does not.
+    signature: str = ""
     #: The passage (paragraph, list item) of its source the sentence is in, counted from
     #: 0; -1 when unknown. Sentences of one passage make one point together.
     passage: int = -1
@@ -181,9 +186,22 @@ def _code_start(line: str, previous: str, signature: bool) -> bool:
     deeper = _indent(line) > _indent(previous) if previous else _indent(line) > 0
     introduced = signature or previous.rstrip().endswith(":")
     text = line.strip()
-    return (deeper and introduced and not looks_like_prose(line)
+    # a code span in prose (``s``) is prose's, as :func:`_usable` reads it
+    return (deeper and introduced and not looks_like_prose(line.replace("`", ""))
             and _CODE_SYNTAX.search(text) is not None
             and not (text.endswith(".") and not text.endswith("...")))
+
+
+def _cut_code(line: str) -> bool:
+    """Whether ``line``, before any prose of a piece cut from a document, is code whose
+    opening was cut off: it has code syntax and is not prose, or opens on a bracket or an
+    operator no sentence opens with (``[optional keyword args])``, ``= reader(...``)."""
+    text = line.strip()
+    if not text or _CODE_SYNTAX.search(text) is None or (
+            text.endswith(".") and not text.endswith("...")):
+        return False
+    # a code span in prose (``s``) is prose's, as :func:`_usable` reads it
+    return not looks_like_prose(line.replace("`", "")) or text[0] in "=[](){}"
 
 
 class _Splitter:
@@ -194,8 +212,12 @@ class _Splitter:
     whether a fence is open.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cut: bool = False) -> None:
         self.passages: list[_Passage] = []
+        #: The text is a piece cut from a longer document (a collection's chunk) and no
+        #: prose has come yet: it may open inside a code example whose introducing line
+        #: was cut off (``= reader(iterable [, dialect='excel']``), see :meth:`block`.
+        self.opening = cut
         self.run: list[str] = []
         self.code: list[str] = []
         self.pending: list[str] = []  # code not yet given to a run
@@ -228,7 +250,8 @@ class _Splitter:
                 continue
             if self.fenced or code_line(line) or (
                     self.code and _indent(line) >= _indent(self.code[0]) and line.strip()
-            ) or _code_start(line, previous, signature):
+            ) or _code_start(line, previous, signature) or (
+                    self.opening and _cut_code(line)):
                 if not self.code:
                     self.close()
                 self.code.append(line.rstrip())
@@ -253,6 +276,7 @@ class _Splitter:
                     or _CAPS_HEADING.match(stripped)
                     or heading_line(line, previous, following)):
                 self.close()
+                self.opening = False
                 self.pending.clear()  # an example does not cross a heading
                 self.heading = stripped.lstrip("#").strip().removesuffix(_PILCROW)
                 signature = _SIGNATURE.match(line.strip()) is not None
@@ -266,12 +290,13 @@ class _Splitter:
                     and previous.rstrip()[-1:] in (")", ":"))):
                 self.close()
             self.run.append(stripped.removesuffix(_PILCROW))
+            self.opening = False
             previous = line
             signature = False
         self.close()
 
 
-def _passages(text: str) -> list[_Passage]:
+def _passages(text: str, cut: bool = False) -> list[_Passage]:
     """Runs of prose lines of ``text``, each as one line, with their code examples.
 
     Documentation is not all prose: headings (Markdown ``#``, setext underlines, pydoc's
@@ -282,8 +307,13 @@ def _passages(text: str) -> list[_Passage]:
     begins with a signature or a heading. Code - fenced blocks, interpreter sessions,
     a block indented under the line that introduces it - is kept apart, verbatim, with
     the run it illustrates: a how-to question is often answered by an example.
+
+    With ``cut`` (``text`` is a chunk cut from a longer document) code lines before its
+    first prose are code even though the line that introduced them was cut off: search
+    often returns the chunk that starts inside a signature's example, and that example
+    is what a how-to question asks for.
     """
-    splitter = _Splitter()
+    splitter = _Splitter(cut)
     for block in re.split(r"\n[ \t]*\n", text):
         splitter.block([_GUTTER.sub(r"\1", line) for line in block.splitlines()])  # " |  "
     return splitter.passages
@@ -383,6 +413,13 @@ def _example(lines: list[str]) -> str:
     return "\n".join(line[indent:] for line in kept).strip("\n")
 
 
+def _cut_from_document(source: Source) -> bool:
+    """Whether ``source`` is a chunk that starts inside its document (a collection's
+    search hit records where: ``start``) - it may open in the middle of an example."""
+    start = source.metadata.get("start")
+    return isinstance(start, int) and not isinstance(start, bool) and start > 0
+
+
 def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     """Every usable prose sentence of ``sources``, in source order, each with the terms
     of the sentence it points back to (:func:`refers_back`) as its ``context``.
@@ -400,10 +437,12 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         # points back (its own words count more; the title's only where it lacks them).
         title = terms_of(source.title) if has_cjk(source.title) else []
         found_in_source = False  # a passage cut from a page may open mid-sentence
-        for index, passage in enumerate(_passages(source.text)):
+        cut = _cut_from_document(source)
+        for index, passage in enumerate(_passages(source.text, cut)):
             before: list[str] = []
             quoted: list[Sentence] = []
             pieces = [passage.text] if passage.row else split_sentences(passage.text)
+            signature = passage.heading if _SIGNATURE.match(passage.heading) else ""
             for raw in pieces:  # abbreviations, quotes kept whole; a table row whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
@@ -418,7 +457,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
                                            heading=terms_of(passage.heading),
-                                           passage=index))
+                                           signature=signature, passage=index))
                     position += 1
                 found_in_source = True
                 before = terms

@@ -37,12 +37,25 @@ class Intent(enum.Enum):
     OTHER = "other"
 
 
+#: Verbs a request opens with ("read a csv file", "parse a date string"): a how-to
+#: question written as an imperative. Not "define"/"explain"/"list": those ask for a
+#: definition or facts.
+_ACTIONS = (r"(?:read|write|open|close|create|make|build|parse|convert|load|save|copy"
+            r"|move|delete|remove|rename|split|join|merge|sort|filter|find|search|get"
+            r"|set\s+up|install|configure|run|start|stop|send|receive|download|upload"
+            r"|encode|decode|encrypt|decrypt|compress|extract|format|print|check|compare"
+            r"|generate|serialize|deserialize|iterate|loop|wrap|replace|round|measure"
+            r"|schedule|connect|import|export|append|insert|update|hash|count|shuffle"
+            r"|pick|choose|capitalise|capitalize|strip|trim|pad|reverse|flatten|zip"
+            r"|unzip|archive|log|debug|test|mock|validate|escape|quote|unquote)")
 _HOWTO_QUESTION = re.compile(
     r"^\s*(?:how\s+(?:do|can|could|should|would|might|may|shall)\s+(?:i|you|we|one|they)\b"
     r"|how\s+to\b|how\s+(?:is|are)\s+\w+(?:\s+\w+)?\s+(?:done|made|created|configured"
     r"|installed|set)\b|what(?:'s|\s+is)\s+the\s+(?:best|right|recommended|easiest|proper"
     r"|correct|preferred)\s+way\b|is\s+there\s+(?:a|any)\s+way\b|in\s+what\s+way\b"
-    r"|what\s+(?:steps|command)\b)"
+    r"|what\s+(?:steps|command)\b"
+    r"|(?:please\s+)?" + _ACTIONS + r"\s+(?:an?|the|my|some|all|every|each|this|these)?\s*\w"
+    r"(?![^?]*\?\s*$))"
     r"|如何|怎么|怎样|怎麼|方法|步骤|どうやって|どのように|どうすれば|方法は",
     re.IGNORECASE)
 _REASON_QUESTION = re.compile(
@@ -75,7 +88,7 @@ _INSTRUCTION = re.compile(
     r"|使用|调用|运行|设置|执行|输入|可以通过|可以用|请|を使|を実行|を設定|してください|できます",
     re.IGNORECASE)
 #: A named thing to use: ``func()``, ``module.attr``, ``--option``, a code span.
-_CODE_NAME = re.compile(r"\w\(\)|\b[a-z_]\w*\.[a-z_]\w*\b|(?<!\w)--?[a-z][\w-]+|`[^`]+`"
+CODE_NAME = re.compile(r"\w\(\)|\b[a-z_]\w*\.[a-z_]\w*\b|(?<!\w)--?[a-z][\w-]+|`[^`]+`"
                         r"|\b[a-z]+_[a-z_]+\b")
 _REASON = re.compile(
     r"\b(?:because|since|so\s+that|in\s+order\s+to|the\s+reason|due\s+to|owing\s+to"
@@ -90,6 +103,54 @@ _DEFINES = re.compile(
     r"|\bmeans\b|\bis\s+defined\s+as\b|\bis\s+called\b|\bdescribes?\b|\brepresents?\b"
     r"|是一种|是一个|是指|指的是|とは|である|のことです",
     re.IGNORECASE)
+
+
+#: A sentence that warns against a way of doing it ("parsing lines ... with something
+#: like line.split(",") is bound to fail", "do not use ...", "is deprecated"): it names
+#: code, but what not to do is no answer to how to do it.
+_WARNS = re.compile(
+    r"\b(?:bound\s+to\s+fail|(?:will|would|may|might|can|could)\s+(?:fail|break"
+    r"|not\s+work)|does\s+not\s+work|doesn't\s+work|(?:is|are)\s+(?:not\s+recommended"
+    r"|discouraged|deprecated|unsafe|insecure|not\s+safe)|should\s+(?:not|never)"
+    r"|shouldn't|must\s+not|mustn't|(?:do\s+not|don't|never)\s+(?:use|call|pass|rely)"
+    r"|not\s+(?:be\s+)?used\s+(?:to|for|with))\b",
+    re.IGNORECASE)
+#: What may stand between a how-to opening and the action it asks for ("How do I
+#: *quickly* read ...", "What is the best way *to* read ...").
+_BEFORE_ACTION = frozenset({"to", "i", "you", "we", "one", "they", "please", "quickly",
+                            "easily", "properly", "correctly", "best", "simply", "just",
+                            "actually", "also", "then", "first", "safely", "efficiently"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def action(question: str) -> str:
+    """The word a how-to question asks how to do, as written, lower case: "read" for
+    "How do I read a CSV file?" or "read a csv file"; empty when it names none.
+
+    An API is named after what it does (``csv.reader``, ``os.listdir``,
+    ``shutil.copyfile``): the action is what an example or signature shown with a
+    sentence must do to answer the question
+    (:func:`deepcite.citations.sentence_ranking.rank_sentences`)."""
+    match = _HOWTO_QUESTION.search(question)
+    if match is None:
+        return ""
+    # an imperative's match is its verb and the start of what follows
+    imperative = _IMPERATIVE.match(match.group(0)) is not None
+    rest = question[match.start() if imperative else match.end():]
+    for found in _WORD.finditer(rest):  # a CJK question's action is no Latin word
+        word = found.group(0).lower()
+        if word not in _BEFORE_ACTION:
+            return word
+    return ""
+
+
+_IMPERATIVE = re.compile(r"\s*(?:please\s+)?" + _ACTIONS + r"\b", re.IGNORECASE)
+
+
+def warns(sentence: str) -> bool:
+    """Whether ``sentence`` warns against a way of doing something (see
+    :data:`_WARNS`): it names code without saying how to do it."""
+    return _WARNS.search(sentence) is not None
 
 
 def question_intent(question: str) -> Intent:
@@ -108,7 +169,8 @@ def gives(intent: Intent, sentence: str) -> bool:
     """Whether ``sentence`` holds what a question of ``intent`` asks for (see the module
     docs); always ``False`` for :attr:`Intent.OTHER`."""
     if intent is Intent.HOWTO:
-        return bool(_INSTRUCTION.search(sentence) or _CODE_NAME.search(sentence))
+        return not warns(sentence) and bool(_INSTRUCTION.search(sentence)
+                                            or CODE_NAME.search(sentence))
     if intent is Intent.REASON:
         return _REASON.search(sentence) is not None
     if intent is Intent.DEFINITION:
@@ -116,4 +178,4 @@ def gives(intent: Intent, sentence: str) -> bool:
     return False
 
 
-__all__ = ["Intent", "gives", "question_intent"]
+__all__ = ["CODE_NAME", "Intent", "action", "gives", "question_intent", "warns"]

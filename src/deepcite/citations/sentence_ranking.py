@@ -17,6 +17,7 @@ about it.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 
@@ -24,7 +25,16 @@ from deepcite.citations import answer_type as types
 from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.injection import addressed_to_reader
-from deepcite.citations.intent import Intent, gives, question_intent
+from deepcite.citations.intent import (
+    CODE_NAME as _CODE_NAME,
+)
+from deepcite.citations.intent import (
+    Intent,
+    action,
+    gives,
+    question_intent,
+    warns,
+)
 from deepcite.citations.question_match import Similarity, question_terms
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
@@ -42,6 +52,10 @@ CUE_BOOST = 0.5
 #: A sentence that gives what a how-to, why or what-is question asks for
 #: (:mod:`deepcite.citations.intent`) weighs this much more.
 INTENT_BOOST = 0.5
+#: A how-to sentence whose example, signature or code names do the question's action
+#: (``csv_reader = reader(...)`` for "How do I read a CSV file?") weighs this much more
+#: again: it shows how, where the module's introduction only says that it can.
+SHOWS_BOOST = 1.0
 #: A question term only the sentence a candidate points back to holds
 #: (:func:`~deepcite.citations.candidates.refers_back`) counts this share of one the
 #: candidate says itself.
@@ -175,7 +189,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                    for s in sentences}
     else:
         implied = {}
-    about = {id(s): [*s.about, *implied.get(id(s), [])] for s in sentences}
+    kind = types.answer_type(question)
+    intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
+    shows = _shows(question, wanted, sentences) if intent is Intent.HOWTO else {}
+    about = {id(s): [*s.about, *implied.get(id(s), []), *shows.get(id(s), ())]
+             for s in sentences}
     sharing = [s for s in sentences if wanted & set(about[id(s)])]
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
     cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
@@ -193,8 +211,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                    documents=list(held.values()))
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
-    kind = types.answer_type(question)
-    intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
+    acted = term(action(question)) if shows else ""
     lexical: dict[int, float] = {}
     ranked = []
     titles: dict[int, list[str]] = {}
@@ -214,7 +231,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
         # Said by the sentence it points back to or by the heading it is under.
-        pointed = wanted.intersection(sentence.context + sentence.heading).difference(counts)
+        # Shown by its example, signature or code names (a how-to question): counted
+        # as said, since ``read_ledger(stream)`` says "read" as plainly as prose would.
+        shown = wanted.intersection(shows.get(id(sentence), [])).difference(counts)
+        lexical[id(sentence)] += sum(weights.weight[t] * (_K1 + 1) / (1 + norm)
+                                     for t in shown)
+        pointed = (wanted.intersection(sentence.context + sentence.heading)
+                   .difference(counts).difference(shown))
         if pointed:  # normed as the pair of sentences it is said in
             pair = _K1 * (1 - _B + _B * len(sentence.about) / average)
             lexical[id(sentence)] += sum(CONTEXT_WEIGHT * weights.weight[t] * (_K1 + 1)
@@ -230,12 +253,56 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
         if cjk and _cjk_fits(sentence.text, question):
             cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
-        if gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example):
+        if acted and acted in shows.get(id(sentence), ()):
+            cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action
+        elif gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example
+                                              and not warns(sentence.text)):
             cue += INTENT_BOOST
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
     return ranked
+
+
+#: A name in code: an identifier, dotted or not, and its parts.
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: Shortest question term matched as the start of a name part ("get" in ``getcwd``).
+_MIN_PREFIX = 3
+
+
+def _code_parts(sentence: Sentence) -> set[str]:
+    """The lower-case parts of the names ``sentence`` shows in code: in its example, in
+    the signature or heading it is under, and in code it names itself (``csv.reader``,
+    ``listdir()``). ``csv_reader`` gives csv and reader; ``csv.writer`` csv and writer."""
+    names = _IDENTIFIER.findall(sentence.example)
+    names += [word for word in sentence.heading if "_" in word or word.isalpha()]
+    names += [match.group(0) for match in _CODE_NAME.finditer(sentence.text)]
+    return {part for name in names for part in re.split(r"[._]+", name.lower()) if part}
+
+
+def _shows(question: str, wanted: set[str], sentences: Sequence[Sentence]
+           ) -> dict[int, list[str]]:
+    """For a how-to question, the question's terms each sentence shows in code (see
+    :func:`_code_parts`), keyed by the sentence's ``id``: a term a name part is, or
+    starts (the action "read" in ``reader``, "write" in ``writerow``, "file" in
+    ``fileobj``), as an API is named after what it does and to what.
+
+    Such a sentence is about the question by what sits with it, not by its own words:
+    "The "iterable" argument can be any object that returns a line of input" under
+    ``csv_reader = reader(iterable ...)`` answers "How do I read a CSV file?" though it
+    shares only "file" with it."""
+    verb = action(question)
+    targets = {*wanted, *([term(verb)] if verb else [])}
+    found: dict[int, list[str]] = {}
+    for sentence in sentences:
+        parts = _code_parts(sentence)
+        if not parts:
+            continue
+        held = [t for t in targets if t in parts or (len(t) >= _MIN_PREFIX and any(
+            part.startswith(t) for part in parts))]
+        if held:
+            found[id(sentence)] = held
+    return found
 
 
 def _cjk_fits(text: str, question: str) -> bool:
@@ -253,6 +320,7 @@ __all__ = [
     "MEANING_WEIGHT",
     "MIN_COVERAGE",
     "OFF_TITLE",
+    "SHOWS_BOOST",
     "admissible",
     "anchor_terms",
     "off_topic",
