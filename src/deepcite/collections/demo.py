@@ -308,9 +308,29 @@ depth mismatch". ``warnings.catch_warnings`` is process-wide state too. So one r
 at a time in this process, whoever calls it."""
 
 
+def _settle_annotations(module: ModuleType) -> None:
+    """Give every class of ``module`` (and its bases) its ``__annotations__`` first.
+
+    Reading ``cls.__annotations__`` on a class that has none stores an empty dict on
+    it, and pydoc lists such a dict as an attribute. A render reads some of them, so
+    the first render of ``typing`` lacked entries the second one had, and two builds
+    of the demo in one process wrote different text. Reading them all beforehand makes
+    every render of a module the same.
+    """
+    for value in list(vars(module).values()):
+        if not isinstance(value, type):
+            continue
+        for cls in value.__mro__:
+            try:
+                getattr(cls, "__annotations__", None)
+            except Exception:  # noqa: BLE001 - a class's own property may raise anything
+                logger.debug("demo collection: %r has unreadable annotations", cls)
+
+
 def _module_text(module: ModuleType) -> str:
     with _PYDOC_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        _settle_annotations(module)
         return pydoc.render_doc(module, renderer=_RENDERER)
 
 
