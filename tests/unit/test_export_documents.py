@@ -79,7 +79,7 @@ def test_html_is_a_standalone_page_with_cjk_table_and_code() -> None:
     assert text.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in text
     assert f"<title>{CJK_TITLE}</title>" in text and CJK_PASSAGE in text
     assert "<table>" in text and 'style="text-align:right"' in text
-    assert '<pre><code class="language-python">' in text
+    assert '<pre tabindex="0"><code class="language-python">' in text
     assert "<code>code [9]</code>" in text  # markers in code are not citations
     assert not re.search(r"(src|href)=\"(?:https?:)?//[^\"]*\.(css|js|png|woff2?)", text)
     assert "<link" not in text and "<img" not in text

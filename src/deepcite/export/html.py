@@ -27,10 +27,11 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
@@ -98,7 +99,7 @@ _ATTRIBUTES = {
     "a": {"href", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
     "ol": {"start"}, "ul": {"class"}, "li": {"class"}, "span": {"class", "id"},
-    "section": {"class", "id"}, "code": {"class"},
+    "section": {"class", "id"}, "code": {"class"}, "pre": {"tabindex"},
     "th": {"style"}, "td": {"style"},
 }
 _URL_SCHEMES = frozenset({"http", "https", "mailto", "file"})
@@ -112,6 +113,8 @@ def _in_page_only(url: str) -> str | None:
 def _allowed_href(tag: str, attribute: str, value: str) -> str | None:
     """nh3 attribute filter: an ``href`` only where the shared link allow-list takes it
     (``file:`` without a host: ``file://host/share`` would reach an SMB server)."""
+    if attribute == "tabindex":
+        return "0" if value == "0" else None
     if attribute != "href":
         return value
     return safe_link_url(value, allow_file=True)
@@ -156,8 +159,26 @@ class _Citations:
     labels: dict[int, str]
 
 
+def _focusable_code(md: MarkdownIt) -> MarkdownIt:
+    """Code blocks as ``<pre tabindex="0">``: a long example line scrolls sideways, and
+    a scrolling region a keyboard cannot reach fails WCAG (axe's
+    scrollable-region-focusable) - answers show API examples since how-to answers do."""
+    rules = cast(RendererHTML, md.renderer).rules
+    for name in ("fence", "code_block"):
+        default = rules[name]
+
+        def focusable(_renderer: Any, tokens: Sequence[Token], idx: int, options: Any,
+                      env: Any, _default: Any = default) -> str:
+            return str(_default(tokens, idx, options, env)).replace(
+                "<pre>", '<pre tabindex="0">', 1)
+
+        md.add_render_rule(name, focusable)
+    return md
+
+
 def _markdown_renderer() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md = _focusable_code(
+        MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}))
     md.enable(["table", "strikethrough"])
     md.disable("image")
     md.core.ruler.before("text_join", "deepcite_citations", _link_citations)
@@ -247,8 +268,9 @@ def _heading_ids(state: StateCore) -> None:
 
 _RENDERER = _markdown_renderer()
 #: Markdown that is not a report (a watch's changes in a feed): no citation rule.
-_PLAIN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}
-                    ).enable(["table", "strikethrough"]).disable("image")
+_PLAIN = _focusable_code(
+    MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+).enable(["table", "strikethrough"]).disable("image")
 
 
 def safe_markdown_html(markdown: str) -> str:
