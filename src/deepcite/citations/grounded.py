@@ -38,6 +38,7 @@ from collections.abc import Sequence
 
 from deepcite.citations import answer_type as types
 from deepcite.citations.answer_assembly import assemble, fenced
+from deepcite.citations.avoid import NOTHING, Avoid
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.cited_answer import CitedAnswer, Completer
 from deepcite.citations.intent import Intent, question_intent
@@ -80,7 +81,7 @@ from deepcite.types import Source
 
 def grounded_answer(question: str, sources: Sequence[Source],
                     client: Completer | None = None, *, max_sentences: int = MAX_SENTENCES,
-                    max_chars: int = MAX_CHARS, avoid: str = "", avoid_softly: bool = False,
+                    max_chars: int = MAX_CHARS, avoid: Avoid = NOTHING,
                     similarity: Similarity | None = None
                     ) -> CitedAnswer | None:
     """An answer made of the sources' best sentences, each cited; see the module docs.
@@ -89,16 +90,13 @@ def grounded_answer(question: str, sources: Sequence[Source],
     then falls back to quoted passages (or the "no sources" answer). ``client`` is
     optional; with it, one call (purpose ``grounded``) proposes a short answer or a
     lead sentence, and only what the sources support of it is used. A sentence found in
-    ``avoid`` (what a report or an earlier turn already says, whitespace collapsed) is
-    not quoted again - with ``avoid_softly`` (a follow-up) unless nothing else answers:
-    a follow-up whose answer the earlier turn already quoted gets it again rather than
-    "not found".
+    ``avoid`` (what a report or an earlier turn already says) is not quoted again - a
+    follow-up's softly: one whose answer the earlier turn already quoted gets it again
+    rather than "not found" (:class:`~deepcite.citations.avoid.Avoid`).
     ``similarity`` scores meaning (see :func:`rank_sentences`).
     """
     ranked = rank_sentences(question, sources, similarity=similarity)
-    if avoid:  # written with its citation before the full stop: compare without it
-        fresh = [s for s in ranked if s.text.rstrip(".!?。！？ ") not in avoid]
-        ranked = fresh or ranked if avoid_softly else fresh
+    ranked = avoid.fresh(ranked)
     ranked = once_each(ranked)  # a sentence two sources repeat is quoted once
     chosen = select(ranked, max_sentences=max_sentences, max_chars=max_chars)
     if not chosen:

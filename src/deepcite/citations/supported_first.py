@@ -45,6 +45,7 @@ from collections.abc import Collection, Sequence
 
 from deepcite.citations.answer import not_found_answer
 from deepcite.citations.attribution import UNSUPPORTED_MARK, sentence_claim
+from deepcite.citations.avoid import NOTHING, Avoid
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.markers import clean_markers
 from deepcite.citations.question_match import Similarity
@@ -81,7 +82,7 @@ def strip_fake_citations(text: str) -> str:
 
 
 def supported_first(model_text: str, question: str, sources: Sequence[Source], *,
-                    keep_model_text: bool, avoid: str = "", avoid_softly: bool = False,
+                    keep_model_text: bool, avoid: Avoid = NOTHING,
                     similarity: Similarity | None = None) -> str:
     """The answer to show when ``model_text`` has no claim a source supports.
 
@@ -91,7 +92,7 @@ def supported_first(model_text: str, question: str, sources: Sequence[Source], *
     note says it was left out. No model call: the answer's one call was the reply.
     """
     listed = list(sources)
-    grounded = grounded_answer(question, listed, avoid=avoid, avoid_softly=avoid_softly,
+    grounded = grounded_answer(question, listed, avoid=avoid,
                                similarity=similarity)
     lead = (grounded.text if grounded is not None
             else not_found_answer(question, listed, similarity=similarity))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from deepcite.citations.avoid import NOTHING, Avoid
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.research.run_budget import Budget
 from deepcite.types import RunNotice, SearchResult, Source
@@ -61,9 +62,8 @@ class RunBrief:
     prior_knowledge: str = ""
     prior_sources: tuple[Source, ...] = ()
     written: str = ""
-    avoid: str = ""
-    #: A follow-up's ``avoid``: said again when nothing else answers (a report's is not).
-    avoid_softly: bool = False
+    #: What the answer must not quote again (a follow-up's softly: see ``Avoid``).
+    avoid: Avoid = NOTHING
     style: AnswerStyle | None = None
     iterations: int | None = None
     budget: Budget | None = None

@@ -148,7 +148,6 @@ class CitationStep:
         similarity = self.similarity
         if cited.fallback is not None and cited.model_called:
             grounded = grounded_answer(question, sources, avoid=self._ctx.brief.avoid,
-                avoid_softly=self._ctx.brief.avoid_softly,
                                        similarity=similarity)
             intro = frame_for("fallback", question)
             cited.text = (f"{intro}\n\n{grounded.text}" if grounded is not None
@@ -158,7 +157,6 @@ class CitationStep:
             cited.text = supported_first(cited.unflagged, question, sources,
                                          keep_model_text=self.keeps_model_text,
                                          avoid=self._ctx.brief.avoid,
-                avoid_softly=self._ctx.brief.avoid_softly,
                                          similarity=similarity)
         return cited
 
@@ -212,8 +210,7 @@ class CitationStep:
     def _grounded(self, question: str, sources: list[Source]) -> CitedAnswer:
         """The grounded answer, or quoted passages when no sentence is relevant."""
         cited = grounded_answer(question, sources, self._ctx.client,
-                                avoid=self._ctx.brief.avoid,
-                avoid_softly=self._ctx.brief.avoid_softly, similarity=self.similarity)
+                                avoid=self._ctx.brief.avoid, similarity=self.similarity)
         if cited is not None:
             return cited
         return CitedAnswer(text=not_found_answer(question, sources),

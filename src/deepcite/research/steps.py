@@ -123,5 +123,5 @@ def flag_unsupported(ctx: RunContext, question: str, answer: str, sources: list[
     ctx.warn("unsupported_answer", "No citation of the answer is supported by its sources; "
              "the answer is built from the sources' own sentences instead")
     return supported_first(answer, question, shown, keep_model_text=keep_model_text,
-                           avoid=ctx.brief.avoid, avoid_softly=ctx.brief.avoid_softly,
+                           avoid=ctx.brief.avoid,
                            similarity=similarity), True

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
+from deepcite.citations.avoid import Avoid
 from deepcite.config import Settings
 from deepcite.materials import SummaryCache, summary_cache_for
 from deepcite.materials.redaction import redacting, texts_of
@@ -248,4 +249,4 @@ def follow_up_brief(parent: ResearchResult, settings: Settings) -> RunBrief:
         body = "## " + body.split("\n## ", 1)[1]
     prior = cut_at_sentence(body.strip(), settings.report.max_context_chars)
     return RunBrief(prior_knowledge=prior, prior_sources=tuple(parent.sources),
-                    avoid=" ".join(body.split()), avoid_softly=True)
+                    avoid=Avoid.said(body, softly=True))

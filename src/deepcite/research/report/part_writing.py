@@ -24,6 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deepcite.citations.avoid import Avoid
 from deepcite.citations.handlers import AnswerStyle
 from deepcite.materials import MaterialBinding, log_missing_material_evidence
 from deepcite.research import Researcher
@@ -162,7 +163,7 @@ class PartWriter:
             query, plan = part.query, part.materials
             brief = dataclasses.replace(
                 self._part_brief(part, budget, cfg.section_iterations),
-                written=context, avoid=" ".join(" ".join(written).split()),
+                written=context, avoid=Avoid.said(" ".join(written)),
                 gathered=ahead.result(index))
             own = self._assigned.get(entry.title.casefold())
             if own:
