@@ -26,9 +26,7 @@ from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import (
-    CODE_NAME as _CODE_NAME,
-)
-from deepcite.citations.intent import (
+    CODE_NAME,
     Intent,
     action,
     gives,
@@ -191,7 +189,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         implied = {}
     kind = types.answer_type(question)
     intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
-    shows = _shows(question, wanted, sentences) if intent is Intent.HOWTO else {}
+    verb = action(question) if intent is Intent.HOWTO else ""
+    shows = _shows(verb, wanted, sentences) if intent is Intent.HOWTO else {}
     about = {id(s): [*s.about, *implied.get(id(s), []), *shows.get(id(s), ())]
              for s in sentences}
     sharing = [s for s in sentences if wanted & set(about[id(s)])]
@@ -201,9 +200,12 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     sentences = _about_subject(wanted, sentences, close)
     kept = set(map(id, sentences))
     sharing = [s for s in sharing if id(s) in kept]
+    titles: dict[int, list[str]] = {}  # each source's title terms: its subject
     held: dict[int, set[str]] = {}  # each source's terms: where it names the subject
     for sentence in sentences:
-        held.setdefault(sentence.rank, set(question_match.terms_of(sentence.source.title)))
+        if sentence.rank not in titles:
+            titles[sentence.rank] = question_match.terms_of(sentence.source.title)
+            held[sentence.rank] = set(titles[sentence.rank])
         held[sentence.rank].update(sentence.about, implied.get(id(sentence), []))
     weights = question_match.weigh(question, [[*s.terms, *implied.get(id(s), [])]
                                               for s in sentences],
@@ -211,13 +213,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                    documents=list(held.values()))
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
-    acted = term(action(question)) if shows else ""
+    acted = term(verb) if shows and verb else ""
     lexical: dict[int, float] = {}
     ranked = []
-    titles: dict[int, list[str]] = {}
     for sentence in sharing:
-        if sentence.rank not in titles:
-            titles[sentence.rank] = question_match.terms_of(sentence.source.title)
         document = held[sentence.rank]
         if sentence.source.engine == USER_MATERIAL:  # handed in for this question: the
             document = document | weights.named | weights.mentioned  # notes name it
@@ -276,22 +275,23 @@ def _code_parts(sentence: Sentence) -> set[str]:
     ``listdir()``). ``csv_reader`` gives csv and reader; ``csv.writer`` csv and writer."""
     names = _IDENTIFIER.findall(sentence.example)
     names += [word for word in sentence.heading if "_" in word or word.isalpha()]
-    names += [match.group(0) for match in _CODE_NAME.finditer(sentence.text)]
+    names += [match.group(0) for match in CODE_NAME.finditer(sentence.text)]
     return {part for name in names for part in re.split(r"[._]+", name.lower()) if part}
 
 
-def _shows(question: str, wanted: set[str], sentences: Sequence[Sentence]
+def _shows(verb: str, wanted: set[str], sentences: Sequence[Sentence]
            ) -> dict[int, list[str]]:
     """For a how-to question, the question's terms each sentence shows in code (see
     :func:`_code_parts`), keyed by the sentence's ``id``: a term a name part is, or
     starts (the action "read" in ``reader``, "write" in ``writerow``, "file" in
-    ``fileobj``), as an API is named after what it does and to what.
+    ``fileobj``), as an API is named after what it does and to what. ``verb`` is the
+    question's action (:func:`deepcite.citations.intent.action`), found once by the
+    caller, which also weighs it.
 
     Such a sentence is about the question by what sits with it, not by its own words:
     "The "iterable" argument can be any object that returns a line of input" under
     ``csv_reader = reader(iterable ...)`` answers "How do I read a CSV file?" though it
     shares only "file" with it."""
-    verb = action(question)
     targets = {*wanted, *([term(verb)] if verb else [])}
     found: dict[int, list[str]] = {}
     for sentence in sentences:
