@@ -538,7 +538,8 @@ def unsaid_feature(question: str, weights: Weights,
     if gone and weights.weight.keys() - weights.absent:
         found = frozenset(pair for chain in gone for pair in chain)
     named = weights.named & weights.weight.keys()
-    if not named or not (yes_no(question) or weights.chains):
+    asks_whether = yes_no(question)
+    if not named or not (asks_whether or weights.chains):
         return found
     about = [set(doc) for doc in documents]
     about = [doc for doc in about if _names(named, weights.cjk, doc)]
@@ -547,7 +548,7 @@ def unsaid_feature(question: str, weights: Weights,
     said = set().union(*about)
     verbs = {t for s, t in weights.pairs if s in named}
     feature = (weights.weight.keys() - named - ROLE_WORDS - weights.kinds - weights.cjk
-               - verbs) if yes_no(question) else set()
+               - verbs) if asks_whether else set()
     unsaid_chains = {pair for chain in chains if not named & set(chain)
                      and not said & set(chain) for pair in chain}
     return found | frozenset(feature - said) | frozenset(unsaid_chains)
