@@ -377,6 +377,7 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     it. A negation (either side's) governing one of the words both say lets the
     sentence say a few more words of its own ("Tours must be booked in advance" against
     "Tours can be joined without booking")."""
+    claim_denies = _denied_terms(text)  # the same for every sentence
     for score, sentence in scored[:DENIAL_CANDIDATES]:
         if score < DENIAL_FLOOR:
             break
@@ -388,8 +389,7 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
         shared = sentence.terms & claim_terms
         # a negation governing one of the claim's own words says more than its length
         # ("the lido does not accept cash" against "You can pay in cash")
-        governs = bool({t for side in (sentence.text, text) for words in denied(side)
-                        for t in terms_of(words)} & shared)
+        governs = bool((claim_denies | _denied_terms(sentence.text)) & shared)
         if len(shared) >= 2 and len(extra - names) <= (DENIAL_EXTRA if governs else 1):
             denial = denial_of(text, sentence.text, shared)
             if denial is not None:
@@ -399,6 +399,9 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
     return None
 
 
+def _denied_terms(text: str) -> set[str]:
+    """The terms of the words a negation in ``text`` governs (:func:`denied`)."""
+    return {t for words in denied(text) for t in terms_of(words)}
 
 
 def _scoped_outright(text: str, claim_terms: frozenset[str],
