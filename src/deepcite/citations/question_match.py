@@ -539,7 +539,9 @@ def unsaid_feature(question: str, weights: Weights,
         found = frozenset(pair for chain in gone for pair in chain)
     named = weights.named & weights.weight.keys()
     asks_whether = yes_no(question)
-    if not named or not (asks_whether or weights.chains):
+    if not asks_whether and not weights.chains:
+        return found | _unsaid_asked(question, weights, documents)
+    if not named:
         return found
     about = [set(doc) for doc in documents]
     about = [doc for doc in about if _names(named, weights.cjk, doc)]
@@ -552,6 +554,39 @@ def unsaid_feature(question: str, weights: Weights,
     unsaid_chains = {pair for chain in chains if not named & set(chain)
                      and not said & set(chain) for pair in chain}
     return found | frozenset(feature - said) | frozenset(unsaid_chains)
+
+
+def _unsaid_asked(question: str, weights: Weights,
+                  documents: Sequence[Iterable[str]]) -> frozenset[str]:
+    """What an English question that does not ask yes or no ("How do I ...", "What is
+    the ...", "Which ...") asks of the thing it names - its subject, or the page its
+    object names (:attr:`Weights.mentioned`: "pathlib" in "How do I tell pathlib to
+    follow Windows shortcuts?") - in words no candidate sentence holds at all and no
+    document naming that thing says: "syllable" in "How do I make textwrap hyphenate
+    words by syllable?", "TTL" in "How do I give lru_cache entries a TTL?". A sentence
+    about the rest of the question ("Allow breaking hyphenated words") does not answer
+    it; a paraphrase close in meaning still does (:func:`relevant`).
+
+    Stricter than a yes/no question's feature (any word no page of the subject says):
+    a how-to question names its action in the asker's words, which its answer may not
+    use, so the action (:func:`~deepcite.citations.intent.action`) and the subject's
+    own verb are left out, and only a word no candidate holds anywhere counts.
+    """
+    from deepcite.citations.intent import action  # intent is plain regular expressions
+
+    subject = (weights.named or weights.mentioned) & weights.weight.keys()
+    if not subject:
+        return frozenset()
+    about = [set(doc) for doc in documents]
+    about = [doc for doc in about if _names(subject, weights.cjk, doc)]
+    if not about:
+        return frozenset()
+    said = set().union(*about)
+    verbs = {t for s, t in weights.pairs if s in subject}
+    acted = action(question)
+    asked = (weights.absent - subject - ROLE_WORDS - weights.kinds - verbs
+             - ({term(acted)} if acted else set()))
+    return frozenset(asked - said)
 
 
 def _names(named: frozenset[str], cjk: frozenset[str], terms: Iterable[str]) -> bool:

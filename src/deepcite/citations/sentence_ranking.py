@@ -33,6 +33,7 @@ from deepcite.citations.intent import (
     question_intent,
     warns,
 )
+from deepcite.citations.numbered_names import unnamed
 from deepcite.citations.question_match import Similarity, question_terms
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
@@ -172,6 +173,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
+    if unnamed(question, [*(s.terms for s in sentences),
+                          *(question_match.terms_of(s.title) for s in sources)]):
+        return []  # "HTTP/3" asked, only HTTP/1.1 said (numbered_names)
     # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
     # the units of the dimension the question names is about that word too.
     if has_cjk(question):  # the CJK answer patterns load with the first CJK question

@@ -1,0 +1,83 @@
+"""Honest "not found" for how/what/which questions that ask a named thing for something
+no source says (issue 45).
+
+- A question that is not yes/no ("How do I make quillbox wrap words by *syllable*?",
+  "What is the *TTL* of ...") names its subject or the page of its object; a word it
+  asks that no candidate sentence holds is something the sources never say of it, and
+  a sentence about the rest of the question is no answer. Its action verb, said in the
+  asker's words, is no such word.
+- A name with a number ("HTTP/3", "version 8", "SHA-4") that no source holds with its
+  number is another thing than the one the sources speak of ("HTTP/1.1", "versions 1
+  through 5").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcite.citations.grounded import grounded_answer
+from deepcite.citations.numbered_names import numbered_names, unnamed
+from deepcite.citations.question_match import terms_of
+from tests.unit.test_not_found_named_things import close_in_meaning, page
+
+PAGES = [
+    page(1, "quillwrap", "Wrap and fill paragraphs",
+         "Allow breaking hyphenated words when break_on_hyphens is true. "
+         "The width argument sets the maximum length of wrapped lines. "
+         "Wrapped lines keep their indentation when the indent argument is given."),
+    page(2, "ferrynet", "HTTP protocol client",
+         "The client speaks HTTP/1.1 to the server and keeps the connection open. "
+         "The default port is 80 for plain connections and 443 for TLS. "
+         "Each identifier carries a version number from 1 through 5."),
+]
+
+
+@pytest.mark.parametrize("question", [
+    # quillwrap's page speaks of hyphens and width, never of syllables
+    "How do I make quillwrap hyphenate words by syllable?",
+    # it keeps indentation, and never says with what
+    "How do I keep wrapped lines indented in quillwrap with tabs?",
+    # the page speaks of HTTP/1.1 only
+    "What is the default port that ferrynet uses for HTTP/3?",
+    # versions 1 through 5, not version 8
+    "How do I make a version 8 identifier with ferrynet?",
+])
+def test_what_the_sources_never_say_of_the_named_thing_is_not_found(question: str) -> None:
+    assert grounded_answer(question, PAGES, similarity=close_in_meaning) is None
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # the action "set" is the asker's word: the page says "sets" another way round
+    ("How do I choose the width of lines with quillwrap?", "width argument"),
+    ("How do I make quillwrap hyphenate words?", "hyphenated words"),
+    ("What is the default port that ferrynet uses for HTTP/1.1?", "default port is 80"),
+    ("Which version numbers can a ferrynet identifier carry?", "version number"),
+])
+def test_what_they_say_of_it_is_still_answered(question: str, expected: str) -> None:
+    answer = grounded_answer(question, PAGES, similarity=close_in_meaning)
+    assert answer is not None
+    assert expected in answer.text
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What is the default port for HTTP/3?", [("http", "3")]),
+    ("How do I make a version 8 UUID?", [("version", "8")]),
+    ("Does hashlib support SHA-4 hashes?", [("sha", "4")]),
+    ("What changed in Python 3.11?", [("python", "3.11")]),
+    ("Who commanded Apollo 11?", [("apollo", "11")]),
+    # counts, units, years and orderings name nothing
+    ("How do I run 8 workers?", []),
+    ("Is the default timeout 30 seconds?", []),
+    ("What does level 9 compression do?", []),
+    ("Which team won in June 2011?", []),
+    ("What are the top 10 modules?", []),
+])
+def test_names_with_a_number(question: str, expected: list[tuple[str, str]]) -> None:
+    assert numbered_names(question) == expected
+
+
+def test_a_numbered_name_is_held_only_with_its_number_beside_it() -> None:
+    texts = [terms_of("The client speaks HTTP/1.1; the port is 3.")]
+    assert unnamed("Does it speak HTTP/3?", texts) == ["http 3"]
+    assert unnamed("Does it speak HTTP/1.1?", texts) == []
+    assert unnamed("Does it speak HTTP/1?", texts) == []
