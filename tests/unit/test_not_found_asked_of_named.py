@@ -81,3 +81,4 @@ def test_a_numbered_name_is_held_only_with_its_number_beside_it() -> None:
     assert unnamed("Does it speak HTTP/3?", texts) == ["http 3"]
     assert unnamed("Does it speak HTTP/1.1?", texts) == []
     assert unnamed("Does it speak HTTP/1?", texts) == []
+    assert unnamed("Does it speak HTTP/3?", [terms_of("HTTP3 is spoken too.")]) == []

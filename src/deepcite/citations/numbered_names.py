@@ -69,10 +69,13 @@ def numbered_names(question: str) -> list[tuple[str, str]]:
 
 def _holds(terms: Sequence[str], word: str, number: Sequence[str]) -> bool:
     """Whether ``terms`` (a text's, in order) hold ``word`` right before ``number``'s
-    parts: "HTTP/1.1" holds http 1 1, so ("http", "1.1") and ("http", "1")."""
+    parts: "HTTP/1.1" holds http 1 1, so ("http", "1.1") and ("http", "1"); or the two
+    written as one word ("HTTP3", "uuid8")."""
     size = len(number)
-    return any(terms[i] == word and list(terms[i + 1:i + 1 + size]) == list(number)
-               for i in range(len(terms) - size))
+    joined = word + number[0]
+    return joined in terms or any(
+        terms[i] == word and list(terms[i + 1:i + 1 + size]) == list(number)
+        for i in range(len(terms) - size))
 
 
 def unnamed(question: str, texts: Iterable[Sequence[str]]) -> list[str]:

@@ -345,6 +345,10 @@ class Weights:
     #: Without a named subject, the question's words that name a document of the pool
     #: (:func:`title_names`): "tarfile" in "How do I encrypt a tarfile archive?".
     mentioned: frozenset[str] = frozenset()
+    #: The question's words that name a document of the pool (:func:`title_names`),
+    #: whether or not it has a grammatical subject: the things it asks about that the
+    #: sources have a page of.
+    titled: frozenset[str] = frozenset()
     #: What a yes/no question asks of its named subject that no document naming the
     #: subject says (:func:`unsaid_feature`): "parallel" in "Does csv support reading a
     #: file in parallel?" when no csv passage says it.
@@ -457,7 +461,8 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     kinds = frozenset(t for t in wanted if t in KIND_WORDS)
     said = [term(w.lower()) for w in WORD.findall(question)]
     pairs = frozenset(itertools.pairwise(said))
-    mentioned = frozenset() if named else title_names(titles) & wanted
+    titled = title_names(titles) & wanted
+    mentioned = frozenset() if named else titled
     if not has_cjk(question):
         weights = Weights(weight, key, absent=absent, named=named, kinds=kinds, pairs=pairs,
                           mentioned=mentioned)
@@ -466,6 +471,7 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
         weights = Weights(weight, key, chains,
                           frozenset([*cjk_terms(question, question=True), *singles]), absent,
                           named, kinds, pairs, singles, mentioned)
+    weights = replace(weights, titled=titled)
     unsaid = unsaid_feature(question, weights, documents)
     if not unsaid:
         return weights
@@ -567,14 +573,18 @@ def _unsaid_asked(question: str, weights: Weights,
     about the rest of the question ("Allow breaking hyphenated words") does not answer
     it; a paraphrase close in meaning still does (:func:`relevant`).
 
-    Stricter than a yes/no question's feature (any word no page of the subject says):
+    Only a thing the sources have a page of (:attr:`Weights.titled`: "textwrap —
+    Text wrapping and filling"): of a person or an event named in passing ("When did
+    the Broncos ...?"), passages say what they say in their own words, and a question
+    word none of them holds is most often a paraphrase. Stricter than a yes/no
+    question's feature (any word no page of the subject says):
     a how-to question names its action in the asker's words, which its answer may not
     use, so the action (:func:`~deepcite.citations.intent.action`) and the subject's
     own verb are left out, and only a word no candidate holds anywhere counts.
     """
     from deepcite.citations.intent import action  # intent is plain regular expressions
 
-    subject = (weights.named or weights.mentioned) & weights.weight.keys()
+    subject = (weights.named or weights.mentioned) & weights.titled
     if not subject:
         return frozenset()
     about = [set(doc) for doc in documents]
