@@ -82,3 +82,32 @@ def test_a_numbered_name_is_held_only_with_its_number_beside_it() -> None:
     assert unnamed("Does it speak HTTP/1.1?", texts) == []
     assert unnamed("Does it speak HTTP/1?", texts) == []
     assert unnamed("Does it speak HTTP/3?", [terms_of("HTTP3 is spoken too.")]) == []
+
+
+HEAPS = [
+    page(1, "quillheap", "Heap queue helpers",
+         "Push an item onto the heap, keeping the heap invariant. "
+         "Pop the smallest item off the heap."),
+    page(2, "ferrysock", "Low-level networking interface",
+         "Set a timeout on blocking socket operations. "
+         "The timeout is given in seconds as a float."),
+]
+
+
+def very_close(question: str, texts: list[str]) -> list[float]:
+    """An encoder that finds the page's NAME line as close as a paraphrase, as e5 finds
+    it to any question about its subject, and the rest fairly close."""
+    return [0.75 if text.startswith("quillheap -") else 0.5 for text in texts]
+
+
+def test_a_page_name_line_does_not_answer_what_no_page_of_the_subject_says() -> None:
+    # "timeout" is said by the socket page only; quillheap's NAME line only says what
+    # quillheap is, however close its meaning
+    question = "How do I add a timeout to quillheap.push?"
+    assert grounded_answer(question, HEAPS, similarity=very_close) is None
+
+
+def test_a_page_name_line_still_says_what_its_subject_is() -> None:
+    answer = grounded_answer("What is the purpose of the quillheap module?", HEAPS,
+                             similarity=very_close)
+    assert answer is not None and "Heap queue helpers" in answer.text

@@ -40,6 +40,9 @@ _CJK_CHARS_PER_WORD = 2
 _CODE_MARK = re.compile(r"[`{}<>=;]|\w\(|\w\.\w+\(")
 # A footnote mark a page kept ("[12]", "[citation needed]") goes with its sentence.
 _FOOTNOTE = r"(?:\[[^\]\n]{1,40}\])"
+#: A page's NAME line, "name - what it is" (pydoc's "heapq - Heap queue algorithm
+#: (a.k.a. priority queue).", a man page's "ls - list directory contents").
+_NAME_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*\s+(?:-|—|–)\s+\S")
 _TRAILING_FOOTNOTES = re.compile(r"(?<=[.!?\"'\u201d\u2019)])" + _FOOTNOTE + "+$")
 
 
@@ -71,6 +74,10 @@ class Sentence:
     #: The passage (paragraph, list item) of its source the sentence is in, counted from
     #: 0; -1 when unknown. Sentences of one passage make one point together.
     passage: int = -1
+    #: Whether it is its page's NAME line restating the title (:func:`restates_title`):
+    #: "heapq - Heap queue algorithm (a.k.a. priority queue)." It says what the page's
+    #: subject is, and nothing asked of it.
+    name_line: bool = False
 
     @property
     def about(self) -> list[str]:
@@ -420,6 +427,18 @@ def _cut_from_document(source: Source) -> bool:
     return isinstance(start, int) and not isinstance(start, bool) and start > 0
 
 
+def restates_title(sentence: str, terms: Sequence[str], title: set[str]) -> bool:
+    """Whether ``sentence`` is its page's NAME line (:data:`_NAME_LINE`) saying nothing
+    its title does not: what the page's subject is. It answers "What is textwrap
+    for?", and nothing else asked of the subject, though any question about the subject
+    finds it close in meaning ("heapq - Heap queue algorithm" is 0.72 from "How do I add
+    a timeout to heapq.heappush?")."""
+    if not _NAME_LINE.match(sentence):
+        return False
+    words = [t for t in terms if t not in STOPWORDS]
+    return bool(words) and set(words) <= title
+
+
 def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
     """Every usable prose sentence of ``sources``, in source order, each with the terms
     of the sentence it points back to (:func:`refers_back`) as its ``context``.
@@ -436,6 +455,7 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         # points back to no sentence points back to its source's title, as "It ..."
         # points back (its own words count more; the title's only where it lacks them).
         title = terms_of(source.title) if has_cjk(source.title) else []
+        titled = set(terms_of(source.title))
         found_in_source = False  # a passage cut from a page may open mid-sentence
         cut = _cut_from_document(source)
         for index, passage in enumerate(_passages(source.text, cut)):
@@ -457,7 +477,9 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
                                            heading=terms_of(passage.heading),
-                                           signature=signature, passage=index))
+                                           signature=signature, passage=index,
+                                           name_line=restates_title(sentence, terms,
+                                                                    titled)))
                     position += 1
                 found_in_source = True
                 before = terms

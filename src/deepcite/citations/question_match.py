@@ -594,8 +594,8 @@ def _unsaid_asked(question: str, weights: Weights,
     said = set().union(*about)
     verbs = {t for s, t in weights.pairs if s in subject}
     acted = action(question)
-    asked = (weights.absent - subject - ROLE_WORDS - weights.kinds - verbs
-             - ({term(acted)} if acted else set()))
+    asked = (weights.weight.keys() - subject - ROLE_WORDS - weights.kinds - weights.cjk
+             - verbs - ({term(acted)} if acted else set()))
     return frozenset(asked - said)
 
 

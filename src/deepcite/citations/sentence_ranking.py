@@ -224,6 +224,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         document = held[sentence.rank]
         if sentence.source.engine == USER_MATERIAL:  # handed in for this question: the
             document = document | weights.named | weights.mentioned  # notes name it
+        if weights.unsaid and sentence.name_line:
+            continue  # what the subject is, when what is asked of it no source says
         if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
                                        subject=titles[sentence.rank], document=document):
             continue
