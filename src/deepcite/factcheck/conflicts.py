@@ -264,7 +264,7 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
     directions, times of day) the claim says and the sentence replaces with another of
     the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
     mine = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
-    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(sentence)]
+    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
     for kind in _KINDS:
         for word in mine:
             if word not in kind or word in theirs:
@@ -274,6 +274,23 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
                         and _same_neighbour(mine, word, theirs, other):
                     return word, other
     return None
+
+
+def _clause_about(claim: str, sentence: str) -> str:
+    """The clause of ``sentence`` that says most of the claim's words, words of the
+    kinds aside, when one says more than every other; else the whole sentence. A
+    sentence may state one fact for two things ("halogenated waste goes into the green
+    drum; all other waste goes into the red drum"): the claim's "red drum" for
+    halogenated waste is the other clause's."""
+    pieces = [p for p in CLAUSE.split(sentence) if p and p.strip()]
+    if len(pieces) < 2:
+        return sentence
+    kinds = frozenset().union(*_KINDS)
+    wanted = terms_of(" ".join(w for w in _WORDS_AND_NUMBERS.findall(claim)
+                               if w.lower() not in kinds))
+    said = [len(terms_of(piece) & wanted) for piece in pieces]
+    best = max(said)
+    return pieces[said.index(best)] if said.count(best) == 1 else sentence
 
 
 # Who or what did it: "heated by solar panels", "paid for by the national lottery".
