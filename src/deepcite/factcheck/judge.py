@@ -44,7 +44,7 @@ from deepcite.factcheck.negation import denied
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
 from deepcite.factcheck.restrictions import always, scope_clash
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import agrees
+from deepcite.factcheck.values import agrees, agrees_as_count
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 from deepcite.types import SearchResult, Verdict
@@ -307,22 +307,26 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
-    if denial is None and cosine:
-        # ranked with meaning, the best sentence may not be the one closest in words;
-        # that one denying the claim still denies it
-        score_in_words, closest = max(scored, key=lambda pair: (pair[0], -len(pair[1].text)))
-        if closest is not best and score_in_words > best_score:
-            denial = denial_of(text, closest.text, claim_terms & closest.terms)
-            denier = closest
+    # ranked with meaning, the best sentence may not be the one closest in words; that
+    # one denying the claim, or saying the opposite of its words, still contradicts it
+    # ("open to students on Fridays" closest in meaning to "open to students Monday to
+    # Thursday", in words to "On Fridays it ... is closed to students")
+    score_in_words, closest = max(scored, key=lambda pair: (pair[0], -len(pair[1].text)))
+    wordier = closest if cosine and closest is not best and score_in_words > best_score \
+        else None
+    if denial is None and wordier is not None:
+        denial = denial_of(text, wordier.text, claim_terms & wordier.terms)
+        denier = wordier
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
         # does not matter ("The men's team has never won it")
         conflicts = [c for c in conflicts if quotes[c.quote] == quote_of_sentence(denier)]
         conflicts.append(Conflict(denial[0], denial[1], quote_of(denier)))
-    if not conflicts:
-        pair = opposed(text, best.text, claim_terms)
-        if pair is not None:
-            conflicts.append(Conflict(pair[0], pair[1], quote_of(best)))
+    for opposer in (best, wordier):
+        if not conflicts and opposer is not None:
+            pair = opposed(text, opposer.text, claim_terms)
+            if pair is not None:
+                conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
@@ -358,8 +362,10 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     meant = best_meaning >= MEANING_SUPPORTED or (
         best_meaning >= MEANING_WITH_VALUES and bool(values)
         and all(v.text in stated for v in values))
+    # (a count under another noun too: "48 benches" in "48 workbenches")
     all_in_best = len(facts) >= 2 and all(
-        any(agrees(v, other) for other in best_values) for v in values)
+        any(agrees(v, other) or agrees_as_count(v, other) for other in best_values)
+        for v in values)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
