@@ -200,5 +200,5 @@ def dense_similarity(question: str, texts: Sequence[str], *,
     return None
 
 
-__all__ = ["dense_similarity", "e5_available", "e5_cosines", "e5_id", "meaning_available", "minilm_available",
-           "minilm_id"]
+__all__ = ["dense_similarity", "e5_available", "e5_cosines", "e5_id", "meaning_available",
+           "minilm_available", "minilm_id"]

@@ -42,7 +42,7 @@ from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, name_groups
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
-from deepcite.factcheck.restrictions import always, scope_clash
+from deepcite.factcheck.restrictions import always, limit_clash, scope_clash
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import agrees, agrees_as_count
 from deepcite.text.stopwords import STOPWORDS
@@ -330,7 +330,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = scope_clash(text, best.text)
+        clash = limit_clash(text, best.text) or scope_clash(text, best.text)
         if clash is not None and clash.outcome == "contradicted":
             conflicts.append(Conflict(clash.draft, clash.source, quote_of(best)))
         elif clash is not None:
@@ -362,9 +362,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     meant = best_meaning >= MEANING_SUPPORTED or (
         best_meaning >= MEANING_WITH_VALUES and bool(values)
         and all(v.text in stated for v in values))
-    # (a count under another noun too: "48 benches" in "48 workbenches")
+    # (a count under another noun too, "48 benches" in "48 workbenches": one no other
+    # value of the claim states, and no bound - "at least two tutors" counts no benches)
     all_in_best = len(facts) >= 2 and all(
-        any(agrees(v, other) or agrees_as_count(v, other) for other in best_values)
+        any(agrees(v, other) or (
+            not other.bound and agrees_as_count(v, other)
+            and not any(agrees(mine, other) for mine in values if mine is not v))
+            for other in best_values)
         for v in values)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
