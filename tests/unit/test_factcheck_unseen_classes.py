@@ -113,3 +113,16 @@ def test_without_minilm_the_e5_encoder_judges_meaning(monkeypatch: pytest.Monkey
     assert near > far
     monkeypatch.setattr(sentence_meaning, "e5_available", lambda: False)
     assert load_meaning(settings) is None
+
+
+def test_a_sentence_nearly_on_the_subject_that_limits_the_claim_contradicts_it() -> None:
+    rule = "Glazes are not allowed in the kiln room, apart from lead-free ones."
+    sources = [*STUDIO, passage("Studio rules", f"{rule} Aprons hang by the sink.")]
+    close = TableMeaning({rule: 0.6})
+    claim = "Members may use any glaze they like."
+    judgement = judge(claim, sources, meaning=close)
+    assert judgement.verdict == "contradicted"
+    assert judgement.quotes[0].text == rule
+    # words alone, or a sentence far in meaning: nothing states it
+    assert judge(claim, sources).verdict == "not_found"
+    assert judge(claim, sources, meaning=TableMeaning({rule: 0.2})).verdict == "not_found"

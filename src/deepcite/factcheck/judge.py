@@ -84,6 +84,10 @@ MEANING_WITH_VALUES = 0.6
 #: The fewest words a sentence closeness in meaning is counted for (a heading, "Zebra
 #: Cache", is close to every claim about Zebra Cache).
 MEANING_MIN_WORDS = 5
+#: A sentence this much short of :data:`MEANING_FOUND`, and at least this close in
+#: meaning, contradicts a claim it denies or limits (:func:`_contradicted_nearly`).
+NEARLY_FOUND = 0.2
+NEARLY_CLOSE = 0.35
 #: How much closeness in meaning adds to a sentence's share of the claim's words when
 #: the sentences are ranked.
 MEANING_WEIGHT = 1.0
@@ -230,6 +234,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
         return _denied_outright(text, claim_terms, by_words, known) \
             or _scoped_outright(text, claim_terms, by_words) \
+            or _contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -406,6 +411,34 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
                 quote = quote_of_sentence(sentence)
                 return Judgement("contradicted", score, (quote,),
                                  (Conflict(denial[0], denial[1], 0),))
+    return None
+
+
+def _contradicted_nearly(text: str, claim_terms: frozenset[str],
+                         scored: Sequence[tuple[float, Sentence]],
+                         cosine: dict[int, float]) -> Judgement | None:
+    """A sentence nearly on the claim's subject - its share of the claim's words and its
+    closeness in meaning short of :data:`MEANING_FOUND` by less than
+    :data:`NEARLY_FOUND` - that denies the claim or limits what the claim says of all
+    ("There is no Linux version" against "runs on Windows, macOS, Linux ...", "Pupils
+    may wear any jewellery" against "Jewellery is not allowed, apart from studs"): a
+    short claim contradicted in other words says few of the sentence's, yet the
+    sentence contradicts it. Only with a sentence encoder."""
+    if not cosine:
+        return None
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        closeness = cosine.get(id(sentence), 0.0)
+        if score + closeness < MEANING_FOUND - NEARLY_FOUND or score < DENIAL_FLOOR \
+                or closeness < NEARLY_CLOSE:
+            continue
+        shared = claim_terms & sentence.terms
+        found = denial_of(text, sentence.text, shared) if shared else None
+        clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
+        if found is None and clash is not None and clash.outcome == "contradicted":
+            found = (clash.draft, clash.source)
+        if found is not None:
+            return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                             (Conflict(found[0], found[1], 0),))
     return None
 
 
