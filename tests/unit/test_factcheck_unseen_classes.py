@@ -126,3 +126,19 @@ def test_a_sentence_nearly_on_the_subject_that_limits_the_claim_contradicts_it()
     # words alone, or a sentence far in meaning: nothing states it
     assert judge(claim, sources).verdict == "not_found"
     assert judge(claim, sources, meaning=TableMeaning({rule: 0.2})).verdict == "not_found"
+
+
+def test_a_permission_against_a_clause_forbidding_it_contradicts() -> None:
+    rule = "Photography of members' work is welcome, but flash is forbidden."
+    sources = [*STUDIO, passage("Photographs", rule)]
+    close = TableMeaning({rule: 0.6})
+    judgement = judge("Visitors may take photographs with flash.", sources, meaning=close)
+    assert judgement.verdict == "contradicted"
+    assert judgement.conflicts[0].source == "flash is forbidden"
+    # a ban of something else, or of the claim's thing only somewhere, is no contradiction
+    for other in ("Photography of members' work is welcome, but tripods are forbidden.",
+                  "Photography of members' work is welcome, but flash is forbidden in "
+                  "the kiln room."):
+        assert judge("Visitors may take photographs with flash.",
+                     [*STUDIO, passage("Photographs", other)],
+                     meaning=TableMeaning({other: 0.6})).verdict != "contradicted"

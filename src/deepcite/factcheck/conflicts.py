@@ -18,8 +18,8 @@ from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
 
-__all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
-           "other_agent", "other_of_kind", "other_role", "slots"]
+__all__ = ["CLAUSE", "decide", "denial_of", "forbidden", "name_in_place", "neighbours",
+           "opposed", "other_agent", "other_of_kind", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -312,4 +312,32 @@ def other_agent(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, 
             other = terms_of(theirs.group(1))
             if other and not other & claim_terms:
                 return mine.group(0), theirs.group(1)
+    return None
+
+
+# What a claim allows ("Visitors may take photographs with flash") ...
+_PERMIT = re.compile(r"\b(?:may|can|could|allowed|permitted|free to|welcome to)\b",
+                     re.IGNORECASE)
+# ... and a source's clause forbidding it ("but flash is forbidden").
+_FORBID = re.compile(r"\b(?:forbidden|prohibited|banned|not (?:allowed|permitted)|"
+                     r"may not|must not|mustn[\u2019']t|cannot|can[\u2019']t)\b",
+                     re.IGNORECASE)
+
+
+def forbidden(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
+    """A claim allowing something ("may take photographs with flash") against a clause
+    of the sentence forbidding what the claim names and nothing else ("but flash is
+    forbidden"), as ``(claim's, sentence's)``; else None. The clause's own words must
+    all be the claim's: "flash is forbidden in the archive" forbids only there."""
+    mine = _PERMIT.search(claim)
+    if mine is None or _FORBID.search(claim) or denied(claim):
+        return None
+    for piece in CLAUSE.split(sentence):
+        ban = _FORBID.search(piece or "")
+        if piece is None or ban is None:
+            continue
+        words = terms_of(piece[:ban.start()] + " " + piece[ban.end():])
+        if words and words <= claim_terms:
+            return _LEADING_JOIN.sub("", claim[mine.start():].strip().rstrip(".")), \
+                _LEADING_JOIN.sub("", piece.strip().rstrip("."))
     return None

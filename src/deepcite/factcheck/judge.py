@@ -31,6 +31,7 @@ from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
+    forbidden,
     name_in_place,
     opposed,
     other_agent,
@@ -329,7 +330,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         conflicts.append(Conflict(denial[0], denial[1], quote_of(denier)))
     for opposer in (best, wordier):
         if not conflicts and opposer is not None:
-            pair = opposed(text, opposer.text, claim_terms)
+            pair = opposed(text, opposer.text, claim_terms) \
+                or forbidden(text, opposer.text, claim_terms)
             if pair is not None:
                 conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
     scoped = False
@@ -432,7 +434,8 @@ def _contradicted_nearly(text: str, claim_terms: frozenset[str],
                 or closeness < NEARLY_CLOSE:
             continue
         shared = claim_terms & sentence.terms
-        found = denial_of(text, sentence.text, shared) if shared else None
+        found = (denial_of(text, sentence.text, shared) if shared else None) \
+            or forbidden(text, sentence.text, claim_terms)
         clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
         if found is None and clash is not None and clash.outcome == "contradicted":
             found = (clash.draft, clash.source)
