@@ -142,3 +142,14 @@ def test_a_permission_against_a_clause_forbidding_it_contradicts() -> None:
         assert judge("Visitors may take photographs with flash.",
                      [*STUDIO, passage("Photographs", other)],
                      meaning=TableMeaning({other: 0.6})).verdict != "contradicted"
+
+
+def test_an_opposite_after_its_noun_against_one_before_it() -> None:
+    rule = "Classes that fall on a bank holiday move to the following day."
+    sources = [*STUDIO, passage("Holidays", rule)]
+    verdict = judge("When a bank holiday falls on a class, the class moves to the day "
+                    "before.", sources)
+    assert verdict.verdict == "contradicted"
+    assert (verdict.conflicts[0].draft, verdict.conflicts[0].source) == ("before", "following")
+    assert judge("When a bank holiday falls on a class, the class moves to the day after.",
+                 sources).verdict != "contradicted"

@@ -109,7 +109,9 @@ def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
-            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
+            if pair is not None and (_same_neighbour(claim_words, pair[0], words, pair[1])
+                                     or _same_noun_across(claim_words, pair[0], words,
+                                                          pair[1])) \
                     and not _complementary(claim, piece) \
                     and _denies(claim, pair[0]) == _denies(piece, pair[1]):
                 # "not allowed" is "banned": an opposite under a negation agrees
@@ -149,6 +151,22 @@ def neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
 def _same_neighbour(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
     a, b = neighbours(mine, one), neighbours(theirs, other)
     return (a[1] is not None and a[1] == b[1]) or (a[0] is not None and a[0] == b[0])
+
+
+def _same_noun_across(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    """Whether one word stands right after the noun the other stands right before ("the
+    day before" against "the following day"), the last of its text, so it qualifies
+    that noun and nothing after it."""
+    for (words, word), (other_words, other_word) in (((mine, one), (theirs, other)),
+                                                     ((theirs, other), (mine, one))):
+        at = words.index(word)
+        if at == len(words) - 1 and at > 0:
+            noun = words[at - 1]
+            after = other_words.index(other_word) + 1
+            if after < len(other_words) and other_words[after] == noun \
+                    and terms_of(noun):
+                return True
+    return False
 
 
 
