@@ -18,6 +18,7 @@ from deepcite.factcheck.claims import split_claims
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.meaning import E5Meaning, load_meaning
 from deepcite.factcheck.negation import denied
+from deepcite.factcheck.values import extract_values
 from tests.fakes import passage
 
 STUDIO = [
@@ -153,3 +154,16 @@ def test_an_opposite_after_its_noun_against_one_before_it() -> None:
     assert (verdict.conflicts[0].draft, verdict.conflicts[0].source) == ("before", "following")
     assert judge("When a bank holiday falls on a class, the class moves to the day after.",
                  sources).verdict != "contradicted"
+
+
+def test_one_of_a_number_is_how_many_there_are() -> None:
+    sources = [*STUDIO, passage("Awards", "In 2019 the studio was named a craft centre of "
+                                "excellence, one of four in the region.")]
+    verdict = judge("The studio became a craft centre of excellence in 2019, one of six in "
+                    "the region.", sources)
+    assert verdict.verdict == "contradicted"
+    assert verdict.conflicts[0].source == "one of four"
+    assert judge("In 2019 it was named a craft centre of excellence, one of four in the "
+                 "region.", sources).verdict == "supported"
+    # a noun after the number counts it as before
+    assert [v.text for v in extract_values("one of five children")] == ["five children"]
