@@ -23,8 +23,10 @@ ferry company), ``check_dev17`` (a maritime museum), ``check_dev18`` (a communit
 garden), ``check_dev19`` (a mountain hut), ``check_dev20`` (a council's waste service),
 ``check_dev21`` (a violin maker), ``check_dev22`` (a rail pass), ``check_dev23`` (a
 password manager), ``check_dev24`` (a glacier research station), ``check_dev25`` (a
-dairy cooperative), ``check_dev26`` (a lido) and ``check_dev27`` (an observatory); the
-last nine are drafts written as a person would (true claims reworded, restrictions
+dairy cooperative), ``check_dev26`` (a lido), ``check_dev27`` (an observatory),
+``check_dev28`` (a teaching laboratory's safety rules) and ``check_dev29`` (a coffee
+roaster; kept for measuring only: no change was written from its claims); the last
+eleven are drafts written as a person would (true claims reworded, restrictions
 changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
 in ``docs/benchmarks.md``).

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from deepcite.citations import sentence_meaning
 from deepcite.config import load_settings
 from deepcite.factcheck import meaning as meaning_module
 from deepcite.factcheck.judge import judge
@@ -116,6 +117,7 @@ def test_without_the_embeddings_extra_the_check_matches_words(
     from deepcite.collections.index import embeddings
 
     monkeypatch.setattr(embeddings, "default_model_path", lambda: None)
+    monkeypatch.setattr(sentence_meaning, "e5_available", lambda: False)
     settings = load_settings({"data_dir": str(tmp_path)}, config_files=[], environ={})
     assert load_meaning(settings) is None
     assert meaning_module.load_meaning is load_meaning

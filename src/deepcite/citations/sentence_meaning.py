@@ -156,6 +156,13 @@ def _e5_similarity(question: str, texts: Sequence[str],
     return [_calibrated(float(x)) for x in passages @ query]
 
 
+def e5_cosines(question: str, texts: Sequence[str]) -> list[float]:
+    """Cosine of ``question`` (as a query) and each of ``texts`` (as passages) by the
+    e5 encoder, on MiniLM's scale (:func:`_calibrated`). Raises ``ImportError`` when
+    the ``meaning`` extra is not installed."""
+    return _e5_similarity(question, texts) if texts else []
+
+
 def _minilm_encode(texts: list[str]) -> NDArray[np.float32]:
     from deepcite.collections.index.embeddings import load_encoder
 
@@ -193,5 +200,5 @@ def dense_similarity(question: str, texts: Sequence[str], *,
     return None
 
 
-__all__ = ["dense_similarity", "e5_available", "e5_id", "meaning_available", "minilm_available",
-           "minilm_id"]
+__all__ = ["dense_similarity", "e5_available", "e5_cosines", "e5_id", "meaning_available",
+           "minilm_available", "minilm_id"]

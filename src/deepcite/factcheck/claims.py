@@ -85,8 +85,11 @@ _ABOUT_ITSELF = re.compile(
 _CJK_QUESTION_END = re.compile(r"[吗呢么か까요][\s。.!！]*$")
 _DIGIT = re.compile(r"\d")
 # A number in figures or words: "should arrive 15 minutes early", "within five days".
+# (every number word: "for at least fifteen minutes" is as checkable as "15 minutes")
 _AMOUNT = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                     r"twelve|twenty|thirty|forty|fifty|hundred|thousand|million)\b",
+                     r"twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|"
+                     r"(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|"
+                     r"million|billion|dozen)\b",
                      re.IGNORECASE)
 #: A claim without a number or a name states a fact only with this many content words.
 MIN_CONTENT_WORDS = 2

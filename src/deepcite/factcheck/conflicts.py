@@ -18,8 +18,8 @@ from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
 
-__all__ = ["CLAUSE", "decide", "denial_of", "name_in_place", "neighbours", "opposed",
-           "other_agent", "other_of_kind", "other_role", "slots"]
+__all__ = ["CLAUSE", "decide", "denial_of", "forbidden", "name_in_place", "neighbours",
+           "opposed", "other_agent", "other_of_kind", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -109,7 +109,9 @@ def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
-            if pair is not None and _same_neighbour(claim_words, pair[0], words, pair[1]) \
+            if pair is not None and (_same_neighbour(claim_words, pair[0], words, pair[1])
+                                     or _same_noun_across(claim_words, pair[0], words,
+                                                          pair[1])) \
                     and not _complementary(claim, piece) \
                     and _denies(claim, pair[0]) == _denies(piece, pair[1]):
                 # "not allowed" is "banned": an opposite under a negation agrees
@@ -149,6 +151,22 @@ def neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
 def _same_neighbour(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
     a, b = neighbours(mine, one), neighbours(theirs, other)
     return (a[1] is not None and a[1] == b[1]) or (a[0] is not None and a[0] == b[0])
+
+
+def _same_noun_across(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    """Whether one word stands right after the noun the other stands right before ("the
+    day before" against "the following day"), the last of its text, so it qualifies
+    that noun and nothing after it."""
+    for (words, word), (other_words, other_word) in (((mine, one), (theirs, other)),
+                                                     ((theirs, other), (mine, one))):
+        at = words.index(word)
+        if at == len(words) - 1 and at > 0:
+            noun = words[at - 1]
+            after = other_words.index(other_word) + 1
+            if after < len(other_words) and other_words[after] == noun \
+                    and terms_of(noun):
+                return True
+    return False
 
 
 
@@ -264,7 +282,7 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
     directions, times of day) the claim says and the sentence replaces with another of
     the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
     mine = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
-    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(sentence)]
+    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
     for kind in _KINDS:
         for word in mine:
             if word not in kind or word in theirs:
@@ -274,6 +292,23 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
                         and _same_neighbour(mine, word, theirs, other):
                     return word, other
     return None
+
+
+def _clause_about(claim: str, sentence: str) -> str:
+    """The clause of ``sentence`` that says most of the claim's words, words of the
+    kinds aside, when one says more than every other; else the whole sentence. A
+    sentence may state one fact for two things ("halogenated waste goes into the green
+    drum; all other waste goes into the red drum"): the claim's "red drum" for
+    halogenated waste is the other clause's."""
+    pieces = [p for p in CLAUSE.split(sentence) if p and p.strip()]
+    if len(pieces) < 2:
+        return sentence
+    kinds = frozenset().union(*_KINDS)
+    wanted = terms_of(" ".join(w for w in _WORDS_AND_NUMBERS.findall(claim)
+                               if w.lower() not in kinds))
+    said = [len(terms_of(piece) & wanted) for piece in pieces]
+    best = max(said)
+    return pieces[said.index(best)] if said.count(best) == 1 else sentence
 
 
 # Who or what did it: "heated by solar panels", "paid for by the national lottery".
@@ -295,4 +330,32 @@ def other_agent(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, 
             other = terms_of(theirs.group(1))
             if other and not other & claim_terms:
                 return mine.group(0), theirs.group(1)
+    return None
+
+
+# What a claim allows ("Visitors may take photographs with flash") ...
+_PERMIT = re.compile(r"\b(?:may|can|could|allowed|permitted|free to|welcome to)\b",
+                     re.IGNORECASE)
+# ... and a source's clause forbidding it ("but flash is forbidden").
+_FORBID = re.compile(r"\b(?:forbidden|prohibited|banned|not (?:allowed|permitted)|"
+                     r"may not|must not|mustn[\u2019']t|cannot|can[\u2019']t)\b",
+                     re.IGNORECASE)
+
+
+def forbidden(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
+    """A claim allowing something ("may take photographs with flash") against a clause
+    of the sentence forbidding what the claim names and nothing else ("but flash is
+    forbidden"), as ``(claim's, sentence's)``; else None. The clause's own words must
+    all be the claim's: "flash is forbidden in the archive" forbids only there."""
+    mine = _PERMIT.search(claim)
+    if mine is None or _FORBID.search(claim) or denied(claim):
+        return None
+    for piece in CLAUSE.split(sentence):
+        ban = _FORBID.search(piece or "")
+        if piece is None or ban is None:
+            continue
+        words = terms_of(piece[:ban.start()] + " " + piece[ban.end():])
+        if words and words <= claim_terms:
+            return _LEADING_JOIN.sub("", claim[mine.start():].strip().rstrip(".")), \
+                _LEADING_JOIN.sub("", piece.strip().rstrip("."))
     return None

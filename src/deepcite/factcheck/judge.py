@@ -31,6 +31,7 @@ from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
+    forbidden,
     name_in_place,
     opposed,
     other_agent,
@@ -42,9 +43,9 @@ from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, name_groups
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
-from deepcite.factcheck.restrictions import always, scope_clash
+from deepcite.factcheck.restrictions import always, limit_clash, scope_clash
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import agrees
+from deepcite.factcheck.values import agrees, agrees_as_count
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 from deepcite.types import SearchResult, Verdict
@@ -84,6 +85,10 @@ MEANING_WITH_VALUES = 0.6
 #: The fewest words a sentence closeness in meaning is counted for (a heading, "Zebra
 #: Cache", is close to every claim about Zebra Cache).
 MEANING_MIN_WORDS = 5
+#: A sentence this much short of :data:`MEANING_FOUND`, and at least this close in
+#: meaning, contradicts a claim it denies or limits (:func:`_contradicted_nearly`).
+NEARLY_FOUND = 0.2
+NEARLY_CLOSE = 0.35
 #: How much closeness in meaning adds to a sentence's share of the claim's words when
 #: the sentences are ranked.
 MEANING_WEIGHT = 1.0
@@ -230,6 +235,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
         return _denied_outright(text, claim_terms, by_words, known) \
             or _scoped_outright(text, claim_terms, by_words) \
+            or _contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -307,26 +313,31 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
-    if denial is None and cosine:
-        # ranked with meaning, the best sentence may not be the one closest in words;
-        # that one denying the claim still denies it
-        score_in_words, closest = max(scored, key=lambda pair: (pair[0], -len(pair[1].text)))
-        if closest is not best and score_in_words > best_score:
-            denial = denial_of(text, closest.text, claim_terms & closest.terms)
-            denier = closest
+    # ranked with meaning, the best sentence may not be the one closest in words; that
+    # one denying the claim, or saying the opposite of its words, still contradicts it
+    # ("open to students on Fridays" closest in meaning to "open to students Monday to
+    # Thursday", in words to "On Fridays it ... is closed to students")
+    score_in_words, closest = max(scored, key=lambda pair: (pair[0], -len(pair[1].text)))
+    wordier = closest if cosine and closest is not best and score_in_words > best_score \
+        else None
+    if denial is None and wordier is not None:
+        denial = denial_of(text, wordier.text, claim_terms & wordier.terms)
+        denier = wordier
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
         # does not matter ("The men's team has never won it")
         conflicts = [c for c in conflicts if quotes[c.quote] == quote_of_sentence(denier)]
         conflicts.append(Conflict(denial[0], denial[1], quote_of(denier)))
-    if not conflicts:
-        pair = opposed(text, best.text, claim_terms)
-        if pair is not None:
-            conflicts.append(Conflict(pair[0], pair[1], quote_of(best)))
+    for opposer in (best, wordier):
+        if not conflicts and opposer is not None:
+            pair = opposed(text, opposer.text, claim_terms) \
+                or forbidden(text, opposer.text, claim_terms)
+            if pair is not None:
+                conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = scope_clash(text, best.text)
+        clash = limit_clash(text, best.text) or scope_clash(text, best.text)
         if clash is not None and clash.outcome == "contradicted":
             conflicts.append(Conflict(clash.draft, clash.source, quote_of(best)))
         elif clash is not None:
@@ -358,8 +369,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     meant = best_meaning >= MEANING_SUPPORTED or (
         best_meaning >= MEANING_WITH_VALUES and bool(values)
         and all(v.text in stated for v in values))
+    # (a count under another noun too, "48 benches" in "48 workbenches": one no other
+    # value of the claim states, and no bound - "at least two tutors" counts no benches)
     all_in_best = len(facts) >= 2 and all(
-        any(agrees(v, other) for other in best_values) for v in values)
+        any(agrees(v, other) or (
+            not other.bound and agrees_as_count(v, other)
+            and not any(agrees(mine, other) for mine in values if mine is not v))
+            for other in best_values)
+        for v in values)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
@@ -396,6 +413,35 @@ def _denied_outright(text: str, claim_terms: frozenset[str],
                 quote = quote_of_sentence(sentence)
                 return Judgement("contradicted", score, (quote,),
                                  (Conflict(denial[0], denial[1], 0),))
+    return None
+
+
+def _contradicted_nearly(text: str, claim_terms: frozenset[str],
+                         scored: Sequence[tuple[float, Sentence]],
+                         cosine: dict[int, float]) -> Judgement | None:
+    """A sentence nearly on the claim's subject - its share of the claim's words and its
+    closeness in meaning short of :data:`MEANING_FOUND` by less than
+    :data:`NEARLY_FOUND` - that denies the claim or limits what the claim says of all
+    ("There is no Linux version" against "runs on Windows, macOS, Linux ...", "Pupils
+    may wear any jewellery" against "Jewellery is not allowed, apart from studs"): a
+    short claim contradicted in other words says few of the sentence's, yet the
+    sentence contradicts it. Only with a sentence encoder."""
+    if not cosine:
+        return None
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        closeness = cosine.get(id(sentence), 0.0)
+        if score + closeness < MEANING_FOUND - NEARLY_FOUND or score < DENIAL_FLOOR \
+                or closeness < NEARLY_CLOSE:
+            continue
+        shared = claim_terms & sentence.terms
+        found = (denial_of(text, sentence.text, shared) if shared else None) \
+            or forbidden(text, sentence.text, claim_terms)
+        clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
+        if found is None and clash is not None and clash.outcome == "contradicted":
+            found = (clash.draft, clash.source)
+        if found is not None:
+            return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                             (Conflict(found[0], found[1], 0),))
     return None
 
 

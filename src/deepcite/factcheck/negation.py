@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 
+from deepcite.text.stopwords import STOPWORDS
+
 __all__ = ["FALLING", "NOT_NEGATION", "OPPOSITES", "RISING", "denied", "negated",
            "opposites"]
 
@@ -76,23 +78,38 @@ _NEGATION_WORD = re.compile(
 _CJK_NEGATION = re.compile(r"不|没有|沒有|未|無|无|ない|ません|않|없|못")
 _PIECE = re.compile(r"[^,;:.!?\u3002\uff0c\uff1b\uff1a()]+")
 _PIECE_WORD = re.compile(r"[\w'\u2019-]+")
-#: How many words after a negation it governs ("does not use a camera").
+#: How many content words after a negation it governs ("does not use a camera"; "none
+#: are sold at the door" reaches "door": the small words between do not count) ...
 DENIAL_REACH = 4
+#: ... within this many words in all.
+DENIAL_SPAN = 8
 
 
 def denied(text: str) -> list[str]:
     """What each negation of ``text`` denies: the words after it within its clause
-    ("use a camera" of "does not use a camera, so ..."); bounds such as "no more than"
-    are no negation."""
+    ("use a camera" of "does not use a camera, so ..."), :data:`DENIAL_REACH` content
+    words of them, the small words between not counted ("may not be brought into the
+    laboratory" denies "laboratory"); bounds such as "no more than" are no negation."""
     found: list[str] = []
     for piece in _PIECE.findall(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))):
         words = _PIECE_WORD.findall(piece)
         for index, word in enumerate(words):
             if _NEGATION_WORD.fullmatch(word):
-                found.append(" ".join(words[index + 1:index + 1 + DENIAL_REACH]))
+                found.append(" ".join(_reach(words[index + 1:index + 1 + DENIAL_SPAN])))
         for match in _CJK_NEGATION.finditer(piece):
             found.append(piece[match.end():match.end() + DENIAL_REACH])
     return found
+
+
+def _reach(words: list[str]) -> list[str]:
+    """The first words of ``words`` up to the :data:`DENIAL_REACH`-th that is not a
+    stopword."""
+    content = 0
+    for index, word in enumerate(words):
+        content += word.lower() not in STOPWORDS
+        if content == DENIAL_REACH:
+            return words[:index + 1]
+    return words
 
 
 #: Words of going up and of going down: any of one against any of the other opposes.

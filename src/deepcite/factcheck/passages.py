@@ -141,10 +141,25 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
 OPPOSITE_TERMS = _opposite_terms()
 
 
+#: A word of the claim this long that begins another of the sentence, or is begun by
+#: it, at most :data:`DERIVED_EXTRA` letters apart, is the same word derived
+#: ("photograph" and "photography", "deliver" and "delivery").
+DERIVED_MIN = 6
+DERIVED_EXTRA = 3
+
+
+def _derived(one: str, other: str) -> bool:
+    short, long = sorted((one, other), key=len)
+    return len(short) >= DERIVED_MIN and len(long) - len(short) <= DERIVED_EXTRA \
+        and long.startswith(short)
+
+
 def terms_said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str]:
-    """The claim's words the sentence says, or says the opposite of."""
+    """The claim's words the sentence says (or a word derived from them), or says the
+    opposite of."""
     return (claim & sentence) | frozenset(
-        term for term in claim - sentence if OPPOSITE_TERMS.get(term, frozenset()) & sentence)
+        term for term in claim - sentence if OPPOSITE_TERMS.get(term, frozenset()) & sentence
+        or any(_derived(term, theirs) for theirs in sentence - claim))
 
 
 def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,

@@ -28,7 +28,8 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "restrictions", "scope_clash", "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "limit_clash", "restrictions", "scope_clash",
+           "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -220,3 +221,35 @@ def _around(claim: str, word: str) -> str:
     piece = claim[at:end.start() if end else len(claim)].strip()
     words = piece.split()
     return " ".join(words[:4]).rstrip(".")
+
+
+# No limit on how often or how many: "as often as they like", "any number of times",
+# "unlimited" ...
+_UNLIMITED = re.compile(
+    r"\b(?:as (?:often|many times|much|many) as (?:they|you|he|she|we|one|it|needed|"
+    r"necessary|required|wanted|desired)(?: (?:like|likes|want|wants|wish|wishes|"
+    r"need|needs|please|pleases))?|any number of(?: times)?|an unlimited number of|"
+    r"unlimited|without (?:any )?limit|no limit|limitless)\b", re.IGNORECASE)
+# ... against a source's number of times: "once", "twice", "up to three times", "a
+# maximum of two".
+_TIMES = re.compile(
+    r"\b(?:(?:only |just |up to |at most |no more than )?(?:once|twice|thrice)|"
+    r"(?:only |up to |at most |no more than )?(?:\d+|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten) times|(?:a|the) maximum of \w+|(?:a|the) limit of \w+)\b",
+    re.IGNORECASE)
+
+
+def limit_clash(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim saying there is no limit ("can retake the test as often as they like",
+    "unlimited devices") against a source's clause on the claim's words giving one
+    ("may retake the test once", "up to three times"): contradicted, the note naming
+    both; else None."""
+    mine = _UNLIMITED.search(claim)
+    if mine is None or _UNLIMITED.search(sentence):
+        return None
+    wanted = terms_of(claim[:mine.start()] + " " + claim[mine.end():])
+    for piece in _CLAUSE_END.split(sentence):
+        theirs = _TIMES.search(piece)
+        if theirs is not None and terms_of(piece) & wanted:
+            return ScopeClash("contradicted", mine.group(0), theirs.group(0))
+    return None

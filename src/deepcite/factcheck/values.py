@@ -53,6 +53,13 @@ _NUMBER_WORDS_ALL = "|".join(sorted([*_WORD_NUMBERS, *_MULTIPLIERS], key=len, re
 _NUMBER_WORD = re.compile(
     rf"\b(?:{_NUMBER_WORDS_ALL})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORDS_ALL}))*\b",
     re.IGNORECASE)
+# "one of five in the country", "one of only 12 worldwide": a number of a group where
+# nothing names what it counts (a noun after the number counts it: "one of five
+# children" is five children).
+_ONE_OF = re.compile(
+    rf"\bone of (?:only |just |the )?(?P<number>\d+|(?:{_NUMBER_WORDS_ALL})"
+    rf"(?:[\s-]+(?:{_NUMBER_WORDS_ALL}))*)(?=\s*(?:[,.;:!?)]|$)|\s+(?:in|on|at|across|"
+    r"around|nationwide|worldwide|anywhere|left|still|ever|so far)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
            "b": 1e9, "trillion": 1e12}
 # Units of Chinese and Japanese text longer than one character ("公顷", "分钟").
@@ -327,6 +334,13 @@ def extract_values(text: str) -> list[Value]:
         values.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
                             match.group(0), match.start(), match.end(), float(minutes),
                             "clock", "clock", _before(text, match.start())))
+        taken.append((match.start(), match.end()))
+    for match in _ONE_OF.finditer(text):
+        # "one of five in the country": how many there are of its kind
+        number = match.group("number")
+        amount = float(number) if number.isdigit() else _word_number(number)
+        values.append(Value("number", _plain(amount), match.group(0), match.start(),
+                            match.end(), amount, "one of"))
         taken.append((match.start(), match.end()))
     for match in _VERSION.finditer(text):
         if not any(a < match.end() and match.start() < b for a, b in taken):
