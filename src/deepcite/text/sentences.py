@@ -7,8 +7,10 @@ really ends:
 
 * after ``.``, ``!``, ``?`` or an ellipsis (with any closing quotes, brackets and
   footnote marks such as ``[12]`` kept with the sentence), before a capital, digit,
-  opening quote or bracket; after ``。！？`` in Chinese, Japanese and Korean text, where
-  no space follows;
+  opening quote or bracket - or, in informal text (forum posts, comments), before a
+  lower-case word when a plain lower-case word or a number ends the sentence ("in
+  april. always the back wheel"); after ``。！？`` in Chinese, Japanese and Korean
+  text, where no space follows;
 * never after an abbreviation that does not end sentences (``Dr.``, ``e.g.``, ``Fig.``,
   ``No. 5``), nor after one that may (``U.S.``, ``etc.``, ``et al.``, initials such as
   ``J. R. R.``) unless the next word is one that starts sentences ("The", "He", "In");
