@@ -65,3 +65,8 @@ def test_a_count_is_of_the_noun_before_the_next_number() -> None:
     sentence = "My longest training run was 11 miles two weeks before."
     assert "11 miles two weeks" not in candidates(
         "count", sentence, "How many weeks did the poster train?")
+
+
+def test_what_a_thing_is_called_is_only_the_name_given_after_called() -> None:
+    sentence = "At Harlow Park the mixture is called a slurry by the crews."
+    assert candidates("name", sentence, "What is the mixture called?") == []

@@ -46,6 +46,13 @@ _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge
 # Money asked ("how much did it cost"): a currency sign or a currency's name answers.
 _MONEY_ASKED = (rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
                 r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
+# "What was the robot nicknamed?": a name, and only the one the sentence gives right
+# after the same word ("nicknamed Gus"), not any capitalised run ("a roux" is what a
+# thing is called, and no name the sentence holds elsewhere answers).
+_CALLED_ASKED = re.compile(r"^(?:what|which)\b.*\b(?:nicknamed|called|named|dubbed"
+                           r"|known as)\s*\??$")
+_CALLED_BEFORE = re.compile(r"\b(?:nicknamed|called|named|dubbed|known as)\s+(?:the\s+)?$",
+                            re.IGNORECASE)
 # Checked in order: the first that matches decides.
 _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     # "Who scored to make it 10-7?" asks who: a score only when no who, when or where asks
@@ -76,8 +83,7 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
                           r" name\b|\bsurname\b")),
     ("name", _NAME_ASKED),
     # "What was the robot nicknamed?", "What is the club called?": the name it goes by
-    ("name", re.compile(r"^(?:what|which)\b.*\b(?:nicknamed|called|named|dubbed"
-                        r"|known as)\s*\??$")),
+    ("name", _CALLED_ASKED),
 ]
 
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
@@ -487,6 +493,9 @@ def _spans(kind: str, sentence: str, question: str, whole: bool) -> list[Span]:
     if kind == "person":
         return _names(sentence)
     if kind == "name":
+        if _CALLED_ASKED.search(question.lower()):
+            return [s for s in _proper_names(sentence)
+                    if _CALLED_BEFORE.search(sentence[:s[0]])]
         return _proper_names(sentence)
     if kind == "place":
         return [(m.start("place"), m.end("place"), " ".join(m.group("place").split()))
