@@ -75,3 +75,17 @@ def test_a_forum_thread_answers_questions_about_the_poster() -> None:
     cited = grounded_answer("How many flats has the poster had?", sources)
     assert cited is not None
     assert "6 flats" in cited.text and 1 in cited_numbers(cited.text)
+
+
+def test_a_short_follow_on_answers_with_the_sentence_before_it() -> None:
+    sources = [
+        post(1, "Thread: flat tyres", "ok so i'm losing my mind here. got a new hybrid bike "
+             "in april and i've had like 6 flats since. always the back wheel. i ride to "
+             "work every day on a gravel canal path."),
+        post(2, "Thread: first telescope", "My daughter is turning 10 next month. Budget is "
+             "about 200 bucks for a telescope."),
+        post(3, "Thread: first half marathon", "Did my first half marathon yesterday!!! "
+             "Legs are absolutely wrecked today lol"),
+    ]
+    cited = grounded_answer("Which wheel keeps going flat?", sources)
+    assert cited is not None and "always the back wheel [1]" in cited.text

@@ -409,6 +409,19 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
             and noun[0] in before)
 
 
+#: At most this many words make an elliptical sentence (:func:`_elliptical`).
+ELLIPTICAL_WORDS = 5
+
+
+def _elliptical(sentence: str, before: Sequence[str]) -> bool:
+    """Whether ``sentence`` is a short lower-case follow-on that leaves out what the
+    sentence before said: "i've had like 6 flats since. always the back wheel." Forum
+    posts write so; "always the back wheel" answers "Which wheel keeps going flat?" only
+    with the flats of the sentence before, as "It ..." does with its antecedent."""
+    words = sentence.split()
+    return bool(before) and len(words) <= ELLIPTICAL_WORDS and words[0][:1].islower()
+
+
 def _fragment(sentence: str) -> bool:
     """Whether ``sentence`` opens like the tail of a sentence: a lower-case function
     word ("has", "that", "and") or punctuation."""
@@ -484,7 +497,8 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                           else sentence)
                 usable = _usable_row(sentence) if passage.row else _usable(judged)
                 if usable and not (not found_in_source and _fragment(sentence)):
-                    context = before if refers_back(sentence, before) else []
+                    context = (before if refers_back(sentence, before)
+                               or _elliptical(sentence, before) else [])
                     if not context and title and has_cjk(sentence):
                         context = title
                     quoted.append(Sentence(source, rank, position, sentence, terms,
