@@ -31,7 +31,11 @@ _NAMED_THINGS = (r"treaty|treaties|edict|war|battle|venue|stadium|arena|charity|
                  r"|university|college|church|ship|newspaper|magazine|novel|film|movie"
                  r"|show|programme|program|series|episode|song|album|award|prize|trophy"
                  r"|tournament|party|dynasty|empire|kingdom|religion|religions|language"
-                 r"|network|channel|airport|museum|hospital|agency|brand")
+                 r"|network|channel|airport|museum|hospital|agency|brand"
+                 # what a local news story or a post names: "which school", "which road"
+                 r"|school|schools|business|businesses|shop|store|bakery|restaurant"
+                 r"|hotel|pub|bank|library|station|road|street|race|festival|competition"
+                 r"|society|association|committee|council|estate|app|website|game|book")
 # One word may stand between: "What petroleum company", "Which German team".
 _NAME_ASKED = re.compile(rf"\b(?:what|which)(?: [a-z]+)? ({_NAMED_THINGS})\b")
 """A ``name`` question; its group is the thing whose name is asked."""
@@ -42,6 +46,13 @@ _MONEY_VERBS = (r"cost|costs|pay|paid|pays|price|priced|spend|spent|worth|charge
 # Money asked ("how much did it cost"): a currency sign or a currency's name answers.
 _MONEY_ASKED = (rf"\bhow much\b.*\b(?:{_MONEY_VERBS})\b|\bhow much money\b"
                 r"|\bwhat (?:was|is|were) the (?:cost|price|budget|salary|fee)\b")
+# "What was the robot nicknamed?": a name, and only the one the sentence gives right
+# after the same word ("nicknamed Gus"), not any capitalised run ("a roux" is what a
+# thing is called, and no name the sentence holds elsewhere answers).
+_CALLED_ASKED = re.compile(r"^(?:what|which)\b.*\b(?:nicknamed|called|named|dubbed"
+                           r"|known as)\s*\??$")
+_CALLED_BEFORE = re.compile(r"\b(?:nicknamed|called|named|dubbed|known as)\s+(?:the\s+)?$",
+                            re.IGNORECASE)
 # Checked in order: the first that matches decides.
 _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     # "Who scored to make it 10-7?" asks who: a score only when no who, when or where asks
@@ -71,6 +82,8 @@ _QUESTION_KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("person", re.compile(r"\bwho\b|\bwhom\b|\bwhose\b|\b(?:full|last|first|family|maiden)"
                           r" name\b|\bsurname\b")),
     ("name", _NAME_ASKED),
+    # "What was the robot nicknamed?", "What is the club called?": the name it goes by
+    ("name", _CALLED_ASKED),
 ]
 
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October"
@@ -98,6 +111,24 @@ _DATE_PATTERNS = [
     _ERAS,
     _BARE_YEARS,
 ]
+# What local news and posts date things by when they give no year, used only where a
+# sentence holds no date above: a day of a month ("14 May"), a month after a word that
+# sets it in time ("in September"), a weekday ("reopened on Saturday") and days and
+# seasons said from now ("yesterday", "next spring").
+_FULL_MONTH = (r"(?:January|February|March|April|May|June|July|August|September"
+               r"|October|November|December)")
+_WEAK_DATES = [
+    re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_FULL_MONTH}"
+               rf"|{_FULL_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?)\b(?!,?\s*\d)"),
+    re.compile(rf"(?:(?<=\bin )|(?<=\bby )|(?<=\bfrom )|(?<=\buntil )|(?<=\bsince )"
+               rf"|(?<=\bearly )|(?<=\blate )|(?<=\bnext )|(?<=\blast ))"
+               rf"{_FULL_MONTH}\b(?!\s*\d)", re.IGNORECASE),
+    re.compile(r"\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b",
+               re.IGNORECASE),
+    re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|next|this) (?:spring|summer"
+               r"|autumn|fall|winter|week|weekend|month|year|morning|evening|night))\b",
+               re.IGNORECASE),
+]
 _NUMBER = (r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
            r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
            r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a few|several"
@@ -110,12 +141,25 @@ _UNIT_WORDS = (r"%|percent|per cent|dollars|pounds|euros|yen|francs|marks|rupees
                r"|kg|kilograms|tonnes|tons|pounds|lb|lbs|acres|hectares|ha|mph|km/h|knots"
                r"|degrees|°C|°F|years|months|weeks|days|hours|minutes|seconds|litres|liters"
                r"|gallons|MW|GW|kW|watts|volts")
+# A number written out ("nine metres", "a two-mile detour"): the measures of news and posts.
+_WORD_NUMBER = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty"
+                r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|a few|several)"
+                r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?")
+# A measure as an adjective before its noun: "the 1.8-kilometre lane", "a two-mile detour".
+_UNIT_SINGULAR = (r"kilometre|kilometer|metre|meter|mile|foot|inch|yard|hour|minute"
+                  r"|second|day|week|month|year|acre|hectare|tonne|ton|litre|liter"
+                  r"|gallon|storey|story|lap|page")
 _PER = r"(?:\s+(?:per|a|an|each)\s+(?:year|annum|month|week|day|hour|person|head|capita))?"
 _AMOUNT = [
     re.compile(rf"{_CURRENCY}\s?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?"
                rf"(?:\s*(?:m|bn|k)\b)?{_PER}"),
     re.compile(rf"\b(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?{_SCALE}?\s*(?:{_UNIT_WORDS})"
                rf"(?![A-Za-z]){_PER}"),
+    re.compile(rf"\b{_WORD_NUMBER}{_SCALE}?\s+(?:{_UNIT_WORDS})(?![A-Za-z]){_PER}",
+               re.IGNORECASE),
+    re.compile(rf"\b(?:(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?|{_WORD_NUMBER})"
+               rf"-(?:{_UNIT_SINGULAR})(?![A-Za-z-])", re.IGNORECASE),
 ]
 # A money question is answered by money (_MONEY), never by "25%".
 _MONEY_QUESTION = re.compile(_MONEY_ASKED)
@@ -149,7 +193,7 @@ _PERSON = re.compile(rf"\b{_CAP}(?:\s+(?:[A-Z]\.\s+)?(?:{_PARTICLE}\s+)*{_CAP}){
 _PLACE = re.compile(rf"\b(?:in|at|from|near|to|into)\s+(?P<place>(?:the\s+)?{_CAP}"
                     rf"(?:\s+(?:of\s+)?{_CAP}){{0,3}})")
 _NAMED = re.compile(rf"\b(?:{_CAP}|[A-Z]{{2,}})(?:-[A-Za-z]+)*"
-                    rf"(?:\s+(?:(?:of|for|de|del|du|la|the)\s+)*(?:{_CAP}|[A-Z]{{2,}}|\d+)"
+                    rf"(?:\s+(?:(?:of|for|de|del|du|la|the|&)\s+)*(?:{_CAP}|[A-Z]{{2,}}|\d+)"
                     rf"(?:-[A-Za-z]+)*)*")
 _SCORE = re.compile(r"\b\d{1,3}\s*[-\u2013:]\s*\d{1,3}\b(?![-\u2013:]\d)")
 # Words after a number that are no noun it counts: a count needs what it counts.
@@ -289,7 +333,11 @@ def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
             continue
         if _MONEY_BEFORE.search(sentence[:match.start()]):
             continue  # "a new £43 million gallery" is money, no count of galleries
-        following = _NOUN_WORD.findall(sentence[match.end():][:60])[:3]
+        # the noun is before the next number: "11 miles two weeks" counts no weeks
+        tail = sentence[match.end():][:60]
+        tail = tail[:next((m.start() for m in _NEXT_NUMBER.finditer(tail) if m.start()),
+                          len(tail))]
+        following = _NOUN_WORD.findall(tail)[:3]
         noun_index = next((i for i, w in enumerate(following)
                            if wanted is not None and _same_noun(w, wanted)), None)
         if noun_index is None and following and following[0].lower() not in _NOT_COUNTED \
@@ -315,6 +363,8 @@ def _counts(sentence: str, question: str, *, whole: bool = True) -> list[Span]:
         found.append((match.start(), end, " ".join(sentence[match.start():end].split())))
     return found
 
+
+_NEXT_NUMBER = re.compile(rf"\d|\b{_WORD_NUMBER}\b", re.IGNORECASE)
 
 def _plural(word: str) -> bool:
     """Whether ``word`` reads as a plural noun a number can count."""
@@ -373,6 +423,13 @@ def _dates(sentence: str, question: str) -> list[Span]:
                     rf"\b{re.escape(match.group(0).split()[-1].lower())}\b", lowered):
                 continue  # "the Song dynasty" is no time for "when was the Ming dynasty"
             spans.append((start, end, " ".join(match.group(0).split())))
+    if spans or prefer is not None:
+        return spans
+    for pattern in _WEAK_DATES:
+        for match in pattern.finditer(sentence):
+            start, end = match.span()
+            if not any(s <= start < e or s < end <= e for s, e, _ in spans):
+                spans.append((start, end, " ".join(match.group(0).split())))
     return spans
 
 
@@ -436,6 +493,9 @@ def _spans(kind: str, sentence: str, question: str, whole: bool) -> list[Span]:
     if kind == "person":
         return _names(sentence)
     if kind == "name":
+        if _CALLED_ASKED.search(question.lower()):
+            return [s for s in _proper_names(sentence)
+                    if _CALLED_BEFORE.search(sentence[:s[0]])]
         return _proper_names(sentence)
     if kind == "place":
         return [(m.start("place"), m.end("place"), " ".join(m.group("place").split()))

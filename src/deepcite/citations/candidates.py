@@ -337,6 +337,17 @@ def _usable(sentence: str) -> bool:
             and (_cjk_prose(sentence) or looks_like_prose(sentence.replace("`", ""))))
 
 
+def _unclosed_last(pieces: Sequence[str], index: int) -> bool:
+    """Whether ``pieces[index]`` is the last sentence of a passage of several, written
+    without closing punctuation: "Took tweezers to get it out lol" after "Last year I
+    found a tiny bit of glass stuck in mine." Forum posts and comments often end so; the
+    sentences before it show the passage is prose, not a heading or a label, so it is
+    judged as a sentence (a lone line without a full stop still is not)."""
+    return (index == len(pieces) - 1 and index > 0
+            and _ENDS_SENTENCE.search(pieces[index].strip()) is None
+            and _ENDS_SENTENCE.search(pieces[index - 1].strip()) is not None)
+
+
 def _usable_row(row: str) -> bool:
     """A table row worth quoting: a short fact, not a row of code or of one word."""
     return (2 <= word_count(row) <= _MAX_WORDS and len(row) <= _MAX_SENTENCE_CHARS
@@ -396,6 +407,19 @@ def refers_back(sentence: str, before: Sequence[str]) -> bool:
     noun = terms_of(words[1]) if len(words) > 1 else []  # none for a word in CJK
     return (words[0].lower() == "the" and bool(noun) and words[1].lower() not in STOPWORDS
             and noun[0] in before)
+
+
+#: At most this many words make an elliptical sentence (:func:`_elliptical`).
+ELLIPTICAL_WORDS = 5
+
+
+def _elliptical(sentence: str, before: Sequence[str]) -> bool:
+    """Whether ``sentence`` is a short lower-case follow-on that leaves out what the
+    sentence before said: "i've had like 6 flats since. always the back wheel." Forum
+    posts write so; "always the back wheel" answers "Which wheel keeps going flat?" only
+    with the flats of the sentence before, as "It ..." does with its antecedent."""
+    words = sentence.split()
+    return bool(before) and len(words) <= ELLIPTICAL_WORDS and words[0][:1].islower()
 
 
 def _fragment(sentence: str) -> bool:
@@ -463,15 +487,18 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
             quoted: list[Sentence] = []
             pieces = [passage.text] if passage.row else split_sentences(passage.text)
             signature = passage.heading if _SIGNATURE.match(passage.heading) else ""
-            for raw in pieces:  # abbreviations, quotes kept whole; a table row whole
+            for piece, raw in enumerate(pieces):  # abbreviations, quotes kept whole
                 sentence = _TRAILING_FOOTNOTES.sub("", raw.strip())
                 terms = terms_of(sentence)
                 # "... call its extract method:" introduces the example that follows
                 introduces = bool(passage.after) and sentence.endswith(":")
-                usable = (_usable_row(sentence) if passage.row
-                          else _usable(sentence[:-1] + "." if introduces else sentence))
+                judged = (sentence[:-1] + "." if introduces
+                          else sentence + "." if _unclosed_last(pieces, piece)
+                          else sentence)
+                usable = _usable_row(sentence) if passage.row else _usable(judged)
                 if usable and not (not found_in_source and _fragment(sentence)):
-                    context = before if refers_back(sentence, before) else []
+                    context = (before if refers_back(sentence, before)
+                               or _elliptical(sentence, before) else [])
                     if not context and title and has_cjk(sentence):
                         context = title
                     quoted.append(Sentence(source, rank, position, sentence, terms,

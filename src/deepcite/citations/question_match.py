@@ -77,6 +77,18 @@ QUESTION_FILLER = frozenset({"many", "much", "name", "named", "year", "kind", "t
                              "called", "which", "whose", "long", "often", "years",
                              "decade", "century", "date", "period", "percent", "percentage",
                              "number", "amount"})
+#: Words a question about a forum thread or comments uses for whoever wrote a post
+#: ("How many flats has *the poster* had?", "What did *the replier* recommend?"). The
+#: post says "I" and "my": no sentence holds the word, and as an absent term it weighed
+#: as much as the rarest word there is, so the sentence that answers fell under the
+#: bar. Dropped from a question only where no candidate sentence says it (an article
+#: about a film poster keeps it: :func:`weigh`).
+SPEAKER_WORDS = frozenset(term(word) for word in (
+    "poster", "poster's", "posters", "replier", "replier's", "repliers", "commenter",
+    "commenter's", "commenters", "commentator", "respondent", "respondents", "op",
+    "op's", "redditor", "redditors", "author", "author's", "writer", "writer's",
+    "narrator", "narrator's", "user", "user's", "thread", "post", "posts", "reply",
+    "replies", "comment", "comments"))
 #: Words that ask what a thing is or is for, not about one property of it: "What is the
 #: purpose of the textwrap module?", "What is heapq good for?", "What kind of numbers
 #: does fractions work with?"; and the verbs that tie the subject to what is asked of
@@ -443,6 +455,9 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     for terms in pool:
         for t in wanted & set(terms):
             df[t] += 1
+    for speaker in [t for t in wanted & SPEAKER_WORDS if not df[t]]:
+        wanted.discard(speaker)  # "the poster" of a post that says "I"
+        del df[speaker]
     # A one-character word no candidate holds is no subject the sources miss (as an
     # absent word would be): most often it is a verb they write another way.
     lone = cjk_singles(question) if has_cjk(question) else []
@@ -716,6 +731,7 @@ def relevant(weights: Weights, terms: Sequence[str], cosine: float | None = None
 
 
 __all__ = [
+    "SPEAKER_WORDS",
     "Similarity",
     "Weights",
     "aspect_missed",

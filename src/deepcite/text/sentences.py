@@ -7,8 +7,10 @@ really ends:
 
 * after ``.``, ``!``, ``?`` or an ellipsis (with any closing quotes, brackets and
   footnote marks such as ``[12]`` kept with the sentence), before a capital, digit,
-  opening quote or bracket; after ``。！？`` in Chinese, Japanese and Korean text, where
-  no space follows;
+  opening quote or bracket - or, in informal text (forum posts, comments), before a
+  lower-case word when a plain lower-case word or a number ends the sentence ("in
+  april. always the back wheel"); after ``。！？`` in Chinese, Japanese and Korean
+  text, where no space follows;
 * never after an abbreviation that does not end sentences (``Dr.``, ``e.g.``, ``Fig.``,
   ``No. 5``), nor after one that may (``U.S.``, ``etc.``, ``et al.``, initials such as
   ``J. R. R.``) unless the next word is one that starts sentences ("The", "He", "In");
@@ -100,8 +102,8 @@ def _boundaries(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
     """Candidate cuts: where one sentence's text (with its closers) ends."""
     for match in _LATIN_END.finditer(text, start, end):
         resume = match.end()
-        if resume < end and _starts_sentence(text[resume:end]) and not _abbreviation(
-                text, start, match):
+        if resume < end and (_starts_sentence(text[resume:end]) or _informal_end(
+                text, start, match)) and not _abbreviation(text, start, match):
             yield match.start("space"), resume
     for match in _CJK_END.finditer(text, start, end):
         if match.end() < end:
@@ -114,6 +116,32 @@ def _starts_sentence(rest: str) -> bool:
     first = rest.lstrip(_OPENERS)[:1]
     return bool(first) and (first.isupper() or first.isdigit() or not _NOT_CJK.match(first)
                             or rest[:1] == "[")
+
+
+# A word a sentence of informal text ends on before a lower-case start: two or more
+# lower-case letters (an apostrophe or digit among them: "here", "tbh", "it's"), or a
+# number ("since 2019. theyre heavy").
+_INFORMAL_WORD = re.compile(r"[a-z][a-z0-9']+|\d+")
+
+
+def _informal_end(text: str, start: int, match: re.Match[str]) -> bool:
+    """Whether ``match`` ends a sentence of informal text whose next one opens in lower
+    case: "got a new bike in april. always the back wheel." Forum posts and comments
+    rarely capitalise, and joined up their sentences become one long "sentence" that no
+    quote can be cut from, often without a full stop at its end (then never quoted).
+    Only a single ``.``, ``!`` or ``?`` (or a run of ``!``/``?``) after a plain lower-case
+    word counts - never an ellipsis, a closing quote, or a capitalised or one-letter
+    token ("Jan. and", "p. 12", "e.g. the" stay whole); abbreviations are still
+    :func:`_abbreviation`'s to rule out."""
+    punct = match.group("punct")
+    if match.group("close") or match.group("notes") or not (
+            punct == "." or set(punct) <= {"!", "?"}):
+        return False
+    before = text[start:match.start()]
+    token = before.rsplit(None, 1)[-1] if before.strip() else ""
+    following = text[match.end():]
+    return (_INFORMAL_WORD.fullmatch(token) is not None and following[:1].islower()
+            and token not in _NEVER_END and token not in _MAY_END)
 
 
 def _abbreviation(text: str, start: int, match: re.Match[str]) -> bool:
