@@ -83,3 +83,11 @@ def test_a_japanese_period_asked_with_nan_nen_is_a_span_of_time() -> None:
 def test_the_copula_is_no_part_of_what_a_question_is_about() -> None:
     # "容量是多少": "量是" straddles the copula and is no word a source would hold
     assert cjk_terms("电池的容量是多少？", question=True) == ["电池", "容量"]
+
+
+def test_degrees_asked_by_name_are_answered_in_degrees() -> None:
+    """"多少度" names its unit as "几分钟" does: the value in it, not the first number."""
+    question = "热水器最高能调到多少度？"
+    sentence = "加热需要约40分钟，温度可在30℃至75℃之间调节。"
+    assert pick(answer_type(question), sentence, question) == "30℃"
+

@@ -33,12 +33,18 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from deepcite.citations.sentence_meaning import dense_similarity, meaning_available
 from deepcite.text.cjk import has_cjk
-from deepcite.text.cjk_terms import QUESTION_WORDS, cjk_chains, cjk_singles, cjk_terms
+from deepcite.text.cjk_terms import (
+    FUNCTION_CHARS,
+    QUESTION_WORDS,
+    cjk_chains,
+    cjk_singles,
+    cjk_terms,
+)
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD, content_words
@@ -442,6 +448,30 @@ def _joined(question: str, wanted: set[str], pool: Sequence[Sequence[str]]) -> s
     return joined
 
 
+def cjk_seams(question: str, wanted: Iterable[str], said: Collection[str]) -> set[str]:
+    """The character pairs of ``question`` that straddle two of its words, not one: a
+    pair no source holds (not in ``said``) each of whose characters belongs to a
+    neighbouring pair the sources do hold, or is a function character. "割草机充满电要多久"
+    is cut into pairs "割草 草机 机充 充满 满电 电要": "机充" is the seam of 割草机 and
+    充满, "电要" that of 满电 and 要. Counted as words the sources never say, such seams
+    make an answerable question look like one about something absent
+    (:data:`ABSENT_VETO`) and veto the sentence that answers it ("回到充电站后约需70分钟
+    充满"); a real absent word ("价格" in "白杨备份工具的价格是多少钱") has a character
+    no held pair covers."""
+    seams: set[str] = set()
+    for pair in wanted:
+        if len(pair) != 2 or pair in said or not has_cjk(pair):
+            continue
+        for found in re.finditer(re.escape(pair), question):
+            start = found.start()
+            left = question[max(start - 1, 0):start + 1]
+            right = question[start + 1:start + 3]
+            if ((pair[0] in FUNCTION_CHARS or (len(left) == 2 and left in said))
+                    and (pair[1] in FUNCTION_CHARS or (len(right) == 2 and right in said))):
+                seams.add(pair)
+    return seams
+
+
 def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str] = (),
           documents: Sequence[Iterable[str]] = ()) -> Weights:
     """The IDF weight of each of ``question``'s terms over ``pool`` (terms per sentence).
@@ -450,6 +480,13 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     object (:attr:`Weights.mentioned`); ``documents`` (each one's terms, its title's
     included) say what the sources say of the subject (:attr:`Weights.unsaid`)."""
     wanted = _joined(question, question_terms(question), pool)
+    documents = [set(terms) for terms in documents]
+    # A CJK sentence that names no subject is about its document's title (see
+    # ``candidates.candidate_sentences``): a word only a title says is said by the sources.
+    titled: set[str] = set().union(*documents) if has_cjk(question) else set()
+    if has_cjk(question):  # "机充" in "割草机充满电": two words' seam, no absent word
+        wanted -= cjk_seams(question, wanted,
+                            titled.union(*(set(terms) for terms in pool)))
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
     for terms in pool:
@@ -471,7 +508,7 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
-    absent = frozenset(t for t in wanted if not df[t])
+    absent = frozenset(t for t in wanted if not df[t] and t not in titled)
     named = named_subject(question) & wanted
     kinds = frozenset(t for t in wanted if t in KIND_WORDS)
     said = [term(w.lower()) for w in WORD.findall(question)]
@@ -735,6 +772,7 @@ __all__ = [
     "Similarity",
     "Weights",
     "aspect_missed",
+    "cjk_seams",
     "cjk_subject",
     "dense_similarity",
     "grammatical_subject",
