@@ -513,8 +513,8 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     kinds = frozenset(t for t in wanted if t in KIND_WORDS)
     said = [term(w.lower()) for w in WORD.findall(question)]
     pairs = frozenset(itertools.pairwise(said))
-    titled = title_names(titles) & wanted
-    mentioned = frozenset() if named else titled
+    paged = title_names(titles) & wanted
+    mentioned = frozenset() if named else paged
     if not has_cjk(question):
         weights = Weights(weight, key, absent=absent, named=named, kinds=kinds, pairs=pairs,
                           mentioned=mentioned)
@@ -523,7 +523,7 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
         weights = Weights(weight, key, chains,
                           frozenset([*cjk_terms(question, question=True), *singles]), absent,
                           named, kinds, pairs, singles, mentioned)
-    weights = replace(weights, titled=titled)
+    weights = replace(weights, titled=paged)
     unsaid = unsaid_feature(question, weights, documents)
     if not unsaid:
         return weights
