@@ -111,3 +111,17 @@ def test_a_page_name_line_still_says_what_its_subject_is() -> None:
     answer = grounded_answer("What is the purpose of the quillheap module?", HEAPS,
                              similarity=very_close)
     assert answer is not None and "Heap queue helpers" in answer.text
+
+
+def test_a_cjk_yes_no_question_about_a_word_no_source_holds_is_not_found() -> None:
+    """"支持蒸蛋糕吗" asks about steaming cakes, which no page says; the product's
+    description is close in meaning to any question about it, and is no answer."""
+    cooker = page(1, "青禾 M3", "电饭煲使用说明",
+                  "青禾 M3 是一台家用智能电饭煲，内胆容量为3升。精煮模式需要40分钟。")
+
+    def close(question: str, texts: list[str]) -> list[float]:
+        return [0.8] * len(texts)
+
+    assert grounded_answer("青禾 M3 支持蒸蛋糕吗？", [cooker], similarity=close) is None
+    answer = grounded_answer("青禾 M3 的精煮模式需要多久？", [cooker], similarity=close)
+    assert answer is not None and "40分钟" in answer.text

@@ -371,7 +371,9 @@ class Weights:
     #: subject says (:func:`unsaid_feature`): "parallel" in "Does csv support reading a
     #: file in parallel?" when no csv passage says it.
     unsaid: frozenset[str] = frozenset()
-    #: The pairs of the attribute a CJK question asks of its subject (:data:`_CJK_ATTRIBUTE`).
+    #: The pairs of the attribute a CJK question asks of its subject (:data:`_CJK_ATTRIBUTE`),
+    #: or, in a yes/no CJK question, of the whole words no source holds ("蒸蛋糕" in
+    #: "稻香 R5 支持蒸蛋糕吗"): meaning cannot vouch for a sentence without them.
     attribute: frozenset[str] = frozenset()
 
     @property
@@ -530,6 +532,12 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     attributes = [found for found in _CJK_ATTRIBUTE.finditer(question) if weights.chains
                   and not question[:found.start()].endswith(QUESTION_WORDS)]  # "多大的地方"
     asked = frozenset(cjk_terms(attributes[0].group("attr"))) if attributes else frozenset()
+    if not asked and weights.chains and yes_no(question):
+        # "稻香 R5 支持蒸蛋糕吗": a whole word of a yes/no question no source holds
+        # (every pair of its chain unsaid) is the feature asked, never mentioned; the
+        # subject's description is close in meaning to it, and says nothing of it.
+        asked = frozenset(pair for chain in weights.chains if set(chain) <= unsaid
+                          for pair in chain)
     return replace(weights, unsaid=unsaid, attribute=asked)
 
 
