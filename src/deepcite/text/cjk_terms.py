@@ -14,7 +14,7 @@ holds weighs as the question's subject would). So:
 - in a question, the **question words** (:data:`QUESTION_WORDS`: ``多久 多少 几 谁
   哪里 いつ どこ 何人``) are cut out first: they say what kind of answer is wanted, not
   what it is about (as "how many" in English, see
-  :data:`deepcite.citations.question_match.QUESTION_FILLER`).
+  :data:`deepcite.citations.question_names.QUESTION_FILLER`).
 
 Korean writes spaces between words but attaches its particles and verb endings to
 them (``캐시는``, ``캐시의``, ``서버에서``, ``유지됩니다``): each Hangul word loses its
