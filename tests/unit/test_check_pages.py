@@ -26,6 +26,7 @@ from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.pages.checks import annotated_document
 from tests.fakes import ScriptedChatModel
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 DRAFT = ("We keep the cache in Redis with a one hour expiry. "
@@ -71,11 +72,7 @@ def site(notes: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
         made.store.close()
 
 
-def _csrf(client: TestClient, path: str) -> str:
-    page = client.get(path)
-    match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert match, f"{path} has no CSRF field ({page.status_code})"
-    return match.group(1)
+_csrf = csrf_token
 
 
 def _submit(browser: TestClient, **fields: object) -> str:

@@ -10,7 +10,6 @@ of them have looked - the window the race lived in, made certain instead of like
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from deepcite.store import HistoryStore
 from deepcite.web import collection_jobs
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 USERS = ("alice", "bob", "carol", "dave")
@@ -98,9 +98,7 @@ def app(tmp_path: Path, store_url: str,
 
 
 def _csrf(client: TestClient, path: str = "/collections") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, path
-    return match.group(1)
+    return csrf_token(client, path)
 
 
 def _logged_in(app: Any, who: str) -> TestClient:

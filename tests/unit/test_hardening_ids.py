@@ -24,6 +24,7 @@ from deepcite.store import HistoryStore
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from tests.unit.test_store import quick_result, save
+from tests.unit.web_forms import csrf_token
 
 #: Each names no single run: empty after trimming, too short, not hex, too long,
 #: and a prefix two stored runs share.
@@ -75,9 +76,7 @@ def _id_routes(client: TestClient) -> list[tuple[str, str]]:
 
 
 def _csrf(client: TestClient) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").text)
-    assert match is not None
-    return match.group(1)
+    return csrf_token(client, "/")
 
 
 def _fill(path: str, ref: str) -> str:

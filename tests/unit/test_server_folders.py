@@ -15,7 +15,6 @@ real hard links (``os.link``) on the test's own file system.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from deepcite.types import ResearchResult, Source
 from deepcite.web.app import create_app
 from deepcite.web.collection_jobs import FOLDERS_ARE_FOR_ADMINS
 from deepcite.web.contracts import WebState
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 SECRET = "Quarterly salaries of every employee"
@@ -84,9 +84,7 @@ def server(tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> I
 
 
 def _csrf(client: TestClient, path: str = "/collections") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, path
-    return match.group(1)
+    return csrf_token(client, path)
 
 
 def _wait(name: str) -> None:

@@ -31,6 +31,7 @@ from deepcite.types import ResearchResult, Source
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.page_forms import MAX_UPLOAD_BYTES
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 MISSING = "ghost"
@@ -85,10 +86,7 @@ def server(tmp_path: Path, store_url: str,
         store.close()
 
 
-def _csrf(client: TestClient, path: str) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, path
-    return match.group(1)
+_csrf = csrf_token
 
 
 def _wait(name: str) -> None:

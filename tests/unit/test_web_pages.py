@@ -36,6 +36,7 @@ from deepcite.web.contracts import WebState
 from deepcite.web.page_forms import MAX_UPLOAD_BYTES
 from deepcite.web.pages import STATIC_DIR, mount_static, pages_router
 from deepcite.web.sessions import logged_in
+from tests.unit.web_forms import csrf_token
 
 XSS_TITLE = "<script>alert(1)</script>"
 HTML_QUESTION = "Why <b>does</b> water <img src=x onerror=alert(2)> boil?"
@@ -140,10 +141,7 @@ def client(settings: Settings, executor: FakeExecutor) -> TestClient:
     return _client(settings, executor)
 
 
-def _csrf(client: TestClient, path: str = "/") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, "the page has no CSRF field"
-    return match.group(1)
+_csrf = csrf_token
 
 
 def _submit(client: TestClient, **fields: Any) -> Any:

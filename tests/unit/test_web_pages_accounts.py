@@ -9,7 +9,6 @@ ones do (owner and parent check included), so nothing is researched.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +24,7 @@ from deepcite.types import ResearchResult
 from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.page_forms import last_collections
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 MISSING = "f" * 32
@@ -111,11 +111,7 @@ def site(store_url: str, make_settings: Any) -> Iterator[Site]:
         yield Site(store, make_settings())
 
 
-def _csrf(client: TestClient, path: str) -> str:
-    page = client.get(path)
-    match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert match, f"{path} has no CSRF field ({page.status_code})"
-    return match.group(1)
+_csrf = csrf_token
 
 
 def _users(store: HistoryStore) -> tuple[UserInfo, UserInfo, UserInfo]:

@@ -8,7 +8,6 @@ the web tests run two apps - two web processes - on one store, with real request
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,6 +31,7 @@ from deepcite.web.pages import pages_router
 from deepcite.web.rest import api_router
 from deepcite.web.sessions import COOKIE, SESSION_SECONDS, Session, Sessions
 from deepcite.web.who_is_asking import Gate
+from tests.unit.web_forms import csrf_token
 
 TOKEN = "the-access-token-4567"
 OTHER_TOKEN = "a-new-access-token-8901"
@@ -183,9 +183,7 @@ def _server(servers: list[Server], url: str, settings: Any, token: str | None = 
 
 
 def _csrf(client: TestClient, path: str = "/login") -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text)
-    assert match, f"{path} has no CSRF field"
-    return match.group(1)
+    return csrf_token(client, path)
 
 
 def _log_in(client: TestClient, password: str = TOKEN) -> Any:

@@ -30,6 +30,7 @@ from deepcite.web.app import create_app
 from deepcite.web.contracts import WebState
 from deepcite.web.pages.watches import NOT_FOUND
 from tests.unit.conftest import NotesSite
+from tests.unit.web_forms import csrf_token
 
 PASSWORD = "correct horse battery"
 UNKNOWN = "0123456789abcdef0123456789abcdef"
@@ -74,11 +75,7 @@ def site(notes_site: NotesSite) -> Site:
     return Site(app, store, notes_site.executor, notes_site.settings, notes_site.notes)
 
 
-def _csrf(client: TestClient, path: str) -> str:
-    page = client.get(path)
-    match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert match, f"{path} has no CSRF field ({page.status_code})"
-    return match.group(1)
+_csrf = csrf_token
 
 
 def _create(browser: TestClient, **fields: Any) -> Any:
