@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from deepcite.citations.intent import action
 from deepcite.citations.question_names import (
     KIND_WORDS,
     QUESTION_FILLER,
@@ -466,16 +467,10 @@ def unsaid_feature(question: str, weights: Weights,
     asks_whether = yes_no(question)
     if not asks_whether and not weights.chains:
         return found | _unsaid_asked(question, weights, documents)
-    if not named:
+    said = _said_of(named, weights, documents) if named else None
+    if said is None:
         return found
-    about = [set(doc) for doc in documents]
-    about = [doc for doc in about if _names(named, weights.cjk, doc)]
-    if not about:
-        return found
-    said = set().union(*about)
-    verbs = {t for s, t in weights.pairs if s in named}
-    feature = (weights.weight.keys() - named - ROLE_WORDS - weights.kinds - weights.cjk
-               - verbs) if asks_whether else set()
+    feature = _asked_of(named, weights) if asks_whether else set()
     unsaid_chains = {pair for chain in chains if not named & set(chain)
                      and not said & set(chain) for pair in chain}
     return found | frozenset(feature - said) | frozenset(unsaid_chains)
@@ -486,36 +481,44 @@ def _unsaid_asked(question: str, weights: Weights,
     """What an English question that does not ask yes or no ("How do I ...", "What is
     the ...", "Which ...") asks of the thing it names - its subject, or the page its
     object names (:attr:`Weights.mentioned`: "pathlib" in "How do I tell pathlib to
-    follow Windows shortcuts?") - in words no candidate sentence holds at all and no
-    document naming that thing says: "syllable" in "How do I make textwrap hyphenate
-    words by syllable?", "TTL" in "How do I give lru_cache entries a TTL?". A sentence
+    follow Windows shortcuts?") - in words no document naming that thing says:
+    "syllable" in "How do I make textwrap hyphenate words by syllable?", "timeout" in
+    "How do I add a timeout to heapq.heappush?" (the socket page may say it). A sentence
     about the rest of the question ("Allow breaking hyphenated words") does not answer
     it; a paraphrase close in meaning still does (:func:`relevant`).
 
     Only a thing the sources have a page of (:attr:`Weights.titled`: "textwrap —
     Text wrapping and filling"): of a person or an event named in passing ("When did
     the Broncos ...?"), passages say what they say in their own words, and a question
-    word none of them holds is most often a paraphrase. Stricter than a yes/no
-    question's feature (any word no page of the subject says):
-    a how-to question names its action in the asker's words, which its answer may not
-    use, so the action (:func:`~deepcite.citations.intent.action`) and the subject's
-    own verb are left out, and only a word no candidate holds anywhere counts.
+    word none of them holds is most often a paraphrase. As for a yes/no question's
+    feature, but a how-to question names its action in the asker's words, which its
+    answer may not use, so the action (:func:`~deepcite.citations.intent.action`) is
+    left out too.
     """
-    from deepcite.citations.intent import action  # intent is plain regular expressions
-
     subject = (weights.named or weights.mentioned) & weights.titled
-    if not subject:
+    said = _said_of(subject, weights, documents) if subject else None
+    if said is None:
         return frozenset()
-    about = [set(doc) for doc in documents]
-    about = [doc for doc in about if _names(subject, weights.cjk, doc)]
-    if not about:
-        return frozenset()
-    said = set().union(*about)
-    verbs = {t for s, t in weights.pairs if s in subject}
     acted = action(question)
-    asked = (weights.weight.keys() - subject - ROLE_WORDS - weights.kinds - weights.cjk
-             - verbs - ({term(acted)} if acted else set()))
+    asked = _asked_of(subject, weights) - ({term(acted)} if acted else set())
     return frozenset(asked - said)
+
+
+def _said_of(subject: frozenset[str], weights: Weights,
+             documents: Sequence[Iterable[str]]) -> set[str] | None:
+    """Every term the ``documents`` (each one's terms) that name ``subject`` hold;
+    ``None`` when none names it (then nothing can be said to be unsaid of it)."""
+    about = [doc for doc in map(set, documents) if _names(subject, weights.cjk, doc)]
+    return set().union(*about) if about else None
+
+
+def _asked_of(subject: frozenset[str], weights: Weights) -> set[str]:
+    """The question's terms that ask something of ``subject``: all but the subject, its
+    kind, the words that tie it to what is asked (:data:`ROLE_WORDS`), CJK terms and
+    the subject's own verb (the word right after it: "that heapq *keeps*")."""
+    verbs = {t for s, t in weights.pairs if s in subject}
+    return set(weights.weight.keys() - subject - ROLE_WORDS - weights.kinds - weights.cjk
+               - verbs)
 
 
 def _names(named: frozenset[str], cjk: frozenset[str], terms: Iterable[str]) -> bool:
