@@ -478,8 +478,9 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
         # 公開されました" in a page on ハヤブサ is about ハヤブサ. A CJK sentence that
         # points back to no sentence points back to its source's title, as "It ..."
         # points back (its own words count more; the title's only where it lacks them).
-        title = terms_of(source.title) if has_cjk(source.title) else []
-        titled = set(terms_of(source.title))
+        title_terms = terms_of(source.title)
+        title = title_terms if has_cjk(source.title) else []
+        titled = set(title_terms)
         found_in_source = False  # a passage cut from a page may open mid-sentence
         cut = _cut_from_document(source)
         for index, passage in enumerate(_passages(source.text, cut)):

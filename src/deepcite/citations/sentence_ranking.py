@@ -173,8 +173,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
-    if unnamed(question, [*(s.terms for s in sentences),
-                          *(question_match.terms_of(s.title) for s in sources)]):
+    source_titles = [question_match.terms_of(s.title) for s in sources]  # by rank
+    if unnamed(question, [*(s.terms for s in sentences), *source_titles]):
         return []  # "HTTP/3" asked, only HTTP/1.1 said (numbered_names)
     # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
     # the units of the dimension the question names is about that word too.
@@ -208,7 +208,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     held: dict[int, set[str]] = {}  # each source's terms: where it names the subject
     for sentence in sentences:
         if sentence.rank not in titles:
-            titles[sentence.rank] = question_match.terms_of(sentence.source.title)
+            titles[sentence.rank] = source_titles[sentence.rank]
             held[sentence.rank] = set(titles[sentence.rank])
         held[sentence.rank].update(sentence.about, implied.get(id(sentence), []))
     weights = question_match.weigh(question, [[*s.terms, *implied.get(id(s), [])]
