@@ -24,6 +24,7 @@ from collections.abc import Collection, Sequence
 from deepcite.citations import answer_type as types
 from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
+from deepcite.citations.code_names import unwritten
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import (
     CODE_NAME,
@@ -131,6 +132,9 @@ def _about_subject(wanted: set[str], sentences: list[Sentence],
     if not subject:
         return sentences
     about = {rank for rank, terms in by_source.items() if subject & set(terms)}
+    # A source naming the subject only in a signature or heading is about it too:
+    # "quote(s)" above shlex's "Return a shell-escaped version of the string".
+    about |= {s.rank for s in sentences if subject & set(s.about)}
     return [s for s in sentences if s.rank in about or id(s) in close]
 
 
@@ -176,6 +180,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     source_titles = [question_match.terms_of(s.title) for s in sources]  # by rank
     if unnamed(question, [*(s.terms for s in sentences), *source_titles]):
         return []  # "HTTP/3" asked, only HTTP/1.1 said (numbered_names)
+    if unwritten(question, [s.title for s in sources], [s.text for s in sources]):
+        return []  # "os.path.splitroot" asked, no source writes it (code_names)
     # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
     # the units of the dimension the question names is about that word too.
     if has_cjk(question):  # the CJK answer patterns load with the first CJK question
@@ -226,7 +232,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             document = document | weights.named | weights.mentioned  # notes name it
         if weights.unsaid and sentence.name_line:
             continue  # what the subject is, when what is asked of it no source says
-        if not question_match.relevant(weights, about[id(sentence)], cosine.get(id(sentence)),
+        # The thing the question names, when the sentence's page is titled by it, is
+        # said by the page: "Return a shell-escaped version of the string" under
+        # ``quote(s)`` on shlex's page answers "What does shlex.quote do?".
+        entitled = [t for t in titles[sentence.rank]
+                    if t in weights.named or t in weights.titled]
+        if not question_match.relevant(weights, [*about[id(sentence)], *entitled],
+                                       cosine.get(id(sentence)),
                                        subject=titles[sentence.rank], document=document):
             continue
         sentence.coverage = weights.coverage(about[id(sentence)])
