@@ -146,3 +146,11 @@ def test_a_claim_of_which_only_its_subjects_name_is_found_is_not_found() -> None
     # a claim the same sentence states a value of stays partly supported
     assert judge("Kestrel Lane runs a cafe at the roastery, founded in 2014.", KESTREL,
                  meaning=close).verdict != "not_found"
+
+
+def test_a_short_denying_clause_is_quoted_with_what_the_source_says_instead() -> None:
+    paying = [passage("Paying", "Parking costs 2.50 pounds for two hours. The pay stations "
+                      "take cards only, not cash.")]
+    judgement = judge("The pay stations accept cash as well as cards.", paying)
+    assert judgement.verdict == "contradicted"
+    assert "cards only" in judgement.conflicts[0].source

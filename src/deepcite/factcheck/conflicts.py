@@ -254,13 +254,26 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
         if any(OPPOSITE_TERMS.get(t, frozenset()) & terms_of(other) for t in negated_terms):
             return None
     differ = mine ^ theirs
-    return _piece_with(claim, differ), _piece_with(sentence, differ)
+    return _piece_with(claim, differ), _piece_with(sentence, differ, widen=True)
 
 
-def _piece_with(text: str, terms: frozenset[str] | set[str]) -> str:
-    """The clause of ``text`` that says most of ``terms``."""
+#: A clause of at most this many content words is quoted with the one before it.
+SHORT_CLAUSE = 1
+
+
+def _piece_with(text: str, terms: frozenset[str] | set[str], *, widen: bool = False) -> str:
+    """The clause of ``text`` that says most of ``terms``; ``widen``: with the clause
+    before it when it says no more than :data:`SHORT_CLAUSE` word ("not cash" of "The
+    pay stations take cards only, not cash" is "take cards only, not cash": what the
+    source says instead)."""
     pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
-    piece = max(pieces, key=lambda piece: len(terms_of(piece) & terms)).rstrip(".\u3002!\uff01")
+    index = max(range(len(pieces)), key=lambda i: len(terms_of(pieces[i]) & terms))
+    piece = pieces[index].rstrip(".\u3002!\uff01")
+    if widen and index and len(terms_of(piece)) <= SHORT_CLAUSE:
+        start = text.find(pieces[index - 1])
+        end = text.find(pieces[index], start) + len(pieces[index])
+        if start >= 0 and end > start:
+            piece = text[start:end].rstrip(".\u3002!\uff01")
     return _LEADING_JOIN.sub("", piece)
 
 
