@@ -24,10 +24,11 @@ garden), ``check_dev19`` (a mountain hut), ``check_dev20`` (a council's waste se
 ``check_dev21`` (a violin maker), ``check_dev22`` (a rail pass), ``check_dev23`` (a
 password manager), ``check_dev24`` (a glacier research station), ``check_dev25`` (a
 dairy cooperative), ``check_dev26`` (a lido), ``check_dev27`` (an observatory),
-``check_dev28`` (a teaching laboratory's safety rules) and ``check_dev29`` (a coffee
-roaster; kept for measuring only: no change was written from its claims); the last
-eleven are drafts written as a person would (true claims reworded, restrictions
-changed). Each
+``check_dev28`` (a teaching laboratory's safety rules), ``check_dev29`` (a coffee
+roaster; measured first, then tuned on in the sixth pass), ``check_dev30`` (a hospital's
+car parks) and ``check_dev31`` (a bakery chain; kept for measuring only: no change was
+written from its claims); the last thirteen are drafts written as a person would (true
+claims reworded, restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
 in ``docs/benchmarks.md``).
 

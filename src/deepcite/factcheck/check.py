@@ -33,6 +33,7 @@ from deepcite.factcheck.judge import Judgement, judge, terms_of
 from deepcite.factcheck.meaning import Meaning, load_meaning
 from deepcite.factcheck.model_judge import ask_model
 from deepcite.factcheck.names import capitalised_inside
+from deepcite.factcheck.referents import resolve_pronouns
 from deepcite.factcheck.render import annotate
 from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
@@ -81,8 +82,8 @@ def _label(document: str, title: str | None) -> str:
     return first or "Document check"
 
 
-def _query(claim: Claim) -> str:
-    text = clean_claim(claim.text)
+def _query(claim: Claim, said: str | None = None) -> str:
+    text = clean_claim(said or claim.text)
     if len(text) > MAX_QUERY_CHARS:
         text = text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
     return text
@@ -100,19 +101,23 @@ class _Check:
 
     def __init__(self, context: RunContext, document: str,
                  materials: Sequence[SearchResult], ask: bool,
-                 meaning: Meaning | None = None) -> None:
+                 meaning: Meaning | None = None, claims: Sequence[Claim] = ()) -> None:
         self.ctx = context
         self.meaning = meaning
         self.materials = list(materials)
         self.ask = ask
         self.names = frozenset(capitalised_inside([document]))
+        # what each claim opening with "it" says of its subject (the text searched and
+        # judged; the claim keeps its own)
+        self.said = resolve_pronouns(document, claims)
         self.cache: dict[frozenset[str], list[SearchResult]] = {}
         self.found: list[SearchResult] = []  # every passage found, for claims unsearched
 
     def search(self, claim: Claim) -> list[SearchResult] | None:
         """What the claim's words find (from the cache when another claim searched the
         same words); ``None`` when the budget or a cancel left it unsearched."""
-        query = _query(claim)
+        referent = self.said.get(claim.number)
+        query = _query(claim, referent.text if referent is not None else None)
         key = terms_of(query) or frozenset({query.lower()})
         if key in self.cache:
             return self.cache[key]
@@ -139,13 +144,15 @@ class _Check:
         """Search and judge one claim, numbering its evidence as sources."""
         found = self.search(claim)
         passages = [*(found if found is not None else self.found), *self.materials]
-        judgement = judge(claim.text, passages, names_known=self.names,
-                          meaning=self.meaning)
+        referent = self.said.get(claim.number)
+        text = referent.text if referent is not None else claim.text
+        judgement = judge(text, passages, names_known=self.names, meaning=self.meaning,
+                          subject=referent.subject if referent is not None else "")
         if self.ask and judgement.verdict in ("partly_supported", "not_found") \
                 and judgement.score >= MODEL_FLOOR and not self.ctx.cancel.cancelled \
                 and self.ctx.budget_left(model_calls=1):
             try:
-                asked = ask_model(self.ctx.client, clean_claim(claim.text), passages,
+                asked = ask_model(self.ctx.client, clean_claim(text), passages,
                                   judgement)
             except DeepciteError as exc:
                 logger.warning("the model could not judge claim %d: %s", claim.number, exc)
@@ -236,7 +243,7 @@ def run_check(researcher: Researcher, document: str, *, title: str | None = None
                 " ".join(c.text.split()) not in earlier for c in claims) else None
         elif meaning is not False:
             encoder = meaning
-        check = _Check(ctx, document, materials, ask, encoder)
+        check = _Check(ctx, document, materials, ask, encoder, claims)
         try:
             for claim in claims:
                 if ctx.cancel.cancelled:

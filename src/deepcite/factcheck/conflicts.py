@@ -17,9 +17,10 @@ from deepcite.factcheck.negation import denied, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
+from deepcite.text.stopwords import STOPWORDS
 
 __all__ = ["CLAUSE", "decide", "denial_of", "forbidden", "name_in_place", "neighbours",
-           "opposed", "other_agent", "other_of_kind", "other_role", "slots"]
+           "opposed", "other_agent", "other_of_kind", "other_place", "other_role", "slots"]
 
 #: How many content words each side of a name tell its place.
 NAME_REACH = 3
@@ -253,13 +254,26 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
         if any(OPPOSITE_TERMS.get(t, frozenset()) & terms_of(other) for t in negated_terms):
             return None
     differ = mine ^ theirs
-    return _piece_with(claim, differ), _piece_with(sentence, differ)
+    return _piece_with(claim, differ), _piece_with(sentence, differ, widen=True)
 
 
-def _piece_with(text: str, terms: frozenset[str] | set[str]) -> str:
-    """The clause of ``text`` that says most of ``terms``."""
+#: A clause of at most this many content words is quoted with the one before it.
+SHORT_CLAUSE = 1
+
+
+def _piece_with(text: str, terms: frozenset[str] | set[str], *, widen: bool = False) -> str:
+    """The clause of ``text`` that says most of ``terms``; ``widen``: with the clause
+    before it when it says no more than :data:`SHORT_CLAUSE` word ("not cash" of "The
+    pay stations take cards only, not cash" is "take cards only, not cash": what the
+    source says instead)."""
     pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
-    piece = max(pieces, key=lambda piece: len(terms_of(piece) & terms)).rstrip(".\u3002!\uff01")
+    index = max(range(len(pieces)), key=lambda i: len(terms_of(pieces[i]) & terms))
+    piece = pieces[index].rstrip(".\u3002!\uff01")
+    if widen and index and len(terms_of(piece)) <= SHORT_CLAUSE:
+        start = text.find(pieces[index - 1])
+        end = text.find(pieces[index], start) + len(pieces[index])
+        if start >= 0 and end > start:
+            piece = text[start:end].rstrip(".\u3002!\uff01")
     return _LEADING_JOIN.sub("", piece)
 
 
@@ -281,8 +295,8 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
     """A word of one of a few closed kinds (colours, ordinals, weekdays, seasons,
     directions, times of day) the claim says and the sentence replaces with another of
     the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
-    mine = [w.lower() for w in _WORDS_AND_NUMBERS.findall(claim)]
-    theirs = [w.lower() for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
+    mine = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(claim)]
+    theirs = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
     for kind in _KINDS:
         for word in mine:
             if word not in kind or word in theirs:
@@ -292,6 +306,16 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
                         and _same_neighbour(mine, word, theirs, other):
                     return word, other
     return None
+
+
+_ALL_KINDS = frozenset().union(*_KINDS)
+
+
+def _of_kind(word: str) -> str:
+    """``word`` in lower case, a plural of a word of the kinds as that word ("on
+    Mondays" is Monday, "in the evenings" evening)."""
+    lower = word.lower()
+    return lower[:-1] if lower.endswith("s") and lower[:-1] in _ALL_KINDS else lower
 
 
 def _clause_about(claim: str, sentence: str) -> str:
@@ -331,6 +355,39 @@ def other_agent(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, 
             if other and not other & claim_terms:
                 return mine.group(0), theirs.group(1)
     return None
+
+
+# Where it is done: "at the main reception", "from the estates office".
+_PLACE = re.compile(r"\b(at|from)\s+(?:the|a|an|its|their|our)\s+"
+                    r"((?:[a-z][a-z'\u2019-]+\s+){0,2}[a-z][a-z'\u2019-]+)")
+
+
+def other_place(claim: str, sentence: str, known: frozenset[str]) -> tuple[str, str] | None:
+    """The claim's "at the ..." or "from the ..." (where it is done) with a word no
+    passage has, where the sentence names its own place after the same word and none of
+    the claim's words ("register their badge at the security office" against "at the
+    main reception"), as ``(claim's, sentence's)``; else None."""
+    claim_terms = terms_of(claim)
+    for mine in _PLACE.finditer(claim):
+        words = terms_of(mine.group(2))
+        if not words or words <= known:
+            continue
+        for theirs in _PLACE.finditer(sentence):
+            other = terms_of(theirs.group(2))
+            if theirs.group(1) == mine.group(1) and other and not other & claim_terms:
+                return mine.group(0), _up_to_stopword(theirs.group(2))
+    return None
+
+
+def _up_to_stopword(words: str) -> str:
+    """``words`` up to the first stop word after the first ("main reception before
+    leaving" is "main reception")."""
+    kept = words.split()[:1]
+    for word in words.split()[1:]:
+        if word in STOPWORDS:
+            break
+        kept.append(word)
+    return " ".join(kept)
 
 
 # What a claim allows ("Visitors may take photographs with flash") ...

@@ -36,16 +36,17 @@ from deepcite.factcheck.conflicts import (
     opposed,
     other_agent,
     other_of_kind,
+    other_place,
     other_role,
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, name_groups
 from deepcite.factcheck.negation import denied
-from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
+from deepcite.factcheck.passages import Pool, Sentence, share_said, terms_said, values_of
 from deepcite.factcheck.restrictions import always, limit_clash, scope_clash
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import agrees, agrees_as_count
+from deepcite.factcheck.values import Value, agrees, agrees_as_count
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 from deepcite.types import SearchResult, Verdict
@@ -159,7 +160,7 @@ def _claim_parts(text: str) -> list[str]:
 
 def judge(claim: str, passages: Sequence[SearchResult], *,
           names_known: frozenset[str] = frozenset(),
-          meaning: Meaning | None = None) -> Judgement:
+          meaning: Meaning | None = None, subject: str = "") -> Judgement:
     """The verdict on ``claim`` from ``passages`` (see the module docs).
 
     ``names_known``: lower-cased words known to be names (capitalised mid-sentence in
@@ -167,17 +168,20 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     claim of several clauses the whole of which is not settled is judged clause by
     clause: one clause stated and another not is ``partly_supported``. ``meaning``: a
     sentence encoder's similarities, for claims worded otherwise than their source
-    (words alone without it).
+    (words alone without it). ``subject``: what the claim's opening pronoun stands for,
+    written into ``claim`` (:mod:`~deepcite.factcheck.referents`): a name of it the
+    sentence does not say is not missing - the draft never said it there.
     """
     text = clean_claim(claim)
+    borrowed = terms_of(subject)
     pool = Pool([result.full_text or result.snippet for result in passages])
     known = names_known | capitalised_inside(pool.texts)
-    whole = _judge_text(text, pool, known, meaning)
+    whole = _judge_text(text, pool, known, meaning, borrowed)
     parts = _claim_parts(text)
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):
         return whole
-    judged = [_judge_text(part, pool, known, meaning) for part in parts]
+    judged = [_judge_text(part, pool, known, meaning, borrowed) for part in parts]
     if whole.verdict == "supported" and all(
             one.verdict in ("supported", "partly_supported") for one in judged):
         # a claim of several clauses is as close in meaning to a sentence saying only
@@ -203,7 +207,8 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
 
 
 def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
-                meaning: Meaning | None = None) -> Judgement:
+                meaning: Meaning | None = None,
+                borrowed: frozenset[str] = frozenset()) -> Judgement:
     """The verdict on one claim or clause (already cleaned of markup)."""
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
@@ -280,7 +285,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             quote_of(decided[0])
         elif decided[0] is best or (any(decided[0] is s for s in close_by)
                                     and own[id(decided[0])] >= NEAR_FLOOR):
-            conflicts.append(Conflict(value.text, decided[1].text, quote_of(decided[0])))
+            conflicts.append(Conflict(_shown(value, text), _shown(decided[1], decided[0].text),
+                                      quote_of(decided[0])))
         else:
             missing.append(value.text)
     passage_terms = pool.context[best.passage]
@@ -288,6 +294,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     for start, end in name_groups(text, known):
         group = text[start:end]
         words = terms_of(group)
+        if words and words <= borrowed and not words <= best.terms:
+            continue  # the subject a pronoun stood for: the draft did not name it here
         if not words or words <= best.terms:
             if words:
                 stated.append(group)
@@ -298,7 +306,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         others = [(a, b) for a, b in best_names
                   if terms_of(best.text[a:b]) - claim_terms]
         placed = name_in_place(text, start, end, best.text, others)
-        if placed is None and words <= passage_terms:
+        if any(words <= s.terms for s in near):
+            # said by the sentence before or after ("... and moved to a former print
+            # works on Mill Street"), as a value would be
+            stated.append(group)
+        elif placed is None and words <= passage_terms:
             stated.append(group)
         elif placed is not None and words - everywhere:
             # "Lund University" where the sentence says "Uppsala University": the
@@ -308,7 +320,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             missing.append(group)
     if not conflicts:
         role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text) \
-            or other_agent(text, best.text, everywhere)
+            or other_agent(text, best.text, everywhere) \
+            or other_place(text, best.text, everywhere)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denier = best
@@ -323,6 +336,18 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     if denial is None and wordier is not None:
         denial = denial_of(text, wordier.text, claim_terms & wordier.terms)
         denier = wordier
+    if denial is None and not conflicts:
+        # the claim's words the best sentence leaves out, denied by the sentence after
+        # or before it ("Night Heron is a decaffeinated coffee. The caffeine is removed
+        # with a sugarcane process rather than with methylene chloride.")
+        for other in near:
+            rest = (claim_terms & other.terms) - best.terms - borrowed
+            # two of those words under the negation: it denies what the claim adds
+            if len(_denied_terms(other.text) & rest) >= 2 and other is not wordier:
+                denial = denial_of(text, other.text, rest)
+                if denial is not None and terms_of(denial[0]) & rest:
+                    denier = other
+                    break
     if denial is not None:
         # the sentence on the subject denies it: what other sentences say of its values
         # does not matter ("The men's team has never won it")
@@ -381,8 +406,61 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         or all_in_best
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
+    unsaid = _unsaid_clause(text, [best, *near], values)
+    if verdict == "supported" and unsaid is not None:
+        # "Bus route 14 runs every 12 minutes and is free for patients": the values
+        # agree, yet what the clause after "and" adds no sentence there says
+        verdict = "partly_supported"
+        missing.append(unsaid)
+    # the one thing stated is the name the claim opens with: its subject
+    subject_only = len(stated) == 1 and text.startswith(stated[0])
+    if verdict == "partly_supported" and subject_only and best_score < FOUND \
+            and best_meaning < MEANING_SUPPORTED:
+        # a sentence close in meaning saying only the claim's subject by name ("Kestrel
+        # Lane runs a cafe" against "Kestrel Lane Coffee is a small roastery"): none of
+        # what the claim says of it is stated
+        return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing), scoped, meant and not said_in_words)
+
+
+_AND_CLAUSE = re.compile(r"\s+and\s+(?=(?:is|are|was|were|has|have|had|can|will|"
+                         r"also|now)\b)")
+#: The fewest content words of an added clause for :func:`_unsaid_clause`.
+CLAUSE_MIN_TERMS = 2
+
+
+def _unsaid_clause(text: str, sentences: Sequence[Sentence],
+                   values: Sequence[Value]) -> str | None:
+    """A clause the claim adds after "and" with a verb of its own ("... and is free for
+    patients"), stating no value and at least :data:`CLAUSE_MIN_TERMS` content words,
+    none of which the best of ``sentences`` says and no more than half of which one of
+    the others (its neighbours) says; else None."""
+    for match in _AND_CLAUSE.finditer(text):
+        clause = text[match.end():].rstrip(" .")
+        terms = terms_of(clause)
+        if len(terms) < CLAUSE_MIN_TERMS or any(v.start >= match.end() for v in values):
+            continue
+        best, *near = sentences
+        if not terms_said(terms, best.terms) and not any(
+                2 * len(terms_said(terms, s.terms)) > len(terms) for s in near):
+            return clause
+    return None
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s*$")
+
+
+def _shown(value: Value, text: str) -> str:
+    """How a contradiction's note writes ``value`` of ``text``: a bare number with the
+    word before it that names it ("level 2", "port 9090"), since "draft: 3; source: 2"
+    alone says nothing of what differs."""
+    if value.kind != "number" or value.unit or not value.before:
+        return value.text
+    word = _WORD_BEFORE.search(text, 0, value.start)
+    if word is None or value.before not in terms_of(word.group(1)):
+        return value.text
+    return f"{word.group(1)} {value.text}"
 
 
 def _denied_outright(text: str, claim_terms: frozenset[str],

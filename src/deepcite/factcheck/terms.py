@@ -7,6 +7,7 @@ and the meaningful pairs of CJK runs.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from deepcite.factcheck.names import ABBREVIATIONS
@@ -81,6 +82,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("available", "exist", "offer", "provid"),
     ("evict", "remov", "delet", "drop", "dropp"),
     ("written", "wrote", "writ", "develop", "built", "build", "author"),
+    ("employ", "employe", "staff", "worker", "personnel", "workforc"),
+    ("cancel", "cancell", "stop", "stopp", "terminat"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
@@ -93,11 +96,17 @@ _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
 
 
+# "whenever you like" says what "at any time" says.
+_ANY_TIME = re.compile(r"\bwhenever\s+(?:you|they|we|he|she|one|customers|members)\s+"
+                       r"(?:like|likes|want|wants|wish|wishes|choose|chooses|please|"
+                       r"pleases)\b|\banytime\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=4096)
 def terms_of(text: str) -> frozenset[str]:
     """The content words of ``text`` (stemmed, no stop words, numbers or number words)
     and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
-    words = WORD.findall(text)
+    words = WORD.findall(_ANY_TIME.sub("any time", text))
     if any(word.lower() in ABBREVIATIONS for word in words):
         words = [part for word in words
                  for part in ABBREVIATIONS.get(word.lower(), word).split()]

@@ -100,6 +100,10 @@ _PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
             "quarterly": 7776000.0,
             "hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
             "yearly": 31536000.0, "annually": 31536000.0, "annual": 31536000.0}
+# "the first hour", "the first week": one of the unit ("last year", "next week" say
+# when, not how long; "the first day of the month" which day).
+_FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\b"
+                         r"(?!\s+of\b)", re.IGNORECASE)
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
     r"nearly|almost|only|just)\s+$", re.IGNORECASE)
@@ -269,6 +273,8 @@ _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 
 
 _OF_WHAT = re.compile(r"^\s+of\s+[a-z]+\s+$")
+# "a staff of", "a team of", "a fleet of" just before a number with nothing after it.
+_COUNTED_BEFORE = re.compile(r"\b(?:a|an|its|their|the)\s+(?P<noun>[a-z]+)\s+of\s+$")
 
 
 def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
@@ -377,6 +383,17 @@ def extract_values(text: str) -> list[Value]:
         # or where it leaves out the thing an earlier number counts ("six sailings a
         # day in summer and three in winter")
         if unit is None or unit.group("unit").lower() in STOPWORDS:
+            counted = _COUNTED_BEFORE.search(text, 0, match.start())
+            if counted is not None and (unit is None or _CLAUSE_END.match(
+                    text, match.end()) or match.end() == len(text)):
+                # "a staff of twelve", "a fleet of six": the noun before "of" is what
+                # the number counts
+                values.append(Value("number", _plain(number), match.group(0),
+                                    match.start(), match.end(), float(number),
+                                    unit_of(counted.group("noun")), "",
+                                    _before(text, match.start())))
+                taken.append((match.start(), match.end()))
+                continue
             elided = _elided(text, match, values)
             if elided is not None:
                 values.append(elided)
@@ -406,6 +423,12 @@ def extract_values(text: str) -> list[Value]:
             continue
         values.append(Value("number", _plain(base), match.group(0), match.start(),
                             match.end(), base, "every", "period"))
+    for match in _FIRST_UNIT.finditer(text):
+        # "the first hour is free" against "the first 30 minutes are free": one hour
+        if not any(a < match.end() and match.start() < b for a, b in taken):
+            named = match.group("unit").lower()
+            values.append(Value("number", "1", match.group(0), match.start(), match.end(),
+                                _PERIODS[named], named, "time", _before(text, match.start())))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
     values = [_bounded(text, v) for v in values]
