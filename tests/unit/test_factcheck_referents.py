@@ -154,3 +154,15 @@ def test_a_short_denying_clause_is_quoted_with_what_the_source_says_instead() ->
     judgement = judge("The pay stations accept cash as well as cards.", paying)
     assert judgement.verdict == "contradicted"
     assert "cards only" in judgement.conflicts[0].source
+
+
+def test_a_closing_it_stands_for_the_last_subject_named() -> None:
+    draft = "# Notes\n\nThe first race was held in 1987. Back then 540 people ran it.\n"
+    claims = split_claims(draft)
+    assert resolve_pronouns(draft, claims)[2].text == "Back then 540 people ran the first race."
+
+
+def test_back_then_and_participants_share_the_sources_words() -> None:
+    # "back then" says when, not what; runners and entrants are people
+    assert terms_of("Back then 540 people ran the first race.") \
+        <= terms_of("The first race was run in 1987 with 340 runners.")

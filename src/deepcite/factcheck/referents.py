@@ -26,6 +26,9 @@ __all__ = ["Referent", "resolve_pronouns"]
 _OPENING_PRONOUN = re.compile(r"^(?:(it|they|its|their)|((?:[A-Za-z]+|\d{1,4})"
                               r"(?:\s+(?:[a-z]+|\d{1,4})){0,2},?\s+)(it|they))\b",
                               re.IGNORECASE)
+# "it"/"them" ending a claim, its object ("Back then 540 people ran it", "Thousands
+# visit it each year"): the claim's one mention of its subject.
+_CLOSING_PRONOUN = re.compile(r"\b(it|them)(?=\s*[.!?]?\s*$)", re.IGNORECASE)
 # A pronoun anywhere else: the claim speaks of the subject it had, naming another thing
 # ("The county council has owned it since 2003"); the subject stays.
 _ANY_PRONOUN = re.compile(r"\b(?:it|its|they|their|them)\b", re.IGNORECASE)
@@ -132,6 +135,13 @@ def resolve_pronouns(document: str, claims: Sequence[Claim]) -> dict[int, Refere
                 opening = opening.rstrip() + ", "
             resolved[claim.number] = Referent(
                 opening + subject + text[match.end(group):], current)
+            continue
+        closing = _CLOSING_PRONOUN.search(text)
+        if (closing is not None and current is not None
+                and len(_ANY_PRONOUN.findall(text)) == 1):
+            subject = _as_subject(current, closing.group(1), False)
+            resolved[claim.number] = Referent(
+                text[:closing.start()] + subject + text[closing.end():], current)
             continue
         found = _subject(text)
         if found is not None and not _ANY_PRONOUN.search(text):

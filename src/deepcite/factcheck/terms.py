@@ -63,7 +63,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("buy", "bought", "acquir", "purchas"),
     ("allow", "permitt", "permit", "let", "welcom"),
     ("attend", "came", "come", "visit"),
-    ("peopl", "person", "visitor", "attende", "guest", "spectator"),
+    ("peopl", "person", "visitor", "attende", "guest", "spectator", "participant",
+     "entrant", "competitor", "runner"),
     ("bicycl", "bike", "cycl"),
     ("standard", "regular", "normal", "usual"),
     ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
@@ -102,11 +103,16 @@ _ANY_TIME = re.compile(r"\bwhenever\s+(?:you|they|we|he|she|one|customers|member
                        r"pleases)\b|\banytime\b", re.IGNORECASE)
 
 
+# "back then", "at the time": when, said of a time the draft named before; no word of
+# what is done.
+_THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=4096)
 def terms_of(text: str) -> frozenset[str]:
     """The content words of ``text`` (stemmed, no stop words, numbers or number words)
     and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
-    words = WORD.findall(_ANY_TIME.sub("any time", text))
+    words = WORD.findall(_THEN.sub("then", _ANY_TIME.sub("any time", text)))
     if any(word.lower() in ABBREVIATIONS for word in words):
         words = [part for word in words
                  for part in ABBREVIATIONS.get(word.lower(), word).split()]
