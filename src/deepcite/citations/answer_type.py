@@ -564,8 +564,10 @@ def _cjk_candidates(kind: str, sentence: str, question: str, whole: bool) -> lis
     from deepcite.citations import cjk_answers  # on first use (see above)
 
     found = cjk_answers.spans(kind, sentence, question)
-    found += [s for s in _spans(kind, sentence, question, whole)
-              if not any(a < s[1] and s[0] < b for a, b, _ in found)]
+    if not (kind in ("amount", "measure", "count") and cjk_answers.strict(question)):
+        # "多重" is answered in its units only: not by the "260" of "260 × 260 毫米"
+        found += [s for s in _spans(kind, sentence, question, whole)
+                  if not any(a < s[1] and s[0] < b for a, b, _ in found)]
     found = [s for s in found if s[2] and not _asked(s[2], question, kind)]
     found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]), s[0]))
     return list(dict.fromkeys(text for _, _, text in found))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.cjk_terms import cjk_singles, cjk_terms
 
 Span = tuple[int, int, str]
 
@@ -35,7 +35,8 @@ _KIND_WORDS: list[tuple[str, str]] = [
                "|どれぐらい|いくら|何秒|何分間|何時間|何日間|何年間|何か月|何ヶ月|何週間"
                "|얼마나\\s?(?:오래|자주|걸리)|얼마\\s?동안|몇\\s?(?:초|분|시간|달|개월|주|년\\s?동안)"
                "|며칠|몇\\s?일|시간은\\s?얼마|기간은\\s?얼마|얼마나\\s?걸"),
-    ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"
+    ("measure", "多大|多高|多远|多近|多重|多轻|多宽|多窄|多深|多浅|多厚|多薄|多快|多慢|多长"
+                "|多短|多热|多冷|多低|多吵|多响|多少字节|多少内存|多少容量"
                 "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
                 "\\s?(?:얼마|몇)"),
     ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
@@ -188,10 +189,13 @@ _DIMENSIONS = [
     (re.compile("功率|ワット数|消費電力"), "千瓦|kW|瓦特|瓦|W|ワット"),
     (re.compile("电压|電圧"), "伏特|伏|V|ボルト"),
     (re.compile("吸力|压力|压强|水压|气压|圧力|吸引力"), "兆帕|千帕|帕|MPa|kPa|Pa|パスカル"),
-    (re.compile("噪音|噪声|音量|騒音"), "分贝|分貝|dB|デシベル"),
+    (re.compile("噪音|噪声|音量|騒音|声音|多吵|多响"), "分贝|分貝|dB|デシベル"),
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
     (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),
     (re.compile("温度|多热|多冷"), "℃|度"),
+    # "要离它多近", "放多远": a length, not the "3秒" of the same instruction
+    (re.compile("多远|多近|多高|多宽|多深|多厚|距离|高度|宽度|深度|厚度"),
+     "公里|千米|厘米|毫米|米|km|cm|mm|m|メートル|センチ|ミリ"),
 ]
 
 
@@ -238,7 +242,7 @@ def fits(sentence: str, question: str) -> bool:
     return units is not None and bool(_in_units(sentence, units))
 
 
-def _strict(question: str) -> bool:
+def strict(question: str) -> bool:
     """Whether only a value in :func:`wanted_units` answers ``question``: it asks how
     long (:data:`_DURATION_ASKED`) or names the dimension it measures ("多重", "功率"),
     and a sentence with no such value has none to give - "有多重" is not answered by the
@@ -314,11 +318,11 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
     A number, count or measure in the unit the question asks for (:func:`wanted_units`)
     is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
     not by the "30秒" of the same sentence. A question that asks how long or names its
-    dimension (:func:`_strict`) has no other candidate at all."""
+    dimension (:func:`strict`) has no other candidate at all."""
     units = wanted_units(question) if kind in ("amount", "measure", "count") else None
     if units:
         own = _in_units(sentence, units)
-        if own or _strict(question):
+        if own or strict(question):
             return own
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
@@ -357,14 +361,49 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
 _CLAUSE = re.compile(r"[，,；;。！？!?、]")
 
 
-def nearness(sentence: str, question: str, start: int) -> int:
-    """How many of the question's CJK terms the clause of ``sentence`` holding
-    ``start`` says: a candidate in the clause about the question comes first."""
+#: A clause that sets the condition of what the sentence says ("在每天使用12小时的情况下",
+#: "环境温度低于15℃时", "如果…"), or an aside in brackets ("（测试条件：30℃）"): its
+#: number is the condition, not what the sentence states.
+_CONDITION = re.compile(r"(?:情况|条件|前提|状态|情形)下$"
+                        r"|(?:的时候|之时|(?<!小)时|(?<!小)時|場合|とき|際)$"
+                        r"|^(?:如果|假如|假设|若是|若|当|如)")
+_BRACKETS = re.compile(r"[（(][^（）()]*[）)]")
+#: A question that asks for the condition itself ("电量剩多少的时候会自己回去充电"):
+#: then the number of the condition clause ("电量低于15%时") is its answer.
+_CONDITION_ASKED = re.compile(r"时候|(?<![小多长何])时(?![间长候])|情况下|条件下")
+
+
+def _condition(sentence: str, begin: int, end: int, start: int) -> bool:
+    """Whether the number at ``start`` stands in a condition or an aside (see
+    :data:`_CONDITION`), the clause ``sentence[begin:end]`` holding it."""
+    if any(m.start() < start < m.end() for m in _BRACKETS.finditer(sentence)):
+        return True
+    return bool(_CONDITION.search(sentence[begin:end].strip(" 　")))
+
+
+def nearness(sentence: str, question: str, start: int) -> float:
+    """How much of the question's CJK terms the clause of ``sentence`` holding
+    ``start`` says: a candidate in the clause about the question comes first.
+
+    A number in a clause that only sets a condition (:data:`_CONDITION`: "在每天使用
+    12小时的情况下，建议每6个月更换一次") comes after every number of a clause that
+    states something, however many of the question's words the condition repeats:
+    "滤网能用多长时间" is answered "6个月", not "12小时". Not when the question asks
+    for the condition itself (:data:`_CONDITION_ASKED`: "剩多少的时候会回去充电")."""
     cuts = [m.start() for m in _CLAUSE.finditer(sentence)]
     begin = max((c for c in cuts if c < start), default=-1) + 1
     end = min((c for c in cuts if c >= start), default=len(sentence))
-    wanted = set(cjk_terms(question, question=True))
-    return len(wanted & set(cjk_terms(sentence[begin:end])))
+    if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
+        return -1
+    clause = sentence[begin:end]
+    held = set(cjk_terms(clause))
+    # A later word of the question weighs more ("手表的表带坏了保修多久": the 表带, not
+    # the 手表 the page is about), and a one-character word counts inside a compound
+    # ("开着降噪" and "开启降噪时为4.5小时", not "关闭降噪时为6小时").
+    words = [*cjk_terms(question, question=True), *cjk_singles(question)]
+    found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
+    return sum(1 + question.find(w) / len(question) for w in found)
 
 
-__all__ = ["fits", "implied_terms", "nearness", "question_kind", "spans", "wanted_units"]
+__all__ = ["fits", "implied_terms", "nearness", "question_kind", "spans", "strict",
+           "wanted_units"]

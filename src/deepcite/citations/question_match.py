@@ -426,7 +426,9 @@ CJK_DEGREE_WORDS = frozenset((
     "应该", "建议", "必须", "至少", "实际", "正常", "普通", "一次", "每次", "现在", "目前",
     "普段", "大体", "最大", "最小", "全部", "合計", "必要",
     "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
-    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期"))
+    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期",
+    # manner and repetition ("重新开" for "再次开机", "一直开着" for "连续使用")
+    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身"))
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
@@ -457,8 +459,11 @@ def unsaid_feature(question: str, weights: Weights,
     Empty when nothing names the subject (the subject rule judges that,
     :func:`subject_missed`) or everything asked is said.
     """
+    # A chain holding a one-character word the sources write ("充" of "充满", written
+    # "充到100%") is a verb they word another way, not a thing they never name.
     chains = [chain for chain in weights.chains if not any(
-        _NUMERAL.search(pair) or pair in CJK_DEGREE_WORDS or pair[0] == "最" for pair in chain)]
+        _NUMERAL.search(pair) or pair in CJK_DEGREE_WORDS or pair[0] == "最"
+        or set(pair) & set(weights.singles) for pair in chain)]
     found: frozenset[str] = frozenset()
     gone = [chain for chain in chains if all(pair in weights.absent for pair in chain)]
     if gone and weights.weight.keys() - weights.absent:

@@ -105,7 +105,10 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
     anchors = anchor_terms(question)
     if not anchors:
         return False
-    present = set().union(*(set(s.terms) for s in sentences)) & anchors
+    # A CJK sentence without its subject is read with its document's title (its
+    # ``context``): "Buds Pro" named by the title only is named for all its sentences.
+    present = set().union(*(set(s.terms) | (set(s.context) if has_cjk(s.text) else set())
+                            for s in sentences)) & anchors
     return len(present) * 2 < len(anchors)
 
 
