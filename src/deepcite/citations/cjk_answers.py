@@ -69,7 +69,7 @@ _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小�
 #: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
 _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
                  "兆帕|千帕|帕|MPa|kPa|Pa|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
-                 "米/秒|m/s|英寸|インチ|ワット|ボルト|デシベル|ミリリットル|リットル|")
+                 "米/秒|m/s|英寸|寸|インチ|ワット|ボルト|デシベル|ミリリットル|リットル|")
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
                   "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
@@ -174,7 +174,7 @@ _SAME_UNIT = [
     # what a device's page measures, asked by its unit ("多少度", "几伏", "多少毫安")
     ("℃", "度", "摄氏度", "°C"), ("瓦", "瓦特", "W", "ワット"), ("千瓦", "kW"),
     ("伏", "伏特", "V", "ボルト"), ("毫安时", "毫安時", "毫安", "mAh"), ("升", "L", "リットル"),
-    ("毫升", "mL", "ml"), ("克", "g", "グラム"), ("分贝", "分貝", "dB"), ("英寸", "インチ"),
+    ("毫升", "mL", "ml"), ("克", "g", "グラム"), ("分贝", "分貝", "dB"), ("英寸", "寸", "インチ"),
 ]
 _UNIT_GROUP = {unit: group for group in _SAME_UNIT for unit in group}
 _ASKED_UNIT = re.compile(
@@ -251,6 +251,33 @@ def strict(question: str) -> bool:
         return False  # "几分钟": another span of time still says how long
     return bool(_DURATION_ASKED.search(question)) or any(
         pattern.search(question) for pattern, _ in _DIMENSIONS)
+
+
+_NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")
+#: Words for the ordinary case ("平常用能撑几天"), as a page labels it ("典型使用 | 14天",
+#: "标准模式下"): the row or sentence of that case, of a page that gives one per use.
+_ORDINARY = re.compile("平常|平时|正常|一般|通常|日常|普通|典型|标准|常规|默认|普段|標準")
+
+
+def _quantities(text: str) -> set[str]:
+    """The numbers ``text`` writes with a unit or classifier ("100寸" -> "100"; not the
+    "60" of the name "AP-60")."""
+    found = _found(_AMOUNT, text) + _found(_COUNT, text) + _found(_MEASURE, text)
+    return {number for start, _, span in found for number in _NUMBER_OF.findall(span)[:1]
+            if not re.match(r"[A-Za-z0-9.\-]", text[start - 1:start])}
+
+
+def same_case(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` writes a quantity ``question`` states ("想投出**100寸**的画面"
+    and "100英寸：约2.66米"): the question fixes the case it asks about, and of the
+    sentences on the same thing ("最近可在1.06米处投出40英寸画面") the one of that case
+    answers it, however close in meaning the others are. So does the ordinary case
+    (:data:`_ORDINARY`): "平常用能撑几天" is asked of the "典型使用" row, not the
+    "重度使用" one."""
+    asked = _quantities(question)
+    if asked and asked & _quantities(sentence):
+        return True
+    return bool(_ORDINARY.search(question) and _ORDINARY.search(sentence))
 
 
 def implied_terms(sentence: str, question: str) -> list[str]:
@@ -405,5 +432,5 @@ def nearness(sentence: str, question: str, start: int) -> float:
     return sum(1 + question.find(w) / len(question) for w in found)
 
 
-__all__ = ["fits", "implied_terms", "nearness", "question_kind", "spans", "strict",
+__all__ = ["fits", "implied_terms", "nearness", "question_kind", "same_case", "spans", "strict",
            "wanted_units"]

@@ -368,6 +368,8 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
     top = max(idf.values(), default=1.0)
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
+    if has_cjk(question):  # "投出100寸的画面": the row of 100英寸, not the 40英寸 one
+        key |= {t for t in wanted if t.replace(".", "").isdigit()}
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
     absent = frozenset(t for t in wanted if not df[t] and t not in titled)
