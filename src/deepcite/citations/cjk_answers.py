@@ -36,7 +36,7 @@ _KIND_WORDS: list[tuple[str, str]] = [
                "|얼마나\\s?(?:오래|자주|걸리)|얼마\\s?동안|몇\\s?(?:초|분|시간|달|개월|주|년\\s?동안)"
                "|며칠|몇\\s?일|시간은\\s?얼마|기간은\\s?얼마|얼마나\\s?걸"),
     ("measure", "多大|多高|多远|多近|多重|多轻|多宽|多窄|多深|多浅|多厚|多薄|多快|多慢|多长"
-                "|多短|多热|多冷|多低|多吵|多响|多少字节|多少内存|多少容量"
+                "|多短|多热|多冷|多低|多吵|多响|多亮|多少字节|多少内存|多少容量"
                 "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
                 "\\s?(?:얼마|몇)"),
     ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
@@ -69,7 +69,7 @@ _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小�
 #: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
 _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
                  "兆帕|千帕|帕|MPa|kPa|Pa|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
-                 "米/秒|m/s|英寸|寸|インチ|ワット|ボルト|デシベル|ミリリットル|リットル|")
+                 "米/秒|m/s|英寸|寸|インチ|尼特|流明|ワット|ボルト|デシベル|ミリリットル|リットル|")
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
                   "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
@@ -83,10 +83,12 @@ _CLASSIFIERS = ("种类|種類|人份|个|個|名|位|人|次|条|項|项|台|�
                 "瓶|盒|袋|颗|圈|遍|档|"
                 "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
+#: "四分之一圈" is a quarter, not four minutes ("分之" writes a fraction).
+_NOT_FRACTION = r"(?!之)"
 _AMOUNT = re.compile(
     rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
-    rf"{_ABOUT}{_UNIT_END}")
-_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}")
+    rf"{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
+_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}{_NOT_FRACTION}")
 _MONEY = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MONEY_UNITS})|[$¥￥€£]\s?(?:{_NUM})")
 _MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_UNIT_END}")
 _SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIGITS}]+"
@@ -193,6 +195,7 @@ _DIMENSIONS = [
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
     (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),
     (re.compile("温度|多热|多冷"), "℃|度"),
+    (re.compile("亮度|多亮|最亮"), "尼特|nits|流明|lm|坎德拉|cd"),
     # "要离它多近", "放多远": a length, not the "3秒" of the same instruction
     (re.compile("多远|多近|多高|多宽|多深|多厚|距离|高度|宽度|深度|厚度"),
      "公里|千米|厘米|毫米|米|km|cm|mm|m|メートル|センチ|ミリ"),
@@ -230,7 +233,7 @@ def wanted_units(question: str) -> str | None:
 
 def _in_units(sentence: str, units: str) -> list[Span]:
     """The numbers of ``sentence`` written with one of ``units`` (a year is no span)."""
-    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}")
+    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
     return [s for s in _found(pattern, sentence) if not _A_YEAR.fullmatch(s[2])]
 
 
@@ -432,5 +435,21 @@ def nearness(sentence: str, question: str, start: int) -> float:
     return sum(1 + question.find(w) / len(question) for w in found)
 
 
-__all__ = ["fits", "implied_terms", "nearness", "question_kind", "same_case", "spans", "strict",
-           "wanted_units"]
+def gap(sentence: str, question: str, start: int, end: int) -> int:
+    """How many characters lie between the candidate ``sentence[start:end]`` and the
+    nearest of the question's CJK terms in the sentence, before or after it: of two
+    numbers in one clause, the one written beside what is asked comes first ("内置2GB
+    内存和32GB存储": "32GB" for "存储空间有多大")."""
+    words = [w for w in cjk_terms(question, question=True) if len(w) > 1]
+    best = len(sentence)
+    for word in words:
+        for found in re.finditer(re.escape(word), sentence):
+            if found.end() <= start:
+                best = min(best, start - found.end())
+            elif found.start() >= end:
+                best = min(best, found.start() - end)
+    return best
+
+
+__all__ = ["fits", "gap", "implied_terms", "nearness", "question_kind", "same_case", "spans",
+           "strict", "wanted_units"]

@@ -430,7 +430,7 @@ CJK_DEGREE_WORDS = frozenset((
     "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
     "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期",
     # manner and repetition ("重新开" for "再次开机", "一直开着" for "连续使用")
-    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身"))
+    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身", "自己", "自动"))
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
