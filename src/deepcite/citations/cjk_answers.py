@@ -68,7 +68,7 @@ _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小�
 #: Units of power, energy, charge, pressure, loudness, volume and speed, longest first
 #: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
 _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
-                 "兆帕|千帕|帕|MPa|kPa|Pa|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
+                 "兆帕|千帕|帕|MPa|kPa|Pa|psi|PSI|bar|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
                  "米/秒|m/s|英寸|寸|インチ|尼特|流明|ワット|ボルト|デシベル|ミリリットル|リットル|")
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
@@ -84,7 +84,7 @@ _CLASSIFIERS = ("种类|種類|人份|个|個|名|位|人|次|条|項|项|台|�
                 "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
 #: "四分之一圈" is a quarter, not four minutes ("分之" writes a fraction).
-_NOT_FRACTION = r"(?!之)"
+_NOT_FRACTION = r"(?!(?<=分)之)"
 _AMOUNT = re.compile(
     rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
     rf"{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
@@ -190,7 +190,8 @@ _DIMENSIONS = [
      "毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|毫升|mL|ml|升|リットル|GB|TB"),
     (re.compile("功率|ワット数|消費電力"), "千瓦|kW|瓦特|瓦|W|ワット"),
     (re.compile("电压|電圧"), "伏特|伏|V|ボルト"),
-    (re.compile("吸力|压力|压强|水压|气压|圧力|吸引力"), "兆帕|千帕|帕|MPa|kPa|Pa|パスカル"),
+    (re.compile("吸力|压力|压强|水压|气压|胎压|圧力|吸引力"),
+     "兆帕|千帕|帕|MPa|kPa|Pa|パスカル|psi|PSI|bar|巴"),
     (re.compile("噪音|噪声|音量|騒音|声音|多吵|多响"), "分贝|分貝|dB|デシベル"),
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
     (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),

@@ -347,8 +347,11 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     # ``candidates.candidate_sentences``): a word only a title says is said by the sources.
     titled: set[str] = set().union(*documents) if has_cjk(question) else set()
     if has_cjk(question):  # "机充" in "割草机充满电": two words' seam, no absent word
+        # A word of degree or manner ("自己关" for "自动关机") names nothing the sources
+        # must say: neither it nor a seam beside it is an absent word.
         wanted -= cjk_seams(question, wanted,
-                            titled.union(*(set(terms) for terms in pool)))
+                            titled.union(CJK_DEGREE_WORDS, *(set(terms) for terms in pool)))
+        titled |= CJK_DEGREE_WORDS
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
     for terms in pool:
