@@ -48,6 +48,10 @@ DEHUMIDIFIER = _source(3, "# 干爽 D20 除湿机\n\n## 主要参数\n\n"
 WATCH = _source(4, "# 星轨 W3 智能手表\n\n## 电池与续航\n\n| 使用场景 | 续航 |\n|---|---|\n"
                 "| 重度使用 | 7天 |\n| 典型使用 | 14天 |\n| 省电模式 | 28天 |\n")
 
+TREADMILL = _source(5, "# 跃动 T7 折叠跑步机\n\n## 安装\n\n"
+                    "请在跑步机后方留出2米空地，两侧各留出0.5米。\n"
+                    "展开后占地尺寸为1650×720毫米，折叠后高度为1350毫米。\n")
+
 
 def _lead(question: str, sources: Sequence[Source]) -> str:
     answer = grounded_answer(question, list(sources), similarity=_close)
@@ -68,6 +72,11 @@ def test_the_case_the_question_states_comes_before_a_closer_paraphrase() -> None
 def test_a_product_named_by_the_title_only_is_named_for_its_sentences() -> None:
     """"Buds Pro" is in no sentence: the sources were judged off topic."""
     assert "4.5小时" in _lead("Buds Pro开着降噪能听多久？", [EARBUDS, PROJECTOR])
+
+
+def test_the_sentence_naming_the_dimension_asked_comes_first() -> None:
+    """"多高" is answered by the "高度" of the folded machine, not the "2米" of space."""
+    assert "1350毫米" in _lead("跑步机折叠起来有多高？", [TREADMILL])
 
 
 def test_the_ordinary_case_is_the_typical_row() -> None:

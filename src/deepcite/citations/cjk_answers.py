@@ -258,6 +258,10 @@ def strict(question: str) -> bool:
 
 
 _NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")
+#: "多高", "多宽" ... and the noun a page writes for that dimension ("高度为1350毫米").
+_DIMENSION_NOUN = {"高": "高度", "宽": "宽度", "深": "深度", "厚": "厚度", "长": "长度",
+                   "重": "重量", "远": "距离", "亮": "亮度", "热": "温度", "冷": "温度"}
+_HOW_ADJECTIVE = re.compile(f"多([{''.join(_DIMENSION_NOUN)}])")
 #: Words for the ordinary case ("平常用能撑几天"), as a page labels it ("典型使用 | 14天",
 #: "标准模式下"): the row or sentence of that case, of a page that gives one per use.
 _ORDINARY = re.compile("平常|平时|正常|一般|通常|日常|普通|典型|标准|常规|默认|普段|標準")
@@ -275,12 +279,16 @@ def same_case(sentence: str, question: str) -> bool:
     """Whether ``sentence`` writes a quantity ``question`` states ("想投出**100寸**的画面"
     and "100英寸：约2.66米"): the question fixes the case it asks about, and of the
     sentences on the same thing ("最近可在1.06米处投出40英寸画面") the one of that case
-    answers it, however close in meaning the others are. So does the ordinary case
+    answers it, however close in meaning the others are. So does the one that names
+    the dimension asked ("多高": "高度为1350毫米"), and the ordinary case
     (:data:`_ORDINARY`): "平常用能撑几天" is asked of the "典型使用" row, not the
     "重度使用" one."""
     asked = _quantities(question)
     if asked and asked & _quantities(sentence):
         return True
+    adjective = _HOW_ADJECTIVE.search(question)
+    if adjective and _DIMENSION_NOUN[adjective.group(1)] in sentence:
+        return True  # "折叠起来有多高": "折叠后高度为1350毫米", not "留出2米空地"
     return bool(_ORDINARY.search(question) and _ORDINARY.search(sentence))
 
 

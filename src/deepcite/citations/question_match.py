@@ -274,7 +274,9 @@ class Weights:
         others = self.weight.keys() - self.cjk
         held = set(self.singles) & found
         if len(self.chains) == 1 and not others:
-            chain = self.chains[0]
+            # a seam or a word of degree is no part of what the chain names
+            chain = [t for t in self.chains[0] if t in self.weight
+                     and t not in CJK_DEGREE_WORDS] or list(self.chains[0])
             share = sum(t in found for t in chain)
             if share >= max(1, math.ceil(CHAIN_SHARE * len(chain))):
                 return True
@@ -433,7 +435,9 @@ CJK_DEGREE_WORDS = frozenset((
     "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
     "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期",
     # manner and repetition ("重新开" for "再次开机", "一直开着" for "连续使用")
-    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身", "自己", "自动"))
+    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身", "自己", "自动",
+    # complements of direction ("折叠起来有多高": folded, "折叠后高度为1350毫米")
+    "起来", "下来", "出来", "上去", "下去", "过来", "回来", "回去"))
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
