@@ -560,14 +560,20 @@ def _cjk_candidates(kind: str, sentence: str, question: str, whole: bool) -> lis
     """:func:`candidates` for a question in Chinese or Japanese: the CJK forms of
     ``kind`` (:mod:`deepcite.citations.cjk_answers`), then any Latin-script ones
     ("Guido van Rossum", "5 MB") they do not overlap; those in the clause that says
-    most of the question first."""
+    most of the question first, CJK forms before Latin ones, then the one nearest a
+    word of the question."""
     from deepcite.citations import cjk_answers  # on first use (see above)
 
     found = cjk_answers.spans(kind, sentence, question)
-    found += [s for s in _spans(kind, sentence, question, whole)
-              if not any(a < s[1] and s[0] < b for a, b, _ in found)]
+    own = len(found)
+    if not (kind in ("amount", "measure", "count") and cjk_answers.strict(question)):
+        # "多重" is answered in its units only: not by the "260" of "260 × 260 毫米"
+        found += [s for s in _spans(kind, sentence, question, whole)
+                  if not any(a < s[1] and s[0] < b for a, b, _ in found)]
+    latin = set(found[own:])  # after the CJK forms: "12档", not the "0" of "0～12档"
     found = [s for s in found if s[2] and not _asked(s[2], question, kind)]
-    found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]), s[0]))
+    found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]), s in latin,
+                              cjk_answers.gap(sentence, question, s[0], s[1]), s[0]))
     return list(dict.fromkeys(text for _, _, text in found))
 
 

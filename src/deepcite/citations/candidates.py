@@ -266,7 +266,7 @@ class _Splitter:
             if self.code:
                 self.close()
             stripped = _LIST_ITEM.sub("", line.strip())
-            row = table_row(line)
+            row = table_row(line) if stripped == line.strip() else _fact_item(line, stripped)
             if row is not None:
                 self.close()
                 self.passages.append(_Passage(row, heading=self.heading, row=True))
@@ -324,6 +324,17 @@ def _passages(text: str, cut: bool = False) -> list[_Passage]:
     for block in re.split(r"\n[ \t]*\n", text):
         splitter.block([_GUTTER.sub(r"\1", line) for line in block.splitlines()])  # " |  "
     return splitter.passages
+
+
+def _fact_item(line: str, item: str) -> str | None:
+    """The text of a CJK list item that states a fact without a full stop
+    ("- 100英寸：约2.66米", "- 日除湿量：20升/天"), as a table row states one; ``None``
+    for any other line. Chinese and Japanese specification lists leave the full stop
+    off, and such an item was no sentence at all, so the value it gives could not be
+    quoted. An item ending like a sentence is prose, split as usual."""
+    if item == line.strip() or not has_cjk(item) or _ENDS_SENTENCE.search(item):
+        return None
+    return item
 
 
 def _usable(sentence: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from deepcite.text.cjk_terms import cjk_terms
+from deepcite.text.cjk_terms import cjk_singles, cjk_terms
 
 Span = tuple[int, int, str]
 
@@ -35,7 +35,8 @@ _KIND_WORDS: list[tuple[str, str]] = [
                "|どれぐらい|いくら|何秒|何分間|何時間|何日間|何年間|何か月|何ヶ月|何週間"
                "|얼마나\\s?(?:오래|자주|걸리)|얼마\\s?동안|몇\\s?(?:초|분|시간|달|개월|주|년\\s?동안)"
                "|며칠|몇\\s?일|시간은\\s?얼마|기간은\\s?얼마|얼마나\\s?걸"),
-    ("measure", "多大|多高|多远|多重|多宽|多深|多快|多长|多少字节|多少内存|多少容量"
+    ("measure", "多大|多高|多远|多近|多重|多轻|多宽|多窄|多深|多浅|多厚|多薄|多快|多慢|多长"
+                "|多短|多热|多冷|多低|多吵|多响|多亮|多少字节|多少内存|多少容量"
                 "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
                 "\\s?(?:얼마|몇)"),
     ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
@@ -67,8 +68,8 @@ _TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小�
 #: Units of power, energy, charge, pressure, loudness, volume and speed, longest first
 #: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
 _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
-                 "兆帕|千帕|帕|MPa|kPa|Pa|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
-                 "米/秒|m/s|英寸|インチ|ワット|ボルト|デシベル|ミリリットル|リットル|")
+                 "兆帕|千帕|帕|MPa|kPa|Pa|psi|PSI|bar|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
+                 "米/秒|m/s|英寸|寸|インチ|尼特|流明|ワット|ボルト|デシベル|ミリリットル|リットル|")
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
                   "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
@@ -82,10 +83,12 @@ _CLASSIFIERS = ("种类|種類|人份|个|個|名|位|人|次|条|項|项|台|�
                 "瓶|盒|袋|颗|圈|遍|档|"
                 "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
+#: "四分之一圈" is a quarter, not four minutes ("分之" writes a fraction).
+_NOT_FRACTION = r"(?!(?<=分)之)"
 _AMOUNT = re.compile(
     rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
-    rf"{_ABOUT}{_UNIT_END}")
-_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}")
+    rf"{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
+_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}{_NOT_FRACTION}")
 _MONEY = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MONEY_UNITS})|[$¥￥€£]\s?(?:{_NUM})")
 _MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_UNIT_END}")
 _SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIGITS}]+"
@@ -173,7 +176,7 @@ _SAME_UNIT = [
     # what a device's page measures, asked by its unit ("多少度", "几伏", "多少毫安")
     ("℃", "度", "摄氏度", "°C"), ("瓦", "瓦特", "W", "ワット"), ("千瓦", "kW"),
     ("伏", "伏特", "V", "ボルト"), ("毫安时", "毫安時", "毫安", "mAh"), ("升", "L", "リットル"),
-    ("毫升", "mL", "ml"), ("克", "g", "グラム"), ("分贝", "分貝", "dB"), ("英寸", "インチ"),
+    ("毫升", "mL", "ml"), ("克", "g", "グラム"), ("分贝", "分貝", "dB"), ("英寸", "寸", "インチ"),
 ]
 _UNIT_GROUP = {unit: group for group in _SAME_UNIT for unit in group}
 _ASKED_UNIT = re.compile(
@@ -187,11 +190,16 @@ _DIMENSIONS = [
      "毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|毫升|mL|ml|升|リットル|GB|TB"),
     (re.compile("功率|ワット数|消費電力"), "千瓦|kW|瓦特|瓦|W|ワット"),
     (re.compile("电压|電圧"), "伏特|伏|V|ボルト"),
-    (re.compile("吸力|压力|压强|水压|气压|圧力|吸引力"), "兆帕|千帕|帕|MPa|kPa|Pa|パスカル"),
-    (re.compile("噪音|噪声|音量|騒音"), "分贝|分貝|dB|デシベル"),
+    (re.compile("吸力|压力|压强|水压|气压|胎压|圧力|吸引力"),
+     "兆帕|千帕|帕|MPa|kPa|Pa|パスカル|psi|PSI|bar|巴"),
+    (re.compile("噪音|噪声|音量|騒音|声音|多吵|多响"), "分贝|分貝|dB|デシベル"),
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
     (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),
     (re.compile("温度|多热|多冷"), "℃|度"),
+    (re.compile("亮度|多亮|最亮"), "尼特|nits|流明|lm|坎德拉|cd"),
+    # "要离它多近", "放多远": a length, not the "3秒" of the same instruction
+    (re.compile("多远|多近|多高|多宽|多深|多厚|距离|高度|宽度|深度|厚度"),
+     "公里|千米|厘米|毫米|米|km|cm|mm|m|メートル|センチ|ミリ"),
 ]
 
 
@@ -226,7 +234,7 @@ def wanted_units(question: str) -> str | None:
 
 def _in_units(sentence: str, units: str) -> list[Span]:
     """The numbers of ``sentence`` written with one of ``units`` (a year is no span)."""
-    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}")
+    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
     return [s for s in _found(pattern, sentence) if not _A_YEAR.fullmatch(s[2])]
 
 
@@ -238,7 +246,7 @@ def fits(sentence: str, question: str) -> bool:
     return units is not None and bool(_in_units(sentence, units))
 
 
-def _strict(question: str) -> bool:
+def strict(question: str) -> bool:
     """Whether only a value in :func:`wanted_units` answers ``question``: it asks how
     long (:data:`_DURATION_ASKED`) or names the dimension it measures ("多重", "功率"),
     and a sentence with no such value has none to give - "有多重" is not answered by the
@@ -247,6 +255,41 @@ def _strict(question: str) -> bool:
         return False  # "几分钟": another span of time still says how long
     return bool(_DURATION_ASKED.search(question)) or any(
         pattern.search(question) for pattern, _ in _DIMENSIONS)
+
+
+_NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")
+#: "多高", "多宽" ... and the noun a page writes for that dimension ("高度为1350毫米").
+_DIMENSION_NOUN = {"高": "高度", "宽": "宽度", "深": "深度", "厚": "厚度", "长": "长度",
+                   "重": "重量", "远": "距离", "亮": "亮度", "热": "温度", "冷": "温度"}
+_HOW_ADJECTIVE = re.compile(f"多([{''.join(_DIMENSION_NOUN)}])")
+#: Words for the ordinary case ("平常用能撑几天"), as a page labels it ("典型使用 | 14天",
+#: "标准模式下"): the row or sentence of that case, of a page that gives one per use.
+_ORDINARY = re.compile("平常|平时|正常|一般|通常|日常|普通|典型|标准|常规|默认|普段|標準")
+
+
+def _quantities(text: str) -> set[str]:
+    """The numbers ``text`` writes with a unit or classifier ("100寸" -> "100"; not the
+    "60" of the name "AP-60")."""
+    found = _found(_AMOUNT, text) + _found(_COUNT, text) + _found(_MEASURE, text)
+    return {number for start, _, span in found for number in _NUMBER_OF.findall(span)[:1]
+            if not re.match(r"[A-Za-z0-9.\-]", text[start - 1:start])}
+
+
+def same_case(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` writes a quantity ``question`` states ("想投出**100寸**的画面"
+    and "100英寸：约2.66米"): the question fixes the case it asks about, and of the
+    sentences on the same thing ("最近可在1.06米处投出40英寸画面") the one of that case
+    answers it, however close in meaning the others are. So does the one that names
+    the dimension asked ("多高": "高度为1350毫米"), and the ordinary case
+    (:data:`_ORDINARY`): "平常用能撑几天" is asked of the "典型使用" row, not the
+    "重度使用" one."""
+    asked = _quantities(question)
+    if asked and asked & _quantities(sentence):
+        return True
+    adjective = _HOW_ADJECTIVE.search(question)
+    if adjective and _DIMENSION_NOUN[adjective.group(1)] in sentence:
+        return True  # "折叠起来有多高": "折叠后高度为1350毫米", not "留出2米空地"
+    return bool(_ORDINARY.search(question) and _ORDINARY.search(sentence))
 
 
 def implied_terms(sentence: str, question: str) -> list[str]:
@@ -314,11 +357,11 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
     A number, count or measure in the unit the question asks for (:func:`wanted_units`)
     is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
     not by the "30秒" of the same sentence. A question that asks how long or names its
-    dimension (:func:`_strict`) has no other candidate at all."""
+    dimension (:func:`strict`) has no other candidate at all."""
     units = wanted_units(question) if kind in ("amount", "measure", "count") else None
     if units:
         own = _in_units(sentence, units)
-        if own or _strict(question):
+        if own or strict(question):
             return own
     if kind == "amount":
         pattern = (_MONEY if _MONEY_ASKED.search(question)
@@ -357,14 +400,65 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
 _CLAUSE = re.compile(r"[，,；;。！？!?、]")
 
 
-def nearness(sentence: str, question: str, start: int) -> int:
-    """How many of the question's CJK terms the clause of ``sentence`` holding
-    ``start`` says: a candidate in the clause about the question comes first."""
+#: A clause that sets the condition of what the sentence says ("在每天使用12小时的情况下",
+#: "环境温度低于15℃时", "如果…"), or an aside in brackets ("（测试条件：30℃）"): its
+#: number is the condition, not what the sentence states.
+_CONDITION = re.compile(r"(?:情况|条件|前提|状态|情形)下$"
+                        r"|(?:的时候|之时|(?<!小)时|(?<!小)時|場合|とき|際)$"
+                        r"|^(?:如果|假如|假设|若是|若|当|如)")
+_BRACKETS = re.compile(r"[（(][^（）()]*[）)]")
+#: A question that asks for the condition itself ("电量剩多少的时候会自己回去充电"):
+#: then the number of the condition clause ("电量低于15%时") is its answer.
+_CONDITION_ASKED = re.compile(r"时候|(?<![小多长何])时(?![间长候])|情况下|条件下")
+
+
+def _condition(sentence: str, begin: int, end: int, start: int) -> bool:
+    """Whether the number at ``start`` stands in a condition or an aside (see
+    :data:`_CONDITION`), the clause ``sentence[begin:end]`` holding it."""
+    if any(m.start() < start < m.end() for m in _BRACKETS.finditer(sentence)):
+        return True
+    return bool(_CONDITION.search(sentence[begin:end].strip(" 　")))
+
+
+def nearness(sentence: str, question: str, start: int) -> float:
+    """How much of the question's CJK terms the clause of ``sentence`` holding
+    ``start`` says: a candidate in the clause about the question comes first.
+
+    A number in a clause that only sets a condition (:data:`_CONDITION`: "在每天使用
+    12小时的情况下，建议每6个月更换一次") comes after every number of a clause that
+    states something, however many of the question's words the condition repeats:
+    "滤网能用多长时间" is answered "6个月", not "12小时". Not when the question asks
+    for the condition itself (:data:`_CONDITION_ASKED`: "剩多少的时候会回去充电")."""
     cuts = [m.start() for m in _CLAUSE.finditer(sentence)]
     begin = max((c for c in cuts if c < start), default=-1) + 1
     end = min((c for c in cuts if c >= start), default=len(sentence))
-    wanted = set(cjk_terms(question, question=True))
-    return len(wanted & set(cjk_terms(sentence[begin:end])))
+    if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
+        return -1
+    clause = sentence[begin:end]
+    held = set(cjk_terms(clause))
+    # A later word of the question weighs more ("手表的表带坏了保修多久": the 表带, not
+    # the 手表 the page is about), and a one-character word counts inside a compound
+    # ("开着降噪" and "开启降噪时为4.5小时", not "关闭降噪时为6小时").
+    words = [*cjk_terms(question, question=True), *cjk_singles(question)]
+    found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
+    return sum(1 + question.find(w) / len(question) for w in found)
 
 
-__all__ = ["fits", "implied_terms", "nearness", "question_kind", "spans", "wanted_units"]
+def gap(sentence: str, question: str, start: int, end: int) -> int:
+    """How many characters lie between the candidate ``sentence[start:end]`` and the
+    nearest of the question's CJK terms in the sentence, before or after it: of two
+    numbers in one clause, the one written beside what is asked comes first ("内置2GB
+    内存和32GB存储": "32GB" for "存储空间有多大")."""
+    words = [w for w in cjk_terms(question, question=True) if len(w) > 1]
+    best = len(sentence)
+    for word in words:
+        for found in re.finditer(re.escape(word), sentence):
+            if found.end() <= start:
+                best = min(best, start - found.end())
+            elif found.start() >= end:
+                best = min(best, found.start() - end)
+    return best
+
+
+__all__ = ["fits", "gap", "implied_terms", "nearness", "question_kind", "same_case", "spans",
+           "strict", "wanted_units"]

@@ -274,7 +274,9 @@ class Weights:
         others = self.weight.keys() - self.cjk
         held = set(self.singles) & found
         if len(self.chains) == 1 and not others:
-            chain = self.chains[0]
+            # a seam or a word of degree is no part of what the chain names
+            chain = [t for t in self.chains[0] if t in self.weight
+                     and t not in CJK_DEGREE_WORDS] or list(self.chains[0])
             share = sum(t in found for t in chain)
             if share >= max(1, math.ceil(CHAIN_SHARE * len(chain))):
                 return True
@@ -347,8 +349,11 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     # ``candidates.candidate_sentences``): a word only a title says is said by the sources.
     titled: set[str] = set().union(*documents) if has_cjk(question) else set()
     if has_cjk(question):  # "机充" in "割草机充满电": two words' seam, no absent word
+        # A word of degree or manner ("自己关" for "自动关机") names nothing the sources
+        # must say: neither it nor a seam beside it is an absent word.
         wanted -= cjk_seams(question, wanted,
-                            titled.union(*(set(terms) for terms in pool)))
+                            titled.union(CJK_DEGREE_WORDS, *(set(terms) for terms in pool)))
+        titled |= CJK_DEGREE_WORDS
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
     for terms in pool:
@@ -368,6 +373,8 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
     top = max(idf.values(), default=1.0)
     key = frozenset(term(w) for w in WORD.findall(key_phrase(question))) & wanted
+    if has_cjk(question):  # "投出100寸的画面": the row of 100英寸, not the 40英寸 one
+        key |= {t for t in wanted if t.replace(".", "").isdigit()}
     weight = {t: (idf[t] if df[t] else ABSENT_FACTOR * top) * (KEY_FACTOR if t in key else 1.0)
               for t in wanted}
     absent = frozenset(t for t in wanted if not df[t] and t not in titled)
@@ -426,7 +433,11 @@ CJK_DEGREE_WORDS = frozenset((
     "应该", "建议", "必须", "至少", "实际", "正常", "普通", "一次", "每次", "现在", "目前",
     "普段", "大体", "最大", "最小", "全部", "合計", "必要",
     "頻度", "频率", "频次", "次数", "回数", "时间", "時間", "时长", "期間", "期间", "数量", "数目",
-    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期"))
+    "程度", "大小", "长度", "長さ", "距离", "距離", "间隔", "間隔", "周期",
+    # manner and repetition ("重新开" for "再次开机", "一直开着" for "连续使用")
+    "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身", "自己", "自动",
+    # complements of direction ("折叠起来有多高": folded, "折叠后高度为1350毫米")
+    "起来", "下来", "出来", "上去", "下去", "过来", "回来", "回去"))
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")
@@ -457,8 +468,11 @@ def unsaid_feature(question: str, weights: Weights,
     Empty when nothing names the subject (the subject rule judges that,
     :func:`subject_missed`) or everything asked is said.
     """
+    # A chain holding a one-character word the sources write ("充" of "充满", written
+    # "充到100%") is a verb they word another way, not a thing they never name.
     chains = [chain for chain in weights.chains if not any(
-        _NUMERAL.search(pair) or pair in CJK_DEGREE_WORDS or pair[0] == "最" for pair in chain)]
+        _NUMERAL.search(pair) or pair in CJK_DEGREE_WORDS or pair[0] == "最"
+        or set(pair) & set(weights.singles) for pair in chain)]
     found: frozenset[str] = frozenset()
     gone = [chain for chain in chains if all(pair in weights.absent for pair in chain)]
     if gone and weights.weight.keys() - weights.absent:

@@ -106,7 +106,10 @@ def off_topic(question: str, sentences: Sequence[Sentence]) -> bool:
     anchors = anchor_terms(question)
     if not anchors:
         return False
-    present = set().union(*(set(s.terms) for s in sentences)) & anchors
+    # A CJK sentence without its subject is read with its document's title (its
+    # ``context``): "Buds Pro" named by the title only is named for all its sentences.
+    present = set().union(*(set(s.terms) | (set(s.context) if has_cjk(s.text) else set())
+                            for s in sentences)) & anchors
     return len(present) * 2 < len(anchors)
 
 
@@ -270,6 +273,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
         if cjk and _cjk_fits(sentence.text, question):
             cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
+        if cjk and _cjk_same_case(sentence.text, question):
+            cue += CUE_BOOST  # "100英寸：约2.66米" for "投出100寸", not the 40英寸 one
         if acted and acted in shows.get(id(sentence), ()):
             cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action
         elif gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example
@@ -328,6 +333,13 @@ def _cjk_fits(text: str, question: str) -> bool:
     from deepcite.citations import cjk_answers
 
     return cjk_answers.fits(text, question)
+
+
+def _cjk_same_case(text: str, question: str) -> bool:
+    """:func:`deepcite.citations.cjk_answers.same_case`, its module loaded on first use."""
+    from deepcite.citations import cjk_answers
+
+    return cjk_answers.same_case(text, question)
 
 
 __all__ = [

@@ -179,6 +179,12 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
     return [chain for chain in chains if chain]
 
 
+#: Complements of result that close a Chinese verb ("充满", "关掉", "用完"): the
+#: documents write the same verb with another ending or none ("充到100%", "关机后"),
+#: so the verb character is a word of its own (:func:`cjk_singles`).
+RESULT_CHARS = frozenset("满完掉")
+
+
 def cjk_singles(question: str) -> list[str]:
     """The content characters of ``question``'s Chinese and Japanese runs that no
     content pair holds: a one-character word between function characters, as the verbs
@@ -186,8 +192,9 @@ def cjk_singles(question: str) -> list[str]:
     verb in a compound ("借期", "清扫"), which shares no pair with the question, so the
     character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
     Each occurrence counts: the "烤" of "一次能烤" stands alone though "烤箱" holds
-    another. Question words are cut out first; kana and Hangul are left to their own
-    rules."""
+    another. A verb closed by a complement of result (:data:`RESULT_CHARS`: "充满",
+    "关掉") is such a word too: "从0%充到100%" and "关机后" write it without one.
+    Question words are cut out first; kana and Hangul are left to their own rules."""
     text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
     found: list[str] = []
     for match in CJK_RUN.finditer(text):
@@ -199,6 +206,8 @@ def cjk_singles(question: str) -> list[str]:
                              for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
                 if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
                     found.append(char)
+                elif segment[i + 1:i + 2] and segment[i + 1] in RESULT_CHARS:
+                    found.append(char)  # "充满": the verb 充, as "充到" or "充电" write it
     return found
 
 
@@ -273,5 +282,5 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
 
 
 __all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "cjk_chains", "cjk_singles", "cjk_terms",
+           "PARTICLES", "QUESTION_WORDS", "RESULT_CHARS", "cjk_chains", "cjk_singles", "cjk_terms",
            "cjk_variants", "korean_stem"]
