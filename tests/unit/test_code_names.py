@@ -9,24 +9,35 @@ words or as code, are still answered.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pytest
 
 from deepcite.citations.code_names import code_names, unwritten
 from deepcite.citations.grounded import grounded_answer
 from deepcite.types import Source
-from tests.unit.test_not_found_named_things import close_in_meaning, page
+from tests.unit.conftest import ModulePage
 
-PAGES = [
-    page(1, "quillpath", "Operations on quill path names",
-         "splitdrive(p) Split a pathname into drive and path. "
-         "join(a, *p) Join two or more pathname components. "
-         "The walk function yields the names in a directory tree."),
-    page(2, "ledgercsv", "Read and write ledger files",
-         "QUOTE_MINIMAL means quotes are placed only when required. "
-         "QUOTE_NONNUMERIC means that quotes are placed around every field that is not a number. "
-         "The writer function returns an object that converts rows to delimited strings. "
-         "uuid4() makes a random identifier for each ledger."),
-]
+Encoder = Callable[[str, Sequence[str]], list[float]]
+
+
+@pytest.fixture
+def pages(module_page: ModulePage) -> list[Source]:
+    """quillpath writes splitdrive, join and the word "walk"; ledgercsv two QUOTE_
+    constants, a writer function and uuid4."""
+    return [
+        module_page(1, "quillpath", "Operations on quill path names",
+                    "splitdrive(p) Split a pathname into drive and path. "
+                    "join(a, *p) Join two or more pathname components. "
+                    "The walk function yields the names in a directory tree."),
+        module_page(2, "ledgercsv", "Read and write ledger files",
+                    "QUOTE_MINIMAL means quotes are placed only when required. "
+                    "QUOTE_NONNUMERIC means that quotes are placed around every field that "
+                    "is not a number. "
+                    "The writer function returns an object that converts rows to delimited "
+                    "strings. "
+                    "uuid4() makes a random identifier for each ledger."),
+    ]
 
 
 @pytest.mark.parametrize("question", [
@@ -43,8 +54,9 @@ PAGES = [
     # a keyword argument join() does not take
     "How do I call quillpath.join(a, sep='/') with another separator?",
 ])
-def test_a_code_name_no_source_writes_is_not_found(question: str) -> None:
-    assert grounded_answer(question, PAGES, similarity=close_in_meaning) is None
+def test_a_code_name_no_source_writes_is_not_found(
+        question: str, pages: list[Source], close_in_meaning: Encoder) -> None:
+    assert grounded_answer(question, pages, similarity=close_in_meaning) is None
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -57,8 +69,9 @@ def test_a_code_name_no_source_writes_is_not_found(question: str) -> None:
     ("How do I write rows to ledger.csv with the ledgercsv writer function?",
      "converts rows"),
 ])
-def test_code_names_the_sources_write_are_answered(question: str, expected: str) -> None:
-    answer = grounded_answer(question, PAGES, similarity=close_in_meaning)
+def test_code_names_the_sources_write_are_answered(
+        question: str, expected: str, pages: list[Source], close_in_meaning: Encoder) -> None:
+    answer = grounded_answer(question, pages, similarity=close_in_meaning)
     assert answer is not None
     assert expected in answer.text
 
@@ -98,13 +111,16 @@ def test_where_a_dotted_name_counts_as_written() -> None:
 
 
 def _pydoc(number: int, module: str, summary: str, body: str) -> Source:
+    """A page laid out as pydoc writes it (NAME, FUNCTIONS, indented signatures), which
+    ``module_page``'s one-line text is not: the signature must stand on its own line."""
     url = f"file:///docs/module-{module}.txt"
     text = f"NAME\n    {module} - {summary}\n\nFUNCTIONS\n{body}"
     return Source(number=number, title=f"{module} — {summary} (module documentation)",
                   url=url, canonical_url=url, snippet=text, engine="memory")
 
 
-def test_a_function_named_only_by_its_signature_is_answered_from_its_page() -> None:
+def test_a_function_named_only_by_its_signature_is_answered_from_its_page(
+        close_in_meaning: Encoder) -> None:
     """Most sources speak of quoting; the one page on shellkit names ``quote`` only in
     the signature above the sentence that answers, and is still the page about it."""
     sources = [
