@@ -13,23 +13,34 @@ no source says (issue 45).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pytest
 
 from deepcite.citations.grounded import grounded_answer
 from deepcite.citations.numbered_names import numbered_names, unnamed
 from deepcite.citations.question_match import terms_of
-from tests.unit.test_not_found_named_things import close_in_meaning, page
+from deepcite.types import Source
+from tests.unit.conftest import ModulePage
 
-PAGES = [
-    page(1, "quillwrap", "Wrap and fill paragraphs",
-         "Allow breaking hyphenated words when break_on_hyphens is true. "
-         "The width argument sets the maximum length of wrapped lines. "
-         "Wrapped lines keep their indentation when the indent argument is given."),
-    page(2, "ferrynet", "HTTP protocol client",
-         "The client speaks HTTP/1.1 to the server and keeps the connection open. "
-         "The default port is 80 for plain connections and 443 for TLS. "
-         "Each identifier carries a version number from 1 through 5."),
-]
+Encoder = Callable[[str, Sequence[str]], list[float]]
+
+
+@pytest.fixture
+def pages(module_page: ModulePage) -> list[Source]:
+    """quillwrap speaks of hyphens, width and indentation; ferrynet of HTTP/1.1 and
+    identifier versions 1 through 5."""
+    page = module_page
+    return [
+        page(1, "quillwrap", "Wrap and fill paragraphs",
+             "Allow breaking hyphenated words when break_on_hyphens is true. "
+             "The width argument sets the maximum length of wrapped lines. "
+             "Wrapped lines keep their indentation when the indent argument is given."),
+        page(2, "ferrynet", "HTTP protocol client",
+             "The client speaks HTTP/1.1 to the server and keeps the connection open. "
+             "The default port is 80 for plain connections and 443 for TLS. "
+             "Each identifier carries a version number from 1 through 5."),
+    ]
 
 
 @pytest.mark.parametrize("question", [
@@ -42,8 +53,9 @@ PAGES = [
     # versions 1 through 5, not version 8
     "How do I make a version 8 identifier with ferrynet?",
 ])
-def test_what_the_sources_never_say_of_the_named_thing_is_not_found(question: str) -> None:
-    assert grounded_answer(question, PAGES, similarity=close_in_meaning) is None
+def test_what_the_sources_never_say_of_the_named_thing_is_not_found(
+        question: str, pages: list[Source], close_in_meaning: Encoder) -> None:
+    assert grounded_answer(question, pages, similarity=close_in_meaning) is None
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -53,8 +65,9 @@ def test_what_the_sources_never_say_of_the_named_thing_is_not_found(question: st
     ("What is the default port that ferrynet uses for HTTP/1.1?", "default port is 80"),
     ("Which version numbers can a ferrynet identifier carry?", "version number"),
 ])
-def test_what_they_say_of_it_is_still_answered(question: str, expected: str) -> None:
-    answer = grounded_answer(question, PAGES, similarity=close_in_meaning)
+def test_what_they_say_of_it_is_still_answered(
+        question: str, expected: str, pages: list[Source], close_in_meaning: Encoder) -> None:
+    answer = grounded_answer(question, pages, similarity=close_in_meaning)
     assert answer is not None
     assert expected in answer.text
 
@@ -84,14 +97,19 @@ def test_a_numbered_name_is_held_only_with_its_number_beside_it() -> None:
     assert unnamed("Does it speak HTTP/3?", [terms_of("HTTP3 is spoken too.")]) == []
 
 
-HEAPS = [
-    page(1, "quillheap", "Heap queue helpers",
-         "Push an item onto the heap, keeping the heap invariant. "
-         "Pop the smallest item off the heap."),
-    page(2, "ferrysock", "Low-level networking interface",
-         "Set a timeout on blocking socket operations. "
-         "The timeout is given in seconds as a float."),
-]
+@pytest.fixture
+def heaps(module_page: ModulePage) -> list[Source]:
+    """quillheap's page, whose NAME line is close to any question about it, and a
+    socket page that says "timeout"."""
+    page = module_page
+    return [
+        page(1, "quillheap", "Heap queue helpers",
+             "Push an item onto the heap, keeping the heap invariant. "
+             "Pop the smallest item off the heap."),
+        page(2, "ferrysock", "Low-level networking interface",
+             "Set a timeout on blocking socket operations. "
+             "The timeout is given in seconds as a float."),
+    ]
 
 
 def very_close(question: str, texts: list[str]) -> list[float]:
@@ -100,24 +118,26 @@ def very_close(question: str, texts: list[str]) -> list[float]:
     return [0.75 if text.startswith("quillheap -") else 0.5 for text in texts]
 
 
-def test_a_page_name_line_does_not_answer_what_no_page_of_the_subject_says() -> None:
+def test_a_page_name_line_does_not_answer_what_no_page_of_the_subject_says(
+        heaps: list[Source]) -> None:
     # "timeout" is said by the socket page only; quillheap's NAME line only says what
     # quillheap is, however close its meaning
     question = "How do I add a timeout to quillheap.push?"
-    assert grounded_answer(question, HEAPS, similarity=very_close) is None
+    assert grounded_answer(question, heaps, similarity=very_close) is None
 
 
-def test_a_page_name_line_still_says_what_its_subject_is() -> None:
-    answer = grounded_answer("What is the purpose of the quillheap module?", HEAPS,
+def test_a_page_name_line_still_says_what_its_subject_is(heaps: list[Source]) -> None:
+    answer = grounded_answer("What is the purpose of the quillheap module?", heaps,
                              similarity=very_close)
     assert answer is not None and "Heap queue helpers" in answer.text
 
 
-def test_a_cjk_yes_no_question_about_a_word_no_source_holds_is_not_found() -> None:
+def test_a_cjk_yes_no_question_about_a_word_no_source_holds_is_not_found(
+        module_page: ModulePage) -> None:
     """"支持蒸蛋糕吗" asks about steaming cakes, which no page says; the product's
     description is close in meaning to any question about it, and is no answer."""
-    cooker = page(1, "青禾 M3", "电饭煲使用说明",
-                  "青禾 M3 是一台家用智能电饭煲，内胆容量为3升。精煮模式需要40分钟。")
+    cooker = module_page(1, "青禾 M3", "电饭煲使用说明",
+                         "青禾 M3 是一台家用智能电饭煲，内胆容量为3升。精煮模式需要40分钟。")
 
     def close(question: str, texts: list[str]) -> list[float]:
         return [0.8] * len(texts)
