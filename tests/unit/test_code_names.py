@@ -15,6 +15,7 @@ import pytest
 
 from deepcite.citations.code_names import code_names, unwritten
 from deepcite.citations.grounded import grounded_answer
+from deepcite.citations.question_match import terms_of
 from deepcite.types import Source
 from tests.unit.conftest import ModulePage
 
@@ -96,18 +97,20 @@ def test_names_written_as_code(question: str, expected: list[str]) -> None:
 
 def test_where_a_dotted_name_counts_as_written() -> None:
     # the whole name, or all of it after its module, anywhere
-    assert unwritten("How do I use np.linspace?", ["A guide"], ["x = np.linspace(0, 1)"]) == []
-    assert unwritten("Use pathlib.Path.walk?", ["Notes"], ["Call Path.walk() on it."]) == []
+    assert unwritten("How do I use np.linspace?", [terms_of("A guide")],
+                     ["x = np.linspace(0, 1)"]) == []
+    assert unwritten("Use pathlib.Path.walk?", [terms_of("Notes")],
+                     ["Call Path.walk() on it."]) == []
     # its last part as code, in the module's page: another module's walk() is not it
-    titles = ["pathlib - paths", "os - system calls"]
+    titles = [terms_of("pathlib - paths"), terms_of("os - system calls")]
     texts = ["class Path(PurePath) glob(self, pattern)", "walk(top, topdown=True)"]
     assert unwritten("Use pathlib.Path.walk?", titles, texts) == ["pathlib.Path.walk"]
     assert unwritten("Use pathlib.Path.glob?", titles, texts) == []
     # sources that never write the module's name document none of it
-    assert unwritten("Use pathlib.Path.walk?", ["os - system calls"],
+    assert unwritten("Use pathlib.Path.walk?", [terms_of("os - system calls")],
                      ["walk(top, topdown=True)"]) == ["pathlib.Path.walk"]
     # "uuid7" is written "UUID 7" too
-    assert unwritten("Is uuid7 there?", ["ids"], ["UUID 7 is sortable."]) == []
+    assert unwritten("Is uuid7 there?", [terms_of("ids")], ["UUID 7 is sortable."]) == []
 
 
 def _pydoc(number: int, module: str, summary: str, body: str) -> Source:

@@ -32,7 +32,7 @@ abbreviations ("e.g.") are not names the sources must write.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from deepcite.text.stem import term
@@ -52,9 +52,6 @@ _NOT_CODE = frozenset((
     "tar", "bz2", "xz", "pdf", "docx", "doc", "xlsx", "png", "jpg", "jpeg", "gif", "svg",
     "sh", "js", "ts", "exe", "dll", "so", "whl", "lock", "env", "com", "org", "net", "io",
     "gov", "edu", "dev", "ai", "uk", "de", "fr", "cn", "jp", "eu", "info", "app"))
-
-#: Words that make a dotted word two sentences run together ("it.What").
-_PROSE = STOPWORDS
 
 
 @dataclass(frozen=True)
@@ -76,7 +73,7 @@ def code_names(question: str) -> list[CodeName]:
     for match in _DOTTED.finditer(question):
         parts = tuple(match.group().split("."))
         if parts[-1].lower() in _NOT_CODE or all(len(p) == 1 for p in parts) \
-                or any(p.lower() in _PROSE for p in parts):
+                or any(p.lower() in STOPWORDS for p in parts):
             continue  # a file, an address, "e.g.", or two sentences run together
         found.setdefault(parts, CodeName(parts))
         dotted_spans.append(match.span())
@@ -108,7 +105,7 @@ def _anywhere(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", re.IGNORECASE)
 
 
-def _held(name: CodeName, titles: Sequence[str], texts: Sequence[str]) -> bool:
+def _held(name: CodeName, titles: Sequence[Collection[str]], texts: Sequence[str]) -> bool:
     last = name.parts[-1]
     if len(name.parts) == 1:
         pattern = _as_code(last) if _plain(last) else _anywhere(last)
@@ -120,14 +117,17 @@ def _held(name: CodeName, titles: Sequence[str], texts: Sequence[str]) -> bool:
     first = name.parts[0]
     said = re.compile(rf"(?<![\w]){re.escape(first)}(?![\w])", re.IGNORECASE)
     scoped = [text for title, text in zip(titles, texts, strict=True)
-              if term(first.lower()) in {term(w) for w in re.findall(r"\w+", title.lower())}]
+              if term(first.lower()) in title]
     scoped = scoped or [text for text in texts if said.search(text)]
     pattern = _as_code(last) if _plain(last) else _anywhere(last)
     return any(pattern.search(text) for text in scoped)
 
 
-def unwritten(question: str, titles: Sequence[str], texts: Sequence[str]) -> list[str]:
+def unwritten(question: str, titles: Sequence[Collection[str]],
+              texts: Sequence[str]) -> list[str]:
     """The code names of ``question`` that no source writes (as :func:`code_names`
-    reads them), ``titles`` and ``texts`` given source by source."""
+    reads them), ``titles`` (each title's terms, as
+    :func:`deepcite.citations.question_match.terms_of` gives them) and ``texts`` given
+    source by source."""
     return [name.written for name in code_names(question)
             if not _held(name, titles, texts)]

@@ -183,7 +183,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     source_titles = [question_match.terms_of(s.title) for s in sources]  # by rank
     if unnamed(question, [*(s.terms for s in sentences), *source_titles]):
         return []  # "HTTP/3" asked, only HTTP/1.1 said (numbered_names)
-    if unwritten(question, [s.title for s in sources], [s.text for s in sources]):
+    if unwritten(question, source_titles, [s.text for s in sources]):
         return []  # "os.path.splitroot" asked, no source writes it (code_names)
     # "5200毫安时" says "容量" (capacity) by its unit: a CJK sentence holding a number in
     # the units of the dimension the question names is about that word too.
