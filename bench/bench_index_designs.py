@@ -91,7 +91,10 @@ def main() -> None:
                 ids = inverted._ids(searcher, inverted._query("text", terms), pool)
                 by_id = {h.chunk_id: h for h in retrieval.hits_by_ids(conn, ids)}
                 hits = [by_id[i] for i in ids if i in by_id]
-                return [h.chunk_id for h in inverted._rescore(searcher, terms, hits, avg, bc.K)]
+                texts = {h.chunk_id: h.text for h in hits}
+                titles = {h.chunk_id: h.title for h in hits}
+                best = inverted._rescore(searcher, terms, texts, list(texts), avg, bc.K, titles)
+                return [chunk_id for chunk_id, _ in best]
 
             designs: dict[str, Callable[[str], list[int]]] = {
                 "fts5": lambda q: [h.chunk_id for h in rerank.search(conn, q, bc.K)],

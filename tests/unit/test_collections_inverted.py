@@ -456,3 +456,27 @@ def test_searches_from_many_threads_and_adds_between_them(
         found = list(pool.map(lambda _: [h.title for h in collection.search("wombats")],
                               range(4)))
     assert found == [["Late"]] * 4
+
+
+def test_a_page_name_repeated_in_a_chunk_does_not_outrank_the_word_asked(
+    make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every chunk of the ziplib page is about ziplib; the one the question wants is the
+    # chunk holding "unpackall", not the class listing that says "ziplib" ten times.
+    folder = tmp_path / "docs"
+    listing = " ".join(f"ziplib.Archive{n} is a class of ziplib." for n in range(10))
+    method = ("The unpackall method writes every member to a folder. "
+              + "Members keep their names and times. " * 20)
+    filler = "Each member has a name, a size and a time of its own. " * 20
+    _write(folder, "ziplib.md", f"# ziplib\n\n## Classes\n\n{listing}\n\n{filler}\n\n"
+                                f"## Methods\n\n{method}\n\n## Notes\n\n{filler}\n")
+    for n in range(6):
+        _write(folder, f"other{n}.md", f"# Other {n}\n\n" + "filler text. " * 80)
+    collection = Collection.create("c", settings=make_settings())
+    collection.add(folder)
+    _no_fts5(monkeypatch)
+    page = (folder / "ziplib.md").read_text(encoding="utf-8")
+    texts = [page[h.metadata["start"]:h.metadata["end"]]
+             for h in collection.search("What does ziplib.Archive.unpackall do?")]
+    assert "unpackall" in texts[0]
+    assert any("Archive3" in text for text in texts[1:])  # the listing still comes

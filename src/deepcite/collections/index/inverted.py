@@ -245,7 +245,8 @@ def search(conn: sqlite3.Connection, db: Path, question: str, k: int,
         # results: a second query for the k best cost more than reading 20 rows at once.
         by_id = {hit.chunk_id: hit for hit in hits_by_ids(conn, ids)}
         texts = {chunk_id: hit.text for chunk_id, hit in by_id.items()}
-        best = _rescore(searcher, terms, texts, ids, avg_chars, k)
+        titles = {chunk_id: hit.title for chunk_id, hit in by_id.items()}
+        best = _rescore(searcher, terms, texts, ids, avg_chars, k, titles)
         hits = [replace(by_id[i], score=score) for i, score in best]
         if len(hits) < k:  # chunks that match only through their document's title
             seen = {hit.chunk_id for hit in hits}
@@ -269,6 +270,12 @@ def _stems(word: str) -> tuple[str, ...]:
             _STEMS.clear()
         stems = _STEMS[word] = tuple(ANALYZER.analyze(word))
     return stems
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_terms(title: str) -> tuple[str, ...]:
+    """The index terms of a document title (a handful of titles recur in every search)."""
+    return tuple(ANALYZER.analyze(title))
 
 
 def _candidate_words(terms: list[str]) -> list[re.Pattern[str]]:
@@ -307,9 +314,21 @@ def _word_counts(texts: list[str], patterns: list[re.Pattern[str]]) -> list[Coun
 
 
 def _rescore(searcher: tantivy.Searcher, terms: list[str], texts: dict[int, str],
-             ids: list[int], avg_chars: float, k: int) -> list[tuple[int, float]]:
+             ids: list[int], avg_chars: float, k: int,
+             titles: dict[int, str] | None = None) -> list[tuple[int, float]]:
     """The ``k`` best ``(chunk id, score)`` of ``ids`` (best first as tantivy ranked
-    them), by BM25 with the Lucene IDF and a length norm in characters."""
+    them), by BM25 with the Lucene IDF and a length norm in characters.
+
+    A term the chunk's document title holds ("zipfile" on the zipfile page) counts once
+    in a chunk that holds it, however often: the whole page is about it, so the chunk
+    that repeats it most is no more relevant than the one that also holds the rare word
+    asked ("extractall"). Counted in full, the page's name repeated in its class listing
+    outweighed the method the question named. On the Python FAQ benchmark recall@10 went
+    from 0.458 to 0.464 (full docs) and 0.717 to 0.729 (``--quick``); also crediting
+    the title term to chunks that lack it lost a question on the full docs.
+    """
+    titled = {chunk_id: frozenset(_title_terms(title))
+              for chunk_id, title in (titles or {}).items()}
     n = max(searcher.num_docs, 1)
     idf = {}
     for term in terms:
@@ -328,7 +347,9 @@ def _rescore(searcher: tantivy.Searcher, terms: list[str], texts: dict[int, str]
             for term in found:
                 tf[term] = tf.get(term, 0) + count
         norm = 1 - B + B * len(texts[chunk_id]) / max(avg_chars, 1.0)
-        score = sum(idf[t] * f * (K1 + 1) / (f + K1 * norm) for t, f in tf.items())
+        about = titled.get(chunk_id, ())
+        score = sum(idf[t] * f * (K1 + 1) / (f + K1 * norm)
+                    for t, f in ((t, 1 if t in about else f) for t, f in tf.items()))
         scored.append((score, -position, chunk_id))
     scored.sort(reverse=True)
     return [(chunk_id, score) for score, _, chunk_id in scored[:k] if score > 0]
