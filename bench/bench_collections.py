@@ -598,8 +598,7 @@ def bench_recall(db: Path, chunks: list[ChunkRow], root: Path, faq: list[FaqItem
         if any(hit(r.metadata["path"], r.metadata["start"], r.metadata["end"], g) for r in res):
             found += 1
     results["deepcite (tantivy + Lucene-IDF re-score)"] = found / len(faq)
-    from deepcite.collections.index import rerank
-    from deepcite.collections.index import Index
+    from deepcite.collections.index import Index, rerank
 
     found = 0
     with Index(db).connect() as conn:  # the FTS5 path, used before the inverted index
@@ -934,8 +933,7 @@ def _latencies(db: Path, work: Path, queries: list[str], query_tokens: list[list
     """Query times of deepcite, of its FTS5 path, of bm25s (ranking only, the query
     tokenised beforehand) and of bm25s doing what a search does (tokenising the
     query, ranking, reading its chunks from the file), and bm25s's build time."""
-    from deepcite.collections.index import rerank
-    from deepcite.collections.index import Index
+    from deepcite.collections.index import Index, rerank
 
     collection = open_collection(db, make_settings(work / "data"))
     with Index(db).connect() as conn:
