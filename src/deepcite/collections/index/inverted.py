@@ -245,8 +245,9 @@ def search(conn: sqlite3.Connection, db: Path, question: str, k: int,
         # results: a second query for the k best cost more than reading 20 rows at once.
         by_id = {hit.chunk_id: hit for hit in hits_by_ids(conn, ids)}
         texts = {chunk_id: hit.text for chunk_id, hit in by_id.items()}
-        titles = {chunk_id: hit.title for chunk_id, hit in by_id.items()}
-        best = _rescore(searcher, terms, texts, ids, avg_chars, k, titles)
+        heads = _dotted_heads(question)
+        titles = {chunk_id: hit.title for chunk_id, hit in by_id.items()} if heads else {}
+        best = _rescore(searcher, terms, texts, ids, avg_chars, k, titles, heads)
         hits = [replace(by_id[i], score=score) for i, score in best]
         if len(hits) < k:  # chunks that match only through their document's title
             seen = {hit.chunk_id for hit in hits}
@@ -270,6 +271,16 @@ def _stems(word: str) -> tuple[str, ...]:
             _STEMS.clear()
         stems = _STEMS[word] = tuple(ANALYZER.analyze(word))
     return stems
+
+
+_DOTTED_HEAD = re.compile(r"\b([A-Za-z_][\w]*)\.(?=[A-Za-z_])")
+
+
+def _dotted_heads(question: str) -> frozenset[str]:
+    """The index terms of the names a question writes before a dot ("zipfile" and
+    "ZipFile" in "zipfile.ZipFile.extractall"): the pages such a name lives on."""
+    return frozenset(t for m in _DOTTED_HEAD.finditer(question)
+                     for t in ANALYZER.analyze(m.group(1)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -315,19 +326,23 @@ def _word_counts(texts: list[str], patterns: list[re.Pattern[str]]) -> list[Coun
 
 def _rescore(searcher: tantivy.Searcher, terms: list[str], texts: dict[int, str],
              ids: list[int], avg_chars: float, k: int,
-             titles: dict[int, str] | None = None) -> list[tuple[int, float]]:
+             titles: dict[int, str] | None = None,
+             heads: frozenset[str] = frozenset()) -> list[tuple[int, float]]:
     """The ``k`` best ``(chunk id, score)`` of ``ids`` (best first as tantivy ranked
     them), by BM25 with the Lucene IDF and a length norm in characters.
 
-    A term the chunk's document title holds ("zipfile" on the zipfile page) counts once
-    in a chunk that holds it, however often: the whole page is about it, so the chunk
-    that repeats it most is no more relevant than the one that also holds the rare word
-    asked ("extractall"). Counted in full, the page's name repeated in its class listing
-    outweighed the method the question named. On the Python FAQ benchmark recall@10 went
-    from 0.458 to 0.464 (full docs) and 0.717 to 0.729 (``--quick``); also crediting
-    the title term to chunks that lack it lost a question on the full docs.
+    A term the question writes at the head of a dotted name (``heads``: "zipfile" in
+    "zipfile.ZipFile.extractall") that the chunk's document title holds scores as if
+    saturated in every chunk of that document, whatever the chunk's text says: the page
+    is the one the name lives on, so the chunk that repeats the page's name most is no
+    more relevant than the one holding the rare word asked ("extractall"). Counted by
+    text alone, zipfile's class listing outweighed the method. Only for such heads: done
+    for every title term, "function" saturated every chunk of "Built-in Functions" and
+    recall@10 on the Python FAQ fell from 0.458 to 0.404; counting a title term once per
+    chunk instead lost the title page's lead on how-to questions (gold page first for
+    16 of 25 instead of 21).
     """
-    titled = {chunk_id: frozenset(_title_terms(title))
+    titled = {chunk_id: frozenset(_title_terms(title)) & heads
               for chunk_id, title in (titles or {}).items()}
     n = max(searcher.num_docs, 1)
     idf = {}
@@ -347,9 +362,10 @@ def _rescore(searcher: tantivy.Searcher, terms: list[str], texts: dict[int, str]
             for term in found:
                 tf[term] = tf.get(term, 0) + count
         norm = 1 - B + B * len(texts[chunk_id]) / max(avg_chars, 1.0)
-        about = titled.get(chunk_id, ())
+        about = titled.get(chunk_id, frozenset()) & idf.keys()
         score = sum(idf[t] * f * (K1 + 1) / (f + K1 * norm)
-                    for t, f in ((t, 1 if t in about else f) for t, f in tf.items()))
+                    for t, f in tf.items() if t not in about)
+        score += sum(idf[t] * (K1 + 1) for t in about)  # saturated: the page is about it
         scored.append((score, -position, chunk_id))
     scored.sort(reverse=True)
     return [(chunk_id, score) for score, _, chunk_id in scored[:k] if score > 0]
