@@ -145,3 +145,18 @@ def test_a_cjk_yes_no_question_about_a_word_no_source_holds_is_not_found(
     assert grounded_answer("青禾 M3 支持蒸蛋糕吗？", [cooker], similarity=close) is None
     answer = grounded_answer("青禾 M3 的精煮模式需要多久？", [cooker], similarity=close)
     assert answer is not None and "40分钟" in answer.text
+
+
+def test_a_light_verb_no_source_says_is_no_word_the_answer_must_hold(
+        heaps: list[Source]) -> None:
+    # "take off" is said "pop ... off"; a verb of little meaning of its own, absent from
+    # every candidate, weighed as the rarest word and vetoed the sentence that answers
+    def fairly_close(question: str, texts: list[str]) -> list[float]:
+        return [0.5] * len(texts)
+
+    answer = grounded_answer("What does quillheap take off the heap?", heaps,
+                             similarity=fairly_close)
+    assert answer is not None and "smallest item" in answer.text
+    # the real word a question asks, which no page says, still makes it "not found"
+    assert grounded_answer("What does quillheap take off the tree?", heaps,
+                           similarity=fairly_close) is None

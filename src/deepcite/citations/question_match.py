@@ -89,6 +89,14 @@ ABSENT_VETO = 0.35
 ABSENT_CLOSE = 0.7
 #: ... or it holds this many of the question's terms: most of what the sources can say.
 ABSENT_MATCHED = 3
+#: Verbs of little meaning of their own ("take off", "put back", "get"), which the
+#: sources write as the verb they stand for ("What does heappop *take off* the heap?":
+#: "*Pop* the smallest item off the heap"). Like :data:`SPEAKER_WORDS`, dropped from a
+#: question only where no candidate sentence says it: as an absent term it weighed as
+#: much as the rarest word there is and vetoed the sentence that answers.
+LIGHT_VERBS = frozenset(term(word) for word in (
+    "take", "takes", "taking", "took", "put", "puts", "putting", "get", "gets",
+    "getting", "got"))
 #: Words a question about a forum thread or comments uses for whoever wrote a post
 #: ("How many flats has *the poster* had?", "What did *the replier* recommend?"). The
 #: post says "I" and "my": no sentence holds the word, and as an absent term it weighed
@@ -359,9 +367,9 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     for terms in pool:
         for t in wanted & set(terms):
             df[t] += 1
-    for speaker in [t for t in wanted & SPEAKER_WORDS if not df[t]]:
-        wanted.discard(speaker)  # "the poster" of a post that says "I"
-        del df[speaker]
+    for unwritten in [t for t in wanted & (SPEAKER_WORDS | LIGHT_VERBS) if not df[t]]:
+        wanted.discard(unwritten)  # "the poster" of a post that says "I", "take off"
+        del df[unwritten]
     # A one-character word no candidate holds is no subject the sources miss (as an
     # absent word would be): most often it is a verb they write another way.
     lone = cjk_singles(question) if has_cjk(question) else []
