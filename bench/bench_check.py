@@ -26,9 +26,14 @@ password manager), ``check_dev24`` (a glacier research station), ``check_dev25``
 dairy cooperative), ``check_dev26`` (a lido), ``check_dev27`` (an observatory),
 ``check_dev28`` (a teaching laboratory's safety rules), ``check_dev29`` (a coffee
 roaster; measured first, then tuned on in the sixth pass), ``check_dev30`` (a hospital's
-car parks) and ``check_dev31`` (a bakery chain; kept for measuring only: no change was
-written from its claims); the last thirteen are drafts written as a person would (true
-claims reworded, restrictions changed). Each
+car parks), ``check_dev31`` (a bakery chain; kept for measuring only: no change was
+written from its claims), ``check_dev32`` (a city marathon), ``check_dev33`` (a
+database release; measured only), ``check_dev34`` (a migraine trial) and
+``check_dev35`` (a community wind cooperative), both held back: measured before and
+after the eighth pass, never tuned on, and ``check_dev36`` (a heritage railway) and
+``check_dev37`` (a language summer school), the eighth pass's tuning sets; from
+``check_dev19`` on they are drafts written as a person would (true claims reworded,
+restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
 in ``docs/benchmarks.md``).
 

@@ -92,8 +92,9 @@ def test_whenever_you_like_is_at_any_time() -> None:
 
 
 def test_the_first_hour_is_one_hour() -> None:
-    [value] = extract_values("The first hour is free for callers.")
+    value, free = extract_values("The first hour is free for callers.")
     assert value.amount == 3600.0
+    assert (free.kind, free.amount) == ("money", 0.0)  # "free": a price of nothing
     assert judge("The first hour is free for callers.", KESTREL).verdict == "contradicted"
     assert extract_values("on the first day of the month") == []
     assert [v.text for v in extract_values("Uptime was 99.5% last year.")] == ["99.5%"]

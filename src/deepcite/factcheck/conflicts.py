@@ -277,6 +277,16 @@ def _piece_with(text: str, terms: frozenset[str] | set[str], *, widen: bool = Fa
     return _LEADING_JOIN.sub("", piece)
 
 
+# What a thing is made of: "a technical running shirt" against "a cotton T-shirt", "a
+# wooden bench" against "a steel bench". Named with the word after them in a note
+# ("cotton T-shirt"): the material alone does not say of what.
+_MATERIALS = (
+    "cotton polyester wool woollen merino linen silk nylon synthetic technical fleece "
+    "leather denim",
+    "wooden wood timber oak pine steel iron aluminium aluminum plastic glass concrete "
+    "stone brick bronze copper",
+)
+_MATERIAL_WORDS = frozenset(" ".join(_MATERIALS).split())
 # Words of one kind of which a sentence saying one where the claim says another, beside
 # the same word, states another fact: "the green bin" against "the blue bin", "the
 # second woman" against "the first woman".
@@ -288,6 +298,7 @@ _KINDS = tuple(frozenset(words.split()) for words in (
     "spring summer autumn fall winter",
     "northern southern eastern western north south east west",
     "morning afternoon evening night",
+    *_MATERIALS,
 ))
 
 
@@ -296,16 +307,33 @@ def other_of_kind(claim: str, sentence: str) -> tuple[str, str] | None:
     directions, times of day) the claim says and the sentence replaces with another of
     the same kind beside the same word, as ``(claim's, sentence's)``; else None."""
     mine = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(claim)]
-    theirs = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
+    clause = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(_clause_about(claim, sentence))]
+    whole = [_of_kind(w) for w in _WORDS_AND_NUMBERS.findall(sentence)]
     for kind in _KINDS:
+        # a material qualifies the noun beside it wherever the clause is ("a medal and a
+        # cotton T-shirt": the T-shirt's clause says fewer of the claim's words)
+        theirs = whole if kind <= _MATERIAL_WORDS else clause
         for word in mine:
             if word not in kind or word in theirs:
                 continue
             for other in theirs:
                 if other in kind and other not in mine \
                         and _same_neighbour(mine, word, theirs, other):
+                    if word in _MATERIAL_WORDS:
+                        return _with_next(claim, word), _with_next(sentence, other)
                     return word, other
     return None
+
+
+def _with_next(text: str, word: str) -> str:
+    """``word`` as ``text`` writes it with the word after it, when that is a content
+    word ("cotton T-shirt"); else ``word``."""
+    match = re.search(rf"\b{re.escape(word)}\b(?:\s+([A-Za-z][\w-]*))?", text, re.IGNORECASE)
+    if match is None:
+        return word
+    if match.group(1) and terms_of(match.group(1)):
+        return match.group(0)
+    return text[match.start():match.start() + len(word)]
 
 
 _ALL_KINDS = frozenset().union(*_KINDS)
@@ -415,4 +443,42 @@ def forbidden(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[s
         if words and words <= claim_terms:
             return _LEADING_JOIN.sub("", claim[mine.start():].strip().rstrip(".")), \
                 _LEADING_JOIN.sub("", piece.strip().rstrip("."))
+    return None
+
+
+# A claim that someone still holds a role: "who still runs it today", "is still in
+# charge", "still leads the team".
+_STILL_HOLDS = re.compile(
+    r"\b(?:still|now|today|currently)\s+(?:(?:runs|leads|heads|manages|owns|directs|chairs|"
+    r"coaches)\b|is\s+(?:in\s+charge|the\s+(?:director|head|chair|owner|manager|"
+    r"leader|principal|editor)))[^,.;]*|\b(?:runs|leads|heads|manages|owns|directs|"
+    r"chairs)\s+(?:it|them|the\s+\w+)\s+(?:still|today|now)\b", re.IGNORECASE)
+# ... and a source's word for who holds it now.
+_HOLDER = re.compile(
+    r"\b(?:director|head|chair|chairman|chairwoman|chief executive|owner|manager|leader|"
+    r"principal|editor|run by|led by|managed by|owned by|headed by|directed by)\b",
+    re.IGNORECASE)
+
+
+def other_holder(claim: str, sentence: str, known: frozenset[str] | set[str]
+                 ) -> tuple[str, str] | None:
+    """A claim that the person it names still holds a role ("set up by Elena Marchetti,
+    who still runs it today") against a sentence naming someone else as the holder
+    ("its director today is Paolo Ferrante"), as ``(claim's words, the other name)``;
+    else None. The names alone do not conflict - both are stated, each for its own
+    role - so the claim's "still" is what the other name contradicts."""
+    still = _STILL_HOLDS.search(claim)
+    if still is None or _HOLDER.search(sentence) is None:
+        return None
+    claim_terms = terms_of(claim)
+    if not any(terms_of(claim[a:b]) for a, b in name_groups(claim, known)):
+        return None  # no one named to hold it
+    role = _HOLDER.search(sentence)
+    for start, end in name_groups(sentence, known):
+        words = terms_of(sentence[start:end])
+        # a person's name: two capitalised words or more, none of the claim's, after
+        # the word for the role
+        if role is not None and start > role.start() and len(sentence[start:end].split()) >= 2 \
+                and words and not words & claim_terms:
+            return still.group(0).strip(), sentence[start:end]
     return None

@@ -35,18 +35,19 @@ from deepcite.factcheck.conflicts import (
     name_in_place,
     opposed,
     other_agent,
+    other_holder,
     other_of_kind,
     other_place,
     other_role,
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
-from deepcite.factcheck.names import capitalised_inside, name_groups
+from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.passages import Pool, Sentence, share_said, terms_said, values_of
-from deepcite.factcheck.restrictions import always, limit_clash, scope_clash
+from deepcite.factcheck.restrictions import always, limit_clash, scope_clash, start_clash
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import Value, agrees, agrees_as_count
+from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, bound_words
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 from deepcite.types import SearchResult, Verdict
@@ -210,6 +211,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 meaning: Meaning | None = None,
                 borrowed: frozenset[str] = frozenset()) -> Judgement:
     """The verdict on one claim or clause (already cleaned of markup)."""
+    values = values_of(text)
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
     name_terms = frozenset(t for group in groups for t in terms_of(group))
@@ -222,7 +224,6 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
-    values = values_of(text)
     cosine = _closeness(text, pool, meaning)
 
     def rank(score: float, sentence: Sentence) -> float:
@@ -312,7 +313,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             stated.append(group)
         elif placed is None and words <= passage_terms:
             stated.append(group)
-        elif placed is not None and words - everywhere:
+        elif placed is not None and words - everywhere \
+                and language_at(best.text, *placed) <= language_at(text, start, end):
+            # (a language where the claim names a place - "courses in Italian" against
+            # "courses in Rome" - is another kind of name; "German" against
+            # "Austrian" one of the same kind)
             # "Lund University" where the sentence says "Uppsala University": the
             # name's own word is in no passage
             conflicts.append(Conflict(group, best.text[placed[0]:placed[1]], quote_of(best)))
@@ -321,7 +326,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     if not conflicts:
         role = other_role(text, best.text, best.terms) or other_of_kind(text, best.text) \
             or other_agent(text, best.text, everywhere) \
-            or other_place(text, best.text, everywhere)
+            or other_place(text, best.text, everywhere) \
+            or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     denier = best
@@ -363,7 +369,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
         clash = limit_clash(text, best.text) or scope_clash(text, best.text)
-        if clash is not None and clash.outcome == "contradicted":
+        # "since the day it opened" against a start the source dates later, in the
+        # sentence or the one after or before it
+        started = next(((s, c) for s in (best, *near)
+                        if (c := start_clash(text, s.text)) is not None), None)
+        if started is not None and (clash is None or clash.outcome != "contradicted"):
+            conflicts.append(Conflict(started[1].draft, started[1].source,
+                                      quote_of(started[0])))
+        elif clash is not None and clash.outcome == "contradicted":
             conflicts.append(Conflict(clash.draft, clash.source, quote_of(best)))
         elif clash is not None:
             scoped = True
@@ -380,20 +393,24 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     # the share of the claim's words alone (its values' agreement aside) decides how
     # much of the claim beyond its values the sentence says
     # (the words of its values - "an hour" against "55 minutes" - are the values')
-    value_words = frozenset(t for v in values for t in terms_of(v.text)) - best.terms
+    # ("around", "at least": how exact a value is, which the values compare)
+    # ("free" is a value said in a word: the words decide how much of the claim is said)
+    measured = [v for v in values if v.unit != FREE]
+    value_words = frozenset(t for v in measured for t in terms_of(v.text)
+                            | terms_of(bound_words(text, v))) - best.terms
     words = subject - value_words if len(subject - value_words) >= 1 else subject
     words_score = share_said(words, name_terms - unknown, best, pool)
-    enough = SUPPORTED if not values else SUPPORTED_WITH_VALUES if not all(
-        v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in values
+    enough = SUPPORTED if not measured else SUPPORTED_WITH_VALUES if not all(
+        v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in measured
     ) else FOUND
     # two or more of the claim's values, all in the one sentence, say it whatever
     # words carry them ("starts at 8:45 and finishes at 15:15", "runs from 8:45 to
     # 15:15")
     best_values = values_of(best.text)
-    facts = [v for v in values if v.dimension != "period"]  # "a month" only qualifies
+    facts = [v for v in measured if v.dimension != "period"]  # "a month" only qualifies
     meant = best_meaning >= MEANING_SUPPORTED or (
-        best_meaning >= MEANING_WITH_VALUES and bool(values)
-        and all(v.text in stated for v in values))
+        best_meaning >= MEANING_WITH_VALUES and bool(measured)
+        and all(v.text in stated for v in measured))
     # (a count under another noun too, "48 benches" in "48 workbenches": one no other
     # value of the claim states, and no bound - "at least two tutors" counts no benches)
     all_in_best = len(facts) >= 2 and all(
@@ -401,7 +418,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             not other.bound and agrees_as_count(v, other)
             and not any(agrees(mine, other) for mine in values if mine is not v))
             for other in best_values)
-        for v in values)
+        for v in measured)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
@@ -414,6 +431,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         missing.append(unsaid)
     # the one thing stated is the name the claim opens with: its subject
     subject_only = len(stated) == 1 and text.startswith(stated[0])
+    if verdict == "partly_supported" and (not stated or subject_only) and missing and all(
+            terms_of(m) and terms_of(m) <= unknown for m in missing):
+        # what the claim says beyond its subject is a name no passage has ("also runs
+        # courses in Rome"): nothing of it is stated
+        return Judgement("not_found", best_score)
     if verdict == "partly_supported" and subject_only and best_score < FOUND \
             and best_meaning < MEANING_SUPPORTED:
         # a sentence close in meaning saying only the claim's subject by name ("Kestrel
@@ -426,6 +448,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
 
 _AND_CLAUSE = re.compile(r"\s+and\s+(?=(?:is|are|was|were|has|have|had|can|will|"
                          r"also|now)\b)")
+# The last item of a list the claim ends with: "... and a garden".
+_AND_LAST_ITEM = re.compile(r"\s+and\s+(?=(?:a|an|some)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
+                            r"\s*\.?\s*$)")
 #: The fewest content words of an added clause for :func:`_unsaid_clause`.
 CLAUSE_MIN_TERMS = 2
 
@@ -436,10 +461,18 @@ def _unsaid_clause(text: str, sentences: Sequence[Sentence],
     patients"), stating no value and at least :data:`CLAUSE_MIN_TERMS` content words,
     none of which the best of ``sentences`` says and no more than half of which one of
     the others (its neighbours) says; else None."""
-    for match in _AND_CLAUSE.finditer(text):
+    last = _AND_LAST_ITEM.search(text)
+    for match in [*_AND_CLAUSE.finditer(text), *([last] if last else [])]:
         clause = text[match.end():].rstrip(" .")
         terms = terms_of(clause)
-        if len(terms) < CLAUSE_MIN_TERMS or any(v.start >= match.end() for v in values):
+        if match is last and terms and not any(v.start >= match.end() for v in values) \
+                and not any(terms_said(terms, s.terms) for s in sentences):
+            # the last thing of a list ("a kitchen on every floor and a garden") that
+            # no sentence there says, even in one word
+            return clause
+        # ("free" is a value of no amount, said in a word: the clause's words decide)
+        if len(terms) < CLAUSE_MIN_TERMS or any(v.start >= match.end() and v.unit != FREE
+                                                for v in values):
             continue
         best, *near = sentences
         if not terms_said(terms, best.terms) and not any(

@@ -12,7 +12,7 @@ from deepcite.factcheck.dates import MONTHS
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["ABBREVIATIONS", "capitalised_inside", "name_groups"]
+__all__ = ["ABBREVIATIONS", "capitalised_inside", "language_at", "name_groups"]
 
 #: Abbreviations a draft writes for what a source spells out ("CEO", "chief executive"):
 #: read as those words, never as names.
@@ -127,3 +127,23 @@ def _title_line(line: str) -> bool:
     words = [w for w in _LINE_WORD.findall(stripped) if w.lower() not in STOPWORDS]
     return len(words) >= 2 and sum(w[0].isupper() for w in words) >= 0.6 * len(words) \
         and not stripped.rstrip().endswith((".", "!", "?"))
+
+
+# A language or nationality: "Italian", "Chinese", "Spanish", "French".
+_LANGUAGE_SHAPE = re.compile(r"[A-Z][a-z]+(?:ian|ese|ish)")
+_LANGUAGES = frozenset("""French Dutch German Greek Thai Swiss Welsh Irish Czech Basque
+    Catalan Arabic Hebrew Latin Hindi Urdu Swahili Maori Gaelic""".split())  # noqa: SIM905
+_IN_BEFORE = re.compile(r"\bin\s+$", re.IGNORECASE)
+_NOUN_AFTER = re.compile(r"\s+[a-z]")
+
+
+def language_at(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start``..``end`` of ``text`` is a language or nationality
+    ("courses in Italian", "Italian students") rather than a place or a person: a draft's
+    "courses in Rome" is not contradicted by "courses in Italian", another kind of name
+    in the same place. The shape alone would take "Adrian" for one, so the word must
+    follow "in" or qualify a noun after it."""
+    word = text[start:end]
+    if not (_LANGUAGE_SHAPE.fullmatch(word) or word in _LANGUAGES):
+        return False
+    return bool(_IN_BEFORE.search(text, 0, start)) or bool(_NOUN_AFTER.match(text, end))

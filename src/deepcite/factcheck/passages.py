@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from deepcite.factcheck.negation import OPPOSITES
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import Value, agrees, extract_values, same_slot
+from deepcite.factcheck.values import FREE, Value, agrees, extract_values, same_slot
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stopwords import STOPWORDS
 
@@ -162,6 +162,12 @@ def terms_said(claim: frozenset[str], sentence: frozenset[str]) -> frozenset[str
         or any(_derived(term, theirs) for theirs in sentence - claim))
 
 
+# The words of a bound ("around", "at least", "or older"): how exact a value is.
+_BOUND_TERMS = terms_of("about around roughly approximately nearly almost circa estimated "
+                        "least most more less fewer over under above below maximum minimum "
+                        "older younger upwards")
+
+
 def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
            pool: Pool, values: Sequence[Value] = ()) -> float:
     total = sum(pool.weight(term) for term in claim)
@@ -175,11 +181,24 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
         weight = max(pool.weight(term) for term in claim)
         theirs = values_of(sentence.text)
         for value in values:
+            if value.unit == FREE:
+                continue  # "free" is one of the claim's words already, and a common one
             total += weight
+            credited: frozenset[str] = frozenset()
             if any(agrees(value, other) for other in theirs):
                 said += weight
+                # and the noun it counts, said in the sentence's own ("420 helpers"
+                # stated as "about 420 volunteers")
+                credited = (terms_of(value.text) & claim) - said_terms
             elif any(same_slot(value, other) for other in theirs):
                 said += weight / 2
+            else:
+                continue
+            if value.bound:
+                # its bound is part of it, said in the sentence's own words ("around 420"
+                # as "about 420", "16 or older" as "at least 18 years old")
+                credited |= (claim & _BOUND_TERMS) - said_terms
+            said += sum(pool.weight(term) for term in credited)
     context = pool.context[sentence.passage]
     # what the sentence leaves to a pronoun ("It has 412 members") its passage names
     borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms

@@ -28,8 +28,8 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "limit_clash", "restrictions", "scope_clash",
-           "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "from_start", "limit_clash", "restrictions",
+           "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -190,7 +190,10 @@ def _on_claim(sentence: str, restriction: Restriction, claim_terms: frozenset[st
     """Whether the clause holding ``restriction`` (or the one before it, when the
     restriction opens its own) says one of the claim's words."""
     clause = _clause_of(sentence, restriction)
-    return bool((terms_of(clause) - restriction.terms) & claim_terms)
+    # or the restriction says two of the claim's words itself ("only one carriage on
+    # each train has room for a wheelchair" of "Every carriage can take a wheelchair")
+    return bool((terms_of(clause) - restriction.terms) & claim_terms) \
+        or len(restriction.terms & claim_terms) >= 2
 
 
 def _clause_of(sentence: str, restriction: Restriction) -> str:
@@ -253,3 +256,46 @@ def limit_clash(claim: str, sentence: str) -> ScopeClash | None:
         if theirs is not None and terms_of(piece) & wanted:
             return ScopeClash("contradicted", mine.group(0), theirs.group(0))
     return None
+
+
+# "since the day it opened", "ever since it was founded", "from the start", "from day
+# one", "has always": a statement the claim says held from the beginning.
+_FROM_START = re.compile(
+    r"\b(?:(?:ever\s+)?since\s+(?:the\s+day\s+|the\s+year\s+)?(?:it|they|he|she|we|"
+    r"the\s+\w+)\s+(?:was\s+|were\s+|first\s+)?(?:opened|founded|started|began|launched|"
+    r"set\s+up|established|created|opened\s+its\s+doors)|since\s+(?:its|their)\s+"
+    r"(?:founding|foundation|opening|launch|start|beginning)|since\s+the\s+(?:start|"
+    r"beginning|outset)|from\s+(?:the\s+(?:start|beginning|outset|very\s+beginning)|"
+    r"day\s+one|the\s+first\s+day))\b", re.IGNORECASE)
+# A source's clause saying when something began after the beginning: "since 2016", "moved
+# to a former print works in 2019", "switched to ... in 2021".
+_LATER = re.compile(
+    r"\b(?i:since)\s+(?:(?:early|late|mid-?)\s*)?(?:[A-Z][a-z]+\s+)?\d{4}\b|"
+    r"\b(?:moved|relocated|switched|changed|converted|became|introduced|added|took\s+over|"
+    r"expanded|transferred)\b[^.;]*?\bin\s+(?:[A-Z][a-z]+\s+)?\d{4}\b")
+
+
+def from_start(text: str) -> str | None:
+    """The words of ``text`` saying something held from the beginning ("since the day
+    it opened", "from the start"), or None."""
+    match = _FROM_START.search(text)
+    return match.group(0) if match else None
+
+
+def start_clash(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim saying something held from the beginning ("has worked from a former print
+    works since the day it opened") against a source's sentence on the claim's words
+    dating its start later ("began in a converted garage and moved to a former print
+    works in 2019", "Since 2016 the trust has also run a carriage works"): contradicted,
+    the note quoting the source's sentence (what was so before, and when it changed).
+    None otherwise: a start the source does not date is only not stated."""
+    start = from_start(claim)
+    if start is None:
+        return None
+    later = _LATER.search(sentence)
+    if later is None:
+        return None
+    wanted = terms_of(claim[:claim.find(start)] + " " + claim[claim.find(start) + len(start):])
+    if not terms_of(sentence) & wanted:
+        return None
+    return ScopeClash("contradicted", start, sentence.strip().rstrip("."))

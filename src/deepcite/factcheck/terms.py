@@ -59,7 +59,7 @@ def _norm(term: str) -> str:
 
 _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("found", "start", "establish", "creat", "set"),
-    ("releas", "launch", "ship", "shipp", "publish"),
+    ("releas", "launch", "ship", "shipp", "publish", "deliver", "dispatch"),
     ("buy", "bought", "acquir", "purchas"),
     ("allow", "permitt", "permit", "let", "welcom"),
     ("attend", "came", "come", "visit"),
@@ -103,6 +103,12 @@ _ANY_TIME = re.compile(r"\bwhenever\s+(?:you|they|we|he|she|one|customers|member
                        r"pleases)\b|\banytime\b", re.IGNORECASE)
 
 
+# Beyond the home country, however written: "elsewhere in Europe", "abroad", "outside
+# the UK", "overseas" ("delivers elsewhere in Europe" against "does not ship outside the
+# UK" is one scope, said and denied).
+_ABROAD = re.compile(r"\b(?:elsewhere\s+in\s+[A-Z]\w+|abroad|overseas|internationally|"
+                     r"outside\s+(?:the\s+)?(?:UK|US|USA|EU|country|[A-Z][a-z]+)|"
+                     r"to\s+other\s+countries|(?:all\s+)?around\s+the\s+world|worldwide)\b")
 # "back then", "at the time": when, said of a time the draft named before; no word of
 # what is done.
 _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.IGNORECASE)
@@ -112,7 +118,8 @@ _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.I
 def terms_of(text: str) -> frozenset[str]:
     """The content words of ``text`` (stemmed, no stop words, numbers or number words)
     and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
-    words = WORD.findall(_THEN.sub("then", _ANY_TIME.sub("any time", text)))
+    words = WORD.findall(_ABROAD.sub("abroad", _THEN.sub(
+        "then", _ANY_TIME.sub("any time", text))))
     if any(word.lower() in ABBREVIATIONS for word in words):
         words = [part for word in words
                  for part in ABBREVIATIONS.get(word.lower(), word).split()]

@@ -44,12 +44,18 @@ DIMENSIONS: dict[str, tuple[str, float]] = {
     for names, size in table.items() for name in names}
 
 
-# Words that count the same things ("240 people", "240 employees").
+# Words that count the same things ("240 people", "240 employees"). A draft counts
+# people under its own noun - "540 people ran it" where the source has "340 runners",
+# "420 helpers" for "420 volunteers" - so every noun of people is one unit: the wrong
+# number is then contradicted and the right one stated.
 SAME_UNITS = {word: group[0] for group in (
     ("people", "person", "persons", "employee", "employees", "staff", "worker", "workers",
      "visitor", "visitors", "attendee", "attendees", "guest", "guests", "spectator",
      "spectators", "participant", "participants", "inhabitant", "inhabitants",
-     "resident", "residents"),
+     "resident", "residents", "runner", "runners", "entrant", "entrants", "competitor",
+     "competitors", "volunteer", "volunteers", "helper", "helpers", "student", "students",
+     "learner", "learners", "pupil", "pupils", "trainee", "trainees", "passenger",
+     "passengers", "traveller", "travellers", "patient", "patients", "member", "members"),
     ("user", "users", "customer", "customers", "client", "clients"),
 ) for word in group}
 

@@ -33,8 +33,8 @@ from deepcite.factcheck.value import Value, ValueKind
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["APPROX_SHARE", "Value", "ValueKind", "agrees", "agrees_as_count", "extract_values",
-           "same_slot"]
+__all__ = ["APPROX_SHARE", "FREE", "Value", "ValueKind", "agrees", "agrees_as_count", "bound_words",
+           "extract_values", "same_slot"]
 
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _NUMBER = re.compile(
@@ -70,7 +70,11 @@ _UNIT_WORD = re.compile(r"[ \t]?-?[ \t]?(?P<unit>[A-Za-z\u00C0-\u024F]+|"
                         + r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
 _BEFORE_WORDS = re.compile(r"[A-Za-z][A-Za-z-]*")
 _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
-                    r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])", re.IGNORECASE)
+                    r"(?:\s?(?P<half>[ap]\.?m\.?))?(?![\d:])|"
+                    # "9 am", "5.30pm", "1 p.m.": an hour of the clock without a colon
+                    r"(?<![\d:.,])(?P<hour12>1[0-2]|0?[1-9])(?:\.(?P<minute12>[0-5]\d))?"
+                    r"\s?(?P<half12>[ap]\.m\.|[ap]m\b)|"
+                    r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 # Words after a number that are not what it counts ("$49 per month", "3 times each").
 # Words between a number and what it counts.
 _UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
@@ -109,9 +113,20 @@ _DURATION_BEFORE = re.compile(
     r"nearly|almost|only|just)\s+$", re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 _EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|"
-                    r"fortnight|month|quarter|year)\b|\b(?P<adverb>hourly|daily|weekly|"
+                    r"fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
+                    r"summer|autumn|winter)\b|\b(?P<adverb>hourly|daily|weekly|"
                     r"fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
+
+
+# No price at all: "dogs travel free", "free parking", "at no extra cost" ("free of",
+# "free to", "free time", "gluten-free" and "free-range" are no price).
+_FREE = re.compile(
+    r"\b(?:free of charge|for free|at no (?:extra |additional )?(?:cost|charge)|"
+    r"costs? nothing|(?<![-\w])free(?![-\w])(?!\s+(?:of|from|to|time|software|will|"
+    r"speech|trial)\b))", re.IGNORECASE)
+#: The unit of a price of nothing (:data:`_FREE`): it compares with any currency.
+FREE = "free"
 
 
 def _before(text: str, at: int) -> str:
@@ -218,15 +233,54 @@ _BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of
 APPROX_SHARE = 0.1
 
 
+# A bound written after the number: "18 or older", "16 and over", "10 or fewer".
+_BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:(?P<min>older|over|above|more|upwards|up)|"
+                          r"(?P<max>younger|under|below|less|fewer))\b", re.IGNORECASE)
+# Before a bare number bounded after it, words saying it is an age ("be 18 or over",
+# "aged 16 and over", "anyone 12 or under").
+_AGE_BEFORE = re.compile(r"\b(?:be|aged|age|ages|are|is|anyone|children|adults?)\s+$",
+                         re.IGNORECASE)
+
+
+def bound_words(text: str, value: Value) -> str:
+    """The words bounding ``value`` in ``text`` ("around" of "around 420 helpers", "at
+    least", "or older"), or "": they say how exact the value is, not what the claim
+    is about, so a sentence saying "about 420" need not say "around"."""
+    if not value.bound:
+        return ""
+    before = text[max(0, value.start - 24):value.start]
+    for pattern, _bound in _BOUNDS:
+        found = pattern.search(before)
+        if found is not None:
+            return found.group(0).strip()
+    after = _BOUND_AFTER.search(value.text)  # "18 or older"
+    return after.group(0).strip() if after is not None else ""
+
+
 def _bounded(text: str, value: Value) -> Value:
-    """``value`` with the bound written before it ("more than 800", "about 22,000")."""
+    """``value`` with the bound written before it ("more than 800", "about 22,000") or
+    after it ("18 or older"): people write a limit either way, and "16 or older" must
+    compare with "at least 18 years old" as one limit with another. A bare number so
+    bounded by "older"/"younger", or after "be"/"aged", is an age in years."""
     if value.kind not in ("number", "money", "percent"):
         return value
     before = text[max(0, value.start - 24):value.start]
     for pattern, bound in _BOUNDS:
         if pattern.search(before):
             return dataclasses.replace(value, bound=bound)
-    return value
+    after = _BOUND_AFTER.match(text, value.end)
+    if after is None:
+        return value
+    bounded = dataclasses.replace(value, bound="min" if after.group("min") else "max",
+                                  text=text[value.start:after.end()], end=after.end())
+    aged = after.group(0).split()[-1].lower() in ("older", "younger") \
+        or _AGE_BEFORE.search(text, max(0, value.start - 16), value.start) is not None
+    if value.kind == "number" and not value.unit and not value.dimension and aged \
+            and value.amount is not None:
+        dimension, size = DIMENSIONS["year"]
+        bounded = dataclasses.replace(bounded, unit="year", dimension=dimension,
+                                      amount=value.amount * size)
+    return bounded
 
 
 def _within(claim: Value, other: Value) -> bool:
@@ -333,10 +387,19 @@ def extract_values(text: str) -> list[Value]:
     for match in _CLOCK.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
-        hour, half = int(match.group("hour")), (match.group("half") or "").lower()
+        if match.group("word"):
+            hour, minute, half = (0 if match.group("word").lower() == "midnight" else 12), 0, ""
+        elif match.group("hour12"):
+            hour, half = int(match.group("hour12")), match.group("half12").lower()
+            minute = int(match.group("minute12") or 0)
+            if half.startswith("a") and hour == 12:
+                hour = 0  # "12 am" is midnight
+        else:
+            hour, half = int(match.group("hour")), (match.group("half") or "").lower()
+            minute = int(match.group("minute"))
         if half.startswith("p") and hour < 12:
             hour += 12
-        minutes = hour * 60 + int(match.group("minute"))
+        minutes = hour * 60 + minute
         values.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
                             match.group(0), match.start(), match.end(), float(minutes),
                             "clock", "clock", _before(text, match.start())))
@@ -407,7 +470,9 @@ def extract_values(text: str) -> list[Value]:
     for match in _EVERY.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
-        period = (match.group("period") or match.group("adverb")).lower()
+        # "each summer": once a year, as "every year" is
+        period = "year" if match.group("season") else (
+            match.group("period") or match.group("adverb")).lower()
         base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
         if base is None:
             continue
@@ -423,6 +488,11 @@ def extract_values(text: str) -> list[Value]:
             continue
         values.append(Value("number", _plain(base), match.group(0), match.start(),
                             match.end(), base, "every", "period"))
+    for match in _FREE.finditer(text):
+        # "free" is a price of nothing, so that "Dogs travel free" meets "for 2 pounds"
+        if not any(a < match.end() and match.start() < b for a, b in taken):
+            values.append(Value("money", "0", match.group(0), match.start(), match.end(),
+                                0.0, FREE, "money", _before(text, match.start())))
     for match in _FIRST_UNIT.finditer(text):
         # "the first hour is free" against "the first 30 minutes are free": one hour
         if not any(a < match.end() and match.start() < b for a, b in taken):
@@ -489,7 +559,10 @@ def same_slot(claim: Value, other: Value) -> bool:
     if claim.kind in ("percent", "version"):
         return claim.kind == "percent" or claim.before == other.before
     if claim.kind == "money":
-        return claim.unit == other.unit
+        # a claim that something is free is of the slot of any price (one of a price
+        # is not of the slot of "free": "children under 5 travel free" beside the
+        # adult fare says nothing of the fare)
+        return claim.unit == other.unit or claim.unit == FREE
     if _bare(other) and claim.before and claim.before == other.before:
         return True  # "timeout=30" is the timeout the claim gives in seconds
     if claim.dimension:
@@ -523,6 +596,11 @@ def agrees(claim: Value, other: Value) -> bool:
         shorter = min(len(claim.key), len(other.key))
         return claim.key[:shorter] == other.key[:shorter] and (
             claim.kind == "year" or len(other.key) >= len(claim.key))
+    if _bare(claim) and other.dimension == "clock" and claim.amount is not None \
+            and other.amount is not None and float(claim.amount).is_integer() \
+            and 1 <= claim.amount <= 24 and other.amount % 60 == 0:
+        # "from 9 to 1" says the hours "from 9 am to 1 pm" does
+        return int(claim.amount) % 12 == int(other.amount // 60) % 12
     # the same number of the same unit is the same value, whatever word stands before
     # it ("Python 3.7", "version 3.7")
     loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
