@@ -31,7 +31,9 @@ written from its claims), ``check_dev32`` (a city marathon), ``check_dev33`` (a
 database release; measured only), ``check_dev34`` (a migraine trial) and
 ``check_dev35`` (a community wind cooperative), both held back: measured before and
 after the eighth pass, never tuned on, and ``check_dev36`` (a heritage railway) and
-``check_dev37`` (a language summer school), the eighth pass's tuning sets; from
+``check_dev37`` (a language summer school), the eighth pass's tuning sets,
+``check_dev38`` (a bus company) and ``check_dev39`` (a sync tool's documentation),
+written by the lead and kept from the helper who tuned the eighth pass; from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
