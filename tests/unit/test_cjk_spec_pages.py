@@ -107,7 +107,8 @@ def test_a_verb_closed_by_a_result_is_a_word_of_its_own(question: str,
     # a number in a condition or an aside is not what the sentence states
     ("HEPA滤网能用多长时间？", "HEPA 复合滤网在每天使用12小时的情况下，建议每6个月更换一次。",
      "6个月"),
-    ("除湿机一天能除多少水？", "日除湿量：20升/天（测试条件：30℃，相对湿度80%）", "20升"),
+    # a rate with its second unit
+    ("除湿机一天能除多少水？", "日除湿量：20升/天（测试条件：30℃，相对湿度80%）", "20升/天"),
     # ... unless the question asks for the condition
     ("电量剩多少的时候会自己回去充电？",
      "电量低于15%时，机器人会自动返回集尘座充电，充到80%后回到中断的位置继续清扫。", "15%"),
@@ -133,5 +134,6 @@ def test_the_short_answer_is_the_value_of_the_case_asked(question: str, sentence
 
 def test_a_fraction_is_no_span_of_time() -> None:
     assert spans("amount", "用扳手调整螺丝，每次转动四分之一圈。", "每次最多连续跑多久？") == []
+    # a range is one value: both its ends
     assert [s[2] for s in spans("count", "胎压保持在2.5bar到3bar之间。", "胎压多少合适？")] == [
-        "2.5bar", "3bar"]
+        "2.5bar到3bar"]

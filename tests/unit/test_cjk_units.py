@@ -86,8 +86,9 @@ def test_the_copula_is_no_part_of_what_a_question_is_about() -> None:
 
 
 def test_degrees_asked_by_name_are_answered_in_degrees() -> None:
-    """"多少度" names its unit as "几分钟" does: the value in it, not the first number."""
+    """"多少度" names its unit as "几分钟" does: the value in it, not the first number;
+    "最高" asks for the top of the range, not its start."""
     question = "热水器最高能调到多少度？"
     sentence = "加热需要约40分钟，温度可在30℃至75℃之间调节。"
-    assert pick(answer_type(question), sentence, question) == "30℃"
+    assert pick(answer_type(question), sentence, question) == "75℃"
 

@@ -572,7 +572,8 @@ def _cjk_candidates(kind: str, sentence: str, question: str, whole: bool) -> lis
                   if not any(a < s[1] and s[0] < b for a, b, _ in found)]
     latin = set(found[own:])  # after the CJK forms: "12档", not the "0" of "0～12档"
     found = [s for s in found if s[2] and not _asked(s[2], question, kind)]
-    found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]), s in latin,
+    found.sort(key=lambda s: (-cjk_answers.nearness(sentence, question, s[0]),
+                              cjk_answers.extreme(question, s[2]), s in latin,
                               cjk_answers.gap(sentence, question, s[0], s[1]), s[0]))
     return list(dict.fromkeys(text for _, _, text in found))
 
@@ -617,6 +618,9 @@ def pick(kind: str, sentence: str, question: str, proposed: str = "") -> str | N
         best = cjk_answers.nearness(sentence, question, sentence.find(found[0]))
         found = [c for c in found
                  if cjk_answers.nearness(sentence, question, sentence.find(c)) >= best]
+        # "最热": the highest of them, whatever the model proposes
+        top = cjk_answers.extreme(question, found[0])
+        found = [c for c in found if cjk_answers.extreme(question, c) <= top]
     if proposed and contains_words(sentence.lower(), " ".join(proposed.lower().split())) and (
             proposed in candidates(kind, proposed, question, whole=False)):
         return proposed  # the model's own answer, of the kind and in the sentence

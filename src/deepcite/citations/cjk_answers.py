@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from deepcite.text.cjk_synonyms import synonym_terms
 from deepcite.text.cjk_terms import cjk_singles, cjk_terms
 
 Span = tuple[int, int, str]
@@ -59,10 +60,13 @@ _KO_NATIVE = ("(?:(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)\\
               "(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)|한|두|세|네|다섯|여섯|일곱|여덟|아홉"
               "|열|스무|스물|서른|마흔|쉰)")
 _KO_NUM = rf"(?<![{_HANGUL}])(?:{_KO_SINO}|{_KO_NATIVE})(?=\s?[{_HANGUL}])"
-_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千만억])?"
-        rf"|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?|{_KO_NUM}")
-_ABOUT = r"(?:[多余]|以上|左右)?"  # "三百多秒", "两千余个"
-_TIME_UNITS = ("毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
+_MINUS = r"(?:(?<![\w.])[-－−](?=\d))?"  # "-20℃", not the hyphen of "AP-60" or "2-3天"
+_NUM = (rf"{_MINUS}(?:\d{{1,3}}(?:,\d{{3}})+|[0-9０-９]+)(?:\.\d+)?(?:\s?[万萬亿億千만억])?"
+        rf"|(?:[{_HAN_DIGITS}]+个)?半|[{_HAN_DIGITS}]+(?:点[{_HAN_DIGITS}]+)?|{_KO_NUM}")
+# "三百多秒", "两千余个", "两年半" ("半小时" and "一个半小时" are numbers of :data:`_NUM`)
+_ABOUT = r"(?:[多余半]|以上|左右)?"
+_TIME_UNITS = ("个工作日|個工作日|工作日|営業日|"
+               "毫秒|微秒|秒钟|秒鐘|秒|分钟|分鐘|分間|分|个小时|個小時|小时|小時|時間|个星期|星期|"
                "天|日間|日|个月|個月|か月|ヶ月|カ月|ケ月|月|周|週間|年間|年|"
                "밀리초|초|분|시간|일|주일|주|개월|달|년")
 #: Units of power, energy, charge, pressure, loudness, volume and speed, longest first
@@ -73,7 +77,7 @@ _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦�
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
                   "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"
-                  "メートル|キロ|公斤|千克|克|吨|升|度|℃|倍|바이트|킬로미터|미터|센티미터|"
+                  "メートル|キロ|公斤|千克|克|斤|吨|升|度|℃|倍|바이트|킬로미터|미터|센티미터|"
                   "밀리미터|킬로그램|그램|킬로|톤|리터|도|배|g|m")
 _MONEY_UNITS = ("万元|亿元|美元|欧元|日元|英镑|人民币|元|块钱|块|円|ドル|ユーロ|"
                 "만\\s?원|원|달러|유로|엔")
@@ -83,14 +87,16 @@ _CLASSIFIERS = ("种类|種類|人份|个|個|名|位|人|次|条|項|项|台|�
                 "瓶|盒|袋|颗|圈|遍|档|"
                 "가지|개|명|번|회|대|권|장|곳|건|줄|쪽|차례")
 _UNIT_END = r"(?![A-Za-z])"
+#: A rate's second unit ("1.58升/分钟", "380元/月"): part of the value, not another one.
+_PER = r"(?:\s?/\s?(?:秒|分钟|分|小时|时|天|日|周|月|年|次|人|min|h|s)(?![A-Za-z]))?"
 #: "四分之一圈" is a quarter, not four minutes ("分之" writes a fraction).
 _NOT_FRACTION = r"(?!(?<=分)之)"
 _AMOUNT = re.compile(
     rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
-    rf"{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
+    rf"{_PER}{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
 _TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}{_NOT_FRACTION}")
 _MONEY = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MONEY_UNITS})|[$¥￥€£]\s?(?:{_NUM})")
-_MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_UNIT_END}")
+_MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_PER}{_UNIT_END}")
 _SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIGITS}]+"
                     rf"(?:点[{_HAN_DIGITS}]+)?|[{_HAN_DIGITS}\d]+[成割])")
 _COUNT = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_CLASSIFIERS})")
@@ -168,7 +174,7 @@ _NOT_PLACE = re.compile(rf"[点時时年月日天周秒分]|[{_HAN_DIGITS}]{{2,}
 #: "多少本书" asked, "15册" written).
 _SAME_UNIT = [
     ("毫秒",), ("秒", "秒钟", "秒鐘"), ("分钟", "分鐘", "分間", "分"),
-    ("小时", "个小时", "小時", "個小時", "時間"), ("天", "日", "日間"),
+    ("小时", "个小时", "小時", "個小時", "時間"), ("天", "日", "日間", "个工作日", "工作日"),
     ("周", "星期", "个星期", "週間", "週"), ("个月", "月", "個月", "か月", "ヶ月", "カ月", "ケ月"),
     ("年", "年間"), ("本", "册", "冊"), ("次", "回"), ("张", "枚"), ("人", "名", "位"),
     ("公里", "千米", "km", "キロ"), ("米", "m", "メートル"), ("厘米", "cm"), ("毫米", "mm"),
@@ -194,7 +200,8 @@ _DIMENSIONS = [
      "兆帕|千帕|帕|MPa|kPa|Pa|パスカル|psi|PSI|bar|巴"),
     (re.compile("噪音|噪声|音量|騒音|声音|多吵|多响"), "分贝|分貝|dB|デシベル"),
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
-    (re.compile("重量|多重|重さ"), "公斤|千克|克|吨|kg|キロ|グラム"),
+    # "多少斤" asks a weight: the page's 公斤 answers it
+    (re.compile("重量|多重|重さ|多少斤|几斤"), "公斤|千克|克|斤|吨|kg|キロ|グラム"),
     (re.compile("温度|多热|多冷"), "℃|度"),
     (re.compile("亮度|多亮|最亮"), "尼特|nits|流明|lm|坎德拉|cd"),
     # "要离它多近", "放多远": a length, not the "3秒" of the same instruction
@@ -234,7 +241,8 @@ def wanted_units(question: str) -> str | None:
 
 def _in_units(sentence: str, units: str) -> list[Span]:
     """The numbers of ``sentence`` written with one of ``units`` (a year is no span)."""
-    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
+    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_PER}{_ABOUT}{_UNIT_END}"
+                         rf"{_NOT_FRACTION}")
     return [s for s in _found(pattern, sentence) if not _A_YEAR.fullmatch(s[2])]
 
 
@@ -352,7 +360,76 @@ def _dates(sentence: str) -> list[Span]:
 
 
 def spans(kind: str, sentence: str, question: str) -> list[Span]:
-    """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module).
+    """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module);
+    an amount, measure or count written as a range ("5℃至38℃", "15至18分钟") is one
+    candidate, the range (:func:`_ranges`), unless the question asks for its highest
+    or lowest end (:func:`extreme`)."""
+    found = _spans(kind, sentence, question)
+    if kind in ("amount", "measure", "count") and not _extreme_asked(question):
+        return _ranges(sentence, found)
+    return found
+
+
+#: What joins the two ends of a range: "5℃至38℃", "0.07到0.75兆帕", "2-3天", "8～10小时".
+_RANGE_JOIN = re.compile(r"\s?(?:至|到|~|～|-|－|—|–)\s?")
+#: A bare number before a range's joint, its unit written once after the other end.
+_RANGE_START = re.compile(rf"(?<![\d.])(?:\d+(?:\.\d+)?|[{_HAN_DIGITS}]+){_RANGE_JOIN.pattern}$")
+
+
+def _ranges(sentence: str, found: list[Span]) -> list[Span]:
+    """``found`` with each range of amounts or measures made one span: the document
+    states a range, and either end alone says less than it ("水温5℃至38℃" answers
+    "能接多热的水" with both ends, not with the 5℃ it starts at). A count by its
+    classifier stays apart: "0～12档" has 12 levels."""
+    merged: list[Span] = []
+    for start, end, text in sorted(found):
+        if not (_AMOUNT.fullmatch(text) or _MEASURE.fullmatch(text)):
+            merged.append((start, end, text))  # "0～12档": how many levels, its top
+            continue
+        joint = sentence[merged[-1][1]:start] if merged else "x"
+        if merged and (_RANGE_JOIN.fullmatch(joint) or (not joint and text[:1] in "-－−")):
+            begin = merged.pop()[0]
+            merged.append((begin, end, sentence[begin:end]))
+            continue
+        lead = _RANGE_START.search(sentence[:start])
+        if lead and not any(a < start and lead.start() < b for a, b, _ in merged):
+            start = lead.start()
+        merged.append((start, end, sentence[start:end]))
+    return merged
+
+
+#: Questions that ask for the highest or the largest value a page gives ("最热能调到
+#: 多少度", "最多能放几公斤") and those that ask for the lowest or the smallest.
+#: Not "最高档", "最低速": the setting a question names is its case, not the value's end.
+_SETTING = "(?![档挡级速])"
+_HIGHEST = re.compile(f"(?:最(?:多|高|大|长|久|远|热|重|晚|贵|快|强)|上限|封顶|至多){_SETTING}")
+_LOWEST = re.compile(f"(?:最(?:少|低|小|短|近|冷|轻|早|便宜|慢|弱)|下限|至少){_SETTING}")
+_SIGNED = re.compile(r"[-－−]?\d+(?:\.\d+)?")
+
+
+def _extreme_asked(question: str) -> bool:
+    return bool(_HIGHEST.search(question) or _LOWEST.search(question))
+
+
+def extreme(question: str, text: str) -> float:
+    """A sort key that puts the value ``question`` asks the extreme of first: the
+    highest for "最热"/"最多" ("关闭、32℃、35℃、38℃四档" answers "最热能调到多少度"
+    with 38℃), the lowest for "最低"/"最少"; 0 for any other question or a value
+    written without Arabic digits."""
+    number = _SIGNED.search(text)
+    if not number:
+        return 0.0
+    value = float(number.group(0).replace("－", "-").replace("−", "-"))
+    if _HIGHEST.search(question):
+        return -value
+    if _LOWEST.search(question):
+        return value
+    return 0.0
+
+
+def _spans(kind: str, sentence: str, question: str) -> list[Span]:
+    """The candidates of ``kind`` in ``sentence`` as CJK writes them, each end of a
+    range alone (see :func:`spans`).
 
     A number, count or measure in the unit the question asks for (:func:`wanted_units`)
     is the only candidate when the sentence holds one: "几分钟" is answered by "5分钟",
@@ -435,11 +512,17 @@ def nearness(sentence: str, question: str, start: int) -> float:
     if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
         return -1
     clause = sentence[begin:end]
-    held = set(cjk_terms(clause))
+    # "洗涤时约48分贝，脱水时约70分贝" for "甩干的时候声音多大": the manual's word is
+    # the user's (:mod:`deepcite.text.cjk_synonyms`)
+    held = set(cjk_terms(clause)) | set(synonym_terms(clause))
     # A later word of the question weighs more ("手表的表带坏了保修多久": the 表带, not
     # the 手表 the page is about), and a one-character word counts inside a compound
     # ("开着降噪" and "开启降噪时为4.5小时", not "关闭降噪时为6小时").
     words = [*cjk_terms(question, question=True), *cjk_singles(question)]
+    # The word of the dimension ("声音", "温度") says what every candidate measures, not
+    # which case: "甩干的时候声音多大" is the clause of 脱水 (甩干), not the one after
+    # the line's label "运行噪音：".
+    words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
     return sum(1 + question.find(w) / len(question) for w in found)
 
@@ -460,5 +543,5 @@ def gap(sentence: str, question: str, start: int, end: int) -> int:
     return best
 
 
-__all__ = ["fits", "gap", "implied_terms", "nearness", "question_kind", "same_case", "spans",
-           "strict", "wanted_units"]
+__all__ = ["extreme", "fits", "gap", "implied_terms", "nearness", "question_kind", "same_case",
+           "spans", "strict", "wanted_units"]

@@ -359,9 +359,12 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     if has_cjk(question):  # "机充" in "割草机充满电": two words' seam, no absent word
         # A word of degree or manner ("自己关" for "自动关机") names nothing the sources
         # must say: neither it nor a seam beside it is an absent word.
-        wanted -= cjk_seams(question, wanted,
-                            titled.union(CJK_DEGREE_WORDS, *(set(terms) for terms in pool)))
-        titled |= CJK_DEGREE_WORDS
+        # So is a quantity the question states in words ("一天", "两年", "半小时"):
+        # the case asked, which the page writes in digits ("每24小时", "2年").
+        quantities = {t for t in wanted if _QUANTITY_PAIR.fullmatch(t)}
+        wanted -= cjk_seams(question, wanted, titled.union(
+            CJK_DEGREE_WORDS, quantities, *(set(terms) for terms in pool)))
+        titled |= CJK_DEGREE_WORDS | quantities
     total = max(len(pool), 1)
     df = dict.fromkeys(wanted, 0)
     for terms in pool:
@@ -446,6 +449,9 @@ CJK_DEGREE_WORDS = frozenset((
     "平常", "重新", "再次", "一直", "连续", "持续", "马上", "立即", "立刻", "本身", "自己", "自动",
     # complements of direction ("折叠起来有多高": folded, "折叠后高度为1350毫米")
     "起来", "下来", "出来", "上去", "下去", "过来", "回来", "回去"))
+#: A number written in words and its unit of time or count ("一天", "两年", "半小"时):
+#: a quantity, never a word the sources must write as the question does.
+_QUANTITY_PAIR = re.compile("[零〇一二两三四五六七八九十百千万半][天年月周日时分秒次个小]")
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")

@@ -38,7 +38,8 @@ from deepcite.citations.numbered_names import unnamed
 from deepcite.citations.question_match import Similarity, question_terms
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
-from deepcite.text.cjk_terms import cjk_singles, cjk_terms, cjk_variants
+from deepcite.text.cjk_synonyms import synonym_terms
+from deepcite.text.cjk_terms import cjk_chains, cjk_singles, cjk_terms, cjk_variants
 from deepcite.text.stem import term
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import ALNUM_WORD, WORD
@@ -193,7 +194,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         singles = cjk_singles(question)  # "借" asked, "借期" written: the character matches
         said = {t for s in sentences for t in s.terms}
         unsaid = [t for t in cjk_terms(question, question=True) if t not in said]
+        # "脱水" written says the "甩干" asked (cjk_synonyms); counted as the sentence's
+        # words, not as more of its length
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
+                           *(pair for pair in synonym_terms(s.text) if pair in wanted),
                            *(char for char in singles if char in s.text),
                            *cjk_variants(question, s.text, unsaid=unsaid,
                                          written=said)]  # 交费/缴费
@@ -228,6 +232,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     average = sum(len(s.terms) for s in sentences) / total
     acted = term(verb) if shows and verb else ""
     lexical: dict[int, float] = {}
+    # A CJK sentence names its page's subject by the title alone ("前5分钟内归还不收费"
+    # on the power bank's page): counted as said, the sentence that repeats the
+    # product's name ("充电宝归用户所有") does not outrank the one that answers.
+    opening = _opening_terms(question) & wanted if has_cjk(question) else set()
     ranked = []
     for sentence in sharing:
         document = held[sentence.rank]
@@ -247,6 +255,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         sentence.coverage = weights.coverage(about[id(sentence)])
         counts = Counter(t for t in [*sentence.terms, *implied.get(id(sentence), [])]
                          if t in wanted)
+        if opening:  # the page's product, named by its title only: said once here
+            counts.update(dict.fromkeys(
+                (t for t in titles[sentence.rank] if t in opening and t not in counts), 1))
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
@@ -284,6 +295,24 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
     return ranked
+
+
+#: What a Chinese question may open with before the thing it names ("这台洗衣机").
+_DEMONSTRATIVE = re.compile(r"^\s*(?:这台|这个|这款|这种|这部|这件|那台|那个|该)?")
+
+
+def _opening_terms(question: str) -> set[str]:
+    """The terms of what a CJK question opens with: its subject as a user names it
+    ("充电宝一天最多收多少钱", "Buds Pro开着降噪..."). A page titled by that thing says
+    it of every sentence; a word asked later ("降噪" after "开着") is what is asked of
+    it, which a sentence must say itself."""
+    rest = question[_DEMONSTRATIVE.match(question).end():]  # type: ignore[union-attr]
+    first = CJK_RUN.search(rest)
+    if first is None or first.start() > 0:  # a Latin name first: its words
+        lead = rest[:first.start()] if first else rest
+        return {term(w.lower()) for w in WORD.findall(lead)}
+    chains = cjk_chains(rest, question=True)
+    return set(chains[0]) if chains and rest.startswith(chains[0][0]) else set()
 
 
 #: A name in code: an identifier, dotted or not, and its parts.

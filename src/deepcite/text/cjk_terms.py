@@ -179,10 +179,13 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
     return [chain for chain in chains if chain]
 
 
-#: Complements of result that close a Chinese verb ("充满", "关掉", "用完"): the
-#: documents write the same verb with another ending or none ("充到100%", "关机后"),
+#: Complements of result that close a Chinese verb ("充满", "关掉", "用完", "装好"):
+#: the documents write the same verb with another ending or none ("充到100%", "关机后",
+#: "安装完成后"),
 #: so the verb character is a word of its own (:func:`cjk_singles`).
-RESULT_CHARS = frozenset("满完掉")
+RESULT_CHARS = frozenset("满完掉好")
+#: Adverbs of degree, which "好" follows as no complement ("最好", "很好"): no verb.
+_DEGREE_CHARS = frozenset("最很更太挺还不真")
 
 
 def cjk_singles(question: str) -> list[str]:
@@ -206,7 +209,8 @@ def cjk_singles(question: str) -> list[str]:
                              for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
                 if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
                     found.append(char)
-                elif segment[i + 1:i + 2] and segment[i + 1] in RESULT_CHARS:
+                elif (segment[i + 1:i + 2] and segment[i + 1] in RESULT_CHARS
+                      and char not in _DEGREE_CHARS):
                     found.append(char)  # "充满": the verb 充, as "充到" or "充电" write it
     return found
 
