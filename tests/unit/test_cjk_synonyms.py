@@ -96,3 +96,23 @@ def test_a_quantity_in_words_is_no_absent_subject() -> None:
     """"一天" is the case the page writes "每24小时": not a word the sources miss, so
     the question is answered rather than "not found"."""
     assert "30元" in _lead("充电宝一天最多收多少钱？", [POWER_BANK])
+
+
+FRYER = _source(3, "# 暖岚 K5 空气炸锅 使用说明\n\n## 摆放\n\n"
+                "首次使用前，请将空锅以200℃空烧10分钟，去除新机气味。\n"
+                "机器四周请各预留至少12厘米的散热空间，顶部不要放置物品。\n"
+                "## 程序\n\n"
+                "烘烤模式时间较长，但比炸制模式节省约百分之十五的电。\n"
+                "炸篮可以放入洗碗机，门体开启约8厘米。\n")
+
+
+def test_by_how_much_less_is_answered_by_a_share() -> None:
+    # "by how much less" is answered by a share, never by a count or another length
+    assert "百分之十五" in _lead("烘烤模式比炸制模式能省多少电？", [FRYER])
+
+
+def test_where_a_part_and_its_surroundings_are_written_otherwise() -> None:
+    # "旁边" is what manuals write "四周", "零件" what they write "部件", "一次" "每次"
+    assert "旁边" in synonym_terms("机器四周请各预留至少12厘米的散热空间")
+    assert "零件" in synonym_terms("主要部件保修5年")
+    assert "一次" in synonym_terms("每次入场最多可停留2小时")

@@ -159,6 +159,11 @@ _PLACE = [
                r"생산|태어|일하|근무|만들|보관|저장)|에\s(?:\S+\s)?(?:있|위치|복사|저장|보관|"
                r"설치|두|보내|살))"),
 ]
+#: A question that asks by how much one thing differs from another ("比标准模式能*省多少*电",
+#: "*快多少*", "*便宜多少*钱"): the sources answer with a share ("节省约百分之二十",
+#: "快30%") as often as with an amount, never with a count of things.
+_DIFFERENCE_ASKED = re.compile("(?:省|节省|节约|少|快|慢|高|低|便宜|贵|提高|降低|减少|增加"
+                               "|提升|缩短|延长)了?(?:多少|几成)")
 _MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金|가격|비용|요금|돈")
 _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
                          "|時間|期間|얼마나\\s?(?:오래|자주|걸)|동안|시간|기간|며칠")
@@ -453,6 +458,9 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
         return _found(_MEASURE, sentence) or _found(_AMOUNT, sentence) or _counted(
             sentence, question)
     if kind == "count":
+        if _DIFFERENCE_ASKED.search(question):
+            return _found(_SHARE, sentence) or _found(_AMOUNT, sentence) or _counted(
+                sentence, question)
         return _counted(sentence, question)
     if kind == "share":
         return _found(_SHARE, sentence)
