@@ -25,7 +25,8 @@ from deepcite.collections import ensure_demo_collection
 from deepcite.config import Settings, load_settings
 from deepcite.llm import get_chat_model
 from deepcite.runs import Recorder, RunRequest, run_recorded
-from deepcite.runs.compare import compare_runs, comparison_markdown
+from deepcite.runs.compare import compare_runs
+from deepcite.runs.compare_markdown import comparison_markdown
 from deepcite.runs.replay import replay_verification
 from deepcite.runs.rerun import rerun_plan
 from deepcite.store import HistoryStore
@@ -55,7 +56,7 @@ def main() -> None:
             print(f"original detailed report: {time.perf_counter() - started:.1f} s")
 
             started = time.perf_counter()
-            plan = rerun_plan(store.get(first), settings, store)
+            plan = rerun_plan(store.get(first), settings)
             planned = time.perf_counter() - started
             second = _stored_run(plan.settings, plan.request, store)
             rerun = time.perf_counter() - started
