@@ -9,88 +9,66 @@ sixth pass: ``bench/data/zh_dev6``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from deepcite.citations.answer_type import answer_type, pick
 from deepcite.citations.cjk_answers import spans
-from deepcite.citations.grounded import grounded_answer
 from deepcite.text.cjk_terms import cjk_singles
-from deepcite.types import Source
+from tests.unit.manual_pages import lead_line, manual_page
 
+PROJECTOR = manual_page(1, "# 微光 P5 家用投影仪\n\n## 摆放与投影距离\n\n"
+                        "镜头到墙面的距离决定画面大小，常见尺寸对应的距离如下：\n\n"
+                        "- 80英寸：约2.13米\n- 100英寸：约2.66米\n- 120英寸：约3.19米\n\n"
+                        "最近可在1.06米处投出40英寸画面。\n")
+EARBUDS = manual_page(2, "# 声屿 Buds Pro 真无线降噪耳机\n\n## 续航\n\n"
+                      "耳机单次续航：关闭降噪时为6小时，开启降噪时为4.5小时。\n"
+                      "配合充电盒使用，总续航最长30小时。\n")
+DEHUMIDIFIER = manual_page(3, "# 干爽 D20 除湿机\n\n## 主要参数\n\n"
+                           "- 日除湿量：20升/天（测试条件：30℃，相对湿度80%）\n"
+                           "- 水箱容量：4.5升\n\n"
+                           "## 干衣模式\n\n以最大风量连续运行6小时后自动关机。\n\n"
+                           "## 注意事项\n\n1. 关机后须等待3分钟以上才能再次开机，以保护压缩机。\n"
+                           "2. 搬运或倾斜放置后，请直立静置2小时再通电。\n")
+WATCH = manual_page(4, "# 星轨 W3 智能手表\n\n## 电池与续航\n\n| 使用场景 | 续航 |\n|---|---|\n"
+                    "| 重度使用 | 7天 |\n| 典型使用 | 14天 |\n| 省电模式 | 28天 |\n")
 
-def _source(number: int, text: str) -> Source:
-    """A page titled by its first heading."""
-    url = f"file:///manuals/{number}.md"
-    title = text.splitlines()[0].lstrip("# ")
-    return Source(number=number, title=title, url=url, canonical_url=url, snippet=text[:80],
-                  engine="user_material", full_text=text)
-
-
-def _close(question: str, texts: Sequence[str]) -> list[float]:
-    """Every sentence equally close in meaning, below what vouches for a paraphrase."""
-    return [0.6] * len(texts)
-
-
-PROJECTOR = _source(1, "# 微光 P5 家用投影仪\n\n## 摆放与投影距离\n\n"
-                    "镜头到墙面的距离决定画面大小，常见尺寸对应的距离如下：\n\n"
-                    "- 80英寸：约2.13米\n- 100英寸：约2.66米\n- 120英寸：约3.19米\n\n"
-                    "最近可在1.06米处投出40英寸画面。\n")
-EARBUDS = _source(2, "# 声屿 Buds Pro 真无线降噪耳机\n\n## 续航\n\n"
-                  "耳机单次续航：关闭降噪时为6小时，开启降噪时为4.5小时。\n"
-                  "配合充电盒使用，总续航最长30小时。\n")
-DEHUMIDIFIER = _source(3, "# 干爽 D20 除湿机\n\n## 主要参数\n\n"
-                       "- 日除湿量：20升/天（测试条件：30℃，相对湿度80%）\n- 水箱容量：4.5升\n\n"
-                       "## 干衣模式\n\n以最大风量连续运行6小时后自动关机。\n\n"
-                       "## 注意事项\n\n1. 关机后须等待3分钟以上才能再次开机，以保护压缩机。\n"
-                       "2. 搬运或倾斜放置后，请直立静置2小时再通电。\n")
-WATCH = _source(4, "# 星轨 W3 智能手表\n\n## 电池与续航\n\n| 使用场景 | 续航 |\n|---|---|\n"
-                "| 重度使用 | 7天 |\n| 典型使用 | 14天 |\n| 省电模式 | 28天 |\n")
-
-TREADMILL = _source(5, "# 跃动 T7 折叠跑步机\n\n## 安装\n\n"
-                    "请在跑步机后方留出2米空地，两侧各留出0.5米。\n"
-                    "展开后占地尺寸为1650×720毫米，折叠后高度为1350毫米。\n")
-
-
-def _lead(question: str, sources: Sequence[Source]) -> str:
-    answer = grounded_answer(question, list(sources), similarity=_close)
-    assert answer is not None, question
-    return answer.text.split("\n")[0]
+TREADMILL = manual_page(5, "# 跃动 T7 折叠跑步机\n\n## 安装\n\n"
+                        "请在跑步机后方留出2米空地，两侧各留出0.5米。\n"
+                        "展开后占地尺寸为1650×720毫米，折叠后高度为1350毫米。\n")
 
 
 def test_a_spec_list_item_without_a_full_stop_is_quoted() -> None:
     """"- 100英寸：约2.66米" states a fact as a table row does; it had been no sentence."""
-    assert "2.66米" in _lead("想投出100寸的画面，投影仪要放多远？", [PROJECTOR, WATCH])
+    assert "2.66米" in lead_line("想投出100寸的画面，投影仪要放多远？", [PROJECTOR, WATCH])
 
 
 def test_the_case_the_question_states_comes_before_a_closer_paraphrase() -> None:
     """"投出40英寸画面" shares more words with the question than the 100英寸 row."""
-    assert "1.06米" not in _lead("想投出100寸的画面，投影仪要放多远？", [PROJECTOR])
+    assert "1.06米" not in lead_line("想投出100寸的画面，投影仪要放多远？", [PROJECTOR])
 
 
 def test_a_product_named_by_the_title_only_is_named_for_its_sentences() -> None:
     """"Buds Pro" is in no sentence: the sources were judged off topic."""
-    assert "4.5小时" in _lead("Buds Pro开着降噪能听多久？", [EARBUDS, PROJECTOR])
+    assert "4.5小时" in lead_line("Buds Pro开着降噪能听多久？", [EARBUDS, PROJECTOR])
 
 
 def test_the_sentence_naming_the_dimension_asked_comes_first() -> None:
     """"多高" is answered by the "高度" of the folded machine, not the "2米" of space."""
-    assert "1350毫米" in _lead("跑步机折叠起来有多高？", [TREADMILL])
+    assert "1350毫米" in lead_line("跑步机折叠起来有多高？", [TREADMILL])
 
 
 def test_the_ordinary_case_is_the_typical_row() -> None:
-    assert "14天" in _lead("星轨W3手表平常用能撑几天？", [WATCH])
+    assert "14天" in lead_line("星轨W3手表平常用能撑几天？", [WATCH])
 
 
 def test_a_subject_in_the_heading_and_an_automatic_action() -> None:
     """"自己关" is "自动关机": a manner word, not a feature the page never names."""
-    assert "6小时" in _lead("除湿机的干衣模式开多久会自己关？", [DEHUMIDIFIER])
+    assert "6小时" in lead_line("除湿机的干衣模式开多久会自己关？", [DEHUMIDIFIER])
 
 
 def test_a_verb_with_its_result_and_again_are_said_another_way() -> None:
     """"关掉" is written "关机", "重新开" is "再次开机"."""
-    assert "3分钟" in _lead("除湿机关掉以后，隔多久才能重新开？", [DEHUMIDIFIER])
+    assert "3分钟" in lead_line("除湿机关掉以后，隔多久才能重新开？", [DEHUMIDIFIER])
 
 
 @pytest.mark.parametrize(("question", "singles"), [

@@ -5,40 +5,17 @@ with its second unit, a sign kept (issue 45, seventh pass: ``bench/data/zh_dev8`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from deepcite.citations.answer_type import answer_type, pick
-from deepcite.citations.grounded import grounded_answer
 from deepcite.text.cjk_synonyms import NEAR_SYNONYMS, synonym_terms, synonyms_in
-from deepcite.types import Source
+from tests.unit.manual_pages import lead_line, manual_page
 
-
-def _source(number: int, text: str) -> Source:
-    """A page titled by its first heading."""
-    url = f"file:///manuals/{number}.md"
-    title = text.splitlines()[0].lstrip("# ")
-    return Source(number=number, title=title, url=url, canonical_url=url, snippet=text[:80],
-                  engine="user_material", full_text=text)
-
-
-def _close(question: str, texts: Sequence[str]) -> list[float]:
-    """Every sentence equally close in meaning, below what vouches for a paraphrase."""
-    return [0.6] * len(texts)
-
-
-def _lead(question: str, sources: Sequence[Source]) -> str:
-    answer = grounded_answer(question, list(sources), similarity=_close)
-    assert answer is not None, question
-    return answer.text.split("\n")[0]
-
-
-POWER_BANK = _source(1, "# 闪充驿站 共享充电宝 用户规则\n\n## 租借与计费\n\n"
-                     "扫码即可租借，免押金服务需要信用分达到550分以上。\n"
-                     "前5分钟内归还不收费。\n"
-                     "之后每小时收费3元，不足一小时按一小时计算，每24小时封顶30元。\n"
-                     "累计租借满7天未归还视为购买，共扣除99元，充电宝归用户所有。\n")
+POWER_BANK = manual_page(1, "# 闪充驿站 共享充电宝 用户规则\n\n## 租借与计费\n\n"
+                         "扫码即可租借，免押金服务需要信用分达到550分以上。\n"
+                         "前5分钟内归还不收费。\n"
+                         "之后每小时收费3元，不足一小时按一小时计算，每24小时封顶30元。\n"
+                         "累计租借满7天未归还视为购买，共扣除99元，充电宝归用户所有。\n")
 
 
 def test_a_sentence_holds_the_everyday_word_for_its_formal_one() -> None:
@@ -89,26 +66,26 @@ def test_free_of_charge_asked_is_answered_by_not_charged_written() -> None:
     """"免费" asked, "不收费" written: the sentence that repeats the product's name
     ("充电宝归用户所有") does not outrank it, since the page's title names the product
     for every sentence of the page."""
-    assert _lead("共享充电宝借了多长时间内还是免费的？", [POWER_BANK]).startswith("**5分钟**")
+    assert lead_line("共享充电宝借了多长时间内还是免费的？", [POWER_BANK]).startswith("**5分钟**")
 
 
 def test_a_quantity_in_words_is_no_absent_subject() -> None:
     """"一天" is the case the page writes "每24小时": not a word the sources miss, so
     the question is answered rather than "not found"."""
-    assert "30元" in _lead("充电宝一天最多收多少钱？", [POWER_BANK])
+    assert "30元" in lead_line("充电宝一天最多收多少钱？", [POWER_BANK])
 
 
-FRYER = _source(3, "# 暖岚 K5 空气炸锅 使用说明\n\n## 摆放\n\n"
-                "首次使用前，请将空锅以200℃空烧10分钟，去除新机气味。\n"
-                "机器四周请各预留至少12厘米的散热空间，顶部不要放置物品。\n"
-                "## 程序\n\n"
-                "烘烤模式时间较长，但比炸制模式节省约百分之十五的电。\n"
-                "炸篮可以放入洗碗机，门体开启约8厘米。\n")
+FRYER = manual_page(3, "# 暖岚 K5 空气炸锅 使用说明\n\n## 摆放\n\n"
+                    "首次使用前，请将空锅以200℃空烧10分钟，去除新机气味。\n"
+                    "机器四周请各预留至少12厘米的散热空间，顶部不要放置物品。\n"
+                    "## 程序\n\n"
+                    "烘烤模式时间较长，但比炸制模式节省约百分之十五的电。\n"
+                    "炸篮可以放入洗碗机，门体开启约8厘米。\n")
 
 
 def test_by_how_much_less_is_answered_by_a_share() -> None:
     # "by how much less" is answered by a share, never by a count or another length
-    assert "百分之十五" in _lead("烘烤模式比炸制模式能省多少电？", [FRYER])
+    assert "百分之十五" in lead_line("烘烤模式比炸制模式能省多少电？", [FRYER])
 
 
 def test_where_a_part_and_its_surroundings_are_written_otherwise() -> None:
