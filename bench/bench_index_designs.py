@@ -92,8 +92,9 @@ def main() -> None:
                 by_id = {h.chunk_id: h for h in retrieval.hits_by_ids(conn, ids)}
                 hits = [by_id[i] for i in ids if i in by_id]
                 texts = {h.chunk_id: h.text for h in hits}
-                titles = {h.chunk_id: h.title for h in hits}
-                best = inverted._rescore(searcher, terms, texts, list(texts), avg, bc.K, titles)
+                titles = {h.chunk_id: h.title for h in hits}  # as search() re-scores
+                best = inverted._rescore(searcher, terms, texts, list(texts), avg, bc.K, titles,
+                                         inverted._dotted_heads(question))
                 return [chunk_id for chunk_id, _ in best]
 
             designs: dict[str, Callable[[str], list[int]]] = {
