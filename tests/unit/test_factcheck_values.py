@@ -251,3 +251,15 @@ def test_an_opposite_under_a_negation_agrees() -> None:
                  garden).verdict == "supported"
     assert judge("Chemical pesticides are allowed in the garden.",
                  garden).verdict == "contradicted"
+
+
+def test_a_bound_word_before_an_article_is_no_limit_on_the_adjective_after_it() -> None:
+    # "under a twelve-year contract" says on what terms, not "less than twelve years".
+    deal = judge("The power is sold to Brightwell Power on an eight-year deal.", [passage(
+        "Farm", "The electricity is sold to Brightwell Power under a twelve-year contract.")])
+    assert deal.verdict == "contradicted"
+    assert [c.source for c in deal.conflicts] == ["twelve-year"]
+    [period] = extract_values("Results were averaged over a 10-year period.")
+    assert period.bound == ""
+    limit = extract_values("Children under 12 ride free.")[0]
+    assert limit.bound == "max"

@@ -251,10 +251,18 @@ def bound_words(text: str, value: Value) -> str:
     before = text[max(0, value.start - 24):value.start]
     for pattern, _bound in _BOUNDS:
         found = pattern.search(before)
-        if found is not None:
+        if found is not None and not _attributive(found.group(0), value):
             return found.group(0).strip()
     after = _BOUND_AFTER.search(value.text)  # "18 or older"
     return after.group(0).strip() if after is not None else ""
+
+
+def _attributive(bound: str, value: Value) -> bool:
+    """Whether a bound word before "a" governs a noun the value describes, not the value:
+    in "under a twelve-year contract" and "over a 10-year period" the number-unit pair
+    is an adjective of "contract" and "period", and "under" says on what terms, so an
+    eight-year deal is not within it."""
+    return bound.rstrip().lower().endswith(" a") and "-" in value.text
 
 
 def _bounded(text: str, value: Value) -> Value:
@@ -266,7 +274,8 @@ def _bounded(text: str, value: Value) -> Value:
         return value
     before = text[max(0, value.start - 24):value.start]
     for pattern, bound in _BOUNDS:
-        if pattern.search(before):
+        found = pattern.search(before)
+        if found is not None and not _attributive(found.group(0), value):
             return dataclasses.replace(value, bound=bound)
     after = _BOUND_AFTER.match(text, value.end)
     if after is None:
