@@ -36,7 +36,7 @@ def main() -> None:
     parser.add_argument("--docs", type=Path, default=bc.DOCS_DIR)
     args = parser.parse_args()
     bc.check_requirements(args.docs)
-    from deepcite.collections.index import Index, inverted, rerank, retrieval
+    from deepcite.collections.index import Index, inverted, inverted_rescore, rerank, retrieval
 
     root, faq, _ = bc.prepare_corpus(args.docs, Path(tempfile.gettempdir())
                                      / "deepcite-bench-pydocs" / f"v{bc.CACHE_VERSION}")
@@ -93,8 +93,9 @@ def main() -> None:
                 hits = [by_id[i] for i in ids if i in by_id]
                 texts = {h.chunk_id: h.text for h in hits}
                 titles = {h.chunk_id: h.title for h in hits}  # as search() re-scores
-                best = inverted._rescore(searcher, terms, texts, list(texts), avg, bc.K, titles,
-                                         inverted._dotted_heads(question))
+                best = inverted_rescore.rescore(
+                    searcher, terms, texts, list(texts), avg, bc.K, titles,
+                    inverted_rescore.dotted_heads(question))
                 return [chunk_id for chunk_id, _ in best]
 
             designs: dict[str, Callable[[str], list[int]]] = {

@@ -19,7 +19,7 @@ import tantivy
 
 from deepcite.collections import Collection
 from deepcite.collections.collection import remove_collection
-from deepcite.collections.index import Index, inverted, rerank
+from deepcite.collections.index import Index, inverted, inverted_rescore, rerank
 
 OLD = 1_600_000_000
 
@@ -274,7 +274,7 @@ def test_search_equals_brute_force_scoring_on_a_small_corpus(
         rows = conn.execute("SELECT id, text FROM chunks").fetchall()
         _, avg = rerank.stats(conn)
     assert len(rows) < inverted.POOL  # every match is re-scored: nothing can be missed
-    tokens = {cid: inverted.ANALYZER.analyze(text) for cid, text in rows}
+    tokens = {cid: inverted_rescore.ANALYZER.analyze(text) for cid, text in rows}
     lengths = {cid: len(text) for cid, text in rows}
     _no_fts5(monkeypatch)
     for _ in range(20):
@@ -283,12 +283,12 @@ def test_search_equals_brute_force_scoring_on_a_small_corpus(
         expected = []
         for cid, toks in tokens.items():
             tf = Counter(t for t in toks if t in terms)
-            norm = 1 - inverted.B + inverted.B * lengths[cid] / avg
+            norm = 1 - inverted_rescore.B + inverted_rescore.B * lengths[cid] / avg
             score = 0.0
             for term, f in tf.items():
                 df = sum(1 for other in tokens.values() if term in other)
                 idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-                score += idf * f * (inverted.K1 + 1) / (f + inverted.K1 * norm)
+                score += idf * f * (inverted_rescore.K1 + 1) / (f + inverted_rescore.K1 * norm)
             if score > 0:
                 expected.append((round(score, 6), cid))
         expected.sort(key=lambda item: -item[0])
@@ -398,20 +398,20 @@ def test_scores_count_inflected_words_exactly_as_the_index_does(
         rows = conn.execute("SELECT id, text FROM chunks").fetchall()
         _, avg = rerank.stats(conn)
     assert len(rows) < inverted.POOL
-    tokens = {cid: inverted.ANALYZER.analyze(text) for cid, text in rows}
+    tokens = {cid: inverted_rescore.ANALYZER.analyze(text) for cid, text in rows}
     _no_fts5(monkeypatch)
     for _ in range(25):
         question = " ".join(rng.sample(_ENGLISH, rng.randint(1, 4)))
-        terms = set(inverted.ANALYZER.analyze(question))
+        terms = set(inverted_rescore.ANALYZER.analyze(question))
         expected = {}
         for cid, toks in tokens.items():
             tf = Counter(t for t in toks if t in terms)
-            norm = 1 - inverted.B + inverted.B * len(dict(rows)[cid]) / avg
+            norm = 1 - inverted_rescore.B + inverted_rescore.B * len(dict(rows)[cid]) / avg
             score = 0.0
             for term, f in tf.items():
                 df = sum(1 for other in tokens.values() if term in other)
                 idf = math.log(1 + (len(rows) - df + 0.5) / (df + 0.5))
-                score += idf * f * (inverted.K1 + 1) / (f + inverted.K1 * norm)
+                score += idf * f * (inverted_rescore.K1 + 1) / (f + inverted_rescore.K1 * norm)
             if score > 0:
                 expected[cid] = round(score, 6)
         got = {h.metadata["chunk_id"]: round(h.metadata["score"], 6)
