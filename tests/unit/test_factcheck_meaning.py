@@ -121,3 +121,16 @@ def test_without_the_embeddings_extra_the_check_matches_words(
     settings = load_settings({"data_dir": str(tmp_path)}, config_files=[], environ={})
     assert load_meaning(settings) is None
     assert meaning_module.load_meaning is load_meaning
+
+
+def test_a_sentence_found_by_meaning_alone_names_no_other_name() -> None:
+    # closest in meaning, the sentence is on the topic; its "Linux" is not what the
+    # claim's "Bluetooth" is, so nothing contradicts an uncovered claim
+    sources = [passage("About", "quillsync copies notebooks between devices. quillsync "
+                                "runs on Linux and macOS. It listens on port 7410.")]
+    meaning = TableMeaning({"quillsync runs on Linux and macOS.": 0.7})
+    judged = judge("quillsync can sync over Bluetooth.", sources, meaning=meaning)
+    assert judged.verdict == "not_found"
+    # found by its words, a different name still contradicts
+    moved = judge("quillsync runs on FreeBSD.", sources, meaning=meaning)
+    assert moved.verdict == "contradicted"

@@ -96,7 +96,8 @@ def test_the_first_hour_is_one_hour() -> None:
     assert value.amount == 3600.0
     assert (free.kind, free.amount) == ("money", 0.0)  # "free": a price of nothing
     assert judge("The first hour is free for callers.", KESTREL).verdict == "contradicted"
-    assert extract_values("on the first day of the month") == []
+    # which day, not how long: no duration of one day
+    assert [v.dimension for v in extract_values("on the first day of the month")] == [""]
     assert [v.text for v in extract_values("Uptime was 99.5% last year.")] == ["99.5%"]
 
 

@@ -263,3 +263,99 @@ def test_a_bound_word_before_an_article_is_no_limit_on_the_adjective_after_it() 
     assert period.bound == ""
     limit = extract_values("Children under 12 ride free.")[0]
     assert limit.bound == "max"
+
+
+def test_a_contradiction_names_the_value_the_claims_words_single_out() -> None:
+    fares = [passage("Prices", "Admission costs £7 for adults and £4.50 for students; "
+                               "under-16s are admitted free.")]
+    adults = judge("Adults pay £9 to get in.", fares)
+    assert adults.verdict == "contradicted"
+    assert [c.source for c in adults.conflicts] == ["£7"]
+    students = judge("Tickets for students cost £5.", fares)
+    assert [c.source for c in students.conflicts] == ["£4.50"]
+    board = [passage("Hut", "The hut opens in June. Half board costs 62 euros for adults; "
+                            "members of the Alpine Club pay 48 euros.")]
+    members = judge("Alpine Club members get half board for 52 euros.", board)
+    assert [c.source for c in members.conflicts] == ["48 euros"]
+    assert [c.source for c in judge("Adults pay 65 euros for half board.", board).conflicts] \
+        == ["62 euros"]
+    paid = [passage("Prices", "Adults pay £7 and students pay £4.50.")]
+    assert [c.source for c in judge("Students pay £6.", paid).conflicts] == ["£4.50"]
+
+
+def test_age_groups_and_people_under_an_age_are_ages() -> None:
+    [group] = [v for v in extract_values("Under-16s are admitted free.") if v.unit != "free"]
+    [children] = [v for v in extract_values("Children under 16 get in free.")
+                  if v.unit != "free"]
+    assert (group.dimension, group.bound, children.dimension, children.bound) == (
+        "time", "max", "time", "max")
+    assert agrees(children, group)
+    [older] = [v for v in extract_values("Children under 12 get in free.") if v.unit != "free"]
+    assert same_slot(older, group) and not agrees(older, group)
+    [decade] = extract_values("The press was restored in the 1990s.")
+    assert decade.kind == "year" and decade.dimension == ""  # no longer 1990 seconds
+
+
+def test_a_required_value_is_a_rule_not_one_the_sources_bound_allows() -> None:
+    booking = [passage("Visits", "The museum is open from Wednesday to Sunday. Groups of 10 "
+                                 "or more must book at least two weeks ahead."),
+               passage("History", "The museum opened in a former mill in 1988.")]
+    month = judge("Groups of 10 or more need to book a month ahead.", booking)
+    assert month.verdict == "contradicted"
+    assert [c.source for c in month.conflicts] == ["two weeks"]
+    joining = [passage("Join", "Anyone aged 16 or over may join the club.")]
+    assert judge("You must be 18 to join the club.", joining).verdict == "contradicted"
+    assert judge("Anyone aged 16 or over may join the club.", joining).verdict == "supported"
+
+
+def test_a_team_of_five_counts_people_and_a_range_end_is_named_by_its_own_words() -> None:
+    team = [passage("About", "It was first released in 2021 and is now maintained by a "
+                             "team of five.")]
+    seven = judge("It is maintained by a team of seven people.", team)
+    assert seven.verdict == "contradicted"
+    assert [c.source for c in seven.conflicts] == ["five"]
+    career = [passage("Life", "She was born in Graz. She taught at the Vienna University of "
+                              "Music from 1992 until her retirement in 2016.")]
+    retired = judge("She taught at the Vienna University of Music until she retired in 2014.",
+                    career)
+    assert [c.source for c in retired.conflicts] == ["2016"]
+
+
+FESTIVAL = [passage("Festival", "The Harlow Bay Kite Festival is held every August. It takes "
+                                "place over two days on the second weekend of August. Entry "
+                                "to the beach is free, but parking costs £8 per car. A shuttle "
+                                "bus runs from the station every 20 minutes.")]
+
+
+def test_a_free_entry_beside_a_parking_fee_does_not_make_parking_free() -> None:
+    parking = judge("Parking is free.", FESTIVAL)
+    assert parking.verdict == "contradicted"
+    assert [c.source for c in parking.conflicts] == ["£8"]
+    assert judge("Entry to the beach is free.", FESTIVAL).verdict == "supported"
+
+
+def test_calendar_places_halves_of_hours_and_over_as_during() -> None:
+    first = judge("It is held on the first weekend of August.", FESTIVAL)
+    assert [c.source for c in first.conflicts] == ["second weekend"]
+    assert judge("It takes place on the second weekend of August.", FESTIVAL).verdict \
+        == "supported"
+    bus = judge("A shuttle bus runs from the station every half hour.", FESTIVAL)
+    assert [c.source for c in bus.conflicts] == ["every 20 minutes"]
+    # "over two days" says during what time: three days are not within it
+    [days] = [v for v in extract_values("It takes place over two days.")]
+    assert days.bound == ""
+    [years] = extract_values("The club has existed for over 20 years.")
+    assert years.bound == "min"
+
+
+def test_a_stated_value_stays_stated_beside_another_of_its_slot() -> None:
+    mill = [passage("Mill", "The mill was founded in 1911. It grinds about 800 tonnes of "
+                            "flour a year on a 12-tonne stone mill.")]
+    assert judge("Each year it grinds roughly 800 tonnes of flour.", mill).verdict \
+        == "supported"
+    shop = [passage("Shop", "Orders over 40 euros are sent free within Ireland; below that, "
+                            "delivery is 4.50 euros. The shop opened in 2015.")]
+    assert judge("Delivery is free on orders above 40 euros.", shop).verdict != "contradicted"
+    # a duration after a price is no price: "four weeks" are not 4 euros
+    [price, weeks] = extract_values("A room costs 520 euros for four weeks.")
+    assert (price.kind, weeks.kind, weeks.dimension) == ("money", "number", "time")

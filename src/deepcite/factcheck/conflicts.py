@@ -8,6 +8,8 @@ contradiction names both: "draft: 30 days; source [2]: 90 days".
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -26,6 +28,14 @@ __all__ = ["CLAUSE", "decide", "denial_of", "forbidden", "name_in_place", "neigh
 NAME_REACH = 3
 #: How far after an amount the period it is per may stand ("4 euros a month").
 PERIOD_REACH = 4
+# Words that introduce the value after them, where a gap between two values has no
+# clause break: what stands before the first of them is the earlier value's ("of").
+_INTRODUCING = re.compile(r"\b(?:until|till|to|from|in|on|at|by|for|with|after|before|"
+                          r"since|during|while|when|than|over|under|between|within)\b",
+                          re.IGNORECASE)
+_AMOUNT_VERBS = terms_of("pay pays paid paying cost costs costing charge charges charged "
+                         "get gets got take takes took have has had make makes made "
+                         "give gives gave is are was were")
 CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
@@ -92,8 +102,69 @@ def _nearest(claim_text: str, value: Value, sentence: Sentence,
             p.dimension == "period" and p.amount == mine[0]
             and 0 <= p.start - c.end <= PERIOD_REACH for p in theirs)]
         candidates = same or candidates
+    own = _own_place(claim_text, value, sentence.text, candidates)
+    if own is not None:
+        return candidates[own]
     return candidates[_placed_like(claim_text, value.start, sentence.text,
                                    [c.start for c in candidates])]
+
+
+def _own_place(claim: str, value: Value, sentence: str,
+               candidates: Sequence[Value]) -> int | None:
+    """Which of ``candidates`` the claim's words single out (see :func:`_own_scores`),
+    or None when no one of them wins."""
+    scores = _own_scores(claim, value, sentence, candidates)
+    best = max(scores, default=0)
+    return scores.index(best) if best and scores.count(best) == 1 else None
+
+
+def _own_scores(claim: str, value: Value, sentence: str,
+                candidates: Sequence[Value]) -> list[int]:
+    """Which of a sentence's values of one slot the claim's words single out, judged by
+    the words each value owns: "£7 for adults and £4.50 for students" gives "for
+    adults" to £7, "adults pay £7 and students pay £4.50" gives "adults pay" to it.
+
+    A gap between two values cut by a clause break (a comma, "and") gives what comes
+    before the break to the value before it and the rest to the next; a gap with no
+    break is cut before its first word introducing a value ("on", "until", "to"): "60
+    tonnes of coffee a year | on a 15-kilogram roaster", "from 1992 | until her
+    retirement in 2016". When
+    every value has words after it, those part them ("Tickets cost" before the first is
+    the subject all share). Else the words before each do, the first value's only when
+    they are parallel to the next one's ("adults pay" and "students pay"): otherwise
+    they are the sentence's subject ("Half board costs 62 euros for adults; members of
+    the Alpine Club pay 48 euros"), which a claim about either value repeats. Each
+    candidate's score is how many of the claim's words (but the verbs of any amount)
+    it owns.
+    """
+    if len(candidates) < 2:
+        return [0] * len(candidates)
+    order = sorted(range(len(candidates)), key=lambda i: candidates[i].start)
+    first, last = candidates[order[0]], candidates[order[-1]]
+    clause_start = max((m.end() for m in CLAUSE.finditer(sentence, 0, first.start)),
+                       default=0)
+    ends = [m.start() for m in CLAUSE.finditer(sentence, last.end)]
+    lead = {order[0]: terms_of(sentence[clause_start:first.start])}
+    trail = {order[-1]: terms_of(sentence[last.end:ends[0] if ends else len(sentence)])}
+    for here, nxt in itertools.pairwise(order):
+        gap = sentence[candidates[here].end:candidates[nxt].start]
+        cut = CLAUSE.search(gap)
+        if cut is not None:
+            mine_end, next_start = cut.start(), cut.end()
+        else:  # "of coffee a year | on a", " | until her retirement in"
+            intro = _INTRODUCING.search(gap)
+            mine_end = next_start = intro.start() if intro is not None else len(gap)
+        trail[here] = terms_of(gap[:mine_end])
+        lead[nxt] = terms_of(gap[next_start:])
+    if all(trail.values()):
+        owned = trail
+    else:
+        owned = dict(lead)
+        if not lead[order[0]] & lead[order[1]]:
+            owned[order[0]] = trail[order[0]]  # the subject, not the first value's own
+    # (the verbs of any price or amount - "pay", "costs", "get" - single out none)
+    mine = terms_of(claim[:value.start] + " " + claim[value.end:]) - _AMOUNT_VERBS
+    return [len(mine & owned[i]) for i in range(len(candidates))]
 
 
 def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
@@ -210,8 +281,9 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
     else, ``loose`` (the sentence saying the claim's subject), the first stating its
     count under another noun ("three vessels" for "three ships"), else None."""
     for sentence in sentences:
-        if any(agrees(value, other) for other in values_of(sentence.text)):
-            return sentence, None
+        theirs = values_of(sentence.text)
+        if any(agrees(value, other) for other in theirs):
+            return sentence, _singled_out(value, claim, sentence, theirs, claim_values)
     for sentence in sentences:
         slot = [other for other in values_of(sentence.text) if same_slot(value, other)
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
@@ -221,6 +293,36 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
         if any(agrees_as_count(value, other) for other in values_of(sentence.text)):
             return sentence, None
     return None
+
+
+def _singled_out(value: Value, claim: str, sentence: Sentence, theirs: Sequence[Value],
+                 claim_values: Sequence[Value]) -> Value | None:
+    """Of a sentence stating ``value`` and other values of its slot, the other one the
+    claim's words single out, or None: "Parking is free" against "Entry to the beach is
+    free, but parking costs £8" is about the £8 - the sentence's "free" is the entry's."""
+    if value.dimension == "period":
+        return None  # "a month" qualifies an amount, which decides ("4 euros a month")
+    slot = [other for other in theirs if same_slot(value, other) or agrees(value, other)]
+    if len(slot) < 2:
+        return None
+    scores = _own_scores(claim, value, sentence.text, slot)
+    best = max(scores)
+    if not best or scores.count(best) > 1:
+        return None
+    chosen = slot[scores.index(best)]
+    stating = [other for other in slot if agrees(value, other)]
+    if agrees(value, chosen) or any(scores[slot.index(other)] for other in stating) or any(
+            agrees(mine, chosen) for mine in claim_values if mine != value):
+        return None  # the stating value has some of the claim's words: it may be so
+    # another of the claim's values stated in the clause of the one stating this: the
+    # claim is about that clause ("Postage is free on orders above 30 pounds")
+    breaks = [m.end() for m in CLAUSE.finditer(sentence.text)]
+    said_there = {bisect.bisect_right(breaks, other.start) for other in stating}
+    if any(bisect.bisect_right(breaks, other.start) in said_there
+           for mine in claim_values if mine != value
+           for other in theirs if agrees(mine, other)):
+        return None
+    return chosen
 
 
 def slots(values: Sequence[Value], unknown_name: bool, sentence: Sentence,

@@ -34,8 +34,33 @@ _MONTH_ONLY = [re.compile(_MONTH_PREFIX + pattern + r"\b", re.IGNORECASE) for pa
     rf"{_DAY}\s+(?:of\s+)?{_MONTH}", rf"{_MONTH}(?:\s+{_DAY}(?!\d))?")]
 
 
+# "the 1990s": a decade, which a year of it states ("1994") and another decade does not
+# (read as a number, "1990s" was 1990 seconds)
+_DECADE = re.compile(r"\b(?P<decade>1[5-9]\d0|20\d0)s\b")
+
+
+# "the second weekend of August", "the first Saturday of each month", "the last week in
+# June": a place in the calendar, which another ordinal of the same noun contradicts
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
+             "fourth": 4, "4th": 4, "fifth": 5, "5th": 5, "last": -1, "final": -1}
+_CALENDAR = re.compile(
+    r"\b(?P<ord>" + "|".join(_ORDINALS) + r")\s+(?P<noun>weekend|week|day|weekday|month|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+(?:of|in)\b",
+    re.IGNORECASE)
+
+
 def date_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     values: list[Value] = []
+    for match in _CALENDAR.finditer(text):
+        place = float(_ORDINALS[match.group("ord").lower()])
+        end = match.end("noun")
+        values.append(Value("number", f"{place:g}", text[match.start():end], match.start(),
+                            end, place, f"{match.group('noun').lower()} of"))
+        taken.append((match.start(), end))
+    for match in _DECADE.finditer(text):
+        values.append(Value("year", match.group("decade")[:3], match.group(0),
+                            match.start(), match.end(), float(match.group("decade"))))
+        taken.append((match.start(), match.end()))
     for pattern in _DATES:
         for match in pattern.finditer(text):
             if any(a < match.end() and match.start() < b for a, b in taken):

@@ -313,8 +313,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             stated.append(group)
         elif placed is None and words <= passage_terms:
             stated.append(group)
-        elif placed is not None and words - everywhere \
+        elif placed is not None and words - everywhere and best_score >= FOUND \
                 and language_at(best.text, *placed) <= language_at(text, start, end):
+            # (only a sentence the claim's words found: one chosen by meaning is on the
+            # topic, not about the same thing - "can sync over Bluetooth" is closest to
+            # "runs on Linux and macOS", whose Linux is no other name for it)
             # (a language where the claim names a place - "courses in Italian" against
             # "courses in Rome" - is another kind of name; "German" against
             # "Austrian" one of the same kind)

@@ -111,7 +111,13 @@ _FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
     r"nearly|almost|only|just)\s+$", re.IGNORECASE)
+# "book a month in advance", "a week ahead", "a year ago": after it, how far off
+_DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
+                             r"later|early)\b", re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
+# "every half hour", "every quarter of an hour": how often, in parts of an hour
+_EVERY_PART = re.compile(r"\b(?:every|each)\s+(?:(?P<half>half)(?:\s+an|-)?\s*hour|"
+                         r"quarter(?:\s+of\s+an|-)\s*hour)\b", re.IGNORECASE)
 _EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|"
                     r"fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
                     r"summer|autumn|winter)\b|\b(?P<adverb>hourly|daily|weekly|"
@@ -185,7 +191,8 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
                 currency = CURRENCIES[unit]
             end = unit_match.end()
     before = _before(text, start)
-    if not currency and before in CURRENCIES:
+    if not currency and before in CURRENCIES and not unit:
+        # "EUR 40"; not "520 euros for four weeks", whose weeks are no euros
         currency = CURRENCIES[before]
     if currency:
         return Value("money", _plain(amount), text[start:end].strip(), start, end, amount,
@@ -229,6 +236,8 @@ _BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of
            (re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|"
                        r"approx\.?|circa|ca\.|an estimated|estimated)\s+$",
                        re.IGNORECASE), "approx")]
+#: The bound of a value a rule requires exactly (:data:`_REQUIRED_BEFORE`).
+EXACT = "exact"
 #: How far an "about" value may be from the other and still agree.
 APPROX_SHARE = 0.1
 
@@ -238,6 +247,19 @@ _BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:(?P<min>older|over|above|more|upw
                           r"(?P<max>younger|under|below|less|fewer))\b", re.IGNORECASE)
 # Before a bare number bounded after it, words saying it is an age ("be 18 or over",
 # "aged 16 and over", "anyone 12 or under").
+# A requirement written before a value without a bound ("must book a month ahead",
+# "need to be 18"): the value is the rule, so a source's "at least two weeks" or "16 or
+# over" is another rule, not one the claim's value falls within.
+_REQUIRED_BEFORE = re.compile(r"\b(?:must|needs?\s+to|needed\s+to|ha(?:ve|s|d)\s+to|"
+                              r"(?:is|are)\s+required\s+to|requires?)\b[^,;.!?]*$",
+                              re.IGNORECASE)
+# "under-16s", "over-65s": an age group, a bound on age in years ("16s" is no seconds)
+_AGE_GROUP = re.compile(r"\b(?P<side>under|over)-(?P<age>\d{1,3})s\b", re.IGNORECASE)
+# Who a bound before a number is of when the number is an age: "children under 12 ride
+# free", "anyone over 65 pays half".
+_AGED_BEFORE_BOUND = re.compile(
+    r"\b(?:children|child|kids|anyone|everyone|people|those|visitors|guests|pupils|"
+    r"passengers|members|adults|players|riders|users|customers)\s+$", re.IGNORECASE)
 _AGE_BEFORE = re.compile(r"\b(?:be|aged|age|ages|are|is|anyone|children|adults?)\s+$",
                          re.IGNORECASE)
 
@@ -255,6 +277,13 @@ def bound_words(text: str, value: Value) -> str:
             return found.group(0).strip()
     after = _BOUND_AFTER.search(value.text)  # "18 or older"
     return after.group(0).strip() if after is not None else ""
+
+
+# "takes place over two days", "spread over three weekends": "over" says during what
+# time, not "more than"
+_OVER_DURING = re.compile(r"\b(?:takes?|took|taking)\s+place\s+over\s+$|"
+                          r"\b(?:held|spread|split|staged|run|spans?)\s+(?:out\s+)?over\s+$",
+                          re.IGNORECASE)
 
 
 def _attributive(bound: str, value: Value) -> bool:
@@ -275,21 +304,46 @@ def _bounded(text: str, value: Value) -> Value:
     before = text[max(0, value.start - 24):value.start]
     for pattern, bound in _BOUNDS:
         found = pattern.search(before)
-        if found is not None and not _attributive(found.group(0), value):
-            return dataclasses.replace(value, bound=bound)
+        if found is not None and not _attributive(found.group(0), value) and not (
+                value.dimension == "time" and _OVER_DURING.search(before)):
+            bounded = dataclasses.replace(value, bound=bound)
+            at = value.start - len(before) + found.start()
+            if _AGED_BEFORE_BOUND.search(text, max(0, at - 16), at) is not None:
+                return _as_age(bounded)
+            return bounded
     after = _BOUND_AFTER.match(text, value.end)
     if after is None:
+        if _REQUIRED_BEFORE.search(text, max(0, value.start - 60), value.start):
+            required = dataclasses.replace(value, bound=EXACT)
+            if not value.unit and _AGE_BEFORE.search(text, max(0, value.start - 16),
+                                                     value.start) is not None:
+                return _as_age(required)  # "must be 18 to join"
+            return required
         return value
     bounded = dataclasses.replace(value, bound="min" if after.group("min") else "max",
                                   text=text[value.start:after.end()], end=after.end())
     aged = after.group(0).split()[-1].lower() in ("older", "younger") \
         or _AGE_BEFORE.search(text, max(0, value.start - 16), value.start) is not None
-    if value.kind == "number" and not value.unit and not value.dimension and aged \
-            and value.amount is not None:
-        dimension, size = DIMENSIONS["year"]
-        bounded = dataclasses.replace(bounded, unit="year", dimension=dimension,
-                                      amount=value.amount * size)
+    if not value.unit and aged:
+        return _as_age(bounded)
     return bounded
+
+
+def _as_age(value: Value) -> Value:
+    """A bounded bare number that is an age, in years; a value with a measure, or one
+    that is no age (over 120), as it is. The word after it is then no unit: in
+    "children under 12 ride free" it is the verb."""
+    if value.kind != "number" or value.dimension or value.amount is None \
+            or not 0 < value.amount <= 120:
+        return value
+    dimension, size = DIMENSIONS["year"]
+    text = value.text
+    if value.unit:  # "12 ride": the number alone
+        number = re.match(r"\S+", text)
+        text = number.group(0) if number is not None else text
+    return dataclasses.replace(value, unit="year", dimension=dimension, text=text,
+                               end=value.start + len(text) if value.unit else value.end,
+                               amount=value.amount * size)
 
 
 def _within(claim: Value, other: Value) -> bool:
@@ -299,6 +353,8 @@ def _within(claim: Value, other: Value) -> bool:
         return False
     if math.isclose(mine, theirs, rel_tol=1e-6):
         return True
+    if claim.bound == EXACT:
+        return False  # a rule's value: "must book a month ahead" is not "two weeks"
     if claim.bound and claim.bound == other.bound and claim.bound != "approx":
         return False  # "up to 1,000 notes" and "up to 500 notes" are two limits
     if claim.bound == "min":
@@ -338,6 +394,10 @@ _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 _OF_WHAT = re.compile(r"^\s+of\s+[a-z]+\s+$")
 # "a staff of", "a team of", "a fleet of" just before a number with nothing after it.
 _COUNTED_BEFORE = re.compile(r"\b(?:a|an|its|their|the)\s+(?P<noun>[a-z]+)\s+of\s+$")
+# Groups whose number is of people: "a team of five" counts what "seven people" does
+# (only in "a team of N": "12 teams" are teams).
+_GROUPS_OF_PEOPLE = frozenset("""team crew squad workforce committee panel choir board
+    staff band cast""".split())  # noqa: SIM905
 
 
 def _after_amount(text: str, at: int, values: Sequence[Value]) -> bool:
@@ -420,6 +480,18 @@ def extract_values(text: str) -> list[Value]:
         values.append(Value("number", _plain(amount), match.group(0), match.start(),
                             match.end(), amount, "one of"))
         taken.append((match.start(), match.end()))
+    for match in _AGE_GROUP.finditer(text):
+        dimension, size = DIMENSIONS["year"]
+        age = float(match.group("age"))
+        values.append(Value("number", _plain(age), match.group(0), match.start(), match.end(),
+                            age * size, "year", dimension, _before(text, match.start()), "",
+                            "max" if match.group("side").lower() == "under" else "min"))
+        taken.append((match.start(), match.end()))
+    for match in _EVERY_PART.finditer(text):
+        seconds = 1800.0 if match.group("half") else 900.0
+        values.append(Value("number", _plain(seconds / 60), match.group(0), match.start(),
+                            match.end(), seconds, "every", "period"))
+        taken.append((match.start(), match.end()))
     for match in _VERSION.finditer(text):
         if not any(a < match.end() and match.start() < b for a, b in taken):
             values.append(Value("version", match.group(0).lstrip("vV"), match.group(0),
@@ -462,7 +534,8 @@ def extract_values(text: str) -> list[Value]:
                 # the number counts
                 values.append(Value("number", _plain(number), match.group(0),
                                     match.start(), match.end(), float(number),
-                                    unit_of(counted.group("noun")), "",
+                                    "people" if counted.group("noun") in _GROUPS_OF_PEOPLE
+                                    else unit_of(counted.group("noun")), "",
                                     _before(text, match.start())))
                 taken.append((match.start(), match.end()))
                 continue
@@ -489,8 +562,9 @@ def extract_values(text: str) -> list[Value]:
         if head in ("a", "an", "per") and not _after_amount(text, match.start(), values):
             # "lasts a week", "within a month": how long, one of the unit ("a day
             # ticket" is neither)
-            if head in ("a", "an") and _DURATION_BEFORE.search(text[max(0, match.start() - 12):
-                                                            match.start()]):
+            if head in ("a", "an") and (_DURATION_BEFORE.search(
+                    text[max(0, match.start() - 12):match.start()])
+                    or _DURATION_AFTER.match(text, match.end())):
                 values.append(Value("number", "1", match.group(0), match.start(),
                                     match.end(), base, period, "time",
                                     _before(text, match.start())))
