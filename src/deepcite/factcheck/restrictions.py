@@ -29,7 +29,7 @@ from typing import Literal
 from deepcite.factcheck.terms import terms_of
 
 __all__ = ["Restriction", "ScopeClash", "always", "from_start", "limit_clash", "restrictions",
-           "scope_clash", "start_clash", "universal"]
+           "rhythm_clash", "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -299,3 +299,63 @@ def start_clash(claim: str, sentence: str) -> ScopeClash | None:
     if not terms_of(sentence) & wanted:
         return None
     return ScopeClash("contradicted", start, sentence.strip().rstrip("."))
+
+
+_WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+# A claim saying something happens every week: "every Sunday", "each Saturday", "on
+# Sundays", "weekly" ...
+_WEEKLY = re.compile(rf"\b(?:(?:every|each)\s+{_WEEKDAY}|on\s+{_WEEKDAY}s|every\s+week|"
+                     r"each\s+week|weekly)\b", re.IGNORECASE)
+# ... against a source's clause saying it happens on one day of each month: "on the
+# first Saturday of each month", "the last Sunday of every month", "once a month".
+_MONTHLY = re.compile(rf"\b(?:the\s+)?(?:first|second|third|fourth|last|final)\s+{_WEEKDAY}"
+                      r"\s+(?:of|in)\s+(?:each|every|the)\s+month\b|\bonce\s+a\s+month\b|"
+                      r"\bmonthly\b", re.IGNORECASE)
+# A claim saying someone does something without others: "runs it on its own",
+# "manages the reserve alone", "single-handedly" ...
+_SOLE = re.compile(r"\b(?:on\s+(?:its|their|his|her)\s+own|by\s+(?:itself|themselves|"
+                   r"himself|herself)|alone|single-handedly|independently|solely|"
+                   r"without\s+(?:any\s+)?(?:help|partners?|outside\s+help))\b", re.IGNORECASE)
+# ... against a source's clause naming a partner: "managed jointly with the Environment
+# Agency", "together with", "in partnership with".
+_SHARED = re.compile(r"\b(?:jointly|together\s+with|in\s+partnership\s+with|"
+                     r"in\s+collaboration\s+with|in\s+conjunction\s+with|with\s+the\s+help\s+of|"
+                     r"co-(?:owned|run|managed|funded|founded|organised|organized)|"
+                     r"shared\s+with)\b", re.IGNORECASE)
+
+
+# A claim saying someone private owns or runs it: "privately owned", "run by a private
+# company", "in private hands" ...
+_PRIVATE = re.compile(r"\bprivately[\s-](?:owned|run|held|operated)\b|\b(?:owned|run|"
+                      r"operated)\s+by\s+(?:a\s+)?private\b|\bin\s+private\s+hands\b|"
+                      r"\bprivate(?:ly)?\s+(?:company|firm|owner|business)\b", re.IGNORECASE)
+# ... against a source's public or community owner: "owned by Tessford District
+# Council", "run by a charity", "council-owned".
+_PUBLIC = re.compile(r"\b(?:owned|run|operated)\s+by\s+(?:the\s+|an?\s+|its\s+)?"
+                     r"(?:[A-Z][\w-]*\s+){0,3}(?:[Cc]ouncil|[Gg]overnment|[Ss]tate|"
+                     r"[Mm]unicipality|[Cc]harity|[Tt]rust|[Cc]o-?operative|[Cc]ommunity)\b|"
+                     r"\b(?:publicly|council|state|community)[\s-](?:owned|run)\b")
+
+
+def rhythm_clash(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim saying something happens every week ("The repair café runs every
+    Sunday") against the source's clause on the claim's words saying it happens once a
+    month ("on the last Sunday of each month"), or a claim saying someone does
+    something on their own ("The Trust manages the reserve on its own") against a
+    clause naming a partner ("managed jointly with the Environment Agency"), or a
+    claim saying it is privately owned against a public or community owner ("owned by
+    Tessford District Council", "run by a charity"):
+    contradicted, the note naming the source's clause; else None. Every value and word
+    of such a claim may match its source, so only these words tell it wrong."""
+    for mine, theirs in ((_WEEKLY, _MONTHLY), (_SOLE, _SHARED), (_PRIVATE, _PUBLIC)):
+        said = mine.search(claim)
+        if said is None or mine.search(sentence) is not None:
+            continue
+        wanted = terms_of(claim[:said.start()] + " " + claim[said.end():])
+        if not terms_of(sentence) & wanted:
+            continue  # ("its repair café, which mends ... on the last Sunday of each
+            # month": the clause says the claim's words through "which")
+        for piece in _BREAK.split(sentence):
+            if theirs.search(piece) is not None:
+                return ScopeClash("contradicted", said.group(0), piece.strip())
+    return None
