@@ -127,3 +127,42 @@ def test_privately_owned_against_a_public_owner_is_contradicted() -> None:
     judgement, note = _judged("The farm is privately owned.", FARM)
     assert judgement.verdict == "contradicted" and "Tessford District Council" in note
     assert judge("The farm is owned by the council.", FARM).verdict == "supported"
+
+
+def test_no_limit_is_unlimited_not_a_denial() -> None:
+    gym = [passage("Prices", "A monthly membership costs 55 pounds and includes "
+                   "unlimited entry. A single entry costs 13 pounds.")]
+    judgement, note = _judged("A monthly membership with no limit on entry costs 55 pounds.",
+                              gym)
+    assert judgement.verdict == "supported", note
+    judgement, note = _judged("A monthly membership with no limit on entry costs 45 pounds.",
+                              gym)
+    assert judgement.verdict == "contradicted" and "55 pounds" in note
+
+
+CLINIC = [
+    passage("Harbour Clinic", "The Harbour Clinic opened in 1998 on Mill Street and moved "
+            "to Quay Road in 2015. The clinic has always offered free flu jabs. Lunch at "
+            "the staff canteen is free for nurses who work night shifts. Tidebase supports "
+            "PostgreSQL and MySQL; SQLite is not supported."),
+]
+
+
+def test_has_always_against_a_later_move_is_contradicted() -> None:
+    judgement, note = _judged("The clinic has always been located on Quay Road.", CLINIC)
+    assert judgement.verdict == "contradicted" and "2015" in note
+    # a later start of the clinic alone says nothing of what it has always offered
+    assert judge("The clinic has always offered free flu jabs.", CLINIC).verdict \
+        == "supported"
+
+
+def test_every_against_a_restrictive_who_clause_is_contradicted() -> None:
+    judgement, note = _judged("Lunch at the staff canteen is free for every nurse.", CLINIC)
+    assert judgement.verdict == "contradicted" and "night shifts" in note
+    assert judge("Lunch at the staff canteen is free for nurses who work night shifts.",
+                 CLINIC).verdict == "supported"
+
+
+def test_a_denial_names_the_clause_that_denies() -> None:
+    judgement, note = _judged("Tidebase supports PostgreSQL, MySQL and SQLite.", CLINIC)
+    assert judgement.verdict == "contradicted" and "SQLite is not supported" in note

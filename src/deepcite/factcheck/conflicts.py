@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.names import name_groups
-from deepcite.factcheck.negation import denied, opposites
+from deepcite.factcheck.negation import denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.restrictions import restrictions
 from deepcite.factcheck.terms import terms_of
@@ -274,7 +274,10 @@ def _piece_with(text: str, terms: frozenset[str] | set[str], *, widen: bool = Fa
     pay stations take cards only, not cash" is "take cards only, not cash": what the
     source says instead)."""
     pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
-    index = max(range(len(pieces)), key=lambda i: len(terms_of(pieces[i]) & terms))
+    # of clauses saying as many, the one with a negation: it is the denial ("Tidebase
+    # supports PostgreSQL and MySQL; SQLite is not supported")
+    index = max(range(len(pieces)), key=lambda i: (len(terms_of(pieces[i]) & terms),
+                                                   negated(pieces[i])))
     piece = pieces[index].rstrip(".\u3002!\uff01")
     if widen and index and len(terms_of(piece)) <= SHORT_CLAUSE:
         start = text.find(pieces[index - 1])

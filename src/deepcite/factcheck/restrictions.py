@@ -37,6 +37,9 @@ _EXCLUSIVE = re.compile(
     r"\b(?:only|except|excepting|excluding|apart from|other than|save for|aside from|"
     r"with the exception of|but not|not on|not for|not in|solely|exclusively)\b",
     re.IGNORECASE)
+# A restrictive relative clause, no comma before it: "free for pupils whose families
+# receive income support", "for members who joined before 2020" - only those.
+_RELATIVE = re.compile(r"(?<![,\s])\s+\b(?:whose|who)\s+[a-z]+\b")
 _CONDITIONAL = re.compile(
     r"\b(?:if|when|unless|provided(?: that)?|providing|as long as|so long as|"
     r"on condition that|subject to|by appointment|on request|with permission|"
@@ -101,7 +104,8 @@ def restrictions(text: str) -> list[Restriction]:
     found: list[Restriction] = []
     taken: list[int] = []
     kinds: tuple[tuple[RestrictionKind, re.Pattern[str]], ...] = (
-        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL))
+        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("exclusive", _RELATIVE),
+        ("conditional", _CONDITIONAL))
     for kind, pattern in kinds:
         for match in pattern.finditer(text):
             if any(match.start() <= at < match.end() for at in taken):
@@ -259,14 +263,14 @@ def limit_clash(claim: str, sentence: str) -> ScopeClash | None:
 
 
 # "since the day it opened", "ever since it was founded", "from the start", "from day
-# one", "has always": a statement the claim says held from the beginning.
+# one", "has always been": a statement the claim says held from the beginning.
 _FROM_START = re.compile(
     r"\b(?:(?:ever\s+)?since\s+(?:the\s+day\s+|the\s+year\s+)?(?:it|they|he|she|we|"
     r"the\s+\w+)\s+(?:was\s+|were\s+|first\s+)?(?:opened|founded|started|began|launched|"
     r"set\s+up|established|created|opened\s+its\s+doors)|since\s+(?:its|their)\s+"
     r"(?:founding|foundation|opening|launch|start|beginning)|since\s+the\s+(?:start|"
     r"beginning|outset)|from\s+(?:the\s+(?:start|beginning|outset|very\s+beginning)|"
-    r"day\s+one|the\s+first\s+day))\b", re.IGNORECASE)
+    r"day\s+one|the\s+first\s+day)|(?:has|have|had)\s+always)\b", re.IGNORECASE)
 # A source's clause saying when something began after the beginning: "since 2016", "moved
 # to a former print works in 2019", "switched to ... in 2021".
 _LATER = re.compile(
@@ -296,7 +300,10 @@ def start_clash(claim: str, sentence: str) -> ScopeClash | None:
     if later is None:
         return None
     wanted = terms_of(claim[:claim.find(start)] + " " + claim[claim.find(start) + len(start):])
-    if not terms_of(sentence) & wanted:
+    # "has always" names no beginning: the later start must be of more of the claim
+    # than its subject ("moved to Quay Road in 2015" of "has always been on Quay Road",
+    # not of "has always offered free flu jabs")
+    if len(terms_of(sentence) & wanted) < (2 if "always" in start.lower() else 1):
         return None
     return ScopeClash("contradicted", start, sentence.strip().rstrip("."))
 

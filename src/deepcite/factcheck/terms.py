@@ -123,6 +123,8 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
     (r"\btak(?:e|es|ing)\s+precedence\s+over\b", "override"),
+    (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
+     "unlimited"),
     # a price of nothing, however written, is the word "free"
     (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
      r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
