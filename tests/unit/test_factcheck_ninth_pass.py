@@ -166,3 +166,10 @@ def test_every_against_a_restrictive_who_clause_is_contradicted() -> None:
 def test_a_denial_names_the_clause_that_denies() -> None:
     judgement, note = _judged("Tidebase supports PostgreSQL, MySQL and SQLite.", CLINIC)
     assert judgement.verdict == "contradicted" and "SQLite is not supported" in note
+
+
+def test_a_who_clause_inside_a_condition_stays_the_conditions() -> None:
+    hut = [passage("Hut", "Half board costs 62 euros for adults. Children under 12 stay "
+                   "free when accompanied by a parent who is a member.")]
+    # the condition leaves "always" partly supported; it does not exclude the claim
+    assert judge("Children under 12 always stay for free.", hut).verdict == "partly_supported"

@@ -97,19 +97,24 @@ class ScopeClash:
     source: str
 
 
-def restrictions(text: str) -> list[Restriction]:
+def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
     """The restrictions ``text`` states, each from its marker to the end of its clause
     ("except on Mondays", "when accompanied by a parent"), or the words an "only"
-    follows ("the primary only")."""
+    follows ("the primary only"); ``relative``: with restrictive "who"/"whose" clauses
+    (a source's "free for pupils whose families ..." limits a claim's "every pupil"; a
+    claim's own "people who had used X" names whom it speaks of, no restriction)."""
     found: list[Restriction] = []
     taken: list[int] = []
+    spans: list[tuple[int, int]] = []
     kinds: tuple[tuple[RestrictionKind, re.Pattern[str]], ...] = (
-        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("exclusive", _RELATIVE),
-        ("conditional", _CONDITIONAL))
+        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL),
+        *((("exclusive", _RELATIVE),) if relative else ()))
     for kind, pattern in kinds:
         for match in pattern.finditer(text):
             if any(match.start() <= at < match.end() for at in taken):
                 continue
+            if pattern is _RELATIVE and any(a <= match.start() < b for a, b in spans):
+                continue  # "when accompanied by a parent who is a member": the condition's
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
@@ -122,6 +127,7 @@ def restrictions(text: str) -> list[Restriction]:
             if terms:
                 found.append(Restriction(kind, phrase, terms))
                 taken.append(match.start())
+                spans.append((match.start(), end.start() if end else len(text)))
     return found
 
 
@@ -151,7 +157,7 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
     claim_terms = terms_of(claim)
     # a part of the year or week the claim names is its own scope ("open daily between
     # April and September"); "on weekdays" for "Monday to Friday" the dates compare
-    found = restrictions(claim)
+    found = restrictions(claim, relative=False)
     scoped_in_time = any(r.kind == "period" for r in found)
     mine = [r for r in found if r.kind != "period"]
     claim_numbers = _numbers(claim)
