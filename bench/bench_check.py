@@ -33,7 +33,10 @@ database release; measured only), ``check_dev34`` (a migraine trial) and
 after the eighth pass, never tuned on, and ``check_dev36`` (a heritage railway) and
 ``check_dev37`` (a language summer school), the eighth pass's tuning sets,
 ``check_dev38`` (a bus company) and ``check_dev39`` (a sync tool's documentation),
-written by the lead and kept from the helper who tuned the eighth pass; from
+written by the lead and kept from the helper who tuned the eighth pass,
+``check_dev40`` (a makerspace) and ``check_dev41`` (a wetland nature reserve), the
+ninth pass's tuning sets, and ``check_dev42`` (an indoor climbing centre), held back
+in the ninth pass: measured before and after, never tuned on; from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores

@@ -15,10 +15,11 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.names import name_groups
-from deepcite.factcheck.negation import denied, opposites
+from deepcite.factcheck.negation import denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
+from deepcite.factcheck.restrictions import restrictions
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import Value, agrees, agrees_as_count, same_slot
+from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, same_slot
 from deepcite.text.stopwords import STOPWORDS
 
 __all__ = ["CLAUSE", "decide", "denial_of", "forbidden", "name_in_place", "neighbours",
@@ -350,6 +351,10 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
         # both deny something, each another thing ("do not need to book" against
         # "required for vehicles but not for foot passengers"): no plain opposite
         return None
+    if not mine and theirs & _PRICE_TERMS and any(v.unit == FREE for v in values_of(claim)):
+        # "these inductions cost nothing" against "There is no joining fee": a price of
+        # nothing on each side; the values compare what is free
+        return None
     # "not allowed" against "banned": the denial says the other's opposite
     for side, other in ((claim, sentence), (sentence, claim)):
         negated_terms = {t for words in denied(side) for t in terms_of(words)}
@@ -358,6 +363,8 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
     differ = mine ^ theirs
     return _piece_with(claim, differ), _piece_with(sentence, differ, widen=True)
 
+
+_PRICE_TERMS = terms_of("price fee charge cost")
 
 #: A clause of at most this many content words is quoted with the one before it.
 SHORT_CLAUSE = 1
@@ -369,7 +376,10 @@ def _piece_with(text: str, terms: frozenset[str] | set[str], *, widen: bool = Fa
     pay stations take cards only, not cash" is "take cards only, not cash": what the
     source says instead)."""
     pieces = [p.strip() for p in CLAUSE.split(text) if p and p.strip()] or [text]
-    index = max(range(len(pieces)), key=lambda i: len(terms_of(pieces[i]) & terms))
+    # of clauses saying as many, the one with a negation: it is the denial ("Tidebase
+    # supports PostgreSQL and MySQL; SQLite is not supported")
+    index = max(range(len(pieces)), key=lambda i: (len(terms_of(pieces[i]) & terms),
+                                                   negated(pieces[i])))
     piece = pieces[index].rstrip(".\u3002!\uff01")
     if widen and index and len(terms_of(piece)) <= SHORT_CLAUSE:
         start = text.find(pieces[index - 1])
@@ -521,12 +531,18 @@ def _up_to_stopword(words: str) -> str:
 
 
 # What a claim allows ("Visitors may take photographs with flash") ...
-_PERMIT = re.compile(r"\b(?:may|can|could|allowed|permitted|free to|welcome to)\b",
+_PERMIT = re.compile(r"\b(?:may|can|could|allowed|permitted|free to|welcome(?! (?:pack|"
+                     r"centre|center|desk|letter|meeting|drink|event|email|message)\b))\b",
                      re.IGNORECASE)
 # ... and a source's clause forbidding it ("but flash is forbidden").
 _FORBID = re.compile(r"\b(?:forbidden|prohibited|banned|not (?:allowed|permitted)|"
-                     r"may not|must not|mustn[\u2019']t|cannot|can[\u2019']t)\b",
+                     r"may not|must not|mustn[\u2019']t|cannot|can[\u2019']t|"
+                     r"(?:must|may|should|can) never(?: be used to| be used for)?)\b",
                      re.IGNORECASE)
+
+
+_ANYWHERE = re.compile(r"\b(?:anywhere|at any time|at all|under any circumstances)\b",
+                       re.IGNORECASE)
 
 
 def forbidden(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
@@ -542,7 +558,15 @@ def forbidden(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[s
         if piece is None or ban is None:
             continue
         words = terms_of(piece[:ban.start()] + " " + piece[ban.end():])
-        if words and words <= claim_terms:
+        subject = terms_of(piece[:ban.start()])
+        # a ban of the claim's subject anywhere ("Dogs are not allowed anywhere on the
+        # reserve" against "Dogs are welcome on a lead") forbids it wherever it is
+        anywhere = bool(subject) and subject <= claim_terms and bool(
+            _ANYWHERE.search(piece, ban.end()))
+        if any(r.kind == "exclusive" and r.terms <= claim_terms
+               for r in restrictions(sentence)):
+            return None  # "Assistance dogs are welcome": the exception the ban makes
+        if words and (words <= claim_terms or anywhere):
             return _LEADING_JOIN.sub("", claim[mine.start():].strip().rstrip(".")), \
                 _LEADING_JOIN.sub("", piece.strip().rstrip("."))
     return None

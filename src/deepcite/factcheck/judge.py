@@ -23,11 +23,11 @@ they are verbatim by construction.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepcite.factcheck.claims import clean_claim
+from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
@@ -44,12 +44,17 @@ from deepcite.factcheck.conflicts import (
 from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
 from deepcite.factcheck.negation import denied
-from deepcite.factcheck.passages import Pool, Sentence, share_said, terms_said, values_of
-from deepcite.factcheck.restrictions import always, limit_clash, scope_clash, start_clash
+from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
+from deepcite.factcheck.restrictions import (
+    ScopeClash,
+    always,
+    limit_clash,
+    rhythm_clash,
+    scope_clash,
+    start_clash,
+)
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, bound_words
-from deepcite.text.stopwords import STOPWORDS
-from deepcite.text.words import WORD
+from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
@@ -135,30 +140,6 @@ class Judgement:
 
 
 
-_PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
-                    r"|;\s*|\uff0c|\uff1b")
-_LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
-_FRACTION = re.compile(r"(?:an?\s+)?(?:half|quarter|third)\b", re.IGNORECASE)
-
-
-def _claim_parts(text: str) -> list[str]:
-    """The clauses of a claim that each state something: cut at commas and "and",
-    "but" ..., where the part after the cut has words of its own beyond names (so
-    "by Ilona Varga and Jonas Berg" stays whole)."""
-    parts: list[str] = []
-    at = 0
-    for match in _PARTS.finditer(text):
-        left, right = text[at:match.start()], text[match.end():]
-        if _FRACTION.match(right):
-            continue  # "three and a half hours" is one amount
-        if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
-                word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
-            parts.append(left)
-            at = match.end()
-    parts.append(text[at:])
-    return [part.strip() for part in parts if terms_of(part)]
-
-
 def judge(claim: str, passages: Sequence[SearchResult], *,
           names_known: frozenset[str] = frozenset(),
           meaning: Meaning | None = None, subject: str = "") -> Judgement:
@@ -178,7 +159,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     pool = Pool([result.full_text or result.snippet for result in passages])
     known = names_known | capitalised_inside(pool.texts)
     whole = _judge_text(text, pool, known, meaning, borrowed)
-    parts = _claim_parts(text)
+    parts = claim_parts(text)
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):
         return whole
@@ -240,6 +221,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     if not any(found(score, s) for score, s in scored):
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
         return _denied_outright(text, claim_terms, by_words, known) \
+            or _forbidden_outright(text, claim_terms, by_words) \
             or _scoped_outright(text, claim_terms, by_words) \
             or _contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
@@ -286,7 +268,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             quote_of(decided[0])
         elif decided[0] is best or (any(decided[0] is s for s in close_by)
                                     and own[id(decided[0])] >= NEAR_FLOOR):
-            conflicts.append(Conflict(_shown(value, text), _shown(decided[1], decided[0].text),
+            conflicts.append(Conflict(shown(value, text), shown(decided[1], decided[0].text),
                                       quote_of(decided[0])))
         else:
             missing.append(value.text)
@@ -368,10 +350,27 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 or forbidden(text, opposer.text, claim_terms)
             if pair is not None:
                 conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
+    for other in near if not conflicts else ():
+        # a ban in the sentence after or before ("The laser cutter can cut wood and
+        # acrylic. It must never be used to cut PVC.")
+        pair = forbidden(text, other.text, claim_terms)
+        if pair is not None:
+            conflicts.append(Conflict(pair[0], pair[1], quote_of(other)))
+            break
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = limit_clash(text, best.text) or scope_clash(text, best.text)
+        clash = limit_clash(text, best.text) or scope_clash(text, best.text) \
+            or rhythm_clash(text, best.text)
+        clasher = best
+        if clash is None or clash.outcome != "contradicted":
+            # the sentence after or before it limiting what the claim says of all ("four
+            # hides ... Three of the hides can be reached by wheelchair; the Heron Hide
+            # can only be reached by a flight of steps")
+            beside = next(((s, c) for s in near if len(claim_terms & s.terms) >= 2
+                           and (c := _limited(text, s.text)) is not None), None)
+            if beside is not None:
+                clasher, clash = beside
         # "since the day it opened" against a start the source dates later, in the
         # sentence or the one after or before it
         started = next(((s, c) for s in (best, *near)
@@ -380,7 +379,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             conflicts.append(Conflict(started[1].draft, started[1].source,
                                       quote_of(started[0])))
         elif clash is not None and clash.outcome == "contradicted":
-            conflicts.append(Conflict(clash.draft, clash.source, quote_of(best)))
+            conflicts.append(Conflict(clash.draft, clash.source, quote_of(clasher)))
         elif clash is not None:
             scoped = True
             missing.append(f"{clash.draft} (source: {clash.source})" if clash.source
@@ -389,9 +388,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return Judgement("contradicted", best_score, tuple(quotes), tuple(conflicts),
                          tuple(stated), tuple(missing))
     quotes.insert(0, quotes.pop(quote_of(best)))
-    if values and not any(v.text in stated for v in values) \
+    if values and not any(v.text in stated for v in values if v.dimension != "period") \
             and best_score < SUPPORTED_WITH_VALUES and best_meaning < MEANING_SUPPORTED:
         # none of the claim's values stated, the subject only loosely: nothing found
+        # (how often alone - "every spring" against "an annual bird count" - says
+        # nothing of what happens)
         return Judgement("not_found", best_score)
     # the share of the claim's words alone (its values' agreement aside) decides how
     # much of the claim beyond its values the sentence says
@@ -426,7 +427,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         or all_in_best
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
-    unsaid = _unsaid_clause(text, [best, *near], values)
+    unsaid = unsaid_clause(text, [best, *near], values)
     if verdict == "supported" and unsaid is not None:
         # "Bus route 14 runs every 12 minutes and is free for patients": the values
         # agree, yet what the clause after "and" adds no sentence there says
@@ -447,56 +448,6 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing), scoped, meant and not said_in_words)
-
-
-_AND_CLAUSE = re.compile(r"\s+and\s+(?=(?:is|are|was|were|has|have|had|can|will|"
-                         r"also|now)\b)")
-# The last item of a list the claim ends with: "... and a garden".
-_AND_LAST_ITEM = re.compile(r"\s+and\s+(?=(?:a|an|some)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-                            r"\s*\.?\s*$)")
-#: The fewest content words of an added clause for :func:`_unsaid_clause`.
-CLAUSE_MIN_TERMS = 2
-
-
-def _unsaid_clause(text: str, sentences: Sequence[Sentence],
-                   values: Sequence[Value]) -> str | None:
-    """A clause the claim adds after "and" with a verb of its own ("... and is free for
-    patients"), stating no value and at least :data:`CLAUSE_MIN_TERMS` content words,
-    none of which the best of ``sentences`` says and no more than half of which one of
-    the others (its neighbours) says; else None."""
-    last = _AND_LAST_ITEM.search(text)
-    for match in [*_AND_CLAUSE.finditer(text), *([last] if last else [])]:
-        clause = text[match.end():].rstrip(" .")
-        terms = terms_of(clause)
-        if match is last and terms and not any(v.start >= match.end() for v in values) \
-                and not any(terms_said(terms, s.terms) for s in sentences):
-            # the last thing of a list ("a kitchen on every floor and a garden") that
-            # no sentence there says, even in one word
-            return clause
-        # ("free" is a value of no amount, said in a word: the clause's words decide)
-        if len(terms) < CLAUSE_MIN_TERMS or any(v.start >= match.end() and v.unit != FREE
-                                                for v in values):
-            continue
-        best, *near = sentences
-        if not terms_said(terms, best.terms) and not any(
-                2 * len(terms_said(terms, s.terms)) > len(terms) for s in near):
-            return clause
-    return None
-
-
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s*$")
-
-
-def _shown(value: Value, text: str) -> str:
-    """How a contradiction's note writes ``value`` of ``text``: a bare number with the
-    word before it that names it ("level 2", "port 9090"), since "draft: 3; source: 2"
-    alone says nothing of what differs."""
-    if value.kind != "number" or value.unit or not value.before:
-        return value.text
-    word = _WORD_BEFORE.search(text, 0, value.start)
-    if word is None or value.before not in terms_of(word.group(1)):
-        return value.text
-    return f"{word.group(1)} {value.text}"
 
 
 def _denied_outright(text: str, claim_terms: frozenset[str],
@@ -559,6 +510,29 @@ def _contradicted_nearly(text: str, claim_terms: frozenset[str],
     return None
 
 
+def _forbidden_outright(text: str, claim_terms: frozenset[str],
+                        scored: Sequence[tuple[float, Sentence]]) -> Judgement | None:
+    """A sentence forbidding what the claim allows ("Dogs are not allowed anywhere on
+    the reserve" against "Well-behaved dogs are welcome on a lead"): the ban says few of
+    the claim's words, so it scores too low to be its subject, yet contradicts it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        if score < DENIAL_FLOOR:
+            break
+        pair = forbidden(text, sentence.text, claim_terms)
+        if pair is not None:
+            return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                             (Conflict(pair[0], pair[1], 0),))
+    return None
+
+
+def _limited(claim: str, sentence: str) -> ScopeClash | None:
+    """A contradicting clash of the claim's scope with ``sentence`` (an exclusive
+    restriction against the claim's "every", a monthly day against its weekly one), or
+    None: a condition the neighbour states leaves the claim as it was."""
+    clash = scope_clash(claim, sentence) or rhythm_clash(claim, sentence)
+    return clash if clash is not None and clash.outcome == "contradicted" else None
+
+
 def _denied_terms(text: str) -> set[str]:
     """The terms of the words a negation in ``text`` governs (:func:`denied`)."""
     return {t for words in denied(text) for t in terms_of(words)}
@@ -570,6 +544,14 @@ def _scoped_outright(text: str, claim_terms: frozenset[str],
     the claim says they hold always ("It is open all year" against "The lido is open
     from May to September"): said of a pronoun's subject in few words, it scores too low
     to be the claim's subject, yet contradicts it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        # "Guided walks run every Sunday morning" against "Guided walks leave ... on
+        # the first Sunday of each month": two of the claim's words and a monthly day
+        if score >= DENIAL_FLOOR and len(claim_terms & sentence.terms) >= 2:
+            rhythm = rhythm_clash(text, sentence.text)
+            if rhythm is not None:
+                return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                                 (Conflict(rhythm.draft, rhythm.source, 0),))
     wide = always(text)
     if wide is None:
         return None

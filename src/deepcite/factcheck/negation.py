@@ -19,7 +19,9 @@ _NEGATION = re.compile(
 # "no more than 30 days" bounds a value; it does not deny anything.
 NOT_NEGATION = re.compile(
     r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
-    r"\bnot just\b|\bno matter\b|\bnot until\b", re.IGNORECASE)
+    r"\bnot just\b|\bno matter\b|\bnot until\b|"
+    # "no limit on entry" says "unlimited entry": no denial of the entry
+    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b", re.IGNORECASE)
 #: Pairs of words of which a source saying one contradicts a claim saying the other.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),

@@ -29,7 +29,7 @@ from typing import Literal
 from deepcite.factcheck.terms import terms_of
 
 __all__ = ["Restriction", "ScopeClash", "always", "from_start", "limit_clash", "restrictions",
-           "scope_clash", "start_clash", "universal"]
+           "rhythm_clash", "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -37,6 +37,9 @@ _EXCLUSIVE = re.compile(
     r"\b(?:only|except|excepting|excluding|apart from|other than|save for|aside from|"
     r"with the exception of|but not|not on|not for|not in|solely|exclusively)\b",
     re.IGNORECASE)
+# A restrictive relative clause, no comma before it: "free for pupils whose families
+# receive income support", "for members who joined before 2020" - only those.
+_RELATIVE = re.compile(r"(?<![,\s])\s+\b(?:whose|who)\s+[a-z]+\b")
 _CONDITIONAL = re.compile(
     r"\b(?:if|when|unless|provided(?: that)?|providing|as long as|so long as|"
     r"on condition that|subject to|by appointment|on request|with permission|"
@@ -94,18 +97,24 @@ class ScopeClash:
     source: str
 
 
-def restrictions(text: str) -> list[Restriction]:
+def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
     """The restrictions ``text`` states, each from its marker to the end of its clause
     ("except on Mondays", "when accompanied by a parent"), or the words an "only"
-    follows ("the primary only")."""
+    follows ("the primary only"); ``relative``: with restrictive "who"/"whose" clauses
+    (a source's "free for pupils whose families ..." limits a claim's "every pupil"; a
+    claim's own "people who had used X" names whom it speaks of, no restriction)."""
     found: list[Restriction] = []
     taken: list[int] = []
+    spans: list[tuple[int, int]] = []
     kinds: tuple[tuple[RestrictionKind, re.Pattern[str]], ...] = (
-        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL))
+        ("period", _PERIOD), ("exclusive", _EXCLUSIVE), ("conditional", _CONDITIONAL),
+        *((("exclusive", _RELATIVE),) if relative else ()))
     for kind, pattern in kinds:
         for match in pattern.finditer(text):
             if any(match.start() <= at < match.end() for at in taken):
                 continue
+            if pattern is _RELATIVE and any(a <= match.start() < b for a, b in spans):
+                continue  # "when accompanied by a parent who is a member": the condition's
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
@@ -118,6 +127,7 @@ def restrictions(text: str) -> list[Restriction]:
             if terms:
                 found.append(Restriction(kind, phrase, terms))
                 taken.append(match.start())
+                spans.append((match.start(), end.start() if end else len(text)))
     return found
 
 
@@ -147,7 +157,7 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
     claim_terms = terms_of(claim)
     # a part of the year or week the claim names is its own scope ("open daily between
     # April and September"); "on weekdays" for "Monday to Friday" the dates compare
-    found = restrictions(claim)
+    found = restrictions(claim, relative=False)
     scoped_in_time = any(r.kind == "period" for r in found)
     mine = [r for r in found if r.kind != "period"]
     claim_numbers = _numbers(claim)
@@ -259,14 +269,14 @@ def limit_clash(claim: str, sentence: str) -> ScopeClash | None:
 
 
 # "since the day it opened", "ever since it was founded", "from the start", "from day
-# one", "has always": a statement the claim says held from the beginning.
+# one", "has always been": a statement the claim says held from the beginning.
 _FROM_START = re.compile(
     r"\b(?:(?:ever\s+)?since\s+(?:the\s+day\s+|the\s+year\s+)?(?:it|they|he|she|we|"
     r"the\s+\w+)\s+(?:was\s+|were\s+|first\s+)?(?:opened|founded|started|began|launched|"
     r"set\s+up|established|created|opened\s+its\s+doors)|since\s+(?:its|their)\s+"
     r"(?:founding|foundation|opening|launch|start|beginning)|since\s+the\s+(?:start|"
     r"beginning|outset)|from\s+(?:the\s+(?:start|beginning|outset|very\s+beginning)|"
-    r"day\s+one|the\s+first\s+day))\b", re.IGNORECASE)
+    r"day\s+one|the\s+first\s+day)|(?:has|have|had)\s+always)\b", re.IGNORECASE)
 # A source's clause saying when something began after the beginning: "since 2016", "moved
 # to a former print works in 2019", "switched to ... in 2021".
 _LATER = re.compile(
@@ -296,6 +306,69 @@ def start_clash(claim: str, sentence: str) -> ScopeClash | None:
     if later is None:
         return None
     wanted = terms_of(claim[:claim.find(start)] + " " + claim[claim.find(start) + len(start):])
-    if not terms_of(sentence) & wanted:
+    # "has always" names no beginning: the later start must be of more of the claim
+    # than its subject ("moved to Quay Road in 2015" of "has always been on Quay Road",
+    # not of "has always offered free flu jabs")
+    if len(terms_of(sentence) & wanted) < (2 if "always" in start.lower() else 1):
         return None
     return ScopeClash("contradicted", start, sentence.strip().rstrip("."))
+
+
+_WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+# A claim saying something happens every week: "every Sunday", "each Saturday", "on
+# Sundays", "weekly" ...
+_WEEKLY = re.compile(rf"\b(?:(?:every|each)\s+{_WEEKDAY}|on\s+{_WEEKDAY}s|every\s+week|"
+                     r"each\s+week|weekly)\b", re.IGNORECASE)
+# ... against a source's clause saying it happens on one day of each month: "on the
+# first Saturday of each month", "the last Sunday of every month", "once a month".
+_MONTHLY = re.compile(rf"\b(?:the\s+)?(?:first|second|third|fourth|last|final)\s+{_WEEKDAY}"
+                      r"\s+(?:of|in)\s+(?:each|every|the)\s+month\b|\bonce\s+a\s+month\b|"
+                      r"\bmonthly\b", re.IGNORECASE)
+# A claim saying someone does something without others: "runs it on its own",
+# "manages the reserve alone", "single-handedly" ...
+_SOLE = re.compile(r"\b(?:on\s+(?:its|their|his|her)\s+own|by\s+(?:itself|themselves|"
+                   r"himself|herself)|alone|single-handedly|independently|solely|"
+                   r"without\s+(?:any\s+)?(?:help|partners?|outside\s+help))\b", re.IGNORECASE)
+# ... against a source's clause naming a partner: "managed jointly with the Environment
+# Agency", "together with", "in partnership with".
+_SHARED = re.compile(r"\b(?:jointly|together\s+with|in\s+partnership\s+with|"
+                     r"in\s+collaboration\s+with|in\s+conjunction\s+with|with\s+the\s+help\s+of|"
+                     r"co-(?:owned|run|managed|funded|founded|organised|organized)|"
+                     r"shared\s+with)\b", re.IGNORECASE)
+
+
+# A claim saying someone private owns or runs it: "privately owned", "run by a private
+# company", "in private hands" ...
+_PRIVATE = re.compile(r"\bprivately[\s-](?:owned|run|held|operated)\b|\b(?:owned|run|"
+                      r"operated)\s+by\s+(?:a\s+)?private\b|\bin\s+private\s+hands\b|"
+                      r"\bprivate(?:ly)?\s+(?:company|firm|owner|business)\b", re.IGNORECASE)
+# ... against a source's public or community owner: "owned by Tessford District
+# Council", "run by a charity", "council-owned".
+_PUBLIC = re.compile(r"\b(?:owned|run|operated)\s+by\s+(?:the\s+|an?\s+|its\s+)?"
+                     r"(?:[A-Z][\w-]*\s+){0,3}(?:[Cc]ouncil|[Gg]overnment|[Ss]tate|"
+                     r"[Mm]unicipality|[Cc]harity|[Tt]rust|[Cc]o-?operative|[Cc]ommunity)\b|"
+                     r"\b(?:publicly|council|state|community)[\s-](?:owned|run)\b")
+
+
+def rhythm_clash(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim saying something happens every week ("The repair café runs every
+    Sunday") against the source's clause on the claim's words saying it happens once a
+    month ("on the last Sunday of each month"), or a claim saying someone does
+    something on their own ("The Trust manages the reserve on its own") against a
+    clause naming a partner ("managed jointly with the Environment Agency"), or a
+    claim saying it is privately owned against a public or community owner ("owned by
+    Tessford District Council", "run by a charity"):
+    contradicted, the note naming the source's clause; else None. Every value and word
+    of such a claim may match its source, so only these words tell it wrong."""
+    for mine, theirs in ((_WEEKLY, _MONTHLY), (_SOLE, _SHARED), (_PRIVATE, _PUBLIC)):
+        said = mine.search(claim)
+        if said is None or mine.search(sentence) is not None:
+            continue
+        wanted = terms_of(claim[:said.start()] + " " + claim[said.end():])
+        if not terms_of(sentence) & wanted:
+            continue  # ("its repair café, which mends ... on the last Sunday of each
+            # month": the clause says the claim's words through "which")
+        for piece in _BREAK.split(sentence):
+            if theirs.search(piece) is not None:
+                return ScopeClash("contradicted", said.group(0), piece.strip())
+    return None

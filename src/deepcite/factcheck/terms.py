@@ -114,12 +114,37 @@ _ABROAD = re.compile(r"\b(?:elsewhere\s+in\s+[A-Z]\w+|abroad|overseas|internatio
 _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.IGNORECASE)
 
 
+# Phrases a draft writes for one word of its source: "the car park" for parking, "get
+# in" for entry, "become a member" for join, "a dummy pill" for a placebo, "costs
+# nothing" for free.
+_PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in (
+    (r"\bcar\s+parks?\b", "parking"),
+    (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
+    (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
+    (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
+    (r"\btak(?:e|es|ing)\s+precedence\s+over\b", "override"),
+    (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
+     "unlimited"),
+    # a price of nothing, however written, is the word "free"
+    (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
+     r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
+     "free"),
+))
+
+
+def _phrased(text: str) -> str:
+    """``text`` with each phrase of :data:`_PHRASES` written as its one word."""
+    for pattern, word in _PHRASES:
+        text = pattern.sub(word, text)
+    return text
+
+
 @lru_cache(maxsize=4096)
 def terms_of(text: str) -> frozenset[str]:
     """The content words of ``text`` (stemmed, no stop words, numbers or number words)
     and the meaningful pairs of its CJK runs: what a claim and a sentence share."""
     words = WORD.findall(_ABROAD.sub("abroad", _THEN.sub(
-        "then", _ANY_TIME.sub("any time", text))))
+        "then", _ANY_TIME.sub("any time", _phrased(text)))))
     if any(word.lower() in ABBREVIATIONS for word in words):
         words = [part for word in words
                  for part in ABBREVIATIONS.get(word.lower(), word).split()]

@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.dates import date_values
+from deepcite.factcheck.numberwords import NUMBER_WORD, NUMBER_WORDS_ALL, half_values, word_number
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
 from deepcite.text.stem import stem
@@ -42,23 +43,12 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.,:])(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d]|\.\d|,\d{3})"
     r"(?P<scale>\s?(?:thousand|million|billion|trillion)\b|(?:bn|[kKMB])(?![A-Za-z]))?"
     r"(?:\s?(?P<percent>%|percent\b|per\s+cent\b|per cent\b))?")
-_SMALL_NUMBERS = """zero one two three four five six seven eight nine ten eleven twelve
-    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
-_WORD_NUMBERS = {word: value for value, word in enumerate(_SMALL_NUMBERS.split())}
-_WORD_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-                      "eighty": 80, "ninety": 90, "dozen": 12})
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1e6, "billion": 1e9}
-_NUMBER_WORDS_ALL = "|".join(sorted([*_WORD_NUMBERS, *_MULTIPLIERS], key=len, reverse=True))
-# A number in words, "three", "twenty-five", "three hundred", "one hundred and fifty".
-_NUMBER_WORD = re.compile(
-    rf"\b(?:{_NUMBER_WORDS_ALL})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORDS_ALL}))*\b",
-    re.IGNORECASE)
 # "one of five in the country", "one of only 12 worldwide": a number of a group where
 # nothing names what it counts (a noun after the number counts it: "one of five
 # children" is five children).
 _ONE_OF = re.compile(
-    rf"\bone of (?:only |just |the )?(?P<number>\d+|(?:{_NUMBER_WORDS_ALL})"
-    rf"(?:[\s-]+(?:{_NUMBER_WORDS_ALL}))*)(?=\s*(?:[,.;:!?)]|$)|\s+(?:in|on|at|across|"
+    rf"\bone of (?:only |just |the )?(?P<number>\d+|(?:{NUMBER_WORDS_ALL})"
+    rf"(?:[\s-]+(?:{NUMBER_WORDS_ALL}))*)(?=\s*(?:[,.;:!?)]|$)|\s+(?:in|on|at|across|"
     r"around|nationwide|worldwide|anywhere|left|still|ever|so far)\b)", re.IGNORECASE)
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
            "b": 1e9, "trillion": 1e12}
@@ -129,8 +119,9 @@ _EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|d
 # "free to", "free time", "gluten-free" and "free-range" are no price).
 _FREE = re.compile(
     r"\b(?:free of charge|for free|at no (?:extra |additional )?(?:cost|charge)|"
-    r"costs? nothing|(?<![-\w])free(?![-\w])(?!\s+(?:of|from|to|time|software|will|"
-    r"speech|trial)\b))", re.IGNORECASE)
+    r"costs? nothing|without (?:paying|payment|charge)|"
+    r"(?<![-\w])free(?![-\w])(?!\s+(?:of|from|to|time|software|will|speech|trial)\b))",
+    re.IGNORECASE)
 #: The unit of a price of nothing (:data:`_FREE`): it compares with any currency.
 FREE = "free"
 
@@ -373,7 +364,7 @@ def _within(claim: Value, other: Value) -> bool:
 def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value | None:
     """A number word after "and", "or", "but" or a comma whose noun is the one an
     earlier number of the clause counts, with that number's unit; else None."""
-    number = _word_number(match.group(0))
+    number = word_number(match.group(0))
     if number < 2:
         return None
     earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
@@ -429,22 +420,6 @@ def _every(text: str, value: Value) -> Value:
                                text=text[start:value.end])
 
 
-def _word_number(words: str) -> float:
-    """The number ``words`` spell ("three hundred and twenty-five" is 325)."""
-    total, current = 0.0, 0.0
-    for word in re.findall(r"[a-z]+", words.lower()):
-        if word in _WORD_NUMBERS:
-            current += _WORD_NUMBERS[word]
-        elif word in _MULTIPLIERS:
-            scale = _MULTIPLIERS[word]
-            if scale == 100:
-                current = max(current, 1.0) * scale
-            else:
-                total += max(current, 1.0) * scale
-                current = 0.0
-    return total + current
-
-
 def _plain(amount: float) -> str:
     return f"{amount:.6g}"
 
@@ -453,6 +428,7 @@ def extract_values(text: str) -> list[Value]:
     """The values ``text`` states, in order of place (see the module docs)."""
     taken: list[tuple[int, int]] = []
     values = date_values(text, taken)
+    values += half_values(text, taken)
     for match in _CLOCK.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
@@ -476,7 +452,7 @@ def extract_values(text: str) -> list[Value]:
     for match in _ONE_OF.finditer(text):
         # "one of five in the country": how many there are of its kind
         number = match.group("number")
-        amount = float(number) if number.isdigit() else _word_number(number)
+        amount = float(number) if number.isdigit() else word_number(number)
         values.append(Value("number", _plain(amount), match.group(0), match.start(),
                             match.end(), amount, "one of"))
         taken.append((match.start(), match.end()))
@@ -518,10 +494,10 @@ def extract_values(text: str) -> list[Value]:
         values.append(Value("percent", _plain(share), text[start:match.end()], start,
                             match.end(), share, "%"))
         taken.append((start, match.end()))
-    for match in _NUMBER_WORD.finditer(text):
+    for match in NUMBER_WORD.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
-        number = _word_number(match.group(0))
+        number = word_number(match.group(0))
         unit = _UNIT_WORD.match(text, match.end())
         # "one of", "no one": a number word counts only before the thing it counts,
         # or where it leaves out the thing an earlier number counts ("six sailings a

@@ -1,0 +1,107 @@
+"""A claim's clauses: where a claim of several parts is cut ("... and is free for
+patients"), a clause it adds that no sentence says, and how a contradiction's note
+writes a bare number.
+
+Split from :mod:`~deepcite.factcheck.judge`, which uses them, to keep that module to
+its verdict rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepcite.factcheck.passages import Sentence, terms_said
+from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.value import Value
+from deepcite.factcheck.values import FREE
+from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.words import WORD
+
+__all__ = ["CLAUSE_MIN_TERMS", "claim_parts", "shown", "unsaid_clause"]
+
+_PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
+                    r"|;\s*|\uff0c|\uff1b")
+_LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
+_FRACTION = re.compile(r"(?:an?\s+)?(?:half|quarter|third)\b", re.IGNORECASE)
+
+
+def claim_parts(text: str) -> list[str]:
+    """The clauses of a claim that each state something: cut at commas and "and",
+    "but" ..., where the part after the cut has words of its own beyond names (so
+    "by Ilona Varga and Jonas Berg" stays whole)."""
+    parts: list[str] = []
+    at = 0
+    for match in _PARTS.finditer(text):
+        left, right = text[at:match.start()], text[match.end():]
+        if _FRACTION.match(right):
+            continue  # "three and a half hours" is one amount
+        if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
+                word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
+            parts.append(left)
+            at = match.end()
+    parts.append(text[at:])
+    return [part.strip() for part in parts if terms_of(part)]
+
+
+_AND_CLAUSE = re.compile(r"\s+and\s+(?=(?:is|are|was|were|has|have|had|can|will|"
+                         r"also|now)\b)")
+# The last item of a list the claim ends with: "... and a garden".
+_AND_LAST_ITEM = re.compile(r"\s+and\s+(?=(?:a|an|some)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
+                            r"\s*\.?\s*$)")
+# A remark on the people or things just counted: ", most of them retired", ", many of
+# whom live nearby".
+_REMARK = re.compile(r",\s+(?:most|many|some|several|half|all|none|few|nearly\s+all|"
+                     r"almost\s+all)\s+of\s+(?:them|whom|which)\b", re.IGNORECASE)
+#: The fewest content words of an added clause for :func:`_unsaid_clause`.
+CLAUSE_MIN_TERMS = 2
+
+
+def unsaid_clause(text: str, sentences: Sequence[Sentence],
+                   values: Sequence[Value]) -> str | None:
+    """A clause the claim adds after "and" with a verb of its own ("... and is free for
+    patients"), stating no value and at least :data:`CLAUSE_MIN_TERMS` content words,
+    none of which the best of ``sentences`` says and no more than half of which one of
+    the others (its neighbours) says; else None."""
+    remark = _REMARK.search(text)
+    if remark is not None:
+        # "Around 140 volunteers help out, most of them retired": what the remark says
+        # of them, none of which a sentence there says
+        terms = terms_of(text[remark.end():])
+        if terms and not any(terms_said(terms, s.terms) for s in sentences):
+            return text[remark.start():].strip(" ,.")
+    last = _AND_LAST_ITEM.search(text)
+    for match in [*_AND_CLAUSE.finditer(text), *([last] if last else [])]:
+        if any(v.start < match.start() < v.end for v in values):
+            continue  # "an hour and a half" is one value
+        clause = text[match.end():].rstrip(" .")
+        terms = terms_of(clause)
+        if match is last and terms and not any(v.start >= match.end() for v in values) \
+                and not any(terms_said(terms, s.terms) for s in sentences):
+            # the last thing of a list ("a kitchen on every floor and a garden") that
+            # no sentence there says, even in one word
+            return clause
+        # ("free" is a value of no amount, said in a word: the clause's words decide)
+        if len(terms) < CLAUSE_MIN_TERMS or any(v.start >= match.end() and v.unit != FREE
+                                                for v in values):
+            continue
+        best, *near = sentences
+        if not terms_said(terms, best.terms) and not any(
+                2 * len(terms_said(terms, s.terms)) > len(terms) for s in near):
+            return clause
+    return None
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s*$")
+
+
+def shown(value: Value, text: str) -> str:
+    """How a contradiction's note writes ``value`` of ``text``: a bare number with the
+    word before it that names it ("level 2", "port 9090"), since "draft: 3; source: 2"
+    alone says nothing of what differs."""
+    if value.kind != "number" or value.unit or not value.before:
+        return value.text
+    word = _WORD_BEFORE.search(text, 0, value.start)
+    if word is None or value.before not in terms_of(word.group(1)):
+        return value.text
+    return f"{word.group(1)} {value.text}"
