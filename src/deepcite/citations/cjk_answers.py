@@ -18,6 +18,7 @@ units or classifiers to the tables below.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from deepcite.text.cjk_synonyms import synonym_terms
@@ -113,9 +114,13 @@ _WEEKDAY = r"(?:(?:周|週|星期|礼拜)[一二三四五六日天]|[月火水�
 _CLOCK = (rf"(?:{_EVERY}?\s?{_WEEKDAY}|{_EVERY})?[的の]?\s?{_DAYTIME}?\s?"
           rf"(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[点點時시](?!간)"
           rf"(?:\s?반|半|\s?(?:\d{{1,2}}|[{_HAN_DIGITS}]{{1,3}})\s?[分분])?")
+#: A time of day written as on a clock face ("8:00", "次日7:30"), as opening hours are.
+_CLOCK_FACE = (rf"(?:{_EVERY}?\s?{_WEEKDAY}|{_EVERY})?[的の]?\s?{_DAYTIME}?\s?"
+               r"(?<!\d)(?<!\d[:：])(?:[01]?\d|2[0-4])[:：][0-5]\d(?![\d:：])")
 _DATES = [
     re.compile(rf"{_YEAR}(?:\s?{_MONTH_DAY})?|\d{{4}}-\d{{1,2}}-\d{{1,2}}"),
     re.compile(_MONTH_DAY),
+    re.compile(_CLOCK_FACE),
     re.compile(_CLOCK),
     re.compile(rf"(?:\d{{1,4}}|[{_HAN_DIGITS}]{{1,3}})\s?(?:世纪|世紀|年代)"),
     re.compile(rf"{_EVERY}?{_WEEKDAY}(?:[的の]?{_DAYTIME})?|{_EVERY}(?:{_DAYTIME})?"),
@@ -305,14 +310,47 @@ def same_case(sentence: str, question: str) -> bool:
     return bool(_ORDINARY.search(question) and _ORDINARY.search(sentence))
 
 
+#: Question words that ask a dimension without naming it ("有**多重**", "**几斤**重",
+#: "**多少度**的环境"), and the noun a page writes for it ("重量", "温度"): the
+#: question is about that noun (:func:`asked_dimension`), which the question word cuts
+#: out of its terms. Not "几度电" (electricity is counted in 度 too).
+_ASKED_DIMENSION = [
+    (re.compile("多重|多沉|几斤|多少斤|几公斤|多少公斤"), "重量"),
+    (re.compile("多热|多冷|(?:多少|几)度(?!电)"), "温度"),
+    (re.compile("多高"), "高度"), (re.compile("多宽"), "宽度"), (re.compile("多深"), "深度"),
+    (re.compile("多厚"), "厚度"), (re.compile("多远|多近"), "距离"), (re.compile("多亮"), "亮度"),
+    (re.compile("多吵|多响"), "噪音"),
+]
+
+
+def asked_dimension(question: str) -> str | None:
+    """The noun of the dimension ``question`` asks by its question word alone ("AP-60
+    有多重": "重量"; see :data:`_ASKED_DIMENSION`), ``None`` when it asks none or
+    names the noun itself. A page answers with the noun or the unit ("净重6.8公斤"):
+    :func:`implied_terms` gives the noun to a sentence that writes a number in the
+    dimension's units, so "有多重" is about the weight line of the page, which shares
+    no other word with it."""
+    for pattern, noun in _ASKED_DIMENSION:
+        if pattern.search(question) and noun not in question:
+            return noun
+    return None
+
+
 def implied_terms(sentence: str, question: str) -> list[str]:
     """The terms of the dimension ``question`` asks about ("容量") when ``sentence``
     writes a number in its units ("使用5200毫安时的锂电池"): the unit says what is
-    measured, as "capacity" is said by "mAh", so the sentence is about that word too."""
+    measured, as "capacity" is said by "mAh", so the sentence is about that word too.
+    A dimension asked by a question word alone ("多重", :func:`asked_dimension`) is
+    said by the noun the page would write ("重量")."""
+    hours = _hours_said(sentence, question)
+    if hours:
+        return hours
+    noun = asked_dimension(question)
     for pattern, units in _DIMENSIONS:
         named = pattern.search(question)
         if named and _in_units(sentence, units):
-            return cjk_terms(named.group(0))
+            return [*cjk_terms(named.group(0)), *([noun] if noun and pattern.search(noun)
+                                                  else [])]
     return []
 
 
@@ -467,7 +505,7 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
     if kind == "age":
         return _found(_AGE, sentence)
     if kind == "date":
-        return _dates(sentence)
+        return _clock_times(sentence, question, _dates(sentence))
     if kind == "person":
         found: list[Span] = []
         for pattern in _PERSON:
@@ -483,6 +521,55 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
 
 
 _CLAUSE = re.compile(r"[，,；;。！？!?、]")
+
+#: A question that asks for a time of day ("几点关门", "什么时间开始"): a clock time
+#: answers it, not the "周六" or "每天" of the same line.
+_CLOCK_ASKED = re.compile("几点|什么时间|何時|몇\\s?시에")
+#: A clock time: digits with 点/時/시 or a colon.
+_CLOCK_VALUE = re.compile(r"\d\s?[点點時시]|[点點時시]\s?\d|[:：]\d|"
+                          rf"[{_HAN_DIGITS}]\s?[点點時시](?!间)")
+#: What asks for the end of a span of hours ("几点关门", "最晚几点", "几点下班") and
+#: what asks for its start ("几点开门", "几点开始").
+_END_ASKED = re.compile("关门|关闭|打烊|下班|结束|截止|停止|最晚|闭馆|閉店|終了|마감")
+_START_ASKED = re.compile("开门|开放|营业|上班|开始|最早|开馆|開店|開始|시작")
+#: What joins the two ends of a span of hours ("8:00—21:00", "23:00至次日7:00").
+_HOURS_JOIN = re.compile(r"\s?(?:至|到|~|～|-|－|—|–)\s?(?:次日|第二天|翌日)?\s?")
+
+
+def _hours_said(sentence: str, question: str) -> list[str]:
+    """The words of ``question`` that ask for the start or the end of a span of hours
+    ("几点**关门**", "几点**开始**") when ``sentence`` writes such a span
+    ("周六、周日：8:00—21:00"): its two ends say when it opens and when it closes."""
+    asked = [m.group(0) for m in (_END_ASKED.search(question), _START_ASKED.search(question))
+             if m]
+    if not asked or not _CLOCK_ASKED.search(question):
+        return []
+    clocks = sorted(s for s in _dates(sentence) if _CLOCK_VALUE.search(s[2]))
+    if not any(_HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])
+               for a, b in itertools.pairwise(clocks)):
+        return []
+    return [t for word in asked for t in cjk_terms(word)]
+
+
+def _clock_times(sentence: str, question: str, found: list[Span]) -> list[Span]:
+    """For a question that asks for a time of day (:data:`_CLOCK_ASKED`), the clock
+    times of ``found`` only, when there are any; of a span of hours ("8:00—21:00"),
+    its end for "几点关门" and its start for "几点开门" (:data:`_END_ASKED`,
+    :data:`_START_ASKED`). Any other question keeps ``found``."""
+    if not _CLOCK_ASKED.search(question):
+        return found
+    clocks = sorted(s for s in found if _CLOCK_VALUE.search(s[2]))
+    if not clocks:
+        return found
+    ends = {id(b) for a, b in itertools.pairwise(clocks)
+            if _HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])}
+    starts = {id(a) for a, b in itertools.pairwise(clocks)
+              if _HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])}
+    if _END_ASKED.search(question) and not _START_ASKED.search(question):
+        return [s for s in clocks if id(s) not in starts]
+    if _START_ASKED.search(question) and not _END_ASKED.search(question):
+        return [s for s in clocks if id(s) not in ends]
+    return clocks
 
 
 #: A clause that sets the condition of what the sentence says ("在每天使用12小时的情况下",
@@ -505,6 +592,11 @@ def _condition(sentence: str, begin: int, end: int, start: int) -> bool:
     return bool(_CONDITION.search(sentence[begin:end].strip(" 　")))
 
 
+#: How much a word of a sentence's opening clause counts for a later clause of it
+#: (see :func:`nearness`).
+OPENING_SHARE = 0.5
+
+
 def nearness(sentence: str, question: str, start: int) -> float:
     """How much of the question's CJK terms the clause of ``sentence`` holding
     ``start`` says: a candidate in the clause about the question comes first.
@@ -514,7 +606,11 @@ def nearness(sentence: str, question: str, start: int) -> float:
     states something, however many of the question's words the condition repeats:
     "滤网能用多长时间" is answered "6个月", not "12小时". Not when the question asks
     for the condition itself (:data:`_CONDITION_ASKED`: "剩多少的时候会回去充电")."""
-    cuts = [m.start() for m in _CLAUSE.finditer(sentence)]
+    # A list in brackets is part of its clause: "主要部件（电机、加热管）保修5年" is
+    # one clause about 主要部件, not "加热管）保修5年" cut off from its subject.
+    asides = [(m.start(), m.end()) for m in _BRACKETS.finditer(sentence)]
+    cuts = [m.start() for m in _CLAUSE.finditer(sentence)
+            if not any(a < m.start() < b for a, b in asides)]
     begin = max((c for c in cuts if c < start), default=-1) + 1
     end = min((c for c in cuts if c >= start), default=len(sentence))
     if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
@@ -532,7 +628,19 @@ def nearness(sentence: str, question: str, start: int) -> float:
     # the line's label "运行噪音：".
     words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
-    return sum(1 + question.find(w) / len(question) for w in found)
+    score = sum(1 + question.find(w) / len(question) for w in found)
+    # The sentence's opening clause names what its later clauses go on about ("客服
+    # 热线工作日的服务时间为8:00至22:00，周末…为9:00至18:00"): its words count, at
+    # half, for a later clause too, so the clause of the case asked ("周末") wins -
+    # but not over the clause that says the question's verb itself ("连续使用超过
+    # 6小时，建议关机休息30分钟" answers "用多久要歇一下" with 6小时).
+    first = min((c for c in cuts if c > 0), default=len(sentence))
+    if begin > first:
+        opening = sentence[:first]
+        said = set(cjk_terms(opening)) | set(synonym_terms(opening))
+        score += sum(OPENING_SHARE * (1 + question.find(w) / len(question)) for w in words
+                     if w not in found and (w in said if len(w) > 1 else w in opening))
+    return score
 
 
 def gap(sentence: str, question: str, start: int, end: int) -> int:
@@ -551,5 +659,6 @@ def gap(sentence: str, question: str, start: int, end: int) -> int:
     return best
 
 
-__all__ = ["extreme", "fits", "gap", "implied_terms", "nearness", "question_kind", "same_case",
+__all__ = ["asked_dimension", "extreme", "fits", "gap", "implied_terms", "nearness",
+           "question_kind", "same_case",
            "spans", "strict", "wanted_units"]

@@ -150,7 +150,18 @@ def question_terms(question: str) -> set[str]:
     words = {term(w) for w in content_words(question) if w not in QUESTION_FILLER}
     if not has_cjk(question):
         return words
-    return words | set(cjk_terms(question, question=True)) | set(cjk_singles(question))
+    return words | set(cjk_terms(question, question=True)) | set(cjk_singles(question)) | (
+        _dimension(question))
+
+
+def _dimension(question: str) -> set[str]:
+    """The noun of the dimension a CJK question asks by its question word alone ("多重":
+    "重量", :func:`deepcite.citations.cjk_answers.asked_dimension`), its module loaded
+    on first use."""
+    from deepcite.citations import cjk_answers
+
+    noun = cjk_answers.asked_dimension(question)
+    return {noun} if noun else set()
 
 
 def subject_terms(wanted: Iterable[str], docs: Sequence[Sequence[str]]) -> frozenset[str]:
@@ -377,7 +388,9 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
     # absent word would be): most often it is a verb they write another way.
     lone = cjk_singles(question) if has_cjk(question) else []
     singles = tuple(c for c in lone if df.get(c))
-    for char in lone:
+    # So is the dimension asked by a question word ("多重": 重量), when no candidate
+    # writes a number in its units or the noun.
+    for char in [*lone, *(_dimension(question) if has_cjk(question) else ())]:
         if not df.get(char):
             wanted.discard(char)
             df.pop(char, None)

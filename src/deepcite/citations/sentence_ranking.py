@@ -202,8 +202,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                            *cjk_variants(question, s.text, unsaid=unsaid,
                                          written=said)]  # 交费/缴费
                    for s in sentences}
+        # "多重" asks the weight (重量) of the thing named, which is the subject
+        asked = cjk_answers.asked_dimension(question)
+        dimension = {asked} if asked else set()
     else:
-        implied = {}
+        implied, dimension = {}, set()
     kind = types.answer_type(question)
     intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
     verb = action(question) if intent is Intent.HOWTO else ""
@@ -214,7 +217,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     cosines = similarity(question, [s.text for s in sharing]) if similarity and sharing else None
     cosine = dict(zip(map(id, sharing), cosines, strict=True)) if cosines else {}
     close = {key for key, value in cosine.items() if value >= question_match.DENSE_STRONG}
-    sentences = _about_subject(wanted, sentences, close)
+    sentences = _about_subject(wanted - dimension, sentences, close)
     kept = set(map(id, sentences))
     sharing = [s for s in sharing if id(s) in kept]
     titles: dict[int, list[str]] = {}  # each source's title terms: its subject

@@ -47,6 +47,8 @@ _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 #: Question words of Chinese and Japanese, longest first (one regex alternation).
 QUESTION_WORDS = (
     "多长时间", "多少时间", "什么时候", "什么地方", "哪一年", "为什么", "怎么样",
+    "多少公斤", "几公斤", "多少斤", "几斤",  # "几斤重": how heavy, not a word 斤重
+    "几点钟", "几点", "几号",  # "几点关门": a time, not a word 点 that "21:00" never writes
     "多久", "多长", "多少", "多大", "多高", "多远", "多重", "多深", "多宽", "多快", "多厚",
     "多老", "多频繁", "何时", "哪年", "哪天", "哪些",
     "哪个", "哪里", "哪儿", "在哪", "什么", "怎么", "怎样", "如何", "是否", "谁", "几", "哪",
@@ -186,6 +188,9 @@ def cjk_chains(text: str, *, question: bool = False) -> list[list[str]]:
 RESULT_CHARS = frozenset("满完掉好")
 #: Adverbs of degree, which "好" follows as no complement ("最好", "很好"): no verb.
 _DEGREE_CHARS = frozenset("最很更太挺还不真")
+#: Numerals, which a verb meets before its object's count ("装一个充电桩", "洗两次"):
+#: a pair with one is a number, not a word holding the verb.
+_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千万亿几半")
 
 
 def cjk_singles(question: str) -> list[str]:
@@ -195,7 +200,9 @@ def cjk_singles(question: str) -> list[str]:
     verb in a compound ("借期", "清扫"), which shares no pair with the question, so the
     character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
     Each occurrence counts: the "烤" of "一次能烤" stands alone though "烤箱" holds
-    another. A verb closed by a complement of result (:data:`RESULT_CHARS`: "充满",
+    another, and so does a verb before a count ("**装**一个充电桩": a pair with a
+    numeral, :data:`_NUMERAL_CHARS`, is no word; a numeral is never such a word
+    itself). A verb closed by a complement of result (:data:`RESULT_CHARS`: "充满",
     "关掉") is such a word too: "从0%充到100%" and "关机后" write it without one.
     Question words are cut out first; kana and Hangul are left to their own rules."""
     text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
@@ -203,9 +210,11 @@ def cjk_singles(question: str) -> list[str]:
     for match in CJK_RUN.finditer(text):
         for segment in _segments(match.group(0)):
             for i, char in enumerate(segment):
-                if _function(char) or _KANA.match(char) or char in found:
+                if (_function(char) or _KANA.match(char) or char in found
+                        or char in _NUMERAL_CHARS):
                     continue
                 paired = any(_content_pair(segment[j:j + 2])
+                             and not _NUMERAL_CHARS.intersection(segment[j:j + 2])
                              for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
                 if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
                     found.append(char)
