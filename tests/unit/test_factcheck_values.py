@@ -359,3 +359,11 @@ def test_a_stated_value_stays_stated_beside_another_of_its_slot() -> None:
     # a duration after a price is no price: "four weeks" are not 4 euros
     [price, weeks] = extract_values("A room costs 520 euros for four weeks.")
     assert (price.kind, weeks.kind, weeks.dimension) == ("money", "number", "time")
+
+
+def test_british_and_american_spellings_are_one_word() -> None:
+    licence = [passage("About", "quillsync copies notebooks between devices. quillsync is "
+                                "licensed under the Apache License 2.0.")]
+    mit = judge("quillsync is released under the MIT licence.", licence)
+    assert mit.verdict == "contradicted"
+    assert [c.source for c in mit.conflicts] == ["Apache License"]

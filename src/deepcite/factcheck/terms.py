@@ -36,6 +36,14 @@ _IRREGULAR = {form: base for base, forms in (
     ("teach", "taught"), ("bring", "brought"), ("think", "thought"),
     ("speak", "spoke spoken"), ("drive", "drove driven"), ("fly", "flew flown"),
     ("draw", "drew drawn"), ("lose", "lost"), ("shut", "shut"), ("cost", "cost"),
+    # British spellings, read as the American ones a source may use ("released under
+    # the MIT licence" against "licensed under the Apache License")
+    ("license", "licence licences licenced"), ("color", "colour colours coloured"),
+    ("center", "centre centres"), ("program", "programme programmes"),
+    ("defense", "defence"), ("offense", "offence"), ("catalog", "catalogue catalogues"),
+    ("organize", "organise organised organises organising"),
+    ("analyze", "analyse analysed analyses analysing"),
+    ("recognize", "recognise recognised"), ("authorize", "authorise authorised"),
 ) for form in forms.split()}
 
 
