@@ -23,10 +23,10 @@ Dates are read by :mod:`~deepcite.factcheck.dates`, units sized by
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.bounds import AGE_GROUP, APPROX_SHARE, bound_words, bounded, within
 from deepcite.factcheck.dates import date_values
 from deepcite.factcheck.numberwords import NUMBER_WORD, NUMBER_WORDS_ALL, half_values, word_number
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
@@ -217,150 +217,6 @@ def _after(text: str, at: int) -> str:
     return next((stem(w.lower()) for w in words if w.lower() not in STOPWORDS), "")
 
 
-_BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of|"
-                       r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
-                       r"no less than|no fewer than)\s+(?:a\s+)?$", re.IGNORECASE), "min"),
-           (re.compile(r"\b(?:less than|fewer than|under|below|up to|at most|no more than|"
-                       r"(?:smaller|shorter|lower|lighter|younger) than|"
-                       r"not more than|a maximum of|maximum of)\s+(?:a\s+)?$", re.IGNORECASE),
-            "max"),
-           (re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|"
-                       r"approx\.?|circa|ca\.|an estimated|estimated)\s+$",
-                       re.IGNORECASE), "approx")]
-#: The bound of a value a rule requires exactly (:data:`_REQUIRED_BEFORE`).
-EXACT = "exact"
-#: How far an "about" value may be from the other and still agree.
-APPROX_SHARE = 0.1
-
-
-# A bound written after the number: "18 or older", "16 and over", "10 or fewer".
-_BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:(?P<min>older|over|above|more|upwards|up)|"
-                          r"(?P<max>younger|under|below|less|fewer))\b", re.IGNORECASE)
-# Before a bare number bounded after it, words saying it is an age ("be 18 or over",
-# "aged 16 and over", "anyone 12 or under").
-# A requirement written before a value without a bound ("must book a month ahead",
-# "need to be 18"): the value is the rule, so a source's "at least two weeks" or "16 or
-# over" is another rule, not one the claim's value falls within.
-_REQUIRED_BEFORE = re.compile(r"\b(?:must|needs?\s+to|needed\s+to|ha(?:ve|s|d)\s+to|"
-                              r"(?:is|are)\s+required\s+to|requires?)\b[^,;.!?]*$",
-                              re.IGNORECASE)
-# "under-16s", "over-65s": an age group, a bound on age in years ("16s" is no seconds)
-_AGE_GROUP = re.compile(r"\b(?P<side>under|over)-(?P<age>\d{1,3})s\b", re.IGNORECASE)
-# Who a bound before a number is of when the number is an age: "children under 12 ride
-# free", "anyone over 65 pays half".
-_AGED_BEFORE_BOUND = re.compile(
-    r"\b(?:children|child|kids|anyone|everyone|people|those|visitors|guests|pupils|"
-    r"passengers|members|adults|players|riders|users|customers)\s+$", re.IGNORECASE)
-_AGE_BEFORE = re.compile(r"\b(?:be|aged|age|ages|are|is|anyone|children|adults?)\s+$",
-                         re.IGNORECASE)
-
-
-def bound_words(text: str, value: Value) -> str:
-    """The words bounding ``value`` in ``text`` ("around" of "around 420 helpers", "at
-    least", "or older"), or "": they say how exact the value is, not what the claim
-    is about, so a sentence saying "about 420" need not say "around"."""
-    if not value.bound:
-        return ""
-    before = text[max(0, value.start - 24):value.start]
-    for pattern, _bound in _BOUNDS:
-        found = pattern.search(before)
-        if found is not None and not _attributive(found.group(0), value):
-            return found.group(0).strip()
-    after = _BOUND_AFTER.search(value.text)  # "18 or older"
-    return after.group(0).strip() if after is not None else ""
-
-
-# "takes place over two days", "spread over three weekends": "over" says during what
-# time, not "more than"
-_OVER_DURING = re.compile(r"\b(?:takes?|took|taking)\s+place\s+over\s+$|"
-                          r"\b(?:held|spread|split|staged|run|spans?)\s+(?:out\s+)?over\s+$",
-                          re.IGNORECASE)
-
-
-def _attributive(bound: str, value: Value) -> bool:
-    """Whether a bound word before "a" governs a noun the value describes, not the value:
-    in "under a twelve-year contract" and "over a 10-year period" the number-unit pair
-    is an adjective of "contract" and "period", and "under" says on what terms, so an
-    eight-year deal is not within it."""
-    return bound.rstrip().lower().endswith(" a") and "-" in value.text
-
-
-def _bounded(text: str, value: Value) -> Value:
-    """``value`` with the bound written before it ("more than 800", "about 22,000") or
-    after it ("18 or older"): people write a limit either way, and "16 or older" must
-    compare with "at least 18 years old" as one limit with another. A bare number so
-    bounded by "older"/"younger", or after "be"/"aged", is an age in years."""
-    if value.kind not in ("number", "money", "percent"):
-        return value
-    before = text[max(0, value.start - 24):value.start]
-    for pattern, bound in _BOUNDS:
-        found = pattern.search(before)
-        if found is not None and not _attributive(found.group(0), value) and not (
-                value.dimension == "time" and _OVER_DURING.search(before)):
-            bounded = dataclasses.replace(value, bound=bound)
-            at = value.start - len(before) + found.start()
-            if _AGED_BEFORE_BOUND.search(text, max(0, at - 16), at) is not None:
-                return _as_age(bounded)
-            return bounded
-    after = _BOUND_AFTER.match(text, value.end)
-    if after is None:
-        if _REQUIRED_BEFORE.search(text, max(0, value.start - 60), value.start):
-            required = dataclasses.replace(value, bound=EXACT)
-            if not value.unit and _AGE_BEFORE.search(text, max(0, value.start - 16),
-                                                     value.start) is not None:
-                return _as_age(required)  # "must be 18 to join"
-            return required
-        return value
-    bounded = dataclasses.replace(value, bound="min" if after.group("min") else "max",
-                                  text=text[value.start:after.end()], end=after.end())
-    aged = after.group(0).split()[-1].lower() in ("older", "younger") \
-        or _AGE_BEFORE.search(text, max(0, value.start - 16), value.start) is not None
-    if not value.unit and aged:
-        return _as_age(bounded)
-    return bounded
-
-
-def _as_age(value: Value) -> Value:
-    """A bounded bare number that is an age, in years; a value with a measure, or one
-    that is no age (over 120), as it is. The word after it is then no unit: in
-    "children under 12 ride free" it is the verb."""
-    if value.kind != "number" or value.dimension or value.amount is None \
-            or not 0 < value.amount <= 120:
-        return value
-    dimension, size = DIMENSIONS["year"]
-    text = value.text
-    if value.unit:  # "12 ride": the number alone
-        number = re.match(r"\S+", text)
-        text = number.group(0) if number is not None else text
-    return dataclasses.replace(value, unit="year", dimension=dimension, text=text,
-                               end=value.start + len(text) if value.unit else value.end,
-                               amount=value.amount * size)
-
-
-def _within(claim: Value, other: Value) -> bool:
-    """Whether ``other``'s amount is within what the claim's bound allows."""
-    mine, theirs = claim.amount, other.amount
-    if mine is None or theirs is None:
-        return False
-    if math.isclose(mine, theirs, rel_tol=1e-6):
-        return True
-    if claim.bound == EXACT:
-        return False  # a rule's value: "must book a month ahead" is not "two weeks"
-    if claim.bound and claim.bound == other.bound and claim.bound != "approx":
-        return False  # "up to 1,000 notes" and "up to 500 notes" are two limits
-    if claim.bound == "min":
-        return theirs > mine and other.bound != "max"
-    if claim.bound == "max":
-        return theirs < mine and other.bound != "min"
-    if other.bound == "min" and claim.bound != "max":
-        return mine > theirs  # "1,200 users" is what "over 1,000 users" allows
-    if other.bound == "max" and claim.bound != "min":
-        return mine < theirs
-    if "approx" in (claim.bound, other.bound):
-        return abs(mine - theirs) <= APPROX_SHARE * max(abs(mine), abs(theirs))
-    return False
-
-
 def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value | None:
     """A number word after "and", "or", "but" or a comma whose noun is the one an
     earlier number of the clause counts, with that number's unit; else None."""
@@ -456,7 +312,7 @@ def extract_values(text: str) -> list[Value]:
         values.append(Value("number", _plain(amount), match.group(0), match.start(),
                             match.end(), amount, "one of"))
         taken.append((match.start(), match.end()))
-    for match in _AGE_GROUP.finditer(text):
+    for match in AGE_GROUP.finditer(text):
         dimension, size = DIMENSIONS["year"]
         age = float(match.group("age"))
         values.append(Value("number", _plain(age), match.group(0), match.start(), match.end(),
@@ -560,7 +416,7 @@ def extract_values(text: str) -> list[Value]:
                                 _PERIODS[named], named, "time", _before(text, match.start())))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
-    values = [_bounded(text, v) for v in values]
+    values = [bounded(text, v) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
@@ -669,7 +525,7 @@ def agrees(claim: Value, other: Value) -> bool:
     if claim.amount is not None and other.amount is not None:
         if claim.dimension and _bare(other):
             return claim.key == other.key  # the number as written: "timeout=30"
-        return _within(claim, other)
+        return within(claim, other)
     return claim.key == other.key
 
 
@@ -691,4 +547,4 @@ def agrees_as_count(claim: Value, other: Value) -> bool:
         return False
     if claim.amount is None or other.amount is None or claim.amount < 2:
         return False
-    return _within(claim, other)
+    return within(claim, other)
