@@ -36,7 +36,8 @@ after the eighth pass, never tuned on, and ``check_dev36`` (a heritage railway) 
 written by the lead and kept from the helper who tuned the eighth pass,
 ``check_dev40`` (a makerspace) and ``check_dev41`` (a wetland nature reserve), the
 ninth pass's tuning sets, and ``check_dev42`` (an indoor climbing centre), held back
-in the ninth pass: measured before and after, never tuned on; from
+in the ninth pass: measured before and after, never tuned on, and ``check_dev43`` (a
+ferry and its island), written by the lead after the ninth pass and run once; from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
