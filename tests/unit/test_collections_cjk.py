@@ -155,3 +155,20 @@ def test_cjk_chunks_break_after_sentence_ends_and_overlap() -> None:
         assert first.text.endswith("。")
         assert 0 < first.end - second.start <= 10  # overlap starts at a sentence
         assert text[second.start - 1] == "。"
+
+
+def test_a_question_in_everyday_words_finds_the_page_in_formal_ones(
+        make_settings: Any, tmp_path: Path) -> None:
+    # "客服" asked, "服务热线" written: no character pair shared, found by its synonyms
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "service.md").write_text(
+        "# 售后\n\n服务热线全年无休，每天8:30至20:30提供人工服务。\n", encoding="utf-8")
+    (folder / "power.md").write_text("# 参数\n\n日耗电量：0.88千瓦时。\n", encoding="utf-8")
+    (folder / "care.md").write_text("# 保养\n\n门封条每月用温水擦拭一次。\n", encoding="utf-8")
+    collection = Collection.create("manual", settings=make_settings())
+    collection.add(folder)
+    assert [r.title for r in collection.search("客服晚上几点下班？")][:1] == ["售后"]
+    assert [r.title for r in collection.search("一天大概用几度电？")][:1] == ["参数"]
+    # the question's own pairs come first: synonyms never push them past the cut
+    assert build_match_query("客服几点下班").startswith('"客服" OR "服几" OR "几点"')

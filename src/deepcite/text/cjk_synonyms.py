@@ -69,6 +69,9 @@ NEAR_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("大人", "成人", "成年人"),
     ("老人", "老年人", "长者"),
     ("手续费", "服务费"),
+    # service and energy
+    ("客服", "客户服务", "服务热线", "客服热线", "人工服务"),
+    ("度电", "千瓦时", "千瓦·时"),
 )
 
 _GROUP_OF: dict[str, tuple[str, ...]] = {word: group for group in NEAR_SYNONYMS

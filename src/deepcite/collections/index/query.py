@@ -10,6 +10,7 @@ question become the character pairs the index stores for them (see
 from __future__ import annotations
 
 from deepcite.collections.index.cjk import has_cjk, query_atoms
+from deepcite.text.cjk_synonyms import synonym_terms
 from deepcite.text.cjk_terms import cjk_singles
 from deepcite.text.stopwords import CJK_PARTICLES, QUERY_STOPWORDS
 from deepcite.text.words import WORD_OR_CJK_RUN
@@ -34,6 +35,10 @@ def match_atoms(question: str) -> list[str]:
     if has_cjk(question):  # "借" asked, "借期" written: a one-character word as a prefix
         atoms.extend(f'"{char}"*' for char in cjk_singles(question)
                      if f'"{char}"*' not in atoms)
+        # "客服" asked, "服务热线" written: the pairs of a word's near-synonyms, after
+        # the question's own (which the cut below keeps first)
+        atoms.extend(f'"{pair}"' for pair in synonym_terms(question)
+                     if f'"{pair}"' not in atoms)
     return atoms[:MAX_QUERY_TERMS]
 
 
