@@ -76,3 +76,17 @@ def test_a_verb_before_a_count_is_a_word_of_its_own() -> None:
     assert "装" in cjk_singles("装一个充电桩要多久？")
     assert "洗" in cjk_singles("一次能洗两条被子吗？")
     assert not set("一两个") & set(cjk_singles("装一个充电桩要多久？"))
+
+
+CABINET = manual_page(7, "# 松果 C3 酒柜 安装\n\n## 尺寸\n\n"
+                      "- 外形尺寸：宽595毫米，深570毫米，高1420毫米\n\n## 摆放\n\n"
+                      "酒柜两侧各需预留20毫米以上的散热空间，背面距离墙壁不少于80毫米。\n")
+
+
+def test_a_length_asked_by_its_question_word_is_the_one_its_character_names() -> None:
+    # "多高": the 高 of the size line, not the first length of the line nor the
+    # clearance sentence that measures a distance
+    lead = lead_line("酒柜有多高？", [CABINET])
+    assert "1420毫米" in lead and "595毫米" not in lead
+    # "背后" asked, "背面" written (a near-synonym), "多远" a distance
+    assert "80毫米" in lead_line("酒柜背后要离墙多远？", [CABINET])

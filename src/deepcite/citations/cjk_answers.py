@@ -336,6 +336,19 @@ def asked_dimension(question: str) -> str | None:
     return None
 
 
+#: Lengths a page names by a noun or by its first character before the number
+#: ("高1800毫米", "宽908毫米"): a sentence naming one measures that one.
+_LENGTHS = {"高度": "高", "宽度": "宽", "深度": "深", "厚度": "厚", "长度": "长", "距离": "距"}
+
+
+def _writes_length(sentence: str, noun: str) -> bool:
+    """Whether ``sentence`` names the length ``noun`` (a key of :data:`_LENGTHS`): the
+    noun itself, or its first character just before a number ("高1800毫米",
+    "高：1800毫米")."""
+    return noun in sentence or re.search(
+        _LENGTHS[noun] + r"\s*[:：]?\s*约?\d", sentence) is not None
+
+
 def implied_terms(sentence: str, question: str) -> list[str]:
     """The terms of the dimension ``question`` asks about ("容量") when ``sentence``
     writes a number in its units ("使用5200毫安时的锂电池"): the unit says what is
@@ -346,6 +359,9 @@ def implied_terms(sentence: str, question: str) -> list[str]:
     if hours:
         return hours
     noun = asked_dimension(question)
+    if noun in _LENGTHS and not _writes_length(sentence, noun) and any(
+            _writes_length(sentence, other) for other in _LENGTHS if other != noun):
+        return []  # "背面距离墙壁不少于50毫米" measures a distance, not the height asked
     for pattern, units in _DIMENSIONS:
         named = pattern.search(question)
         if named and _in_units(sentence, units):
@@ -629,6 +645,11 @@ def nearness(sentence: str, question: str, start: int) -> float:
     words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
     score = sum(1 + question.find(w) / len(question) for w in found)
+    # the length asked by its question word, written by its first character before the
+    # number ("冰箱有多高": "宽908毫米，深685毫米，高1800毫米" is the clause of 高)
+    noun = asked_dimension(question)
+    if noun in _LENGTHS and _writes_length(clause, noun):
+        score += 1
     # The sentence's opening clause names what its later clauses go on about ("客服
     # 热线工作日的服务时间为8:00至22:00，周末…为9:00至18:00"): its words count, at
     # half, for a later clause too, so the clause of the case asked ("周末") wins -
