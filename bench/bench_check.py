@@ -37,7 +37,9 @@ written by the lead and kept from the helper who tuned the eighth pass,
 ``check_dev40`` (a makerspace) and ``check_dev41`` (a wetland nature reserve), the
 ninth pass's tuning sets, and ``check_dev42`` (an indoor climbing centre), held back
 in the ninth pass: measured before and after, never tuned on, and ``check_dev43`` (a
-ferry and its island), written by the lead after the ninth pass and run once; from
+ferry and its island), written by the lead after the ninth pass and run once, and
+``check_dev44`` (a rowing club), written by a helper who never read the checker's code
+or docs, held back for the next pass (first run 13/16); from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
