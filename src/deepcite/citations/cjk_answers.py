@@ -338,15 +338,15 @@ def asked_dimension(question: str) -> str | None:
 
 #: Lengths a page names by a noun or by its first character before the number
 #: ("高1800毫米", "宽908毫米"): a sentence naming one measures that one.
-_LENGTHS = {"高度": "高", "宽度": "宽", "深度": "深", "厚度": "厚", "长度": "长", "距离": "距"}
+_LENGTHS = {noun: re.compile(noun[0] + r"\s*[:：]?\s*约?\d")
+            for noun in ("高度", "宽度", "深度", "厚度", "长度", "距离")}
 
 
 def _writes_length(sentence: str, noun: str) -> bool:
     """Whether ``sentence`` names the length ``noun`` (a key of :data:`_LENGTHS`): the
     noun itself, or its first character just before a number ("高1800毫米",
     "高：1800毫米")."""
-    return noun in sentence or re.search(
-        _LENGTHS[noun] + r"\s*[:：]?\s*约?\d", sentence) is not None
+    return noun in sentence or _LENGTHS[noun].search(sentence) is not None
 
 
 def implied_terms(sentence: str, question: str) -> list[str]:

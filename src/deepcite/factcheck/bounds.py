@@ -36,8 +36,6 @@ APPROX_SHARE = 0.1
 # A bound written after the number: "18 or older", "16 and over", "10 or fewer".
 _BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:(?P<min>older|over|above|more|upwards|up)|"
                           r"(?P<max>younger|under|below|less|fewer))\b", re.IGNORECASE)
-# Before a bare number bounded after it, words saying it is an age ("be 18 or over",
-# "aged 16 and over", "anyone 12 or under").
 # A requirement written before a value without a bound ("must book a month ahead",
 # "need to be 18"): the value is the rule, so a source's "at least two weeks" or "16 or
 # over" is another rule, not one the claim's value falls within.
@@ -51,6 +49,8 @@ AGE_GROUP = re.compile(r"\b(?P<side>under|over)-(?P<age>\d{1,3})s\b", re.IGNOREC
 _AGED_BEFORE_BOUND = re.compile(
     r"\b(?:children|child|kids|anyone|everyone|people|those|visitors|guests|pupils|"
     r"passengers|members|adults|players|riders|users|customers)\s+$", re.IGNORECASE)
+# Before a bare number bounded after it, words saying it is an age ("be 18 or over",
+# "aged 16 and over", "anyone 12 or under").
 _AGE_BEFORE = re.compile(r"\b(?:be|aged|age|ages|are|is|anyone|children|adults?)\s+$",
                          re.IGNORECASE)
 

@@ -34,9 +34,9 @@ PERIOD_REACH = 4
 _INTRODUCING = re.compile(r"\b(?:until|till|to|from|in|on|at|by|for|with|after|before|"
                           r"since|during|while|when|than|over|under|between|within)\b",
                           re.IGNORECASE)
+# ("get", "take", "make", "have", "is" are no terms at all: terms_of drops them)
 _AMOUNT_VERBS = terms_of("pay pays paid paying cost costs costing charge charges charged "
-                         "get gets got take takes took have has had make makes made "
-                         "give gives gave is are was were")
+                         "took give gives gave")
 CLAUSE = re.compile(r"[,;:\u2013\u2014]\s+|\s+(?:and|but|while|whereas|although)\s+|[，；、]")
 _LEADING_JOIN = re.compile(r"^(?:and|but|so|or|while|whereas|although)\s+", re.IGNORECASE)
 _WORDS_ONLY = re.compile(r"[A-Za-z\u00C0-\u024F]+")
