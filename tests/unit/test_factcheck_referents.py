@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deepcite.factcheck.claims import split_claims
-from deepcite.factcheck.conflicts import other_of_kind
 from deepcite.factcheck.judge import judge
+from deepcite.factcheck.other_words import other_of_kind
 from deepcite.factcheck.referents import resolve_pronouns
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import extract_values

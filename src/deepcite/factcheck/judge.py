@@ -31,19 +31,21 @@ from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
-    forbidden,
     name_in_place,
     opposed,
-    other_agent,
-    other_holder,
-    other_of_kind,
-    other_place,
     other_role,
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
 from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
 from deepcite.factcheck.negation import denied
+from deepcite.factcheck.other_words import (
+    forbidden,
+    other_agent,
+    other_holder,
+    other_of_kind,
+    other_place,
+)
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
 from deepcite.factcheck.restrictions import (
     ScopeClash,
