@@ -39,7 +39,9 @@ ninth pass's tuning sets, and ``check_dev42`` (an indoor climbing centre), held 
 in the ninth pass: measured before and after, never tuned on, and ``check_dev43`` (a
 ferry and its island), written by the lead after the ninth pass and run once, and
 ``check_dev44`` (a rowing club), written by a helper who never read the checker's code
-or docs, held back for the next pass (first run 13/16); from
+or docs, held back for the next pass (first run 13/16), and ``check_dev45`` (an airport) and
+``check_dev46`` (an image command-line tool's documentation), the tenth pass's tuning
+sets, written the same way (first runs 8/16 and 3/16); from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
