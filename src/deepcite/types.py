@@ -69,6 +69,7 @@ WarningCode = Literal[
     "agent_budget",           # the agent used all its turns without answering
     "budget",                 # a run budget (research.max_*) stopped the run early
     "cancelled",              # the run was cancelled (by its user, or its client went away)
+    "claim_failed",           # one claim of a check could not be judged; the rest were
     "engine_failed",          # one search on one engine failed
     "engine_skipped",         # an engine is skipped (circuit open, unavailable offline)
     "fetch_failed",           # a page's full text could not be fetched

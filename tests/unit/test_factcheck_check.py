@@ -184,3 +184,34 @@ def test_materials_are_judged_without_a_search(make_settings: Any) -> None:
     assert claim.verdict == "contradicted" and "source [1]: 240 grams" in claim.note
     assert result.metrics.searches == 0 and result.sources[0].title == "Notes"
     assert [w.code for w in result.warnings] == ["no_engines"]
+
+
+def test_a_claim_the_judge_fails_on_is_left_undecided_and_the_rest_are_checked(
+        collection: Collection, make_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a bug met on one odd sentence must not cost the claims after it
+    from deepcite.factcheck import check as check_module
+
+    real = check_module.judge
+
+    def judge(text: str, *args: Any, **kwargs: Any) -> Any:
+        if "Uppsala" in text:
+            raise ValueError("could not convert string to float: '05:00'")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(check_module, "judge", judge)
+    with _researcher(collection, make_settings) as researcher:
+        result = run_check(researcher, DRAFT)
+    assert [c.verdict for c in result.claims] == [
+        "contradicted", "not_found", "contradicted", "partly_supported", "not_found"]
+    assert "not judged" in result.claims[1].note
+    assert [w.code for w in result.warnings] == ["claim_failed"]
+    assert result.error is None and not result.cancelled
+    _resolves(result)
+
+
+def test_a_clock_time_after_a_bare_number_is_read_without_failing() -> None:
+    # "from 7 to 05:00": the bare 7 does not take the clock's "unit" as a share of it
+    from deepcite.factcheck.values import extract_values
+
+    values = extract_values("The night bus runs from 7 to 05:00 on Saturdays.")
+    assert [v.key for v in values if v.unit == "clock"] == ["05:00"]

@@ -90,3 +90,15 @@ def test_a_sentence_may_start_with_a_name_in_lower_case() -> None:
                 "over FTP. Use e.g. pip to install it from the index server.")
     assert _texts(document)[:2] == ["HTTP/2 support arrived in version 2.4.0.",
                                     "quillfetch can also upload files over FTP."]
+
+
+def test_a_reminder_wraps_a_claim_and_an_instruction_with_an_amount_is_one() -> None:
+    # "Note that ..." and "Remember, ..." introduce a statement a source can confirm;
+    # an instruction giving a price is a rule a source states; one that only points
+    # elsewhere, or asks something of the reader without a value, is not a claim.
+    document = ("Please note that the car park closes at 6pm. Remember, dogs must stay on "
+                "a lead. Contact the office to book a stall for £35 a day. See page 4 for "
+                "the 42 traders. Please call us. Note: this is a draft.")
+    assert _texts(document) == ["Please note that the car park closes at 6pm.",
+                                "Remember, dogs must stay on a lead.",
+                                "Contact the office to book a stall for £35 a day."]

@@ -196,6 +196,23 @@ class _Check:
                             evidence=evidence, note=note)
 
 
+def _checked(check: _Check, claim: Claim) -> ClaimVerdict:
+    """``claim`` searched and judged; a bug in judging it leaves it undecided, with a
+    warning, and the check goes on: one odd sentence must not cost the claims after it.
+    Errors of the run itself (a budget, a model) are :class:`DeepciteError` and stop it."""
+    try:
+        return check.check(claim)
+    except DeepciteError:
+        raise
+    except Exception as exc:
+        logger.exception("claim %d could not be judged", claim.number)
+        check.ctx.warn("claim_failed", f"Claim {claim.number} could not be judged "
+                                       f"({type(exc).__name__}); see the log")
+        return ClaimVerdict(number=claim.number, text=claim.text, start=claim.start,
+                            end=claim.end, verdict="not_found",
+                            note="not judged: the check failed on this claim")
+
+
 def _note(judgement: Judgement, numbers: Sequence[int]) -> str:
     """Why the verdict: both values of every contradiction, what was and was not stated."""
     if judgement.verdict == "contradicted":
@@ -253,7 +270,7 @@ def run_check(researcher: Researcher, document: str, *, title: str | None = None
                 if old is not None:
                     checked.append(check.reuse(claim, old, earlier_sources))
                 elif not ctx.cancel.cancelled:
-                    checked.append(check.check(claim))
+                    checked.append(_checked(check, claim))
         except DeepciteError as exc:
             logger.warning("check failed: %s", exc)
             error = str(exc)

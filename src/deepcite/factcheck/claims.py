@@ -79,6 +79,15 @@ _GREETING = re.compile(
 _REQUEST = re.compile(
     r"^\W*(?:please|see|note that|remember|contact|click|read|let|make sure|feel free|"
     r"don't|do not forget|be sure|try|reach out|ping|join|call)\b", re.IGNORECASE)
+# A reminder wraps a statement ("Note that the car park closes at 6pm", "Remember,
+# cash is not accepted"): what follows it is the claim, as checkable as without it.
+_REMINDER = re.compile(
+    r"^\W*(?:please\s+)?(?:note|remember|bear in mind|keep in mind|be aware|"
+    r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?\s*", re.IGNORECASE)
+# Requests that point elsewhere ("See page 4", "Click 2 to continue"): never a claim, even
+# with a number in them.
+_POINTER = re.compile(r"^\W*(?:please\s+)?(?:see|read|click|tap|press|visit)\b",
+                      re.IGNORECASE)
 _ABOUT_ITSELF = re.compile(
     r"\b(?:this|the following|these|below|above) (?:document|draft|memo|note|notes|summary|"
     r"report|section|page|list|text|email|message|post)\b", re.IGNORECASE)
@@ -193,7 +202,14 @@ def _checkable(text: str) -> bool:
     if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
             or (_HEDGE.search(words) and not _AMOUNT.search(words)):
         return False
-    if _ABOUT_ITSELF.search(words) or _REQUEST.match(words):
+    reminder = _REMINDER.match(words)
+    if reminder and reminder.end() < len(words):
+        return _checkable(words[reminder.end():])
+    if _ABOUT_ITSELF.search(words):
+        return False
+    if _REQUEST.match(words) and (_POINTER.match(words) or not _AMOUNT.search(words)):
+        # an instruction states nothing a source could confirm, unless it gives an
+        # amount ("Contact the office to book a stall for £35 a day")
         return False
     if CJK_RUN.search(words):
         return bool(_DIGIT.search(words)) or len(set(cjk_terms(words))) >= MIN_CJK_TERMS

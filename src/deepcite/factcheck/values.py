@@ -433,13 +433,24 @@ def _share_units(text: str, values: list[Value]) -> list[Value]:
     for index in range(len(shared) - 2, -1, -1):
         first, second = shared[index], shared[index + 1]
         if first.kind == second.kind == "number" and not first.unit and second.unit \
-                and second.amount is not None and float(second.key) \
+                and second.amount is not None \
                 and _SHARED_UNIT.fullmatch(text[first.end:second.start]):
-            size = second.amount / float(second.key)
+            # a clock time ("05:00") has a key that is no plain number: no share
+            mine, theirs = _plain_number(first.key), _plain_number(second.key)
+            if mine is None or not theirs:
+                continue
+            size = second.amount / theirs
             shared[index] = dataclasses.replace(
-                first, unit=second.unit, dimension=second.dimension,
-                amount=float(first.key) * size)
+                first, unit=second.unit, dimension=second.dimension, amount=mine * size)
     return shared
+
+
+def _plain_number(key: str) -> float | None:
+    """``key`` as a number, or None when it is written otherwise ("05:00")."""
+    try:
+        return float(key)
+    except ValueError:
+        return None
 
 
 def _compound(text: str, values: list[Value]) -> list[Value]:
