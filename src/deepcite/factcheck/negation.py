@@ -21,7 +21,9 @@ NOT_NEGATION = re.compile(
     r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
     r"\bnot just\b|\bno matter\b|\bnot until\b|"
     # "no limit on entry" says "unlimited entry": no denial of the entry
-    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b", re.IGNORECASE)
+    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b|"
+    # "costs nothing", "pay nothing": a price of nothing, which the values compare
+    r"\b(?:costs?|costing|charges?|pays?|paying)\s+(?:you\s+)?nothing\b", re.IGNORECASE)
 #: Pairs of words of which a source saying one contradicts a claim saying the other.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),

@@ -28,7 +28,14 @@ from collections.abc import Sequence
 
 from deepcite.factcheck.bounds import AGE_GROUP, APPROX_SHARE, bound_words, bounded, within
 from deepcite.factcheck.dates import date_values
-from deepcite.factcheck.numberwords import NUMBER_WORD, NUMBER_WORDS_ALL, half_values, word_number
+from deepcite.factcheck.numberwords import (
+    NUMBER_WORD,
+    NUMBER_WORDS_ALL,
+    clock_word_values,
+    half_values,
+    part_values,
+    word_number,
+)
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
 from deepcite.text.stem import stem
@@ -285,6 +292,9 @@ def extract_values(text: str) -> list[Value]:
     taken: list[tuple[int, int]] = []
     values = date_values(text, taken)
     values += half_values(text, taken)
+    values += part_values(text, taken)
+    values += [dataclasses.replace(v, before=_before(text, v.start))
+               for v in clock_word_values(text, taken)]
     for match in _CLOCK.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
