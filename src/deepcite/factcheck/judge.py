@@ -51,6 +51,7 @@ from deepcite.factcheck.restrictions import (
     ScopeClash,
     always,
     limit_clash,
+    period_beside,
     rhythm_clash,
     scope_clash,
     start_clash,
@@ -369,8 +370,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             # the sentence after or before it limiting what the claim says of all ("four
             # hides ... Three of the hides can be reached by wheelchair; the Heron Hide
             # can only be reached by a flight of steps")
-            beside = next(((s, c) for s in near if len(claim_terms & s.terms) >= 2
-                           and (c := _limited(text, s.text)) is not None), None)
+            # (or, saying none of them, speaking of its subject by a pronoun: "It is
+            # available Monday to Friday" against "on any day of the week")
+            beside = next(((s, c) for s in near if (
+                len(claim_terms & s.terms) >= 2 and (c := _limited(text, s.text)) is not None)
+                or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
         # "since the day it opened" against a start the source dates later, in the

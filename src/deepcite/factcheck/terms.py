@@ -137,6 +137,10 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
      r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
      "free"),
+    # the days of the working week, however written, are "weekdays"
+    (r"\b(?:from\s+)?Mondays?\s*(?:to|until|till|through|-|\u2013)\s*Fridays?\b|"
+     r"\bworking\s+days\b", "weekdays"),
+    (r"\bSaturdays?\s+and\s+Sundays?\b", "weekends"),
 ))
 
 
