@@ -109,9 +109,10 @@ _ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|(?:every|any) 
 _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
-# (a point, comma or colon inside a number - "1.4", "21,500", "10:00" - ends nothing)
-_CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)|\s(?:and|but|while|whereas)\s")
-_BREAK = re.compile(r"[;!?()|\u2013\u2014]|[,.:](?!\d)")
+# (a point, comma or colon inside a number or a word - "1.4", "21,500", "10:00", "1.x",
+# "e.g" - ends nothing)
+_CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?![\w])|\s(?:and|but|while|whereas)\s")
+_BREAK = re.compile(r"[;!?()|\u2013\u2014]|[,.:](?![\w])")
 # The markers a restriction's words are read without ("weekdays only" says "weekdays").
 _TRAILING_MARKERS = ("only", "except", "solely", "exclusively")
 # An "only" after the words it restricts ("from the primary only", "weekdays only").

@@ -38,6 +38,7 @@ from deepcite.factcheck.numberwords import (
 )
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
+from deepcite.factcheck.versions import of_platform, series_agrees, series_values
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
@@ -77,7 +78,9 @@ _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
 _UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
     paying total additional extra more full-time part-time permanent regular consecutive
     straight whole""".split())  # noqa: SIM905
-_NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
+# ("2.0 onwards": "onwards" is a bound, read by :func:`bounded`)
+_NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to", "onwards", "onward",
+                        "upwards"})
 # A word describing what a number counts, before it ("eleven farming families", "37
 # licensed vessels"): a participle or adjective followed by a plural noun.
 _DESCRIBING = re.compile(r"(?:ing|ed|al|ic|ive|ous)$")
@@ -293,6 +296,7 @@ def extract_values(text: str) -> list[Value]:
     values = date_values(text, taken)
     values += half_values(text, taken)
     values += part_values(text, taken)
+    values += series_values(text, taken)
     values += [dataclasses.replace(v, before=_before(text, v.start))
                for v in clock_word_values(text, taken)]
     for match in _CLOCK.finditer(text):
@@ -426,7 +430,7 @@ def extract_values(text: str) -> list[Value]:
                                 _PERIODS[named], named, "time", _before(text, match.start())))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
-    values = [bounded(text, v) for v in values]
+    values = [of_platform(text, bounded(text, v)) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
@@ -517,6 +521,9 @@ def agrees(claim: Value, other: Value) -> bool:
             mine = claim.key[5:]
         shorter = min(len(mine), len(theirs))
         return bool(shorter) and mine[:shorter] == theirs[:shorter]
+    series = series_agrees(claim, other)
+    if series is not None:
+        return series  # "the 1.x series" and "1.9"
     if claim.kind in ("year", "date") and other.kind in ("year", "date"):
         shorter = min(len(claim.key), len(other.key))
         return claim.key[:shorter] == other.key[:shorter] and (
