@@ -103,3 +103,10 @@ def test_a_release_series() -> None:
     assert agrees(series, last) and not agrees(series, other)
     assert judge("Users on 32-bit systems can stay on the 2.x series.", TOOL).verdict \
         == "supported"
+
+
+def test_a_condition_that_nothing_is_set_is_the_default() -> None:
+    options = [passage("Options", "The --level option sets how hard files are compressed. "
+                       "The default level is 6 for ZIP and 3 for GZIP.")]
+    assert judge("If you don't set a level yourself, ZIP files get level 6.",
+                 options).verdict == "supported"

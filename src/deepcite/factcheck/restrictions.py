@@ -113,6 +113,14 @@ _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|n
 # "e.g" - ends nothing)
 _CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?![\w])|\s(?:and|but|while|whereas)\s")
 _BREAK = re.compile(r"[;!?()|\u2013\u2014]|[,.:](?![\w])")
+# A condition that nothing is chosen: "if you don't set a quality yourself", "unless you
+# specify one", "when no format is given" - the default.
+_UNSET = re.compile(r"\b(?:if|when|unless)\s+(?:you|they|users?|one|no|nothing)?\s*(?:do\s+not\s+|"
+                    r"don[\u2019']t\s+|doesn[\u2019']t\s+|never\s+)?(?:set|specify|specifies|"
+                    r"choose|chooses|pick|give|gives|pass|select|configure|change)\b|"
+                    r"\b(?:if|when)\s+(?:no|nothing)\b[^,;]*\b(?:is|are)\s+(?:set|given|"
+                    r"specified|chosen|passed|selected)\b|\b(?:if|when)\s+(?:not|left)\s+"
+                    r"(?:set|specified|unset|empty|blank)\b", re.IGNORECASE)
 # The markers a restriction's words are read without ("weekdays only" says "weekdays").
 _TRAILING_MARKERS = ("only", "except", "solely", "exclusively")
 # An "only" after the words it restricts ("from the primary only", "weekdays only").
@@ -233,6 +241,10 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
         return ScopeClash(outcome, _around(claim, wide), _clause_of(sentence, chosen))
     sentence_terms = terms_of(_week_words(sentence))
     for restriction in mine:
+        if restriction.kind == "conditional" and _UNSET.search(restriction.text):
+            # "if you don't set a quality" speaks of the default, which the sentence
+            # beside may name ("The default is 85"): the values decide
+            continue
         unsaid = terms_of(_week_words(restriction.text)) - terms_of(
             " ".join(_TRAILING_MARKERS)) - sentence_terms
         if len(unsaid) * 2 < len(restriction.terms) + 1 and len(unsaid) < 2:

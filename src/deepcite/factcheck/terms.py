@@ -98,7 +98,13 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
                     # quantities that name no amount
                     "several", "many", "various", "numerous", "any", "few", "lot", "lots",
-                    "much", "certain"})
+                    "much", "certain",
+                    # what is left of a contraction ("don't" is "don" and "t") and a
+                    # reflexive pronoun: no word of what is said
+                    "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "hasn", "haven",
+                    "hadn", "shouldn", "wouldn", "couldn", "mustn", "needn", "yourself",
+                    "yourselves", "themselves", "itself", "himself", "herself", "myself",
+                    "ourselves"})
 # ... and "go" in lower case ("children go free"; "Go" is a language's name).
 _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
