@@ -110,3 +110,21 @@ def test_a_condition_that_nothing_is_set_is_the_default() -> None:
                        "The default level is 6 for ZIP and 3 for GZIP.")]
     assert judge("If you don't set a level yourself, ZIP files get level 6.",
                  options).verdict == "supported"
+
+
+def test_a_count_a_week_is_how_many_times() -> None:
+    [two, _week] = extract_values("Flights, two a week, began in 1958.")[:2]
+    [twice, _] = extract_values("It launched a twice-weekly route.")
+    assert agrees(two, twice)
+    ferry = [passage("History", "Services began in 1958, when Tern Air launched a "
+                     "twice-weekly route to Jersey.")]
+    judgement, note = _judged("Services to Jersey began in 1958, three a week.",
+                              ferry)
+    assert judgement.verdict == "contradicted" and "twice" in note
+
+
+def test_initials_name_what_the_sources_name() -> None:
+    field = [passage("History", "The airfield was laid out in 1941 as a training ground "
+                     "for the Royal Air Force. Passenger flights began in 1958.")]
+    judgement = judge("The airfield was laid out in 1941 as an RAF training ground.", field)
+    assert judgement.verdict != "contradicted"

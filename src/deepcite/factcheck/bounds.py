@@ -114,7 +114,8 @@ def bounded(text: str, value: Value) -> Value:
                 return _as_age(required)  # "must be 18 to join"
             return required
         return value
-    bounded = dataclasses.replace(value, bound="min" if after.group("min") or after.group("from") else "max",
+    lower = bool(after.group("min") or after.group("from"))
+    bounded = dataclasses.replace(value, bound="min" if lower else "max",
                                   text=text[value.start:after.end()], end=after.end())
     aged = after.group(0).split()[-1].lower() in ("older", "younger") \
         or _AGE_BEFORE.search(text, max(0, value.start - 16), value.start) is not None

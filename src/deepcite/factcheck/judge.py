@@ -37,7 +37,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
-from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
+from deepcite.factcheck.names import capitalised_inside, initialisms, language_at, name_groups
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.other_words import (
     forbidden,
@@ -206,7 +206,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
 
     # a name no passage has is either wrong or out of the sources' reach: the subject
     # is what the rest of the claim says
-    everywhere = frozenset(term for terms in pool.context for term in terms)
+    # ("RAF" where the passages say "the Royal Air Force" is a name they have)
+    everywhere = frozenset(term for terms in pool.context for term in terms) | initialisms(
+        pool.texts)
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms

@@ -38,7 +38,8 @@ _HALF = re.compile(
 
 
 # "a quarter of an hour", "three quarters of an hour", "the first quarter of an hour", "a
-# third of a mile": a part of one unit, an amount of that unit (not a share: "a quarter of the land" is one).
+# third of a mile": a part of one unit, an amount of that unit (not a share: "a quarter
+# of the land" is one).
 _PART_OF_UNIT = re.compile(
     rf"\b(?P<count>an?|one|two|three|first)[\s-]+(?P<part>quarters?|thirds?|half)\s+of\s+an?\s+"
     rf"(?P<unit>{_HALF_UNITS})\b", re.IGNORECASE)

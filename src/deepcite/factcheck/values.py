@@ -114,6 +114,10 @@ _DURATION_BEFORE = re.compile(
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
+# "a week", "per day" just after a number with nothing it counts: the number is how many
+# times ("two a week")
+_A_PERIOD = re.compile(r"\s+(?:a|an|per|each|every)\s+(?:day|week|fortnight|month|year)\b",
+                       re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 # "every half hour", "every quarter of an hour": how often, in parts of an hour
 _EVERY_PART = re.compile(r"\b(?:every|each)\s+(?:(?P<half>half)(?:\s+an|-)?\s*hour|"
@@ -384,6 +388,12 @@ def extract_values(text: str) -> list[Value]:
                                     else unit_of(counted.group("noun")), "",
                                     _before(text, match.start())))
                 taken.append((match.start(), match.end()))
+                continue
+            if _A_PERIOD.match(text, match.end()):
+                # "two a week", "three a day": how many times, as "twice a week" is
+                values.append(Value("number", _plain(number), match.group(0), match.start(),
+                                    match.end(), float(number), "time", "",
+                                    _before(text, match.start())))
                 continue
             elided = _elided(text, match, values)
             if elided is not None:
