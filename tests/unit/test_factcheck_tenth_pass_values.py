@@ -128,3 +128,9 @@ def test_initials_name_what_the_sources_name() -> None:
                      "for the Royal Air Force. Passenger flights began in 1958.")]
     judgement = judge("The airfield was laid out in 1941 as an RAF training ground.", field)
     assert judgement.verdict != "contradicted"
+
+
+def test_a_list_against_one_item_only_beside_a_loose_match() -> None:
+    judgement, note = _judged("The --turbo flag speeds up encoding on Windows and macOS "
+                              "as well as on Linux.", TOOL[1:])
+    assert judgement.verdict == "contradicted" and "Linux only" in note

@@ -50,11 +50,13 @@ from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always,
+    beyond_only,
     limit_clash,
     period_beside,
     rhythm_clash,
     scope_clash,
     start_clash,
+    universal,
 )
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
@@ -230,6 +232,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return _denied_outright(text, claim_terms, by_words, known) \
             or _forbidden_outright(text, claim_terms, by_words) \
             or _scoped_outright(text, claim_terms, by_words) \
+            or _limited_beside(text, claim_terms, by_words, pool) \
             or _contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
@@ -576,6 +579,25 @@ def _scoped_outright(text: str, claim_terms: frozenset[str],
             if clash is not None and clash.outcome == "contradicted":
                 return Judgement("contradicted", score, (quote_of_sentence(sentence),),
                                  (Conflict(clash.draft, clash.source, 0),))
+    return None
+
+
+def _limited_beside(text: str, claim_terms: frozenset[str],
+                    scored: Sequence[tuple[float, Sentence]], pool: Pool) -> Judgement | None:
+    """A sentence next to one saying two of the claim's words that restricts what the
+    claim lists to one item ("`--gpu` - do the resizing on the graphics card. Supported
+    on Linux only" against "speeds up resizing on Windows and macOS as well as on
+    Linux"): the claim, worded apart from its source, is not its subject by words, yet
+    the restriction contradicts it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        if score < DENIAL_FLOOR or len(claim_terms & sentence.terms) < 2:
+            continue
+        for other in pool.by_passage[sentence.passage]:
+            if abs(other.index - sentence.index) == 1 and universal(text) is None:
+                clash = beyond_only(text, other.text)
+                if clash is not None:
+                    return Judgement("contradicted", score, (quote_of_sentence(other),),
+                                     (Conflict(clash.draft, clash.source, 0),))
     return None
 
 

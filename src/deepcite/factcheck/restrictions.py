@@ -28,7 +28,8 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "from_start", "limit_clash", "period_beside",
+__all__ = ["Restriction", "ScopeClash", "always", "beyond_only", "from_start", "limit_clash",
+           "period_beside",
            "restrictions", "rhythm_clash", "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
@@ -224,7 +225,7 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
     if not mine:
         wide = universal(claim)
         if wide is None:
-            return _beyond_only(claim, sentence)
+            return beyond_only(claim, sentence)
         if not theirs:
             return None
         # a part of the year or week bounds only a statement about time
@@ -263,7 +264,7 @@ _LIST_JOIN = (r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as\s+well\s+as|plus|alo
 _ITEM = r"[A-Za-z][\w.+#-]*"
 
 
-def _beyond_only(claim: str, sentence: str) -> ScopeClash | None:
+def beyond_only(claim: str, sentence: str) -> ScopeClash | None:
     """A claim listing things ("on Windows and macOS as well as on Linux") against a
     sentence restricting what both say to one of them with "only" ("Supported on Linux
     only"): the source excludes the others, so the claim is contradicted, the note
@@ -299,10 +300,10 @@ def period_beside(claim: str, sentence: str) -> ScopeClash | None:
     states it for a part of the week or year only: contradicted, the note naming that
     clause. The pronoun says none of the claim's words, so the sentence is no subject
     of the claim's by its words. Or ``sentence`` restricting to one item with "only"
-    what the claim says of a list (:func:`_beyond_only`: "Supported on Linux only"
+    what the claim says of a list (:func:`beyond_only`: "Supported on Linux only"
     against "on Windows and macOS as well as on Linux"), which says the one word of
     the claim's it restricts; else None."""
-    if universal(claim) is None and (beyond := _beyond_only(claim, sentence)) is not None:
+    if universal(claim) is None and (beyond := beyond_only(claim, sentence)) is not None:
         return beyond
     if _PRONOUN_OPENING.match(sentence) is None or always(claim) is None:
         return None
