@@ -127,7 +127,7 @@ def test_initials_name_what_the_sources_name() -> None:
     field = [passage("History", "The airfield was laid out in 1941 as a training ground "
                      "for the Royal Air Force. Passenger flights began in 1958.")]
     judgement = judge("The airfield was laid out in 1941 as an RAF training ground.", field)
-    assert judgement.verdict != "contradicted"
+    assert judgement.verdict != "contradicted" and "RAF" in judgement.stated
 
 
 def test_a_list_against_one_item_only_beside_a_loose_match() -> None:
