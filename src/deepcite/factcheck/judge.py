@@ -179,7 +179,8 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
         # (a bare number's note names it with the word before it: "version 2.0")
         kept = tuple(c for c in one.conflicts if c.draft not in whole.stated
-                     and not any(c.draft.endswith(" " + said) for said in whole.stated))
+                     and not any(said[:1].isdigit() and c.draft.endswith(" " + said)
+                                 for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
