@@ -134,3 +134,14 @@ def test_a_list_against_one_item_only_beside_a_loose_match() -> None:
     judgement, note = _judged("The --turbo flag speeds up encoding on Windows and macOS "
                               "as well as on Linux.", TOOL[1:])
     assert judgement.verdict == "contradicted" and "Linux only" in note
+
+
+def test_a_value_the_source_says_was_changed() -> None:
+    notes = [passage("Changes", "In version 3.0 the default compression level changed from "
+                     "`fast` to `balanced`. The default compression level can be set with "
+                     "--level.")]
+    judgement, note = _judged("Since version 3.0 the default compression level has been "
+                              "fast.", notes)
+    assert judgement.verdict == "contradicted" and "balanced" in note
+    assert judge("Until version 3.0 the default compression level was fast.",
+                 notes).verdict != "contradicted"

@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deepcite.factcheck.changes import changed_from
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
 from deepcite.factcheck.conflicts import (
@@ -329,6 +330,12 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    for changer in dict.fromkeys([best, *near, *on_subject]) if not conflicts else ():
+        # "the default filter has been bicubic" against "changed from bicubic to lanczos3"
+        change = changed_from(text, changer.text)
+        if change is not None:
+            conflicts.append(Conflict(change[0], change[1], quote_of(changer)))
+            break
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
     # ranked with meaning, the best sentence may not be the one closest in words; that
