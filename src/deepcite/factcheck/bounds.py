@@ -34,8 +34,11 @@ APPROX_SHARE = 0.1
 
 
 # A bound written after the number: "18 or older", "16 and over", "10 or fewer".
-_BOUND_AFTER = re.compile(r"\s+(?:or|and)\s+(?:(?P<min>older|over|above|more|upwards|up)|"
-                          r"(?P<max>younger|under|below|less|fewer))\b", re.IGNORECASE)
+# ("12 or newer", "2.0 onwards", "1.74 or later": a version from which on)
+_BOUND_AFTER = re.compile(r"\s+(?:(?:or|and)\s+(?:(?P<min>older|over|above|more|upwards|up|"
+                          r"newer|later|higher|greater)|"
+                          r"(?P<max>younger|under|below|less|fewer))|(?P<from>onwards?|upwards))\b",
+                          re.IGNORECASE)
 # A requirement written before a value without a bound ("must book a month ahead",
 # "need to be 18"): the value is the rule, so a source's "at least two weeks" or "16 or
 # over" is another rule, not one the claim's value falls within.
@@ -111,7 +114,8 @@ def bounded(text: str, value: Value) -> Value:
                 return _as_age(required)  # "must be 18 to join"
             return required
         return value
-    bounded = dataclasses.replace(value, bound="min" if after.group("min") else "max",
+    lower = bool(after.group("min") or after.group("from"))
+    bounded = dataclasses.replace(value, bound="min" if lower else "max",
                                   text=text[value.start:after.end()], end=after.end())
     aged = after.group(0).split()[-1].lower() in ("older", "younger") \
         or _AGE_BEFORE.search(text, max(0, value.start - 16), value.start) is not None

@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deepcite.factcheck.changes import changed_from
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
 from deepcite.factcheck.conflicts import (
@@ -37,7 +38,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
-from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
+from deepcite.factcheck.names import capitalised_inside, initialisms, language_at, name_groups
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.other_words import (
     forbidden,
@@ -50,10 +51,13 @@ from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always,
+    beyond_only,
     limit_clash,
+    period_beside,
     rhythm_clash,
     scope_clash,
     start_clash,
+    universal,
 )
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
@@ -174,7 +178,10 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
-        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated)
+        # (a bare number's note names it with the word before it: "version 2.0")
+        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated
+                     and not any(said[:1].isdigit() and c.draft.endswith(" " + said)
+                                 for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
@@ -203,7 +210,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
 
     # a name no passage has is either wrong or out of the sources' reach: the subject
     # is what the rest of the claim says
-    everywhere = frozenset(term for terms in pool.context for term in terms)
+    # ("RAF" where the passages say "the Royal Air Force" is a name they have)
+    everywhere = frozenset(term for terms in pool.context for term in terms) | initialisms(
+        pool.texts)
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
@@ -225,6 +234,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return _denied_outright(text, claim_terms, by_words, known) \
             or _forbidden_outright(text, claim_terms, by_words) \
             or _scoped_outright(text, claim_terms, by_words) \
+            or _limited_beside(text, claim_terms, by_words, pool) \
             or _contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
@@ -285,6 +295,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             if words:
                 stated.append(group)
             continue
+        if group.isupper() and group.lower() in initialisms([s.text for s in (best, *near)]):
+            stated.append(group)  # "RAF" for "the Royal Air Force" there
+            continue
         # another name where the claim's stands, and the claim's named nowhere in the
         # passages: a different name (a name found elsewhere is only not stated here;
         # one the passage has, with no other name in its place, is the sentence's "it")
@@ -317,6 +330,12 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    for changer in dict.fromkeys([best, *near, *on_subject]) if not conflicts else ():
+        # "the default filter has been bicubic" against "changed from bicubic to lanczos3"
+        change = changed_from(text, changer.text)
+        if change is not None:
+            conflicts.append(Conflict(change[0], change[1], quote_of(changer)))
+            break
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
     # ranked with meaning, the best sentence may not be the one closest in words; that
@@ -369,8 +388,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             # the sentence after or before it limiting what the claim says of all ("four
             # hides ... Three of the hides can be reached by wheelchair; the Heron Hide
             # can only be reached by a flight of steps")
-            beside = next(((s, c) for s in near if len(claim_terms & s.terms) >= 2
-                           and (c := _limited(text, s.text)) is not None), None)
+            # (or, saying none of them, speaking of its subject by a pronoun: "It is
+            # available Monday to Friday" against "on any day of the week")
+            beside = next(((s, c) for s in near if (
+                len(claim_terms & s.terms) >= 2 and (c := _limited(text, s.text)) is not None)
+                or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
         # "since the day it opened" against a start the source dates later, in the
@@ -568,6 +590,25 @@ def _scoped_outright(text: str, claim_terms: frozenset[str],
             if clash is not None and clash.outcome == "contradicted":
                 return Judgement("contradicted", score, (quote_of_sentence(sentence),),
                                  (Conflict(clash.draft, clash.source, 0),))
+    return None
+
+
+def _limited_beside(text: str, claim_terms: frozenset[str],
+                    scored: Sequence[tuple[float, Sentence]], pool: Pool) -> Judgement | None:
+    """A sentence next to one saying two of the claim's words that restricts what the
+    claim lists to one item ("`--gpu` - do the resizing on the graphics card. Supported
+    on Linux only" against "speeds up resizing on Windows and macOS as well as on
+    Linux"): the claim, worded apart from its source, is not its subject by words, yet
+    the restriction contradicts it."""
+    for score, sentence in scored[:DENIAL_CANDIDATES]:
+        if score < DENIAL_FLOOR or len(claim_terms & sentence.terms) < 2:
+            continue
+        for other in pool.by_passage[sentence.passage]:
+            if abs(other.index - sentence.index) == 1 and universal(text) is None:
+                clash = beyond_only(text, other.text)
+                if clash is not None:
+                    return Judgement("contradicted", score, (quote_of_sentence(other),),
+                                     (Conflict(clash.draft, clash.source, 0),))
     return None
 
 

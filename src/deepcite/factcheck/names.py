@@ -12,7 +12,7 @@ from deepcite.factcheck.dates import MONTHS
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["ABBREVIATIONS", "capitalised_inside", "language_at", "name_groups"]
+__all__ = ["ABBREVIATIONS", "capitalised_inside", "initialisms", "language_at", "name_groups"]
 
 #: Abbreviations a draft writes for what a source spells out ("CEO", "chief executive"):
 #: read as those words, never as names.
@@ -147,3 +147,19 @@ def language_at(text: str, start: int, end: int) -> bool:
     if not (_LANGUAGE_SHAPE.fullmatch(word) or word in _LANGUAGES):
         return False
     return bool(_IN_BEFORE.search(text, 0, start)) or bool(_NOUN_AFTER.match(text, end))
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+(?:the\s+)?)?[A-Z][a-z]+)+\b")
+
+
+def initialisms(texts: Sequence[str]) -> frozenset[str]:
+    """The initials, lower-cased, of the runs of capitalised words ``texts`` name ("raf"
+    of "the Royal Air Force", "nhs" of "National Health Service"): a draft naming it so
+    names what the sources name, not another thing."""
+    found: set[str] = set()
+    for text in texts:
+        for run in _CAPITALISED_RUN.finditer(text):
+            words = [w for w in run.group(0).split() if w[0].isupper()]
+            if len(words) >= 2:
+                found.add("".join(w[0] for w in words).lower())
+    return frozenset(found)

@@ -21,7 +21,13 @@ NOT_NEGATION = re.compile(
     r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
     r"\bnot just\b|\bno matter\b|\bnot until\b|"
     # "no limit on entry" says "unlimited entry": no denial of the entry
-    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b", re.IGNORECASE)
+    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b|"
+    # "costs nothing", "pay nothing": a price of nothing, which the values compare
+    r"\b(?:costs?|costing|charges?|pays?|paying)\s+(?:you\s+)?nothing\b|"
+    # "if you don't set a quality": a condition (the default), which asserts no denial
+    r"\b(?:if|when)\s+(?:you|they|one|users?)\s+(?:do\s+not|don[\u2019']t|does\s+not|"
+    r"doesn[\u2019']t)\s+(?=(?:set|specify|choose|pick|give|pass|select|configure|change)\b)",
+    re.IGNORECASE)
 #: Pairs of words of which a source saying one contradicts a claim saying the other.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),

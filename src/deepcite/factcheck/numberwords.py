@@ -13,7 +13,8 @@ import re
 from deepcite.factcheck.units import DIMENSIONS, unit_of
 from deepcite.factcheck.value import Value
 
-__all__ = ["NUMBER_WORD", "NUMBER_WORDS_ALL", "half_values", "word_number"]
+__all__ = ["NUMBER_WORD", "NUMBER_WORDS_ALL", "clock_word_values", "half_values", "part_values",
+           "word_number"]
 
 _SMALL_NUMBERS = """zero one two three four five six seven eight nine ten eleven twelve
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
@@ -34,6 +35,24 @@ _HALF = re.compile(
     rf"\b(?P<count>\d+|an?|{_SMALL})\s+and\s+a\s+half\s+(?P<unit>{_HALF_UNITS})\b|"
     rf"\b(?P<one>an?|one)\s+(?P<unit1>{_HALF_UNITS})\s+and\s+a\s+half\b|"
     rf"\bhalf\s+an?\s+(?P<unit2>{_HALF_UNITS})\b", re.IGNORECASE)
+
+
+# "a quarter of an hour", "three quarters of an hour", "the first quarter of an hour", "a
+# third of a mile": a part of one unit, an amount of that unit (not a share: "a quarter
+# of the land" is one).
+_PART_OF_UNIT = re.compile(
+    rf"\b(?P<count>an?|one|two|three|first)[\s-]+(?P<part>quarters?|thirds?|half)\s+of\s+an?\s+"
+    rf"(?P<unit>{_HALF_UNITS})\b", re.IGNORECASE)
+_PART_SIZES = {"quarter": 0.25, "third": 1 / 3, "half": 0.5}
+# An hour of the clock in words or figures: "five in the morning", "eleven at night",
+# "7 in the evening", "six o'clock", "half past six".
+_DAY_PARTS = {"morning": 0, "afternoon": 12, "evening": 12, "night": 12}
+_CLOCK_WORD = re.compile(
+    rf"\b(?:(?P<past>half|quarter)\s+past\s+)?(?P<hour>1[0-2]|0?[1-9]|{_SMALL})"
+    r"(?:\s+o[\u2019']clock)?\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|"
+    r"at\s+(?P<night>night))\b|"
+    rf"\b(?P<past2>half|quarter)\s+past\s+(?P<hour2>1[0-2]|0?[1-9]|{_SMALL})\b|"
+    rf"\b(?P<hour3>1[0-2]|0?[1-9]|{_SMALL})\s+o[\u2019']clock\b", re.IGNORECASE)
 
 
 def word_number(words: str) -> float:
@@ -71,5 +90,50 @@ def half_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         dimension, size = DIMENSIONS.get(unit, ("", 1.0))
         found.append(Value("number", f"{number:.6g}", match.group(0), match.start(),
                            match.end(), number * size, unit, dimension))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+def part_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """The parts of one unit ``text`` states as amounts of it ("a quarter of an hour" is
+    900 seconds, as "15 minutes" is); their places are added to ``taken`` so that the
+    share reader does not read "a quarter" as 25 %."""
+    found: list[Value] = []
+    for match in _PART_OF_UNIT.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        count = match.group("count").lower()
+        whole = 1.0 if count in ("a", "an", "first") else float(_WORD_NUMBERS[count])
+        number = whole * _PART_SIZES[match.group("part").lower().rstrip("s")]
+        unit = unit_of(match.group("unit"))
+        dimension, size = DIMENSIONS.get(unit, ("", 1.0))
+        found.append(Value("number", f"{number:.6g}", match.group(0), match.start(),
+                           match.end(), number * size, unit, dimension))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """The hours of the clock ``text`` says in words ("five in the morning" is 05:00,
+    "eleven at night" 23:00, "half past six" 06:30), as clock values in minutes after
+    midnight, as "05:00" is; their places are added to ``taken``. An hour without a
+    part of the day ("six o'clock") is read as written, as a bare "9" is."""
+    found: list[Value] = []
+    for match in _CLOCK_WORD.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        said = match.group("hour") or match.group("hour2") or match.group("hour3")
+        hour = int(said) if said.isdigit() else _WORD_NUMBERS[said.lower()]
+        part = (match.group("part") or match.group("night") or "").lower()
+        if part == "night":
+            # "eleven at night" is 23:00, "two at night" 02:00
+            hour = hour + 12 if hour >= 6 and hour != 12 else hour % 12
+        elif part:
+            hour = hour % 12 + _DAY_PARTS[part]
+        past = (match.group("past") or match.group("past2") or "").lower()
+        minutes = hour * 60 + (30 if past == "half" else 15 if past == "quarter" else 0)
+        found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
+                           match.group(0), match.start(), match.end(), float(minutes),
+                           "clock", "clock"))
         taken.append((match.start(), match.end()))
     return found

@@ -28,8 +28,9 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "from_start", "limit_clash", "restrictions",
-           "rhythm_clash", "scope_clash", "start_clash", "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "beyond_only", "from_start", "limit_clash",
+           "period_beside",
+           "restrictions", "rhythm_clash", "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -52,27 +53,77 @@ _UNIVERSAL = re.compile(
     r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
-    r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time)\b))\b",
+    r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time|spring|"
+    r"summer|autumn|winter|January|February|March|April|May|June|July|August|September|"
+    r"October|November|December)\b))\b",
     re.IGNORECASE)
 _MONTH = (r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?(?:January|February|"
           r"March|April|May|June|July|August|September|October|November|December|"
           r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
 # A part of the year or week a statement holds for: "from March to November", "on
-# weekdays", "in summer" - against "all year round" or "every day", another scope.
+# weekdays", "in summer", "Monday to Friday", "late March to late October", "seasonal" -
+# against "all year round" or "every day", another scope.
+_DAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?"
+_PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
 _PERIOD = re.compile(
     r"\b(?:from|between)\s+" + _MONTH + r"\s+(?:to|and|until|till)\s+" + _MONTH + r"\b|"
+    # a range of days or months with no "from" ("available Monday to Friday",
+    # "Seasonal, late March to late October")
+    rf"\b{_DAY}\s*(?:to|until|till|through|-|\u2013)\s*{_DAY}\b|"
+    rf"\b{_PART_OF_MONTH}(?:January|February|March|April|May|June|July|August|September|"
+    rf"October|November|December)\s+(?:to|until|till|through)\s+{_MONTH}\b|"
     r"\b(?:on|at|during)\s+(?:weekdays|weekends|the weekend|working days)\b|"
-    r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b")
+    r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b|"
+    r"\bseasonal(?:ly)?\b|\bin\s+season\b", re.IGNORECASE)
+_DAY_INDEX = {day: index for index, day in enumerate(
+    "monday tuesday wednesday thursday friday saturday sunday".split())}  # noqa: SIM905
+_DAY_RANGE = re.compile(rf"\b(?P<first>{_DAY})\s*(?:to|until|till|through|and|-|\u2013)\s*"
+                        rf"(?P<last>{_DAY})\b", re.IGNORECASE)
+
+
+def _whole_week(phrase: str) -> bool:
+    """Whether ``phrase`` is a range of days spanning the whole week ("Monday to
+    Sunday"): no part of it."""
+    match = _DAY_RANGE.search(phrase)
+    if match is None:
+        return False
+    first, last = (_DAY_INDEX[match.group(g).lower().rstrip("s")] for g in ("first", "last"))
+    return (last - first) % 7 == 6
+
+
+def _week_words(text: str) -> str:
+    """``text`` with a range of days written as the words for it ("Monday to Friday" as
+    "weekdays", "Saturday and Sunday" as "weekends"), so that either wording states
+    the other."""
+    def named(match: re.Match[str]) -> str:
+        first, last = (_DAY_INDEX[match.group(g).lower().rstrip("s")] for g in ("first", "last"))
+        return "weekdays" if (first, last) == (0, 4) else "weekends" if (first, last) == (
+            5, 6) else match.group(0)
+    text = _DAY_RANGE.sub(named, text)
+    return re.sub(r"\bworking days\b|\bweekday\b", "weekdays", text, flags=re.IGNORECASE)
+
+
 # Universal words about time: only a period restriction contradicts them.
-_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|every day(?: of the "
-                     r"(?:week|year))?|daily|at any time|whenever|24/7|around the clock|"
+_ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|(?:every|any) day(?: of "
+                     r"the (?:week|year))?|daily|at any time|whenever|24/7|around the clock|"
                      r"seven days a week|all week)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
-# (a point, comma or colon inside a number - "1.4", "21,500", "10:00" - ends nothing)
-_CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)|\s(?:and|but|while|whereas)\s")
-_BREAK = re.compile(r"[;!?()\u2013\u2014]|[,.:](?!\d)")
+# (a point, comma or colon inside a number or a word - "1.4", "21,500", "10:00", "1.x",
+# "e.g" - ends nothing)
+_CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?![\w])|\s(?:and|but|while|whereas)\s")
+_BREAK = re.compile(r"[;!?()|\u2013\u2014]|[,.:](?![\w])")
+# A condition that nothing is chosen: "if you don't set a quality yourself", "unless you
+# specify one", "when no format is given" - the default.
+_UNSET = re.compile(r"\b(?:if|when|unless)\s+(?:you|they|users?|one|no|nothing)?\s*(?:do\s+not\s+|"
+                    r"don[\u2019']t\s+|doesn[\u2019']t\s+|never\s+)?(?:set|specify|specifies|"
+                    r"choose|chooses|pick|give|gives|pass|select|configure|change)\b|"
+                    r"\b(?:if|when)\s+(?:no|nothing)\b[^,;]*\b(?:is|are)\s+(?:set|given|"
+                    r"specified|chosen|passed|selected)\b|\b(?:if|when)\s+(?:not|left)\s+"
+                    r"(?:set|specified|unset|empty|blank)\b", re.IGNORECASE)
+# The markers a restriction's words are read without ("weekdays only" says "weekdays").
+_TRAILING_MARKERS = ("only", "except", "solely", "exclusively")
 # An "only" after the words it restricts ("from the primary only", "weekdays only").
 _TRAILING_ONLY = re.compile(r"((?:\S+\s+){1,2})only\b", re.IGNORECASE)
 
@@ -118,11 +169,18 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
+            if kind == "period" and _whole_week(phrase):
+                continue  # "Monday to Sunday" is every day
             marker = terms_of(match.group(0)) if kind != "period" else frozenset()
             if match.group(0).lower() == "only" and not terms_of(phrase) - marker:
                 # "members only", "open to members only from 9:00": what it follows
                 before = _TRAILING_ONLY.search(text[max(0, match.start() - 40):match.end()])
                 phrase = before.group(0).strip() if before else phrase
+                period = next((p for p in _PERIOD.finditer(text, max(0, match.start() - 60))
+                               if not text[p.end():match.start()].strip()), None)
+                if period is not None:
+                    # "Monday to Friday only": the range is what it follows
+                    phrase = text[period.start():match.end()]
             terms = terms_of(phrase) - marker
             if terms:
                 found.append(Restriction(kind, phrase, terms))
@@ -166,21 +224,30 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
               and _on_claim(sentence, r, claim_terms)]
     if not mine:
         wide = universal(claim)
-        if wide is None or not theirs:
+        if wide is None:
+            return beyond_only(claim, sentence)
+        if not theirs:
             return None
         # a part of the year or week bounds only a statement about time
         theirs = [r for r in theirs if r.kind != "period"
                   or (_ALWAYS.search(claim) and not scoped_in_time)]
         if not theirs:
             return None
-        chosen = next((r for r in theirs if r.kind == "period"), None) or next(
+        periods = [r for r in theirs if r.kind == "period"]
+        # of "Seasonal, late March to late October", the range names the season
+        chosen = max(periods, key=lambda r: len(r.terms), default=None) or next(
             (r for r in theirs if r.kind == "exclusive"), theirs[0])
         outcome: Literal["contradicted", "partly"] = (
             "partly" if chosen.kind == "conditional" else "contradicted")
         return ScopeClash(outcome, _around(claim, wide), _clause_of(sentence, chosen))
-    sentence_terms = terms_of(sentence)
+    sentence_terms = terms_of(_week_words(sentence))
     for restriction in mine:
-        unsaid = restriction.terms - sentence_terms
+        if restriction.kind == "conditional" and _UNSET.search(restriction.text):
+            # "if you don't set a quality" speaks of the default, which the sentence
+            # beside may name ("The default is 85"): the values decide
+            continue
+        unsaid = terms_of(_week_words(restriction.text)) - terms_of(
+            " ".join(_TRAILING_MARKERS)) - sentence_terms
         if len(unsaid) * 2 < len(restriction.terms) + 1 and len(unsaid) < 2:
             continue  # the source states it (in its own words, at most one differs)
         other = next((r for r in theirs if r.kind == restriction.kind), None)
@@ -188,6 +255,66 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
             return ScopeClash("contradicted", restriction.text, _clause_of(sentence, other))
         return ScopeClash("partly", restriction.text, "")
     return None
+
+
+# Between the items of a list: "Windows and macOS as well as on Linux", "cats, dogs or
+# rabbits".
+_LIST_JOIN = (r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as\s+well\s+as|plus|along\s+with|"
+              r"together\s+with)\s+)(?:(?:on|in|for|at|to|with|by)\s+)?")
+_ITEM = r"[A-Za-z][\w.+#-]*"
+
+
+def beyond_only(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim listing things ("on Windows and macOS as well as on Linux") against a
+    sentence restricting what both say to one of them with "only" ("Supported on Linux
+    only"): the source excludes the others, so the claim is contradicted, the note
+    naming the source's clause. Only an "only" after one or two words, what it
+    restricts, and a list whose other items the restriction does not name."""
+    for restriction in restrictions(sentence, relative=False):
+        if restriction.kind != "exclusive" or not restriction.text.lower().endswith("only") \
+                or len(restriction.terms) > 2 or not restriction.terms <= terms_of(claim):
+            continue
+        for word in re.finditer(_ITEM, claim):
+            if not terms_of(word.group(0)) or not terms_of(word.group(0)) <= restriction.terms:
+                continue
+            left = re.search(rf"(?:{_ITEM}{_LIST_JOIN})+$", claim[:word.start()])
+            right = re.match(rf"(?:{_LIST_JOIN}{_ITEM})+", claim[word.end():])
+            listed = (left.group(0) if left else "") + word.group(0) + (
+                right.group(0) if right else "")
+            items = [i for i in re.findall(_ITEM, listed) if terms_of(i)]
+            others = [i for i in items if not terms_of(i) <= restriction.terms
+                      and i.lower() not in ("and", "or", "plus", "well", "along", "together")]
+            if len(items) >= 2 and others:
+                return ScopeClash("contradicted", listed.strip().rstrip(".,;:!?"),
+                                  _clause_of(sentence, restriction))
+    return None
+
+
+_PRONOUN_OPENING = re.compile(r"^\W*(?:it|they|this|these)\b", re.IGNORECASE)
+
+
+def period_beside(claim: str, sentence: str) -> ScopeClash | None:
+    """A claim saying something holds at all times ("can be bought on any day of the
+    week") against ``sentence``, next to its source's sentence and speaking of the same
+    subject by a pronoun ("It costs 6 pounds and is available Monday to Friday"), that
+    states it for a part of the week or year only: contradicted, the note naming that
+    clause. The pronoun says none of the claim's words, so the sentence is no subject
+    of the claim's by its words. Or ``sentence`` restricting to one item with "only"
+    what the claim says of a list (:func:`beyond_only`: "Supported on Linux only"
+    against "on Windows and macOS as well as on Linux"), which says the one word of
+    the claim's it restricts; else None."""
+    if universal(claim) is None and (beyond := beyond_only(claim, sentence)) is not None:
+        return beyond
+    if _PRONOUN_OPENING.match(sentence) is None or always(claim) is None:
+        return None
+    if any(r.kind == "period" for r in restrictions(claim, relative=False)):
+        return None
+    periods = [r for r in restrictions(sentence) if r.kind == "period"]
+    if not periods:
+        return None
+    chosen = max(periods, key=lambda r: len(r.terms))
+    return ScopeClash("contradicted", always(claim) or "",
+                      _clause_of(sentence, chosen))
 
 
 def _numbers(text: str) -> set[str]:
@@ -199,7 +326,8 @@ def _numbers(text: str) -> set[str]:
 def _on_claim(sentence: str, restriction: Restriction, claim_terms: frozenset[str]) -> bool:
     """Whether the clause holding ``restriction`` (or the one before it, when the
     restriction opens its own) says one of the claim's words."""
-    clause = _clause_of(sentence, restriction)
+    # (a table's row is about the thing its first cell names: the whole row is the clause)
+    clause = sentence if sentence.lstrip().startswith("|") else _clause_of(sentence, restriction)
     # or the restriction says two of the claim's words itself ("only one carriage on
     # each train has room for a wheelchair" of "Every carriage can take a wheelchair")
     return bool((terms_of(clause) - restriction.terms) & claim_terms) \

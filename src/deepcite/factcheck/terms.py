@@ -98,7 +98,13 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
                     # quantities that name no amount
                     "several", "many", "various", "numerous", "any", "few", "lot", "lots",
-                    "much", "certain"})
+                    "much", "certain",
+                    # what is left of a contraction ("don't" is "don" and "t") and a
+                    # reflexive pronoun: no word of what is said
+                    "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "hasn", "haven",
+                    "hadn", "shouldn", "wouldn", "couldn", "mustn", "needn", "yourself",
+                    "yourselves", "themselves", "itself", "himself", "herself", "myself",
+                    "ourselves"})
 # ... and "go" in lower case ("children go free"; "Go" is a language's name).
 _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
@@ -137,6 +143,10 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
      r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
      "free"),
+    # the days of the working week, however written, are "weekdays"
+    (r"\b(?:from\s+)?Mondays?\s*(?:to|until|till|through|-|\u2013)\s*Fridays?\b|"
+     r"\bworking\s+days\b", "weekdays"),
+    (r"\bSaturdays?\s+and\s+Sundays?\b", "weekends"),
 ))
 
 

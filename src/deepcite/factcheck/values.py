@@ -28,9 +28,17 @@ from collections.abc import Sequence
 
 from deepcite.factcheck.bounds import AGE_GROUP, APPROX_SHARE, bound_words, bounded, within
 from deepcite.factcheck.dates import date_values
-from deepcite.factcheck.numberwords import NUMBER_WORD, NUMBER_WORDS_ALL, half_values, word_number
+from deepcite.factcheck.numberwords import (
+    NUMBER_WORD,
+    NUMBER_WORDS_ALL,
+    clock_word_values,
+    half_values,
+    part_values,
+    word_number,
+)
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
+from deepcite.factcheck.versions import of_platform, series_agrees, series_values
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
@@ -70,7 +78,9 @@ _CLOCK = re.compile(r"(?<![\d:])(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
 _UNIT_ADJECTIVES = frozenset("""monthly daily weekly yearly annual active new registered
     paying total additional extra more full-time part-time permanent regular consecutive
     straight whole""".split())  # noqa: SIM905
-_NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to"})
+# ("2.0 onwards": "onwards" is a bound, read by :func:`bounded`)
+_NOT_UNITS = frozenset({"per", "each", "every", "plus", "or", "and", "to", "onwards", "onward",
+                        "upwards"})
 # A word describing what a number counts, before it ("eleven farming families", "37
 # licensed vessels"): a participle or adjective followed by a plural noun.
 _DESCRIBING = re.compile(r"(?:ing|ed|al|ic|ive|ous)$")
@@ -104,6 +114,10 @@ _DURATION_BEFORE = re.compile(
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
+# "a week", "per day" just after a number with nothing it counts: the number is how many
+# times ("two a week")
+_A_PERIOD = re.compile(r"\s+(?:a|an|per|each|every)\s+(?:day|week|fortnight|month|year)\b",
+                       re.IGNORECASE)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 # "every half hour", "every quarter of an hour": how often, in parts of an hour
 _EVERY_PART = re.compile(r"\b(?:every|each)\s+(?:(?P<half>half)(?:\s+an|-)?\s*hour|"
@@ -285,6 +299,10 @@ def extract_values(text: str) -> list[Value]:
     taken: list[tuple[int, int]] = []
     values = date_values(text, taken)
     values += half_values(text, taken)
+    values += part_values(text, taken)
+    values += series_values(text, taken)
+    values += [dataclasses.replace(v, before=_before(text, v.start))
+               for v in clock_word_values(text, taken)]
     for match in _CLOCK.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
@@ -371,6 +389,12 @@ def extract_values(text: str) -> list[Value]:
                                     _before(text, match.start())))
                 taken.append((match.start(), match.end()))
                 continue
+            if _A_PERIOD.match(text, match.end()):
+                # "two a week", "three a day": how many times, as "twice a week" is
+                values.append(Value("number", _plain(number), match.group(0), match.start(),
+                                    match.end(), float(number), "time", "",
+                                    _before(text, match.start())))
+                continue
             elided = _elided(text, match, values)
             if elided is not None:
                 values.append(elided)
@@ -416,7 +440,7 @@ def extract_values(text: str) -> list[Value]:
                                 _PERIODS[named], named, "time", _before(text, match.start())))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
-    values = [bounded(text, v) for v in values]
+    values = [of_platform(text, bounded(text, v)) for v in values]
     return _compound(text, sorted(values, key=lambda value: value.start))
 
 
@@ -518,6 +542,9 @@ def agrees(claim: Value, other: Value) -> bool:
             mine = claim.key[5:]
         shorter = min(len(mine), len(theirs))
         return bool(shorter) and mine[:shorter] == theirs[:shorter]
+    series = series_agrees(claim, other)
+    if series is not None:
+        return series  # "the 1.x series" and "1.9"
     if claim.kind in ("year", "date") and other.kind in ("year", "date"):
         shorter = min(len(claim.key), len(other.key))
         return claim.key[:shorter] == other.key[:shorter] and (
