@@ -22,6 +22,7 @@ __all__ = ["CLAUSE_MIN_TERMS", "claim_parts", "shown", "unsaid_clause"]
 
 _PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
                     r"|;\s*|\uff0c|\uff1b")
+_BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 _LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
 _FRACTION = re.compile(r"(?:an?\s+)?(?:half|quarter|third)\b", re.IGNORECASE)
 
@@ -36,6 +37,8 @@ def claim_parts(text: str) -> list[str]:
         left, right = text[at:match.start()], text[match.end():]
         if _FRACTION.match(right):
             continue  # "three and a half hours" is one amount
+        if _BETWEEN.search(left) and match.group(0).strip() == "and":
+            continue  # "between 1 and 100" is one range
         if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
                 word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
             parts.append(left)
@@ -105,3 +108,28 @@ def shown(value: Value, text: str) -> str:
     if word is None or value.before not in terms_of(word.group(1)):
         return value.text
     return f"{word.group(1)} {value.text}"
+
+
+_QUANTIFIED = re.compile(r"\b(?:every|each|any|all)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?"
+                         r"(?:single\s+)?([A-Za-z][\w-]*)", re.IGNORECASE)
+# Spans of time: "every day", "any time" scope when, whatever the source calls the days.
+_SPANS = frozenset(terms_of("day days week weeks month months year years time times hour "
+                            "hours night nights weekday weekdays weekend weekends season "
+                            "round long"))
+
+
+def quantified_elsewhere(claim: str, sentence_terms: frozenset[str]) -> bool:
+    """Whether every word the claim's "every"/"any"/"all" quantifies is one the sentence
+    does not say and no span of time ("Every September the airport holds an open day"
+    against "opens ... every day except 25 December": the claim's "every" is of
+    Septembers, the sentence's exception of days) - its scope is of another thing."""
+    words = [terms_of(m.group(1)) for m in _QUANTIFIED.finditer(claim)]
+    words = [w for w in words if w]
+    return bool(words) and all(not (w & sentence_terms) and not (w & _SPANS) for w in words)
+
+
+def word_and_next(text: str, word: str) -> str:
+    """``word`` as ``text`` writes it with up to two words after it in its clause
+    ("strips all metadata"): what a note shows of the source's opposite."""
+    match = re.search(r"\b" + re.escape(word) + r"\b(?:[ \t]+[\w-]+){0,2}", text, re.IGNORECASE)
+    return match.group(0) if match is not None else word

@@ -26,8 +26,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deepcite.factcheck.changes import of_another_release, past_value
 from deepcite.factcheck.claims import clean_claim
-from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
+from deepcite.factcheck.clauses import (
+    claim_parts,
+    quantified_elsewhere,
+    shown,
+    unsaid_clause,
+    word_and_next,
+)
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
@@ -37,7 +44,12 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.meaning import Meaning
-from deepcite.factcheck.names import capitalised_inside, language_at, name_groups
+from deepcite.factcheck.names import (
+    capitalised_inside,
+    language_at,
+    name_groups,
+    spelled_out,
+)
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.other_words import (
     forbidden,
@@ -268,6 +280,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         elif decided[1] is None:
             stated.append(value.text)
             quote_of(decided[0])
+        elif of_another_release(values, value, decided[0].text):
+            missing.append(value.text)  # the date of another version than the claim's
         elif decided[0] is best or (any(decided[0] is s for s in close_by)
                                     and own[id(decided[0])] >= NEAR_FLOOR):
             conflicts.append(Conflict(shown(value, text), shown(decided[1], decided[0].text),
@@ -281,6 +295,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         words = terms_of(group)
         if words and words <= borrowed and not words <= best.terms:
             continue  # the subject a pronoun stood for: the draft did not name it here
+        if words and spelled_out(group, pool.texts[best.passage]):
+            words = frozenset()  # "RAF" where the passage says "the Royal Air Force"
+            stated.append(group)
         if not words or words <= best.terms:
             if words:
                 stated.append(group)
@@ -317,6 +334,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    # a value the source says was replaced, given as holding now
+    changed = None if conflicts else next(
+        ((s, change) for s in (best, *near, *(s for score, s in scored[:DENIAL_CANDIDATES]
+                                         if score >= NEAR_FLOOR))
+         if (change := past_value(text, s.text, claim_terms)) is not None), None)
+    if changed is not None:
+        conflicts.append(Conflict(changed[1].old, f"{changed[1].new} (changed from "
+                                  f"{changed[1].old})", quote_of(changed[0])))
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
     # ranked with meaning, the best sentence may not be the one closest in words; that
@@ -351,7 +376,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             pair = opposed(text, opposer.text, claim_terms) \
                 or forbidden(text, opposer.text, claim_terms)
             if pair is not None:
-                conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
+                conflicts.append(Conflict(pair[0], word_and_next(opposer.text, pair[1]),
+                                          quote_of(opposer)))
     for other in near if not conflicts else ():
         # a ban in the sentence after or before ("The laser cutter can cut wood and
         # acrylic. It must never be used to cut PVC.")
@@ -362,7 +388,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = limit_clash(text, best.text) or scope_clash(text, best.text) \
+        clash = limit_clash(text, best.text) or (
+            None if quantified_elsewhere(text, best.terms) else scope_clash(text, best.text)) \
             or rhythm_clash(text, best.text)
         clasher = best
         if clash is None or clash.outcome != "contradicted":
@@ -504,7 +531,8 @@ def _contradicted_nearly(text: str, claim_terms: frozenset[str],
         found = (denial_of(text, sentence.text, shared) if shared else None) \
             or forbidden(text, sentence.text, claim_terms)
         clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
-        if found is None and clash is not None and clash.outcome == "contradicted":
+        if found is None and clash is not None and clash.outcome == "contradicted" \
+                and not quantified_elsewhere(text, sentence.terms):
             found = (clash.draft, clash.source)
         if found is not None:
             return Judgement("contradicted", score, (quote_of_sentence(sentence),),

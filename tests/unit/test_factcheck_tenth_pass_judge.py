@@ -1,0 +1,76 @@
+"""Claims a check judged wrongly on drafts it had not seen (issue 48's tenth pass, the
+judge's share): a value the source says was replaced, given as holding now; keeping
+against stripping; an acronym the source spells out; an "every" of another thing than
+the source's exception; the date of another release than the claim's."""
+
+from __future__ import annotations
+
+from deepcite.factcheck.changes import Change, changes_in
+from deepcite.factcheck.judge import Judgement, judge
+from deepcite.factcheck.names import spelled_out
+from tests.fakes import passage
+
+TOOL = [
+    passage("Changelog", "Version 3.0 (5 May 2023). The default compression level "
+            "changed from fast to balanced. The maximum number of threads was raised "
+            "from 16 to 128. Uploads can now be up to 2 GB (previously 500 MB)."),
+    passage("Release", "Current version: 3.4.2 (released 12 October 2024). It runs on "
+            "Linux and macOS."),
+    passage("Privacy", "By default the exporter strips all location data from the "
+            "photos it writes. Use --keep-location to copy it."),
+]
+HARBOUR = [
+    passage("History", "The harbour was built in 1890 for the Great Western Railway, "
+            "which ran a ferry to Cork. The lighthouse was added in 1902."),
+    passage("Visiting", "The visitor centre opens at 09:00 and closes at 17:00 every "
+            "day except Christmas Day, when the harbour is closed to visitors."),
+]
+
+
+def _judged(claim: str, passages: list) -> tuple[Judgement, str]:  # type: ignore[type-arg]
+    judgement = judge(claim, passages)
+    return judgement, "; ".join(f"{c.draft} / {c.source}" for c in judgement.conflicts)
+
+
+def test_a_change_is_read_with_its_old_and_new_value() -> None:
+    assert list(changes_in("The default level changed from `fast` to `balanced`.")) \
+        == [Change("fast", "balanced")]
+    assert list(changes_in("The limit is now 12 (it was 11).")) == [Change("11", "12")]
+    assert list(changes_in("It now defaults to 8 instead of 4.")) == [Change("4", "8")]
+
+
+def test_a_replaced_value_given_as_current_is_contradicted_by_the_new_one() -> None:
+    judgement, note = _judged("The default compression level is fast.", TOOL)
+    assert judgement.verdict == "contradicted" and "balanced" in note
+
+
+def test_a_claim_about_the_past_value_is_no_contradiction() -> None:
+    judgement, _ = _judged("The default compression level was fast before 3.0.", TOOL)
+    assert judgement.verdict != "contradicted"
+
+
+def test_keeping_against_stripping_is_contradicted_naming_what_the_source_does() -> None:
+    judgement, note = _judged("By default the exporter keeps the location data of the "
+                              "photos it writes.", TOOL)
+    assert judgement.verdict == "contradicted" and "strips all location" in note
+
+
+def test_an_acronym_the_passage_spells_out_is_stated() -> None:
+    assert spelled_out("GWR", "built for the Great Western Railway, which")
+    assert not spelled_out("GWR", "built for the Great Northern Railway")
+    judgement = judge("The harbour was built in 1890 for the GWR.", HARBOUR)
+    assert "GWR" not in judgement.missing and judgement.verdict == "supported"
+
+
+def test_an_every_of_another_thing_is_not_limited_by_the_sources_exception() -> None:
+    judgement = judge("Every June the harbour holds a regatta for visitors.", HARBOUR)
+    assert judgement.verdict != "contradicted"
+    # an "every day" the source's exception limits stays contradicted
+    judgement, note = _judged("The visitor centre is open every day of the year.", HARBOUR)
+    assert judgement.verdict == "contradicted" and "except" in note.lower()
+
+
+def test_the_date_of_another_release_does_not_contradict_the_claims() -> None:
+    judgement = judge("Version 3.0 came out in May 2023 and was the first release to "
+                      "support plugins.", TOOL)
+    assert judgement.verdict != "contradicted"
