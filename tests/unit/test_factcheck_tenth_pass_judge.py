@@ -74,3 +74,47 @@ def test_the_date_of_another_release_does_not_contradict_the_claims() -> None:
     judgement = judge("Version 3.0 came out in May 2023 and was the first release to "
                       "support plugins.", TOOL)
     assert judgement.verdict != "contradicted"
+
+
+CONVERTER = [
+    passage("About", "imgpress is a command-line tool for shrinking and converting "
+            "photos. It is licensed under the MIT License."),
+    passage("Options", "--level L sets the compression level, from 1 to 9. The default "
+            "is 6 for PNG and 4 for WebP. imgpress refuses any photo whose width exceeds "
+            "20,000 pixels."),
+    passage("Parking", "In the short-stay car park the first 20 minutes are free, then "
+            "£3 per hour."),
+]
+
+
+def test_a_verb_of_refusing_says_what_a_negation_says() -> None:
+    judgement = judge("imgpress will not open a photo whose width is above 20,000 pixels.",
+                      CONVERTER)
+    assert judgement.verdict == "supported"
+
+
+def test_a_range_between_two_numbers_is_not_cut_into_clauses() -> None:
+    judgement = judge("The --level option takes any number between 1 and 9, and there is "
+                      "also a preset that picks a level by itself.", CONVERTER)
+    assert judgement.verdict == "partly_supported"
+    assert any("preset" in part for part in judgement.missing)
+
+
+def test_a_default_in_other_words_is_the_default() -> None:
+    for claim in ("If you don't set a level yourself, PNG files are compressed at 6.",
+                  "Out of the box, PNG files are compressed at level 6."):
+        judgement = judge(claim, CONVERTER)
+        assert judgement.verdict != "not_found" and not any(
+            "yourself" in part or "box" in part for part in judgement.missing), claim
+
+
+def test_a_program_is_a_tool_and_two_verbs_of_one_thing_stay_one_clause() -> None:
+    judgement = judge("imgpress is a command-line program for shrinking and converting "
+                      "photos, released under the MIT licence.", CONVERTER)
+    assert judgement.verdict == "supported"
+
+
+def test_costs_nothing_is_no_denial() -> None:
+    judgement = judge("Parking in the short-stay car park costs nothing for the first "
+                      "20 minutes.", CONVERTER)
+    assert judgement.verdict != "contradicted"

@@ -11,14 +11,14 @@ sentence - as the value it no longer has. Read by patterns: a verb of change bef
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from deepcite.factcheck.passages import values_of
+from deepcite.factcheck.passages import Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
 
-__all__ = ["Change", "changes_in", "of_another_release", "past_value"]
+__all__ = ["Change", "changes_in", "of_another_release", "past_value", "past_value_in"]
 
 _ITEM = r"[`'\"]?[\w.,%£$€-]+(?:\s[\w.%-]+){0,2}?[`'\"]?"
 # "changed from bicubic to lanczos3", "was raised from 64 to 256", "moved from MIT to
@@ -79,6 +79,16 @@ def past_value(claim: str, sentence: str, claim_terms: frozenset[str]) -> Change
             continue
         if (claim_terms - terms_of(change.old)) & terms_of(sentence):
             return change
+    return None
+
+
+def past_value_in(claim: str, sentences: Iterable[Sentence],
+                  claim_terms: frozenset[str]) -> tuple[Sentence, Change] | None:
+    """The first of ``sentences`` with a :func:`past_value` of the claim, and it."""
+    for sentence in sentences:
+        change = past_value(claim, sentence.text, claim_terms)
+        if change is not None:
+            return sentence, change
     return None
 
 

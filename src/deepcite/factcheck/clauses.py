@@ -37,8 +37,11 @@ def claim_parts(text: str) -> list[str]:
         left, right = text[at:match.start()], text[match.end():]
         if _FRACTION.match(right):
             continue  # "three and a half hours" is one amount
-        if _BETWEEN.search(left) and match.group(0).strip() == "and":
-            continue  # "between 1 and 100" is one range
+        if match.group(0).strip() == "and" and (_BETWEEN.search(left) or len(WORD.findall(
+                right[:next((m.start() for m in _PARTS.finditer(right)), len(right))])) < 3):
+            # "between 1 and 100" is one range; "for resizing and converting images,"
+            # one thing done, not a clause of two words
+            continue
         if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
                 word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
             parts.append(left)

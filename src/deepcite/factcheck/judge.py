@@ -26,7 +26,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepcite.factcheck.changes import of_another_release, past_value
+from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
     claim_parts,
@@ -43,7 +43,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
-from deepcite.factcheck.meaning import Meaning
+from deepcite.factcheck.meaning import Meaning, closeness
 from deepcite.factcheck.names import (
     capitalised_inside,
     language_at,
@@ -219,7 +219,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
-    cosine = _closeness(text, pool, meaning)
+    cosine = closeness(text, pool, meaning, MEANING_MIN_WORDS)
 
     def rank(score: float, sentence: Sentence) -> float:
         # a sentence's share of the claim's words, plus its closeness in meaning
@@ -335,10 +335,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     # a value the source says was replaced, given as holding now
-    changed = None if conflicts else next(
-        ((s, change) for s in (best, *near, *(s for score, s in scored[:DENIAL_CANDIDATES]
-                                         if score >= NEAR_FLOOR))
-         if (change := past_value(text, s.text, claim_terms)) is not None), None)
+    changed = None if conflicts else past_value_in(text, (best, *near, *(
+        s for score, s in scored[:DENIAL_CANDIDATES] if score >= NEAR_FLOOR)), claim_terms)
     if changed is not None:
         conflicts.append(Conflict(changed[1].old, f"{changed[1].new} (changed from "
                                   f"{changed[1].old})", quote_of(changed[0])))
@@ -601,13 +599,3 @@ def _scoped_outright(text: str, claim_terms: frozenset[str],
 
 def quote_of_sentence(sentence: Sentence) -> Quote:
     return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
-
-
-def _closeness(text: str, pool: Pool, meaning: Meaning | None) -> dict[int, float]:
-    """Each sentence's closeness in meaning to ``text`` (by ``id``); none without an
-    encoder."""
-    if meaning is None or not pool.sentences:
-        return {}
-    sentences = [s for s in pool.sentences if len(s.text.split()) >= MEANING_MIN_WORDS]
-    found = meaning.similarities(text, [s.text for s in sentences])
-    return {id(s): value for s, value in zip(sentences, found, strict=True)}

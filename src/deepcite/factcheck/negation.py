@@ -21,7 +21,9 @@ NOT_NEGATION = re.compile(
     r"\b(?:no|not) (?:more|less|later|earlier|longer|fewer|greater|sooner|only)\b|"
     r"\bnot just\b|\bno matter\b|\bnot until\b|"
     # "no limit on entry" says "unlimited entry": no denial of the entry
-    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b", re.IGNORECASE)
+    r"\bno (?:upper )?limit\b|\bwithout (?:any )?limits?\b|"
+    # "costs nothing" is a price of nothing, "free": no denial of what follows
+    r"\b(?:costs?|costing|pays?|paying|charges?) nothing\b", re.IGNORECASE)
 #: Keeping something against taking it away ("keeps the EXIF data" against "strips all
 #: metadata"): verbs whose object, not the word next to them, is what they qualify.
 KEEPING: tuple[tuple[str, str], ...] = (
