@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.negation import KEEPING
 from deepcite.factcheck.passages import Sentence, terms_said
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
@@ -131,8 +132,14 @@ def quantified_elsewhere(claim: str, sentence_terms: frozenset[str]) -> bool:
     return bool(words) and all(not (w & sentence_terms) and not (w & _SPANS) for w in words)
 
 
+_KEEPING_WORDS = frozenset(word for pair in KEEPING for word in pair)
+
+
 def word_and_next(text: str, word: str) -> str:
-    """``word`` as ``text`` writes it with up to two words after it in its clause
-    ("strips all metadata"): what a note shows of the source's opposite."""
+    """``word`` as ``text`` writes it, a verb of keeping or taking away with up to two
+    words after it in its clause, its object ("strips all metadata"): what a note shows
+    of the source's opposite."""
+    if word.lower() not in _KEEPING_WORDS:
+        return word
     match = re.search(r"\b" + re.escape(word) + r"\b(?:[ \t]+[\w-]+){0,2}", text, re.IGNORECASE)
     return match.group(0) if match is not None else word
