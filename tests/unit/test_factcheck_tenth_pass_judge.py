@@ -118,3 +118,11 @@ def test_costs_nothing_is_no_denial() -> None:
     judgement = judge("Parking in the short-stay car park costs nothing for the first "
                       "20 minutes.", CONVERTER)
     assert judgement.verdict != "contradicted"
+
+
+def test_bags_on_board_and_handed_in_however_written() -> None:
+    airport = [passage("Security", "Lighters are permitted in carry-on bags only. Never "
+                       "put one in checked baggage.")]
+    judgement, note = _judged("Lighters have to go in your hold luggage rather than your "
+                              "hand luggage.", airport)
+    assert judgement.verdict == "contradicted" and "carry-on bags only" in note

@@ -140,6 +140,9 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
      r"pick|specify|select|change|say)\s+(?:it\s+|one\s+)?otherwise\b|"
      r"\bif\s+(?:you|they|we|users?)\s+(?:do\s+not|don't|doesn't|does\s+not|never)\s+"
      r"(?:set|choose|pick|specify|select|give|change)\b[^,.;]*", "default"),
+    # bags carried on board and bags handed in, however written
+    (r"\b(?:hand|carry-on|cabin)\s+(?:luggage|baggage|bags?)\b", "cabin baggage"),
+    (r"\b(?:checked(?:-in)?|hold|checked-in)\s+(?:luggage|baggage|bags?)\b", "hold baggage"),
     # a price of nothing, however written, is the word "free"
     (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
      r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
