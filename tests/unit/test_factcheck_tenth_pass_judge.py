@@ -68,6 +68,11 @@ def test_an_every_of_another_thing_is_not_limited_by_the_sources_exception() -> 
     # an "every day" the source's exception limits stays contradicted
     judgement, note = _judged("The visitor centre is open every day of the year.", HARBOUR)
     assert judgement.verdict == "contradicted" and "except" in note.lower()
+    # an "any" the sentence's "only" limits, quantifying nothing itself, stays limited
+    store = [passage("Replicas", "The store keeps two replicas of every table. Queries "
+                     "are answered by the leader only.")]
+    judgement, note = _judged("Queries can be answered by any replica.", store)
+    assert judgement.verdict == "contradicted" and "only" in note
 
 
 def test_the_date_of_another_release_does_not_contradict_the_claims() -> None:

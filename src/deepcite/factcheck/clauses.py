@@ -122,14 +122,17 @@ _SPANS = frozenset(terms_of("day days week weeks month months year years time ti
                             "round long"))
 
 
-def quantified_elsewhere(claim: str, sentence_terms: frozenset[str]) -> bool:
-    """Whether every word the claim's "every"/"any"/"all" quantifies is one the sentence
-    does not say and no span of time ("Every September the airport holds an open day"
-    against "opens ... every day except 25 December": the claim's "every" is of
-    Septembers, the sentence's exception of days) - its scope is of another thing."""
-    words = [terms_of(m.group(1)) for m in _QUANTIFIED.finditer(claim)]
-    words = [w for w in words if w]
-    return bool(words) and all(not (w & sentence_terms) and not (w & _SPANS) for w in words)
+def quantified_elsewhere(claim: str, sentence: str, sentence_terms: frozenset[str]) -> bool:
+    """Whether the claim's "every"/"any"/"all" and the sentence's are of other things:
+    each word the claim's quantifies one the sentence does not say and no span of time,
+    where the sentence quantifies a word of its own ("Every September the airport holds
+    an open day" against "opens ... every day except 25 December": the claim's "every"
+    is of Septembers, the sentence's exception of days). "Any replica" against "the
+    primary only" is limited: the sentence's "only" quantifies nothing."""
+    mine = [w for m in _QUANTIFIED.finditer(claim) if (w := terms_of(m.group(1)))]
+    theirs = {t for m in _QUANTIFIED.finditer(sentence) for t in terms_of(m.group(1))}
+    return bool(mine) and bool(theirs) and all(
+        not (w & sentence_terms) and not (w & _SPANS) and not (w & theirs) for w in mine)
 
 
 _KEEPING_WORDS = frozenset(word for pair in KEEPING for word in pair)

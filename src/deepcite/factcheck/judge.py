@@ -386,8 +386,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = limit_clash(text, best.text) or (
-            None if quantified_elsewhere(text, best.terms) else scope_clash(text, best.text)) \
+        clash = limit_clash(text, best.text) or (None if quantified_elsewhere(
+            text, best.text, best.terms) else scope_clash(text, best.text)) \
             or rhythm_clash(text, best.text)
         clasher = best
         if clash is None or clash.outcome != "contradicted":
@@ -530,7 +530,7 @@ def _contradicted_nearly(text: str, claim_terms: frozenset[str],
             or forbidden(text, sentence.text, claim_terms)
         clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
         if found is None and clash is not None and clash.outcome == "contradicted" \
-                and not quantified_elsewhere(text, sentence.terms):
+                and not quantified_elsewhere(text, sentence.text, sentence.terms):
             found = (clash.draft, clash.source)
         if found is not None:
             return Judgement("contradicted", score, (quote_of_sentence(sentence),),
