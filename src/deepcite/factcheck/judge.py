@@ -186,7 +186,9 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
-        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated)
+        # (however the note writes it: "version 2.0" is the value 2.0)
+        kept = tuple(c for c in one.conflicts if c.draft not in whole.stated
+                     and not any(c.draft.endswith(f" {said}") for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
