@@ -131,3 +131,11 @@ def test_bags_on_board_and_handed_in_however_written() -> None:
     judgement, note = _judged("Lighters have to go in your hold luggage rather than your "
                               "hand luggage.", airport)
     assert judgement.verdict == "contradicted" and "carry-on bags only" in note
+
+
+def test_a_clause_denied_stays_denied_though_the_whole_states_its_last_name() -> None:
+    shop = [passage("Shop", "The metal shop has a lathe and a MIG welder. TIG welding is "
+                    "not available.")]
+    judgement, note = _judged("The metal shop has a lathe and offers both MIG and TIG "
+                              "welding.", shop)
+    assert judgement.verdict == "contradicted" and "not available" in note

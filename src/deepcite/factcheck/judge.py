@@ -188,7 +188,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
         # (however the note writes it: "version 2.0" is the value 2.0)
         kept = tuple(c for c in one.conflicts if c.draft not in whole.stated
-                     and not any(c.draft.endswith(f" {said}") for said in whole.stated))
+                     and not any(c.draft.partition(" ")[2] == said for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
     stated = [one for one in judged if one.verdict != "not_found"]
