@@ -1,47 +1,119 @@
-"""A value the source says was changed: "The default filter changed from bicubic to
-lanczos3", "The maximum was raised from 64 to 256". A claim stating the old value as it
-is now ("the default filter has been bicubic since then") says what the source says no
-longer holds.
+"""A past value: what a sentence says something changed from, which the claim gives as
+what holds now ("the default filter is bicubic" against "The default resampling filter
+changed from bicubic to lanczos3"; "the limit is 600" against "can now be set up to
+1,000 (previously 600)").
 
-Its own module so that :mod:`~deepcite.factcheck.judge` stays about the verdict: the
-words of such a claim all match its source, the old value included, so only the change
-tells it wrong.
+A source writing a change names both values, so the claim's value is "stated" by the
+sentence - as the value it no longer has. Read by patterns: a verb of change before
+"from X to Y", "Y instead of X", "Y (previously X)", "(it was X)".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
+from deepcite.factcheck.passages import Sentence, values_of
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.value import Value
 
-__all__ = ["changed_from"]
+__all__ = ["Change", "changes_in", "of_another_release", "past_value", "past_value_in"]
 
-_CHANGE = re.compile(
-    r"\b(?:changed|switched|moved|went|raised|lowered|increased|reduced|cut|renamed|"
-    r"upgraded|downgraded|migrated)\s+from\s+(?P<old>[^,;.()]+?)\s+to\s+"
-    r"(?P<new>[^,;()]+?)(?=[,;()]|\.(?:\s|$)|\s+(?:in|on|at|for|when|because|after|"
-    r"since)\b|$)", re.IGNORECASE)
-# A claim about the time before the change: "until 2.0 it was bicubic", "used to be".
-_BEFORE_CHANGE = re.compile(r"\b(?:until|till|before|used\s+to|originally|previously|"
-                            r"formerly|at\s+first|initially|no\s+longer)\b", re.IGNORECASE)
-_MARKS = re.compile(r"[`*_\"\u201c\u201d]")
+_ITEM = r"[`'\"]?[\w.,%£$€-]+(?:\s[\w.%-]+){0,2}?[`'\"]?"
+# "changed from bicubic to lanczos3", "was raised from 64 to 256", "moved from MIT to
+# the Apache License 2.0"
+_FROM_TO = re.compile(
+    r"\b(?:(?:chang|switch|mov|rais|lower|increas|reduc|dropp|extend|shorten|upgrad|"
+    r"downgrad|renam|convert|replac)\w*|cut|cuts|rise|rises|risen|rose|fell|fall|falls|"
+    r"grew|grow|grows|went|goes|gone|turned)"
+    r"(?:\s+\w+){0,4}?\s+from\s+(?P<old>" + _ITEM + r")\s+to\s+(?:the\s+)?"
+    r"(?P<new>" + _ITEM + r")(?=[\s.,;:)]|$)", re.IGNORECASE)
+# "now defaults to the number of cores instead of 4"
+_LAST = r"(?P<new>(?:[\d.,]+\s)?[^\s(]+)"
+_INSTEAD = re.compile(_LAST + r"\s+instead\s+of\s+(?P<old>" + _ITEM
+                      + r")(?=[\s.,;:)]|$)", re.IGNORECASE)
+# "up to 1,000 megapixels (previously 600)", "is now 12 (it was 11)"
+_BEFORE = re.compile(_LAST + r"\s*\((?:previously|formerly|before|"
+                     r"it\s+was|they\s+were|was|were)\s+(?P<old>[^)]+?)\)", re.IGNORECASE)
+# A claim that speaks of the past itself ("used to be", "was bicubic until 2.0").
+_PAST = re.compile(r"\b(?:used\s+to|previously|formerly|originally|until|before|was|were|"
+                   r"had\s+been|no\s+longer|changed|old|earlier)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_QUOTES = "`'\""
+_LEAD = re.compile(r"^(?:(?:is|are|now|to|the|be|set)\s+)+", re.IGNORECASE)
 
 
-def changed_from(claim: str, sentence: str) -> tuple[str, str] | None:
-    """The claim's old value and the source's change, when ``sentence`` says a thing
-    of the claim's was changed from what the claim says to something else ("changed
-    from bicubic to lanczos3" against "has been bicubic"), else None. The sentence must
-    say two more of the claim's words, and the claim neither the new value nor a time
-    before the change."""
-    if _BEFORE_CHANGE.search(claim):
+@dataclass(frozen=True)
+class Change:
+    """A value ``old`` the sentence says was replaced by ``new``."""
+
+    old: str
+    new: str
+
+
+def changes_in(sentence: str) -> Iterator[Change]:
+    """The changes ``sentence`` writes (see the module docs)."""
+    for pattern in (_FROM_TO, _INSTEAD, _BEFORE):
+        for match in pattern.finditer(sentence):
+            old = match.group("old").strip(_QUOTES + " .,")
+            new = _LEAD.sub("", match.group("new")).strip(_QUOTES + " .,")
+            if old and new and old.lower() != new.lower():
+                yield Change(old, new)
+
+
+def _says(text: str, value: str) -> bool:
+    return re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", text,
+                     re.IGNORECASE) is not None
+
+
+def past_value(claim: str, sentence: str, claim_terms: frozenset[str]) -> Change | None:
+    """The change of ``sentence`` whose old value the claim gives as holding now (and
+    not its new one), on a word of the claim's besides the value ("default", "filter");
+    None when the claim itself speaks of the past."""
+    if _PAST.search(claim):
         return None
-    claim_terms = terms_of(claim)
-    plain = _MARKS.sub("", sentence)
-    for match in _CHANGE.finditer(plain):
-        old, new = terms_of(match.group("old")), terms_of(match.group("new"))
-        if not old or not new or not old <= claim_terms or new & claim_terms:
+    plain = claim.replace("`", "")
+    for change in changes_in(sentence):
+        if not _says(plain, change.old) or _says(plain, change.new):
             continue
-        if len((terms_of(plain) - old - new) & claim_terms) < 2:
-            continue
-        return match.group("old").strip(), match.group(0).strip()
+        if (claim_terms - terms_of(change.old)) & terms_of(sentence):
+            return change
     return None
+
+
+def past_value_in(claim: str, sentences: Iterable[Sentence],
+                  claim_terms: frozenset[str]) -> tuple[Sentence, Change] | None:
+    """The first of ``sentences`` with a :func:`past_value` of the claim, and it."""
+    for sentence in sentences:
+        change = past_value(claim, sentence.text, claim_terms)
+        if change is not None:
+            return sentence, change
+    return None
+
+
+def _release(value: Value) -> str | None:
+    """The version ``value`` names ("2.2.1", or "2" of "version 2.0"), else None."""
+    if value.kind == "version":
+        number = value.key
+    elif value.kind == "number" and value.before in ("version", "release") \
+            and value.amount is not None:
+        found = _NUMBER.match(value.text)
+        number = found.group(0) if found is not None else ""
+    else:
+        return None
+    while number.endswith(".0"):
+        number = number[:-2]
+    return number or None
+
+
+def of_another_release(claim_values: Sequence[Value], value: Value, sentence: str) -> bool:
+    """Whether ``sentence``'s value against the claim's ``value`` (not a version itself)
+    is that of another release: the claim names a version, the sentence names versions
+    and none of them the claim's ("Version 2.0 came out in March 2024" against "Current
+    version: 2.2.1 (released 9 September 2024)")."""
+    mine = {r for v in claim_values if (r := _release(v)) is not None}
+    if _release(value) is not None or not mine:
+        return False
+    theirs = {r for v in values_of(sentence) if (r := _release(v)) is not None}
+    return bool(theirs) and not mine & theirs

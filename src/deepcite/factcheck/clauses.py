@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.negation import KEEPING
 from deepcite.factcheck.passages import Sentence, terms_said
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
@@ -22,6 +23,7 @@ __all__ = ["CLAUSE_MIN_TERMS", "claim_parts", "shown", "unsaid_clause"]
 
 _PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
                     r"|;\s*|\uff0c|\uff1b")
+_BETWEEN = re.compile(r"\bbetween\s+\S+(?:\s+\S+)?$", re.IGNORECASE)
 _LOWER_WORD = re.compile(r"\b[a-z][a-z-]{2,}\b")
 _FRACTION = re.compile(r"(?:an?\s+)?(?:half|quarter|third)\b", re.IGNORECASE)
 
@@ -36,6 +38,11 @@ def claim_parts(text: str) -> list[str]:
         left, right = text[at:match.start()], text[match.end():]
         if _FRACTION.match(right):
             continue  # "three and a half hours" is one amount
+        if match.group(0).strip() == "and" and (_BETWEEN.search(left) or len(WORD.findall(
+                right[:next((m.start() for m in _PARTS.finditer(right)), len(right))])) < 3):
+            # "between 1 and 100" is one range; "for resizing and converting images,"
+            # one thing done, not a clause of two words
+            continue
         if len(WORD.findall(left)) >= 3 and len(WORD.findall(right)) >= 3 and any(
                 word not in STOPWORDS for word in _LOWER_WORD.findall(right)):
             parts.append(left)
@@ -105,3 +112,37 @@ def shown(value: Value, text: str) -> str:
     if word is None or value.before not in terms_of(word.group(1)):
         return value.text
     return f"{word.group(1)} {value.text}"
+
+
+_QUANTIFIED = re.compile(r"\b(?:every|each|any|all)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?"
+                         r"(?:single\s+)?([A-Za-z][\w-]*)", re.IGNORECASE)
+# Spans of time: "every day", "any time" scope when, whatever the source calls the days.
+_SPANS = frozenset(terms_of("day days week weeks month months year years time times hour "
+                            "hours night nights weekday weekdays weekend weekends season "
+                            "round long"))
+
+
+def quantified_elsewhere(claim: str, sentence: str, sentence_terms: frozenset[str]) -> bool:
+    """Whether the claim's "every"/"any"/"all" and the sentence's are of other things:
+    each word the claim's quantifies one the sentence does not say and no span of time,
+    where the sentence quantifies a word of its own ("Every September the airport holds
+    an open day" against "opens ... every day except 25 December": the claim's "every"
+    is of Septembers, the sentence's exception of days). "Any replica" against "the
+    primary only" is limited: the sentence's "only" quantifies nothing."""
+    mine = [w for m in _QUANTIFIED.finditer(claim) if (w := terms_of(m.group(1)))]
+    theirs = {t for m in _QUANTIFIED.finditer(sentence) for t in terms_of(m.group(1))}
+    return bool(mine) and bool(theirs) and all(
+        not (w & sentence_terms) and not (w & _SPANS) and not (w & theirs) for w in mine)
+
+
+_KEEPING_WORDS = frozenset(word for pair in KEEPING for word in pair)
+
+
+def word_and_next(text: str, word: str) -> str:
+    """``word`` as ``text`` writes it, a verb of keeping or taking away with up to two
+    words after it in its clause, its object ("strips all metadata"): what a note shows
+    of the source's opposite."""
+    if word.lower() not in _KEEPING_WORDS:
+        return word
+    match = re.search(r"\b" + re.escape(word) + r"\b(?:[ \t]+[\w-]+){0,2}", text, re.IGNORECASE)
+    return match.group(0) if match is not None else word

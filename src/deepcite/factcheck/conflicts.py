@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.names import name_groups
-from deepcite.factcheck.negation import denied, negated, opposites
+from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, same_slot
@@ -181,6 +181,7 @@ def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")
             if pair is not None and (same_neighbour(claim_words, pair[0], words, pair[1])
+                                     or _same_object(claim_words, pair[0], words, pair[1])
                                      or _same_noun_across(claim_words, pair[0], words,
                                                           pair[1])) \
                     and not _complementary(claim, piece) \
@@ -222,6 +223,25 @@ def neighbours(words: list[str], word: str) -> tuple[str | None, str | None]:
 def same_neighbour(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
     a, b = neighbours(mine, one), neighbours(theirs, other)
     return (a[1] is not None and a[1] == b[1]) or (a[0] is not None and a[0] == b[0])
+
+
+_KEEPING_WORDS = frozenset(word for pair in KEEPING for word in pair)
+#: How many content words after a verb of keeping or taking away are its object.
+OBJECT_WORDS = 3
+
+
+def _same_object(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    """Whether a verb of keeping and one of taking away ("keeps the EXIF data", "strips
+    all metadata (EXIF, XMP ...)") share a word of their objects: the few content words
+    after each."""
+    if one not in _KEEPING_WORDS or other not in _KEEPING_WORDS:
+        return False
+
+    def objects(words: list[str], word: str) -> set[str]:
+        after = [t for w in words[words.index(word) + 1:] for t in sorted(terms_of(w))]
+        return set(after[:OBJECT_WORDS])
+
+    return bool(objects(mine, one) & objects(theirs, other))
 
 
 def _same_noun_across(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
@@ -349,6 +369,11 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
         # both deny something, each another thing ("do not need to book" against
         # "required for vehicles but not for foot passengers"): no plain opposite
         return None
+    if (mine and not theirs and _REFUSING.search(sentence)) or (
+            theirs and not mine and _REFUSING.search(claim)):
+        # "will not open an image above 30,000 pixels" against "refuses any image whose
+        # width exceeds 30,000 pixels": a verb of refusing denies in a word
+        return None
     if not mine and theirs & _PRICE_TERMS and any(v.unit == FREE for v in values_of(claim)):
         # "these inductions cost nothing" against "There is no joining fee": a price of
         # nothing on each side; the values compare what is free
@@ -363,6 +388,9 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
 
 
 _PRICE_TERMS = terms_of("price fee charge cost")
+_REFUSING = re.compile(r"\b(?:refus(?:e|es|ed|ing)|reject(?:s|ed|ing)?|prohibit(?:s|ed)?|"
+                       r"forbid(?:s|den)?|bans?|banned|den(?:y|ies|ied)|prevent(?:s|ed)?|"
+                       r"exclud(?:e|es|ed))\b", re.IGNORECASE)
 
 #: A clause of at most this many content words is quoted with the one before it.
 SHORT_CLAUSE = 1

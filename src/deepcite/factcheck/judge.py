@@ -26,9 +26,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepcite.factcheck.changes import changed_from
+from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
-from deepcite.factcheck.clauses import claim_parts, shown, unsaid_clause
+from deepcite.factcheck.clauses import (
+    claim_parts,
+    quantified_elsewhere,
+    shown,
+    unsaid_clause,
+    word_and_next,
+)
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
@@ -37,8 +43,14 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
-from deepcite.factcheck.meaning import Meaning
-from deepcite.factcheck.names import capitalised_inside, initialisms, language_at, name_groups
+from deepcite.factcheck.meaning import Meaning, closeness
+from deepcite.factcheck.names import (
+    capitalised_inside,
+    initialisms,
+    language_at,
+    name_groups,
+    spelled_out,
+)
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.other_words import (
     forbidden,
@@ -178,9 +190,10 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
-        # (a bare number's note names it with the word before it: "version 2.0")
+        # (however the note writes it: "version 2.0" is the value 2.0)
         kept = tuple(c for c in one.conflicts if c.draft not in whole.stated
-                     and not any(said[:1].isdigit() and c.draft.endswith(" " + said)
+                     and not any(c.draft.partition(" ")[2] == said
+                                 or (said[:1].isdigit() and c.draft.endswith(" " + said))
                                  for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
@@ -216,7 +229,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
-    cosine = _closeness(text, pool, meaning)
+    cosine = closeness(text, pool, meaning, MEANING_MIN_WORDS)
 
     def rank(score: float, sentence: Sentence) -> float:
         # a sentence's share of the claim's words, plus its closeness in meaning
@@ -278,6 +291,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         elif decided[1] is None:
             stated.append(value.text)
             quote_of(decided[0])
+        elif of_another_release(values, value, decided[0].text):
+            missing.append(value.text)  # the date of another version than the claim's
         elif decided[0] is best or (any(decided[0] is s for s in close_by)
                                     and own[id(decided[0])] >= NEAR_FLOOR):
             conflicts.append(Conflict(shown(value, text), shown(decided[1], decided[0].text),
@@ -291,6 +306,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         words = terms_of(group)
         if words and words <= borrowed and not words <= best.terms:
             continue  # the subject a pronoun stood for: the draft did not name it here
+        if words and spelled_out(group, pool.texts[best.passage]):
+            words = frozenset()  # "RAF" where the passage says "the Royal Air Force"
+            stated.append(group)
         if not words or words <= best.terms:
             if words:
                 stated.append(group)
@@ -330,12 +348,12 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
-    for changer in dict.fromkeys([best, *near, *on_subject]) if not conflicts else ():
-        # "the default filter has been bicubic" against "changed from bicubic to lanczos3"
-        change = changed_from(text, changer.text)
-        if change is not None:
-            conflicts.append(Conflict(change[0], change[1], quote_of(changer)))
-            break
+    # a value the source says was replaced, given as holding now
+    changed = None if conflicts else past_value_in(text, (best, *near, *(
+        s for score, s in scored[:DENIAL_CANDIDATES] if score >= NEAR_FLOOR)), claim_terms)
+    if changed is not None:
+        conflicts.append(Conflict(changed[1].old, f"{changed[1].new} (changed from "
+                                  f"{changed[1].old})", quote_of(changed[0])))
     denier = best
     denial = denial_of(text, best.text, claim_terms & best.terms)
     # ranked with meaning, the best sentence may not be the one closest in words; that
@@ -370,7 +388,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             pair = opposed(text, opposer.text, claim_terms) \
                 or forbidden(text, opposer.text, claim_terms)
             if pair is not None:
-                conflicts.append(Conflict(pair[0], pair[1], quote_of(opposer)))
+                conflicts.append(Conflict(pair[0], word_and_next(opposer.text, pair[1]),
+                                          quote_of(opposer)))
     for other in near if not conflicts else ():
         # a ban in the sentence after or before ("The laser cutter can cut wood and
         # acrylic. It must never be used to cut PVC.")
@@ -381,7 +400,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
-        clash = limit_clash(text, best.text) or scope_clash(text, best.text) \
+        clash = limit_clash(text, best.text) or (None if quantified_elsewhere(
+            text, best.text, best.terms) else scope_clash(text, best.text)) \
             or rhythm_clash(text, best.text)
         clasher = best
         if clash is None or clash.outcome != "contradicted":
@@ -526,7 +546,8 @@ def _contradicted_nearly(text: str, claim_terms: frozenset[str],
         found = (denial_of(text, sentence.text, shared) if shared else None) \
             or forbidden(text, sentence.text, claim_terms)
         clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
-        if found is None and clash is not None and clash.outcome == "contradicted":
+        if found is None and clash is not None and clash.outcome == "contradicted" \
+                and not quantified_elsewhere(text, sentence.text, sentence.terms):
             found = (clash.draft, clash.source)
         if found is not None:
             return Judgement("contradicted", score, (quote_of_sentence(sentence),),
@@ -614,13 +635,3 @@ def _limited_beside(text: str, claim_terms: frozenset[str],
 
 def quote_of_sentence(sentence: Sentence) -> Quote:
     return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
-
-
-def _closeness(text: str, pool: Pool, meaning: Meaning | None) -> dict[int, float]:
-    """Each sentence's closeness in meaning to ``text`` (by ``id``); none without an
-    encoder."""
-    if meaning is None or not pool.sentences:
-        return {}
-    sentences = [s for s in pool.sentences if len(s.text.split()) >= MEANING_MIN_WORDS]
-    found = meaning.similarities(text, [s.text for s in sentences])
-    return {id(s): value for s, value in zip(sentences, found, strict=True)}

@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
     from deepcite.collections.index.embeddings import TextEncoder
     from deepcite.config import Settings
+    from deepcite.factcheck.passages import Pool
 
-__all__ = ["E5Meaning", "EncoderMeaning", "Meaning", "load_meaning"]
+__all__ = ["E5Meaning", "EncoderMeaning", "Meaning", "closeness", "load_meaning"]
 
 logger = logging.getLogger(__name__)
 
@@ -108,3 +109,14 @@ def load_meaning(settings: Settings) -> Meaning | None:
             logger.warning("the e5 encoder did not load (%s)", exc)
     logger.info("claims matched by their words only: no sentence encoder")
     return None
+
+
+def closeness(text: str, pool: Pool, meaning: Meaning | None,
+              min_words: int) -> dict[int, float]:
+    """Each sentence's closeness in meaning to ``text`` (by ``id``), of those of at
+    least ``min_words`` words; none without an encoder."""
+    if meaning is None or not pool.sentences:
+        return {}
+    sentences = [s for s in pool.sentences if len(s.text.split()) >= min_words]
+    found = meaning.similarities(text, [s.text for s in sentences])
+    return {id(s): value for s, value in zip(sentences, found, strict=True)}

@@ -12,7 +12,8 @@ from deepcite.factcheck.dates import MONTHS
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["ABBREVIATIONS", "capitalised_inside", "initialisms", "language_at", "name_groups"]
+__all__ = ["ABBREVIATIONS", "capitalised_inside", "initialisms", "language_at", "name_groups",
+           "spelled_out"]
 
 #: Abbreviations a draft writes for what a source spells out ("CEO", "chief executive"):
 #: read as those words, never as names.
@@ -163,3 +164,24 @@ def initialisms(texts: Sequence[str]) -> frozenset[str]:
             if len(words) >= 2:
                 found.add("".join(w[0] for w in words).lower())
     return frozenset(found)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_SMALL_WORDS = frozenset({"of", "the", "and", "for", "de", "du", "la", "&"})
+_WORD_RUN = re.compile(r"[A-Za-z&]+")
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """Whether ``text`` writes ``acronym`` ("RAF") out in full: a run of capitalised
+    words whose initials are its letters ("the Royal Air Force"), small words between
+    them aside ("Bank of England")."""
+    if not _ACRONYM.fullmatch(acronym):
+        return False
+    words = [w for w in _WORD_RUN.findall(text)
+             if w.lower() not in _SMALL_WORDS or w[0].isupper()]
+    letters = len(acronym)
+    for at in range(len(words) - letters + 1):
+        run = words[at:at + letters]
+        if all(w[0].isupper() and w[0] == c for w, c in zip(run, acronym, strict=True)):
+            return True
+    return False

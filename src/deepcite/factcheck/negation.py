@@ -10,7 +10,7 @@ from collections.abc import Set
 
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["FALLING", "NOT_NEGATION", "OPPOSITES", "RISING", "denied", "negated",
+__all__ = ["FALLING", "KEEPING", "NOT_NEGATION", "OPPOSITES", "RISING", "denied", "negated",
            "opposites"]
 
 _NEGATION = re.compile(
@@ -28,6 +28,15 @@ NOT_NEGATION = re.compile(
     r"\b(?:if|when)\s+(?:you|they|one|users?)\s+(?:do\s+not|don[\u2019']t|does\s+not|"
     r"doesn[\u2019']t)\s+(?=(?:set|specify|choose|pick|give|pass|select|configure|change)\b)",
     re.IGNORECASE)
+#: Keeping something against taking it away ("keeps the EXIF data" against "strips all
+#: metadata"): verbs whose object, not the word next to them, is what they qualify.
+KEEPING: tuple[tuple[str, str], ...] = (
+    ("keep", "strip"), ("keeps", "strips"), ("kept", "stripped"), ("keep", "remove"),
+    ("keeps", "removes"), ("kept", "removed"), ("keep", "discard"), ("keeps", "discards"),
+    ("kept", "discarded"), ("retain", "strip"), ("retains", "strips"),
+    ("retained", "stripped"), ("preserve", "strip"), ("preserves", "strips"),
+    ("preserved", "stripped"), ("keeps", "deletes"), ("kept", "deleted"),
+)
 #: Pairs of words of which a source saying one contradicts a claim saying the other.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("enabled", "disabled"), ("enable", "disable"), ("allowed", "forbidden"),
@@ -55,6 +64,7 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
     ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
     ("free", "pay"), ("free", "pays"),
+    *KEEPING,
 )
 # Prefixes that make a word its own opposite: "clockwise"/"anticlockwise",
 # "locked"/"unlocked", "direct"/"indirect". The short ones ("in", "dis") only on longer

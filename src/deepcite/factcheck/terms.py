@@ -92,6 +92,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("evict", "remov", "delet", "drop", "dropp"),
     ("written", "wrote", "writ", "develop", "built", "build", "author"),
     ("employ", "employe", "staff", "worker", "personnel", "workforc"),
+    ("tool", "program", "utility", "utiliti", "application"),
     ("cancel", "cancell", "stop", "stopp", "terminat"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
@@ -139,6 +140,15 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\btak(?:e|es|ing)\s+precedence\s+over\b", "override"),
     (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
      "unlimited"),
+    # what holds when nobody sets it, however written, is the default: "out of the
+    # box", "if you don't set a quality yourself", "unless you choose otherwise"
+    (r"\bout\s+of\s+the\s+box\b|\bunless\s+(?:you|they|we|users?)\s+(?:set|choose|"
+     r"pick|specify|select|change|say)\s+(?:it\s+|one\s+)?otherwise\b|"
+     r"\bif\s+(?:you|they|we|users?)\s+(?:do\s+not|don't|doesn't|does\s+not|never)\s+"
+     r"(?:set|choose|pick|specify|select|give|change)\b[^,.;]*", "default"),
+    # bags carried on board and bags handed in, however written
+    (r"\b(?:hand|carry-on|cabin)\s+(?:luggage|baggage|bags?)\b", "cabin baggage"),
+    (r"\b(?:checked(?:-in)?|hold|checked-in)\s+(?:luggage|baggage|bags?)\b", "hold baggage"),
     # a price of nothing, however written, is the word "free"
     (r"\bcost(?:s|ing)?\s+nothing\b|\bwithout\s+(?:paying|payment|charge)\b|"
      r"\bfree\s+of\s+charge\b|\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b",
