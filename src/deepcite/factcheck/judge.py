@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
@@ -43,6 +42,25 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
+from deepcite.factcheck.judgement import (
+    DENIAL_CANDIDATES,
+    FOUND,
+    MAX_QUOTES,
+    MEANING_FOUND,
+    MEANING_MIN_WORDS,
+    MEANING_SUPPORTED,
+    MEANING_WEIGHT,
+    MEANING_WITH_VALUES,
+    NEAR_FLOOR,
+    NEAR_SCORE,
+    SLOT_BONUS,
+    SUPPORTED,
+    SUPPORTED_WITH_VALUES,
+    Conflict,
+    Judgement,
+    Quote,
+    quote_of_sentence,
+)
 from deepcite.factcheck.meaning import Meaning, closeness
 from deepcite.factcheck.names import (
     capitalised_inside,
@@ -51,7 +69,6 @@ from deepcite.factcheck.names import (
     name_groups,
     spelled_out,
 )
-from deepcite.factcheck.negation import denied
 from deepcite.factcheck.other_words import (
     forbidden,
     other_agent,
@@ -59,103 +76,28 @@ from deepcite.factcheck.other_words import (
     other_of_kind,
     other_place,
 )
+from deepcite.factcheck.outright import (
+    contradicted_nearly,
+    denied_outright,
+    denied_terms,
+    forbidden_outright,
+    limited,
+    limited_beside,
+    scoped_outright,
+)
 from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
 from deepcite.factcheck.restrictions import (
-    ScopeClash,
-    always,
-    beyond_only,
     limit_clash,
     period_beside,
     rhythm_clash,
     scope_clash,
     start_clash,
-    universal,
 )
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
-
-#: The share of the claim's (weighted) words the best sentence must say for the
-#: sources to state the claim's subject at all.
-FOUND = 0.5
-#: ... and for a claim whose values all agree to count as supported.
-SUPPORTED = 0.68
-#: ... or, when every value the claim states (at least one) agrees, this share.
-SUPPORTED_WITH_VALUES = 0.6
-#: A value of another sentence this close to the best one's score contradicts the claim.
-NEAR_SCORE = 0.15
-#: A sentence of only the claim's words denying it contradicts it from this share on
-#: (among the best few).
-DENIAL_FLOOR = 0.3
-DENIAL_CANDIDATES = 5
-#: ... its words beyond the claim's being at most one, or this many when its negation
-#: governs one of the claim's words.
-DENIAL_EXTRA = 3
-#: ... and only when that sentence says this share of the claim's words itself.
-NEAR_FLOOR = 0.3
-#: Sentences this close to the best are ranked by the facts they state of the claim's kinds.
-SLOT_BONUS = 0.1
-#: The most quotes kept as a claim's evidence.
-MAX_QUOTES = 3
-#: With a sentence encoder (:mod:`~deepcite.factcheck.meaning`): a sentence whose
-#: closeness in meaning (cosine) and share of the claim's words add up to this states
-#: the claim's subject ...
-MEANING_FOUND = 1.0
-#: ... and one this close says the claim itself, when its values and names agree ...
-MEANING_SUPPORTED = 0.74
-#: ... or this close, when it states every value of the claim (at least one).
-MEANING_WITH_VALUES = 0.6
-#: The fewest words a sentence closeness in meaning is counted for (a heading, "Zebra
-#: Cache", is close to every claim about Zebra Cache).
-MEANING_MIN_WORDS = 5
-#: A sentence this much short of :data:`MEANING_FOUND`, and at least this close in
-#: meaning, contradicts a claim it denies or limits (:func:`_contradicted_nearly`).
-NEARLY_FOUND = 0.2
-NEARLY_CLOSE = 0.35
-#: How much closeness in meaning adds to a sentence's share of the claim's words when
-#: the sentences are ranked.
-MEANING_WEIGHT = 1.0
-
-
-@dataclass(frozen=True)
-class Quote:
-    """A sentence of passage ``passage`` (an index into the passages judged), at
-    ``start``..``end`` of that passage's text."""
-
-    passage: int
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """What the claim says (``draft``) against what quote ``quote`` says (``source``)."""
-
-    draft: str
-    source: str
-    quote: int
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A claim's verdict and why: the quotes that decided it (by index into
-    ``quotes``), the conflicts, what was stated and what was not."""
-
-    verdict: Verdict
-    score: float
-    quotes: tuple[Quote, ...] = ()
-    conflicts: tuple[Conflict, ...] = ()
-    stated: tuple[str, ...] = ()
-    missing: tuple[str, ...] = ()
-    #: Whether the claim's scope differs from the source's (a restriction or condition
-    #: one states and the other does not): its clauses alone cannot settle it.
-    scoped: bool = False
-    #: Whether closeness in meaning, rather than the words, made it ``supported``.
-    meant: bool = False
-
 
 
 def judge(claim: str, passages: Sequence[SearchResult], *,
@@ -244,11 +186,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
     if not any(found(score, s) for score, s in scored):
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
-        return _denied_outright(text, claim_terms, by_words, known) \
-            or _forbidden_outright(text, claim_terms, by_words) \
-            or _scoped_outright(text, claim_terms, by_words) \
-            or _limited_beside(text, claim_terms, by_words, pool) \
-            or _contradicted_nearly(text, claim_terms, scored, cosine) \
+        return denied_outright(text, claim_terms, by_words, known) \
+            or forbidden_outright(text, claim_terms, by_words) \
+            or scoped_outright(text, claim_terms, by_words) \
+            or limited_beside(text, claim_terms, by_words, pool) \
+            or contradicted_nearly(text, claim_terms, scored, cosine) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -373,7 +315,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         for other in near:
             rest = (claim_terms & other.terms) - best.terms - borrowed
             # two of those words under the negation: it denies what the claim adds
-            if len(_denied_terms(other.text) & rest) >= 2 and other is not wordier:
+            if len(denied_terms(other.text) & rest) >= 2 and other is not wordier:
                 denial = denial_of(text, other.text, rest)
                 if denial is not None and terms_of(denial[0]) & rest:
                     denier = other
@@ -411,7 +353,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             # (or, saying none of them, speaking of its subject by a pronoun: "It is
             # available Monday to Friday" against "on any day of the week")
             beside = next(((s, c) for s in near if (
-                len(claim_terms & s.terms) >= 2 and (c := _limited(text, s.text)) is not None)
+                len(claim_terms & s.terms) >= 2 and (c := limited(text, s.text)) is not None)
                 or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
@@ -492,146 +434,3 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing), scoped, meant and not said_in_words)
-
-
-def _denied_outright(text: str, claim_terms: frozenset[str],
-                     scored: Sequence[tuple[float, Sentence]],
-                     known: frozenset[str] | set[str]) -> Judgement | None:
-    """A short sentence made only of the claim's words that denies it ("There are no
-    snakes on Veldra" against "Veldra has a population of venomous snakes"): said in
-    fewer words than the claim, it scores too low to be its subject, yet contradicts
-    it. A negation (either side's) governing one of the words both say lets the
-    sentence say a few more words of its own ("Tours must be booked in advance" against
-    "Tours can be joined without booking")."""
-    claim_denies = _denied_terms(text)  # the same for every sentence
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        if score < DENIAL_FLOOR:
-            break
-        # its own words beyond the claim's may only be names (the subject the claim
-        # calls "the app") and one more ("no minimum term")
-        extra = sentence.terms - claim_terms
-        names = frozenset(t for a, b in name_groups(sentence.text, known)
-                          for t in terms_of(sentence.text[a:b]))
-        shared = sentence.terms & claim_terms
-        # a negation governing one of the claim's own words says more than its length
-        # ("the lido does not accept cash" against "You can pay in cash")
-        governs = bool((claim_denies | _denied_terms(sentence.text)) & shared)
-        if len(shared) >= 2 and len(extra - names) <= (DENIAL_EXTRA if governs else 1):
-            denial = denial_of(text, sentence.text, shared)
-            if denial is not None:
-                quote = quote_of_sentence(sentence)
-                return Judgement("contradicted", score, (quote,),
-                                 (Conflict(denial[0], denial[1], 0),))
-    return None
-
-
-def _contradicted_nearly(text: str, claim_terms: frozenset[str],
-                         scored: Sequence[tuple[float, Sentence]],
-                         cosine: dict[int, float]) -> Judgement | None:
-    """A sentence nearly on the claim's subject - its share of the claim's words and its
-    closeness in meaning short of :data:`MEANING_FOUND` by less than
-    :data:`NEARLY_FOUND` - that denies the claim or limits what the claim says of all
-    ("There is no Linux version" against "runs on Windows, macOS, Linux ...", "Pupils
-    may wear any jewellery" against "Jewellery is not allowed, apart from studs"): a
-    short claim contradicted in other words says few of the sentence's, yet the
-    sentence contradicts it. Only with a sentence encoder."""
-    if not cosine:
-        return None
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        closeness = cosine.get(id(sentence), 0.0)
-        if score + closeness < MEANING_FOUND - NEARLY_FOUND or score < DENIAL_FLOOR \
-                or closeness < NEARLY_CLOSE:
-            continue
-        shared = claim_terms & sentence.terms
-        found = (denial_of(text, sentence.text, shared) if shared else None) \
-            or forbidden(text, sentence.text, claim_terms)
-        clash = limit_clash(text, sentence.text) or scope_clash(text, sentence.text)
-        if found is None and clash is not None and clash.outcome == "contradicted" \
-                and not quantified_elsewhere(text, sentence.text, sentence.terms):
-            found = (clash.draft, clash.source)
-        if found is not None:
-            return Judgement("contradicted", score, (quote_of_sentence(sentence),),
-                             (Conflict(found[0], found[1], 0),))
-    return None
-
-
-def _forbidden_outright(text: str, claim_terms: frozenset[str],
-                        scored: Sequence[tuple[float, Sentence]]) -> Judgement | None:
-    """A sentence forbidding what the claim allows ("Dogs are not allowed anywhere on
-    the reserve" against "Well-behaved dogs are welcome on a lead"): the ban says few of
-    the claim's words, so it scores too low to be its subject, yet contradicts it."""
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        if score < DENIAL_FLOOR:
-            break
-        pair = forbidden(text, sentence.text, claim_terms)
-        if pair is not None:
-            return Judgement("contradicted", score, (quote_of_sentence(sentence),),
-                             (Conflict(pair[0], pair[1], 0),))
-    return None
-
-
-def _limited(claim: str, sentence: str) -> ScopeClash | None:
-    """A contradicting clash of the claim's scope with ``sentence`` (an exclusive
-    restriction against the claim's "every", a monthly day against its weekly one), or
-    None: a condition the neighbour states leaves the claim as it was."""
-    clash = scope_clash(claim, sentence) or rhythm_clash(claim, sentence)
-    return clash if clash is not None and clash.outcome == "contradicted" else None
-
-
-def _denied_terms(text: str) -> set[str]:
-    """The terms of the words a negation in ``text`` governs (:func:`denied`)."""
-    return {t for words in denied(text) for t in terms_of(words)}
-
-
-def _scoped_outright(text: str, claim_terms: frozenset[str],
-                     scored: Sequence[tuple[float, Sentence]]) -> Judgement | None:
-    """A sentence saying the claim's words for a part of the year or week only, where
-    the claim says they hold always ("It is open all year" against "The lido is open
-    from May to September"): said of a pronoun's subject in few words, it scores too low
-    to be the claim's subject, yet contradicts it."""
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        # "Guided walks run every Sunday morning" against "Guided walks leave ... on
-        # the first Sunday of each month": two of the claim's words and a monthly day
-        if score >= DENIAL_FLOOR and len(claim_terms & sentence.terms) >= 2:
-            rhythm = rhythm_clash(text, sentence.text)
-            if rhythm is not None:
-                return Judgement("contradicted", score, (quote_of_sentence(sentence),),
-                                 (Conflict(rhythm.draft, rhythm.source, 0),))
-    wide = always(text)
-    if wide is None:
-        return None
-    rest = claim_terms - terms_of(wide)
-    if not rest:
-        return None
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        # every word of the claim but its "always" is the floor here (the words of
-        # "all year round" weigh against a sentence that says them otherwise)
-        if rest <= sentence.terms:
-            clash = scope_clash(text, sentence.text)
-            if clash is not None and clash.outcome == "contradicted":
-                return Judgement("contradicted", score, (quote_of_sentence(sentence),),
-                                 (Conflict(clash.draft, clash.source, 0),))
-    return None
-
-
-def _limited_beside(text: str, claim_terms: frozenset[str],
-                    scored: Sequence[tuple[float, Sentence]], pool: Pool) -> Judgement | None:
-    """A sentence next to one saying two of the claim's words that restricts what the
-    claim lists to one item ("`--gpu` - do the resizing on the graphics card. Supported
-    on Linux only" against "speeds up resizing on Windows and macOS as well as on
-    Linux"): the claim, worded apart from its source, is not its subject by words, yet
-    the restriction contradicts it."""
-    for score, sentence in scored[:DENIAL_CANDIDATES]:
-        if score < DENIAL_FLOOR or len(claim_terms & sentence.terms) < 2:
-            continue
-        for other in pool.by_passage[sentence.passage]:
-            if abs(other.index - sentence.index) == 1 and universal(text) is None:
-                clash = beyond_only(text, other.text)
-                if clash is not None:
-                    return Judgement("contradicted", score, (quote_of_sentence(other),),
-                                     (Conflict(clash.draft, clash.source, 0),))
-    return None
-
-
-def quote_of_sentence(sentence: Sentence) -> Quote:
-    return Quote(sentence.passage, sentence.start, sentence.end, sentence.text)
