@@ -215,3 +215,12 @@ def test_a_clock_time_after_a_bare_number_is_read_without_failing() -> None:
 
     values = extract_values("The night bus runs from 7 to 05:00 on Saturdays.")
     assert [v.key for v in values if v.unit == "clock"] == ["05:00"]
+
+
+def test_clock_times_beside_counted_numbers_are_read_without_failing() -> None:
+    # a clock time's key ("10:00") is no plain number: a number word joined to it
+    # ("at 10:00, and three vans") neither takes its unit nor fails on it
+    from deepcite.factcheck.values import extract_values
+
+    values = extract_values("Doors open at 10:00, and three vans deliver before 9 or ten.")
+    assert [(v.key, v.unit) for v in values][:2] == [("10:00", "clock"), ("3", "vans")]

@@ -237,13 +237,14 @@ def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value |
     number = word_number(match.group(0))
     if number < 2:
         return None
+    # (a clock time's key, "10:00", is no plain number: it counts nothing)
     earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
-               and v.amount is not None and float(v.key)
+               and v.amount is not None and _plain_number(v.key)
                and not _SENTENCE_BREAK.search(text[v.end:match.start()])]
     if not earlier or not _JOINING.search(text[earlier[-1].end:match.start()]):
         return None
     model = earlier[-1]
-    size = (model.amount or 0.0) / float(model.key)
+    size = (model.amount or 0.0) / (_plain_number(model.key) or 1.0)
     return Value("number", _plain(number), match.group(0), match.start(), match.end(),
                  number * size, model.unit, model.dimension, model.before)
 
