@@ -529,7 +529,8 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                         context = title
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
-                                           heading=terms_of(passage.heading),
+                                           heading=terms_of(" ".join(
+                                               (passage.heading, *passage.columns))),
                                            signature=signature, passage=index,
                                            columns=passage.columns,
                                            name_line=restates_title(sentence, terms,

@@ -463,6 +463,12 @@ def _condition(sentence: str, begin: int, end: int, start: int) -> bool:
     return bool(_CONDITION.search(sentence[begin:end].strip(" 　")))
 
 
+_LABEL = re.compile(r"^[^，,。：:；;]{1,14}[：:](?=.*[，,；;])")
+#: A question that asks for a whole ("一共", "总共", "加起来"), and a clause that gives one.
+_TOTAL_ASKED = re.compile("一共|总共|总计|合计|共计|加起来|全部加")
+_TOTAL_SAID = re.compile("总|共计|合计|一共|全部|合計")
+
+
 #: How much a word of a sentence's opening clause counts for a later clause of it
 #: (see :func:`nearness`).
 OPENING_SHARE = 0.5
@@ -482,6 +488,11 @@ def nearness(sentence: str, question: str, start: int) -> float:
     asides = [(m.start(), m.end()) for m in _BRACKETS.finditer(sentence)]
     cuts = [m.start() for m in _CLAUSE.finditer(sentence)
             if not any(a < m.start() < b for a, b in asides)]
+    # a list item's label ("美白模式：先进行2分钟清洁，…，总时长为2分30秒") names what
+    # all its clauses are about, as an opening clause does (see below)
+    label = _LABEL.match(sentence)
+    if label:
+        cuts = sorted({*cuts, label.end() - 1})
     begin = max((c for c in cuts if c < start), default=-1) + 1
     end = min((c for c in cuts if c >= start), default=len(sentence))
     if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
@@ -500,6 +511,9 @@ def nearness(sentence: str, question: str, start: int) -> float:
     words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
     score = sum(1 + question.find(w) / len(question) for w in found)
+    # "一共刷多长时间": the clause of the whole ("总时长为2分30秒"), not of a part
+    if _TOTAL_ASKED.search(question) and _TOTAL_SAID.search(clause):
+        score += 1
     # the length asked by its question word, written by its first character before the
     # number ("冰箱有多高": "宽908毫米，深685毫米，高1800毫米" is the clause of 高)
     noun = asked_dimension(question)

@@ -197,7 +197,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         # "脱水" written says the "甩干" asked (cjk_synonyms); counted as the sentence's
         # words, not as more of its length
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
-                           *(pair for pair in synonym_terms(s.text) if pair in wanted),
+                           *(pair for pair in synonym_terms(" ".join((s.text, *s.columns)))
+                             if pair in wanted),  # a table's header labels its rows
                            *(char for char in singles if char in s.text),
                            *cjk_variants(question, s.text, unsaid=unsaid,
                                          written=said)]  # 交费/缴费
