@@ -3,11 +3,13 @@ is asked (issue 45, ninth pass: ``bench/data/zh_dev13``, ``zh_dev14``): the cell
 comparison table in the column the question names (a model, "押金", "周末" for the
 weekend's days), the afternoon's time for "下午几点", the start of a span for "几点以后",
 a telephone number whole, a span of time in two units ("4分20秒") and the whole for
-"一共", a count in the classifier asked ("多少篇"), and a question in everyday words
-("力度", "弱一点") over a page that writes formal ones ("强度", "较低")."""
+"一共", a count in the classifier asked ("多少篇") and of the noun as the question
+qualifies it ("能充电的车位"), an approximate value with its "约", and a question in
+everyday words ("力度", "弱一点") over a page that writes formal ones ("强度", "较低")."""
 
 from __future__ import annotations
 
+from deepcite.citations.answer_type import answer_type, pick
 from deepcite.citations.candidates import candidate_sentences
 from deepcite.citations.table_cells import asked_cells
 from tests.unit.manual_pages import lead_line, manual_page
@@ -92,3 +94,19 @@ def test_a_count_in_the_classifier_asked() -> None:
 
 def test_everyday_words_for_strength_match_the_page() -> None:
     assert "10次" in lead_line("新壶前几次会用弱一点的力度烧水？", [MODES])
+
+
+def test_a_qualified_noun_is_counted_in_the_clause_that_qualifies_it() -> None:
+    sentence = "地下停车场共有车位120个，其中配有充电桩的车位30个。"
+    assert pick(answer_type("可以充电的车位有多少个？"), sentence,
+                "可以充电的车位有多少个？") == "30个"
+    assert pick(answer_type("停车场一共有多少个车位？"), sentence,
+                "停车场一共有多少个车位？") == "120个"
+
+
+SPECS = manual_page(7, "# 青檀 电热水壶 规格\n\n水壶的参数如下。\n\n## 参数\n\n"
+                    "- 容量：1.7升\n- 净重：约1.2公斤\n")
+
+
+def test_an_approximate_value_keeps_its_about() -> None:
+    assert "**约1.2公斤**" in lead_line("水壶有多重？", [SPECS])

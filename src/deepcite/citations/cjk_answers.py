@@ -467,6 +467,7 @@ _LABEL = re.compile(r"^[^，,。：:；;]{1,14}[：:](?=.*[，,；;])")
 #: A question that asks for a whole ("一共", "总共", "加起来"), and a clause that gives one.
 _TOTAL_ASKED = re.compile("一共|总共|总计|合计|共计|加起来|全部加")
 _TOTAL_SAID = re.compile("总|共计|合计|一共|全部|合計")
+_QUALIFIED = re.compile(r"的(?P<n>[\u4e00-\u9fff]{2,3}?)(?:有|是|共)?(?:多少|几)")
 
 
 #: How much a word of a sentence's opening clause counts for a later clause of it
@@ -511,9 +512,13 @@ def nearness(sentence: str, question: str, start: int) -> float:
     words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
     score = sum(1 + question.find(w) / len(question) for w in found)
-    # "一共刷多长时间": the clause of the whole ("总时长为2分30秒"), not of a part
+    # "一共刷多长时间": the clause of the whole ("总时长为2分30秒"), not of a part;
+    # "能充电的座位有多少个": the clause of the kind qualified ("带插座的座位96个")
     if _TOTAL_ASKED.search(question) and _TOTAL_SAID.search(clause):
         score += 1
+    qualified = _QUALIFIED.search(question)
+    if qualified and "的" + qualified.group("n") in clause:
+        score += 0.5
     # the length asked by its question word, written by its first character before the
     # number ("冰箱有多高": "宽908毫米，深685毫米，高1800毫米" is the clause of 高)
     noun = asked_dimension(question)
