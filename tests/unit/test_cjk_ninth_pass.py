@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from deepcite.citations.answer_type import answer_type, pick
 from deepcite.citations.candidates import candidate_sentences
+from deepcite.citations.question_match import question_terms
 from deepcite.citations.table_cells import asked_cells
 from tests.unit.manual_pages import lead_line, manual_page
 
@@ -110,3 +111,20 @@ SPECS = manual_page(7, "# 青檀 电热水壶 规格\n\n水壶的参数如下。
 
 def test_an_approximate_value_keeps_its_about() -> None:
     assert "**约1.2公斤**" in lead_line("水壶有多重？", [SPECS])
+
+
+def test_a_short_model_name_is_a_word_of_the_question() -> None:
+    assert "s3" in question_terms("S3过了保修期换电池要花多少钱？")
+    assert "ap" in question_terms("AP-60本身有多重？")
+    assert not {"s3", "ap"} & question_terms("电池要花多少钱？")
+
+
+KETTLE = manual_page(8, "# 青檀 KT-20 电热水壶\n\nKT-20 的壶身为不锈钢。\n\n## 参数\n\n"
+                     "机身尺寸为 200 × 160 × 250 毫米，净重1.1公斤。\n")
+TOASTER = manual_page(9, "# 红泥 烤面包机\n\n烤面包机有两个烤槽。\n\n## 参数\n\n"
+                      "| 项目 | 参数 |\n|---|---|\n| 整机重量 | 2.3公斤 |\n")
+
+
+def test_the_page_of_the_model_named_answers_its_weight() -> None:
+    lead = lead_line("KT-20有多重？", [TOASTER, KETTLE])
+    assert "1.1公斤" in lead and "2.3公斤" not in lead

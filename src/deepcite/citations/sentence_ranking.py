@@ -36,6 +36,7 @@ from deepcite.citations.intent import (
 )
 from deepcite.citations.numbered_names import unnamed
 from deepcite.citations.question_match import Similarity, question_terms
+from deepcite.citations.question_names import model_names
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.cjk_synonyms import synonym_terms
@@ -156,6 +157,18 @@ def _off_title(wanted: set[str], sentences: Sequence[Sentence]) -> set[int]:
     if on < 2 or on * 2 <= len(titled):  # one title naming one word is no majority
         return set()
     return {rank for rank, on in titled.items() if not on}
+
+
+def _off_model(question: str, sentences: Sequence[Sentence]) -> set[int]:
+    """The sources (by rank) whose title names none of the models a CJK question names
+    ("AP-60本身有多重"), when another source's title names one: the page of another
+    product that writes the noun asked ("整机重量 | 68公斤") is not about it."""
+    models = model_names(question)
+    if not models:
+        return set()
+    titled = {s.rank: bool(models & set(question_match.terms_of(s.source.title)))
+              for s in sentences}
+    return {rank for rank, on in titled.items() if not on} if any(titled.values()) else set()
 
 
 def admissible(sentence: Sentence) -> bool:
@@ -279,7 +292,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                          / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
-    off_title = _off_title(wanted, sentences)
+    off_title = _off_title(wanted, sentences) | _off_model(question, sentences)
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
