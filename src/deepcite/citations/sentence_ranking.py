@@ -253,6 +253,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     # on the power bank's page): counted as said, the sentence that repeats the
     # product's name ("充电宝归用户所有") does not outrank the one that answers.
     opening = _opening_terms(question) & wanted if has_cjk(question) else set()
+    models = model_names(question) & wanted
     ranked = []
     for sentence in sharing:
         document = held[sentence.rank]
@@ -275,6 +276,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         if opening:  # the page's product, named by its title only: said once here
             counts.update(dict.fromkeys(
                 (t for t in titles[sentence.rank] if t in opening and t not in counts), 1))
+        # the model a section is of ("便携盒（S5 Pro 专用）"), named by its heading only
+        counts.update(dict.fromkeys(
+            (t for t in sentence.heading if t in models and t not in counts), 1))
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
