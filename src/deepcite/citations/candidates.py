@@ -74,6 +74,9 @@ class Sentence:
     #: The passage (paragraph, list item) of its source the sentence is in, counted from
     #: 0; -1 when unknown. Sentences of one passage make one point together.
     passage: int = -1
+    #: The header cells of the table the sentence is a row of ("项目", "S1", "S3"), as
+    #: the source writes them; empty for prose and for a table without a header.
+    columns: tuple[str, ...] = ()
     #: Whether it is its page's NAME line restating the title (:func:`restates_title`):
     #: "heapq - Heap queue algorithm (a.k.a. priority queue)." It says what the page's
     #: subject is, and nothing asked of it.
@@ -159,6 +162,8 @@ class _Passage:
     after: list[str] = field(default_factory=list)
     #: A row of a Markdown table ("尘盒容量 | 400毫升"): a fact of its own, quoted whole.
     row: bool = False
+    #: The header cells of the table the row is in (see :attr:`Sentence.columns`).
+    columns: tuple[str, ...] = ()
 
 
 #: A Markdown table row: ``| cell | cell |``, two cells or more.
@@ -230,6 +235,8 @@ class _Splitter:
         self.pending: list[str] = []  # code not yet given to a run
         self.heading = ""
         self.fenced = False
+        #: The header cells of the table being read: the row above its border.
+        self.columns: tuple[str, ...] = ()
 
     def close(self) -> None:
         """End the prose run and the code block being built, if any."""
@@ -250,6 +257,7 @@ class _Splitter:
         """Take one block of lines (the text between blank lines)."""
         previous = ""
         signature = False
+        self.columns = ()  # a table is one block
         for index, line in enumerate(lines):
             if _FENCE.match(line):
                 self.close()
@@ -269,10 +277,16 @@ class _Splitter:
             row = table_row(line) if stripped == line.strip() else _fact_item(line, stripped)
             if row is not None:
                 self.close()
-                self.passages.append(_Passage(row, heading=self.heading, row=True))
+                columns = self.columns if stripped == line.strip() else ()
+                self.passages.append(_Passage(row, heading=self.heading, row=True,
+                                              columns=columns))
                 continue
             if stripped.startswith("|") and _RULE.match(line):
                 self.close()  # a table's border: no heading, the table's stays in force
+                if index and table_row(lines[index - 1]) and self.passages[-1].row:
+                    # the row above the border is the header: labels, no fact to quote
+                    self.columns = tuple(cell.strip() for cell
+                                         in self.passages.pop().text.split("|"))
                 continue
             if _UNDERLINE.match(line):
                 if self.run:
@@ -515,8 +529,10 @@ def candidate_sentences(sources: Sequence[Source]) -> list[Sentence]:
                         context = title
                     quoted.append(Sentence(source, rank, position, sentence, terms,
                                            context=context,
-                                           heading=terms_of(passage.heading),
+                                           heading=terms_of(" ".join(
+                                               (passage.heading, *passage.columns))),
                                            signature=signature, passage=index,
+                                           columns=passage.columns,
                                            name_line=restates_title(sentence, terms,
                                                                     titled)))
                     position += 1

@@ -18,17 +18,17 @@ units or classifiers to the tables below.
 
 from __future__ import annotations
 
-import itertools
 import re
 
+from deepcite.citations.cjk_clock import Span, _clock_times, _dates, _hours_said
 from deepcite.citations.cjk_values import (
     _ABOUT,
     _AGE,
     _AMOUNT,
     _BARE_NUMBER,
     _CLASSIFIERS,
+    _COMPOUND_TIME,
     _COUNT,
-    _DATES,
     _HAN_DIGITS,
     _MEASURE,
     _MONEY,
@@ -36,6 +36,7 @@ from deepcite.citations.cjk_values import (
     _NUM,
     _PER,
     _PERSON,
+    _PHONE,
     _PLACE,
     _SHARE,
     _TIME_SPAN,
@@ -43,8 +44,6 @@ from deepcite.citations.cjk_values import (
 )
 from deepcite.text.cjk_synonyms import synonym_terms
 from deepcite.text.cjk_terms import cjk_singles, cjk_terms
-
-Span = tuple[int, int, str]
 
 #: Question words of each kind, checked in this order (the first kind found decides):
 #: "多少钱" is an amount before "多少" is a count, "几点" a date before "几" a count.
@@ -82,6 +81,7 @@ _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|ど�
                          "|時間|期間|얼마나\\s?(?:오래|자주|걸)|동안|시간|기간|며칠")
 _COUNT_ASKED = re.compile(r"(?:多少|几|何)(?:[个個名位种種条項项件台次座本])?"
                           r"(?P<n>[\u4e00-\u9fff\u30a0-\u30ff]{2,6})")
+_PHONE_ASKED = re.compile("电话|号码|热线|電話|番号|전화|번호")
 _ARTICLE = re.compile(rf"一\s?(?:{_CLASSIFIERS})")
 _SPANS_OF_TIME = (_AMOUNT, _TIME_SPAN)
 _A_YEAR = re.compile(r"\d{4}\s?[年년]")
@@ -101,6 +101,8 @@ _SAME_UNIT = [
     ("℃", "度", "摄氏度", "°C"), ("瓦", "瓦特", "W", "ワット"), ("千瓦", "kW"),
     ("伏", "伏特", "V", "ボルト"), ("毫安时", "毫安時", "毫安", "mAh"), ("升", "L", "リットル"),
     ("毫升", "mL", "ml"), ("克", "g", "グラム"), ("分贝", "分貝", "dB"), ("英寸", "寸", "インチ"),
+    # a thing counted by its own classifier ("多少篇文章": "50篇", not the "3600种" beside)
+    ("篇",), ("页",), ("条",), ("件",), ("台",), ("间",), ("层",), ("辆",), ("颗",), ("份",),
 ]
 _UNIT_GROUP = {unit: group for group in _SAME_UNIT for unit in group}
 _ASKED_UNIT = re.compile(
@@ -159,8 +161,8 @@ def wanted_units(question: str) -> str | None:
 
 def _in_units(sentence: str, units: str) -> list[Span]:
     """The numbers of ``sentence`` written with one of ``units`` (a year is no span)."""
-    pattern = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{units}){_PER}{_ABOUT}{_UNIT_END}"
-                         rf"{_NOT_FRACTION}")
+    pattern = re.compile(rf"{_COMPOUND_TIME}|(?:{_NUM}){_ABOUT}\s?(?:{units}){_PER}{_ABOUT}"
+                         rf"{_UNIT_END}{_NOT_FRACTION}")
     return [s for s in _found(pattern, sentence) if not _A_YEAR.fullmatch(s[2])]
 
 
@@ -319,13 +321,6 @@ def _counted(sentence: str, question: str) -> list[Span]:
             if not re.match(r"\s?[年月日号點点時时]", sentence[s[1]:])]
 
 
-def _dates(sentence: str) -> list[Span]:
-    found: list[Span] = []
-    for pattern in _DATES:
-        found += _outside(_found(pattern, sentence), found)
-    return found
-
-
 def spans(kind: str, sentence: str, question: str) -> list[Span]:
     """The candidates of ``kind`` in ``sentence`` as CJK writes them (see the module);
     an amount, measure or count written as a range ("5℃至38℃", "15至18分钟") is one
@@ -420,6 +415,8 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
         return _found(_MEASURE, sentence) or _found(_AMOUNT, sentence) or _counted(
             sentence, question)
     if kind == "count":
+        if _PHONE_ASKED.search(question) and _found(_PHONE, sentence):
+            return _found(_PHONE, sentence)  # "电话是多少": "6283-5122", not its "6283"
         if _DIFFERENCE_ASKED.search(question):
             return _found(_SHARE, sentence) or _found(_AMOUNT, sentence) or _counted(
                 sentence, question)
@@ -446,56 +443,6 @@ def _spans(kind: str, sentence: str, question: str) -> list[Span]:
 
 _CLAUSE = re.compile(r"[，,；;。！？!?、]")
 
-#: A question that asks for a time of day ("几点关门", "什么时间开始"): a clock time
-#: answers it, not the "周六" or "每天" of the same line.
-_CLOCK_ASKED = re.compile("几点|什么时间|何時|몇\\s?시에")
-#: A clock time: digits with 点/時/시 or a colon.
-_CLOCK_VALUE = re.compile(r"\d\s?[点點時시]|[点點時시]\s?\d|[:：]\d|"
-                          rf"[{_HAN_DIGITS}]\s?[点點時시](?!间)")
-#: What asks for the end of a span of hours ("几点关门", "最晚几点", "几点下班") and
-#: what asks for its start ("几点开门", "几点开始").
-_END_ASKED = re.compile("关门|关闭|打烊|下班|结束|截止|停止|最晚|闭馆|閉店|終了|마감")
-_START_ASKED = re.compile("开门|开放|营业|上班|开始|最早|开馆|開店|開始|시작")
-#: What joins the two ends of a span of hours ("8:00—21:00", "23:00至次日7:00").
-_HOURS_JOIN = re.compile(r"\s?(?:至|到|~|～|-|－|—|–)\s?(?:次日|第二天|翌日)?\s?")
-
-
-def _hours_said(sentence: str, question: str) -> list[str]:
-    """The words of ``question`` that ask for the start or the end of a span of hours
-    ("几点**关门**", "几点**开始**") when ``sentence`` writes such a span
-    ("周六、周日：8:00—21:00"): its two ends say when it opens and when it closes."""
-    asked = [m.group(0) for m in (_END_ASKED.search(question), _START_ASKED.search(question))
-             if m]
-    if not asked or not _CLOCK_ASKED.search(question):
-        return []
-    clocks = sorted(s for s in _dates(sentence) if _CLOCK_VALUE.search(s[2]))
-    if not any(_HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])
-               for a, b in itertools.pairwise(clocks)):
-        return []
-    return [t for word in asked for t in cjk_terms(word)]
-
-
-def _clock_times(sentence: str, question: str, found: list[Span]) -> list[Span]:
-    """For a question that asks for a time of day (:data:`_CLOCK_ASKED`), the clock
-    times of ``found`` only, when there are any; of a span of hours ("8:00—21:00"),
-    its end for "几点关门" and its start for "几点开门" (:data:`_END_ASKED`,
-    :data:`_START_ASKED`). Any other question keeps ``found``."""
-    if not _CLOCK_ASKED.search(question):
-        return found
-    clocks = sorted(s for s in found if _CLOCK_VALUE.search(s[2]))
-    if not clocks:
-        return found
-    ends = {id(b) for a, b in itertools.pairwise(clocks)
-            if _HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])}
-    starts = {id(a) for a, b in itertools.pairwise(clocks)
-              if _HOURS_JOIN.fullmatch(sentence[a[1]:b[0]])}
-    if _END_ASKED.search(question) and not _START_ASKED.search(question):
-        return [s for s in clocks if id(s) not in starts]
-    if _START_ASKED.search(question) and not _END_ASKED.search(question):
-        return [s for s in clocks if id(s) not in ends]
-    return clocks
-
-
 #: A clause that sets the condition of what the sentence says ("在每天使用12小时的情况下",
 #: "环境温度低于15℃时", "如果…"), or an aside in brackets ("（测试条件：30℃）"): its
 #: number is the condition, not what the sentence states.
@@ -514,6 +461,13 @@ def _condition(sentence: str, begin: int, end: int, start: int) -> bool:
     if any(m.start() < start < m.end() for m in _BRACKETS.finditer(sentence)):
         return True
     return bool(_CONDITION.search(sentence[begin:end].strip(" 　")))
+
+
+_LABEL = re.compile(r"^[^，,。：:；;]{1,14}[：:](?=.*[，,；;])")
+#: A question that asks for a whole ("一共", "总共", "加起来"), and a clause that gives one.
+_TOTAL_ASKED = re.compile("一共|总共|总计|合计|共计|加起来|全部加")
+_TOTAL_SAID = re.compile("总|共计|合计|一共|全部|合計")
+_QUALIFIED = re.compile(r"的(?P<n>[\u4e00-\u9fff]{2,3}?)(?:有|是|共)?(?:多少|几)")
 
 
 #: How much a word of a sentence's opening clause counts for a later clause of it
@@ -535,6 +489,11 @@ def nearness(sentence: str, question: str, start: int) -> float:
     asides = [(m.start(), m.end()) for m in _BRACKETS.finditer(sentence)]
     cuts = [m.start() for m in _CLAUSE.finditer(sentence)
             if not any(a < m.start() < b for a, b in asides)]
+    # a list item's label ("美白模式：先进行2分钟清洁，…，总时长为2分30秒") names what
+    # all its clauses are about, as an opening clause does (see below)
+    label = _LABEL.match(sentence)
+    if label:
+        cuts = sorted({*cuts, label.end() - 1})
     begin = max((c for c in cuts if c < start), default=-1) + 1
     end = min((c for c in cuts if c >= start), default=len(sentence))
     if _condition(sentence, begin, end, start) and not _CONDITION_ASKED.search(question):
@@ -553,6 +512,13 @@ def nearness(sentence: str, question: str, start: int) -> float:
     words = [w for w in words if not any(p.search(w) for p, _ in _DIMENSIONS)]
     found = {w for w in words if (w in held if len(w) > 1 else w in clause)}
     score = sum(1 + question.find(w) / len(question) for w in found)
+    # "一共刷多长时间": the clause of the whole ("总时长为2分30秒"), not of a part;
+    # "能充电的座位有多少个": the clause of the kind qualified ("带插座的座位96个")
+    if _TOTAL_ASKED.search(question) and _TOTAL_SAID.search(clause):
+        score += 1
+    qualified = _QUALIFIED.search(question)
+    if qualified and "的" + qualified.group("n") in clause:
+        score += 0.5
     # the length asked by its question word, written by its first character before the
     # number ("冰箱有多高": "宽908毫米，深685毫米，高1800毫米" is the clause of 高)
     noun = asked_dimension(question)

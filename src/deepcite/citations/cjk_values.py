@@ -52,10 +52,18 @@ _UNIT_END = r"(?![A-Za-z])"
 _PER = r"(?:\s?/\s?(?:秒|分钟|分|小时|时|天|日|周|月|年|次|人|min|h|s)(?![A-Za-z]))?"
 #: "四分之一圈" is a quarter, not four minutes ("分之" writes a fraction).
 _NOT_FRACTION = r"(?!(?<=分)之)"
+#: A span of time in two units, one value: "2分30秒", "1小时20分钟".
+_COMPOUND_TIME = (r"\d{1,3}\s?(?:个小时|小时|小時|時間)\s?\d{1,2}\s?(?:分钟|分鐘|分)(?!之)"
+                  r"|\d{1,3}\s?(?:分钟|分鐘|分)\s?\d{1,2}\s?(?:秒钟|秒)")
+#: A telephone number as a page writes it: groups of digits joined by hyphens or spaces
+#: ("6283-5122", "400-820-1234"), or one run of seven digits or more.
+_PHONE = re.compile(r"(?<![\d.-])(?:\+?\d{2,4}[-\s])?\d{3,4}[-\s]\d{3,4}(?:[-\s]\d{3,4})?"
+                    r"(?![\d.])|(?<![\d.])\d{7,12}(?![\d.])")
 _AMOUNT = re.compile(
-    rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS})"
-    rf"{_PER}{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
-_TIME_SPAN = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}{_NOT_FRACTION}")
+    rf"{_COMPOUND_TIME}|(?:{_NUM}){_ABOUT}\s?"
+    rf"(?:{_TIME_UNITS}|{_MEASURE_UNITS}|{_MONEY_UNITS}|{_SHARE_UNITS}){_PER}{_ABOUT}{_UNIT_END}{_NOT_FRACTION}")
+_TIME_SPAN = re.compile(rf"{_COMPOUND_TIME}|(?:{_NUM}){_ABOUT}\s?(?:{_TIME_UNITS}){_ABOUT}"
+                        rf"{_NOT_FRACTION}")
 _MONEY = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MONEY_UNITS})|[$¥￥€£]\s?(?:{_NUM})")
 _MEASURE = re.compile(rf"(?:{_NUM}){_ABOUT}\s?(?:{_MEASURE_UNITS}|{_SHARE_UNITS}){_PER}{_UNIT_END}")
 _SHARE = re.compile(rf"(?:\d+(?:\.\d+)?\s?(?:{_SHARE_UNITS})|百分之[{_HAN_DIGITS}]+"

@@ -43,6 +43,7 @@ from deepcite.citations.question_names import (
     cjk_subject,
     content_name,
     grammatical_subject,
+    model_names,
     named_subject,
     title_names,
     yes_no,
@@ -153,7 +154,7 @@ def question_terms(question: str) -> set[str]:
     if not has_cjk(question):
         return words
     return words | set(cjk_terms(question, question=True)) | set(cjk_singles(question)) | (
-        _dimension(question))
+        _dimension(question)) | model_names(question)
 
 
 def _dimension(question: str) -> set[str]:

@@ -130,6 +130,23 @@ def cjk_subject(question: str) -> frozenset[str]:
     return frozenset()
 
 
+#: A product's model name in a CJK question: letters and digits ("S3", "W3"), or
+#: letters, a hyphen and digits ("AP-60"), as manuals name their models.
+_MODEL_NAME = re.compile(r"(?<![A-Za-z0-9])(?P<letters>[A-Za-z]{1,4})(?P<join>-?)\d{1,4}"
+                         r"(?![A-Za-z0-9.])")
+
+
+def model_names(question: str) -> frozenset[str]:
+    """The terms of the model names a CJK question writes ("S3过了保修期" -> ``s3``,
+    "AP-60本身有多重" -> ``ap``, the word a sentence's terms hold of it): too short
+    for a content word, yet what the question is about when a page names several
+    models or another page writes the noun asked."""
+    if not has_cjk(question):
+        return frozenset()
+    return frozenset(term(m.group("letters").lower()) if m.group("join")
+                     else term(m.group(0).lower()) for m in _MODEL_NAME.finditer(question))
+
+
 #: A document title that opens with its subject's name and a separator: "tarfile — Read
 #: and write tar archive files", "Flask: web development".
 _TITLE_NAME = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.]*)\s*(?:—|–|-|:|\|)\s+\S")
@@ -184,6 +201,7 @@ __all__ = [
     "cjk_subject",
     "content_name",
     "grammatical_subject",
+    "model_names",
     "named_subject",
     "title_names",
     "yes_no",

@@ -36,6 +36,7 @@ from deepcite.citations.intent import (
 )
 from deepcite.citations.numbered_names import unnamed
 from deepcite.citations.question_match import Similarity, question_terms
+from deepcite.citations.question_names import model_names
 from deepcite.citations.render import USER_MATERIAL
 from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.cjk_synonyms import synonym_terms
@@ -158,6 +159,18 @@ def _off_title(wanted: set[str], sentences: Sequence[Sentence]) -> set[int]:
     return {rank for rank, on in titled.items() if not on}
 
 
+def _off_model(question: str, sentences: Sequence[Sentence]) -> set[int]:
+    """The sources (by rank) whose title names none of the models a CJK question names
+    ("AP-60本身有多重"), when another source's title names one: the page of another
+    product that writes the noun asked ("整机重量 | 68公斤") is not about it."""
+    models = model_names(question)
+    if not models:
+        return set()
+    titled = {s.rank: bool(models & set(question_match.terms_of(s.source.title)))
+              for s in sentences}
+    return {rank for rank, on in titled.items() if not on} if any(titled.values()) else set()
+
+
 def admissible(sentence: Sentence) -> bool:
     """Whether ``sentence`` may be quoted at all: not one addressed to the reader or the
     model (an instruction, a phishing line - :mod:`deepcite.citations.injection`).
@@ -197,7 +210,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         # "脱水" written says the "甩干" asked (cjk_synonyms); counted as the sentence's
         # words, not as more of its length
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
-                           *(pair for pair in synonym_terms(s.text) if pair in wanted),
+                           *(pair for pair in synonym_terms(" ".join((s.text, *s.columns)))
+                             if pair in wanted),  # a table's header labels its rows
                            *(char for char in singles if char in s.text),
                            *cjk_variants(question, s.text, unsaid=unsaid,
                                          written=said)]  # 交费/缴费
@@ -239,6 +253,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     # on the power bank's page): counted as said, the sentence that repeats the
     # product's name ("充电宝归用户所有") does not outrank the one that answers.
     opening = _opening_terms(question) & wanted if has_cjk(question) else set()
+    models = model_names(question) & wanted
     ranked = []
     for sentence in sharing:
         document = held[sentence.rank]
@@ -261,6 +276,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         if opening:  # the page's product, named by its title only: said once here
             counts.update(dict.fromkeys(
                 (t for t in titles[sentence.rank] if t in opening and t not in counts), 1))
+        # the model a section is of ("便携盒（S5 Pro 专用）"), named by its heading only
+        counts.update(dict.fromkeys(
+            (t for t in sentence.heading if t in models and t not in counts), 1))
         norm = _K1 * (1 - _B + _B * len(sentence.terms) / average)
         lexical[id(sentence)] = sum(weights.weight[t] * n * (_K1 + 1) / (n + norm)
                                     for t, n in counts.items())
@@ -278,7 +296,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                          / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
-    off_title = _off_title(wanted, sentences)
+    off_title = _off_title(wanted, sentences) | _off_model(question, sentences)
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
