@@ -41,7 +41,8 @@ ferry and its island), written by the lead after the ninth pass and run once, an
 ``check_dev44`` (a rowing club), written by a helper who never read the checker's code
 or docs, held back for the next pass (first run 13/16), and ``check_dev45`` (an airport) and
 ``check_dev46`` (an image command-line tool's documentation), the tenth pass's tuning
-sets, written the same way (first runs 8/16 and 3/16); from
+sets, written the same way (first runs 8/16 and 3/16), and ``check_dev47`` (a food
+market hall), written the same way and held back (first run 6/16: a crash, fixed); from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
