@@ -98,7 +98,12 @@ def test_a_reminder_wraps_a_claim_and_an_instruction_with_an_amount_is_one() -> 
     # elsewhere, or asks something of the reader without a value, is not a claim.
     document = ("Please note that the car park closes at 6pm. Remember, dogs must stay on "
                 "a lead. Contact the office to book a stall for £35 a day. See page 4 for "
-                "the 42 traders. Please call us. Note: this is a draft.")
+                "the 42 traders. Please call us. Note: this is a draft. Remember to bring "
+                "ID. Do not forget to book early for the Summer Fair. Remember to bring 2 "
+                "forms of ID.")
+    # "Remember to ..." is an instruction, not a reminder of a statement: a claim only
+    # with an amount, as any instruction
     assert _texts(document) == ["Please note that the car park closes at 6pm.",
                                 "Remember, dogs must stay on a lead.",
-                                "Contact the office to book a stall for £35 a day."]
+                                "Contact the office to book a stall for £35 a day.",
+                                "Remember to bring 2 forms of ID."]

@@ -80,10 +80,12 @@ _REQUEST = re.compile(
     r"^\W*(?:please|see|note that|remember|contact|click|read|let|make sure|feel free|"
     r"don't|do not forget|be sure|try|reach out|ping|join|call)\b", re.IGNORECASE)
 # A reminder wraps a statement ("Note that the car park closes at 6pm", "Remember,
-# cash is not accepted"): what follows it is the claim, as checkable as without it.
+# cash is not accepted"): what follows it is the claim, as checkable as without it. Not
+# one followed by "to" ("Remember to bring ID"): that is an instruction (:data:`_REQUEST`).
 _REMINDER = re.compile(
     r"^\W*(?:please\s+)?(?:note|remember|bear in mind|keep in mind|be aware|"
-    r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?\s*", re.IGNORECASE)
+    r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?(?!\s*to\b)\s*",
+    re.IGNORECASE)
 # Requests that point elsewhere ("See page 4", "Click 2 to continue"): never a claim, even
 # with a number in them.
 _POINTER = re.compile(r"^\W*(?:please\s+)?(?:see|read|click|tap|press|visit)\b",
