@@ -255,9 +255,6 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             if words:
                 stated.append(group)
             continue
-        if group.isupper() and group.lower() in initialisms([s.text for s in (best, *near)]):
-            stated.append(group)  # "RAF" for "the Royal Air Force" there
-            continue
         # another name where the claim's stands, and the claim's named nowhere in the
         # passages: a different name (a name found elsewhere is only not stated here;
         # one the passage has, with no other name in its place, is the sentence's "it")
