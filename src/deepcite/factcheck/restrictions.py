@@ -48,35 +48,33 @@ _CONDITIONAL = re.compile(
 # Words that state something for all: "any", "every pupil", "always", "all year round".
 # ("every" before a number or a period counts how often: "every two weeks", "every
 # week", and is no claim of all)
+_MONTH_NAMES = ("January|February|March|April|May|June|July|August|September|October|"
+                "November|December")
+_DAY_NAMES = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 _UNIVERSAL = re.compile(
     r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
     r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time|spring|"
-    r"summer|autumn|winter|January|February|March|April|May|June|July|August|September|"
-    r"October|November|December)\b))\b",
+    rf"summer|autumn|winter|{_MONTH_NAMES})\b))\b",
     re.IGNORECASE)
-_MONTH = (r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?(?:January|February|"
-          r"March|April|May|June|July|August|September|October|November|December|"
-          r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
+_PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
+_MONTH = rf"{_PART_OF_MONTH}(?:{_MONTH_NAMES}|{_DAY_NAMES})"
 # A part of the year or week a statement holds for: "from March to November", "on
 # weekdays", "in summer", "Monday to Friday", "late March to late October", "seasonal" -
 # against "all year round" or "every day", another scope.
-_DAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?"
-_PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
+_DAY = rf"(?:{_DAY_NAMES})s?"
 _PERIOD = re.compile(
     r"\b(?:from|between)\s+" + _MONTH + r"\s+(?:to|and|until|till)\s+" + _MONTH + r"\b|"
     # a range of days or months with no "from" ("available Monday to Friday",
     # "Seasonal, late March to late October")
     rf"\b{_DAY}\s*(?:to|until|till|through|-|\u2013)\s*{_DAY}\b|"
-    rf"\b{_PART_OF_MONTH}(?:January|February|March|April|May|June|July|August|September|"
-    rf"October|November|December)\s+(?:to|until|till|through)\s+{_MONTH}\b|"
+    rf"\b{_PART_OF_MONTH}(?:{_MONTH_NAMES})\s+(?:to|until|till|through)\s+{_MONTH}\b|"
     r"\b(?:on|at|during)\s+(?:weekdays|weekends|the weekend|working days)\b|"
     r"\b(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|winter|season|term time)\b|"
     r"\bseasonal(?:ly)?\b|\bin\s+season\b", re.IGNORECASE)
-_DAY_INDEX = {day: index for index, day in enumerate(
-    "monday tuesday wednesday thursday friday saturday sunday".split())}  # noqa: SIM905
+_DAY_INDEX = {day: index for index, day in enumerate(_DAY_NAMES.lower().split("|"))}
 _DAY_RANGE = re.compile(rf"\b(?P<first>{_DAY})\s*(?:to|until|till|through|and|-|\u2013)\s*"
                         rf"(?P<last>{_DAY})\b", re.IGNORECASE)
 
@@ -87,8 +85,14 @@ def _whole_week(phrase: str) -> bool:
     match = _DAY_RANGE.search(phrase)
     if match is None:
         return False
-    first, last = (_DAY_INDEX[match.group(g).lower().rstrip("s")] for g in ("first", "last"))
+    first, last = _day_span(match)
     return (last - first) % 7 == 6
+
+
+def _day_span(match: re.Match[str]) -> tuple[int, int]:
+    """The first and last day of a :data:`_DAY_RANGE` match, Monday 0 to Sunday 6."""
+    return (_DAY_INDEX[match.group("first").lower().rstrip("s")],
+            _DAY_INDEX[match.group("last").lower().rstrip("s")])
 
 
 def _week_words(text: str) -> str:
@@ -96,7 +100,7 @@ def _week_words(text: str) -> str:
     "weekdays", "Saturday and Sunday" as "weekends"), so that either wording states
     the other."""
     def named(match: re.Match[str]) -> str:
-        first, last = (_DAY_INDEX[match.group(g).lower().rstrip("s")] for g in ("first", "last"))
+        first, last = _day_span(match)
         return "weekdays" if (first, last) == (0, 4) else "weekends" if (first, last) == (
             5, 6) else match.group(0)
     text = _DAY_RANGE.sub(named, text)
