@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from deepcite.citations.attribution import looks_like_prose
 from deepcite.citations.question_match import terms_of
+from deepcite.citations.table_cells import row_cells
 from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.sentences import split_sentences
 from deepcite.text.stopwords import STOPWORDS
@@ -285,8 +286,7 @@ class _Splitter:
                 self.close()  # a table's border: no heading, the table's stays in force
                 if index and table_row(lines[index - 1]) and self.passages[-1].row:
                     # the row above the border is the header: labels, no fact to quote
-                    self.columns = tuple(cell.strip() for cell
-                                         in self.passages.pop().text.split("|"))
+                    self.columns = row_cells(self.passages.pop().text)
                 continue
             if _UNDERLINE.match(line):
                 if self.run:

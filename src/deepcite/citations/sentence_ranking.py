@@ -159,11 +159,11 @@ def _off_title(wanted: set[str], sentences: Sequence[Sentence]) -> set[int]:
     return {rank for rank, on in titled.items() if not on}
 
 
-def _off_model(question: str, sentences: Sequence[Sentence]) -> set[int]:
-    """The sources (by rank) whose title names none of the models a CJK question names
-    ("AP-60本身有多重"), when another source's title names one: the page of another
-    product that writes the noun asked ("整机重量 | 68公斤") is not about it."""
-    models = model_names(question)
+def _off_model(models: frozenset[str], sentences: Sequence[Sentence]) -> set[int]:
+    """The sources (by rank) whose title names none of the ``models`` a CJK question
+    names (:func:`~deepcite.citations.question_names.model_names`: "AP-60本身有多重"),
+    when another source's title names one: the page of another product that writes the
+    noun asked ("整机重量 | 68公斤") is not about it."""
     if not models:
         return set()
     titled = {s.rank: bool(models & set(question_match.terms_of(s.source.title)))
@@ -253,7 +253,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     # on the power bank's page): counted as said, the sentence that repeats the
     # product's name ("充电宝归用户所有") does not outrank the one that answers.
     opening = _opening_terms(question) & wanted if has_cjk(question) else set()
-    models = model_names(question) & wanted
+    named_models = model_names(question)
+    models = named_models & wanted
     ranked = []
     for sentence in sharing:
         document = held[sentence.rank]
@@ -296,7 +297,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                                          / (1 + pair) for t in pointed)
         ranked.append(sentence)
     best = max(lexical.values(), default=1.0) or 1.0
-    off_title = _off_title(wanted, sentences) | _off_model(question, sentences)
+    off_title = _off_title(wanted, sentences) | _off_model(named_models, sentences)
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)

@@ -35,11 +35,18 @@ def _names(header: str, question: str) -> bool:
     return any(pair in question for pair in synonym_terms(header))
 
 
+def row_cells(row: str) -> tuple[str, ...]:
+    """The cells of a table row as :func:`~deepcite.citations.candidates.table_row`
+    writes it ("尘盒容量 | 400毫升"): the header's and a row's are split alike, so a
+    row's cells line up with its columns."""
+    return tuple(cell.strip() for cell in row.split("|"))
+
+
 def asked_cells(question: str, row: str, columns: Sequence[str]) -> str | None:
     """``row`` with the values of the columns ``question`` does not name left out
     (its label cells, which hold no number, are kept), or ``None`` when it names none
     of its value columns, or all of them, or the row does not fit its header."""
-    cells = [cell.strip() for cell in row.split("|")]
+    cells = row_cells(row)
     if len(cells) != len(columns) or len(cells) < 3:
         return None
     valued = [i for i, cell in enumerate(cells) if _DIGIT.search(cell)]
@@ -49,4 +56,4 @@ def asked_cells(question: str, row: str, columns: Sequence[str]) -> str | None:
     return " | ".join(cell for i, cell in enumerate(cells) if i in named or i not in valued)
 
 
-__all__ = ["asked_cells"]
+__all__ = ["asked_cells", "row_cells"]
