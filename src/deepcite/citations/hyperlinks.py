@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 
-from deepcite.citations.markers import _MARKER, _sub_outside_code, parse_numbers, prose_only
+from deepcite.citations.markers import MARKER, parse_numbers, prose_only, sub_outside_code
 from deepcite.citations.render import CitedEntry, EntryLike, answer_body, by_number
 from deepcite.citations.text import escape_html
 from deepcite.security.terminal import one_line
@@ -49,7 +49,7 @@ MODES = ("number", "domain", "domain-id", "domain-id-always", "source-tagged", "
 
 # A marker not already part of a Markdown link: not the label of ``[[1]](u)`` (preceded
 # by ``[``) and not itself a link text ``[1](u)``, so hyperlinking twice changes nothing.
-_LINKABLE = re.compile(r"(?<!\[)(?:" + _MARKER.pattern + r")(?!\()")
+_LINKABLE = re.compile(r"(?<!\[)(?:" + MARKER.pattern + r")(?!\()")
 
 # Engines whose name is already a good tag, and the tags short enough to read inline.
 # ``semantic-scholar`` is the engine's canonical name now; ``semantic_scholar`` stays for
@@ -205,7 +205,7 @@ def hyperlink(text: str, entries: Iterable[EntryLike], mode: str = "number") -> 
         return "".join(_link(label(table[n]), table[n].url) if n in table
                        else f"[{n}]" for n in numbers)
 
-    return _sub_outside_code(_LINKABLE, replace, body) + sources
+    return sub_outside_code(_LINKABLE, replace, body) + sources
 
 
 def _labeller(mode: str, body: str, table: dict[int, CitedEntry]) -> Callable[[CitedEntry], str]:

@@ -17,7 +17,10 @@ from collections.abc import Callable, Iterable
 
 # A bracket group holding only numbers, separated by commas, spaces or ranges.
 _BODY = r"(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)"
-_MARKER = re.compile(r"(?<!\\)(?:\[|【)\s*" + _BODY + r"\s*(?:\]|】)")
+# The one statement of a marker's shape, its numbers in group 1. Exporters that see
+# escaped brackets as separate tokens (markdown-it) compile it without the escape check.
+MARKER_SHAPE = r"(?:\[|【)\s*" + _BODY + r"\s*(?:\]|】)"
+MARKER = re.compile(r"(?<!\\)" + MARKER_SHAPE)
 # "\[5]": an escaped opening bracket with a bare closing one. Not a marker here, but
 # other tools match "[5]" alone, so it is made fully escaped before they see it.
 _HALF_ESCAPED = re.compile(r"\\\[(\s*" + _BODY + r"\s*)\]")
@@ -29,8 +32,9 @@ _MAX_RANGE = 50
 _CODE = re.compile(r"`(?<!\\`)(?:``.*?(?:```|\Z)|[^`\n]*`)", re.DOTALL)
 
 
-def _sub_outside_code(pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
+def sub_outside_code(pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str],
                       text: str) -> str:
+    """``pattern.sub(repl, text)`` on the prose only: code spans and blocks are kept as is."""
     parts: list[str] = []
     last = 0
     for code in _CODE.finditer(text):
@@ -66,7 +70,7 @@ def parse_numbers(group: str) -> list[int]:
 def cited_numbers(text: str) -> list[int]:
     """Numbers cited in ``text``, each once, in order of first appearance."""
     seen: dict[int, None] = {}
-    for match in _MARKER.finditer(prose_only(text)):
+    for match in MARKER.finditer(prose_only(text)):
         for number in parse_numbers(match.group(1)):
             seen.setdefault(number, None)
     return list(seen)
@@ -88,9 +92,9 @@ def clean_markers(text: str, valid: Iterable[int]) -> tuple[str, int]:
         removed += len(numbers) - len(kept)
         return "".join(f"[{n}]" for n in kept)
 
-    cleaned = _sub_outside_code(_HALF_ESCAPED, lambda m: f"\\[{m.group(1)}\\]", text)
-    cleaned = _sub_outside_code(_MARKER, replace, cleaned)
-    cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]+(?=[.,;:!?](?:\s|$))"),
+    cleaned = sub_outside_code(_HALF_ESCAPED, lambda m: f"\\[{m.group(1)}\\]", text)
+    cleaned = sub_outside_code(MARKER, replace, cleaned)
+    cleaned = sub_outside_code(re.compile(r"(?<=\S)[ \t]+(?=[.,;:!?](?:\s|$))"),
                                 lambda m: "", cleaned)
-    cleaned = _sub_outside_code(re.compile(r"(?<=\S)[ \t]{2,}(?=\S)"), lambda m: " ", cleaned)
+    cleaned = sub_outside_code(re.compile(r"(?<=\S)[ \t]{2,}(?=\S)"), lambda m: " ", cleaned)
     return cleaned, removed

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from deepcite.citations.markers import _sub_outside_code
+from deepcite.citations.markers import sub_outside_code
 from deepcite.text.cjk import has_cjk
 from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.sentences import split_sentences
@@ -151,4 +151,4 @@ def neutralise_html(markdown: str) -> str:
     and autolinks read as before, and code spans and blocks (where a tag is shown as
     text anyway) are left alone. Applying it twice changes nothing.
     """
-    return _sub_outside_code(_TAG_START, lambda m: "&lt;", markdown)
+    return sub_outside_code(_TAG_START, lambda m: "&lt;", markdown)

@@ -37,7 +37,7 @@ from markdown_it.token import Token
 
 from deepcite.citations import answer_body, cited_numbers
 from deepcite.citations.hyperlinks import registrable_domain, safe_link_url, source_tag
-from deepcite.citations.markers import parse_numbers
+from deepcite.citations.markers import MARKER_SHAPE, parse_numbers
 from deepcite.citations.render import CitedEntry, SourceDocument, by_number
 from deepcite.export.base import (
     ExportOptions,
@@ -55,7 +55,7 @@ from deepcite.types import ResearchResult
 # The marker shapes of deepcite.citations.markers: [1], [1, 2], [1-3], 【1】. Escaped
 # brackets ("\[99\]", a source's own) never reach this pattern: markdown-it keeps them
 # as separate tokens until its text_join rule, and the citation rule runs before it.
-_MARKER = re.compile(r"(?:\[|【)\s*(\d+(?:\s*(?:[,;]|-|–)\s*\d+)*)\s*(?:\]|】)")
+_MARKER = re.compile(MARKER_SHAPE)
 
 SCREEN_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC",
