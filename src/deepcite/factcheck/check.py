@@ -213,10 +213,36 @@ def _checked(check: _Check, claim: Claim) -> ClaimVerdict:
                             note="not judged: the check failed on this claim")
 
 
+def as_written(value: str, sentence: str) -> str:
+    """``value`` as ``sentence`` writes it: its case, and the rest of a word it cuts
+    ("tuesday" read from "roasted on Tuesdays" is shown as "Tuesdays"). A reader checks
+    the note against the quote, so it names the source's own words; a value the
+    sentence does not hold (one read from a past-tense change, a number in words) is
+    shown as the judge gave it."""
+    if not value.strip():
+        return value
+    # (words are cut only in scripts that space them: a CJK value is found as it is)
+    start = r"(?<!\w)" if _spaced_letter(value[0]) else ""
+    match = re.search(start + re.escape(value), sentence, re.IGNORECASE)
+    if match is None:
+        return value
+    end = match.end()
+    if _spaced_letter(value[-1]):
+        while end < len(sentence) and _spaced_letter(sentence[end]):
+            end += 1
+    return sentence[match.start():end]
+
+
+def _spaced_letter(char: str) -> bool:
+    """A letter of a script written with spaces between words (below the CJK blocks)."""
+    return char.isalpha() and ord(char) < 0x2E80
+
+
 def _note(judgement: Judgement, numbers: Sequence[int]) -> str:
     """Why the verdict: both values of every contradiction, what was and was not stated."""
     if judgement.verdict == "contradicted":
-        return "; ".join(f"draft: {c.draft}; source [{numbers[c.quote]}]: {c.source}"
+        return "; ".join(f"draft: {c.draft}; source [{numbers[c.quote]}]: "
+                         f"{as_written(c.source, judgement.quotes[c.quote].text)}"
                          for c in judgement.conflicts)
     if judgement.verdict == "not_found":
         return "no source states this"
