@@ -168,3 +168,26 @@ def test_back_then_and_participants_share_the_sources_words() -> None:
     # "back then" says when, not what; runners and entrants are people
     assert terms_of("Back then 540 people ran the first race.") \
         <= terms_of("The first race was run in 1987 with 340 runners.")
+
+
+def test_it_never_stands_for_a_subject_a_plural_verb_spoke_of() -> None:
+    # "Only the changed blocks ... are copied. It runs ..." speaks of the tool; "they"
+    # may still stand for the last subject named, whatever its number
+    draft = ("tidepool is a tool for mirroring buckets. Only the changed blocks of a file "
+             "are copied, in 4 MiB blocks. It runs 8 transfers in parallel by default. "
+             "The volunteers were trained in 2019. They meet twice a month.\n")
+    claims = split_claims(draft)
+    found = resolve_pronouns(draft, claims)
+    resolved = {c.text: found[c.number].text for c in claims if c.number in found}
+    assert resolved["It runs 8 transfers in parallel by default."] \
+        == "tidepool runs 8 transfers in parallel by default."
+    assert resolved["They meet twice a month."] == "The volunteers meet twice a month."
+
+
+def test_a_subject_before_a_verb_with_no_auxiliary_is_named() -> None:
+    draft = ("Backups are kept for 30 days. tidepool supports Amazon S3 and Azure Blob "
+             "Storage. It runs on Linux and macOS.\n")
+    claims = split_claims(draft)
+    found = resolve_pronouns(draft, claims)
+    [referent] = found.values()
+    assert referent.text == "tidepool runs on Linux and macOS."

@@ -367,3 +367,19 @@ def test_british_and_american_spellings_are_one_word() -> None:
     mit = judge("quillsync is released under the MIT licence.", licence)
     assert mit.verdict == "contradicted"
     assert [c.source for c in mit.conflicts] == ["Apache License"]
+
+
+TOOL = [passage("Overview", "tidepool compares files by their size and a checksum. By "
+                            "default it runs 8 transfers at once; the --jobs option "
+                            "changes this, up to 64. The current release is 3.2.")]
+
+
+def test_a_bound_is_not_stated_by_a_smaller_number_of_another_thing() -> None:
+    [claimed] = [v for v in extract_values("and up to 128 with --jobs") if v.key == "128"]
+    [release] = [v for v in extract_values("The current release is 3.2.") if v.key == "3.2"]
+    assert not agrees(claimed, release)
+    # two bare bounds of one sentence are one slot: the source's maximum is named
+    judged = judge("tidepool runs 8 transfers in parallel by default, and up to 128 "
+                   "with --jobs.", TOOL)
+    assert judged.verdict == "contradicted"
+    assert [(c.draft, c.source) for c in judged.conflicts] == [("128", "64")]

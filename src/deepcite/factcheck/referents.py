@@ -36,6 +36,18 @@ _ANY_PRONOUN = re.compile(r"\b(?:it|its|they|their|them)\b", re.IGNORECASE)
 _VERBS = frozenset("""is are was were has have had can cannot could may might must will
     would shall does do did isn't aren't wasn't weren't hasn't haven't doesn't don't
     didn't can't won't""".split())  # noqa: SIM905
+# Verbs that agree with a plural subject only: "it" never stands for such a subject
+# ("Only the changed blocks are copied. It runs 8 transfers" speaks of the tool).
+_PLURAL_VERBS = frozenset("are were have do aren't weren't haven't don't".split())  # noqa: SIM905
+# Words opening a phrase that is no subject ("In summer", "Since 2019", "Today").
+_OPENERS = frozenset("""in on at from since during after before for with by of until
+    today now then also still soon once every each""".split())  # noqa: SIM905
+# Words opening a verb's object or complement ("sells the", "runs on", "costs 5").
+_OBJECT_OPENERS = frozenset("""the a an its their every each all no some more less about
+    over under on in at to from with up out into between both""".split())  # noqa: SIM905
+_DETERMINERS = frozenset({"the", "a", "an", "each", "every", "all", "some", "no", "any"})
+#: The most words before a verb with no auxiliary that may be its subject.
+_MAX_BEFORE_VERB = 4
 #: The most words a subject before its verb may have ("The hospital's multi-storey car
 #: park on Quarry Road has ...").
 MAX_SUBJECT_WORDS = 8
@@ -54,7 +66,15 @@ _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _JOINS = frozenset({"to", "and", "that", "which", "who", "than", "or", "but"})
 
 
-def _subject(text: str) -> str | None:
+@dataclass(frozen=True)
+class _Subject:
+    """The words a claim is about, and whether its verb makes them plural."""
+
+    words: str
+    plural: bool
+
+
+def _subject(text: str) -> _Subject | None:
     """The words before the claim's first verb, when they are a subject of its own (no
     pronoun, no second clause, at most :data:`MAX_SUBJECT_WORDS` words, cut at a comma:
     "Varnell Blue, the best-known cheese, ..." is Varnell Blue); else a name it opens
@@ -63,15 +83,39 @@ def _subject(text: str) -> str | None:
     for index, word in enumerate(words[:MAX_SUBJECT_WORDS + 1]):
         if word.group(0).lower() in _VERBS:
             before = {w.group(0).lower() for w in words[:index]}
+            plural = word.group(0).lower() in _PLURAL_VERBS
             if before and not (_PRONOUNS | _JOINS) & before:
-                return text[:word.start()].split(",")[0].strip()
+                return _Subject(text[:word.start()].split(",")[0].strip(), plural)
             if before and not _PRONOUNS & before:
-                return _before_join(words[:index], text)
+                joined = _before_join(words[:index], text)
+                return None if joined is None else _Subject(joined, False)
             break
+        if 1 <= index <= _MAX_BEFORE_VERB and _third_person(words, index, text):
+            return _Subject(text[:word.start()].strip(), False)
     opening = _NAME_RUN.match(text)
     if opening is not None and opening.group(0).split()[0].lower() not in _PRONOUNS:
-        return _POSSESSIVE.sub("", opening.group(0))
+        return _Subject(_POSSESSIVE.sub("", opening.group(0)), False)
     return None
+
+
+def _third_person(words: Sequence[re.Match[str]], index: int, text: str) -> bool:
+    """Whether word ``index`` is a verb in the third person ending a subject with no
+    auxiliary: "tidepool supports Amazon S3", "Kestrel Lane Coffee roasts its beans".
+    A plural noun looks the same ("The volunteers meet"), so the word after it must
+    open an object (a determiner, a preposition, a number, a name), or the words before
+    it be a name; and the words before must open with no preposition or adverb ("In
+    summer the lido opens" names no subject)."""
+    if not _VERB_ENDING.search(words[index].group(0)):
+        return False
+    before = [w.group(0) for w in words[:index]]
+    lowered = {w.lower() for w in before}
+    if (_PRONOUNS | _JOINS | _OPENERS) & lowered or before[0].lower().endswith("ly"):
+        return False
+    if _NAME_RUN.fullmatch(text[:words[index].start()].strip()) or (
+            len(before) == 1 and before[0].lower() not in _DETERMINERS):
+        return True
+    after = words[index + 1].group(0) if index + 1 < len(words) else ""
+    return after.lower() in _OBJECT_OPENERS or after[:1].isupper() or after[:1].isdigit()
 
 
 def _before_join(words: Sequence[re.Match[str]], text: str) -> str | None:
@@ -122,12 +166,16 @@ def resolve_pronouns(document: str, claims: Sequence[Claim]) -> dict[int, Refere
     pronoun: the pronoun replaced by the subject it stands for (see the module docs).
     Claims not listed keep their own text."""
     resolved: dict[int, Referent] = {}
-    current = _heading_name(document)
+    # the last subject named, and the last one a singular verb spoke of: "it" and "its"
+    # stand for that one, "they" and "their" (a company, its staff) for either
+    current = singular = _heading_name(document)
     for claim in claims:
         text = clean_claim(claim.text)
         match = _OPENING_PRONOUN.match(text)
+        group = 0 if match is None else 1 if match.group(1) else 3
+        if match is not None and match.group(group).lower() in ("it", "its"):
+            current = singular
         if match is not None and current is not None:
-            group = 1 if match.group(1) else 3
             subject = _as_subject(current, match.group(group), group == 1)
             opening = text[:match.start(group)]
             if opening and not opening.rstrip().endswith(","):
@@ -137,6 +185,8 @@ def resolve_pronouns(document: str, claims: Sequence[Claim]) -> dict[int, Refere
                 opening + subject + text[match.end(group):], current)
             continue
         closing = _CLOSING_PRONOUN.search(text)
+        if closing is not None and closing.group(1).lower() == "it":
+            current = singular
         if (closing is not None and current is not None
                 and len(_ANY_PRONOUN.findall(text)) == 1):
             subject = _as_subject(current, closing.group(1), False)
@@ -145,5 +195,7 @@ def resolve_pronouns(document: str, claims: Sequence[Claim]) -> dict[int, Refere
             continue
         found = _subject(text)
         if found is not None and not _ANY_PRONOUN.search(text):
-            current = found
+            current = found.words
+            if not found.plural:
+                singular = found.words
     return resolved

@@ -516,6 +516,8 @@ def same_slot(claim: Value, other: Value) -> bool:
         return claim.unit == other.unit or claim.unit == FREE
     if _bare(other) and claim.before and claim.before == other.before:
         return True  # "timeout=30" is the timeout the claim gives in seconds
+    if _bare(claim) and _bare(other) and claim.bound and claim.bound == other.bound:
+        return True  # "up to 128 with --jobs" against "the --jobs option ..., up to 64"
     if claim.dimension:
         return claim.dimension == other.dimension
     if claim.unit or other.unit:
@@ -559,8 +561,11 @@ def agrees(claim: Value, other: Value) -> bool:
     # it ("Python 3.7", "version 3.7")
     loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
         claim.unit == other.unit or (bool(claim.before) and claim.before == other.before))
-    if not same_slot(claim, other) and not loose:
-        return False
+    if not same_slot(claim, other):
+        # only the very number: a bound ("up to 128 with --jobs") says nothing of a
+        # smaller number of another thing ("release 3.2")
+        return loose and (claim.key == other.key or (
+            claim.amount is not None and claim.amount == other.amount))
     if claim.amount is not None and other.amount is not None:
         if claim.dimension and _bare(other):
             return claim.key == other.key  # the number as written: "timeout=30"
