@@ -85,7 +85,8 @@ from deepcite.factcheck.outright import (
     limited_beside,
     scoped_outright,
 )
-from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
+from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
+from deepcite.factcheck.releases import release_scope, released
 from deepcite.factcheck.restrictions import (
     limit_clash,
     period_beside,
@@ -191,6 +192,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or scoped_outright(text, claim_terms, by_words) \
             or limited_beside(text, claim_terms, by_words, pool) \
             or contradicted_nearly(text, claim_terms, scored, cosine) \
+            or released(text, claim_terms, pool) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -222,6 +224,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     own = {id(s): score for score, s in scored}
     close_by = [s for s in on_subject if s is best or s in near
                 or own[id(s)] >= best_score - NEAR_SCORE]
+    decided_by: dict[str, Sentence] = {}
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
@@ -231,6 +234,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if decided is None:
             missing.append(value.text)
         elif decided[1] is None:
+            decided_by[value.text] = decided[0]
             stated.append(value.text)
             quote_of(decided[0])
         elif of_another_release(values, value, decided[0].text):
@@ -241,6 +245,21 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                                       quote_of(decided[0])))
         else:
             missing.append(value.text)
+    release = release_scope(text, claim_terms, pool)
+    if release is not None and decided_by.get(release[0].text) is not best and (
+            release[0].text in missing or release[0].text in stated):
+        # a change the claim ties to a version, which a changelog's heading dates:
+        # "- AVIF output." under "## 2.1" against "available since version 1.8"
+        version, item, heading, same = release
+        if version.text in missing:
+            missing.remove(version.text)
+        if same:
+            stated.append(version.text)
+            quote_of(item)
+        else:
+            if version.text in stated:
+                stated.remove(version.text)
+            conflicts.append(Conflict(shown(version, text), heading, quote_of(item)))
     passage_terms = pool.context[best.passage]
     best_names = name_groups(best.text, known)
     for start, end in name_groups(text, known):
@@ -408,6 +427,12 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         for v in measured)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
+    mate = None if said_in_words else line_mate(best, pool)
+    if mate is not None and share_said(words, name_terms - unknown, mate, pool) >= enough:
+        # two sentences of one list item or line say it together ("`--jobs N` - how many
+        # images are processed at the same time. The default is the number of logical
+        # CPU cores" for "works on as many images at once as it has CPU cores")
+        said_in_words = True
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
     unsaid = unsaid_clause(text, [best, *near], values)

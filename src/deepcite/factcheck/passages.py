@@ -22,7 +22,7 @@ from deepcite.factcheck.values import FREE, Value, agrees, extract_values, same_
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "passage_spans",
+__all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "line_mate", "passage_spans",
            "share_said", "terms_said", "values_of"]
 
 #: A name the sentence does not repeat counts this much when its passage says it.
@@ -204,6 +204,23 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
     borrowed = (claim - said_terms) if _PRONOUN.match(sentence.text) else names - said_terms
     said += CONTEXT_WEIGHT * sum(pool.weight(term) for term in borrowed & context)
     return said / total
+
+
+def line_mate(sentence: Sentence, pool: Pool) -> Sentence | None:
+    """``sentence`` joined with the one after it on the same line (a list item or a
+    paragraph of two sentences), or with the one before when none follows; None when
+    it stands alone on its line."""
+    text = pool.texts[sentence.passage]
+    mine = pool.by_passage[sentence.passage]
+    for other in (mine[sentence.index + 1] if sentence.index + 1 < len(mine) else None,
+                  mine[sentence.index - 1] if sentence.index else None):
+        if other is None:
+            continue
+        first, second = sorted((sentence, other), key=lambda s: s.start)
+        if "\n" not in text[first.end:second.start]:
+            return Sentence(sentence.passage, sentence.index, first.start, second.end,
+                            text[first.start:second.end], first.terms | second.terms)
+    return None
 
 
 def values_of(text: str) -> tuple[Value, ...]:

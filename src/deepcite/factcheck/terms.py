@@ -157,6 +157,13 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:from\s+)?Mondays?\s*(?:to|until|till|through|-|\u2013)\s*Fridays?\b|"
      r"\bworking\s+days\b", "weekdays"),
     (r"\bSaturdays?\s+and\s+Sundays?\b", "weekends"),
+    # doing several things together, however written: "at once", "at the same time",
+    # "simultaneously", "concurrently", "in parallel"
+    (r"\bat\s+(?:once|the\s+same\s+time)\b|\bsimultaneous(?:ly)?\b|"
+     r"\bconcurrent(?:ly)?\b|\bin\s+parallel\b", "parallel"),
+    # a count equal to another, however written: "as many images ... as there are
+    # cores", "how many images", "the number of images"
+    (r"\bas\s+many\b(?=(?:\s+[\w-]+){1,6}\s+as\b)|\bhow\s+many\b", "number"),
 ))
 
 
