@@ -61,3 +61,26 @@ def test_two_sentences_of_one_list_item_say_a_claim_together() -> None:
     judgement, _ = _judged("Out of the box, it converts as many files at once as the "
                            "machine has logical CPU cores.", OPTIONS)
     assert judgement.verdict == "supported"
+
+
+SHOP = [
+    passage("Shop", "# The farm shop\n\nThe farm shop in Lesk is open from Wednesday to "
+            "Sunday, 9:00 to 17:00. It is closed on Mondays and Tuesdays.\n\nThe bakery "
+            "bakes about 400 loaves a day."),
+]
+
+
+def test_the_whole_week_counted_out_is_a_claim_for_all_days() -> None:
+    from deepcite.factcheck.restrictions import scope_clash
+    clash = scope_clash("The museum is open seven days a week.",
+                        "The museum is open Wednesday to Sunday, 10:00 to 17:00.")
+    assert clash is not None and clash.outcome == "contradicted"
+    assert scope_clash("The cafe is open 7 days a week.", "The cafe is open Monday to "
+                       "Sunday.") is None
+
+
+def test_every_day_of_the_week_against_a_range_of_days_is_contradicted() -> None:
+    # ranked by what the claim says beside its "every day", the shop's hours are its
+    # subject, not the bakery's "a day"
+    judgement, note = _judged("The shop is open every day of the week.", SHOP)
+    assert judgement.verdict == "contradicted" and "Wednesday to Sunday" in note

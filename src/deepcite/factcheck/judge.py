@@ -88,6 +88,7 @@ from deepcite.factcheck.outright import (
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
 from deepcite.factcheck.releases import release_scope, released
 from deepcite.factcheck.restrictions import (
+    always_span,
     limit_clash,
     period_beside,
     rhythm_clash,
@@ -182,7 +183,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # the claim's words, or its meaning with some of its words
         return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
 
-    scored = sorted(((share_said(subject, name_terms - unknown, s, pool, values), s)
+    # "every day of the week", "all year round": the scope the claim gives its words,
+    # which a source bounding them says otherwise ("open from Tuesday to Saturday"), so
+    # the sentences are ranked by the rest of the claim's words
+    span = always_span(text)
+    by = subject - terms_of(text[span[0]:span[1]]) if span is not None else subject
+    by = by if len(by) >= 2 else subject
+    by_values = tuple(v for v in values if span is None or not span[0] <= v.start < span[1])
+    scored = sorted(((share_said(by, name_terms - unknown, s, pool, by_values), s)
                      for s in pool.sentences),
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
     if not any(found(score, s) for score, s in scored):

@@ -28,9 +28,9 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "beyond_only", "from_start", "limit_clash",
-           "period_beside",
-           "restrictions", "rhythm_clash", "scope_clash", "start_clash", "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "always_span", "beyond_only", "from_start",
+           "limit_clash", "period_beside", "restrictions", "rhythm_clash", "scope_clash",
+           "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -55,6 +55,10 @@ _UNIVERSAL = re.compile(
     r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
     r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
+    # the whole week or year counted out: "seven days a week", "7 days a week", "365
+    # days a year", "24/7"
+    r"(?:seven|7) days (?:a|per|each) week|365 days (?:a|per|each) year|24/7|"
+    r"around the clock|all week|"
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time|spring|"
     rf"summer|autumn|winter|{_MONTH_NAMES})\b))\b",
@@ -110,7 +114,8 @@ def _week_words(text: str) -> str:
 # Universal words about time: only a period restriction contradicts them.
 _ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|(?:every|any) day(?: of "
                      r"the (?:week|year))?|daily|at any time|whenever|24/7|around the clock|"
-                     r"seven days a week|all week)\b", re.IGNORECASE)
+                     r"(?:seven|7) days (?:a|per|each) week|365 days (?:a|per|each) year|"
+                     r"all week)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
@@ -198,6 +203,12 @@ def universal(text: str) -> str | None:
     or None."""
     match = _UNIVERSAL.search(text)
     return match.group(0) if match else None
+
+
+def always_span(text: str) -> tuple[int, int] | None:
+    """Where :func:`always` finds its words in ``text``, or None."""
+    match = _ALWAYS.search(text)
+    return match.span() if match else None
 
 
 def always(text: str) -> str | None:
