@@ -84,3 +84,33 @@ def test_every_day_of_the_week_against_a_range_of_days_is_contradicted() -> None
     # subject, not the bakery's "a day"
     judgement, note = _judged("The shop is open every day of the week.", SHOP)
     assert judgement.verdict == "contradicted" and "Wednesday to Sunday" in note
+
+
+FRAMES = [
+    passage("Options", "## Animated images\n\nWhen the input is an animated GIF, the "
+            "converter keeps all frames if the output format is GIF or WebP. For any "
+            "other output format, only the first frame is written and a note is printed."),
+]
+
+
+def test_two_sentences_are_joined_only_on_one_line() -> None:
+    from deepcite.factcheck.passages import Pool, line_mate
+    pool = Pool(["- `--jobs N` - how many at once. The default is 4.\n- `--gpu` - use it."])
+    first, _, third = pool.by_passage[0][:3]
+    joined = line_mate(first, pool)
+    assert joined is not None and joined.text.endswith("The default is 4.")
+    assert line_mate(third, pool) is None
+
+
+def test_a_split_into_cases_contradicts_always_naming_the_case_that_differs() -> None:
+    judgement, note = _judged("Animated images are always flattened to their first "
+                              "frame, whatever format you convert them to.", FRAMES)
+    assert judgement.verdict == "contradicted" and "keeps all frames" in note
+    judgement, note = _judged("Animated images always keep all their frames, whatever "
+                              "format you convert them to.", FRAMES)
+    assert judgement.verdict == "contradicted" and "first frame" in note
+
+
+def test_a_claim_of_one_case_is_no_claim_of_all() -> None:
+    judgement, _ = _judged("Animated images keep all frames when converted to GIF.", FRAMES)
+    assert judgement.verdict != "contradicted"

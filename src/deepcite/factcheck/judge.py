@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
@@ -69,6 +70,7 @@ from deepcite.factcheck.names import (
     name_groups,
     spelled_out,
 )
+from deepcite.factcheck.negation import negated
 from deepcite.factcheck.other_words import (
     forbidden,
     other_agent,
@@ -88,6 +90,7 @@ from deepcite.factcheck.outright import (
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
 from deepcite.factcheck.releases import release_scope, released
 from deepcite.factcheck.restrictions import (
+    ScopeClash,
     always_span,
     limit_clash,
     period_beside,
@@ -198,6 +201,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return denied_outright(text, claim_terms, by_words, known) \
             or forbidden_outright(text, claim_terms, by_words) \
             or scoped_outright(text, claim_terms, by_words) \
+            or split_outright(text, claim_terms, by_words, pool) \
             or limited_beside(text, claim_terms, by_words, pool) \
             or contradicted_nearly(text, claim_terms, scored, cosine) \
             or released(text, claim_terms, pool) \
@@ -381,6 +385,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
+        if clash is None or clash.outcome != "contradicted":
+            # a split into cases ("keeps all frames if the output is GIF. For any other
+            # format, only the first frame ...") against the claim's "always"
+            cased = next((k for s in (best, *near)
+                          if (k := case_split(text, s, pool)) is not None), None)
+            if cased is not None:
+                clasher, clash = cased[2], ScopeClash("contradicted", cased[0], cased[1])
         # "since the day it opened" against a start the source dates later, in the
         # sentence or the one after or before it
         started = next(((s, c) for s in (best, *near)
@@ -436,10 +447,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
     mate = None if said_in_words else line_mate(best, pool)
-    if mate is not None and share_said(words, name_terms - unknown, mate, pool) >= enough:
+    if mate is not None and not negated(mate.text[len(best.text):] if mate.start == best.start
+                                        else mate.text[:best.start - mate.start]) \
+            and share_said(words, name_terms - unknown, mate, pool) >= enough:
         # two sentences of one list item or line say it together ("`--jobs N` - how many
         # images are processed at the same time. The default is the number of logical
-        # CPU cores" for "works on as many images at once as it has CPU cores")
+        # CPU cores" for "works on as many images at once as it has CPU cores"; not one
+        # denying something: "... and a MIG welder. TIG welding is not available.")
         said_in_words = True
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
