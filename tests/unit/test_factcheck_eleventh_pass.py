@@ -114,3 +114,28 @@ def test_a_split_into_cases_contradicts_always_naming_the_case_that_differs() ->
 def test_a_claim_of_one_case_is_no_claim_of_all() -> None:
     judgement, _ = _judged("Animated images keep all frames when converted to GIF.", FRAMES)
     assert judgement.verdict != "contradicted"
+
+
+def test_the_first_number_of_a_range_takes_the_unit_of_the_second() -> None:
+    from deepcite.factcheck.passages import values_of
+    read = [(v.kind, v.key, v.unit) for v in values_of(
+        "It went up from seventy-five to ninety pounds in March 2023.")]
+    assert read[:2] == [("money", "75", "gbp"), ("money", "90", "gbp")]
+    assert [v.unit for v in values_of("between 20 and 30 minutes")] == ["minute", "minute"]
+    # a clock time lends no "pm" to the number before it: "from 10 to 4 pm"
+    assert next(v.unit for v in values_of("open from 10 to 4 pm")) != "clock"
+
+
+def test_a_change_from_one_price_to_another_agrees_with_the_source_saying_both() -> None:
+    plans = [passage("Plans", "The Annual plan was priced at £75 until March 2023, when "
+                     "it rose to its current level of £90.")]
+    judgement, _ = _judged("The yearly plan went up from seventy-five to ninety pounds in "
+                           "March 2023.", plans)
+    assert judgement.verdict != "contradicted"
+    assert {"seventy-five", "ninety pounds"} <= set(judgement.stated)
+
+
+def test_when_after_a_date_is_no_condition() -> None:
+    from deepcite.factcheck.restrictions import restrictions
+    assert restrictions("It was priced at £75 until March 2023, when it rose to £90.") == []
+    assert restrictions("Entry is free when accompanied by an adult.") != []

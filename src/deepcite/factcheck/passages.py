@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from deepcite.factcheck.negation import OPPOSITES
+from deepcite.factcheck.ranges import shared_units
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, Value, agrees, extract_values, same_slot
 from deepcite.text.sentences import sentence_spans
@@ -230,4 +231,4 @@ def values_of(text: str) -> tuple[Value, ...]:
 
 @lru_cache(maxsize=4096)
 def _values_cached(text: str) -> tuple[Value, ...]:
-    return tuple(extract_values(text))
+    return tuple(shared_units(text, extract_values(text), extract_values))

@@ -63,6 +63,10 @@ _UNIVERSAL = re.compile(
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time|spring|"
     rf"summer|autumn|winter|{_MONTH_NAMES})\b))\b",
     re.IGNORECASE)
+# A date just before "when": the "when" says what happened then ("priced at £75 until
+# March 2023, when it rose to £90"), no condition.
+_AT_A_TIME = re.compile(rf"(?:\b\d{{4}}|\b(?:{_MONTH_NAMES})(?:\s+\d{{1,2}})?)\s*,\s*$",
+                        re.IGNORECASE)
 _PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
 _MONTH = rf"{_PART_OF_MONTH}(?:{_MONTH_NAMES}|{_DAY_NAMES})"
 # A part of the year or week a statement holds for: "from March to November", "on
@@ -175,6 +179,9 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
                 continue
             if pattern is _RELATIVE and any(a <= match.start() < b for a, b in spans):
                 continue  # "when accompanied by a parent who is a member": the condition's
+            if kind == "conditional" and _AT_A_TIME.search(text, 0, match.start()) \
+                    and match.group(0).lower() == "when":
+                continue  # "until March 2023, when it rose": the time, no condition
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
