@@ -139,3 +139,14 @@ def test_when_after_a_date_is_no_condition() -> None:
     from deepcite.factcheck.restrictions import restrictions
     assert restrictions("It was priced at £75 until March 2023, when it rose to £90.") == []
     assert restrictions("Entry is free when accompanied by an adult.") != []
+
+
+def test_around_the_clock_against_a_range_of_hours_is_contradicted() -> None:
+    from deepcite.factcheck.hours import hours_clash
+    assert hours_clash("Every station is open around the clock.", "Stations in Eastfield "
+                       "operate from 6:00 to 23:00 only; bikes cannot be taken out.") == (
+        "around the clock", "Stations in Eastfield operate from 6:00 to 23:00 only")
+    assert hours_clash("The gym is open 24/7.", "The gym is open 24 hours a day.") is None
+    judgement, note = _judged("The cafe is open around the clock.", [passage(
+        "Cafe", "The cafe is open from 7:00 to 19:00.")])
+    assert judgement.verdict == "contradicted" and "7:00 to 19:00" in note

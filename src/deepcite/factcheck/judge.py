@@ -43,6 +43,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
+from deepcite.factcheck.hours import hours_clash
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -97,6 +98,7 @@ from deepcite.factcheck.restrictions import (
     rhythm_clash,
     scope_clash,
     start_clash,
+    universal,
 )
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
@@ -366,6 +368,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         pair = forbidden(text, other.text, claim_terms)
         if pair is not None:
             conflicts.append(Conflict(pair[0], pair[1], quote_of(other)))
+            break
+    for other in (best, *near) if not conflicts else ():
+        # "open around the clock" against "operate from 6:00 to 23:00 only" (a
+        # neighbour's hours only where the claim speaks of every one: "every station")
+        hours = hours_clash(text, other.text) if other is best or universal(text) else None
+        if hours is not None:
+            conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
             break
     scoped = False
     if not conflicts:
