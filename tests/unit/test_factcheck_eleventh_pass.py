@@ -150,3 +150,19 @@ def test_around_the_clock_against_a_range_of_hours_is_contradicted() -> None:
     judgement, note = _judged("The cafe is open around the clock.", [passage(
         "Cafe", "The cafe is open from 7:00 to 19:00.")])
     assert judgement.verdict == "contradicted" and "7:00 to 19:00" in note
+
+
+PLATFORMS = [
+    passage("README", "## Supported platforms\n\n| Platform | Status |\n|---|---|\n"
+            "| Linux | Supported |\n| macOS | Supported |\n| Windows | Not supported; use "
+            "WSL2 |\n"),
+]
+
+
+def test_a_table_row_denying_one_of_the_things_a_claim_lists_contradicts_it() -> None:
+    judgement, note = _judged("It runs natively on Linux, macOS and Windows.", PLATFORMS)
+    assert judgement.verdict == "contradicted" and "Windows: Not supported" in note
+    judgement, _ = _judged("It runs on Linux and macOS.", PLATFORMS)
+    assert judgement.verdict != "contradicted"
+    judgement, _ = _judged("It does not run on Windows.", PLATFORMS)
+    assert judgement.verdict != "contradicted"

@@ -100,6 +100,7 @@ from deepcite.factcheck.restrictions import (
     start_clash,
     universal,
 )
+from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
@@ -207,6 +208,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or limited_beside(text, claim_terms, by_words, pool) \
             or contradicted_nearly(text, claim_terms, scored, cosine) \
             or released(text, claim_terms, pool) \
+            or denied_row(text, claim_terms, pool) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -320,6 +322,10 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    row = None if conflicts else row_denial(text, claim_terms, pool)
+    if row is not None:
+        # "| Windows | Not supported |" against "runs on Linux, macOS and Windows"
+        conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now
     changed = None if conflicts else past_value_in(text, (best, *near, *(
         s for score, s in scored[:DENIAL_CANDIDATES] if score >= NEAR_FLOOR)), claim_terms)
