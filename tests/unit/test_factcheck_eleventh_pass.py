@@ -166,3 +166,28 @@ def test_a_table_row_denying_one_of_the_things_a_claim_lists_contradicts_it() ->
     assert judgement.verdict != "contradicted"
     judgement, _ = _judged("It does not run on Windows.", PLATFORMS)
     assert judgement.verdict != "contradicted"
+
+
+NESTED = [
+    passage("Changelog", "## 3.1.0 (2024-03-05)\n\n### Added\n- SFTP storage backend.\n\n"
+            "### Deprecated\n- The `--gzip` flag. Use `--compression gzip` instead. Will be "
+            "removed in 4.0.\n\n## 3.0.0 (2023-10-02)\n\n### Changed\n- The default "
+            "compression changed from gzip to zstd.\n"),
+]
+
+
+def test_a_release_heading_scopes_the_sections_under_it() -> None:
+    text = NESTED[0].full_text or NESTED[0].snippet
+    assert release_heading(text, text.index("SFTP"))[0] == "3.1"  # type: ignore[index]
+
+
+def test_a_change_arriving_in_its_release_under_a_sub_heading_is_supported() -> None:
+    judgement, _ = _judged("SFTP storage arrived in 3.1.0, released in March 2024.", NESTED)
+    assert judgement.verdict == "supported"
+    judgement, note = _judged("SFTP storage arrived in 3.0.", NESTED)
+    assert judgement.verdict == "contradicted" and "3.1.0" in note
+
+
+def test_an_item_naming_its_own_release_says_when_itself() -> None:
+    judgement, note = _judged("The old --gzip flag was already dropped in 3.1.", NESTED)
+    assert judgement.verdict == "contradicted" and "removed in 4.0" in note

@@ -29,12 +29,18 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?P<title>[^\n]*?)[ \t#]*$", re.M
 _RELEASE = re.compile(r"\[?(?:v|(?:version|release)\s+)?(?P<version>\d+(?:\.\d+){1,3})\]?"
                       r"(?=$|[\s(:,\u2013\u2014-])", re.IGNORECASE)
 _VERSION_WORDS = frozenset({"version", "release"})
+# "removed in 4.0", "added in 3.1": a number after a change is its release
+_OWN_RELEASE = re.compile(r"\b(?:removed|added|introduced|dropped|deprecated|changed|"
+                          r"available|new|arrived|came|landed|shipped|appeared|released)"
+                          r"\s+(?:in|since|from|with)\s+(?:version\s+)?$",
+                          re.IGNORECASE)
 # The words of a version and of a change arriving or leaving: what ties the change to
 # a release, which the heading says, not the change itself.
 _RELEASE_TERMS = terms_of("""version versions release releases released since onwards
     from available availability added adds introduced introduces new first came come
     arrived arrives shipped ships shipping launched supported support stopped stops
-    dropped drops removed removes provided provides offered offers began begins""")
+    dropped drops removed removes provided provides offered offers began begins
+    already still old now yet longer anymore""")
 
 
 def _key(version: str) -> str:
@@ -47,25 +53,42 @@ def _key(version: str) -> str:
 
 def release_heading(text: str, start: int) -> tuple[str, str] | None:
     """The release (its key and heading title) of the heading standing over the place
-    ``start`` of a passage's ``text``, or None when the nearest heading above names no
-    release first (or ``start`` is on the heading's own line)."""
-    heading = None
-    for match in _HEADING.finditer(text, 0, start):
-        heading = match
-    if heading is None or heading.end() >= start:
+    ``start`` of a passage's ``text`` - the nearest heading above, or the nearest of a
+    higher level above that ("### Deprecated" under "## 3.1.0") - or None when none of
+    them names a release first (or ``start`` is on a heading's own line)."""
+    headings = [m for m in _HEADING.finditer(text, 0, start)]
+    if not headings or headings[-1].end() >= start:
         return None
-    title = heading.group("title").strip()
-    found = _RELEASE.match(title)
-    return (_key(found.group("version")), title) if found is not None else None
+    level = 7
+    for heading in reversed(headings):
+        depth = len(heading.group(0).lstrip()) - len(heading.group(0).lstrip().lstrip("#"))
+        if depth >= level:
+            continue
+        level = depth
+        title = heading.group("title").strip()
+        found = _RELEASE.match(title)
+        if found is not None:
+            return _key(found.group("version")), title
+    return None
+
+
+def _line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The line of ``text`` holding ``start``..``end`` (a list item, a paragraph)."""
+    return text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
 
 
 def claim_release(text: str) -> Value | None:
     """The one product version a claim states ("since version 1.8", "Version 2.0 came
-    out"), not a platform's ("macOS from version 12"); None with none or several."""
-    found = [v for v in values_of(text)
-             if v.kind == "version" or (v.kind == "number" and v.before in _VERSION_WORDS)]
-    found = [v for v in found if of_platform(text, v).before in _VERSION_WORDS
-             or (v.kind == "version" and not v.before)]
+    out", "dropped in 3.1"), not a platform's ("macOS from version 12"); None with none
+    or several."""
+    found = []
+    for value in values_of(text):
+        if value.kind == "version" or (value.kind == "number" and (
+                value.before in _VERSION_WORDS or _OWN_RELEASE.search(text, 0, value.start))):
+            platform = of_platform(text, value).before
+            if platform != value.before and platform not in _VERSION_WORDS:
+                continue  # macOS's version, not the product's
+            found.append(value)
     return found[0] if len(found) == 1 else None
 
 
@@ -75,16 +98,25 @@ def release_item(text: str, version: Value, claim_terms: frozenset[str],
     aside), with that release's key and heading: the change the claim ties to a
     version. None when none says :data:`RELEASE_FOUND` of them, or two releases' items
     say them equally."""
-    words = claim_terms - terms_of(version.text) - _RELEASE_TERMS
+    # (the words of its values too: "March" of "released in March 2024")
+    words = claim_terms - _RELEASE_TERMS - frozenset(
+        term for value in (version, *values_of(text)) for term in terms_of(value.text))
     if not words:
         return None
     best: list[tuple[float, Sentence, str, str]] = []
     for sentence in pool.sentences:
-        if not words & sentence.terms or any(
-                v.kind == "version" or v.before in _VERSION_WORDS
-                for v in values_of(sentence.text)):
-            continue  # an item naming a version of its own says which itself
-        release = release_heading(pool.texts[sentence.passage], sentence.start)
+        if not words & sentence.terms:
+            continue
+        text_of = pool.texts[sentence.passage]
+        start, end = _line(text_of, sentence.start, sentence.end)
+        line = text_of[start:end]
+        # an item naming a version of its own says which itself ("The `--gzip` flag.
+        # ... Will be removed in 4.0.")
+        own = [v for v in values_of(line)
+               if v.kind == "version" or v.before in _VERSION_WORDS
+               or (v.kind == "number" and _OWN_RELEASE.search(line, 0, v.start))]
+        release = (_key(own[0].key), line.strip(" -*")) if own else \
+            release_heading(text_of, sentence.start)
         if release is None:
             continue
         score = share_said(words, frozenset(), sentence, pool)
