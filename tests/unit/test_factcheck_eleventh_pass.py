@@ -191,3 +191,31 @@ def test_a_change_arriving_in_its_release_under_a_sub_heading_is_supported() -> 
 def test_an_item_naming_its_own_release_says_when_itself() -> None:
     judgement, note = _judged("The old --gzip flag was already dropped in 3.1.", NESTED)
     assert judgement.verdict == "contradicted" and "removed in 4.0" in note
+
+
+def test_an_age_in_words_after_under_is_an_age() -> None:
+    from deepcite.factcheck.passages import values_of
+    from deepcite.factcheck.values import agrees
+    [words] = values_of("Children under sixteen may not use the bikes.")
+    [figures] = values_of("Kids younger than 16 can't ride the bikes.")
+    assert words.bound == "max" and agrees(figures, words)
+
+
+def test_kids_and_grown_ups_are_children_and_adults() -> None:
+    assert terms_of("kids with a grown-up") == terms_of("children with an adult")
+    assert "adult" not in terms_of("The tree has grown up fast.")
+
+
+def test_even_when_is_no_condition_and_at_all_no_claim_of_all() -> None:
+    from deepcite.factcheck.restrictions import restrictions, universal
+    assert restrictions("Children under 16 may not ride, even when accompanied by an "
+                        "adult.") == []
+    assert restrictions("Children may ride when accompanied by an adult.") != []
+    assert universal("Kids can't ride the bikes at all.") is None
+    assert universal("All riders need a card.") is not None
+    judgement, _ = _judged("Kids younger than 16 can't ride the bikes at all, not even "
+                           "with a grown-up beside them.", [passage(
+                               "Rules", "Members must be at least 16 years old. Children "
+                               "under sixteen may not use the bikes, even when accompanied "
+                               "by an adult.")])
+    assert judgement.verdict == "supported"

@@ -53,7 +53,8 @@ _MONTH_NAMES = ("January|February|March|April|May|June|July|August|September|Oct
 _DAY_NAMES = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 _UNIVERSAL = re.compile(
     r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
-    r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
+    r"everywhere|all year(?: round)?|year-round|(?<!\bat\s)all|both|whatever|whoever|"
+    r"at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
     # the whole week or year counted out: "seven days a week", "7 days a week", "365
     # days a year", "24/7"
@@ -67,6 +68,8 @@ _UNIVERSAL = re.compile(
 # March 2023, when it rose to £90"), no condition.
 _AT_A_TIME = re.compile(rf"(?:\b\d{{4}}|\b(?:{_MONTH_NAMES})(?:\s+\d{{1,2}})?)\s*,\s*$",
                         re.IGNORECASE)
+# "even when", "even if": it holds all the same, no condition.
+_EVEN = re.compile(r"\beven\s+(?:when\s+|if\s+)?$", re.IGNORECASE)
 _PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
 _MONTH = rf"{_PART_OF_MONTH}(?:{_MONTH_NAMES}|{_DAY_NAMES})"
 # A part of the year or week a statement holds for: "from March to November", "on
@@ -182,6 +185,8 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
             if kind == "conditional" and _AT_A_TIME.search(text, 0, match.start()) \
                     and match.group(0).lower() == "when":
                 continue  # "until March 2023, when it rose": the time, no condition
+            if kind == "conditional" and _EVEN.search(text, 0, match.start()):
+                continue  # "even when accompanied by an adult": it holds all the same
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
