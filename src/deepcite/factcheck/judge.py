@@ -461,6 +461,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         for v in measured)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
+    joined = False
     mate = None if said_in_words else line_mate(best, pool)
     if mate is not None and not negated(mate.text[len(best.text):] if mate.start == best.start
                                         else mate.text[:best.start - mate.start]) \
@@ -469,7 +470,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # images are processed at the same time. The default is the number of logical
         # CPU cores" for "works on as many images at once as it has CPU cores"; not one
         # denying something: "... and a MIG welder. TIG welding is not available.")
-        said_in_words = True
+        # (a claim of several clauses is then judged clause by clause, as one supported
+        # by meaning is: the two sentences may each say another clause's words)
+        said_in_words = joined = True
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
     unsaid = unsaid_clause(text, [best, *near], values)
@@ -492,4 +495,4 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # what the claim says of it is stated
         return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
-                     tuple(missing), scoped, meant and not said_in_words)
+                     tuple(missing), scoped, (meant and not said_in_words) or joined)
