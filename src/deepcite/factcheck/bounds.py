@@ -15,7 +15,7 @@ import re
 from deepcite.factcheck.units import DIMENSIONS
 from deepcite.factcheck.value import Value
 
-__all__ = ["AGE_GROUP", "APPROX_SHARE", "EXACT", "bound_words", "bounded", "within"]
+__all__ = ["AGED_BOUND", "AGE_GROUP", "APPROX_SHARE", "EXACT", "bound_words", "bounded", "within"]
 
 _BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of|"
                        r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
@@ -52,6 +52,12 @@ AGE_GROUP = re.compile(r"\b(?P<side>under|over)-(?P<age>\d{1,3})s\b", re.IGNOREC
 _AGED_BEFORE_BOUND = re.compile(
     r"\b(?:children|child|kids|anyone|everyone|people|those|visitors|guests|pupils|"
     r"passengers|members|adults|players|riders|users|customers)\s+$", re.IGNORECASE)
+# A bound on an age just before a number: "children under ", "kids younger than ",
+# "anyone over " (a number word there is an age as a figure is: "under sixteen").
+AGED_BOUND = re.compile(
+    r"\b(?:children|child|kids|anyone|everyone|people|those|visitors|guests|pupils|"
+    r"passengers|members|adults|players|riders|users|customers)\s+(?:under|over|"
+    r"younger\s+than|older\s+than|below|above)\s+$", re.IGNORECASE)
 # Before a bare number bounded after it, words saying it is an age ("be 18 or over",
 # "aged 16 and over", "anyone 12 or under").
 _AGE_BEFORE = re.compile(r"\b(?:be|aged|age|ages|are|is|anyone|children|adults?)\s+$",

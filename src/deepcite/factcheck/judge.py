@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
@@ -42,6 +43,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
+from deepcite.factcheck.hours import hours_clash
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -69,6 +71,7 @@ from deepcite.factcheck.names import (
     name_groups,
     spelled_out,
 )
+from deepcite.factcheck.negation import negated
 from deepcite.factcheck.other_words import (
     forbidden,
     other_agent,
@@ -85,14 +88,19 @@ from deepcite.factcheck.outright import (
     limited_beside,
     scoped_outright,
 )
-from deepcite.factcheck.passages import Pool, Sentence, share_said, values_of
+from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
+from deepcite.factcheck.releases import release_scope, released
 from deepcite.factcheck.restrictions import (
+    ScopeClash,
+    always_span,
     limit_clash,
     period_beside,
     rhythm_clash,
     scope_clash,
     start_clash,
+    universal,
 )
+from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
@@ -181,7 +189,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # the claim's words, or its meaning with some of its words
         return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
 
-    scored = sorted(((share_said(subject, name_terms - unknown, s, pool, values), s)
+    # "every day of the week", "all year round": the scope the claim gives its words,
+    # which a source bounding them says otherwise ("open from Tuesday to Saturday"), so
+    # the sentences are ranked by the rest of the claim's words
+    span = always_span(text)
+    by = subject - terms_of(text[span[0]:span[1]]) if span is not None else subject
+    by = by if len(by) >= 2 else subject
+    by_values = tuple(v for v in values if span is None or not span[0] <= v.start < span[1])
+    scored = sorted(((share_said(by, name_terms - unknown, s, pool, by_values), s)
                      for s in pool.sentences),
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
     if not any(found(score, s) for score, s in scored):
@@ -189,8 +204,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return denied_outright(text, claim_terms, by_words, known) \
             or forbidden_outright(text, claim_terms, by_words) \
             or scoped_outright(text, claim_terms, by_words) \
+            or split_outright(text, claim_terms, by_words, pool) \
             or limited_beside(text, claim_terms, by_words, pool) \
             or contradicted_nearly(text, claim_terms, scored, cosine) \
+            or released(text, claim_terms, pool) \
+            or denied_row(text, claim_terms, pool) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -222,6 +240,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     own = {id(s): score for score, s in scored}
     close_by = [s for s in on_subject if s is best or s in near
                 or own[id(s)] >= best_score - NEAR_SCORE]
+    decided_by: dict[str, Sentence] = {}
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
@@ -231,6 +250,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if decided is None:
             missing.append(value.text)
         elif decided[1] is None:
+            decided_by[value.text] = decided[0]
             stated.append(value.text)
             quote_of(decided[0])
         elif of_another_release(values, value, decided[0].text):
@@ -241,6 +261,21 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                                       quote_of(decided[0])))
         else:
             missing.append(value.text)
+    release = release_scope(text, claim_terms, pool)
+    if release is not None and decided_by.get(release[0].text) is not best and (
+            release[0].text in missing or release[0].text in stated):
+        # a change the claim ties to a version, which a changelog's heading dates:
+        # "- AVIF output." under "## 2.1" against "available since version 1.8"
+        version, item, heading, same = release
+        if version.text in missing:
+            missing.remove(version.text)
+        if same:
+            stated.append(version.text)
+            quote_of(item)
+        else:
+            if version.text in stated:
+                stated.remove(version.text)
+            conflicts.append(Conflict(shown(version, text), heading, quote_of(item)))
     passage_terms = pool.context[best.passage]
     best_names = name_groups(best.text, known)
     for start, end in name_groups(text, known):
@@ -287,6 +322,10 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
+    row = None if conflicts else row_denial(text, claim_terms, pool)
+    if row is not None:
+        # "| Windows | Not supported |" against "runs on Linux, macOS and Windows"
+        conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now
     changed = None if conflicts else past_value_in(text, (best, *near, *(
         s for score, s in scored[:DENIAL_CANDIDATES] if score >= NEAR_FLOOR)), claim_terms)
@@ -336,6 +375,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if pair is not None:
             conflicts.append(Conflict(pair[0], pair[1], quote_of(other)))
             break
+    for other in (best, *near) if not conflicts else ():
+        # "open around the clock" against "operate from 6:00 to 23:00 only" (a
+        # neighbour's hours only where the claim speaks of every one: "every station")
+        hours = hours_clash(text, other.text) if other is best or universal(text) else None
+        if hours is not None:
+            conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
+            break
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
@@ -354,6 +400,13 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
+        if clash is None or clash.outcome != "contradicted":
+            # a split into cases ("keeps all frames if the output is GIF. For any other
+            # format, only the first frame ...") against the claim's "always"
+            cased = next((k for s in (best, *near)
+                          if (k := case_split(text, s, pool)) is not None), None)
+            if cased is not None:
+                clasher, clash = cased[2], ScopeClash("contradicted", cased[0], cased[1])
         # "since the day it opened" against a start the source dates later, in the
         # sentence or the one after or before it
         started = next(((s, c) for s in (best, *near)
@@ -408,6 +461,18 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         for v in measured)
     said_in_words = (best_score >= SUPPORTED and words_score >= FOUND) or words_score >= enough \
         or all_in_best
+    joined = False
+    mate = None if said_in_words else line_mate(best, pool)
+    if mate is not None and not negated(mate.text[len(best.text):] if mate.start == best.start
+                                        else mate.text[:best.start - mate.start]) \
+            and share_said(words, name_terms - unknown, mate, pool) >= enough:
+        # two sentences of one list item or line say it together ("`--jobs N` - how many
+        # images are processed at the same time. The default is the number of logical
+        # CPU cores" for "works on as many images at once as it has CPU cores"; not one
+        # denying something: "... and a MIG welder. TIG welding is not available.")
+        # (a claim of several clauses is then judged clause by clause, as one supported
+        # by meaning is: the two sentences may each say another clause's words)
+        said_in_words = joined = True
     verdict: Verdict = "supported" if not missing and (said_in_words or meant) \
         else "partly_supported"
     unsaid = unsaid_clause(text, [best, *near], values)
@@ -430,4 +495,4 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # what the claim says of it is stated
         return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
-                     tuple(missing), scoped, meant and not said_in_words)
+                     tuple(missing), scoped, (meant and not said_in_words) or joined)

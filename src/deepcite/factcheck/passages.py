@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from deepcite.factcheck.negation import OPPOSITES
+from deepcite.factcheck.ranges import shared_units
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, Value, agrees, extract_values, same_slot
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "passage_spans",
+__all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "line_mate", "passage_spans",
            "share_said", "terms_said", "values_of"]
 
 #: A name the sentence does not repeat counts this much when its passage says it.
@@ -206,6 +207,23 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
     return said / total
 
 
+def line_mate(sentence: Sentence, pool: Pool) -> Sentence | None:
+    """``sentence`` joined with the one after it on the same line (a list item or a
+    paragraph of two sentences), or with the one before when none follows; None when
+    it stands alone on its line."""
+    text = pool.texts[sentence.passage]
+    mine = pool.by_passage[sentence.passage]
+    for other in (mine[sentence.index + 1] if sentence.index + 1 < len(mine) else None,
+                  mine[sentence.index - 1] if sentence.index else None):
+        if other is None:
+            continue
+        first, second = sorted((sentence, other), key=lambda s: s.start)
+        if "\n" not in text[first.end:second.start]:
+            return Sentence(sentence.passage, sentence.index, first.start, second.end,
+                            text[first.start:second.end], first.terms | second.terms)
+    return None
+
+
 def values_of(text: str) -> tuple[Value, ...]:
     """The values ``text`` states (cached: a sentence is read once per check)."""
     return _values_cached(text)
@@ -213,4 +231,4 @@ def values_of(text: str) -> tuple[Value, ...]:
 
 @lru_cache(maxsize=4096)
 def _values_cached(text: str) -> tuple[Value, ...]:
-    return tuple(extract_values(text))
+    return tuple(shared_units(text, extract_values(text), extract_values))

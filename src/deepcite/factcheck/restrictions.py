@@ -28,9 +28,9 @@ from typing import Literal
 
 from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Restriction", "ScopeClash", "always", "beyond_only", "from_start", "limit_clash",
-           "period_beside",
-           "restrictions", "rhythm_clash", "scope_clash", "start_clash", "universal"]
+__all__ = ["Restriction", "ScopeClash", "always", "always_span", "beyond_only", "from_start",
+           "limit_clash", "period_beside", "restrictions", "rhythm_clash", "scope_clash",
+           "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -53,12 +53,23 @@ _MONTH_NAMES = ("January|February|March|April|May|June|July|August|September|Oct
 _DAY_NAMES = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 _UNIVERSAL = re.compile(
     r"\b(?:always|any|anyone|anybody|anything|anywhere|everyone|everybody|everything|"
-    r"everywhere|all year(?: round)?|year-round|all|both|whatever|whoever|at any time|"
+    r"everywhere|all year(?: round)?|year-round|(?<!\bat\s)all|both|whatever|whoever|"
+    r"at any time|"
     r"regardless|without exception|without restriction|unrestricted|every day|daily|"
+    # the whole week or year counted out: "seven days a week", "7 days a week", "365
+    # days a year", "24/7"
+    r"(?:seven|7) days (?:a|per|each) week|365 days (?:a|per|each) year|24/7|"
+    r"around the clock|all week|"
     r"every(?!\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|other|few|"
     r"couple|second|minute|hour|week|fortnight|month|quarter|year|season|time|spring|"
     rf"summer|autumn|winter|{_MONTH_NAMES})\b))\b",
     re.IGNORECASE)
+# A date just before "when": the "when" says what happened then ("priced at £75 until
+# March 2023, when it rose to £90"), no condition.
+_AT_A_TIME = re.compile(rf"(?:\b\d{{4}}|\b(?:{_MONTH_NAMES})(?:\s+\d{{1,2}})?)\s*,\s*$",
+                        re.IGNORECASE)
+# "even when", "even if": it holds all the same, no condition.
+_EVEN = re.compile(r"\beven\s+(?:when\s+|if\s+)?$", re.IGNORECASE)
 _PART_OF_MONTH = r"(?:(?:mid|early|late)-?\s*|the end of\s+|the start of\s+)?"
 _MONTH = rf"{_PART_OF_MONTH}(?:{_MONTH_NAMES}|{_DAY_NAMES})"
 # A part of the year or week a statement holds for: "from March to November", "on
@@ -110,7 +121,8 @@ def _week_words(text: str) -> str:
 # Universal words about time: only a period restriction contradicts them.
 _ALWAYS = re.compile(r"\b(?:always|all year(?: round)?|year-round|(?:every|any) day(?: of "
                      r"the (?:week|year))?|daily|at any time|whenever|24/7|around the clock|"
-                     r"seven days a week|all week)\b", re.IGNORECASE)
+                     r"(?:seven|7) days (?:a|per|each) week|365 days (?:a|per|each) year|"
+                     r"all week)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"single)\b", re.IGNORECASE)
 # Where a restriction's clause ends.
@@ -170,6 +182,11 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
                 continue
             if pattern is _RELATIVE and any(a <= match.start() < b for a, b in spans):
                 continue  # "when accompanied by a parent who is a member": the condition's
+            if kind == "conditional" and _AT_A_TIME.search(text, 0, match.start()) \
+                    and match.group(0).lower() == "when":
+                continue  # "until March 2023, when it rose": the time, no condition
+            if kind == "conditional" and _EVEN.search(text, 0, match.start()):
+                continue  # "even when accompanied by an adult": it holds all the same
             end = _CLAUSE_END.search(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
@@ -198,6 +215,12 @@ def universal(text: str) -> str | None:
     or None."""
     match = _UNIVERSAL.search(text)
     return match.group(0) if match else None
+
+
+def always_span(text: str) -> tuple[int, int] | None:
+    """Where :func:`always` finds its words in ``text``, or None."""
+    match = _ALWAYS.search(text)
+    return match.span() if match else None
 
 
 def always(text: str) -> str | None:

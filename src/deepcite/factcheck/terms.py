@@ -94,6 +94,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("employ", "employe", "staff", "worker", "personnel", "workforc"),
     ("tool", "program", "utility", "utiliti", "application"),
     ("cancel", "cancell", "stop", "stopp", "terminat"),
+    ("child", "children", "kid", "kiddi"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
@@ -157,6 +158,15 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:from\s+)?Mondays?\s*(?:to|until|till|through|-|\u2013)\s*Fridays?\b|"
      r"\bworking\s+days\b", "weekdays"),
     (r"\bSaturdays?\s+and\s+Sundays?\b", "weekends"),
+    # a grown person, however written
+    (r"\bgrown-ups?\b|\bgrownups?\b", "adult"),
+    # doing several things together, however written: "at once", "at the same time",
+    # "simultaneously", "concurrently", "in parallel"
+    (r"\bat\s+(?:once|the\s+same\s+time)\b|\bsimultaneous(?:ly)?\b|"
+     r"\bconcurrent(?:ly)?\b|\bin\s+parallel\b", "parallel"),
+    # a count equal to another, however written: "as many images ... as there are
+    # cores", "how many images", "the number of images"
+    (r"\bas\s+many\b(?=(?:\s+[\w-]+){1,6}\s+as\b)|\bhow\s+many\b", "number"),
 ))
 
 

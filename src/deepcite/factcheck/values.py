@@ -26,7 +26,14 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from deepcite.factcheck.bounds import AGE_GROUP, APPROX_SHARE, bound_words, bounded, within
+from deepcite.factcheck.bounds import (
+    AGE_GROUP,
+    AGED_BOUND,
+    APPROX_SHARE,
+    bound_words,
+    bounded,
+    within,
+)
 from deepcite.factcheck.dates import date_values
 from deepcite.factcheck.numberwords import (
     NUMBER_WORD,
@@ -374,6 +381,10 @@ def extract_values(text: str) -> list[Value]:
             continue
         number = word_number(match.group(0))
         unit = _UNIT_WORD.match(text, match.end())
+        if AGED_BOUND.search(text, 0, match.start()):
+            # "children under sixteen may not", as "under 16" is: an age
+            values.append(_number_value(text, match, float(number)))
+            continue
         # "one of", "no one": a number word counts only before the thing it counts,
         # or where it leaves out the thing an earlier number counts ("six sailings a
         # day in summer and three in winter")
