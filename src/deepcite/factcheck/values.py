@@ -34,6 +34,7 @@ from deepcite.factcheck.bounds import (
     bounded,
     within,
 )
+from deepcite.factcheck.compound import compound, plain_key, plain_number
 from deepcite.factcheck.dates import date_values
 from deepcite.factcheck.numberwords import (
     NUMBER_WORD,
@@ -168,7 +169,7 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     while start < end and text[start].isspace():
         start += 1
     if percent:
-        return Value("percent", _plain(amount), text[start:end], start, end, amount, "%")
+        return Value("percent", plain_key(amount), text[start:end], start, end, amount, "%")
     unit_match = _UNIT_WORD.match(text, end)
     for _ in range(2):  # "1.2 million monthly users": what is counted is users
         if unit_match is None:
@@ -207,7 +208,7 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
         # "EUR 40"; not "520 euros for four weeks", whose weeks are no euros
         currency = CURRENCIES[before]
     if currency:
-        return Value("money", _plain(amount), text[start:end].strip(), start, end, amount,
+        return Value("money", plain_key(amount), text[start:end].strip(), start, end, amount,
                      currency, "money", before)
     dimension, size = DIMENSIONS.get(unit, ("", 1.0))
     # a year, also before a noun in the singular ("her 1931 paper", "the 2021 report");
@@ -223,7 +224,7 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
     prefix = re.search(r"[A-Za-z]+-$", text[max(0, start - 12):start])
     if prefix is not None:
         start -= len(prefix.group(0))
-    return Value("number", _plain(amount), text[start:end].strip(), start, end,
+    return Value("number", plain_key(amount), text[start:end].strip(), start, end,
                  amount * size, unit, dimension, before, "" if unit else _after(text, end))
 
 
@@ -246,13 +247,13 @@ def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value |
         return None
     # (a clock time's key, "10:00", is no plain number: it counts nothing)
     earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
-               and v.amount is not None and _plain_number(v.key)
+               and v.amount is not None and plain_number(v.key)
                and not _SENTENCE_BREAK.search(text[v.end:match.start()])]
     if not earlier or not _JOINING.search(text[earlier[-1].end:match.start()]):
         return None
     model = earlier[-1]
-    size = (model.amount or 0.0) / (_plain_number(model.key) or 1.0)
-    return Value("number", _plain(number), match.group(0), match.start(), match.end(),
+    size = (model.amount or 0.0) / (plain_number(model.key) or 1.0)
+    return Value("number", plain_key(number), match.group(0), match.start(), match.end(),
                  number * size, model.unit, model.dimension, model.before)
 
 
@@ -298,10 +299,6 @@ def _every(text: str, value: Value) -> Value:
                                text=text[start:value.end])
 
 
-def _plain(amount: float) -> str:
-    return f"{amount:.6g}"
-
-
 def extract_values(text: str) -> list[Value]:
     """The values ``text`` states, in order of place (see the module docs)."""
     taken: list[tuple[int, int]] = []
@@ -335,19 +332,19 @@ def extract_values(text: str) -> list[Value]:
         # "one of five in the country": how many there are of its kind
         number = match.group("number")
         amount = float(number) if number.isdigit() else word_number(number)
-        values.append(Value("number", _plain(amount), match.group(0), match.start(),
+        values.append(Value("number", plain_key(amount), match.group(0), match.start(),
                             match.end(), amount, "one of"))
         taken.append((match.start(), match.end()))
     for match in AGE_GROUP.finditer(text):
         dimension, size = DIMENSIONS["year"]
         age = float(match.group("age"))
-        values.append(Value("number", _plain(age), match.group(0), match.start(), match.end(),
+        values.append(Value("number", plain_key(age), match.group(0), match.start(), match.end(),
                             age * size, "year", dimension, _before(text, match.start()), "",
                             "max" if match.group("side").lower() == "under" else "min"))
         taken.append((match.start(), match.end()))
     for match in _EVERY_PART.finditer(text):
         seconds = 1800.0 if match.group("half") else 900.0
-        values.append(Value("number", _plain(seconds / 60), match.group(0), match.start(),
+        values.append(Value("number", plain_key(seconds / 60), match.group(0), match.start(),
                             match.end(), seconds, "every", "period"))
         taken.append((match.start(), match.end()))
     for match in _VERSION.finditer(text):
@@ -373,7 +370,7 @@ def extract_values(text: str) -> list[Value]:
         count = _COUNTS.get((match.group("count") or "a").lower(), 1.0)
         share = 100.0 * count / _PARTS[part]
         start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-        values.append(Value("percent", _plain(share), text[start:match.end()], start,
+        values.append(Value("percent", plain_key(share), text[start:match.end()], start,
                             match.end(), share, "%"))
         taken.append((start, match.end()))
     for match in NUMBER_WORD.finditer(text):
@@ -394,7 +391,7 @@ def extract_values(text: str) -> list[Value]:
                     text, match.end()) or match.end() == len(text)):
                 # "a staff of twelve", "a fleet of six": the noun before "of" is what
                 # the number counts
-                values.append(Value("number", _plain(number), match.group(0),
+                values.append(Value("number", plain_key(number), match.group(0),
                                     match.start(), match.end(), float(number),
                                     "people" if counted.group("noun") in _GROUPS_OF_PEOPLE
                                     else unit_of(counted.group("noun")), "",
@@ -403,7 +400,7 @@ def extract_values(text: str) -> list[Value]:
                 continue
             if _A_PERIOD.match(text, match.end()):
                 # "two a week", "three a day": how many times, as "twice a week" is
-                values.append(Value("number", _plain(number), match.group(0), match.start(),
+                values.append(Value("number", plain_key(number), match.group(0), match.start(),
                                     match.end(), float(number), "time", "",
                                     _before(text, match.start())))
                 continue
@@ -415,7 +412,7 @@ def extract_values(text: str) -> list[Value]:
     for match in _TIMES.finditer(text):
         if not any(a < match.end() and match.start() < b for a, b in taken):
             amount = float(_TIMES_VALUE[match.group("word").lower()])
-            values.append(Value("number", _plain(amount), match.group(0), match.start(),
+            values.append(Value("number", plain_key(amount), match.group(0), match.start(),
                                 match.end(), amount, "time", "", _before(text, match.start())))
     for match in _EVERY.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
@@ -437,7 +434,7 @@ def extract_values(text: str) -> list[Value]:
                                     match.end(), base, period, "time",
                                     _before(text, match.start())))
             continue
-        values.append(Value("number", _plain(base), match.group(0), match.start(),
+        values.append(Value("number", plain_key(base), match.group(0), match.start(),
                             match.end(), base, "every", "period"))
     for match in _FREE.finditer(text):
         # "free" is a price of nothing, so that "Dogs travel free" meets "for 2 pounds"
@@ -453,59 +450,7 @@ def extract_values(text: str) -> list[Value]:
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
     values = [of_platform(text, bounded(text, v)) for v in values]
-    return _compound(text, sorted(values, key=lambda value: value.start))
-
-
-_JOINED = re.compile(r"\s*(?:,|and|,\s*and)?\s*")
-
-
-_SHARED_UNIT = re.compile(r"\s*(?:or|and|to|-|\u2013)\s*")
-
-
-def _share_units(text: str, values: list[Value]) -> list[Value]:
-    """A number whose unit the next one carries ("12 or 24 volt", "9 to 5 days") with
-    that unit."""
-    shared = list(values)
-    for index in range(len(shared) - 2, -1, -1):
-        first, second = shared[index], shared[index + 1]
-        if first.kind == second.kind == "number" and not first.unit and second.unit \
-                and second.amount is not None \
-                and _SHARED_UNIT.fullmatch(text[first.end:second.start]):
-            # a clock time ("05:00") has a key that is no plain number: no share
-            mine, theirs = _plain_number(first.key), _plain_number(second.key)
-            if mine is None or not theirs:
-                continue
-            size = second.amount / theirs
-            shared[index] = dataclasses.replace(
-                first, unit=second.unit, dimension=second.dimension, amount=mine * size)
-    return shared
-
-
-def _plain_number(key: str) -> float | None:
-    """``key`` as a number, or None when it is written otherwise ("05:00")."""
-    try:
-        return float(key)
-    except ValueError:
-        return None
-
-
-def _compound(text: str, values: list[Value]) -> list[Value]:
-    """Values of one quantity written in parts ("2 hours and 40 minutes") as one."""
-    values = _share_units(text, values)
-    merged: list[Value] = []
-    for value in values:
-        last = merged[-1] if merged else None
-        if (last is not None and last.dimension and last.dimension == value.dimension
-                and last.dimension != "clock" and last.amount is not None
-                and value.amount is not None and value.amount < last.amount
-                and _JOINED.fullmatch(text[last.end:value.start])):
-            amount = last.amount + value.amount
-            merged[-1] = Value(last.kind, _plain(amount), text[last.start:value.end],
-                               last.start, value.end, amount, last.unit, last.dimension,
-                               last.before)
-        else:
-            merged.append(value)
-    return merged
+    return compound(text, sorted(values, key=lambda value: value.start))
 
 
 def same_slot(claim: Value, other: Value) -> bool:
