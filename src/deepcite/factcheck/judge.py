@@ -189,16 +189,24 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # the claim's words, or its meaning with some of its words
         return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
 
-    # "every day of the week", "all year round": the scope the claim gives its words,
-    # which a source bounding them says otherwise ("open from Tuesday to Saturday"), so
-    # the sentences are ranked by the rest of the claim's words
-    span = always_span(text)
-    by = subject - terms_of(text[span[0]:span[1]]) if span is not None else subject
-    by = by if len(by) >= 2 else subject
-    by_values = tuple(v for v in values if span is None or not span[0] <= v.start < span[1])
-    scored = sorted(((share_said(by, name_terms - unknown, s, pool, by_values), s)
+    scored = sorted(((share_said(subject, name_terms - unknown, s, pool, values), s)
                      for s in pool.sentences),
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
+    # "every day of the week", "all year round": the scope the claim gives its words,
+    # which a source bounding them says otherwise ("open from Tuesday to Saturday"). Its
+    # generic words ("day", "week") find unrelated sentences ("20 litres a day"), so the
+    # sentences ranked by the rest of the claim's words are taken - when the first of
+    # them bounds that scope; else the scope's words were what a source saying the same
+    # writes ("Sailings run every day in summer")
+    span = always_span(text)
+    by = subject - terms_of(text[span[0]:span[1]]) if span is not None else subject
+    if span is not None and len(by) >= 2:
+        by_values = tuple(v for v in values if not span[0] <= v.start < span[1])
+        by_rest = sorted(((share_said(by, name_terms - unknown, s, pool, by_values), s)
+                          for s in pool.sentences),
+                         key=lambda pair: (-rank(*pair), len(pair[1].text)))
+        if found(*by_rest[0]) and _bounds_scope(text, by_rest[0][1].text):
+            scored = by_rest
     if not any(found(score, s) for score, s in scored):
         by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
         return denied_outright(text, claim_terms, by_words, known) \
@@ -496,3 +504,11 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         return Judgement("not_found", best_score)
     return Judgement(verdict, best_score, tuple(quotes[:MAX_QUOTES]), (), tuple(stated),
                      tuple(missing), scoped, (meant and not said_in_words) or joined)
+
+
+def _bounds_scope(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` says otherwise of the time the claim says holds always: a
+    part of the week or year, a range of hours."""
+    clash = limit_clash(claim, sentence) or scope_clash(claim, sentence) \
+        or rhythm_clash(claim, sentence)
+    return clash is not None and clash.outcome == "contradicted"
