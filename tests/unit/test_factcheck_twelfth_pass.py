@@ -44,3 +44,10 @@ def test_a_name_by_its_first_letters_is_the_same_name() -> None:
     assert short_form_in("Postgres", "backups of PostgreSQL databases")
     assert not short_form_in("Post", "backups of PostgreSQL databases")  # too short
     assert not short_form_in("Lund University", "Uppsala University")
+
+
+def test_stopping_something_denies_it_as_no_longer_does() -> None:
+    assert _verdict("Version 2.0 stopped providing 32-bit builds.",
+                    "32-bit builds are no longer provided.") != "contradicted"
+    assert _verdict("Version 2.0 still provides 32-bit builds.",
+                    "32-bit builds are no longer provided.") == "contradicted"

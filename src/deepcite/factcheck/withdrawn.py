@@ -26,6 +26,9 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     # "The Lite plan was discontinued"
     (re.compile(r"((?:^|(?<=[,;:(]))\s*)([^,;:.()]+?)\s+" + _BE + r"\s+discontinued\b",
                 re.IGNORECASE), r"\1no \2"),
+    # "stopped providing 32-bit builds", "ceased shipping": a stop denies as "no longer"
+    (re.compile(r"\b(?:stopped|stops|stop|ceased|ceases|cease)\s+(?=[a-z]+ing\b)",
+                re.IGNORECASE), "not "),
     # "32-bit builds are no longer provided", "no longer supports": "no longer" before
     # anything but "than" bounds no value
     (re.compile(r"\bno\s+longer\s+(?=[a-z])(?!than\b)", re.IGNORECASE), "not "),
