@@ -19,6 +19,7 @@ from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, same_slot
+from deepcite.factcheck.withdrawn import as_denial, same_numbers
 
 __all__ = ["CLAUSE", "LEADING_JOIN", "WORDS_AND_NUMBERS", "decide", "denial_of",
            "name_in_place", "neighbours", "opposed", "other_role", "same_neighbour", "slots"]
@@ -362,9 +363,14 @@ def slots(values: Sequence[Value], unknown_name: bool, sentence: Sentence,
 
 def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, str] | None:
     """The claim's words and the sentence's when one of them denies what both say
-    ("uses a camera" against "does not use a camera"), else None."""
-    mine = {t for words in denied(claim) for t in terms_of(words)} & shared
-    theirs = {t for words in denied(sentence) for t in terms_of(words)} & shared
+    ("uses a camera" against "does not use a camera"), else None. Support withdrawn
+    ("Support for PostgreSQL 11 was dropped") denies as "not supported" does."""
+    said, says = as_denial(claim), as_denial(sentence)
+    mine = {t for words in denied(said) for t in terms_of(words)} & shared
+    theirs = {t for words in denied(says) for t in terms_of(words)} & shared
+    if theirs and not mine and says != sentence and not same_numbers(claim, denied(says)):
+        # "Support for PostgreSQL 11 was dropped" denies 11, not "PostgreSQL 12 to 16"
+        return None
     if mine == theirs or (mine and theirs):
         # both deny something, each another thing ("do not need to book" against
         # "required for vehicles but not for foot passengers"): no plain opposite

@@ -101,6 +101,7 @@ from deepcite.factcheck.restrictions import (
     universal,
 )
 from deepcite.factcheck.rows import denied_row, row_denial
+from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
@@ -291,7 +292,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         words = terms_of(group)
         if words and words <= borrowed and not words <= best.terms:
             continue  # the subject a pronoun stood for: the draft did not name it here
-        if words and spelled_out(group, pool.texts[best.passage]):
+        if words and (spelled_out(group, pool.texts[best.passage])
+                      or short_form_in(group, best.text)):
+            # ("Postgres" where the passage says "PostgreSQL": its short form)
             words = frozenset()  # "RAF" where the passage says "the Royal Air Force"
             stated.append(group)
         if not words or words <= best.terms:
