@@ -24,6 +24,8 @@ from collections.abc import Collection, Sequence
 from deepcite.citations import answer_type as types
 from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
+from deepcite.citations.cjk_limits import states_limit
+from deepcite.citations.cjk_ranges import case_in_range
 from deepcite.citations.code_names import unwritten
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import (
@@ -308,6 +310,10 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
         if cjk and _cjk_same_case(sentence.text, question):
             cue += CUE_BOOST  # "100英寸：约2.66米" for "投出100寸", not the 40英寸 one
+        if cjk and states_limit(sentence.text, question):
+            cue += CUE_BOOST  # "上限 | 不超过20元" for "最多罚到多少钱", not the daily rate
+        if has_cjk(question) and case_in_range(sentence.text, question):
+            cue += CUE_BOOST  # "第31天起" for "超期两个月", "初二至初七" for "大年初五"
         if acted and acted in shows.get(id(sentence), ()):
             cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action
         elif gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example
