@@ -95,3 +95,20 @@ def test_a_force_asked_is_answered_in_grams() -> None:
     page = manual_page(5, "# 刷牙模式\n\n刷头累计使用180次后，手柄上的提醒灯会亮起黄色。"
                        "刷牙时施加的压力超过150克，手柄灯环会变为红色。\n")
     assert "150克" in lead_line("刷牙用力多大会触发手柄变红提醒？", [page])
+
+
+MODELS = ("# 型号\n\n| 型号 | CADR | 适用面积 | 整机重量 | 售价 |\n|---|---|---|---|---|\n"
+          "| QL-300 | 300 m³/h | 15–25 平方米 | 5.8 kg | 1299 元 |\n"
+          "| QL-500 | 500 m³/h | 25–40 平方米 | 8.2 kg | 2199 元 |\n"
+          "| QL-700 Pro | 720 m³/h | 40–60 平方米 | 11.5 kg | 3599 元 |\n\n"
+          "## 滤网\n\n| 型号 | 滤网 | 价格 |\n|---|---|---|\n| QL-300 | F300 | 199 元 |\n"
+          "| QL-500 | F500 | 299 元 |\n| QL-700 Pro | F700H | 159 元 |\n")
+
+
+def test_a_tier_or_a_size_names_a_model() -> None:
+    assert with_model_named("入门款的定价多少钱？", [MODELS]) == "QL-300的定价多少钱？"
+    assert with_model_named("最大的那款有多重？", [MODELS]) == "QL-700 Pro有多重？"
+    assert with_model_named("最小的那台有多重？", [MODELS]) == "QL-300有多重？"
+    # "开到最大": a setting, not a model; the filters' table is not the models' prices
+    assert with_model_named("风开到最大时多少分贝？", [MODELS]) == "风开到最大时多少分贝？"
+    assert with_model_named("最便宜的那款适用多大面积？", [MODELS]).startswith("QL-300")
