@@ -5,6 +5,7 @@ question's "罚款" or "超期" is the page's "逾期费" and "逾期"."""
 
 from __future__ import annotations
 
+from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
 from deepcite.citations.cjk_limits import states_limit
 from deepcite.citations.cjk_ranges import case_in_range, number
 from deepcite.citations.described_models import with_model_named
@@ -112,3 +113,20 @@ def test_a_tier_or_a_size_names_a_model() -> None:
     # "开到最大": a setting, not a model; the filters' table is not the models' prices
     assert with_model_named("风开到最大时多少分贝？", [MODELS]) == "风开到最大时多少分贝？"
     assert with_model_named("最便宜的那款适用多大面积？", [MODELS]).startswith("QL-300")
+
+
+def test_an_abbreviation_says_the_term_a_page_defines_by_it() -> None:
+    texts = ["三款机器的区别在于洁净空气量（CADR）。", "| 型号 | 甲醛CADR |"]
+    definitions = defined(texts)
+    assert definitions == {"CADR": "别在于洁净空气量"}
+    assert "洁净" in abbreviated_terms("QL-500 | 220 m³/h 甲醛CADR", "洁净空气量是多少？",
+                                       definitions)
+    assert abbreviated_terms("CADRX 220", "洁净空气量是多少？", definitions) == []
+
+
+def test_the_row_of_an_abbreviated_column_answers_in_its_unit() -> None:
+    page = manual_page(6, "# 型号\n\n三款净化器主要区别在于洁净空气量（CADR）和适用面积。\n\n"
+                       "| 型号 | 颗粒物CADR | 甲醛CADR | 整机重量 |\n|---|---|---|---|\n"
+                       "| QL-300 | 300 m³/h | 120 m³/h | 5.8 kg |\n"
+                       "| QL-500 | 500 m³/h | 220 m³/h | 8.2 kg |\n")
+    assert "220 m³/h" in lead_line("QL-500 除甲醛的洁净空气量是多少？", [page])

@@ -24,6 +24,7 @@ from collections.abc import Collection, Sequence
 from deepcite.citations import answer_type as types
 from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
+from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
 from deepcite.citations.cjk_limits import states_limit
 from deepcite.citations.cjk_ranges import case_in_range
 from deepcite.citations.code_names import unwritten
@@ -211,7 +212,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         unsaid = [t for t in cjk_terms(question, question=True) if t not in said]
         # "脱水" written says the "甩干" asked (cjk_synonyms); counted as the sentence's
         # words, not as more of its length
+        # "洁净空气量（CADR）" defined: a "甲醛CADR" column says the question's 洁净空气量
+        definitions = defined(s.full_text or s.snippet for s in sources)
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
+                           *abbreviated_terms(" ".join((s.text, *s.columns)), question,
+                                              definitions),
                            *(pair for pair in synonym_terms(" ".join((s.text, *s.columns)))
                              if pair in wanted),  # a table's header labels its rows
                            *(char for char in singles if char in s.text),
