@@ -10,6 +10,7 @@ from deepcite.citations.cjk_limits import states_limit
 from deepcite.citations.cjk_ranges import case_in_range, number
 from deepcite.citations.described_models import with_model_named
 from deepcite.text.cjk_synonyms import synonym_terms
+from deepcite.types import Source
 from tests.unit.manual_pages import lead_line, manual_page
 
 FEES = manual_page(1, "# 续借与逾期\n\n## 逾期费用\n\n"
@@ -130,3 +131,20 @@ def test_the_row_of_an_abbreviated_column_answers_in_its_unit() -> None:
                        "| QL-300 | 300 m³/h | 120 m³/h | 5.8 kg |\n"
                        "| QL-500 | 500 m³/h | 220 m³/h | 8.2 kg |\n")
     assert "220 m³/h" in lead_line("QL-500 除甲醛的洁净空气量是多少？", [page])
+
+
+def _chunk(number: int, title: str, text: str) -> Source:
+    url = f"file:///docs/{title}.md"  # chunks of one document share its URL and title
+    return Source(number=number, title=title, url=url, canonical_url=url, snippet=text[:80],
+                  engine="local", full_text=text)
+
+
+def test_a_section_titled_by_the_questions_word_is_not_off_title() -> None:
+    # three chunks of "自习室与预约" make a majority of titles naming "预约"; the
+    # section "预约图书" of another page still answers what is asked of a book
+    sources = [_chunk(1, "续借与逾期", "## 预约图书\n\n图书归还后，系统会发送短信通知，"
+                      "到馆的图书在1楼预约架上为您保留4天，过期未取自动取消预约。\n"),
+               _chunk(2, "自习室与预约", "## 座位预约\n\n30天内累计违约3次的，暂停预约资格7天。\n"),
+               _chunk(3, "自习室与预约", "## 研讨间预约\n\n研讨间须至少提前1天预约。\n"),
+               _chunk(4, "自习室与预约", "## 座位预约\n\n座位可预约当天和第二天的。\n")]
+    assert "4天" in lead_line("预约的图书到馆后保留几天？", sources)

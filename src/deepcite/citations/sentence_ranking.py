@@ -308,7 +308,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
-        if sentence.rank in off_title:
+        if sentence.rank in off_title and not wanted & set(sentence.heading):
+            # not when its own section is titled by the question's word: chunks of one
+            # page ("自习室与预约" x5) outvote the page whose section "预约图书" answers
             prior *= OFF_TITLE
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
         if cjk and _cjk_fits(sentence.text, question):
