@@ -19,6 +19,7 @@ from deepcite.collections import (
     remove_collection,
 )
 from deepcite.collections import demo as demo_module
+from deepcite.collections.engine import CJK_RESULTS
 from deepcite.collections.index.query import build_match_query
 from deepcite.config import Settings, load_settings
 from deepcite.errors import CollectionError, SearchError
@@ -315,6 +316,21 @@ def test_local_engine_merges_collections(filled: Collection, settings: Settings,
     assert len(engine.search("whales", max_results=1)) == 1
     named = LocalSearchEngine.from_settings(settings, ["notes", "more"])
     assert [c.name for c in named.collections] == ["notes", "more"]
+
+
+def test_local_engine_gives_a_cjk_query_more_chunks(settings: Settings,
+                                                    tmp_path: Path) -> None:
+    # a CJK chunk holds a quarter of an English one's text (a character is a token)
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    for number in range(4):
+        (folder / f"card{number}.md").write_text(
+            f"# 读者证{number}\n\n读者证{number}每次可借{number + 2}本书。\n", encoding="utf-8")
+    cards = Collection.create("cards", settings=settings)
+    cards.add(folder)
+    engine = LocalSearchEngine(cards)
+    assert len(engine.search("读者证可借几本书", max_results=1)) == CJK_RESULTS
+    assert len(engine.search("读者证可借几本书", max_results=2)) == 2 * CJK_RESULTS
 
 
 def test_local_engine_turns_failures_into_search_errors(filled: Collection) -> None:

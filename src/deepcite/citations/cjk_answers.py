@@ -116,8 +116,11 @@ _DIMENSIONS = [
      "毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|毫升|mL|ml|升|リットル|GB|TB"),
     (re.compile("功率|ワット数|消費電力"), "千瓦|kW|瓦特|瓦|W|ワット"),
     (re.compile("电压|電圧"), "伏特|伏|V|ボルト"),
+    # a force a hand applies ("用力多大", "多大力"): a page writes it in grams or newtons
+    # ("压力超过150克"), and a pressure asked may be given so too
+    (re.compile("用力|力气|多大力|多大的力"), "千克|公斤|克|牛顿|牛|kg|N|g"),
     (re.compile("吸力|压力|压强|水压|气压|胎压|圧力|吸引力"),
-     "兆帕|千帕|帕|MPa|kPa|Pa|パスカル|psi|PSI|bar|巴"),
+     "兆帕|千帕|帕|MPa|kPa|Pa|パスカル|psi|PSI|bar|巴|千克|公斤|克|牛顿|牛|N"),
     (re.compile("噪音|噪声|音量|騒音|声音|多吵|多响"), "分贝|分貝|dB|デシベル"),
     (re.compile("速度|时速|多快|速さ|スピード"), "公里/小时|公里每小时|km/h|米/秒|m/s"),
     # "多少斤" asks a weight: the page's 公斤 answers it

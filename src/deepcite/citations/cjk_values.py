@@ -34,7 +34,9 @@ _TIME_UNITS = ("个工作日|個工作日|工作日|営業日|"
 #: (an alternation takes its first match: "毫安时" before "毫", "kWh" before "kW").
 _DEVICE_UNITS = ("毫安时|毫安時|安时|mAh|Ah|千瓦时|千瓦時|kWh|瓦时|Wh|千瓦|kW|瓦特|瓦|W|伏特|伏|V|"
                  "兆帕|千帕|帕|MPa|kPa|Pa|psi|PSI|bar|分贝|分貝|dB|毫升|mL|ml|公里/小时|公里每小时|km/h|"
-                 "米/秒|m/s|英寸|寸|インチ|尼特|流明|ワット|ボルト|デシベル|ミリリットル|リットル|")
+                 "米/秒|m/s|英寸|寸|インチ|尼特|流明|ワット|ボルト|デシベル|ミリリットル|リットル|"
+                 # a flow ("220 m³/h": an air purifier's CADR, a pump's output)
+                 "m³/h|m3/h|立方米/小时|立方米每小时|")
 _MEASURE_UNITS = _DEVICE_UNITS + (
                   "千字节|兆字节|字节|バイト|KB|MB|GB|TB|kB|ms|km|cm|mm|kg|平方公里|平方千米|平方米|"
                   "公顷|平方キロメートル|平方キロ|ヘクタール|公里|千米|厘米|毫米|米|"

@@ -41,6 +41,7 @@ from deepcite.citations.answer_assembly import assemble, fenced
 from deepcite.citations.avoid import NOTHING, Avoid
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.cited_answer import CitedAnswer, Completer
+from deepcite.citations.described_models import with_model_named
 from deepcite.citations.intent import Intent, question_intent
 from deepcite.citations.model_lead import (
     LEAD_TOKENS,
@@ -95,6 +96,8 @@ def grounded_answer(question: str, sources: Sequence[Source],
     rather than "not found" (:class:`~deepcite.citations.avoid.Avoid`).
     ``similarity`` scores meaning (see :func:`rank_sentences`).
     """
+    # "最便宜的那一款" is the model of the lowest price in the sources' table
+    question = with_model_named(question, [s.full_text or s.snippet for s in sources])
     ranked = rank_sentences(question, sources, similarity=similarity)
     ranked = avoid.fresh(ranked)
     ranked = once_each(ranked)  # a sentence two sources repeat is quoted once

@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 
+from deepcite.citations.cjk_ranges import case_words
 from deepcite.citations.intent import action
 from deepcite.citations.question_names import (
     KIND_WORDS,
@@ -278,6 +279,7 @@ def weigh(question: str, pool: Sequence[Sequence[str]], *, titles: Iterable[str]
         # So is a quantity the question states in words ("一天", "两年", "半小时"):
         # the case asked, which the page writes in digits ("每24小时", "2年").
         quantities = {t for t in wanted if _QUANTITY_PAIR.fullmatch(t)}
+        quantities |= wanted & case_words(question)  # "大年初五", "两个月" (cjk_ranges)
         wanted -= cjk_seams(question, wanted, titled.union(
             CJK_DEGREE_WORDS, quantities, *(set(terms) for terms in pool)))
         titled |= CJK_DEGREE_WORDS | quantities
@@ -353,8 +355,10 @@ def _attribute_unsaid(weights: Weights) -> bool:
 
 
 #: A number written in words and its unit of time or count ("一天", "两年", "半小"时):
-#: a quantity, never a word the sources must write as the question does.
-_QUANTITY_PAIR = re.compile("[零〇一二两三四五六七八九十百千万半][天年月周日时分秒次个小]")
+#: a quantity, never a word the sources must write as the question does; so is a count
+#: of one thing ("一本书": the page writes "每册").
+_QUANTITY_PAIR = re.compile("[零〇一二两三四五六七八九十百千万半]"
+                            "[天年月周日时分秒次个小本册张件台位份条只]")
 #: A character that says a number ("换一次", "两年"): a chain holding one counts, it
 #: does not name a thing the sources must say.
 _NUMERAL = re.compile("[0-9０-９零〇一二两三四五六七八九十百千万亿半]")

@@ -24,6 +24,9 @@ from collections.abc import Collection, Sequence
 from deepcite.citations import answer_type as types
 from deepcite.citations import question_match
 from deepcite.citations.candidates import Sentence, candidate_sentences
+from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
+from deepcite.citations.cjk_limits import states_limit
+from deepcite.citations.cjk_ranges import case_in_range
 from deepcite.citations.code_names import unwritten
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import (
@@ -209,7 +212,11 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         unsaid = [t for t in cjk_terms(question, question=True) if t not in said]
         # "脱水" written says the "甩干" asked (cjk_synonyms); counted as the sentence's
         # words, not as more of its length
+        # "洁净空气量（CADR）" defined: a "甲醛CADR" column says the question's 洁净空气量
+        definitions = defined(s.full_text or s.snippet for s in sources)
         implied = {id(s): [*cjk_answers.implied_terms(s.text, question),
+                           *abbreviated_terms(" ".join((s.text, *s.columns)), question,
+                                              definitions),
                            *(pair for pair in synonym_terms(" ".join((s.text, *s.columns)))
                              if pair in wanted),  # a table's header labels its rows
                            *(char for char in singles if char in s.text),
@@ -301,13 +308,19 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
-        if sentence.rank in off_title:
+        if sentence.rank in off_title and not wanted & set(sentence.heading):
+            # not when its own section is titled by the question's word: chunks of one
+            # page ("自习室与预约" x5) outvote the page whose section "预约图书" answers
             prior *= OFF_TITLE
         cue = CUE_BOOST if types.holds(kind, sentence.text, question) else 0.0
         if cjk and _cjk_fits(sentence.text, question):
             cue += CUE_BOOST  # "5分钟" for "几分钟", before the "30秒" of the same topic
         if cjk and _cjk_same_case(sentence.text, question):
             cue += CUE_BOOST  # "100英寸：约2.66米" for "投出100寸", not the 40英寸 one
+        if cjk and states_limit(sentence.text, question):
+            cue += CUE_BOOST  # "上限 | 不超过20元" for "最多罚到多少钱", not the daily rate
+        if has_cjk(question) and case_in_range(sentence.text, question):
+            cue += CUE_BOOST  # "第31天起" for "超期两个月", "初二至初七" for "大年初五"
         if acted and acted in shows.get(id(sentence), ()):
             cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action
         elif gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example
