@@ -512,6 +512,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
 def _bounds_scope(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` says otherwise of the time the claim says holds always: a
     part of the week or year, a range of hours."""
+    if hours_clash(claim, sentence) is not None:
+        return True  # "around the clock" against "from 7:00 to 19:00"
     clash = limit_clash(claim, sentence) or scope_clash(claim, sentence) \
         or rhythm_clash(claim, sentence)
     return clash is not None and clash.outcome == "contradicted"
