@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
@@ -190,8 +191,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # the claim's words, or its meaning with some of its words
         return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
 
-    scored = sorted(((share_said(subject, name_terms - unknown, s, pool, values), s)
-                     for s in pool.sentences),
+    # (a sentence denying the claim's subject what it denies, in other words, says it)
+    scored = sorted(((share_said(subject, name_terms - unknown, with_denial(text, s), pool,
+                                 values), s) for s in pool.sentences),
                     key=lambda pair: (-rank(*pair), len(pair[1].text)))
     # "every day of the week", "all year round": the scope the claim gives its words,
     # which a source bounding them says otherwise ("open from Tuesday to Saturday"). Its
@@ -450,7 +452,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     value_words = frozenset(t for v in measured for t in terms_of(v.text)
                             | terms_of(bound_words(text, v))) - best.terms
     words = subject - value_words if len(subject - value_words) >= 1 else subject
-    words_score = share_said(words, name_terms - unknown, best, pool)
+    words_score = share_said(words, name_terms - unknown, with_denial(text, best), pool)
     enough = SUPPORTED if not measured else SUPPORTED_WITH_VALUES if not all(
         v.unit or v.kind in ("year", "date", "version", "money", "percent") for v in measured
     ) else FOUND
@@ -476,7 +478,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     mate = None if said_in_words else line_mate(best, pool)
     if mate is not None and not negated(mate.text[len(best.text):] if mate.start == best.start
                                         else mate.text[:best.start - mate.start]) \
-            and share_said(words, name_terms - unknown, mate, pool) >= enough:
+            and share_said(words, name_terms - unknown, with_denial(text, mate), pool) >= enough:
         # two sentences of one list item or line say it together ("`--jobs N` - how many
         # images are processed at the same time. The default is the number of logical
         # CPU cores" for "works on as many images at once as it has CPU cores"; not one

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from deepcite.factcheck.framing import reader_framing
 from deepcite.factcheck.terms import terms_of
 
 __all__ = ["Restriction", "ScopeClash", "always", "always_span", "beyond_only", "from_start",
@@ -273,6 +274,8 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
             # "if you don't set a quality" speaks of the default, which the sentence
             # beside may name ("The default is 85"): the values decide
             continue
+        if restriction.kind == "conditional" and reader_framing(restriction.text):
+            continue  # "if you ride regularly": the reader's situation, no bound on it
         unsaid = terms_of(_week_words(restriction.text)) - terms_of(
             " ".join(_TRAILING_MARKERS)) - sentence_terms
         if len(unsaid) * 2 < len(restriction.terms) + 1 and len(unsaid) < 2:
