@@ -41,3 +41,9 @@ def test_a_frequency_keeps_its_every() -> None:
     # a span that no 每 precedes stays as written
     assert [text for _, _, text in cjk_answers.spans(
         "amount", "滤网可以用六个月。", "滤网能用多久？")] == ["六个月"]
+
+
+def test_how_long_a_thing_lasts_is_no_frequency() -> None:
+    sentence = "HEPA 复合滤网在每天使用12小时的情况下，建议每6个月更换一次。"
+    texts = [text for _, _, text in cjk_answers.spans("amount", sentence, "HEPA滤网能用多长时间？")]
+    assert "6个月" in texts and "每6个月" not in texts

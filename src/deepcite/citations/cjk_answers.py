@@ -333,7 +333,7 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
     an amount, measure or count written as a range ("5℃至38℃", "15至18分钟") is one
     candidate, the range (:func:`_ranges`), unless the question asks for its highest
     or lowest end (:func:`extreme`)."""
-    found = with_every(sentence, _spans(kind, sentence, question), _TIME_SPAN)
+    found = with_every(sentence, _spans(kind, sentence, question), question, _TIME_SPAN)
     if kind in ("amount", "measure", "count") and not _extreme_asked(question):
         return _ranges(sentence, found)
     return found

@@ -25,6 +25,10 @@ _UNIT_KEY = {"秒": "秒", "秒钟": "秒", "分钟": "分", "小时": "时", "�
              "日": "天", "周": "周", "星期": "周", "月": "月", "年": "年"}
 #: "每" as a frequency's: not "每次"/"每个" (a count of each), which no span follows.
 _EVERY = "每毎"
+#: A question that asks how often ("多久要擦一次", "隔多长时间换", "频率"), not how long
+#: a thing lasts ("滤网能用多长时间": "建议每6个月更换" answers it with "6个月").
+_HOW_OFTEN = re.compile(r"(?:多久|多长时间|几天|几个月|几周|几年)[^，。？！,.?!]{0,8}?[一1]次"
+                        r"|隔多久|隔多长|隔几|频率|多频繁|多常")
 
 
 def asked_rate(question: str) -> str | None:
@@ -38,10 +42,13 @@ def asked_rate(question: str) -> str | None:
     return rf"[^\d\s/|，。、；]{{0,3}}?\s?/\s?(?:{per})(?![A-Za-z])"
 
 
-def with_every(sentence: str, found: list[tuple[int, int, str]],
+def with_every(sentence: str, found: list[tuple[int, int, str]], question: str,
                spans_of_time: re.Pattern[str]) -> list[tuple[int, int, str]]:
     """``found`` with a span of time that the page writes after 每 ("每两个月清洁一次")
-    quoted with it: the frequency as written, not the span alone."""
+    quoted with it when ``question`` asks how often (:data:`_HOW_OFTEN`): the frequency
+    as written, not the span alone."""
+    if not _HOW_OFTEN.search(question):
+        return found
     out = []
     for start, end, text in found:
         if start > 0 and sentence[start - 1] in _EVERY and spans_of_time.fullmatch(text):
