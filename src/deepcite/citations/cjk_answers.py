@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from deepcite.citations.cjk_clock import Span, _clock_times, _dates, _hours_said
+from deepcite.citations.cjk_rates import asked_rate, with_every
 from deepcite.citations.cjk_values import (
     _ABOUT,
     _AGE,
@@ -154,6 +155,9 @@ def wanted_units(question: str) -> str | None:
     if asked:
         group = _UNIT_GROUP[asked.group("u")]
         return "|".join(sorted(group, key=len, reverse=True))
+    rate = asked_rate(question)  # "一分钟震多少下": "42000次/分钟"
+    if rate:
+        return rate
     if _DURATION_ASKED.search(question):
         return _DURATION_UNITS
     for pattern, units in _DIMENSIONS:
@@ -329,7 +333,7 @@ def spans(kind: str, sentence: str, question: str) -> list[Span]:
     an amount, measure or count written as a range ("5℃至38℃", "15至18分钟") is one
     candidate, the range (:func:`_ranges`), unless the question asks for its highest
     or lowest end (:func:`extreme`)."""
-    found = _spans(kind, sentence, question)
+    found = with_every(sentence, _spans(kind, sentence, question), question, _TIME_SPAN)
     if kind in ("amount", "measure", "count") and not _extreme_asked(question):
         return _ranges(sentence, found)
     return found
