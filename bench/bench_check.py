@@ -42,7 +42,10 @@ ferry and its island), written by the lead after the ninth pass and run once, an
 or docs, held back for the next pass (first run 13/16), and ``check_dev45`` (an airport) and
 ``check_dev46`` (an image command-line tool's documentation), the tenth pass's tuning
 sets, written the same way (first runs 8/16 and 3/16), and ``check_dev47`` (a food
-market hall), written the same way and held back (first run 6/16: a crash, fixed); from
+market hall), written the same way and held back (first run 6/16: a crash, fixed), and
+``check_dev48`` (a bike-share scheme) and ``check_dev49`` (a backup tool's docs), the
+eleventh pass's tuning sets (first runs 9/16 and 8/16), and ``check_dev50`` (a ferry
+company), written the same way and held back (first run 7/16); from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
