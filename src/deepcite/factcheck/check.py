@@ -39,6 +39,7 @@ from deepcite.research.context import RunContext
 from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.researcher import Researcher
+from deepcite.text.cjk import has_cjk
 from deepcite.text.sentences import sentence_spans
 from deepcite.types import (
     ClaimEvidence,
@@ -234,8 +235,9 @@ def as_written(value: str, sentence: str) -> str:
 
 
 def _spaced_letter(char: str) -> bool:
-    """A letter of a script written with spaces between words (below the CJK blocks)."""
-    return char.isalpha() and ord(char) < 0x2E80
+    """A letter of a script written with spaces between words: not CJK (whose ranges
+    :mod:`deepcite.text.cjk` states once)."""
+    return char.isalpha() and not has_cjk(char)
 
 
 def _note(judgement: Judgement, numbers: Sequence[int]) -> str:
