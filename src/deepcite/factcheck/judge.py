@@ -104,7 +104,7 @@ from deepcite.factcheck.restrictions import (
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
+from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
@@ -191,10 +191,14 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         # the claim's words, or its meaning with some of its words
         return score >= FOUND or score + cosine.get(id(sentence), 0.0) >= MEANING_FOUND
 
-    # (a sentence denying the claim's subject what it denies, in other words, says it)
-    scored = sorted(((share_said(subject, name_terms - unknown, with_denial(text, s), pool,
-                                 values), s) for s in pool.sentences),
-                    key=lambda pair: (-rank(*pair), len(pair[1].text)))
+    def ranked(words: frozenset[str], of: Sequence[Value]) -> list[tuple[float, Sentence]]:
+        # the sentences by their share of these words (a sentence denying the claim's
+        # subject what it denies, in other words, says it), closest first
+        return sorted(((share_said(words, name_terms - unknown, with_denial(text, s), pool,
+                                   of), s) for s in pool.sentences),
+                      key=lambda pair: (-rank(*pair), len(pair[1].text)))
+
+    scored = ranked(subject, values)
     # "every day of the week", "all year round": the scope the claim gives its words,
     # which a source bounding them says otherwise ("open from Tuesday to Saturday"). Its
     # generic words ("day", "week") find unrelated sentences ("20 litres a day"), so the
@@ -205,9 +209,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     by = subject - terms_of(text[span[0]:span[1]]) if span is not None else subject
     if span is not None and len(by) >= 2:
         by_values = tuple(v for v in values if not span[0] <= v.start < span[1])
-        by_rest = sorted(((share_said(by, name_terms - unknown, s, pool, by_values), s)
-                          for s in pool.sentences),
-                         key=lambda pair: (-rank(*pair), len(pair[1].text)))
+        by_rest = ranked(by, by_values)
         if found(*by_rest[0]) and _bounds_scope(text, by_rest[0][1].text):
             scored = by_rest
     if not any(found(score, s) for score, s in scored):
