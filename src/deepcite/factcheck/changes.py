@@ -63,8 +63,12 @@ def changes_in(sentence: str) -> Iterator[Change]:
 
 
 def _says(text: str, value: str) -> bool:
-    return re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", text,
-                     re.IGNORECASE) is not None
+    if re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w]|\.\d)", text,
+                 re.IGNORECASE) is not None:
+        return True
+    # a number the text writes in words ("is two" says the 2 of "from 2 to 4")
+    return _NUMBER.fullmatch(value) is not None and any(
+        v.amount == float(value) and not _NUMBER.search(v.text) for v in values_of(text))
 
 
 def past_value(claim: str, sentence: str, claim_terms: frozenset[str]) -> Change | None:

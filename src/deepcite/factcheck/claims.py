@@ -53,9 +53,12 @@ _INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 _MARKER = re.compile(
     r"^[ \t]*(?:>[ \t]?)*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
 _CLAUSE = re.compile(r"[;\uff1b]\s*")
-# Markdown that is not words: links keep their text, images and code marks go.
+# Markdown that is not words: links keep their text, images and code marks go - but an
+# underscore inside a word is the word's ("catalog_path", "MAX_WORKERS": a source writes
+# the name whole, so the claim must too)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKUP = re.compile(r"[*_`~]+|\[\d+(?:[,\s\u2013-]+\d+)*\]|<[^>]{1,80}>")
+_MARKUP = re.compile(r"[*`~]+|(?<![^\W_])_+|_+(?![^\W_])|\[\d+(?:[,\s\u2013-]+\d+)*\]"
+                     r"|<[^>]{1,80}>")
 
 _OPINION = re.compile(
     r"\b(?:i|we)\s+(?:think|believe|feel|guess|suppose|hope|recommend|suggest|propose|"

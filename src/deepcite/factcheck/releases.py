@@ -22,13 +22,16 @@ __all__ = ["RELEASE_FOUND", "claim_release", "release_heading", "release_item",
 
 #: The share of the claim's words (its version's aside) an item under a release heading
 #: must say to be the change the claim speaks of.
-RELEASE_FOUND = 0.75
+RELEASE_FOUND = 0.66
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(?P<title>[^\n]*?)[ \t#]*$", re.MULTILINE)
 # A heading naming a release first: "2.1 (3 June 2024)", "[2.1.0] - 2024-06-03",
 # "v2.1", "Version 2.1", "Release 2.1.0 - ..."
 _RELEASE = re.compile(r"\[?(?:v|(?:version|release)\s+)?(?P<version>\d+(?:\.\d+){1,3})\]?"
                       r"(?=$|[\s(:,\u2013\u2014-])", re.IGNORECASE)
 _VERSION_WORDS = frozenset({"version", "release"})
+# "version 2.2" written just before the number (the number's ``before`` may be a word
+# further back: "as CSV since version 2.2")
+_NAMED_VERSION = re.compile(r"\b(?:version|release)\s+$", re.IGNORECASE)
 # "removed in 4.0", "added in 3.1": a number after a change is its release
 _OWN_RELEASE = re.compile(r"\b(?:removed|added|introduced|dropped|deprecated|changed|"
                           r"available|new|arrived|came|landed|shipped|appeared|released)"
@@ -84,7 +87,8 @@ def claim_release(text: str) -> Value | None:
     found = []
     for value in values_of(text):
         if value.kind == "version" or (value.kind == "number" and (
-                value.before in _VERSION_WORDS or _OWN_RELEASE.search(text, 0, value.start))):
+                value.before in _VERSION_WORDS or _OWN_RELEASE.search(text, 0, value.start)
+                or _NAMED_VERSION.search(text, 0, value.start))):
             platform = of_platform(text, value).before
             if platform != value.before and platform not in _VERSION_WORDS:
                 continue  # macOS's version, not the product's

@@ -229,6 +229,11 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
 
 
 _CLAUSE_END = re.compile(r"[,;:.!?()\u3002\uff0c\uff1b]")
+# a verb saying what the value is, just before a number in words ("is two", "defaults to
+# three"), and the end of its clause after it
+_SAID_AS = re.compile(r"\b(?:is|are|was|were|be|remains|stays|defaults\s+to|set\s+to)\s+$",
+                      re.IGNORECASE)
+_BARE_END = re.compile(r"\s*(?:[,;:.!?)]|$)")
 
 
 def _after(text: str, at: int) -> str:
@@ -380,6 +385,11 @@ def extract_values(text: str) -> list[Value]:
         unit = _UNIT_WORD.match(text, match.end())
         if AGED_BOUND.search(text, 0, match.start()):
             # "children under sixteen may not", as "under 16" is: an age
+            values.append(_number_value(text, match, float(number)))
+            continue
+        if _SAID_AS.search(text, 0, match.start()) and _BARE_END.match(text, match.end()):
+            # "the default number of workers is two": the number is the value said, as
+            # "is 2" is
             values.append(_number_value(text, match, float(number)))
             continue
         # "one of", "no one": a number word counts only before the thing it counts,
