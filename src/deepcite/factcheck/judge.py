@@ -23,6 +23,7 @@ they are verbatim by construction.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.agreeing import with_denial
@@ -45,7 +46,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
-from deepcite.factcheck.hours import hours_among, hours_clash
+from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -110,6 +111,10 @@ from deepcite.factcheck.value import Value
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words, same_slot
 from deepcite.types import SearchResult, Verdict
 
+# A clause of purpose ("to find a free berth elsewhere", "in order to save time").
+_PURPOSE = re.compile(r"^(?:in\s+order\s+|so\s+as\s+)?to\s+"
+                      r"(?!(?:the|a|an|its|their|and|or)\b)[a-z]+\b")
+
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
 
 
@@ -138,9 +143,12 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         return whole
     judged = [_judge_text(part, pool, known, meaning, borrowed) for part in parts]
     if whole.verdict == "supported" and all(
-            one.verdict in ("supported", "partly_supported") for one in judged):
+            one.verdict in ("supported", "partly_supported") or _PURPOSE.match(part)
+            for part, one in zip(parts, judged, strict=True)):
         # a claim of several clauses is as close in meaning to a sentence saying only
         # one of them: close, it is said when every clause is found
+        # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
+        # which qualifies the others: worded otherwise, it finds nothing alone)
         return whole
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
@@ -424,8 +432,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if hours is not None:
             conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
             break
-    among = None if conflicts else hours_among(text, claim_terms, scored,
-                                               universal(text) is not None)
+    among = None if conflicts else hours_among(text, claim_terms, scored, _of_every(text))
     if among is not None:
         # ... or of the next ranked sentences on its subject
         conflicts.append(Conflict(among[1][0], among[1][1], quote_of(among[0])))
@@ -443,7 +450,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             # (or, saying none of them, speaking of its subject by a pronoun: "It is
             # available Monday to Friday" against "on any day of the week")
             beside = next(((s, c) for s in near if (
-                len(claim_terms & s.terms) >= 2 and (c := limited(text, s.text)) is not None)
+                len(claim_terms & s.terms) >= 2
+                and (c := limited(text, s.text, claim_terms)) is not None)
                 or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
@@ -560,10 +568,17 @@ def _hours_outright(text: str, claim_terms: frozenset[str],
     """"Open around the clock" against hours a sentence ranked next for the claim
     gives (:func:`~deepcite.factcheck.hours.hours_among`), the claim's subject said
     too loosely for any sentence to state it."""
-    among = hours_among(text, claim_terms, ranked, universal(text) is not None)
+    among = hours_among(text, claim_terms, ranked, _of_every(text))
     if among is None:
         return None
     sentence, (draft, source) = among
     score = next(score for score, s in ranked if s is sentence)
     return Judgement("contradicted", score, (quote_of_sentence(sentence),),
                      (Conflict(draft, source, 0),))
+
+
+def _of_every(text: str) -> bool:
+    """Whether the claim speaks of every one of its subject, its hours aside ("every
+    station ... around the clock"; "around the clock" alone says every hour only)."""
+    wide = all_hours(text)
+    return universal(text.replace(wide, " ") if wide else text) is not None
