@@ -109,3 +109,23 @@ def test_a_clause_of_purpose_worded_otherwise_does_not_make_a_claim_partly_suppo
     assert _PURPOSE.match("to find a free berth elsewhere")
     assert _PURPOSE.match("in order to save time")
     assert not _PURPOSE.match("to the harbour office")
+
+
+def test_a_value_shared_places_a_sentence_worded_otherwise_and_another_contradicts() -> None:
+    sources = ("The survey counted 3,450 nesting pairs on 27 islands between 2019 and 2021.",
+               "Volunteers walked each island twice a season.")
+    judged = _judge("Roughly 3,450 couples bred across 72 islands.", *sources)
+    assert judged.verdict == "contradicted"
+    assert (judged.conflicts[0].draft, judged.conflicts[0].source) == ("72 islands",
+                                                                       "27 islands")
+    # no value shared: nothing places the sentence
+    assert _judge("Roughly 900 couples bred across 72 islands.",
+                  *sources).verdict != "contradicted"
+
+
+def test_a_negated_bound_is_the_other_bound() -> None:
+    [low, high] = values_of("Riders must be at least 14 and no older than 70.")
+    assert (low.bound, high.bound) == ("min", "max")
+    assert [v.bound for v in values_of("no more than 6 guests")] == ["max"]
+    assert [v.bound for v in values_of("no younger than 12")] == ["min"]
+    assert [v.bound for v in values_of("more than 6 guests")] == ["min"]

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.agreeing import with_denial
+from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import claim_in_past, of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
@@ -232,6 +233,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or released(text, claim_terms, pool) \
             or denied_row(text, claim_terms, pool) \
             or _hours_outright(text, claim_terms, scored) \
+            or anchored(text, values, scored) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
