@@ -17,13 +17,19 @@ from deepcite.factcheck.value import Value
 
 __all__ = ["AGED_BOUND", "AGE_GROUP", "APPROX_SHARE", "EXACT", "bound_words", "bounded", "within"]
 
-_BOUNDS = [(re.compile(r"\b(?:more than|over|above|at least|exceeding|upwards of|"
-                       r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
-                       r"no less than|no fewer than)\s+(?:a\s+)?$", re.IGNORECASE), "min"),
+# ("no older than 70", "no more than 6": a negated bound is the other one)
+_NOT = r"(?<!\bno\s)(?<!\bnot\s)"
+_BOUNDS = [(re.compile(r"\b(?:" + _NOT + r"more than|" + _NOT + r"over|" + _NOT + r"above|"
+                       r"at least|exceeding|upwards of|" + _NOT
+                       + r"(?:larger|greater|bigger|longer|higher|heavier|older) than|"
+                       r"no less than|no fewer than|"
+                       r"(?:no|not) (?:smaller|shorter|lower|lighter|younger) than)"
+                       r"\s+(?:a\s+)?$", re.IGNORECASE), "min"),
            (re.compile(r"\b(?:less than|fewer than|under|below|up to|at most|no more than|"
                        r"(?:smaller|shorter|lower|lighter|younger) than|"
-                       r"not more than|a maximum of|maximum of)\s+(?:a\s+)?$", re.IGNORECASE),
-            "max"),
+                       r"(?:no|not) (?:larger|greater|bigger|longer|higher|heavier|older) than|"
+                       r"not more than|not over|not above|a maximum of|maximum of)"
+                       r"\s+(?:a\s+)?$", re.IGNORECASE), "max"),
            (re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|"
                        r"approx\.?|circa|ca\.|an estimated|estimated)\s+$",
                        re.IGNORECASE), "approx")]

@@ -18,7 +18,8 @@ from deepcite.factcheck.passages import Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
 
-__all__ = ["Change", "changes_in", "of_another_release", "past_value", "past_value_in"]
+__all__ = ["Change", "changes_in", "claim_in_past", "of_another_release", "past_value",
+           "past_value_in"]
 
 _ITEM = r"[`'\"]?[\w.,%£$€-]+(?:\s[\w.%-]+){0,2}?[`'\"]?"
 # "changed from bicubic to lanczos3", "was raised from 64 to 256", "moved from MIT to
@@ -71,11 +72,16 @@ def _says(text: str, value: str) -> bool:
         v.amount == float(value) and not _NUMBER.search(v.text) for v in values_of(text))
 
 
+def claim_in_past(claim: str) -> bool:
+    """Whether the claim itself speaks of what held before ("used to", "was", "until")."""
+    return _PAST.search(claim) is not None
+
+
 def past_value(claim: str, sentence: str, claim_terms: frozenset[str]) -> Change | None:
     """The change of ``sentence`` whose old value the claim gives as holding now (and
     not its new one), on a word of the claim's besides the value ("default", "filter");
     None when the claim itself speaks of the past."""
-    if _PAST.search(claim):
+    if claim_in_past(claim):
         return None
     plain = claim.replace("`", "")
     for change in changes_in(sentence):

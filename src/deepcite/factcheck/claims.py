@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deepcite.factcheck.comments import without_comment
 from deepcite.text.cjk import CJK_RUN
 from deepcite.text.cjk_terms import cjk_terms
 from deepcite.text.sentences import sentence_spans
@@ -53,6 +54,9 @@ _INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 _MARKER = re.compile(
     r"^[ \t]*(?:>[ \t]?)*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?")
 _CLAUSE = re.compile(r"[;\uff1b]\s*")
+# ", and it will ...", ", but they are ...": a clause of its own on the same subject
+_AND_PRONOUN = re.compile(r",(?=\s+(?:and|but)\s+(?:it|they)\s+[a-z]+\b)"
+                          r"\s+(?:and|but)\s+(?=(?:it|they)\b)")
 # Markdown that is not words: links keep their text, images and code marks go - but an
 # underscore inside a word is the word's ("catalog_path", "MAX_WORKERS": a source writes
 # the name whole, so the claim must too)
@@ -181,21 +185,29 @@ def _prose_segments(document: str) -> list[tuple[int, int]]:
 
 
 def _clauses(document: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A sentence cut at ``;`` where both sides are claims of their own."""
-    pieces: list[tuple[int, int]] = []
-    at = start
-    for match in _CLAUSE.finditer(document, start, end):
-        pieces.append((at, match.start() + 1))
-        at = match.end()
-    pieces.append((at, end))
-    if len(pieces) > 1 and all(_checkable(document[a:b]) for a, b in pieces):
-        return [(a, b) for a, b in pieces if b > a]
+    """A sentence cut at ``;`` where both sides are claims of their own - or at ", and
+    it ...": a second statement of the same subject by a pronoun ("Pruning keeps 7
+    daily backups, and it never removes the newest one"), which a source may confirm
+    while it contradicts the first."""
+    for pattern in (_CLAUSE, _AND_PRONOUN):
+        pieces: list[tuple[int, int]] = []
+        at = start
+        for match in pattern.finditer(document, start, end):
+            pieces.append((at, match.start() + (pattern is _CLAUSE)))
+            at = match.end()
+        pieces.append((at, end))
+        if len(pieces) > 1 and all(_checkable(document[a:b]) for a, b in pieces):
+            return [piece for a, b in pieces
+                    for piece in (_clauses(document, a, b) if pattern is _CLAUSE else [(a, b)])
+                    if piece[1] > piece[0]]
     return [(start, end)]
 
 
 def _checkable(text: str) -> bool:
     """Whether ``text`` asserts something a source could confirm (see the module docs)."""
-    words = clean_claim(text)
+    # (the writer's comment it ends with - "which would let us retire the cron jobs" -
+    # is no part of what a source confirms)
+    words = without_comment(clean_claim(text))
     if not words:
         return False
     bare = words.rstrip("\"'\u201d\u2019)]*_ ")

@@ -5,10 +5,12 @@ the hours contradict it, though no value of the claim's has a slot to compare.""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from deepcite.factcheck.passages import values_of
+from deepcite.factcheck.passages import Sentence, values_of
+from deepcite.factcheck.terms import terms_of
 
-__all__ = ["all_hours", "hours_clash"]
+__all__ = ["HOURS_CANDIDATES", "all_hours", "hours_among", "hours_clash"]
 
 _ALL_HOURS = re.compile(r"\b(?:a)?round\s+the\s+clock\b|\b24/7\b|\b24\s+hours\s+a\s+day\b|"
                         r"\bday\s+and\s+night\b|\bat\s+all\s+hours\b|"
@@ -42,3 +44,33 @@ def hours_clash(claim: str, sentence: str) -> tuple[str, str] | None:
     end = last.end
     only = re.match(r"\s+only\b", sentence[end:])
     return wide, sentence[start:end + (only.end() if only else 0)]
+
+
+#: How many of the sentences ranked for a claim are read for their hours.
+HOURS_CANDIDATES = 8
+
+
+def hours_among(claim: str, claim_terms: frozenset[str],
+                ranked: Sequence[tuple[float, Sentence]],
+                every: bool) -> tuple[Sentence, tuple[str, str]] | None:
+    """Of the first sentences ``ranked`` for a claim saying "around the clock", the
+    first on its subject (a word of it besides its hours) giving hours short of the
+    whole day, and the clash: the claim worded apart from its source ("every docking
+    station is open around the clock" against "Stations in the outer districts operate
+    from 6:00 to 23:00 only") finds its hours' sentence among the next ranked, not as
+    the best. None where one of them says the hours are the whole day, unless the claim
+    speaks of ``every`` one (some open all day, others not, contradicts "every")."""
+    wide = all_hours(claim)
+    if wide is None:
+        return None
+    subject = claim_terms - terms_of(wide)
+    found = None
+    for _, sentence in ranked[:HOURS_CANDIDATES]:
+        if not subject & sentence.terms:
+            continue
+        if all_hours(sentence.text) is not None and not every:
+            return None
+        clash = hours_clash(claim, sentence.text)
+        if clash is not None and found is None:
+            found = sentence, clash
+    return found

@@ -23,11 +23,13 @@ they are verbatim by construction.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.agreeing import with_denial
+from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
-from deepcite.factcheck.changes import of_another_release, past_value_in
+from deepcite.factcheck.changes import claim_in_past, of_another_release, past_value_in
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
     claim_parts,
@@ -36,6 +38,7 @@ from deepcite.factcheck.clauses import (
     unsaid_clause,
     word_and_next,
 )
+from deepcite.factcheck.comments import without_comment
 from deepcite.factcheck.conflicts import (
     decide,
     denial_of,
@@ -44,7 +47,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
-from deepcite.factcheck.hours import hours_clash
+from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -103,9 +106,15 @@ from deepcite.factcheck.restrictions import (
 )
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
+from deepcite.factcheck.superseded import current_value, superseded_by
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, bound_words
+from deepcite.factcheck.value import Value
+from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words, same_slot
 from deepcite.types import SearchResult, Verdict
+
+# A clause of purpose ("to find a free berth elsewhere", "in order to save time").
+_PURPOSE = re.compile(r"^(?:in\s+order\s+|so\s+as\s+)?to\s+"
+                      r"(?!(?:the|a|an|its|their|and|or)\b)[a-z]+\b")
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
 
@@ -124,7 +133,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     written into ``claim`` (:mod:`~deepcite.factcheck.referents`): a name of it the
     sentence does not say is not missing - the draft never said it there.
     """
-    text = clean_claim(claim)
+    text = without_comment(clean_claim(claim))  # the writer's comment states nothing
     borrowed = terms_of(subject)
     pool = Pool([result.full_text or result.snippet for result in passages])
     known = names_known | capitalised_inside(pool.texts)
@@ -135,9 +144,12 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         return whole
     judged = [_judge_text(part, pool, known, meaning, borrowed) for part in parts]
     if whole.verdict == "supported" and all(
-            one.verdict in ("supported", "partly_supported") for one in judged):
+            one.verdict in ("supported", "partly_supported") or _PURPOSE.match(part)
+            for part, one in zip(parts, judged, strict=True)):
         # a claim of several clauses is as close in meaning to a sentence saying only
         # one of them: close, it is said when every clause is found
+        # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
+        # which qualifies the others: worded otherwise, it finds nothing alone)
         return whole
     for one in judged:
         # a clause alone may find another sentence; a value the whole claim found
@@ -222,6 +234,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             or contradicted_nearly(text, claim_terms, scored, cosine) \
             or released(text, claim_terms, pool) \
             or denied_row(text, claim_terms, pool) \
+            or _hours_outright(text, claim_terms, scored) \
+            or anchored(text, values, scored) \
             or Judgement("not_found", by_words[0][0])
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
@@ -254,6 +268,16 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     close_by = [s for s in on_subject if s is best or s in near
                 or own[id(s)] >= best_score - NEAR_SCORE]
     decided_by: dict[str, Sentence] = {}
+    past = claim_in_past(text)
+
+    def _ended(value: Value, sentence: Sentence) -> Sentence | None:
+        # (a claim writing the change itself, "went up from 75 to 90", gives both)
+        if past or value.kind not in ("money", "number", "percent") \
+                or value.dimension == "period" or value.unit == FREE or any(
+                    same_slot(value, mine) for mine in values if mine is not value):
+            return None
+        return superseded_by(sentence, value, pool)
+
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
@@ -262,6 +286,21 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 break
         if decided is None:
             missing.append(value.text)
+        elif decided[1] is None and (ended := _ended(value, decided[0])) is not None:
+            # a value the source says no longer holds ("was a flat £1 per ride. Per-minute
+            # pricing replaced the flat charge"): what holds now, where a sentence on the
+            # subject states it, else the sentence ending it
+            # (or a sentence of its passage saying more of the claim's words: a table's row)
+            mates = sorted((s for s in pool.by_passage[decided[0].passage]
+                            if s not in on_subject and claim_terms & s.terms),
+                           key=lambda s: (-len(claim_terms & s.terms),
+                                          abs(s.index - decided[0].index)))
+            now = current_value(value, decided[0], (*on_subject, *mates), values)
+            if now is not None:
+                conflicts.append(Conflict(shown(value, text), shown(now[1], now[0].text),
+                                          quote_of(now[0])))
+            else:
+                conflicts.append(Conflict(shown(value, text), ended.text, quote_of(ended)))
         elif decided[1] is None:
             decided_by[value.text] = decided[0]
             stated.append(value.text)
@@ -397,6 +436,10 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
         if hours is not None:
             conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
             break
+    among = None if conflicts else hours_among(text, claim_terms, scored, _of_every(text))
+    if among is not None:
+        # ... or of the next ranked sentences on its subject
+        conflicts.append(Conflict(among[1][0], among[1][1], quote_of(among[0])))
     scoped = False
     if not conflicts:
         # the same words, another scope: "any replica" against "the primary only"
@@ -411,7 +454,8 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             # (or, saying none of them, speaking of its subject by a pronoun: "It is
             # available Monday to Friday" against "on any day of the week")
             beside = next(((s, c) for s in near if (
-                len(claim_terms & s.terms) >= 2 and (c := limited(text, s.text)) is not None)
+                len(claim_terms & s.terms) >= 2
+                and (c := limited(text, s.text, claim_terms)) is not None)
                 or (c := period_beside(text, s.text)) is not None), None)
             if beside is not None:
                 clasher, clash = beside
@@ -521,3 +565,24 @@ def _bounds_scope(claim: str, sentence: str) -> bool:
     clash = limit_clash(claim, sentence) or scope_clash(claim, sentence) \
         or rhythm_clash(claim, sentence)
     return clash is not None and clash.outcome == "contradicted"
+
+
+def _hours_outright(text: str, claim_terms: frozenset[str],
+                    ranked: Sequence[tuple[float, Sentence]]) -> Judgement | None:
+    """"Open around the clock" against hours a sentence ranked next for the claim
+    gives (:func:`~deepcite.factcheck.hours.hours_among`), the claim's subject said
+    too loosely for any sentence to state it."""
+    among = hours_among(text, claim_terms, ranked, _of_every(text))
+    if among is None:
+        return None
+    sentence, (draft, source) = among
+    score = next(score for score, s in ranked if s is sentence)
+    return Judgement("contradicted", score, (quote_of_sentence(sentence),),
+                     (Conflict(draft, source, 0),))
+
+
+def _of_every(text: str) -> bool:
+    """Whether the claim speaks of every one of its subject, its hours aside ("every
+    station ... around the clock"; "around the clock" alone says every hour only)."""
+    wide = all_hours(text)
+    return universal(text.replace(wide, " ") if wide else text) is not None

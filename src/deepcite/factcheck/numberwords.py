@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from deepcite.factcheck.units import DIMENSIONS, unit_of
+from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, unit_of
 from deepcite.factcheck.value import Value
 
-__all__ = ["NUMBER_WORD", "NUMBER_WORDS_ALL", "clock_word_values", "half_values", "part_values",
-           "word_number"]
+__all__ = ["NUMBER_WORD", "NUMBER_WORDS_ALL", "clock_word_values", "half_values",
+           "one_currency_values", "part_values", "word_number"]
 
 _SMALL_NUMBERS = """zero one two three four five six seven eight nine ten eleven twelve
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
@@ -135,5 +135,27 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
                            match.group(0), match.start(), match.end(), float(minutes),
                            "clock", "clock"))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+# "a pound", "a flat dollar", "an extra euro": one of a currency said with the article
+# ("a pound of flour" is a weight; "a dollar sign" no amount)
+_ONE_CURRENCY = re.compile(
+    r"\b(?P<article>an?)\s+(?:(?:flat|single|whole|extra|additional|full)\s+)?"
+    r"(?P<unit>pound|dollar|euro)(?![-\w])(?!\s+(?:of|sign|store|shop|coin|note|bill)s?\b)",
+    re.IGNORECASE)
+
+
+def one_currency_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """The amounts of one currency unit ``text`` states in words ("a flat pound per
+    ride" is £1, as "£1 per ride" is); their places are added to ``taken``."""
+    found: list[Value] = []
+    for match in _ONE_CURRENCY.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        currency = CURRENCIES[unit_of(match.group("unit"))]
+        found.append(Value("money", "1", match.group(0), match.start(), match.end(), 1.0,
+                           currency, "money"))
         taken.append((match.start(), match.end()))
     return found

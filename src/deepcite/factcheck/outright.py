@@ -8,6 +8,7 @@ returns a :class:`~deepcite.factcheck.judgement.Judgement` quoting the sentence,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.clauses import quantified_elsewhere
@@ -118,12 +119,23 @@ def forbidden_outright(text: str, claim_terms: frozenset[str],
     return None
 
 
-def limited(claim: str, sentence: str) -> ScopeClash | None:
+def limited(claim: str, sentence: str,
+            claim_terms: frozenset[str] | None = None) -> ScopeClash | None:
     """A contradicting clash of the claim's scope with ``sentence`` (an exclusive
     restriction against the claim's "every", a monthly day against its weekly one), or
-    None: a condition the neighbour states leaves the claim as it was."""
+    None: a condition the neighbour states leaves the claim as it was. With
+    ``claim_terms``: only where the words before the restriction - what it limits - say
+    one of them ("Environment variables are read only when no flag is set" limits the
+    variables, not what the claim says of flags)."""
+    if claim_terms is not None:
+        cut = _RESTRICTING.search(sentence)
+        if cut is not None and not terms_of(sentence[:cut.start()]) & claim_terms:
+            return None
     clash = scope_clash(claim, sentence) or rhythm_clash(claim, sentence)
     return clash if clash is not None and clash.outcome == "contradicted" else None
+
+
+_RESTRICTING = re.compile(r"\b(?:only|except|unless|solely|exclusively)\b", re.IGNORECASE)
 
 
 def denied_terms(text: str) -> set[str]:

@@ -95,7 +95,19 @@ def _subject(text: str) -> _Subject | None:
     opening = _NAME_RUN.match(text)
     if opening is not None and opening.group(0).split()[0].lower() not in _PRONOUNS:
         return _Subject(_POSSESSIVE.sub("", opening.group(0)), False)
+    lead = _LEAD_PHRASE.match(text)
+    if lead is not None:
+        # "Out of the box, prune keeps ...", "By default, the cache holds ...": the
+        # subject of what follows the opening phrase
+        # (a short one: "anything passed as a flag wins over what is ..." is none)
+        after = _subject(text[lead.end():])
+        if after is not None and len(after.words.split()) <= _MAX_BEFORE_VERB:
+            return after
     return None
+
+
+# A short phrase opening a claim, ended by a comma ("Out of the box,", "By default,").
+_LEAD_PHRASE = re.compile(r"^[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,3},\s+(?=[a-z])")
 
 
 def _third_person(words: Sequence[re.Match[str]], index: int, text: str) -> bool:

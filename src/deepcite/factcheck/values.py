@@ -41,6 +41,7 @@ from deepcite.factcheck.numberwords import (
     NUMBER_WORDS_ALL,
     clock_word_values,
     half_values,
+    one_currency_values,
     part_values,
     word_number,
 )
@@ -204,6 +205,11 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
                 currency = CURRENCIES[unit]
             end = unit_match.end()
     before = _before(text, start)
+    if not currency and unit in _PENCE and (unit != "p" or text[end - 2:end - 1].isdigit()):
+        # "10p", "20 pence": hundredths of a pound, so that "10p" meets "£0.10"
+        amount /= 100.0
+        return Value("money", plain_key(amount), text[start:end].strip(), start, end, amount,
+                     "gbp", "money", before)
     if not currency and before in CURRENCIES and not unit:
         # "EUR 40"; not "520 euros for four weeks", whose weeks are no euros
         currency = CURRENCIES[before]
@@ -228,6 +234,7 @@ def _number_value(text: str, match: re.Match[str], number: float, *, currency: s
                  amount * size, unit, dimension, before, "" if unit else _after(text, end))
 
 
+_PENCE = frozenset({"p", "pence", "penny", "penni"})
 _CLAUSE_END = re.compile(r"[,;:.!?()\u3002\uff0c\uff1b]")
 # a verb saying what the value is, just before a number in words ("is two", "defaults to
 # three"), and the end of its clause after it
@@ -310,6 +317,7 @@ def extract_values(text: str) -> list[Value]:
     values = date_values(text, taken)
     values += half_values(text, taken)
     values += part_values(text, taken)
+    values += one_currency_values(text, taken)
     values += series_values(text, taken)
     values += [dataclasses.replace(v, before=_before(text, v.start))
                for v in clock_word_values(text, taken)]
