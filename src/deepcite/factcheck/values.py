@@ -395,11 +395,6 @@ def extract_values(text: str) -> list[Value]:
             # "children under sixteen may not", as "under 16" is: an age
             values.append(_number_value(text, match, float(number)))
             continue
-        if _SAID_AS.search(text, 0, match.start()) and _BARE_END.match(text, match.end()):
-            # "the default number of workers is two": the number is the value said, as
-            # "is 2" is
-            values.append(_number_value(text, match, float(number)))
-            continue
         # "one of", "no one": a number word counts only before the thing it counts,
         # or where it leaves out the thing an earlier number counts ("six sailings a
         # day in summer and three in winter")
@@ -425,6 +420,11 @@ def extract_values(text: str) -> list[Value]:
             elided = _elided(text, match, values)
             if elided is not None:
                 values.append(elided)
+            elif _SAID_AS.search(text, 0, match.start()) and _BARE_END.match(text, match.end()):
+                # "the default number of workers is two": the number is the value said,
+                # as "is 2" is (where it leaves out no thing an earlier number counts:
+                # "six sailings in summer; in winter there are four")
+                values.append(_number_value(text, match, float(number)))
             continue
         values.append(_number_value(text, match, float(number)))
     for match in _TIMES.finditer(text):
