@@ -45,7 +45,9 @@ sets, written the same way (first runs 8/16 and 3/16), and ``check_dev47`` (a fo
 market hall), written the same way and held back (first run 6/16: a crash, fixed), and
 ``check_dev48`` (a bike-share scheme) and ``check_dev49`` (a backup tool's docs), the
 eleventh pass's tuning sets (first runs 9/16 and 8/16), and ``check_dev50`` (a ferry
-company), written the same way and held back (first run 7/16); from
+company), written the same way and held back (first run 7/16), and ``check_dev51`` (a
+home battery, held back, first run 6/16) and ``check_dev52`` (a catalog-sync
+command-line tool, the twelfth pass's tuning set, first run 5/16), written the same way; from
 ``check_dev19`` on they are drafts written as a person would (true claims reworded,
 restrictions changed). Each
 after the first two was measured before the judge was tuned on it (first-run scores
