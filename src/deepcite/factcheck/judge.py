@@ -40,7 +40,6 @@ from deepcite.factcheck.clauses import (
 )
 from deepcite.factcheck.comments import without_comment
 from deepcite.factcheck.conflicts import (
-    decide,
     denial_of,
     name_in_place,
     opposed,
@@ -94,6 +93,7 @@ from deepcite.factcheck.outright import (
 )
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
 from deepcite.factcheck.releases import release_scope, released
+from deepcite.factcheck.restated_bounds import decide_bounded
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always_span,
@@ -281,7 +281,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     for value in values:
         decided = None
         for sentences in ([best], close_by, on_subject):
-            decided = decide(value, text, sentences, values, loose=sentences == [best])
+            decided = decide_bounded(value, text, sentences, values, on_subject, best)
             if decided is not None:
                 break
         if decided is None:
