@@ -39,3 +39,12 @@ def test_a_version_written_before_its_number_dates_a_changelog_item() -> None:
     said = judge("Handbooks can be exported to PDF since version 4.0.", CHANGES)
     assert said.verdict == "supported", said
 
+
+
+def test_one_setting_winning_over_another_is_an_override_however_written() -> None:
+    source = [passage("Config", "A command-line option always overrides the same key "
+                      "in the settings file.")]
+    for claim in ("A command-line option wins over the settings file.",
+                  "A command-line option takes priority over the settings file.",
+                  "A command-line option beats the settings file."):
+        assert judge(claim, source).verdict == "supported", claim

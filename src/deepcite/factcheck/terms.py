@@ -138,7 +138,11 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
-    (r"\btak(?:e|es|ing)\s+precedence\s+over\b", "override"),
+    # one setting winning over another, however written: "takes priority over", "wins
+    # over", "beats", "trumps"
+    (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)\s+over\b|"
+     r"\bwin(?:s|ning)?\s+(?:over|against)\b|\bbeat(?:s|ing)?\b|\btrump(?:s|ing)?\b|"
+     r"\boverrul(?:e|es|ing)\b", "override"),
     (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
      "unlimited"),
     # what holds when nobody sets it, however written, is the default: "out of the
