@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.grounded import grounded_answer
-from deepcite.citations.table_rows import admit_siblings, extreme_rows
+from deepcite.citations.sentence_choice import select
+from deepcite.citations.table_rows import admit_siblings, extreme_rows, same_table
 from deepcite.types import Source
 
 _PAGE = """# 电暖器档位说明
@@ -89,3 +90,22 @@ def test_the_grounded_answer_of_a_superlative_is_the_end_row() -> None:
         answer = grounded_answer(question, [_source()])
         assert answer is not None
         assert value in answer.text.split("\n")[0], question
+
+
+_FEES = """# 挂号须知
+
+| 号别 | 挂号费 | 医保报销 |
+|---|---|---|
+| 普通门诊 | 10 元 | 是 |
+| 副教授门诊 | 25 元 | 是 |
+| 教授门诊 | 40 元 | 是 |
+"""
+
+
+def test_two_rows_of_a_table_are_two_facts_not_duplicates() -> None:
+    rows = [s for s in candidate_sentences([_source(_FEES)]) if s.columns]
+    assert same_table(rows[1], rows[2]) and not same_table(rows[1], rows[1])
+    for row in rows:
+        row.score = 1.0
+    # "副教授门诊 | 25 元" holds the words of "教授门诊 | 40 元": both are kept
+    assert select([rows[2], rows[1]]) == [rows[2], rows[1]]

@@ -278,8 +278,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         passed[id(sentence)] = question_match.relevant(
             weights, [*about[id(sentence)], *entitled], cosine.get(id(sentence)),
             subject=titles[sentence.rank], document=document)
-    # the rows of one table say the same words of the question: judged together
-    table_rows.admit_siblings(sharing, passed, lambda s: weights.coverage(about[id(s)]))
+    if has_cjk(question):  # a table's rows say the same words of the question
+        table_rows.admit_siblings(sharing, passed, lambda s: weights.coverage(about[id(s)]))
     for sentence in sharing:
         if not passed.get(id(sentence)):
             continue

@@ -9,6 +9,8 @@ other rows at 0.73-0.76), and it is then never quoted. So:
 
 - :func:`admit_siblings`: a row the filter rejects is relevant when a row of the same
   table passed and it holds as much of the question (its coverage) as that row.
+- :func:`same_table`: two rows of one table are two facts, never near-duplicates
+  of each other (:func:`~deepcite.citations.sentence_choice.select`).
 - :func:`extreme_rows`: a question that asks for the most or least of something ("开到
   最大", "最低档", "最高的那档") and names no row by its label is asked of the row at
   that end of the table: the largest (or smallest) value of the numeric column the
@@ -23,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from deepcite.citations.candidates import Sentence
 from deepcite.citations.table_cells import row_cells
-from deepcite.text.cjk import CJK_RUN
+from deepcite.text.cjk import CJK_RUN, has_cjk
 
 #: Superlatives asking for the top of a scale, and for its bottom. Not "最多"/"最少",
 #: "最长"/"最晚": those ask a limit ("最多几天内可以退"), not a row.
@@ -37,6 +39,14 @@ def _table(sentence: Sentence) -> tuple[int, tuple[str, ...]] | None:
     """The table ``sentence`` is a row of (its source's rank and the header), or
     ``None`` for prose."""
     return (sentence.rank, sentence.columns) if sentence.columns else None
+
+
+def same_table(a: Sentence, b: Sentence) -> bool:
+    """Whether ``a`` and ``b`` are two rows of one CJK table: two facts, never a
+    sentence and its restatement, however many words the rows share ("副主任医师 |
+    25 元" holds every word of "主任医师 | 40 元" but its number)."""
+    return (a is not b and _table(a) is not None and _table(a) == _table(b)
+            and a.text != b.text and has_cjk(a.text))
 
 
 def admit_siblings(rows: Iterable[Sentence], passed: dict[int, bool],
@@ -130,4 +140,4 @@ def extreme_rows(question: str, rows: Sequence[Sentence]) -> set[int]:
     return found
 
 
-__all__ = ["admit_siblings", "extreme_rows"]
+__all__ = ["admit_siblings", "extreme_rows", "same_table"]
