@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from deepcite.citations.candidates import Sentence
 from deepcite.citations.dedupe import dedupe_sentences
+from deepcite.citations.table_rows import same_table
 from deepcite.text.stopwords import STOPWORDS
 
 MAX_SENTENCES = 3
@@ -57,7 +58,9 @@ def select(ranked: Sequence[Sentence], *, max_sentences: int = MAX_SENTENCES,
 
     Of two near-duplicates the one that says it all is kept: "Tesla died on 7 January
     1943." ranks above "On 7 January 1943, at the age of 86, Tesla died alone in room
-    3327", which holds all of it and the age asked for, and takes its place.
+    3327", which holds all of it and the age asked for, and takes its place. Two rows
+    of one table are two facts, however alike their words (:func:`same_table`):
+    "副主任医师 | 25 元" does not take the place of "主任医师 | 40 元".
     """
     chosen: list[Sentence] = []
     used = 0
@@ -66,7 +69,8 @@ def select(ranked: Sequence[Sentence], *, max_sentences: int = MAX_SENTENCES,
             break
         if chosen and sentence.score < RELATIVE_FLOOR * chosen[0].score:
             break
-        alike = [i for i, other in enumerate(chosen) if similar(sentence, other)]
+        alike = [i for i, other in enumerate(chosen)
+                 if similar(sentence, other) and not same_table(sentence, other)]
         if alike:
             shorter = chosen[alike[0]]
             grown = used + len(sentence.text) - len(shorter.text)

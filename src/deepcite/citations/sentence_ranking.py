@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from deepcite.citations import answer_type as types
-from deepcite.citations import question_match
+from deepcite.citations import question_match, table_rows
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
 from deepcite.citations.cjk_limits import states_limit
@@ -263,6 +263,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     named_models = model_names(question)
     models = named_models & wanted
     ranked = []
+    passed: dict[int, bool] = {}
     for sentence in sharing:
         document = held[sentence.rank]
         if sentence.source.engine == USER_MATERIAL:  # handed in for this question: the
@@ -274,9 +275,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         # ``quote(s)`` on shlex's page answers "What does shlex.quote do?".
         entitled = [t for t in titles[sentence.rank]
                     if t in weights.named or t in weights.titled]
-        if not question_match.relevant(weights, [*about[id(sentence)], *entitled],
-                                       cosine.get(id(sentence)),
-                                       subject=titles[sentence.rank], document=document):
+        passed[id(sentence)] = question_match.relevant(
+            weights, [*about[id(sentence)], *entitled], cosine.get(id(sentence)),
+            subject=titles[sentence.rank], document=document)
+    if has_cjk(question):  # a table's rows say the same words of the question
+        table_rows.admit_siblings(sharing, passed, lambda s: weights.coverage(about[id(s)]))
+    for sentence in sharing:
+        if not passed.get(id(sentence)):
             continue
         sentence.coverage = weights.coverage(about[id(sentence)])
         counts = Counter(t for t in [*sentence.terms, *implied.get(id(sentence), [])]
@@ -306,6 +311,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     best = max(lexical.values(), default=1.0) or 1.0
     off_title = _off_title(wanted, sentences) | _off_model(named_models, sentences)
     cjk = kind in ("amount", "measure", "count") and has_cjk(question)
+    extreme = table_rows.extreme_rows(question, sentences) if has_cjk(question) else set()
     for sentence in ranked:
         prior = 1 + 0.1 / (1 + sentence.rank) + (0.05 if sentence.position == 0 else 0.0)
         if sentence.rank in off_title and not wanted & set(sentence.heading):
@@ -321,6 +327,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             cue += CUE_BOOST  # "上限 | 不超过20元" for "最多罚到多少钱", not the daily rate
         if has_cjk(question) and case_in_range(sentence.text, question):
             cue += CUE_BOOST  # "第31天起" for "超期两个月", "初二至初七" for "大年初五"
+        if id(sentence) in extreme:
+            cue += CUE_BOOST  # "开到最大": the table's row at that end of its scale
         if acted and acted in shows.get(id(sentence), ()):
             cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action
         elif gives(intent, sentence.text) or (intent is Intent.HOWTO and sentence.example
