@@ -4,6 +4,7 @@ named a few words before a changelog's item."""
 
 from __future__ import annotations
 
+from deepcite.factcheck.comments import writer_comment
 from deepcite.factcheck.judge import Judgement, judge
 from deepcite.factcheck.passages import values_of
 from tests.fakes import passage
@@ -48,3 +49,15 @@ def test_one_setting_winning_over_another_is_an_override_however_written() -> No
                   "A command-line option takes priority over the settings file.",
                   "A command-line option beats the settings file."):
         assert judge(claim, source).verdict == "supported", claim
+
+
+def test_a_comment_naming_a_colleague_no_source_names_is_the_writers() -> None:
+    source = [passage("Setup", "## Requirements\n\nNode 20 or newer is needed to build "
+                      "the site. Windows is supported natively.")]
+    judgement = judge("Building the site needs Node 20 or newer, so Marek can drop his "
+                      "old workaround.", source)
+    assert judgement.verdict == "supported", judgement
+    # a name the sources have is no colleague: the clause stays part of the claim
+    text = "It needs Node 20, so Windows builds need a licence key."
+    assert writer_comment(text, lambda name: name != "Windows") is None
+    assert writer_comment(text.replace("Windows", "Marek's"), lambda name: True) == 16

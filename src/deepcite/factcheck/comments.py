@@ -8,6 +8,7 @@ before it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["without_comment", "writer_comment"]
 
@@ -17,19 +18,30 @@ _COMMENT = re.compile(
 _WRITER = re.compile(r"\b(?:we|us|our|ours|I|me|my)\b")
 
 
-def writer_comment(text: str) -> int | None:
-    """Where the writer's comment ``text`` ends with starts (its comma), or None."""
+# a name inside the comment: a capitalised word not all in capitals ("Lena", not "CI")
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def writer_comment(text: str, unknown: Callable[[str], bool] | None = None) -> int | None:
+    """Where the writer's comment ``text`` ends with starts (its comma), or None. With
+    ``unknown``, a comment naming someone it says no source names ("so Tomasz won't
+    need WSL", "which Lena wants for the dashboard": the writer's colleagues) is the
+    writer's too."""
     match = _COMMENT.search(text)
-    if match is None or not _WRITER.search(match.group("rest")):
+    if match is None:
+        return None
+    rest = match.group("rest")
+    if not _WRITER.search(rest) and (unknown is None or not any(
+            unknown(name.group(0)) for name in _NAME.finditer(rest))):
         return None
     if _WRITER.search(text[:match.start()]):
         return None  # a claim about the writer ("I pay ..., so I ...") is theirs throughout
     return match.start()
 
 
-def without_comment(text: str) -> str:
+def without_comment(text: str, unknown: Callable[[str], bool] | None = None) -> str:
     """``text`` without the writer's comment it ends with (its full stop kept)."""
-    at = writer_comment(text)
+    at = writer_comment(text, unknown)
     if at is None:
         return text
     end = text.rstrip()[-1:]

@@ -133,9 +133,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     written into ``claim`` (:mod:`~deepcite.factcheck.referents`): a name of it the
     sentence does not say is not missing - the draft never said it there.
     """
-    text = without_comment(clean_claim(claim))  # the writer's comment states nothing
     borrowed = terms_of(subject)
     pool = Pool([result.full_text or result.snippet for result in passages])
+    # the writer's comment states nothing (nor one naming a colleague no passage names)
+    in_passages = frozenset(term for terms in pool.context for term in terms)
+    text = without_comment(clean_claim(claim), lambda name: not terms_of(name) & in_passages)
     known = names_known | capitalised_inside(pool.texts)
     whole = _judge_text(text, pool, known, meaning, borrowed)
     parts = claim_parts(text)
