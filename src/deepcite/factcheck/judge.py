@@ -136,8 +136,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     borrowed = terms_of(subject)
     pool = Pool([result.full_text or result.snippet for result in passages])
     # the writer's comment states nothing (nor one naming a colleague no passage names)
-    in_passages = frozenset(term for terms in pool.context for term in terms)
-    text = without_comment(clean_claim(claim), lambda name: not terms_of(name) & in_passages)
+    text = without_comment(clean_claim(claim), lambda name: not terms_of(name) & pool.said)
     known = names_known | capitalised_inside(pool.texts)
     whole = _judge_text(text, pool, known, meaning, borrowed)
     parts = claim_parts(text)
@@ -190,8 +189,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     # a name no passage has is either wrong or out of the sources' reach: the subject
     # is what the rest of the claim says
     # ("RAF" where the passages say "the Royal Air Force" is a name they have)
-    everywhere = frozenset(term for terms in pool.context for term in terms) | initialisms(
-        pool.texts)
+    everywhere = pool.said | initialisms(pool.texts)
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms

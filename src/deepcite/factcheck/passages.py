@@ -57,6 +57,8 @@ class Pool:
     sentences: list[Sentence] = field(default_factory=list)
     by_passage: dict[int, list[Sentence]] = field(default_factory=dict)
     context: list[frozenset[str]] = field(default_factory=list)
+    #: every word any passage says (the union of ``context``)
+    said: frozenset[str] = frozenset()
     weights: dict[str, float] = field(default_factory=dict)
     total: int = 0
 
@@ -74,6 +76,7 @@ class Pool:
                 for term in sentence.terms:
                     counts[term] = counts.get(term, 0) + 1
         self.total = len(self.sentences)
+        self.said = frozenset().union(*self.context)
         self.weights = {term: self.weight_of(count) for term, count in counts.items()}
 
     def weight_of(self, count: int) -> float:
