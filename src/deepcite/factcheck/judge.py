@@ -29,12 +29,11 @@ from collections.abc import Sequence
 from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
-from deepcite.factcheck.changes import claim_in_past, of_another_release, past_value_in
+from deepcite.factcheck.changes import past_value_in
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
     claim_parts,
     quantified_elsewhere,
-    shown,
     unsaid_clause,
     word_and_next,
 )
@@ -92,8 +91,7 @@ from deepcite.factcheck.outright import (
     scoped_outright,
 )
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
-from deepcite.factcheck.releases import release_scope, released
-from deepcite.factcheck.restated_bounds import decide_bounded
+from deepcite.factcheck.releases import released
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always_span,
@@ -106,10 +104,10 @@ from deepcite.factcheck.restrictions import (
 )
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
-from deepcite.factcheck.superseded import current_value, superseded_by
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
-from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words, same_slot
+from deepcite.factcheck.value_findings import Candidates, find_values
+from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
 from deepcite.types import SearchResult, Verdict
 
 # A clause of purpose ("to find a free berth elsewhere", "in order to save time").
@@ -259,75 +257,15 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
             quotes.append(quote)
         return quotes.index(quote)
 
-    conflicts: list[Conflict] = []
-    stated: list[str] = []
-    missing: list[str] = []
     # a value is looked up in the best sentence first: what it says decides; then its
     # neighbours and the sentences nearly as close to the claim; then the others
     own = {id(s): score for score, s in scored}
     close_by = [s for s in on_subject if s is best or s in near
                 or own[id(s)] >= best_score - NEAR_SCORE]
-    decided_by: dict[str, Sentence] = {}
-    past = claim_in_past(text)
-
-    def _ended(value: Value, sentence: Sentence) -> Sentence | None:
-        # (a claim writing the change itself, "went up from 75 to 90", gives both)
-        if past or value.kind not in ("money", "number", "percent") \
-                or value.dimension == "period" or value.unit == FREE or any(
-                    same_slot(value, mine) for mine in values if mine is not value):
-            return None
-        return superseded_by(sentence, value, pool)
-
-    for value in values:
-        decided = None
-        for sentences in ([best], close_by, on_subject):
-            decided = decide_bounded(value, text, sentences, values, on_subject, best)
-            if decided is not None:
-                break
-        if decided is None:
-            missing.append(value.text)
-        elif decided[1] is None and (ended := _ended(value, decided[0])) is not None:
-            # a value the source says no longer holds ("was a flat £1 per ride. Per-minute
-            # pricing replaced the flat charge"): what holds now, where a sentence on the
-            # subject states it, else the sentence ending it
-            # (or a sentence of its passage saying more of the claim's words: a table's row)
-            mates = sorted((s for s in pool.by_passage[decided[0].passage]
-                            if s not in on_subject and claim_terms & s.terms),
-                           key=lambda s: (-len(claim_terms & s.terms),
-                                          abs(s.index - decided[0].index)))
-            now = current_value(value, decided[0], (*on_subject, *mates), values)
-            if now is not None:
-                conflicts.append(Conflict(shown(value, text), shown(now[1], now[0].text),
-                                          quote_of(now[0])))
-            else:
-                conflicts.append(Conflict(shown(value, text), ended.text, quote_of(ended)))
-        elif decided[1] is None:
-            decided_by[value.text] = decided[0]
-            stated.append(value.text)
-            quote_of(decided[0])
-        elif of_another_release(values, value, decided[0].text):
-            missing.append(value.text)  # the date of another version than the claim's
-        elif decided[0] is best or (any(decided[0] is s for s in close_by)
-                                    and own[id(decided[0])] >= NEAR_FLOOR):
-            conflicts.append(Conflict(shown(value, text), shown(decided[1], decided[0].text),
-                                      quote_of(decided[0])))
-        else:
-            missing.append(value.text)
-    release = release_scope(text, claim_terms, pool)
-    if release is not None and decided_by.get(release[0].text) is not best and (
-            release[0].text in missing or release[0].text in stated):
-        # a change the claim ties to a version, which a changelog's heading dates:
-        # "- AVIF output." under "## 2.1" against "available since version 1.8"
-        version, item, heading, same = release
-        if version.text in missing:
-            missing.remove(version.text)
-        if same:
-            stated.append(version.text)
-            quote_of(item)
-        else:
-            if version.text in stated:
-                stated.remove(version.text)
-            conflicts.append(Conflict(shown(version, text), heading, quote_of(item)))
+    found_values = find_values(text, values, claim_terms, pool,
+                               Candidates(best, close_by, on_subject, own), quote_of)
+    conflicts, stated, missing = (found_values.conflicts, found_values.stated,
+                                  found_values.missing)
     passage_terms = pool.context[best.passage]
     best_names = name_groups(best.text, known)
     for start, end in name_groups(text, known):
