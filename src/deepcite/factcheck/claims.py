@@ -49,6 +49,11 @@ _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _TABLE = re.compile(r"^[ \t]*\|")
 _LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]")
 _TAG_LINE = re.compile(r"^[ \t]*<[^>]*>[ \t]*$")
+# A line all in bold or italics with no full stop - "**Retention**", "*Pricing:*" - is
+# a heading written as emphasis: it ends the paragraph before and opens none (the lines
+# under it, with no blank line between, are another paragraph, not its continuation)
+_EMPHASIS_HEADING = re.compile(r"^[ \t]{0,3}(\*{1,2}|_{1,2})(?=\S)[^*_\n]{1,80}(?<=[^\s.!?])"
+                               r"\1[ \t]*:?[ \t]*$")
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 # List markers, task boxes and block-quote marks a line may open with (not part of a claim).
 _MARKER = re.compile(
@@ -120,8 +125,11 @@ MIN_CJK_TERMS = 3
 def clean_claim(text: str) -> str:
     """``text`` without Markdown marks, links' targets and citation markers: the words a
     source would have to say (and the query a claim is searched by)."""
-    text = _LINK.sub(r"\1", text)
-    return " ".join(_MARKUP.sub(" ", text).split())
+    text = " ".join(_MARKUP.sub(" ", _LINK.sub(r"\1", text)).split())
+    # "Bear in mind that ...", "Note that ...": the reminder's words are no part of
+    # what a source must say (they would weigh as words of the claim)
+    reminder = _REMINDER.match(text)
+    return text[reminder.end():] if reminder and reminder.end() < len(text) else text
 
 
 def _prose_segments(document: str) -> list[tuple[int, int]]:
@@ -160,7 +168,7 @@ def _prose_segments(document: str) -> list[tuple[int, int]]:
         following = lines[index][1] if index < len(lines) else ""
         if (not line.strip() or _HEADING.match(line) or _RULE.match(line)
                 or _SETEXT.match(line) or _TABLE.match(line) or _LINK_DEFINITION.match(line)
-                or _TAG_LINE.match(line)
+                or _TAG_LINE.match(line) or _EMPHASIS_HEADING.match(line)
                 or (current is None and _INDENTED_CODE.match(line))
                 or (_SETEXT.match(following) and line.strip() and current is None)):
             close()

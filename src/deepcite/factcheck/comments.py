@@ -1,8 +1,9 @@
 """The writer's own comment a claim ends with: a clause after a comma, opening with
 "which", "so", "since" ..., that speaks of the writer ("we", "us", "our", "I") -
 "Incremental backups only work against Postgres, which is fine for us since we have
-no MySQL left". No source states the writer's situation: the claim is what comes
-before it.
+no MySQL left" - or of the reader the writer addresses ("you", "your": "..., which
+sounds like what you want", "..., so your cron job can override it"). No source states
+the writer's or the reader's situation: the claim is what comes before it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _COMMENT = re.compile(
     r",\s+(?:which|so|since|because|as|meaning|so\s+that)\b(?P<rest>[^;:]*)$",
     re.IGNORECASE)
 _WRITER = re.compile(r"\b(?:we|us|our|ours|I|me|my)\b")
+_READER = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
 # a name inside the comment: a capitalised word not all in capitals ("Lena", not "CI")
@@ -31,16 +33,29 @@ def writer_comment(text: str, unknown: Callable[[str], bool] | None = None) -> i
     if match is None:
         return None
     rest = match.group("rest")
-    if not _WRITER.search(rest) and (unknown is None or not any(
+    if not _WRITER.search(rest) and not _READER.search(rest) and (unknown is None or not any(
             unknown(name.group(0)) for name in _NAME.finditer(rest))):
         return None
     if _WRITER.search(text[:match.start()]):
-        return None  # a claim about the writer ("I pay ..., so I ...") is theirs throughout
+        # a claim about the writer ("I pay ..., so I ...") is theirs throughout (one
+        # about "you" - "Anything you tag is kept, which is what you want" - is a
+        # rule of the tool's, said to its reader)
+        return None
     return match.start()
+
+
+# a remark after a dash on what was just said: "- that catches a lot of people out",
+# "- which is handy" (no number: "- that is 40 pounds" restates a value)
+_DASH_REMARK = re.compile(r"\s+[\u2014\u2013-]{1,2}\s+(?:that|which|this)\b[^\d\u2014\u2013]*$",
+                          re.IGNORECASE)
 
 
 def without_comment(text: str, unknown: Callable[[str], bool] | None = None) -> str:
     """``text`` without the writer's comment it ends with (its full stop kept)."""
+    remark = _DASH_REMARK.search(text)
+    if remark is not None and remark.start() > 0:
+        end = text.rstrip()[-1:]
+        text = text[:remark.start()] + (end if end in ".!?" else "")
     at = writer_comment(text, unknown)
     if at is None:
         return text

@@ -380,6 +380,11 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
         # "will not open an image above 30,000 pixels" against "refuses any image whose
         # width exceeds 30,000 pixels": a verb of refusing denies in a word
         return None
+    if (mine and not theirs and _NOT_UNTIL.search(claim) and _ONLY_WHEN.search(sentence)) or (
+            theirs and not mine and _NOT_UNTIL.search(sentence) and _ONLY_WHEN.search(claim)):
+        # "doesn't free any space until a prune runs" against "Space is only freed when
+        # prune runs": a denial up to a condition says what "only when" it says
+        return None
     if not mine and theirs & _PRICE_TERMS and any(v.unit == FREE for v in values_of(claim)):
         # "these inductions cost nothing" against "There is no joining fee": a price of
         # nothing on each side; the values compare what is free
@@ -394,6 +399,10 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
 
 
 _PRICE_TERMS = terms_of("price fee charge cost")
+_NOT_UNTIL = re.compile(r"(?:\bnot\b|n't\b|\bnever\b)[^.;]*?\b(?:until|unless|till)\b",
+                        re.IGNORECASE)
+_ONLY_WHEN = re.compile(r"\bonly\b[^.;]*?\b(?:when|after|once|if)\b|"
+                        r"\b(?:when|after|once|if)\b[^.;]*?\bonly\b", re.IGNORECASE)
 _REFUSING = re.compile(r"\b(?:refus(?:e|es|ed|ing)|reject(?:s|ed|ing)?|prohibit(?:s|ed)?|"
                        r"forbid(?:s|den)?|bans?|banned|den(?:y|ies|ied)|prevent(?:s|ed)?|"
                        r"exclud(?:e|es|ed))\b", re.IGNORECASE)

@@ -91,6 +91,7 @@ from deepcite.factcheck.outright import (
     scoped_outright,
 )
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
+from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.releases import released
 from deepcite.factcheck.restrictions import (
     ScopeClash,
@@ -176,7 +177,25 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
 def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 meaning: Meaning | None = None,
                 borrowed: frozenset[str] = frozenset()) -> Judgement:
-    """The verdict on one claim or clause (already cleaned of markup)."""
+    """The verdict on one claim or clause (already cleaned of markup): by its words,
+    values and names, unless it states an order of two things the passages order
+    (:mod:`~deepcite.factcheck.precedence`) - the other order contradicts it, the same
+    order says what its words alone only partly found (where it gives no value)."""
+    judged = _judge_words(text, pool, known, meaning, borrowed)
+    if judged.verdict == "contradicted" or (judged.verdict == "supported"
+                                            and not judged.meant):
+        return judged
+    order = judge_order(text, pool)
+    if order is None or (order.verdict == "supported" and (
+            values_of(text) or judged.conflicts)):
+        return judged
+    return order
+
+
+def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
+                 meaning: Meaning | None = None,
+                 borrowed: frozenset[str] = frozenset()) -> Judgement:
+    """The verdict on one claim or clause by its words, values and names."""
     values = values_of(text)
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
@@ -191,6 +210,12 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
+    # a clock time in words ("half two in the morning") is a value, not words of the
+    # subject a sentence giving it in figures ("03:30") must say
+    clock_words = frozenset(t for v in values if v.dimension == "clock"
+                            for t in terms_of(v.text))
+    if len(subject - clock_words) >= 2:
+        subject -= clock_words
     cosine = closeness(text, pool, meaning, MEANING_MIN_WORDS)
 
     def rank(score: float, sentence: Sentence) -> float:

@@ -48,7 +48,7 @@ _PART_SIZES = {"quarter": 0.25, "third": 1 / 3, "half": 0.5}
 # "7 in the evening", "six o'clock", "half past six".
 _DAY_PARTS = {"morning": 0, "afternoon": 12, "evening": 12, "night": 12}
 _CLOCK_WORD = re.compile(
-    rf"\b(?:(?P<past>half|quarter)\s+past\s+)?(?P<hour>1[0-2]|0?[1-9]|{_SMALL})"
+    rf"\b(?:(?P<past>half|quarter)\s+past\s+|(?P<half>half)\s+)?(?P<hour>1[0-2]|0?[1-9]|{_SMALL})"
     r"(?:\s+o[\u2019']clock)?\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|"
     r"at\s+(?P<night>night))\b|"
     rf"\b(?P<past2>half|quarter)\s+past\s+(?P<hour2>1[0-2]|0?[1-9]|{_SMALL})\b|"
@@ -115,7 +115,8 @@ def part_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
 
 def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     """The hours of the clock ``text`` says in words ("five in the morning" is 05:00,
-    "eleven at night" 23:00, "half past six" 06:30), as clock values in minutes after
+    "eleven at night" 23:00, "half past six" 06:30, "half two in the morning" 02:30),
+    as clock values in minutes after
     midnight, as "05:00" is; their places are added to ``taken``. An hour without a
     part of the day ("six o'clock") is read as written, as a bare "9" is."""
     found: list[Value] = []
@@ -130,7 +131,9 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
             hour = hour + 12 if hour >= 6 and hour != 12 else hour % 12
         elif part:
             hour = hour % 12 + _DAY_PARTS[part]
-        past = (match.group("past") or match.group("past2") or "").lower()
+        # ("half two in the morning": half past two, as British English says it)
+        past = (match.group("past") or match.group("past2") or match.group("half")
+                or "").lower()
         minutes = hour * 60 + (30 if past == "half" else 15 if past == "quarter" else 0)
         found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
                            match.group(0), match.start(), match.end(), float(minutes),

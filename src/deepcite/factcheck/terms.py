@@ -106,7 +106,9 @@ _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take
                     "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "hasn", "haven",
                     "hadn", "shouldn", "wouldn", "couldn", "mustn", "needn", "yourself",
                     "yourselves", "themselves", "itself", "himself", "herself", "myself",
-                    "ourselves"})
+                    "ourselves",
+                    # adverbs of emphasis: "doesn't actually free", "it really is"
+                    "actually", "really", "basically", "literally", "simply"})
 # ... and "go" in lower case ("children go free"; "Go" is a language's name).
 _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 

@@ -45,6 +45,7 @@ from deepcite.factcheck.numberwords import (
     part_values,
     word_number,
 )
+from deepcite.factcheck.referring import referred
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
 from deepcite.factcheck.versions import of_platform, series_agrees, series_values
@@ -143,7 +144,9 @@ _EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|d
 _FREE = re.compile(
     r"\b(?:free of charge|for free|at no (?:extra |additional )?(?:cost|charge)|"
     r"costs? nothing|without (?:paying|payment|charge)|"
-    r"(?<![-\w])free(?![-\w])(?!\s+(?:of|from|to|time|software|will|speech|trial)\b))",
+    r"(?<![-\w])free(?![-\w])(?!\s+(?:of|from|to|time|software|will|speech|trial)\b)"
+    # (the verb: "free up memory", "doesn't free any space", "frees the lock")
+    r"(?!\s+(?:up|any|some|the|a|an|its|their|your|disk|memory|space|storage)\b))",
     re.IGNORECASE)
 #: The unit of a price of nothing (:data:`_FREE`): it compares with any currency.
 FREE = "free"
@@ -468,7 +471,8 @@ def extract_values(text: str) -> list[Value]:
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
     values = [of_platform(text, bounded(text, v)) for v in values]
-    return compound(text, sorted(values, key=lambda value: value.start))
+    # "of which 42", "52 electric ones": the earlier count's noun
+    return compound(text, referred(text, sorted(values, key=lambda value: value.start)))
 
 
 def same_slot(claim: Value, other: Value) -> bool:
@@ -494,6 +498,10 @@ def same_slot(claim: Value, other: Value) -> bool:
         return True  # "up to 128 with --jobs" against "the --jobs option ..., up to 64"
     if claim.dimension:
         return claim.dimension == other.dimension
+    if claim.after and claim.after == other.after and not (claim.unit and other.unit):
+        # "150 of them are juniors" and "of whom 130 are juniors", the one read as a
+        # count of members: what both say after the number is what they count
+        return True
     if claim.unit or other.unit:
         # units that are no measure ("under 16 get in", "under 12 enter") do not
         # part values the same word stands before ("children")
