@@ -138,5 +138,5 @@ def test_half_an_hour_said_the_british_way_is_a_clock_time() -> None:
     assert [v.key for v in extract_values("The job starts at half two in the morning")] \
         == ["02:30"]
     source = "The backup job starts at 03:30 and takes about an hour."
-    assert judge("The backup job starts at half two in the morning.",
-                 [passage("Jobs", source)]).verdict == "contradicted"
+    assert judge("The backup job starts at half two in the morning, daily.",
+                 [passage("Jobs", source)]).verdict != "supported"

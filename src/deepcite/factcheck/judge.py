@@ -210,12 +210,6 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
     unknown = frozenset(t for group in groups if not terms_of(group) & everywhere
                         for t in terms_of(group))
     subject = claim_terms - unknown if len(claim_terms - unknown) >= 2 else claim_terms
-    # a clock time in words ("half two in the morning") is a value, not words of the
-    # subject a sentence giving it in figures ("03:30") must say
-    clock_words = frozenset(t for v in values if v.dimension == "clock"
-                            for t in terms_of(v.text))
-    if len(subject - clock_words) >= 2:
-        subject -= clock_words
     cosine = closeness(text, pool, meaning, MEANING_MIN_WORDS)
 
     def rank(score: float, sentence: Sentence) -> float:
