@@ -88,8 +88,9 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
     """Lower-cased words that are names wherever they appear in ``texts``: written with
     a capital somewhere other than a sentence's start, or capitalised at every one of
     two or more places and never in lower case ("Tidewell is ...", "Tidewell does
-    ..."). Headings and title-case lines ("More on Lists") capitalise common words and
-    are left out."""
+    ..."), a sentence's first word set off by a comma not counted ("Overnight, ..."
+    opens with an adverb). Headings and title-case lines ("More on Lists") capitalise
+    common words and are left out."""
     found: set[str] = set()
     capital: dict[str, int] = {}
     lower: set[str] = set()
@@ -107,6 +108,8 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
                 key = word.lower()
                 if word[:1].islower():
                     lower.add(key)
+                elif opening and line.startswith(",", token.end()):
+                    pass  # "Overnight, from midnight ...": an opening set off, an adverb
                 elif not title and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
                     capital[key] = capital.get(key, 0) + 1
                     if not opening:

@@ -1,0 +1,22 @@
+"""Claims a source states in full that a check judged only partly stated: a sentence
+opened by an adverb set off by a comma ("Overnight, ...") read as a name the sources
+never say."""
+
+from __future__ import annotations
+
+from deepcite.factcheck.judge import judge
+from deepcite.factcheck.names import capitalised_inside
+from tests.fakes import passage
+
+
+def test_an_opening_word_set_off_by_a_comma_is_no_name() -> None:
+    draft = ("The ferry leaves at 7 am. Evenings, from 6 pm to 9 pm, the kiosk sells "
+             "tickets at half price. Evenings are quiet on the pier.")
+    assert "evenings" not in capitalised_inside([draft])
+    # a word capitalised at each opening it has, set off by no comma, is still a name
+    assert "brindle" in capitalised_inside(["Brindle sells tickets. Brindle is a kiosk."])
+    source = [passage("Kiosk", "Between 6 pm and 9 pm the pier kiosk sells tickets at "
+                               "half price.")]
+    judged = judge("Evenings, from 6 pm to 9 pm, the kiosk sells tickets at half price.",
+                   source, names_known=frozenset(capitalised_inside([draft])))
+    assert judged.verdict == "supported"
