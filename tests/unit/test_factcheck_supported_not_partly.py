@@ -1,6 +1,7 @@
 """Claims a source states in full that a check judged only partly stated: a sentence
 opened by an adverb set off by a comma ("Overnight, ...") read as a name the sources
-never say."""
+never say; a condition the source states in its own words ("When the alarm sounds"
+against "In case of fire")."""
 
 from __future__ import annotations
 
@@ -20,3 +21,14 @@ def test_an_opening_word_set_off_by_a_comma_is_no_name() -> None:
     judged = judge("Evenings, from 6 pm to 9 pm, the kiosk sells tickets at half price.",
                    source, names_known=frozenset(capitalised_inside([draft])))
     assert judged.verdict == "supported"
+
+
+def test_a_condition_the_source_states_in_its_own_words_is_stated() -> None:
+    source = [passage("Drill", "In case of flooding, pupils leave the classroom and gather "
+                               "on the playing field behind the gym. Lunch is served at "
+                               "noon in the hall.")]
+    assert judge("When the flood siren sounds, everyone meets on the playing field behind "
+                 "the gym.", source).verdict == "supported"
+    # a condition sharing no word with the source's stays unstated
+    assert judge("When the heating fails, everyone meets on the playing field behind "
+                 "the gym.", source).verdict == "partly_supported"

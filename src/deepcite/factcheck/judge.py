@@ -97,6 +97,7 @@ from deepcite.factcheck.restrictions import (
     always_span,
     limit_clash,
     period_beside,
+    restated_conditions,
     rhythm_clash,
     scope_clash,
     start_clash,
@@ -435,6 +436,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     measured = [v for v in values if v.unit != FREE]
     value_words = frozenset(t for v in measured for t in terms_of(v.text)
                             | terms_of(bound_words(text, v))) - best.terms
+    # (so are those of a condition the sentence states in its own words: "When the fire
+    # alarm sounds" against "In case of fire")
+    value_words |= restated_conditions(text, best.text)
     words = subject - value_words if len(subject - value_words) >= 1 else subject
     words_score = share_said(words, name_terms - unknown, with_denial(text, best), pool)
     enough = SUPPORTED if not measured else SUPPORTED_WITH_VALUES if not all(

@@ -94,6 +94,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("employ", "employe", "staff", "worker", "personnel", "workforc"),
     ("tool", "program", "utility", "utiliti", "application"),
     ("cancel", "cancell", "stop", "stopp", "terminat"),
+    ("meet", "gather"),
     ("child", "children", "kid", "kiddi"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
