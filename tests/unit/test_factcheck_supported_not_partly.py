@@ -1,7 +1,7 @@
 """Claims a source states in full that a check judged only partly stated: a sentence
 opened by an adverb set off by a comma ("Overnight, ...") read as a name the sources
 never say; a condition the source states in its own words ("When the alarm sounds"
-against "In case of fire")."""
+against "In case of fire"); "no matter how many" for "however many"."""
 
 from __future__ import annotations
 
@@ -32,3 +32,10 @@ def test_a_condition_the_source_states_in_its_own_words_is_stated() -> None:
     # a condition sharing no word with the source's stays unstated
     assert judge("When the heating fails, everyone meets on the playing field behind "
                  "the gym.", source).verdict == "partly_supported"
+
+
+def test_no_matter_how_says_however() -> None:
+    source = [passage("Lockers", "Every pupil is given one locker in the sports hall, "
+                                 "however many clubs they join. Lockers are emptied in July.")]
+    assert judge("Each pupil gets one locker, no matter how many clubs they are in.",
+                 source).verdict == "supported"

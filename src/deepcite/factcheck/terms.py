@@ -135,6 +135,10 @@ _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.I
 # in" for entry, "become a member" for join, "a dummy pill" for a placebo, "costs
 # nothing" for free.
 _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in (
+    # "no matter how many", "regardless of how many" say "however many" (and "what",
+    # "where", "when", "who" the same)
+    (r"\b(?:no\s+matter|regardless\s+of|irrespective\s+of)\s+(how|what|where|when|who)\b",
+     r"\1ever"),
     (r"\bcar\s+parks?\b", "parking"),
     (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
