@@ -1,7 +1,8 @@
 """Claims a source states in full that a check judged only partly stated: a sentence
 opened by an adverb set off by a comma ("Overnight, ...") read as a name the sources
 never say; a condition the source states in its own words ("When the alarm sounds"
-against "In case of fire"); "no matter how many" for "however many"."""
+against "In case of fire"); "no matter how many" for "however many"; "take precedence"
+without "over"; "config" for "configuration"."""
 
 from __future__ import annotations
 
@@ -39,3 +40,11 @@ def test_no_matter_how_says_however() -> None:
                                  "however many clubs they join. Lockers are emptied in July.")]
     assert judge("Each pupil gets one locker, no matter how many clubs they are in.",
                  source).verdict == "supported"
+
+
+def test_taking_precedence_is_overriding_and_config_is_configuration() -> None:
+    source = [passage("Options", "quillet keeps its options in `/etc/quillet.ini`. "
+                                 "Environment variables override the file.")]
+    assert judge("Environment variables take precedence.", source).verdict == "supported"
+    configured = [passage("Setup", "The configuration file is read once at start-up.")]
+    assert judge("The config file is read once at start-up.", configured).verdict == "supported"

@@ -24,6 +24,7 @@ ABBREVIATIONS = {
     "q1": "first quarter", "q2": "second quarter", "q3": "third quarter",
     "q4": "fourth quarter", "h1": "first half", "h2": "second half",
     "approx": "approximately", "govt": "government", "dept": "department",
+    "config": "configuration",
 }
 _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",

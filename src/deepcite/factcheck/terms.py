@@ -145,7 +145,7 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
     # one setting winning over another, however written: "takes priority over", "wins
     # over", "beats", "trumps"
-    (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)\s+over\b|"
+    (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)(?:\s+over)?\b|"
      r"\bwin(?:s|ning)?\s+(?:over|against)\b|\bbeat(?:s|ing)?\b|\btrump(?:s|ing)?\b|"
      r"\boverrul(?:e|es|ing)\b", "override"),
     (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
