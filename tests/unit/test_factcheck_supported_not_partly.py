@@ -2,12 +2,15 @@
 opened by an adverb set off by a comma ("Overnight, ...") read as a name the sources
 never say; a condition the source states in its own words ("When the alarm sounds"
 against "In case of fire"); "no matter how many" for "however many"; "take precedence"
-without "over"; "config" for "configuration"."""
+without "over"; "config" for "configuration"; a bare number counted in the unit the
+claim names before it ("migraine days dropped by about 7")."""
 
 from __future__ import annotations
 
+from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.names import capitalised_inside
+from deepcite.factcheck.passages import values_of
 from tests.fakes import passage
 
 
@@ -48,3 +51,18 @@ def test_taking_precedence_is_overriding_and_config_is_configuration() -> None:
     assert judge("Environment variables take precedence.", source).verdict == "supported"
     configured = [passage("Setup", "The configuration file is read once at start-up.")]
     assert judge("The config file is read once at start-up.", configured).verdict == "supported"
+
+
+def test_a_bare_number_counts_in_the_unit_the_claim_names_before_it() -> None:
+    source = [passage("Filters", "Sick days fell by 5.2 days a year in schools with the new "
+                                 "air filters and by 1.9 days in schools without them.")]
+    judged = judge("With the new air filters, sick days fell by about 5 a year, against "
+                   "about 2 in schools without them.", source)
+    assert judged.verdict == "supported"
+    assert judge("With the new air filters, sick days fell by about 9 a year.",
+                 source).verdict != "supported"
+    # a unit one of the claim's values has, or one named after the number, lends nothing
+    for text in ("Sick days fell by 5 days, and by about 2 in the old schools.",
+                 "About 2 of the pupils were off sick for days."):
+        bare = [v for v in with_claimed_unit(text, values_of(text)) if v.key == "2"]
+        assert [v.unit for v in bare] == [""], text

@@ -30,6 +30,7 @@ from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import past_value_in
+from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
     claim_parts,
@@ -178,7 +179,7 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
                 meaning: Meaning | None = None,
                 borrowed: frozenset[str] = frozenset()) -> Judgement:
     """The verdict on one claim or clause (already cleaned of markup)."""
-    values = values_of(text)
+    values = with_claimed_unit(text, values_of(text))
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
     name_terms = frozenset(t for group in groups for t in terms_of(group))
