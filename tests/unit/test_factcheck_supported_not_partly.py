@@ -7,6 +7,8 @@ claim names before it ("migraine days dropped by about 7")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.names import capitalised_inside
@@ -66,3 +68,31 @@ def test_a_bare_number_counts_in_the_unit_the_claim_names_before_it() -> None:
                  "About 2 of the pupils were off sick for days."):
         bare = [v for v in with_claimed_unit(text, values_of(text)) if v.key == "2"]
         assert [v.unit for v in bare] == [""], text
+
+
+class _ClaimMeaning:
+    """Closeness in meaning from a table of (claim, sentence) pairs, the others far."""
+
+    def __init__(self, close: dict[tuple[str, str], float]) -> None:
+        self.close = close
+
+    def similarities(self, claim: str, sentences: Sequence[str]) -> list[float]:
+        return [self.close.get((claim, sentence), 0.1) for sentence in sentences]
+
+
+def test_a_clause_contradicted_only_by_a_value_the_whole_claim_found_is_stated() -> None:
+    lessons = "Lessons at Brookfield Primary start at 8:45, and children learn in groups that " \
+              "mix year levels."
+    source = [passage("School", lessons),
+              passage("Club", "The breakfast club opens at 7:30 and the school day starts for "
+                              "its pupils straight after breakfast. Lunch is at noon.")]
+    claim = ("At Brookfield Primary, the school day starts at 8:45, and pupils are taught in "
+             "mixed-age classes.")
+    # the whole claim is close in meaning to the lessons; its clause "the school day starts
+    # at 8:45" alone meets the breakfast club's 7:30, which the whole claim's 8:45 settles
+    meaning = _ClaimMeaning({(claim, lessons): 0.8,
+                             ("pupils are taught in mixed-age classes.", lessons): 0.9})
+    assert judge(claim, source, meaning=meaning).verdict == "supported"
+    wrong = claim.replace("8:45", "9:15")
+    assert judge(wrong, source, meaning=_ClaimMeaning({(wrong, lessons): 0.8})).verdict \
+        != "supported"

@@ -152,7 +152,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
         # which qualifies the others: worded otherwise, it finds nothing alone)
         return whole
-    for one in judged:
+    for index, one in enumerate(judged):
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
         # (however the note writes it: "version 2.0" is the value 2.0)
@@ -162,6 +162,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
                                  for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
+        if one.verdict == "contradicted" and not one.missing and one.score >= SUPPORTED:
+            # ... so a clause a sentence says in words, contradicted by nothing else, is
+            # stated ("under version 2.0 of the Apache licence" against "moved to Apache
+            # 2.0 in version 1.8": the release's version, not the whole claim's 2.0)
+            judged[index] = dataclasses.replace(one, verdict="supported", conflicts=())
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
