@@ -3,7 +3,8 @@ opened by an adverb set off by a comma ("Overnight, ...") read as a name the sou
 never say; a condition the source states in its own words ("When the alarm sounds"
 against "In case of fire"); "no matter how many" for "however many"; "take precedence"
 without "over"; "config" for "configuration"; a bare number counted in the unit the
-claim names before it ("migraine days dropped by about 7")."""
+claim names before it ("migraine days dropped by about 7"); a clause contradicted, alone,
+only by a value the whole claim found stated."""
 
 from __future__ import annotations
 
