@@ -4,7 +4,8 @@ never say; a condition the source states in its own words ("When the alarm sound
 against "In case of fire"); "no matter how many" for "however many"; "take precedence"
 without "over"; "config" for "configuration"; a bare number counted in the unit the
 claim names before it ("migraine days dropped by about 7"); a clause contradicted, alone,
-only by a value the whole claim found stated."""
+only by a value the whole claim found stated; the subject a pronoun stood for, which the
+sentence need not say."""
 
 from __future__ import annotations
 
@@ -97,3 +98,15 @@ def test_a_clause_contradicted_only_by_a_value_the_whole_claim_found_is_stated()
     wrong = claim.replace("8:45", "9:15")
     assert judge(wrong, source, meaning=_ClaimMeaning({(wrong, lessons): 0.8})).verdict \
         != "supported"
+
+
+def test_the_subject_a_pronoun_stood_for_is_no_word_the_sentence_must_say() -> None:
+    # "It runs on Linux", "it" read as "The project": the sentence leaves its subject to
+    # its heading, as the draft left it to "it"
+    source = [passage("Platforms", "## Platforms\n\nSupported on Linux and on the Raspberry "
+                                   "Pi. It needs Python 3.10 or newer."),
+              passage("About", "quillet renames photos by the date they were taken.")]
+    assert judge("The project runs on Linux.", source,
+                 subject="The project").verdict == "supported"
+    assert judge("The project runs on Windows.", source,
+                 subject="The project").verdict != "supported"

@@ -445,6 +445,9 @@ def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
     # (so are those of a condition the sentence states in its own words: "When the fire
     # alarm sounds" against "In case of fire")
     value_words |= restated_conditions(text, best.text)
+    # (and those of the subject a pronoun stood for, which the sentence leaves to its own
+    # "it" or its heading: the draft did not name it here)
+    value_words |= borrowed - best.terms
     words = subject - value_words if len(subject - value_words) >= 1 else subject
     words_score = share_said(words, name_terms - unknown, with_denial(text, best), pool)
     enough = SUPPORTED if not measured else SUPPORTED_WITH_VALUES if not all(
