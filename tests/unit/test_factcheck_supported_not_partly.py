@@ -110,3 +110,10 @@ def test_the_subject_a_pronoun_stood_for_is_no_word_the_sentence_must_say() -> N
                  subject="The project").verdict == "supported"
     assert judge("The project runs on Windows.", source,
                  subject="The project").verdict != "supported"
+
+
+def test_a_labelled_number_borrows_no_unit() -> None:
+    text = "Within minutes of a call, route 14 is on its way."
+    assert [v.unit for v in with_claimed_unit(text, values_of(text)) if v.key == "14"] == [""]
+    text = "Waiting times in minutes fell by 4 and then by about 2."
+    assert [v.unit for v in with_claimed_unit(text, values_of(text))] == ["minute", "minute"]

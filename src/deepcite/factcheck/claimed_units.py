@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS
 from deepcite.factcheck.value import Value
 from deepcite.text.stem import singular
+from deepcite.text.stopwords import STOPWORDS
 
 __all__ = ["with_claimed_unit"]
 
@@ -24,7 +25,8 @@ _AMBIGUOUS = frozenset({"second", "pound"})
 
 
 def with_claimed_unit(text: str, values: Sequence[Value]) -> tuple[Value, ...]:
-    """``values`` of the claim ``text``, each bare number (no unit, no measure) after
+    """``values`` of the claim ``text``, each bare number (no unit, no measure, no label
+    before it) after
     the one unit of measure the claim names outside its values read in that unit; all
     as they were when the claim names no such unit, several, or one a value has."""
     units: dict[str, int] = {}
@@ -44,5 +46,12 @@ def with_claimed_unit(text: str, values: Sequence[Value]) -> tuple[Value, ...]:
     return tuple(
         dataclasses.replace(v, amount=v.amount * size, unit=unit, dimension=dimension)
         if v.kind == "number" and not v.unit and not v.dimension and v.amount is not None
-        and v.start >= after else v
+        and v.start >= after and (v.bound or _unlabelled(text, v)) else v
         for v in values)
+
+
+def _unlabelled(text: str, value: Value) -> bool:
+    """Whether no word naming it stands just before ``value`` ("by 7", not "route 14"
+    or "level 3", which are labels, no amounts)."""
+    before = _WORD.findall(text[:value.start])
+    return not before or before[-1].lower() in STOPWORDS
