@@ -26,9 +26,9 @@ _AMBIGUOUS = frozenset({"second", "pound"})
 
 def with_claimed_unit(text: str, values: Sequence[Value]) -> tuple[Value, ...]:
     """``values`` of the claim ``text``, each bare number (no unit, no measure, no label
-    before it) after
-    the one unit of measure the claim names outside its values read in that unit; all
-    as they were when the claim names no such unit, several, or one a value has."""
+    before it) after the one unit of measure the claim names outside its values read in
+    that unit; all as they were when the claim names no such unit, several, or one a
+    value has."""
     units: dict[str, int] = {}
     for word in _WORD.finditer(text):
         name = singular(word.group(0).lower())
