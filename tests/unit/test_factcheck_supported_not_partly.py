@@ -5,7 +5,7 @@ against "In case of fire"); "no matter how many" for "however many"; "take prece
 without "over"; "config" for "configuration"; a bare number counted in the unit the
 claim names before it ("migraine days dropped by about 7"); a clause contradicted, alone,
 only by a value the whole claim found stated; the subject a pronoun stood for, which the
-sentence need not say."""
+sentence need not say; "won't" read as "will not", not "win"."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.names import capitalised_inside
 from deepcite.factcheck.passages import values_of
+from deepcite.factcheck.terms import terms_of
 from tests.fakes import passage
 
 
@@ -117,3 +118,11 @@ def test_a_labelled_number_borrows_no_unit() -> None:
     assert [v.unit for v in with_claimed_unit(text, values_of(text)) if v.key == "14"] == [""]
     text = "Waiting times in minutes fell by 4 and then by about 2."
     assert [v.unit for v in with_claimed_unit(text, values_of(text))] == ["minute", "minute"]
+
+
+def test_wont_is_will_not() -> None:
+    assert terms_of("Late entries won't be accepted.") == terms_of("Late entries are accepted.")
+    assert terms_of("The team won the cup.") & terms_of("They win.")
+    source = [passage("Rules", "Late entries are not accepted after 9 am. The race starts "
+                               "at 10 am.")]
+    assert judge("Late entries won\u2019t be accepted.", source).verdict == "supported"

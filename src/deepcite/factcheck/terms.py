@@ -135,6 +135,8 @@ _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.I
 # in" for entry, "become a member" for join, "a dummy pill" for a placebo, "costs
 # nothing" for free.
 _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in (
+    # "won't" is "will not", no form of "win" ("won")
+    (r"\bwon['\u2019]t\b", "will not"),
     # "no matter how many", "regardless of how many" say "however many" (and "what",
     # "where", "when", "who" the same)
     (r"\b(?:no\s+matter|regardless\s+of|irrespective\s+of)\s+(how|what|where|when|who)\b",
