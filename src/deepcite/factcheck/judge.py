@@ -30,6 +30,7 @@ from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import past_value_in
+from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
     claim_parts,
@@ -98,6 +99,7 @@ from deepcite.factcheck.restrictions import (
     always_span,
     limit_clash,
     period_beside,
+    restated_conditions,
     rhythm_clash,
     scope_clash,
     start_clash,
@@ -151,7 +153,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
         # which qualifies the others: worded otherwise, it finds nothing alone)
         return whole
-    for one in judged:
+    for index, one in enumerate(judged):
         # a clause alone may find another sentence; a value the whole claim found
         # stated stays stated ("School starts at 8:45" alone meets the breakfast club)
         # (however the note writes it: "version 2.0" is the value 2.0)
@@ -161,6 +163,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
                                  for said in whole.stated))
         if one.verdict == "contradicted" and kept:
             return dataclasses.replace(one, conflicts=kept)
+        if one.verdict == "contradicted" and not one.missing and one.score >= SUPPORTED:
+            # ... so a clause a sentence says in words, contradicted by nothing else, is
+            # stated ("under version 2.0 of the Apache licence" against "moved to Apache
+            # 2.0 in version 1.8": the release's version, not the whole claim's 2.0)
+            judged[index] = dataclasses.replace(one, verdict="supported", conflicts=())
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
@@ -196,7 +203,7 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
                  meaning: Meaning | None = None,
                  borrowed: frozenset[str] = frozenset()) -> Judgement:
     """The verdict on one claim or clause by its words, values and names."""
-    values = values_of(text)
+    values = with_claimed_unit(text, values_of(text))
     claim_terms = terms_of(text)
     groups = [text[a:b] for a, b in name_groups(text, known)]
     name_terms = frozenset(t for group in groups for t in terms_of(group))
@@ -454,6 +461,12 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
     measured = [v for v in values if v.unit != FREE]
     value_words = frozenset(t for v in measured for t in terms_of(v.text)
                             | terms_of(bound_words(text, v))) - best.terms
+    # (so are those of a condition the sentence states in its own words: "When the fire
+    # alarm sounds" against "In case of fire")
+    value_words |= restated_conditions(text, best.text)
+    # (and those of the subject a pronoun stood for, which the sentence leaves to its own
+    # "it" or its heading: the draft did not name it here)
+    value_words |= borrowed - best.terms
     words = subject - value_words if len(subject - value_words) >= 1 else subject
     words_score = share_said(words, name_terms - unknown, with_denial(text, best), pool)
     enough = SUPPORTED if not measured else SUPPORTED_WITH_VALUES if not all(

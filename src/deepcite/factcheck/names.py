@@ -24,6 +24,7 @@ ABBREVIATIONS = {
     "q1": "first quarter", "q2": "second quarter", "q3": "third quarter",
     "q4": "fourth quarter", "h1": "first half", "h2": "second half",
     "approx": "approximately", "govt": "government", "dept": "department",
+    "config": "configuration",
 }
 _BREAKS = frozenset(",()\"\u201c\u201d")
 _MONTH_NAMES = frozenset(MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday",
@@ -88,8 +89,9 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
     """Lower-cased words that are names wherever they appear in ``texts``: written with
     a capital somewhere other than a sentence's start, or capitalised at every one of
     two or more places and never in lower case ("Tidewell is ...", "Tidewell does
-    ..."). Headings and title-case lines ("More on Lists") capitalise common words and
-    are left out."""
+    ..."), a sentence's first word set off by a comma not counted ("Overnight, ..."
+    opens with an adverb). Headings and title-case lines ("More on Lists") capitalise
+    common words and are left out."""
     found: set[str] = set()
     capital: dict[str, int] = {}
     lower: set[str] = set()
@@ -107,6 +109,8 @@ def capitalised_inside(texts: Sequence[str]) -> set[str]:
                 key = word.lower()
                 if word[:1].islower():
                     lower.add(key)
+                elif opening and line.startswith(",", token.end()):
+                    pass  # "Overnight, from midnight ...": an opening set off, an adverb
                 elif not title and _CAPITAL_WORD.fullmatch(word) and not word[0].isdigit():
                     capital[key] = capital.get(key, 0) + 1
                     if not opening:

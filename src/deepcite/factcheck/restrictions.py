@@ -30,8 +30,8 @@ from deepcite.factcheck.framing import reader_framing
 from deepcite.factcheck.terms import terms_of
 
 __all__ = ["Restriction", "ScopeClash", "always", "always_span", "beyond_only", "from_start",
-           "limit_clash", "period_beside", "restrictions", "rhythm_clash", "scope_clash",
-           "start_clash", "universal"]
+           "limit_clash", "period_beside", "restated_conditions", "restrictions",
+           "rhythm_clash", "scope_clash", "start_clash", "universal"]
 
 RestrictionKind = Literal["exclusive", "conditional", "period"]
 
@@ -44,6 +44,7 @@ _EXCLUSIVE = re.compile(
 _RELATIVE = re.compile(r"(?<![,\s])\s+\b(?:whose|who)\s+[a-z]+\b")
 _CONDITIONAL = re.compile(
     r"\b(?:if|when|unless|provided(?: that)?|providing|as long as|so long as|"
+    r"in (?:the )?(?:case|event) of|"
     r"on condition that|subject to|by appointment|on request|with permission|"
     r"accompanied by)\b", re.IGNORECASE)
 # Words that state something for all: "any", "every pupil", "always", "all year round".
@@ -269,6 +270,7 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
             "partly" if chosen.kind == "conditional" else "contradicted")
         return ScopeClash(outcome, _around(claim, wide), _clause_of(sentence, chosen))
     sentence_terms = terms_of(_week_words(sentence))
+    restated = restated_conditions(claim, sentence)
     for restriction in mine:
         if restriction.kind == "conditional" and _UNSET.search(restriction.text):
             # "if you don't set a quality" speaks of the default, which the sentence
@@ -280,11 +282,23 @@ def scope_clash(claim: str, sentence: str) -> ScopeClash | None:
             " ".join(_TRAILING_MARKERS)) - sentence_terms
         if len(unsaid) * 2 < len(restriction.terms) + 1 and len(unsaid) < 2:
             continue  # the source states it (in its own words, at most one differs)
+        if restriction.kind == "conditional" and restriction.terms <= restated:
+            continue  # the sentence's own condition, in other words
         other = next((r for r in theirs if r.kind == restriction.kind), None)
         if other is not None:
             return ScopeClash("contradicted", restriction.text, _clause_of(sentence, other))
         return ScopeClash("partly", restriction.text, "")
     return None
+
+
+def restated_conditions(claim: str, sentence: str) -> frozenset[str]:
+    """The words of the claim's conditions that ``sentence`` states a condition of its
+    own on, sharing one of their words: the claim's condition in other words ("When the
+    fire alarm sounds" against "In case of fire, students leave ...")."""
+    theirs = [r.terms for r in restrictions(sentence) if r.kind == "conditional"]
+    return frozenset(t for r in restrictions(claim, relative=False)
+                     if r.kind == "conditional" and any(r.terms & other for other in theirs)
+                     for t in r.terms)
 
 
 # Between the items of a list: "Windows and macOS as well as on Linux", "cats, dogs or

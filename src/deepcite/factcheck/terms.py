@@ -94,6 +94,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("employ", "employe", "staff", "worker", "personnel", "workforc"),
     ("tool", "program", "utility", "utiliti", "application"),
     ("cancel", "cancell", "stop", "stopp", "terminat"),
+    ("meet", "gather"),
     ("child", "children", "kid", "kiddi"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
@@ -136,13 +137,19 @@ _THEN = re.compile(r"\b(?:back then|at (?:that|the) time|in those days)\b", re.I
 # in" for entry, "become a member" for join, "a dummy pill" for a placebo, "costs
 # nothing" for free.
 _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in (
+    # "won't" is "will not", no form of "win" ("won")
+    (r"\bwon['\u2019]t\b", "will not"),
+    # "no matter how many", "regardless of how many" say "however many" (and "what",
+    # "where", "when", "who" the same)
+    (r"\b(?:no\s+matter|regardless\s+of|irrespective\s+of)\s+(how|what|where|when|who)\b",
+     r"\1ever"),
     (r"\bcar\s+parks?\b", "parking"),
     (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
     # one setting winning over another, however written: "takes priority over", "wins
     # over", "beats", "trumps"
-    (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)\s+over\b|"
+    (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)(?:\s+over)?\b|"
      r"\bwin(?:s|ning)?\s+(?:over|against)\b|\bbeat(?:s|ing)?\b|\btrump(?:s|ing)?\b|"
      r"\boverrul(?:e|es|ing)\b", "override"),
     (r"\bno\s+(?:upper\s+)?limit\b|\bwithout\s+(?:any\s+)?limits?\b|\blimitless\b",
