@@ -120,7 +120,8 @@ _FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\
                          r"(?!\s+of\b)", re.IGNORECASE)
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
-    r"nearly|almost|only|just)\s+$", re.IGNORECASE)
+    r"nearly|almost|only|just|up\s+to|at\s+(?:most|least)|waits?|waited)\s+$",
+    re.IGNORECASE)
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
@@ -273,6 +274,9 @@ def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value |
 
 
 _SENTENCE_BREAK = re.compile(r"[.!?]\s")
+# "one" as a pronoun: after an article, a demonstrative or an ordinal
+_ONE_PRONOUN = re.compile(r"\b(?:the|this|that|each|which|another|other|same|first|second|"
+                          r"third|last|next|new|old|older|newer)\s+$", re.IGNORECASE)
 _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 
 
@@ -393,6 +397,8 @@ def extract_values(text: str) -> list[Value]:
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
         number = word_number(match.group(0))
+        if _ONE_PRONOUN.search(text, 0, match.start()) and match.group(0).lower() == "one":
+            continue  # "the second one waits", "this one": no count
         unit = _UNIT_WORD.match(text, match.end())
         if AGED_BOUND.search(text, 0, match.start()):
             # "children under sixteen may not", as "under 16" is: an age
