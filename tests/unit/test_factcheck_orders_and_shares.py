@@ -147,3 +147,10 @@ def test_one_as_a_pronoun_counts_nothing_and_up_to_an_hour_is_a_limit() -> None:
         "the second one waits up to an hour for the lock")] == [("an hour", "max")]
     assert [v.text for v in extract_values("This one costs 5 pounds")] == ["5 pounds"]
     assert [v.text for v in extract_values("it takes one hour")] == ["one hour"]
+
+
+def test_a_number_glued_to_m_is_minutes_where_the_line_speaks_of_waiting() -> None:
+    row = '| `lock_wait` | `"30m"` | how long a queued job waits for the lock |'
+    assert [(v.unit, v.amount) for v in extract_values(row)] == [("minute", 1800.0)]
+    assert extract_values("The 100m sprint was won in 10 seconds")[0].unit == "m"
+    assert [v.unit for v in extract_values("timeout = 30m")] == ["minute"]

@@ -36,6 +36,7 @@ from deepcite.factcheck.bounds import (
 )
 from deepcite.factcheck.compound import compound, plain_key, plain_number
 from deepcite.factcheck.dates import date_values
+from deepcite.factcheck.durations import as_durations
 from deepcite.factcheck.numberwords import (
     NUMBER_WORD,
     NUMBER_WORDS_ALL,
@@ -478,7 +479,9 @@ def extract_values(text: str) -> list[Value]:
     values = [_every(text, v) for v in values]
     values = [of_platform(text, bounded(text, v)) for v in values]
     # "of which 42", "52 electric ones": the earlier count's noun
-    return compound(text, referred(text, sorted(values, key=lambda value: value.start)))
+    # "30m" in a line on waiting: minutes
+    return compound(text, referred(text, as_durations(
+        text, sorted(values, key=lambda value: value.start))))
 
 
 def same_slot(claim: Value, other: Value) -> bool:
