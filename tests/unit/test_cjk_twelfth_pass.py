@@ -82,3 +82,16 @@ def test_a_value_asked_of_a_model_is_not_its_spec_row() -> None:
     assert answer is not None and "159元" in answer.text.split("\n")[0]
     ranked = rank_sentences("K2 过保后换个滤网得花多少钱？", [_source(_MODELS, "models.md")])
     assert not any(s.text.startswith("K2 |") for s in ranked[:1])
+
+
+_VALVE = """# 热水器水压说明
+
+进水压力高于 0.6 兆帕时，需要在进水端加装稳压阀。
+加装稳压阀 WV-3，出厂设定为 0.35 兆帕，售价 75 元。
+"""
+
+
+def test_money_asked_is_answered_in_money_not_the_dimension_named() -> None:
+    # "水压" names a pressure, but "多少钱" asks what the valve costs
+    answer = grounded_answer("水压太高，加装稳压阀要多少钱？", [_source(_VALVE, "valve.md")])
+    assert answer is not None and answer.text.startswith("**75 元**")

@@ -160,6 +160,8 @@ def wanted_units(question: str) -> str | None:
         return rate
     if _DURATION_ASKED.search(question):
         return _DURATION_UNITS
+    if _MONEY_ASKED.search(question):
+        return None  # "水压太高要装的减压阀多少钱": money (:func:`_spans`), not 兆帕
     for pattern, units in _DIMENSIONS:
         if pattern.search(question):
             return units
@@ -188,8 +190,8 @@ def strict(question: str) -> bool:
     "10400毫安时" of the battery sentence, "能烤多长时间" not by "32升"."""
     if _ASKED_UNIT.search(question):
         return False  # "几分钟": another span of time still says how long
-    return bool(_DURATION_ASKED.search(question)) or any(
-        pattern.search(question) for pattern, _ in _DIMENSIONS)
+    return bool(_DURATION_ASKED.search(question)) or (not _MONEY_ASKED.search(question) and any(
+        pattern.search(question) for pattern, _ in _DIMENSIONS))
 
 
 _NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")
