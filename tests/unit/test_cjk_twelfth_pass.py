@@ -95,3 +95,20 @@ def test_money_asked_is_answered_in_money_not_the_dimension_named() -> None:
     # "水压" names a pressure, but "多少钱" asks what the valve costs
     answer = grounded_answer("水压太高，加装稳压阀要多少钱？", [_source(_VALVE, "valve.md")])
     assert answer is not None and answer.text.startswith("**75 元**")
+
+
+_CLOUD = """# 摄像头云存储
+
+云端录像默认免费保存 3 天；如需更长时间，可购买云存储服务，保存 14 天的套餐每年 88 元。
+"""
+
+
+def test_money_asked_by_its_noun_is_an_amount() -> None:
+    from deepcite.citations.answer_type import answer_type
+
+    assert answer_type("云存储每年要付多少费用？") == "amount"
+    assert answer_type("最便宜的那一款，官方定价是多少？") == "amount"
+    assert answer_type("一把锁能存多少个指纹？") == "count"
+    answer = grounded_answer("想多保存一段时间的云端录像，每年要付多少费用？",
+                             [_source(_CLOUD, "cloud.md")])
+    assert answer is not None and answer.text.startswith("**88 元**")
