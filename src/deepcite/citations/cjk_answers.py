@@ -62,6 +62,9 @@ _KIND_WORDS: list[tuple[str, str]] = [
                 "|얼마나\\s?(?:크|무거|멀|길|높|빠르)|(?:크기|무게|길이|높이|거리|용량)[는은가이]"
                 "\\s?(?:얼마|몇)"),
     ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
+    # money asked by its noun ("每年要付多少费用", "定价是多少"): an amount, not a count
+    ("amount", "多少(?:的)?(?:费用|价钱|价格)"
+               "|(?:费用|价钱|价格|售价|定价)(?:是|为|要|大概|大约)*多少"),
     ("date", "什么时候|何时|哪年|哪一年|哪天|哪一天|哪个月|几月|几号|几点|什么时间|いつ|何年|何月"
              "|何日|何時|何曜日"
              "|언제|몇\\s?년도|몇\\s?년에|몇\\s?월|몇\\s?시에|무슨\\s?요일"),
@@ -77,7 +80,7 @@ _KIND_PATTERNS = [(kind, re.compile(words)) for kind, words in _KIND_WORDS]
 #: "快30%") as often as with an amount, never with a count of things.
 _DIFFERENCE_ASKED = re.compile("(?:省|节省|节约|少|快|慢|高|低|便宜|贵|提高|降低|减少|增加"
                                "|提升|缩短|延长)了?(?:多少|几成)")
-_MONEY_ASKED = re.compile("钱|いくら|费用|价格|値段|料金|가격|비용|요금|돈")
+_MONEY_ASKED = re.compile("钱|いくら|费用|价格|售价|定价|値段|料金|가격|비용|요금|돈")
 _TIME_ASKED = re.compile("多久|多长时间|多少时间|どのくらい|どれくらい|どのぐらい|どれぐらい"
                          "|時間|期間|얼마나\\s?(?:오래|자주|걸)|동안|시간|기간|며칠")
 _COUNT_ASKED = re.compile(r"(?:多少|几|何)(?:[个個名位种種条項项件台次座本])?"
@@ -160,6 +163,8 @@ def wanted_units(question: str) -> str | None:
         return rate
     if _DURATION_ASKED.search(question):
         return _DURATION_UNITS
+    if _MONEY_ASKED.search(question):
+        return None  # "水压太高要装的减压阀多少钱": money (:func:`_spans`), not 兆帕
     for pattern, units in _DIMENSIONS:
         if pattern.search(question):
             return units
@@ -188,8 +193,8 @@ def strict(question: str) -> bool:
     "10400毫安时" of the battery sentence, "能烤多长时间" not by "32升"."""
     if _ASKED_UNIT.search(question):
         return False  # "几分钟": another span of time still says how long
-    return bool(_DURATION_ASKED.search(question)) or any(
-        pattern.search(question) for pattern, _ in _DIMENSIONS)
+    return bool(_DURATION_ASKED.search(question)) or (not _MONEY_ASKED.search(question) and any(
+        pattern.search(question) for pattern, _ in _DIMENSIONS))
 
 
 _NUMBER_OF = re.compile(r"\d+(?:\.\d+)?")

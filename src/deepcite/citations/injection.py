@@ -128,11 +128,16 @@ _CHINESE = [re.compile(p, re.IGNORECASE) for p in (
     r"验证(?:你的|您的)(?:账户|账号|身份|邮箱)",
     r"(?:你的|您的)(?:账户|账号|银行卡|设备|电脑)[^。！？]{0,12}(?:冻结|停用|锁定|封禁|异常|被盗|"
     r"中毒|过期|注销)",
-    r"(?:请|立即|马上)?(?:拨打|致电|联系)[^。！？]{0,10}(?:\d[\d\s-]{6,}\d|热线|客服电话|此号码)",
     r"(?:立即|马上|尽快)(?:行动|处理|登录|验证|转账|汇款|点击)",
     r"(?:恭喜您?|您已|你已)[^。！？]{0,10}(?:中奖|获得奖品|被选中)",
     r"(?:转账|汇款|支付)[^。！？]{0,12}(?:比特币|礼品卡|手续费|保证金)",
 )]
+# A number to call is a lure only with urgency or what a fraud is about (a refund, a
+# prize, a frozen account): a manual's own "拨打 400-820-6655 预约" books a service.
+_CJK_CALL = re.compile(r"(?:拨打|致电|联系)[^。！？]{0,10}(?:\d[\d\s-]{6,}\d|热线|客服电话|此号码)")
+_CJK_CALL_LURE = re.compile(r"立即|马上|立刻|尽快|火速|退款|退费|中奖|奖品|奖金|冻结|解冻|封禁|"
+                            r"被盗|验证|转账|汇款|手续费|保证金|理赔|赔偿|补偿|账户|账号|银行卡|"
+                            r"密码")
 # Clicking a link is only an order to the reader with something it leads to; the bare
 # CJK click pattern above is too wide alone ("点击保存按钮" in a how-to), so it needs one.
 _CJK_CLICK = re.compile(r"(?:点击|点此|点这里)")
@@ -160,4 +165,4 @@ def addressed_to_reader(sentence: str) -> bool:
                 text, match.end(), match.end() + 6):
             continue
         return True
-    return False
+    return bool(_CJK_CALL.search(text) and _CJK_CALL_LURE.search(text))

@@ -278,8 +278,13 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         passed[id(sentence)] = question_match.relevant(
             weights, [*about[id(sentence)], *entitled], cosine.get(id(sentence)),
             subject=titles[sentence.rank], document=document)
+    coded: set[int] = set()
     if has_cjk(question):  # a table's rows say the same words of the question
         table_rows.admit_siblings(sharing, passed, lambda s: weights.coverage(about[id(s)]))
+        if kind not in FACTUAL_KINDS:  # "E4 是什么意思" asks of the code itself; "S3
+            # 多少钱" asks a value, which the model's spec row need not be where it is
+            coded = table_rows.coded_rows(question, sharing)  # "E4 | 进水水温过高"
+            passed.update(dict.fromkeys(coded, True))
     for sentence in sharing:
         if not passed.get(id(sentence)):
             continue
@@ -327,7 +332,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             cue += CUE_BOOST  # "上限 | 不超过20元" for "最多罚到多少钱", not the daily rate
         if has_cjk(question) and case_in_range(sentence.text, question):
             cue += CUE_BOOST  # "第31天起" for "超期两个月", "初二至初七" for "大年初五"
-        if id(sentence) in extreme:
+        if id(sentence) in extreme or id(sentence) in coded:
             cue += CUE_BOOST  # "开到最大": the table's row at that end of its scale
         if acted and acted in shows.get(id(sentence), ()):
             cue += INTENT_BOOST + SHOWS_BOOST  # its example or API does the action

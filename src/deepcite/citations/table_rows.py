@@ -16,6 +16,9 @@ other rows at 0.73-0.76), and it is then never quoted. So:
   that end of the table: the largest (or smallest) value of the numeric column the
   question names, or, when it names none, the row at that end of every numeric column
   (a settings table grows in all of them together).
+- :func:`coded_rows`: a question that names a code ("屏幕上跳出 E4 是什么意思") is asked
+  of the row whose label cell is that code: the row says nothing else of the question
+  ("E4 | 进水水温过高"), so neither its words nor its meaning would admit it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ _MOST = re.compile("最(?:大|高|强|快|猛)")
 _LEAST = re.compile("最(?:小|低|弱|慢|轻)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*")
+#: A code: letters and digits together ("E4", "F12", "P-03"), as a whole cell.
+_CODE = re.compile(r"[A-Za-z]{1,4}-?\d{1,4}|\d{1,4}[A-Za-z]{1,2}")
 
 
 def _table(sentence: Sentence) -> tuple[int, tuple[str, ...]] | None:
@@ -140,4 +145,20 @@ def extreme_rows(question: str, rows: Sequence[Sentence]) -> set[int]:
     return found
 
 
-__all__ = ["admit_siblings", "extreme_rows", "same_table"]
+def coded_rows(question: str, rows: Iterable[Sentence]) -> set[int]:
+    """The ``id`` of each table row of ``rows`` whose label (first) cell is a code
+    (:data:`_CODE`: "E4") that ``question`` names as a whole word, not inside a longer
+    one ("E45", "QE4")."""
+    found: set[int] = set()
+    for row in rows:
+        if _table(row) is None:
+            continue
+        cells = row_cells(row.text)
+        label = cells[0].strip() if cells else ""
+        if _CODE.fullmatch(label) and re.search(
+                rf"(?<![A-Za-z0-9-]){re.escape(label)}(?![A-Za-z0-9])", question, re.IGNORECASE):
+            found.add(id(row))
+    return found
+
+
+__all__ = ["admit_siblings", "coded_rows", "extreme_rows", "same_table"]
