@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
@@ -169,7 +170,11 @@ def _own_scores(claim: str, value: Value, sentence: str,
 
 def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
     """A pair of opposites the claim and a clause of the sentence on the claim's words
-    take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
+    take sides on ("on"/"off" of "TLS is supported but off by default"), or None; or
+    what the claim says goes on unchanged, which the sentence deprecates."""
+    ended = continued_against(claim, sentence)
+    if ended is not None:
+        return ended
     claim_words = [w.lower() for w in WORDS_AND_NUMBERS.findall(claim)]
     claim_values = values_of(claim)
     for piece in CLAUSE.split(sentence):
