@@ -10,6 +10,7 @@ from __future__ import annotations
 from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.restrictions import restrictions, scope_clash
+from deepcite.factcheck.terms import terms_of
 from tests.fakes import passage
 
 _SCOOTERS = ("Scooters can be folded and carried on the ferry at no charge, except between "
@@ -63,3 +64,24 @@ def test_a_claim_that_nothing_changes_against_a_deprecation() -> None:
     # a claim saying the deprecation itself, or another option: no conflict
     assert continued_against("`--keep-tmp` is deprecated but still works.", source) is None
     assert continued_against("You can keep using `--fast`.", source) is None
+
+
+_MILL = [passage("Products", "The best-known product is the oatcake, a thin savoury biscuit; "
+                 "the old mill bakes about 12,000 of them every week.")]
+
+
+def test_a_count_of_them_counts_a_noun_the_sentence_names_without_a_count() -> None:
+    found = judge("The old mill bakes around 2,000 oatcakes a week.", _MILL)
+    assert found.verdict == "contradicted"
+    assert [(c.draft, c.source) for c in found.conflicts] == [("2,000 oatcakes", "12,000")]
+    assert judge("The old mill bakes around 12,000 oatcakes a week.",
+                 _MILL).verdict == "supported"
+
+
+def test_a_drug_against_pain_and_a_cut_are_the_words_a_denial_says_otherwise() -> None:
+    assert terms_of("cut the use of painkillers") == terms_of("reduce the use of analgesics")
+    source = ("Velmarin did not reduce the use of pain medication more than the dummy "
+              "treatment did. Headaches fell by 3 days a month.")
+    found = judge("Velmarin cut the use of painkillers compared with the dummy treatment.",
+                  [passage("Results", source)])
+    assert found.verdict == "contradicted"
