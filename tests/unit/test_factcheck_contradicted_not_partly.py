@@ -85,3 +85,9 @@ def test_a_drug_against_pain_and_a_cut_are_the_words_a_denial_says_otherwise() -
     found = judge("Velmarin cut the use of painkillers compared with the dummy treatment.",
                   [passage("Results", source)])
     assert found.verdict == "contradicted"
+
+
+def test_a_price_of_something_else_naming_the_thing_is_no_price_of_it() -> None:
+    fares = [_FARES[1], passage("Shop", "A cage for parrots costs 30 euros in the shop. "
+                                "Pupils under 6 ride free.")]
+    assert judge("Parrots ride free.", fares).verdict != "contradicted"

@@ -43,7 +43,9 @@ def priced_elsewhere(text: str, claim_terms: frozenset[str], pool: Pool,
             continue
         for piece in _pieces(sentence.text):
             prices = [v for v in values_of(piece) if v.kind == "money" and v.amount]
-            if prices and lacking <= terms_of(piece):
+            # the thing priced opens the clause, its subject ("Dogs are welcome ... for
+            # 2 pounds each"; not "a lead for dogs costs 3 pounds")
+            if prices and lacking <= terms_of(piece) and _opening(piece) <= lacking:
                 return sentence, free.text, prices[0].text
     return None
 
@@ -51,3 +53,8 @@ def priced_elsewhere(text: str, claim_terms: frozenset[str], pool: Pool,
 def _pieces(sentence: str) -> list[str]:
     """The clauses of ``sentence``."""
     return [piece for piece in _CLAUSE.split(sentence) if piece.strip()]
+
+
+def _opening(piece: str) -> frozenset[str]:
+    """The first content word of ``piece`` (its terms), which names its subject."""
+    return next((found for word in piece.split() if (found := terms_of(word))), frozenset())
