@@ -14,6 +14,8 @@ import math
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.continued import continued_against
+from deepcite.factcheck.named_before import counted_as
 from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
@@ -169,7 +171,11 @@ def _own_scores(claim: str, value: Value, sentence: str,
 
 def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
     """A pair of opposites the claim and a clause of the sentence on the claim's words
-    take sides on ("on"/"off" of "TLS is supported but off by default"), or None."""
+    take sides on ("on"/"off" of "TLS is supported but off by default"), or None; or
+    what the claim says goes on unchanged, which the sentence deprecates."""
+    ended = continued_against(claim, sentence)
+    if ended is not None:
+        return ended
     claim_words = [w.lower() for w in WORDS_AND_NUMBERS.findall(claim)]
     claim_values = values_of(claim)
     for piece in CLAUSE.split(sentence):
@@ -301,11 +307,12 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
     else, ``loose`` (the sentence saying the claim's subject), the first stating its
     count under another noun ("three vessels" for "three ships"), else None."""
     for sentence in sentences:
-        theirs = values_of(sentence.text)
+        theirs = counted_as(value, values_of(sentence.text), sentence.text)
         if any(agrees(value, other) for other in theirs):
             return sentence, _singled_out(value, claim, sentence, theirs, claim_values)
     for sentence in sentences:
-        slot = [other for other in values_of(sentence.text) if same_slot(value, other)
+        slot = [other for other in counted_as(value, values_of(sentence.text), sentence.text)
+                if same_slot(value, other)
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)

@@ -93,6 +93,7 @@ from deepcite.factcheck.outright import (
 )
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
 from deepcite.factcheck.precedence import judge_order
+from deepcite.factcheck.priced import priced_elsewhere
 from deepcite.factcheck.releases import released
 from deepcite.factcheck.restrictions import (
     ScopeClash,
@@ -340,9 +341,9 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
             or other_holder(text, best.text, known)
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
-    row = None if conflicts else row_denial(text, claim_terms, pool)
-    if row is not None:
-        # "| Windows | Not supported |" against "runs on Linux, macOS and Windows"
+    row = None if conflicts else row_denial(text, claim_terms, pool) \
+        or priced_elsewhere(text, claim_terms, pool, best)  # "Dogs ... for 2 pounds each"
+    if row is not None:  # "| Windows | Not supported |" against "runs on ... Windows"
         conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now
     changed = None if conflicts else past_value_in(text, (best, *near, *(

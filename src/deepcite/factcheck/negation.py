@@ -64,6 +64,8 @@ OPPOSITES: tuple[tuple[str, str], ...] = (
     ("east", "west"), ("weekly", "monthly"), ("daily", "weekly"), ("monthly", "yearly"),
     ("monthly", "annually"), ("daily", "monthly"), ("hourly", "daily"),
     ("free", "pay"), ("free", "pays"),
+    # "goes ahead", "went ahead": what is cancelled does not
+    ("cancelled", "ahead"), ("canceled", "ahead"), ("cancel", "ahead"),
     *KEEPING,
 )
 # Prefixes that make a word its own opposite: "clockwise"/"anticlockwise",

@@ -131,6 +131,8 @@ _AMOUNT = re.compile(r"\d[\d.,:]*|\b(?:one|two|three|four|five|six|seven|eight|n
 # (a point, comma or colon inside a number or a word - "1.4", "21,500", "10:00", "1.x",
 # "e.g" - ends nothing)
 _CLAUSE_END = re.compile(r"[;!?()\u2013\u2014]|[,.:](?![\w])|\s(?:and|but|while|whereas)\s")
+# "between" with no "and" yet after it: the "and" to come closes its range
+_OPEN_BETWEEN = re.compile(r"\bbetween\s+(?:(?!\band\b)[^,;.])*$", re.IGNORECASE)
 _BREAK = re.compile(r"[;!?()|\u2013\u2014]|[,.:](?![\w])")
 # A condition that nothing is chosen: "if you don't set a quality yourself", "unless you
 # specify one", "when no format is given" - the default.
@@ -189,7 +191,7 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
                 continue  # "until March 2023, when it rose": the time, no condition
             if kind == "conditional" and _EVEN.search(text, 0, match.start()):
                 continue  # "even when accompanied by an adult": it holds all the same
-            end = _CLAUSE_END.search(text, match.end())
+            end = _clause_end(text, match.end())
             phrase = match.group(0) if kind == "period" else \
                 text[match.start():end.start() if end else len(text)].strip()
             if kind == "period" and _whole_week(phrase):
@@ -210,6 +212,16 @@ def restrictions(text: str, *, relative: bool = True) -> list[Restriction]:
                 taken.append(match.start())
                 spans.append((match.start(), end.start() if end else len(text)))
     return found
+
+
+def _clause_end(text: str, start: int) -> re.Match[str] | None:
+    """Where the clause going on at ``start`` ends: its "and" none that closes a
+    "between" range ("except between 7:00 and 9:00 on weekdays" is one clause)."""
+    end = _CLAUSE_END.search(text, start)
+    if end is not None and end.group(0).strip() == "and" \
+            and _OPEN_BETWEEN.search(text, start, end.start()):
+        end = _CLAUSE_END.search(text, end.end())
+    return end
 
 
 def universal(text: str) -> str | None:

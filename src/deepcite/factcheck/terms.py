@@ -96,6 +96,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("cancel", "cancell", "stop", "stopp", "terminat"),
     ("meet", "gather"),
     ("child", "children", "kid", "kiddi"),
+    ("reduc", "cut", "lessen"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
@@ -147,6 +148,9 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),
+    # a drug against pain, however written: "pain medication", "pain relief", "analgesics"
+    (r"\bpain\s*(?:relief|reliev(?:er|ers|ing\s+drugs?)|medications?|medicines?|"
+     r"drugs?|killers?)\b|\banalgesics?\b", "painkiller"),
     # one setting winning over another, however written: "takes priority over", "wins
     # over", "beats", "trumps"
     (r"\b(?:tak(?:e|es|ing)|ha(?:s|ve))\s+(?:precedence|priority)(?:\s+over)?\b|"
