@@ -54,10 +54,12 @@ def without_comment(text: str, unknown: Callable[[str], bool] | None = None) -> 
     """``text`` without the writer's comment it ends with (its full stop kept)."""
     remark = _DASH_REMARK.search(text)
     if remark is not None and remark.start() > 0:
-        end = text.rstrip()[-1:]
-        text = text[:remark.start()] + (end if end in ".!?" else "")
+        text = _cut(text, remark.start())
     at = writer_comment(text, unknown)
-    if at is None:
-        return text
+    return text if at is None else _cut(text, at)
+
+
+def _cut(text: str, at: int) -> str:
+    """``text`` up to ``at``, with the full stop it ends with."""
     end = text.rstrip()[-1:]
     return text[:at] + (end if end in ".!?" else "")

@@ -306,13 +306,14 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
     elsewhere ("between 8:00 and 12:00" against "between 8:00 and 10:00" is 10:00) -
     else, ``loose`` (the sentence saying the claim's subject), the first stating its
     count under another noun ("three vessels" for "three ships"), else None."""
-    for sentence in sentences:
-        theirs = counted_as(value, values_of(sentence.text), sentence.text)
+    # each sentence's values, a count "of them" read as the claim's noun where it names it
+    counted = [(sentence, counted_as(value, values_of(sentence.text), sentence.text))
+               for sentence in sentences]
+    for sentence, theirs in counted:
         if any(agrees(value, other) for other in theirs):
             return sentence, _singled_out(value, claim, sentence, theirs, claim_values)
-    for sentence in sentences:
-        slot = [other for other in counted_as(value, values_of(sentence.text), sentence.text)
-                if same_slot(value, other)
+    for sentence, theirs in counted:
+        slot = [other for other in theirs if same_slot(value, other)
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)

@@ -29,8 +29,9 @@ _MINUTE = 60.0
 def as_durations(text: str, values: Sequence[Value]) -> list[Value]:
     """``values`` with each number glued to "m" (``30m``) read as minutes where
     ``text`` speaks of time; the others as they are."""
-    if not _TIME_WORDS.search(text):
-        return list(values)
+    glued = {id(v) for v in values if v.unit == "m" and _GLUED_M.match(v.text)}
+    if not glued or not _TIME_WORDS.search(text):
+        return list(values)  # (most texts have none: no search of their words)
     return [dataclasses.replace(v, unit="minute", dimension="time",
                                 amount=None if v.amount is None else v.amount * _MINUTE)
-            if v.unit == "m" and _GLUED_M.match(v.text) else v for v in values]
+            if id(v) in glued else v for v in values]

@@ -12,15 +12,14 @@ contradicts the claim.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.referring import OF_THEM
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
 
 __all__ = ["counted_as", "counts_named_noun"]
 
-_OF_THEM = re.compile(r"^\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
 
 
 def counts_named_noun(value: Value, other: Value, sentence: str) -> bool:
@@ -28,7 +27,7 @@ def counts_named_noun(value: Value, other: Value, sentence: str) -> bool:
     whose sentence names the noun ``value`` (the claim's count) counts before it."""
     return (value.kind == other.kind == "number" and bool(value.unit)
             and not value.dimension and not other.unit and not other.dimension
-            and _OF_THEM.match(sentence[other.end:]) is not None
+            and OF_THEM.match(sentence[other.end:]) is not None
             and value.unit in terms_of(sentence[:other.start]))
 
 

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 from deepcite.factcheck.value import Value
 
-__all__ = ["referred"]
+__all__ = ["OF_THEM", "referred"]
 
 # "of which 42", "of whom 12", "including 52" - the count right after
 _BEFORE = re.compile(r"\b(?:of\s+(?:which|whom)|among\s+them|including)\s+$", re.IGNORECASE)
 # "42 of them", "250 of these", "12 of those"
-_AFTER = re.compile(r"^\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
+OF_THEM = re.compile(r"^\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
 _PRONOUN_UNITS = frozenset({"one", "ones"})
 _SENTENCE_BREAK = re.compile(r"[.!?;]\s")
 
@@ -45,7 +45,7 @@ def _referring(text: str, value: Value) -> bool:
     if value.unit in _PRONOUN_UNITS:
         return True
     return not value.unit and bool(_BEFORE.search(text, 0, value.start)
-                                   or _AFTER.match(text[value.end:]))
+                                   or OF_THEM.match(text[value.end:]))
 
 
 def _model(text: str, value: Value, earlier: Sequence[Value]) -> Value | None:
