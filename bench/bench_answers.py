@@ -38,6 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from deepcite.citations.markers import cited_numbers
 from deepcite.config import load_settings
@@ -91,7 +92,8 @@ def _score(row: dict[str, Any], answer: str, cited_urls: list[str], first: bool,
     scores: dict[str, Any] = {"not_found": _not_found(answer, phrases)}
     doc = row.get("doc") or row.get("gold_document")
     if doc:
-        scores["gold_doc_cited"] = any(url.endswith("/" + doc) for url in cited_urls)
+        # A file URL percent-encodes a non-ASCII name ("%E8%AF%B4..."): compare decoded.
+        scores["gold_doc_cited"] = any(unquote(url).endswith("/" + doc) for url in cited_urls)
     if row.get("answer"):
         gold_text = " ".join(str(row["answer"]).split())
         if first:

@@ -200,8 +200,8 @@ def test_docx_reopens_with_sections_table_and_sources() -> None:
     assert ("Heading 1", "1. 背景") in paragraphs  # "##" sections are the top level
     body = "\n".join(text for _, text in paragraphs)
     assert CJK_PASSAGE in body
-    assert "[1] Attention Is All You Need (source nr: 1)" in body
-    assert "[21, 22] 本地文档 21 (source nr: 21, 22)" in body
+    assert "[1] Attention Is All You Need（来源编号：1）" in body
+    assert "[21, 22] 本地文档 21（来源编号：21, 22）" in body
     assert "Title with {braces} & 100% 32" in body
     cells = [cell.text for table in document.tables for row in table.rows for cell in row.cells]
     assert "Base" in cells and "[6]" in cells
@@ -216,8 +216,8 @@ def test_odt_reopens_with_sections_and_sources() -> None:
     assert {"1. 背景", "1.1 Details", "来源"} <= set(headings)
     text = "".join(root.itertext())
     assert CJK_PASSAGE in text and CJK_TITLE in text
-    assert "Attention Is All You Need (source nr: 1)" in text
-    assert "本地文档 21 (source nr: 21, 22)" in text
+    assert "Attention Is All You Need（来源编号：1）" in text
+    assert "本地文档 21（来源编号：21, 22）" in text
 
 
 def test_pandoc_formats_include_no_local_file(tmp_path: Path) -> None:

@@ -57,6 +57,17 @@ def test_render_accepts_mappings_and_sources_alike() -> None:
                       "metadata": {"page": 2}}).page == 2
 
 
+def test_a_chinese_answers_sources_block_has_no_english_label() -> None:
+    """Every label of an entry is in the question's language, the entry's numbers and
+    pages included: a Chinese reader sees no "source nr" or "pp."."""
+    local = {"number": 1, "title": "手册", "url": "file:///d/manual.pdf#page=3",
+             "collection": "手册", "page": 3, "path": "/d/manual.pdf"}
+    other = dict(local, number=2, page=5, url="file:///d/manual.pdf#page=5")
+    assert render_sources([local, other], language="zh") == (
+        "[1, 2] 手册（来源编号：1, 2）\n   网址：file:///d/manual.pdf#page=3\n"
+        "   资料集：手册 · manual.pdf, 第 3, 5 页")
+
+
 def test_render_skips_entries_without_url_and_empty_gives_empty() -> None:
     assert render_sources([{"number": 1, "title": "No URL", "url": ""}]) == ""
     assert render_sources([]) == ""

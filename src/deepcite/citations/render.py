@@ -213,7 +213,9 @@ def _safe_name(name: str) -> str:
 def _format(doc: SourceDocument, language: str = DEFAULT) -> str:
     numbers = ", ".join(str(n) for n in doc.numbers)
     entry = doc.entry
-    lines = [f"[{numbers}] {_safe_name(entry.title)} (source nr: {numbers})",
+    label = frame("source_numbers", language).format(numbers=numbers)
+    # A full-width bracket carries its own spacing; an ASCII one follows a space.
+    lines = [f"[{numbers}] {_safe_name(entry.title)}{'' if label[0] == '（' else ' '}{label}",
              "   " + labelled("url", _safe_url(entry.url), language)]
     where = ""
     if entry.collection:
@@ -226,11 +228,11 @@ def _format(doc: SourceDocument, language: str = DEFAULT) -> str:
             f": {_safe_name(str(material))}" if material else "")
     if where and doc.pages:
         # EPUB "pages" are spine sections; PDFs have real pages.
-        if entry.kind == "epub":
-            label = "section" if len(doc.pages) == 1 else "sections"
-        else:
-            label = "p." if len(doc.pages) == 1 else "pp."
-        where += f", {label} {', '.join(str(p) for p in sorted(doc.pages))}"
+        key = "section" if entry.kind == "epub" else "page"
+        if len(doc.pages) > 1:
+            key += "s"
+        pages = ", ".join(str(p) for p in sorted(doc.pages))
+        where += ", " + frame(key, language).format(pages=pages)
     if where:
         lines.append(where)
     return "\n".join(lines)

@@ -67,6 +67,11 @@ ENGLISH: dict[str, str] = {
     "source_entry": "Source entry",
     "open_source": "Open source",
     "no_checked_quote": "No checked quote for this citation.",
+    "source_numbers": "(source nr: {numbers})",
+    "page": "p. {pages}",
+    "pages": "pp. {pages}",
+    "section": "section {pages}",
+    "sections": "sections {pages}",
 }
 """The English frame: the default, and the list of keys every language gives."""
 
@@ -109,6 +114,11 @@ CHINESE: dict[str, str] = {
     "source_entry": "来源条目",
     "open_source": "打开来源",
     "no_checked_quote": "这条引用没有经过核对的引文。",
+    "source_numbers": "（来源编号：{numbers}）",
+    "page": "第 {pages} 页",
+    "pages": "第 {pages} 页",
+    "section": "第 {pages} 节",
+    "sections": "第 {pages} 节",
 }
 
 JAPANESE: dict[str, str] = {
@@ -152,6 +162,11 @@ JAPANESE: dict[str, str] = {
     "source_entry": "出典の項目",
     "open_source": "出典を開く",
     "no_checked_quote": "この引用には確認済みの引用文がありません。",
+    "source_numbers": "（出典番号：{numbers}）",
+    "page": "{pages} ページ",
+    "pages": "{pages} ページ",
+    "section": "{pages} 節",
+    "sections": "{pages} 節",
 }
 
 KOREAN: dict[str, str] = {
@@ -186,6 +201,11 @@ KOREAN: dict[str, str] = {
     "source_entry": "출처 항목",
     "open_source": "출처 열기",
     "no_checked_quote": "이 인용에는 확인된 인용문이 없습니다.",
+    "source_numbers": "(출처 번호: {numbers})",
+    "page": "{pages}쪽",
+    "pages": "{pages}쪽",
+    "section": "{pages}절",
+    "sections": "{pages}절",
     "part_not_researched": "_조사하지 않음: 보고서의 예산이 다 되었습니다({reason})._",
     "part_examples": "예시",
     "part_limitations": "한계와 주의 사항",
