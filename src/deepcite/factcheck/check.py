@@ -40,6 +40,8 @@ from deepcite.research.fulltext import add_full_text
 from deepcite.research.parallel import run_searches
 from deepcite.research.researcher import Researcher
 from deepcite.text.cjk import has_cjk
+from deepcite.text.frames import frame
+from deepcite.text.language import DEFAULT, detect
 from deepcite.text.sentences import sentence_spans
 from deepcite.types import (
     ClaimEvidence,
@@ -108,6 +110,7 @@ class _Check:
         self.materials = list(materials)
         self.ask = ask
         self.names = frozenset(capitalised_inside([document]))
+        self.language = detect(document)  # the notes' words, as the document's
         # what each claim opening with "it" says of its subject (the text searched and
         # judged; the claim keeps its own)
         self.said = resolve_pronouns(document, claims)
@@ -175,7 +178,7 @@ class _Check:
         return ClaimVerdict(number=claim.number, text=claim.text, start=claim.start,
                             end=claim.end, verdict=judgement.verdict,
                             citations=list(dict.fromkeys(numbers)), evidence=evidence,
-                            note=_note(judgement, numbers))
+                            note=_note(judgement, numbers, self.language))
 
     def reuse(self, claim: Claim, earlier: ClaimVerdict,
               sources: dict[int, Source]) -> ClaimVerdict:
@@ -240,22 +243,30 @@ def _spaced_letter(char: str) -> bool:
     return char.isalpha() and not has_cjk(char)
 
 
-def _note(judgement: Judgement, numbers: Sequence[int]) -> str:
-    """Why the verdict: both values of every contradiction, what was and was not stated."""
+def _note(judgement: Judgement, numbers: Sequence[int], language: str = DEFAULT) -> str:
+    """Why the verdict: both values of every contradiction, what was and was not stated,
+    in the document's language (a Chinese draft reads "文稿：30 天；来源 [2]：90 天"); the
+    values themselves are quoted as the draft and the source write them."""
+    def words(key: str, **values: object) -> str:
+        return frame(key, language).format(**values)
+
+    listed = words("list_separator").join
     if judgement.verdict == "contradicted":
-        return "; ".join(f"draft: {c.draft}; source [{numbers[c.quote]}]: "
-                         f"{as_written(c.source, judgement.quotes[c.quote].text)}"
-                         for c in judgement.conflicts)
+        return words("clause_separator").join(
+            words("note_conflict", draft=c.draft, n=numbers[c.quote],
+                  source=as_written(c.source, judgement.quotes[c.quote].text))
+            for c in judgement.conflicts)
     if judgement.verdict == "not_found":
-        return "no source states this"
-    first = f"source [{numbers[0]}]" if numbers else "the sources"
+        return words("note_not_found")
+    first = words("note_source", n=numbers[0]) if numbers else words("note_the_sources")
     if judgement.verdict == "supported":
-        return f"stated by {first}" + (f": {', '.join(judgement.stated)}"
-                                       if judgement.stated else "")
-    said = f"{first} states {', '.join(judgement.stated)}" if judgement.stated \
-        else f"{first} states part of it"
-    return said + (f"; not stated: {', '.join(judgement.missing)}" if judgement.missing
-                   else "")
+        return words("note_stated_by", who=first) + (
+            words("colon") + listed(judgement.stated) if judgement.stated else "")
+    said = words("note_states", who=first, what=listed(judgement.stated)) \
+        if judgement.stated else words("note_states_part", who=first)
+    return said + (words("clause_separator")
+                   + words("note_not_stated", what=listed(judgement.missing))
+                   if judgement.missing else "")
 
 
 def run_check(researcher: Researcher, document: str, *, title: str | None = None,

@@ -24,7 +24,9 @@ from deepcite.citations.text import neutralise_html
 from deepcite.errors import ConfigError
 from deepcite.export.markdown import to_json_dict
 from deepcite.security.terminal import one_line
-from deepcite.text.frames import frame_for
+from deepcite.text.cjk import has_cjk
+from deepcite.text.frames import frame
+from deepcite.text.language import DEFAULT, detect
 from deepcite.types import VERDICTS, ClaimVerdict, ResearchResult, Source, Verdict
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from docx.text.run import Run
 
 __all__ = ["VERDICT_LABELS", "annotate", "check_json", "counts", "render_docx",
-           "render_html", "render_markdown", "summary_line"]
+           "render_html", "render_markdown", "summary_line", "verdict_label"]
 
 #: How each verdict reads in every output.
 VERDICT_LABELS: dict[Verdict, str] = {
@@ -43,6 +45,7 @@ _MD_SPECIAL = re.compile(r"([*_`\\])")
 _OWN_MARK = re.compile(r"\[(\d+(?:\s*[,\u2013-]\s*\d+)*)\]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINKABLE = ("http://", "https://", "file://")
+_FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")  # CJK punctuation, full-width forms
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
 
@@ -52,22 +55,35 @@ def counts(claims: Sequence[ClaimVerdict]) -> dict[str, int]:
     return {verdict: found.get(verdict, 0) for verdict in VERDICTS}
 
 
-def summary_line(claims: Sequence[ClaimVerdict]) -> str:
-    """"12 claims checked: 8 supported, 2 contradicted ..." (verdicts with none left out)."""
+def verdict_label(verdict: Verdict, language: str = DEFAULT) -> str:
+    """How ``verdict`` reads in ``language`` (:data:`VERDICT_LABELS` in English)."""
+    return frame(f"verdict_{verdict}", language)
+
+
+def summary_line(claims: Sequence[ClaimVerdict], language: str = DEFAULT) -> str:
+    """"12 claims checked: 8 supported, 2 contradicted ..." (verdicts with none left
+    out), in ``language``."""
     found = Counter(claim.verdict for claim in claims)
-    parts = [f"{found[verdict]} {VERDICT_LABELS[verdict]}" for verdict in VERDICTS
+    parts = [f"{found[verdict]} {verdict_label(verdict, language)}" for verdict in VERDICTS
              if found[verdict]]
-    noun = "claim" if len(claims) == 1 else "claims"
-    return f"{len(claims)} {noun} checked" + (f": {', '.join(parts)}" if parts else "")
+    head = frame("claim_checked", language) if len(claims) == 1 \
+        else frame("claims_checked", language).format(n=len(claims))
+    return head + (frame("colon", language) + frame("list_separator", language).join(parts)
+                   if parts else "")
 
 
-def _marker(claim: ClaimVerdict) -> str:
-    """What follows a claim in the annotated Markdown: its citations and verdict."""
+def _marker(claim: ClaimVerdict, language: str = DEFAULT, after: str = ".") -> str:
+    """What follows a claim in the annotated Markdown: its citations and verdict. After
+    CJK text (``after``, the claim's last character) it takes no space, as CJK
+    punctuation carries its own."""
     cited = "".join(f"[{n}]" for n in claim.citations)
-    label = VERDICT_LABELS[claim.verdict]
+    label = verdict_label(claim.verdict, language)
     note = _MD_SPECIAL.sub(r"\\\1", one_line(claim.note)) if claim.note else ""
-    shown = f"{label}: {note}" if note and claim.verdict != "supported" else label
-    return (f" {cited}" if cited else "") + f" *({shown})*"
+    shown = label + frame("colon", language) + note if note and claim.verdict != "supported" \
+        else label
+    space = "" if has_cjk(after) or _FULL_WIDTH.match(after) else " "
+    return (f"{space}{cited}" if cited else "") \
+        + f"{space}*{frame('verdict_mark', language).format(text=shown)}*"
 
 
 def _own_markers(text: str) -> str:
@@ -77,14 +93,17 @@ def _own_markers(text: str) -> str:
 
 
 def annotate(document: str, claims: Sequence[ClaimVerdict]) -> str:
-    """``document`` with each claim's ``[n]`` and verdict written after it (the
-    document's own ``[n]`` marks escaped: they are not this check's sources)."""
+    """``document`` with each claim's ``[n]`` and verdict written after it, in the
+    document's language (the document's own ``[n]`` marks escaped: they are not this
+    check's sources)."""
+    language = detect(document)
     pieces: list[str] = []
     at = 0
     for claim in sorted(claims, key=lambda c: c.end):
         if claim.end < at or claim.end > len(document):
             continue
-        pieces += [_own_markers(document[at:claim.end]), _marker(claim)]
+        pieces += [_own_markers(document[at:claim.end]),
+                   _marker(claim, language, document[claim.end - 1:claim.end])]
         at = claim.end
     pieces.append(_own_markers(document[at:]))
     return "".join(pieces).strip()
@@ -92,14 +111,14 @@ def annotate(document: str, claims: Sequence[ClaimVerdict]) -> str:
 
 def render_markdown(result: ResearchResult) -> str:
     """The annotated document, a line counting the verdicts, and the Sources block."""
+    language = detect(result.answer)  # the document's, as its notes are
     parts = [neutralise_html(result.answer.strip())]
     if result.cancelled:
-        parts.append("_This check was cancelled; the claims after the last one marked "
-                     "were not checked._")
-    parts.append(f"_{summary_line(result.claims)}._")
-    block = render_sources(result.sources, text=result.answer)
+        parts.append(f"_{frame('check_cancelled', language)}_")
+    parts.append(f"_{summary_line(result.claims, language)}{frame('full_stop', language)}_")
+    block = render_sources(result.sources, text=result.answer, language=language)
     if block:
-        parts.append(f"## {frame_for('sources', result.question)}\n\n{block}")
+        parts.append(f"## {frame('sources', language)}\n\n{block}")
     return "\n\n".join(parts) + "\n"
 
 
@@ -156,12 +175,14 @@ def _source_link(source: Source) -> str:
     return title
 
 
-def _tip(claim: ClaimVerdict, by_number: dict[int, Source]) -> tuple[str, str]:
+def _tip(claim: ClaimVerdict, by_number: dict[int, Source],
+         language: str = DEFAULT) -> tuple[str, str]:
     """The evidence of a claim as the tooltip's HTML and as plain text (its title)."""
-    label = VERDICT_LABELS[claim.verdict]
-    plain = [label + (f": {claim.note}" if claim.note else "")]
+    label = verdict_label(claim.verdict, language)
+    colon = frame("colon", language)
+    plain = [label + (colon + claim.note if claim.note else "")]
     parts = [f'<span class="verdict">{_esc(label)}</span>'
-             + (f": {_esc(claim.note)}" if claim.note else "")]
+             + (_esc(colon + claim.note) if claim.note else "")]
     for item in claim.evidence:
         source = by_number.get(item.number)
         title = one_line(source.title) if source else ""
@@ -176,6 +197,7 @@ def render_html(result: ResearchResult, document: str) -> str:
     """A standalone page: the document with every claim highlighted by its verdict, its
     note and evidence on hover or keyboard focus (and in its ``title``), the counts, and
     the sources with links."""
+    language = detect(document)
     by_number = {source.number: source for source in result.sources}
     pieces: list[str] = []
     at = 0
@@ -183,7 +205,7 @@ def render_html(result: ResearchResult, document: str) -> str:
         if claim.start < at or claim.end > len(document):
             continue  # offsets of another version of the document: not marked
         pieces.append(_esc(document[at:claim.start]))
-        tip, plain = _tip(claim, by_number)
+        tip, plain = _tip(claim, by_number, language)
         cited = "".join(f'<a href="#source-{n}">[{n}]</a>' for n in claim.citations)
         pieces.append(
             f'<span class="claim {claim.verdict}" id="claim-{claim.number}" tabindex="0" '
@@ -196,18 +218,20 @@ def render_html(result: ResearchResult, document: str) -> str:
         f'<li id="source-{s.number}">[{s.number}] {_source_link(s)}'
         + (f"<br><small>{_esc(s.url)}</small>" if s.url else "") + "</li>"
         for s in result.sources)
-    title = _esc(one_line(result.title or result.question) or "Document check")
-    cancelled = ("<p><em>This check was cancelled; the claims after the last one marked "
-                 "were not checked.</em></p>" if result.cancelled else "")
+    named = one_line(result.title or result.question)
+    title = _esc(frame("check_title", language).format(title=named) if named
+                 else frame("document_check", language))
+    cancelled = (f"<p><em>{_esc(frame('check_cancelled', language))}</em></p>"
+                 if result.cancelled else "")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<!DOCTYPE html>\n<html lang=\"{language}\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>Check: {title}</title><style>{_STYLE}</style></head><body>"
-        f"<header><h1>Check: {title}</h1><p class=\"counts\">"
-        f"{_esc(summary_line(result.claims))}</p>{cancelled}</header>"
+        f"<title>{title}</title><style>{_STYLE}</style></head><body>"
+        f"<header><h1>{title}</h1><p class=\"counts\">"
+        f"{_esc(summary_line(result.claims, language))}</p>{cancelled}</header>"
         f"<main><div class=\"document\">{''.join(pieces)}</div></main>"
-        + (f"<section class=\"sources\"><h2>Sources</h2><ol>{sources}</ol></section>"
-           if sources else "")
+        + (f"<section class=\"sources\"><h2>{_esc(frame('sources', language))}</h2>"
+           f"<ol>{sources}</ol></section>" if sources else "")
         + "</body></html>\n")
 
 
@@ -228,9 +252,9 @@ def _blocks(document: str) -> list[tuple[int, int]]:
 
 
 def _comment(doc: DocxDocument, run: Run, claim: ClaimVerdict,
-             by_number: dict[int, Source]) -> None:
-    label = VERDICT_LABELS[claim.verdict]
-    text = _docx_text(label + (f": {claim.note}" if claim.note else ""))
+             by_number: dict[int, Source], language: str = DEFAULT) -> None:
+    label = verdict_label(claim.verdict, language)
+    text = _docx_text(label + (frame("colon", language) + claim.note if claim.note else ""))
     comment = doc.add_comment(run, text=text, author="deepcite", initials="dc")
     for item in claim.evidence:
         source = by_number.get(item.number)
@@ -250,11 +274,12 @@ def render_docx(result: ResearchResult, document: str, out: Path) -> None:
     colours = {"supported": WD_COLOR_INDEX.BRIGHT_GREEN, "partly_supported":
                WD_COLOR_INDEX.YELLOW, "contradicted": WD_COLOR_INDEX.RED,
                "not_found": WD_COLOR_INDEX.GRAY_25}
+    language = detect(document)
     by_number = {source.number: source for source in result.sources}
     doc = Document()
-    doc.add_heading(_docx_text(one_line(result.title or result.question) or "Document check"),
-                    level=0)
-    doc.add_paragraph(_docx_text(summary_line(result.claims)))
+    doc.add_heading(_docx_text(one_line(result.title or result.question)
+                               or frame("document_check", language)), level=0)
+    doc.add_paragraph(_docx_text(summary_line(result.claims, language)))
     claims = sorted(result.claims, key=lambda c: c.start)
     for start, end in _blocks(document):
         heading = _HEADING.match(document[start:end]) if "\n" not in document[start:end] \
@@ -271,12 +296,12 @@ def render_docx(result: ResearchResult, document: str, out: Path) -> None:
                 paragraph.add_run(_docx_text(document[at:claim.start]))
             run = paragraph.add_run(_docx_text(document[claim.start:claim.end]))
             run.font.highlight_color = colours[claim.verdict]
-            _comment(doc, run, claim, by_number)
+            _comment(doc, run, claim, by_number, language)
             at = claim.end
         if end > at:
             paragraph.add_run(_docx_text(document[at:end]))
     if result.sources:
-        doc.add_heading("Sources", level=1)
+        doc.add_heading(frame("sources", language), level=1)
         for source in result.sources:
             doc.add_paragraph(_docx_text(f"[{source.number}] {one_line(source.title)} - "
                                          f"{source.url}"))
