@@ -95,6 +95,7 @@ from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, v
 from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.priced import priced_elsewhere
 from deepcite.factcheck.releases import released
+from deepcite.factcheck.renames import renamed_otherwise
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always_span,
@@ -109,6 +110,7 @@ from deepcite.factcheck.restrictions import (
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.unless_default import unless_against
 from deepcite.factcheck.value import Value
 from deepcite.factcheck.value_findings import Candidates, find_values
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
@@ -117,6 +119,10 @@ from deepcite.types import SearchResult, Verdict
 # A clause of purpose ("to find a free berth elsewhere", "in order to save time").
 _PURPOSE = re.compile(r"^(?:in\s+order\s+|so\s+as\s+)?to\s+"
                       r"(?!(?:the|a|an|its|their|and|or)\b)[a-z]+\b")
+# An example of what the clause before says ("like `/posts/2024/`", "such as PNG", "e.g.
+# `tool -v`").
+_EXAMPLE = re.compile(r"^(?:like|such\s+as|for\s+example|for\s+instance|e\.\s?g\.)\s",
+                      re.IGNORECASE)
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
 
@@ -140,6 +146,13 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     # the writer's comment states nothing (nor one naming a colleague no passage names)
     text = without_comment(clean_claim(claim), lambda name: not terms_of(name) & pool.said)
     known = names_known | capitalised_inside(pool.texts)
+    # "`on_save` is now called `after_save`" against a sentence renaming it otherwise,
+    # which the claim's words (its new name no passage has) may not find
+    # (and "published unless you turn them off" against "excluded unless you pass
+    # `--drafts`": the opposite default, which its words may not find either)
+    renamed = renamed_otherwise(claim, pool) or unless_against(text, pool)
+    if renamed is not None:
+        return renamed
     whole = _judge_text(text, pool, known, meaning, borrowed)
     parts = claim_parts(text)
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
@@ -148,11 +161,12 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     judged = [_judge_text(part, pool, known, meaning, borrowed) for part in parts]
     if whole.verdict == "supported" and all(
             one.verdict in ("supported", "partly_supported") or _PURPOSE.match(part)
-            for part, one in zip(parts, judged, strict=True)):
+            or _EXAMPLE.match(part) for part, one in zip(parts, judged, strict=True)):
         # a claim of several clauses is as close in meaning to a sentence saying only
         # one of them: close, it is said when every clause is found
         # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
-        # which qualifies the others: worded otherwise, it finds nothing alone)
+        # which qualifies the others: worded otherwise, it finds nothing alone; nor
+        # does an example of what the clause before says, "like `/posts/my-title/`")
         return whole
     for index, one in enumerate(judged):
         # a clause alone may find another sentence; a value the whole claim found
@@ -172,6 +186,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
+    # an example found nowhere alone is no clause the source must state: the clause it
+    # illustrates is ("URLs follow the section, then the slug, like `/posts/my-title/`")
+    shown = [index for index, (part, one) in enumerate(zip(parts, judged, strict=True))
+            if one.verdict != "not_found" or not _EXAMPLE.match(part)]
+    parts, judged = [parts[i] for i in shown], [judged[i] for i in shown]
     quotes = tuple(dict.fromkeys(q for one in stated for q in one.quotes))[:MAX_QUOTES]
     said = tuple(dict.fromkeys(v for one in stated for v in one.stated))
     missing = tuple(dict.fromkeys(
