@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
-from deepcite.factcheck.changes import past_value_in
+from deepcite.factcheck.changes import labelled_past_value, past_value_in
 from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
@@ -47,6 +47,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
+from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -150,10 +151,19 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     # which the claim's words (its new name no passage has) may not find
     # (and "published unless you turn them off" against "excluded unless you pass
     # `--drafts`": the opposite default, which its words may not find either)
-    renamed = renamed_otherwise(claim, pool) or unless_against(text, pool)
+    # (and "`pip install quill`" against "pip install quill-cli")
+    renamed = renamed_otherwise(claim, pool) or unless_against(text, pool) \
+        or install_against(claim, pool)
     if renamed is not None:
         return renamed
     whole = _judge_text(text, pool, known, meaning, borrowed)
+    if whole.verdict == "not_found":
+        # "on port 8000" against "The default port ... changed from 8000 to 4173", which
+        # the claim's other words ("point your browser at localhost") did not find
+        changed = labelled_past_value(text, pool.sentences)
+        if changed is not None:
+            return Judgement("contradicted", whole.score, (quote_of_sentence(changed[0]),),
+                             (Conflict(changed[1].old, changed[2], 0),))
     parts = claim_parts(text)
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):

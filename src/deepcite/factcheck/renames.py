@@ -50,16 +50,15 @@ def _code(name: str, text: str) -> bool:
 
 
 def renames_in(text: str) -> Iterator[Rename]:
-    """The renamings of names in code ``text`` states."""
-    for match in _AFTER_OLD.finditer(text):
-        old = match.group(2) or match.group(1)
-        new = match.group(3)
-        if _code(old, text) and _code(new, text):
-            yield Rename(old, new, match.start(), match.end())
-    for match in _RENAMED.finditer(text):
-        old, new = match.group(1), match.group(2)
-        if _code(old, text) and _code(new, text):
-            yield Rename(old, new, match.start(), match.end())
+    """The renamings of names in code ``text`` states (each once)."""
+    seen: set[tuple[str, str]] = set()
+    for pattern in (_AFTER_OLD, _RENAMED):
+        for match in pattern.finditer(text):
+            old, new = (match.group(2) or match.group(1), match.group(3)) \
+                if pattern is _AFTER_OLD else (match.group(1), match.group(2))
+            if _code(old, text) and _code(new, text) and (old, new) not in seen:
+                seen.add((old, new))
+                yield Rename(old, new, match.start(), match.end())
 
 
 def renamed_otherwise(claim: str, pool: Pool) -> Judgement | None:
