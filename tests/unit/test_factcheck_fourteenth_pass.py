@@ -9,6 +9,7 @@ from __future__ import annotations
 from deepcite.factcheck.comments import without_comment
 from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.judge import judge
+from deepcite.factcheck.negation import denied
 from deepcite.factcheck.renames import renames_in
 from deepcite.factcheck.unless_default import default_against
 from tests.fakes import passage
@@ -129,3 +130,15 @@ def test_the_same_package_or_another_installer_is_no_contradiction() -> None:
         != "contradicted"
     assert _judged("For the docs you need `pip install mkdocs` too.", _INSTALL)[0] \
         != "contradicted"
+
+
+def test_a_denied_repetition_leaves_the_verb_said() -> None:
+    assert denied("The watcher does not reload twice when a file is touched.") == [
+        "twice when a file is touched"]
+    source = "Fixed: the watcher no longer reloads twice when an editor saves a backup file."
+    assert _judged("The watcher reloads the page every time you save a file.", source)[0] \
+        != "contradicted"
+    # the verb itself denied still contradicts
+    assert _judged("The watcher reloads the page every time you save a file.",
+                   "The watcher does not reload the page when you save a file.")[0] \
+        == "contradicted"
