@@ -11,6 +11,7 @@ from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.negation import denied
 from deepcite.factcheck.renames import renames_in
+from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.unless_default import default_against
 from tests.fakes import passage
 
@@ -142,3 +143,13 @@ def test_a_denied_repetition_leaves_the_verb_said() -> None:
     assert _judged("The watcher reloads the page every time you save a file.",
                    "The watcher does not reload the page when you save a file.")[0] \
         == "contradicted"
+
+
+def test_a_though_remark_of_the_writers_is_their_comment() -> None:
+    assert without_comment("There is a plugin index with forty plugins, though I wrote "
+                           "my own.") == "There is a plugin index with forty plugins."
+
+
+def test_called_only_names_what_follows() -> None:
+    assert terms_of("a folder called public") == terms_of("a folder public")
+    assert terms_of("a branch named main") == terms_of("a branch main")

@@ -110,7 +110,9 @@ _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take
                     "yourselves", "themselves", "itself", "himself", "herself", "myself",
                     "ourselves",
                     # adverbs of emphasis: "doesn't actually free", "it really is"
-                    "actually", "really", "basically", "literally", "simply"})
+                    "actually", "really", "basically", "literally", "simply",
+                    # naming what follows: "a folder called `public`" is the folder public
+                    "called", "named"})
 # ... and "go" in lower case ("children go free"; "Go" is a language's name).
 _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
