@@ -153,3 +153,13 @@ def test_a_though_remark_of_the_writers_is_their_comment() -> None:
 def test_called_only_names_what_follows() -> None:
     assert terms_of("a folder called public") == terms_of("a folder public")
     assert terms_of("a branch named main") == terms_of("a branch main")
+
+
+def test_failing_and_going_on_however_written() -> None:
+    assert terms_of("if a step blows up") == terms_of("if a step fails")
+    assert terms_of("when a step raises an error") == terms_of("when a step fails")
+    assert terms_of("the rest of the run carries on") == terms_of("the rest of the run continues")
+    source = ("`--no-stop` - go on with the run when a step raises an exception; the "
+              "step is marked and listed in the summary.")
+    assert _judged("If one of your steps blows up, pass `--no-stop` so the rest of the run "
+                   "carries on and you get a summary.", source)[0] == "supported"
