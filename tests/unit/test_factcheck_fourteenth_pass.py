@@ -10,6 +10,8 @@ from deepcite.factcheck.comments import without_comment
 from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.negation import denied
+from deepcite.factcheck.order_kinds import order_kind_against
+from deepcite.factcheck.passages import Pool
 from deepcite.factcheck.renames import renames_in
 from deepcite.factcheck.restrictions import scope_clash
 from deepcite.factcheck.terms import terms_of
@@ -164,3 +166,18 @@ def test_failing_and_going_on_however_written() -> None:
     assert scope_clash("If one of them blows up, pass --no-stop so the rest of the run "
                        "carries on.", "`--no-stop` - continue the run when a job raises an "
                        "exception; the failing job is skipped.") is None
+
+
+_ORDER = ("Filters. Filters are applied in the order they are declared in `filters`, each "
+          "getting the previous one's output. Tests run in parallel.")
+
+
+def test_another_kind_of_order_for_the_same_doing_contradicts_the_claim() -> None:
+    verdict, said = _judged("They're applied in alphabetical order, so I renamed mine.",
+                            _ORDER)
+    assert verdict == "contradicted"
+    assert said == "Filters are applied in the order they are declared in `filters`"
+    # the same kind, or an order of another doing, is no contradiction
+    assert order_kind_against("They are applied in the order they are declared.",
+                              Pool([_ORDER])) is None
+    assert order_kind_against("They are sorted alphabetically.", Pool([_ORDER])) is None

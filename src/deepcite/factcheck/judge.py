@@ -76,6 +76,7 @@ from deepcite.factcheck.names import (
     spelled_out,
 )
 from deepcite.factcheck.negation import negated
+from deepcite.factcheck.order_kinds import order_kind_against
 from deepcite.factcheck.other_words import (
     forbidden,
     other_agent,
@@ -151,9 +152,10 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     # which the claim's words (its new name no passage has) may not find
     # (and "published unless you turn them off" against "excluded unless you pass
     # `--drafts`": the opposite default, which its words may not find either)
-    # (and "`pip install quill`" against "pip install quill-cli")
+    # (and "`pip install quill`" against "pip install quill-cli", "run in alphabetical
+    # order" against "run in the order they are listed")
     renamed = renamed_otherwise(claim, pool) or unless_against(text, pool) \
-        or install_against(claim, pool)
+        or install_against(claim, pool) or order_kind_against(text, pool)
     if renamed is not None:
         return renamed
     whole = _judge_text(text, pool, known, meaning, borrowed)
