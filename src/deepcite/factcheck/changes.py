@@ -18,8 +18,8 @@ from deepcite.factcheck.passages import Sentence, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.value import Value
 
-__all__ = ["Change", "changes_in", "claim_in_past", "of_another_release", "past_value",
-           "past_value_in"]
+__all__ = ["Change", "changes_in", "claim_in_past", "labelled_past_value",
+           "of_another_release", "past_value", "past_value_in"]
 
 _ITEM = r"[`'\"]?[\w.,%£$€-]+(?:\s[\w.%-]+){0,2}?[`'\"]?"
 # "changed from bicubic to lanczos3", "was raised from 64 to 256", "moved from MIT to
@@ -127,3 +127,30 @@ def of_another_release(claim_values: Sequence[Value], value: Value, sentence: st
         return False
     theirs = {r for v in values_of(sentence) if (r := _release(v)) is not None}
     return bool(theirs) and not mine & theirs
+
+
+def labelled_past_value(claim: str, sentences: Iterable[Sentence]) -> tuple[
+        Sentence, Change, str] | None:
+    """A sentence anywhere in the passages saying the claim's bare number with its label
+    ("port 8000") changed ("The default port ... changed from 8000 to 4173"), the label
+    in the words before the change: the claim gives the old value, though its other words
+    ("point your browser at localhost") may find no sentence. The sentence, the change
+    and the sentence up to its new value; None otherwise (or where the claim speaks of
+    the past itself)."""
+    if claim_in_past(claim):
+        return None
+    labels = {v.before for v in values_of(claim)
+              if v.kind == "number" and not v.unit and v.before and v.amount is not None}
+    if not labels:
+        return None
+    plain = claim.replace("`", "")
+    for sentence in sentences:
+        for change in changes_in(sentence.text):
+            if not _NUMBER.fullmatch(change.old) or not _says(plain, change.old) \
+                    or _says(plain, change.new):
+                continue
+            at = sentence.text.find(change.new, sentence.text.find(change.old))
+            if at < 0 or not labels & terms_of(sentence.text[:sentence.text.find(change.old)]):
+                continue
+            return sentence, change, sentence.text[:at + len(change.new)].strip()
+    return None

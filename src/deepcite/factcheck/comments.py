@@ -14,9 +14,10 @@ from collections.abc import Callable
 __all__ = ["without_comment", "writer_comment"]
 
 _COMMENT = re.compile(
-    r",\s+(?:which|so|since|because|as|meaning|so\s+that)\b(?P<rest>[^;:]*)$",
+    r",\s+(?:which|so|since|because|as|meaning|so\s+that|though|although)\b(?P<rest>[^;:]*)$",
     re.IGNORECASE)
-_WRITER = re.compile(r"\b(?:we|us|our|ours|I|me|my)\b")
+# (not a word of a path or a name in code: "/posts/my-title/", "my-site")
+_WRITER = re.compile(r"(?<![/\w-])(?:we|us|our|ours|I|me|my)\b(?![/-])")
 _READER = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 

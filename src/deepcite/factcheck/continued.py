@@ -28,14 +28,18 @@ _GOES_ON = re.compile(
 _ENDS = re.compile(r"\b(?:deprecated|deprecates|deprecation|removed|dropped|discontinued|"
                    r"phased\s+out|no\s+longer|obsolete)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r";|\.\s|\s(?:but|while|whereas)\s")
+# an end the claim itself gives what goes on: "keeps working until 2.0", "for now"
+_UNTIL = re.compile(r"\b(?:until|till|for\s+now|for\s+the\s+time\s+being)\b", re.IGNORECASE)
 
 
 def continued_against(claim: str, sentence: str) -> tuple[str, str] | None:
     """What ``claim`` says goes on unchanged and the word of ``sentence`` deprecating or
     removing it, in a clause on the claim's words; None otherwise (or where the claim
-    speaks of the end itself: "is deprecated but still works")."""
+    speaks of the end itself: "is deprecated but still works", "keeps working until
+    2.0")."""
     goes_on = _GOES_ON.search(claim)
-    if goes_on is None or _ENDS.search(claim):
+    if goes_on is None or _ENDS.search(claim) or _UNTIL.search(claim, goes_on.end()):
+        # (one going on "until 1.0" speaks of its end: a deprecation says as much)
         return None
     claim_terms = terms_of(claim[:goes_on.start()] + " " + claim[goes_on.end():])
     for clause in _CLAUSE.split(sentence):

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
-from deepcite.factcheck.changes import past_value_in
+from deepcite.factcheck.changes import labelled_past_value, past_value_in
 from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.claims import clean_claim
 from deepcite.factcheck.clauses import (
@@ -47,6 +47,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
+from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
     FOUND,
@@ -75,6 +76,7 @@ from deepcite.factcheck.names import (
     spelled_out,
 )
 from deepcite.factcheck.negation import negated
+from deepcite.factcheck.order_kinds import order_kind_against
 from deepcite.factcheck.other_words import (
     forbidden,
     other_agent,
@@ -95,6 +97,7 @@ from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, v
 from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.priced import priced_elsewhere
 from deepcite.factcheck.releases import released
+from deepcite.factcheck.renames import renamed_otherwise
 from deepcite.factcheck.restrictions import (
     ScopeClash,
     always_span,
@@ -109,6 +112,7 @@ from deepcite.factcheck.restrictions import (
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.unless_default import unless_against
 from deepcite.factcheck.value import Value
 from deepcite.factcheck.value_findings import Candidates, find_values
 from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
@@ -117,6 +121,10 @@ from deepcite.types import SearchResult, Verdict
 # A clause of purpose ("to find a free berth elsewhere", "in order to save time").
 _PURPOSE = re.compile(r"^(?:in\s+order\s+|so\s+as\s+)?to\s+"
                       r"(?!(?:the|a|an|its|their|and|or)\b)[a-z]+\b")
+# An example of what the clause before says ("like `/posts/2024/`", "such as PNG", "e.g.
+# `tool -v`").
+_EXAMPLE = re.compile(r"^(?:like|such\s+as|for\s+example|for\s+instance|e\.\s?g\.)\s",
+                      re.IGNORECASE)
 
 __all__ = ["FOUND", "SUPPORTED", "Conflict", "Judgement", "Quote", "judge", "terms_of"]
 
@@ -140,7 +148,24 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     # the writer's comment states nothing (nor one naming a colleague no passage names)
     text = without_comment(clean_claim(claim), lambda name: not terms_of(name) & pool.said)
     known = names_known | capitalised_inside(pool.texts)
+    # "`on_save` is now called `after_save`" against a sentence renaming it otherwise,
+    # which the claim's words (its new name no passage has) may not find
+    # (and "published unless you turn them off" against "excluded unless you pass
+    # `--drafts`": the opposite default, which its words may not find either)
+    # (and "`pip install quill`" against "pip install quill-cli", "run in alphabetical
+    # order" against "run in the order they are listed")
+    renamed = renamed_otherwise(claim, pool) or unless_against(text, pool) \
+        or install_against(claim, pool) or order_kind_against(text, pool)
+    if renamed is not None:
+        return renamed
     whole = _judge_text(text, pool, known, meaning, borrowed)
+    if whole.verdict == "not_found":
+        # "on port 8000" against "The default port ... changed from 8000 to 4173", which
+        # the claim's other words ("point your browser at localhost") did not find
+        changed = labelled_past_value(text, pool.sentences)
+        if changed is not None:
+            return Judgement("contradicted", whole.score, (quote_of_sentence(changed[0]),),
+                             (Conflict(changed[1].old, changed[2], 0),))
     parts = claim_parts(text)
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):
@@ -148,11 +173,12 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     judged = [_judge_text(part, pool, known, meaning, borrowed) for part in parts]
     if whole.verdict == "supported" and all(
             one.verdict in ("supported", "partly_supported") or _PURPOSE.match(part)
-            for part, one in zip(parts, judged, strict=True)):
+            or _EXAMPLE.match(part) for part, one in zip(parts, judged, strict=True)):
         # a claim of several clauses is as close in meaning to a sentence saying only
         # one of them: close, it is said when every clause is found
         # (but for what a clause of purpose adds - "to find a free berth elsewhere" -
-        # which qualifies the others: worded otherwise, it finds nothing alone)
+        # which qualifies the others: worded otherwise, it finds nothing alone; nor
+        # does an example of what the clause before says, "like `/posts/my-title/`")
         return whole
     for index, one in enumerate(judged):
         # a clause alone may find another sentence; a value the whole claim found
@@ -172,6 +198,11 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     stated = [one for one in judged if one.verdict != "not_found"]
     if not stated:
         return whole
+    # an example found nowhere alone is no clause the source must state: the clause it
+    # illustrates is ("URLs follow the section, then the slug, like `/posts/my-title/`")
+    shown = [index for index, (part, one) in enumerate(zip(parts, judged, strict=True))
+            if one.verdict != "not_found" or not _EXAMPLE.match(part)]
+    parts, judged = [parts[i] for i in shown], [judged[i] for i in shown]
     quotes = tuple(dict.fromkeys(q for one in stated for q in one.quotes))[:MAX_QUOTES]
     said = tuple(dict.fromkeys(v for one in stated for v in one.stated))
     missing = tuple(dict.fromkeys(

@@ -98,6 +98,8 @@ _NEGATION_WORD = re.compile(
 _CJK_NEGATION = re.compile(r"不|没有|沒有|未|無|无|ない|ません|않|없|못")
 _PIECE = re.compile(r"[^,;:.!?\u3002\uff0c\uff1b\uff1a()]+")
 _PIECE_WORD = re.compile(r"[\w'\u2019-]+")
+# how often a thing is done: "does not rebuild twice" still rebuilds
+_REPEATED = re.compile(r"twice|thrice|again|repeatedly", re.IGNORECASE)
 #: How many content words after a negation it governs ("does not use a camera"; "none
 #: are sold at the door" reaches "door": the small words between do not count) ...
 DENIAL_REACH = 4
@@ -115,7 +117,11 @@ def denied(text: str) -> list[str]:
         words = _PIECE_WORD.findall(piece)
         for index, word in enumerate(words):
             if _NEGATION_WORD.fullmatch(word):
-                found.append(" ".join(_reach(words[index + 1:index + 1 + DENIAL_SPAN])))
+                after = words[index + 1:index + 1 + DENIAL_SPAN]
+                if len(after) >= 2 and _REPEATED.fullmatch(after[1]):
+                    # "no longer rebuilds twice": the repetition is denied, not the verb
+                    after = after[1:]
+                found.append(" ".join(_reach(after)))
         for match in _CJK_NEGATION.finditer(piece):
             found.append(piece[match.end():match.end() + DENIAL_REACH])
     return found

@@ -110,7 +110,9 @@ _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take
                     "yourselves", "themselves", "itself", "himself", "herself", "myself",
                     "ourselves",
                     # adverbs of emphasis: "doesn't actually free", "it really is"
-                    "actually", "really", "basically", "literally", "simply"})
+                    "actually", "really", "basically", "literally", "simply",
+                    # naming what follows: "a folder called `public`" is the folder public
+                    "called", "named"})
 # ... and "go" in lower case ("children go free"; "Go" is a language's name).
 _EMPTY_AS_WRITTEN = frozenset({"go", "goes"})
 
@@ -181,6 +183,12 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     # "simultaneously", "concurrently", "in parallel"
     (r"\bat\s+(?:once|the\s+same\s+time)\b|\bsimultaneous(?:ly)?\b|"
      r"\bconcurrent(?:ly)?\b|\bin\s+parallel\b", "parallel"),
+    # something failing, however written: "blows up", "raises an error", "throws an
+    # exception", "errors out"
+    (r"\b(?:blows?|blew|blown|blowing)\s+up\b|\b(?:raises?|raised|raising|throws?|threw|"
+     r"thrown|throwing)\s+(?:an?\s+)?(?:error|exception)s?\b|\berrors?\s+out\b", "fails"),
+    # going on: "the build carries on" is "continues"
+    (r"\bcarr(?:y|ies|ied|ying)\s+on\b", "continues"),
     # a count equal to another, however written: "as many images ... as there are
     # cores", "how many images", "the number of images"
     (r"\bas\s+many\b(?=(?:\s+[\w-]+){1,6}\s+as\b)|\bhow\s+many\b", "number"),
