@@ -50,6 +50,28 @@ def _sentence_terms(text: str) -> frozenset[str]:
     return terms | terms_of(" ".join(parts)) if parts else terms
 
 
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
+
+
+def _row_context(text: str, start: int) -> frozenset[str]:
+    """The words a table's row says by its place: its table's header row and the
+    heading over the table ("| `time` | `"02:30"` |" under "## [schedule]" and "| Key
+    | Default |" is the schedule's default time). None for any other sentence."""
+    if not text.startswith("|", start):
+        return frozenset()
+    first = start
+    while first > 0:
+        above = text.rfind("\n", 0, first - 1) + 1
+        if not text.startswith("|", above):
+            break
+        first = above
+    if first == start:
+        return frozenset()  # the header row itself
+    header = text[first:text.find("\n", first) if "\n" in text[first:] else len(text)]
+    headings = _HEADING.findall(text, 0, first)
+    return terms_of(header) | (terms_of(headings[-1]) if headings else frozenset())
+
+
 @dataclass(frozen=True)
 class Sentence:
     """Sentence ``index`` of passage ``passage``, at ``start``..``end`` of its text, with
@@ -81,7 +103,7 @@ class Pool:
         for number, text in enumerate(self.texts):
             spans = passage_spans(text)
             mine = [Sentence(number, index, start, end, text[start:end],
-                              _sentence_terms(text[start:end]))
+                              _sentence_terms(text[start:end]) | _row_context(text, start))
                     for index, (start, end) in enumerate(spans)]
             self.by_passage[number] = mine
             self.sentences += mine
