@@ -29,15 +29,10 @@ def test_a_default_in_brackets_after_a_bounded_setting_is_bounded() -> None:
     assert value.before == "wait"
 
 
-def test_up_to_an_hour_is_one_hour_at_most() -> None:
-    value = extract_values("waits up to an hour for the spool")[0]
-    assert (value.amount, value.bound) == (3600.0, "max")
-
-
 def test_a_limit_against_another_limit_of_the_setting_contradicts() -> None:
-    verdict, conflicts = _judge("A later export waits up to an hour and then gives up.", _QUEUE)
+    verdict, conflicts = _judge("A later export waits up to 60 minutes and then gives up.", _QUEUE)
     assert verdict == "contradicted"
-    assert conflicts == (("an hour", "20 minutes"),)
+    assert conflicts == (("60 minutes", "20 minutes"),)
 
 
 def test_a_limit_against_a_bounded_default_contradicts() -> None:
@@ -125,3 +120,58 @@ def test_a_sentence_says_the_words_of_its_identifiers() -> None:
     assert {"keep_weekly", "weekly"} <= pool.sentences[0].terms
     # a claim writing the identifier shares it whole, not its words as well
     assert "weekly" not in terms_of("`keep_weekly` is 4")
+
+
+_SETTINGS = ("# Configuration\n\n## [sync]\n\n| Key | Default | Notes |\n|---|---|---|\n"
+             "| `start` | `\"04:15\"` | local time of the host |\n"
+             "| `spread` | `\"5m\"` | random delay of up to 5 minutes before starting |\n")
+
+
+def test_a_table_row_says_its_header_and_heading() -> None:
+    from deepcite.factcheck.passages import Pool
+
+    row = next(s for s in Pool([_SETTINGS]).sentences if "`start`" in s.text)
+    assert {"default", "sync"} <= row.terms
+
+
+def test_a_default_said_by_the_column_and_the_section_is_supported() -> None:
+    verdict, _ = _judge("The default sync kicks off at 4:15 in the morning, with up to five "
+                         "minutes of random delay.", _SETTINGS)
+    assert verdict == "supported"
+
+
+def test_appeared_in_a_journal_is_published_there() -> None:
+    source = "The findings were published in The Journal of Glass Studies in 2021."
+    verdict, conflicts = _judge("The findings appeared in the Bulletin of Ceramics.", source)
+    assert verdict == "contradicted"
+    assert conflicts[0][0] == "Bulletin"
+
+
+def test_a_warnings_lead_in_is_no_part_of_the_claim() -> None:
+    from deepcite.factcheck.claims import clean_claim
+
+    assert clean_claim("One thing to watch out for: the ferry skips Tuesdays.") \
+        == "the ferry skips Tuesdays."
+    assert clean_claim("Heads up: the ferry skips Tuesdays.") == "the ferry skips Tuesdays."
+    # a lead-in that says something of its own stays
+    assert clean_claim("The only catch is the fare: 5 pounds.") \
+        == "The only catch is the fare: 5 pounds."
+
+
+def test_still_doing_what_the_source_did_until_a_release_contradicts() -> None:
+    source = ("## 3.0\n\n- `--purge` flag for `tidy`. Until this release, stale thumbnails "
+              "were deleted automatically on every tidy; they are now kept until you purge "
+              "them.")
+    verdict, conflicts = _judge("A word of warning: `tidy` still deletes stale thumbnails "
+                                "automatically.", source)
+    assert verdict == "contradicted"
+    assert conflicts == (("still deletes", "Until this release"),)
+
+
+def test_an_obsolete_thing_named_is_no_end_the_claim_speaks_of() -> None:
+    from deepcite.factcheck.continued import continued_against
+
+    sentence = "Until this release, obsolete drafts were purged on every save."
+    assert continued_against("Saving still purges obsolete drafts.", sentence) \
+        == ("still purges", "Until this release")
+    assert continued_against("It is obsolete but still works.", "Deprecated: it.") is None

@@ -26,7 +26,8 @@ ENDED_FOUND = 0.5
 # what goes on as it is: "keep using", "continue to", "still works", "nothing's changing"
 _GOES_ON = re.compile(
     r"\b(?:keeps?|kept)\s+(?:on\s+)?[a-z]+ing\b|\bcontinu(?:e|es|ed|ing)\s+to\b|"
-    r"\bstill\s+(?:works?|supported|available|usable|accepted|valid|there|runs?|"
+    r"\bstill\s+(?:(?!less\b|unless\b)[a-z]+[^s\W]s\b|"
+    r"works?|supported|available|usable|accepted|valid|there|runs?|"
     r"maintained|(?:gets?|getting|receives?|receiving)\s+(?:[a-z]+\s+)?(?:updates?|"
     r"patch(?:es)?|fixes|support|releases?))\b|"
     r"\bnothing(?:[\u2019']s|\s+is|\s+will\s+be)?\s+chang(?:e|es|ed|ing)\b|"
@@ -34,10 +35,14 @@ _GOES_ON = re.compile(
     r"are\s*n[\u2019']t|are\s+not)\s+going\s+(?:away|anywhere)\b", re.IGNORECASE)
 # what the source says ends: "Deprecated:", "is deprecated", "will be removed"
 # (or that it is past its end of life and gets nothing more: "reached end of life",
-# "EOL", "receives no further updates")
+# "EOL", "receives no further updates"; or that it held until a release: "Until this
+# release, obsolete entries were removed on every sync")
 _ENDS = re.compile(r"\b(?:deprecated|deprecates|deprecation|removed|dropped|discontinued|"
                    r"phased\s+out|no\s+longer|obsolete|end[-\s]of[-\s]life|EOL|"
-                   r"no\s+further)\b", re.IGNORECASE)
+                   r"no\s+further|until\s+(?:this|that|the\s+\w+)\s+(?:release|version))\b",
+                   re.IGNORECASE)
+# "obsolete strings": what the thing is, no end the claim speaks of
+_ATTRIBUTIVE = re.compile(r"obsolete\s+[a-z]", re.IGNORECASE)
 _CLAUSE = re.compile(r";|\.\s|\s(?:but|while|whereas)\s")
 
 
@@ -46,7 +51,8 @@ def continued_against(claim: str, sentence: str) -> tuple[str, str] | None:
     removing it, in a clause on the claim's words; None otherwise (or where the claim
     speaks of the end itself: "is deprecated but still works")."""
     goes_on = _GOES_ON.search(claim)
-    if goes_on is None or _ENDS.search(claim):
+    if goes_on is None or any(not _ATTRIBUTIVE.match(claim, end.start())
+                              for end in _ENDS.finditer(claim)):
         return None
     claim_terms = terms_of(claim[:goes_on.start()] + " " + claim[goes_on.end():])
     versions = [v for v in values_of(claim) if v.kind == "version"]
