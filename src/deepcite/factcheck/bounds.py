@@ -15,7 +15,8 @@ import re
 from deepcite.factcheck.units import DIMENSIONS
 from deepcite.factcheck.value import Value
 
-__all__ = ["AGED_BOUND", "AGE_GROUP", "APPROX_SHARE", "EXACT", "bound_words", "bounded", "within"]
+__all__ = ["AGED_BOUND", "AGE_GROUP", "APPROX_SHARE", "EXACT", "bound_words", "bounded",
+           "setting_of_default", "within"]
 
 # ("no older than 70", "no more than 6": a negated bound is the other one)
 _NOT = r"(?<!\bno\s)(?<!\bnot\s)"
@@ -100,6 +101,28 @@ def _attributive(bound: str, value: Value) -> bool:
     return bound.rstrip().lower().endswith(" a") and "-" in value.text
 
 
+# A setting's default in brackets after its name, the name where the bound's value
+# stands: "waits up to `lock_wait` (default 30 minutes)", "at most `max_size` (by
+# default 5 GB)" - the bound is of that default, as "up to 30 minutes" would be.
+_DEFAULT_OF_SETTING = re.compile(r"`[^`\n]{1,40}`\s*\(\s*(?:(?:by\s+)?default"
+                                 r"(?:s\s+to)?|defaulting\s+to)\s*[:=]?\s*$", re.IGNORECASE)
+
+
+def setting_of_default(text: str, value: Value) -> int | None:
+    """Where the setting's name starts whose bracketed default ``value`` is
+    (:data:`_DEFAULT_OF_SETTING`); None where it is no such default."""
+    setting = _DEFAULT_OF_SETTING.search(text, max(0, value.start - 64), value.start)
+    return None if setting is None else setting.start()
+
+
+def _bound_before(text: str, value: Value) -> str:
+    """The text whose end a bound before ``value`` closes: the 24 characters before it,
+    or before the setting whose default it is."""
+    at = setting_of_default(text, value)
+    at = value.start if at is None else at
+    return text[max(0, at - 24):at]
+
+
 def bounded(text: str, value: Value) -> Value:
     """``value`` with the bound written before it ("more than 800", "about 22,000") or
     after it ("18 or older"): people write a limit either way, and "16 or older" must
@@ -107,13 +130,13 @@ def bounded(text: str, value: Value) -> Value:
     bounded by "older"/"younger", or after "be"/"aged", is an age in years."""
     if value.kind not in ("number", "money", "percent"):
         return value
-    before = text[max(0, value.start - 24):value.start]
+    before = _bound_before(text, value)
     for pattern, bound in _BOUNDS:
         found = pattern.search(before)
         if found is not None and not _attributive(found.group(0), value) and not (
                 value.dimension == "time" and _OVER_DURING.search(before)):
             bounded = dataclasses.replace(value, bound=bound)
-            at = value.start - len(before) + found.start()
+            at = text.rfind(before, 0, value.start) + found.start()
             if _AGED_BEFORE_BOUND.search(text, max(0, at - 16), at) is not None:
                 return _as_age(bounded)
             return bounded

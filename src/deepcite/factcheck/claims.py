@@ -98,6 +98,14 @@ _REMINDER = re.compile(
     r"^\W*(?:please\s+)?(?:note|remember|bear in mind|keep in mind|be aware|"
     r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?(?!\s*to\b)\s*",
     re.IGNORECASE)
+# A warning's lead-in before a colon ("One thing to be careful with:", "Heads up:",
+# "A word of warning:", "The catch:"): the writer's, no part of what a source must say.
+_HEADS_UP = re.compile(
+    r"^\W*(?:(?:one|a|the|another|big|main|only)\s+(?:\w+\s+){0,2}?(?:thing|catch|caveat|"
+    r"gotcha|snag|warning|word\s+of\s+(?:warning|caution))(?:\s+(?:to|worth)\s+[^:.;]{0,30})?|"
+    r"heads[-\s]up|"
+    r"(?:be\s+)?careful|watch\s+out|caveat|warning|important|worth\s+(?:noting|knowing))"
+    r"\s*:\s*", re.IGNORECASE)
 # Requests that point elsewhere ("See page 4", "Click 2 to continue"): never a claim, even
 # with a number in them.
 _POINTER = re.compile(r"^\W*(?:please\s+)?(?:see|read|click|tap|press|visit)\b",
@@ -128,7 +136,7 @@ def clean_claim(text: str) -> str:
     text = " ".join(_MARKUP.sub(" ", _LINK.sub(r"\1", text)).split())
     # "Bear in mind that ...", "Note that ...": the reminder's words are no part of
     # what a source must say (they would weigh as words of the claim)
-    reminder = _REMINDER.match(text)
+    reminder = _REMINDER.match(text) or _HEADS_UP.match(text)
     return text[reminder.end():] if reminder and reminder.end() < len(text) else text
 
 

@@ -190,7 +190,8 @@ def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str
             if pair is not None and (same_neighbour(claim_words, pair[0], words, pair[1])
                                      or _same_object(claim_words, pair[0], words, pair[1])
                                      or _same_noun_across(claim_words, pair[0], words,
-                                                          pair[1])) \
+                                                          pair[1])
+                                     or _same_subject(claim_words, pair[0], words, pair[1])) \
                     and not _complementary(claim, piece) \
                     and _denies(claim, pair[0]) == _denies(piece, pair[1]):
                 # "not allowed" is "banned": an opposite under a negation agrees
@@ -268,6 +269,30 @@ def _same_noun_across(mine: list[str], one: str, theirs: list[str], other: str) 
 
 
 
+_COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "became", "become",
+                      "becomes", "remain", "remains", "stay", "stays", "get", "gets", "got"})
+#: How many words (adverbs, a value) may stand between a copula and what it says.
+_COPULA_REACH = 4
+
+
+def _subject(words: list[str], word: str) -> str | None:
+    """The noun ``word`` is said of after a copula: "read" of "reads are also faster",
+    "reads are roughly 10 % slower"; None where no copula stands just before it."""
+    at = words.index(word)
+    for index in range(at - 1, max(-1, at - 2 - _COPULA_REACH), -1):
+        if words[index] in _COPULAS:
+            return next((k for w in reversed(words[:index])
+                         if (k := next(iter(sorted(terms_of(w))), None)) is not None), None)
+    return None
+
+
+def _same_subject(mine: list[str], one: str, theirs: list[str], other: str) -> bool:
+    """Whether the two words are said of the same noun by a copula ("reads are also
+    faster" against "while reads are roughly 10 % slower")."""
+    subject = _subject(mine, one)
+    return subject is not None and subject == _subject(theirs, other)
+
+
 def other_role(claim: str, sentence: str,
                 said: frozenset[str]) -> tuple[str, str] | None:
     """A person's role the claim names and the sentence does not, where it names
@@ -287,6 +312,8 @@ def other_role(claim: str, sentence: str,
                     or not word.lower().endswith(suffix.group(0)[-2:]) \
                     or other[0].isupper() != word[0].isupper():
                 continue  # roles end alike: "physicist" and "chemist", not "reader" and "assist"
+            if _compared(claim, word) or _compared(sentence, other):
+                continue  # "three times faster than", "higher than": no role but a comparison
             near = neighbours([w.lower() for w in theirs], other.lower())
             # two words in -er before the same noun are what describes it ("an older
             # refractor", "a smaller refractor"), not roles: only the word before counts
@@ -296,6 +323,11 @@ def other_role(claim: str, sentence: str,
                 return word, other
     return None
 
+
+
+def _compared(text: str, word: str) -> bool:
+    """Whether ``word`` of ``text`` is a comparative, before "than" ("faster than")."""
+    return re.search(rf"\b{re.escape(word)}\s+than\b", text, re.IGNORECASE) is not None
 
 
 def decide(value: Value, claim: str, sentences: Sequence[Sentence],

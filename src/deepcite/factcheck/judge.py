@@ -46,6 +46,7 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
+from deepcite.factcheck.continued import continued_against, ended_outright
 from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
 from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
@@ -67,6 +68,7 @@ from deepcite.factcheck.judgement import (
     Quote,
     quote_of_sentence,
 )
+from deepcite.factcheck.licences import other_licence
 from deepcite.factcheck.meaning import Meaning, closeness
 from deepcite.factcheck.names import (
     capitalised_inside,
@@ -289,6 +291,8 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
             or limited_beside(text, claim_terms, by_words, pool) \
             or contradicted_nearly(text, claim_terms, scored, cosine) \
             or released(text, claim_terms, pool) \
+            or ended_outright(text, pool) \
+            or other_licence(text, pool) \
             or denied_row(text, claim_terms, pool) \
             or _hours_outright(text, claim_terms, scored) \
             or anchored(text, values, scored) \
@@ -421,7 +425,9 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
     for other in near if not conflicts else ():
         # a ban in the sentence after or before ("The laser cutter can cut wood and
         # acrylic. It must never be used to cut PVC.")
-        pair = forbidden(text, other.text, claim_terms)
+        # (or the end of what the claim says goes on: "Larchdb still runs on Windows"
+        # against "... runs on Linux and macOS. Windows support was dropped.")
+        pair = forbidden(text, other.text, claim_terms) or continued_against(text, other.text)
         if pair is not None:
             conflicts.append(Conflict(pair[0], pair[1], quote_of(other)))
             break

@@ -36,6 +36,42 @@ _RULE_LINE = re.compile(r"[=\-~*_+]{3,}")
 _LINE_MARK = re.compile(r"(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t]+")
 
 
+# A configuration key or identifier of words joined by "_" (`lock_wait`, `keep_daily`).
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+
+
+def _sentence_terms(text: str) -> frozenset[str]:
+    """A sentence's words, and those of each identifier it writes: a draft names a
+    setting by what it is of ("waits for the lock" of `lock_wait`, "dailies" of
+    `keep_daily`). Only a sentence's: a claim writing the identifier itself shares it
+    whole, not three times over."""
+    terms = terms_of(text)
+    parts = [part for name in _IDENTIFIER.findall(text) for part in name.split("_")]
+    return terms | terms_of(" ".join(parts)) if parts else terms
+
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
+
+
+def _row_context(text: str, start: int) -> frozenset[str]:
+    """The words a table's row says by its place: its table's header row and the
+    heading over the table ("| `time` | `"02:30"` |" under "## [schedule]" and "| Key
+    | Default |" is the schedule's default time). None for any other sentence."""
+    if not text.startswith("|", start):
+        return frozenset()
+    first = start
+    while first > 0:
+        above = text.rfind("\n", 0, first - 1) + 1
+        if not text.startswith("|", above):
+            break
+        first = above
+    if first == start:
+        return frozenset()  # the header row itself
+    header = text[first:text.find("\n", first) if "\n" in text[first:] else len(text)]
+    headings = _HEADING.findall(text, 0, first)
+    return terms_of(header) | (terms_of(headings[-1]) if headings else frozenset())
+
+
 @dataclass(frozen=True)
 class Sentence:
     """Sentence ``index`` of passage ``passage``, at ``start``..``end`` of its text, with
@@ -67,7 +103,7 @@ class Pool:
         for number, text in enumerate(self.texts):
             spans = passage_spans(text)
             mine = [Sentence(number, index, start, end, text[start:end],
-                              terms_of(text[start:end]))
+                              _sentence_terms(text[start:end]) | _row_context(text, start))
                     for index, (start, end) in enumerate(spans)]
             self.by_passage[number] = mine
             self.sentences += mine

@@ -29,7 +29,8 @@ def restated_bound(value: Value, sentences: Sequence[Sentence],
     for sentence in sentences:
         for other in values_of(sentence.text):
             if other.bound == value.bound and other.kind == value.kind \
-                    and other.before == value.before and other.unit == value.unit \
+                    and other.before == value.before and (other.unit == value.unit or (
+                        bool(value.dimension) and other.dimension == value.dimension)) \
                     and other.amount is not None and other.amount != value.amount \
                     and not any(agrees(mine, other) for mine in claim_values):
                 return sentence, other

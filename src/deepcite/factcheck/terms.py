@@ -147,6 +147,9 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:no\s+matter|regardless\s+of|irrespective\s+of)\s+(how|what|where|when|who)\b",
      r"\1ever"),
     (r"\bcar\s+parks?\b", "parking"),
+    # a work appearing in a journal or paper by name is published there ("appeared in
+    # the New England Journal of Medicine", "was published in The Lancet")
+    (r"\bappear(?:s|ed|ing)?\s+in(?=\s+(?:the\s+)?[A-Z])", "published in"),
     (r"\b(?:get|gets|getting|got)\s+in\b", "entry"),
     (r"\bbecom(?:e|es|ing)\s+(?:a\s+)?members?\b", "join"),
     (r"\bdumm(?:y|ies)\s+pills?\b|\bsugar\s+pills?\b", "placebo"),

@@ -32,6 +32,7 @@ from deepcite.factcheck.bounds import (
     APPROX_SHARE,
     bound_words,
     bounded,
+    setting_of_default,
     within,
 )
 from deepcite.factcheck.compound import compound, plain_key, plain_number
@@ -318,6 +319,14 @@ def _every(text: str, value: Value) -> Value:
                                text=text[start:value.end])
 
 
+def _of_setting(text: str, value: Value) -> Value:
+    """A bounded setting's default ("waits up to `lock_wait` (default 30 minutes)")
+    named by the word before the bound, as the bound's own value would be ("wait"),
+    not by "default"."""
+    at = setting_of_default(text, value) if value.bound else None
+    return value if at is None else dataclasses.replace(value, before=_before(text, at))
+
+
 def extract_values(text: str) -> list[Value]:
     """The values ``text`` states, in order of place (see the module docs)."""
     taken: list[tuple[int, int]] = []
@@ -476,7 +485,7 @@ def extract_values(text: str) -> list[Value]:
                                 _PERIODS[named], named, "time", _before(text, match.start())))
     # "every 15 minutes", "every two years": how often, not how long
     values = [_every(text, v) for v in values]
-    values = [of_platform(text, bounded(text, v)) for v in values]
+    values = [of_platform(text, _of_setting(text, bounded(text, v))) for v in values]
     # "of which 42", "52 electric ones": the earlier count's noun
     # "30m" in a line on waiting: minutes
     return compound(text, referred(text, as_durations(

@@ -26,6 +26,10 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     # "The Lite plan was discontinued"
     (re.compile(r"((?:^|(?<=[,;:(]))\s*)([^,;:.()]+?)\s+" + _BE + r"\s+discontinued\b",
                 re.IGNORECASE), r"\1no \2"),
+    # "replaces the old B-tree engine with an LSM tree" denies the B-tree as "an LSM
+    # tree instead of a B-tree" does (each side written alike, so the two agree)
+    (re.compile(r"\breplac(?:es|ed|ing|e)\s+(?P<old>[^,;:.()]+?)\s+(?:with|by)\s+"
+                r"(?P<new>[^,;:.()]+)", re.IGNORECASE), r"uses \g<new> instead of \g<old>"),
     # "stopped providing 32-bit builds", "ceased shipping": a stop denies as "no longer"
     (re.compile(r"\b(?:stopped|stops|stop|ceased|ceases|cease)\s+(?=[a-z]+ing\b)",
                 re.IGNORECASE), "not "),
