@@ -194,8 +194,8 @@ def test_an_item_naming_its_own_release_says_when_itself() -> None:
 
 
 def test_an_age_in_words_after_under_is_an_age() -> None:
+    from deepcite.factcheck.agreement import agrees
     from deepcite.factcheck.passages import values_of
-    from deepcite.factcheck.values import agrees
     [words] = values_of("Children under sixteen may not use the bikes.")
     [figures] = values_of("Kids younger than 16 can't ride the bikes.")
     assert words.bound == "max" and agrees(figures, words)

@@ -7,8 +7,9 @@ word ("get in" for entry, "become a member" for join, "a dummy pill" for a place
 
 from __future__ import annotations
 
+from deepcite.factcheck.agreement import agrees
 from deepcite.factcheck.judge import Judgement, judge
-from deepcite.factcheck.values import agrees, extract_values
+from deepcite.factcheck.values import extract_values
 from tests.fakes import passage
 
 RESERVE = [

@@ -6,8 +6,9 @@ a platform or a series."""
 
 from __future__ import annotations
 
+from deepcite.factcheck.agreement import agrees
 from deepcite.factcheck.judge import Judgement, judge
-from deepcite.factcheck.values import agrees, extract_values
+from deepcite.factcheck.values import extract_values
 from tests.fakes import passage
 
 AIRPORT = [

@@ -3,10 +3,11 @@ source's own value named."""
 
 from __future__ import annotations
 
+from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.judge import judge
 from deepcite.factcheck.names import capitalised_inside, name_groups
 from deepcite.factcheck.negation import denied
-from deepcite.factcheck.values import agrees, extract_values, same_slot
+from deepcite.factcheck.values import extract_values
 from tests.fakes import passage
 
 

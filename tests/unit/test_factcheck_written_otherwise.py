@@ -9,8 +9,9 @@ UK")."""
 
 from __future__ import annotations
 
+from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.judge import judge
-from deepcite.factcheck.values import agrees, extract_values, same_slot
+from deepcite.factcheck.values import extract_values
 from tests.fakes import passage
 
 HOSTEL = [

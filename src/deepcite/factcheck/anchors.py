@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deepcite.factcheck.agreement import agrees, agrees_as_count, same_slot
 from deepcite.factcheck.clauses import shown
 from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
 from deepcite.factcheck.passages import Sentence, values_of
 from deepcite.factcheck.value import Value
-from deepcite.factcheck.values import agrees, agrees_as_count, same_slot
 
 __all__ = ["ANCHOR_CANDIDATES", "anchored", "anchored_clash"]
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from deepcite.factcheck.negation import KEEPING
 from deepcite.factcheck.passages import Sentence, terms_said
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.units import FREE
 from deepcite.factcheck.value import Value
-from deepcite.factcheck.values import FREE
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 

@@ -14,13 +14,15 @@ import math
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.agreement import agrees, agrees_as_count, same_slot
 from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.named_before import counted_as
 from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
 from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE, Value, agrees, agrees_as_count, same_slot
+from deepcite.factcheck.units import FREE
+from deepcite.factcheck.values import Value
 from deepcite.factcheck.withdrawn import as_denial, same_numbers
 
 __all__ = ["CLAUSE", "LEADING_JOIN", "WORDS_AND_NUMBERS", "decide", "denial_of",

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 
+from deepcite.factcheck.agreement import agrees
 from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
 from deepcite.factcheck.passages import Pool, values_of
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import agrees
 
 __all__ = ["continued_against", "ended_outright"]
 

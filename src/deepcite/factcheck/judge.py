@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 
 from deepcite.factcheck.agreeing import with_denial
+from deepcite.factcheck.agreement import agrees, agrees_as_count
 from deepcite.factcheck.anchors import anchored
 from deepcite.factcheck.cases import case_split, split_outright
 from deepcite.factcheck.changes import labelled_past_value, past_value_in
@@ -114,10 +115,11 @@ from deepcite.factcheck.restrictions import (
 from deepcite.factcheck.rows import denied_row, row_denial
 from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.units import FREE
 from deepcite.factcheck.unless_default import unless_against
 from deepcite.factcheck.value import Value
 from deepcite.factcheck.value_findings import Candidates, find_values
-from deepcite.factcheck.values import FREE, agrees, agrees_as_count, bound_words
+from deepcite.factcheck.values import bound_words
 from deepcite.types import SearchResult, Verdict
 
 # A clause of purpose ("to find a free berth elsewhere", "in order to save time").

@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.negation import OPPOSITES
 from deepcite.factcheck.ranges import shared_units
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE, Value, agrees, extract_values, same_slot
+from deepcite.factcheck.units import FREE
+from deepcite.factcheck.values import Value, extract_values
 from deepcite.text.sentences import sentence_spans
 from deepcite.text.stopwords import STOPWORDS
 

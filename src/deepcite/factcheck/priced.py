@@ -14,7 +14,7 @@ import re
 
 from deepcite.factcheck.passages import Pool, Sentence, values_of
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.values import FREE
+from deepcite.factcheck.units import FREE
 
 __all__ = ["priced_elsewhere"]
 

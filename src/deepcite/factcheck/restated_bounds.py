@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deepcite.factcheck.agreement import agrees
 from deepcite.factcheck.conflicts import decide
 from deepcite.factcheck.passages import Sentence, values_of
-from deepcite.factcheck.values import Value, agrees
+from deepcite.factcheck.values import Value
 
 __all__ = ["decide_bounded", "restated_bound"]
 

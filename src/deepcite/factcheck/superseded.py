@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.passages import Pool, Sentence, values_of
 from deepcite.factcheck.value import Value
-from deepcite.factcheck.values import agrees, same_slot
 
 __all__ = ["current_value", "superseded_by"]
 

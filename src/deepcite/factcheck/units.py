@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from deepcite.text.stem import singular, stem
 
-__all__ = ["CURRENCIES", "DIMENSIONS", "SAME_UNITS", "unit_of"]
+__all__ = ["CURRENCIES", "DIMENSIONS", "FREE", "SAME_UNITS", "unit_of"]
 
 CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
                "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
@@ -69,3 +69,7 @@ def unit_of(word: str) -> str:
         return lower
     one = singular(lower)
     return one if one in DIMENSIONS or one in CURRENCIES else stem(lower)
+
+
+#: The unit of a price of nothing ("free", "at no cost"): it compares with any currency.
+FREE = "free"

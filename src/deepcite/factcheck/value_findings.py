@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from deepcite.factcheck.agreement import same_slot
 from deepcite.factcheck.changes import claim_in_past, of_another_release
 from deepcite.factcheck.clauses import shown
 from deepcite.factcheck.judgement import NEAR_FLOOR, Conflict
@@ -24,8 +25,8 @@ from deepcite.factcheck.passages import Pool, Sentence
 from deepcite.factcheck.releases import release_scope
 from deepcite.factcheck.restated_bounds import decide_bounded
 from deepcite.factcheck.superseded import current_value, superseded_by
+from deepcite.factcheck.units import FREE
 from deepcite.factcheck.value import Value
-from deepcite.factcheck.values import FREE, same_slot
 
 __all__ = ["Candidates", "ValueFindings", "find_values"]
 

@@ -33,7 +33,6 @@ from deepcite.factcheck.bounds import (
     bound_words,
     bounded,
     setting_of_default,
-    within,
 )
 from deepcite.factcheck.compound import compound, plain_key, plain_number
 from deepcite.factcheck.dates import date_values
@@ -48,14 +47,13 @@ from deepcite.factcheck.numberwords import (
     word_number,
 )
 from deepcite.factcheck.referring import referred
-from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
+from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, FREE, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value, ValueKind
-from deepcite.factcheck.versions import of_platform, series_agrees, series_values
+from deepcite.factcheck.versions import of_platform, series_values
 from deepcite.text.stem import stem
 from deepcite.text.stopwords import STOPWORDS
 
-__all__ = ["APPROX_SHARE", "FREE", "Value", "ValueKind", "agrees", "agrees_as_count", "bound_words",
-           "extract_values", "same_slot"]
+__all__ = ["APPROX_SHARE", "Value", "ValueKind", "bound_words", "extract_values"]
 
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _NUMBER = re.compile(
@@ -150,8 +148,6 @@ _FREE = re.compile(
     # (the verb: "free up memory", "doesn't free any space", "frees the lock")
     r"(?!\s+(?:up|any|some|the|a|an|its|their|your|disk|memory|space|storage)\b))",
     re.IGNORECASE)
-#: The unit of a price of nothing (:data:`_FREE`): it compares with any currency.
-FREE = "free"
 
 
 def _before(text: str, at: int) -> str:
@@ -490,104 +486,3 @@ def extract_values(text: str) -> list[Value]:
     # "30m" in a line on waiting: minutes
     return compound(text, referred(text, as_durations(
         text, sorted(values, key=lambda value: value.start))))
-
-
-def same_slot(claim: Value, other: Value) -> bool:
-    """Whether ``other`` is a value of the same kind of thing as ``claim``, so that a
-    different one contradicts it: same dimension or unit, same currency, a year or date
-    against a year or date."""
-    if claim.kind in ("year", "date"):
-        if claim.key.startswith("--") or other.key.startswith("--"):
-            return claim.kind == other.kind == "date"  # a month against a month
-        return other.kind in ("year", "date")
-    if claim.kind != other.kind:
-        return False
-    if claim.kind in ("percent", "version"):
-        return claim.kind == "percent" or claim.before == other.before
-    if claim.kind == "money":
-        # a claim that something is free is of the slot of any price (one of a price
-        # is not of the slot of "free": "children under 5 travel free" beside the
-        # adult fare says nothing of the fare)
-        return claim.unit == other.unit or claim.unit == FREE
-    if _bare(other) and claim.before and claim.before == other.before:
-        return True  # "timeout=30" is the timeout the claim gives in seconds
-    if _bare(claim) and _bare(other) and claim.bound and claim.bound == other.bound:
-        return True  # "up to 128 with --jobs" against "the --jobs option ..., up to 64"
-    if claim.dimension:
-        return claim.dimension == other.dimension
-    if claim.after and claim.after == other.after and not (claim.unit and other.unit):
-        # "150 of them are juniors" and "of whom 130 are juniors", the one read as a
-        # count of members: what both say after the number is what they count
-        return True
-    if claim.unit or other.unit:
-        # units that are no measure ("under 16 get in", "under 12 enter") do not
-        # part values the same word stands before ("children")
-        plain = not (claim.unit in DIMENSIONS or other.unit in DIMENSIONS
-                     or claim.unit in SAME_UNITS.values() or other.unit in SAME_UNITS.values())
-        return claim.unit == other.unit or (plain and bool(claim.before)
-                                            and claim.before == other.before)
-    return (bool(claim.before) and claim.before == other.before) or (
-        bool(claim.after) and claim.after == other.after)
-
-
-def agrees(claim: Value, other: Value) -> bool:
-    """Whether ``other`` states ``claim``'s value (a date agrees with its own year and
-    month: "March 2021" with "5 March 2021")."""
-    if claim.key.startswith("--") or other.key.startswith("--"):
-        if claim.kind != "date" or other.kind != "date":
-            return False
-        mine, theirs = claim.key.lstrip("-"), other.key[other.key.find("-") + 1:] \
-            if not other.key.startswith("--") else other.key.lstrip("-")
-        if claim.key.startswith("--") and not other.key.startswith("--"):
-            theirs = other.key[5:]  # "2017-04-05" -> "04-05"
-        elif other.key.startswith("--") and not claim.key.startswith("--"):
-            mine = claim.key[5:]
-        shorter = min(len(mine), len(theirs))
-        return bool(shorter) and mine[:shorter] == theirs[:shorter]
-    series = series_agrees(claim, other)
-    if series is not None:
-        return series  # "the 1.x series" and "1.9"
-    if claim.kind in ("year", "date") and other.kind in ("year", "date"):
-        shorter = min(len(claim.key), len(other.key))
-        return claim.key[:shorter] == other.key[:shorter] and (
-            claim.kind == "year" or len(other.key) >= len(claim.key))
-    if _bare(claim) and other.dimension == "clock" and claim.amount is not None \
-            and other.amount is not None and float(claim.amount).is_integer() \
-            and 1 <= claim.amount <= 24 and other.amount % 60 == 0:
-        # "from 9 to 1" says the hours "from 9 am to 1 pm" does
-        return int(claim.amount) % 12 == int(other.amount // 60) % 12
-    # the same number of the same unit is the same value, whatever word stands before
-    # it ("Python 3.7", "version 3.7")
-    loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
-        claim.unit == other.unit or (bool(claim.before) and claim.before == other.before))
-    if not same_slot(claim, other):
-        # only the very number: a bound ("up to 128 with --jobs") says nothing of a
-        # smaller number of another thing ("release 3.2")
-        return loose and (claim.key == other.key or (
-            claim.amount is not None and claim.amount == other.amount))
-    if claim.amount is not None and other.amount is not None:
-        if claim.dimension and _bare(other):
-            return claim.key == other.key  # the number as written: "timeout=30"
-        return within(claim, other)
-    return claim.key == other.key
-
-
-def _bare(value: Value) -> bool:
-    """A number with no unit or measure, named only by the word before it (code's
-    ``timeout=30``, "port 9090")."""
-    return value.kind == "number" and not value.unit and not value.dimension
-
-
-def agrees_as_count(claim: Value, other: Value) -> bool:
-    """Whether ``other`` is the claim's count of things under another noun ("three
-    ships" and "three vessels", "over a million people" and "1.2 million users"): a
-    count of more than one, neither a measure nor money. Only the sentence that says
-    the claim's subject may state it so (see :func:`~deepcite.factcheck.conflicts.
-    decide`)."""
-    if claim.kind != "number" or other.kind != "number" or claim.dimension \
-            or other.dimension or not claim.unit or not other.unit \
-            or claim.unit in CURRENCIES or other.unit in CURRENCIES:
-        return False
-    if claim.amount is None or other.amount is None or claim.amount < 2:
-        return False
-    return within(claim, other)
