@@ -28,8 +28,7 @@ from collections.abc import Sequence
 
 from deepcite.factcheck.agreeing import with_denial
 from deepcite.factcheck.agreement import agrees, agrees_as_count
-from deepcite.factcheck.anchors import anchored
-from deepcite.factcheck.cases import case_split, split_outright
+from deepcite.factcheck.cases import case_split
 from deepcite.factcheck.changes import labelled_past_value, past_value_in
 from deepcite.factcheck.claimed_units import with_claimed_unit
 from deepcite.factcheck.claims import clean_claim
@@ -47,8 +46,8 @@ from deepcite.factcheck.conflicts import (
     other_role,
     slots,
 )
-from deepcite.factcheck.continued import continued_against, ended_outright
-from deepcite.factcheck.hours import all_hours, hours_among, hours_clash
+from deepcite.factcheck.continued import continued_against
+from deepcite.factcheck.hours import hours_among, hours_clash
 from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
@@ -69,7 +68,6 @@ from deepcite.factcheck.judgement import (
     Quote,
     quote_of_sentence,
 )
-from deepcite.factcheck.licences import other_licence
 from deepcite.factcheck.meaning import Meaning, closeness
 from deepcite.factcheck.names import (
     capitalised_inside,
@@ -88,18 +86,12 @@ from deepcite.factcheck.other_words import (
     other_place,
 )
 from deepcite.factcheck.outright import (
-    contradicted_nearly,
-    denied_outright,
     denied_terms,
-    forbidden_outright,
     limited,
-    limited_beside,
-    scoped_outright,
 )
 from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
 from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.priced import priced_elsewhere
-from deepcite.factcheck.releases import released
 from deepcite.factcheck.renames import renamed_otherwise
 from deepcite.factcheck.restrictions import (
     ScopeClash,
@@ -112,9 +104,10 @@ from deepcite.factcheck.restrictions import (
     start_clash,
     universal,
 )
-from deepcite.factcheck.rows import denied_row, row_denial
+from deepcite.factcheck.rows import row_denial
 from deepcite.factcheck.shortnames import short_form_in
 from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.unfound import of_every, unfound
 from deepcite.factcheck.units import FREE
 from deepcite.factcheck.unless_default import unless_against
 from deepcite.factcheck.value import Value
@@ -285,20 +278,7 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
         if found(*by_rest[0]) and _bounds_scope(text, by_rest[0][1].text):
             scored = by_rest
     if not any(found(score, s) for score, s in scored):
-        by_words = sorted(scored, key=lambda pair: (-pair[0], len(pair[1].text)))
-        return denied_outright(text, claim_terms, by_words, known) \
-            or forbidden_outright(text, claim_terms, by_words) \
-            or scoped_outright(text, claim_terms, by_words) \
-            or split_outright(text, claim_terms, by_words, pool) \
-            or limited_beside(text, claim_terms, by_words, pool) \
-            or contradicted_nearly(text, claim_terms, scored, cosine) \
-            or released(text, claim_terms, pool) \
-            or ended_outright(text, pool) \
-            or other_licence(text, pool) \
-            or denied_row(text, claim_terms, pool) \
-            or _hours_outright(text, claim_terms, scored) \
-            or anchored(text, values, scored) \
-            or Judgement("not_found", by_words[0][0])
+        return unfound(text, claim_terms, values, scored, pool, known, cosine)
     # of the sentences about as close, the one stating facts of the claim's kinds
     # (a number of its unit, another name where it names one no passage has)
     top = max(rank(score, s) for score, s in scored if found(score, s))
@@ -440,7 +420,7 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
         if hours is not None:
             conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
             break
-    among = None if conflicts else hours_among(text, claim_terms, scored, _of_every(text))
+    among = None if conflicts else hours_among(text, claim_terms, scored, of_every(text))
     if among is not None:
         # ... or of the next ranked sentences on its subject
         conflicts.append(Conflict(among[1][0], among[1][1], quote_of(among[0])))
@@ -575,24 +555,3 @@ def _bounds_scope(claim: str, sentence: str) -> bool:
     clash = limit_clash(claim, sentence) or scope_clash(claim, sentence) \
         or rhythm_clash(claim, sentence)
     return clash is not None and clash.outcome == "contradicted"
-
-
-def _hours_outright(text: str, claim_terms: frozenset[str],
-                    ranked: Sequence[tuple[float, Sentence]]) -> Judgement | None:
-    """"Open around the clock" against hours a sentence ranked next for the claim
-    gives (:func:`~deepcite.factcheck.hours.hours_among`), the claim's subject said
-    too loosely for any sentence to state it."""
-    among = hours_among(text, claim_terms, ranked, _of_every(text))
-    if among is None:
-        return None
-    sentence, (draft, source) = among
-    score = next(score for score, s in ranked if s is sentence)
-    return Judgement("contradicted", score, (quote_of_sentence(sentence),),
-                     (Conflict(draft, source, 0),))
-
-
-def _of_every(text: str) -> bool:
-    """Whether the claim speaks of every one of its subject, its hours aside ("every
-    station ... around the clock"; "around the clock" alone says every hour only)."""
-    wide = all_hours(text)
-    return universal(text.replace(wide, " ") if wide else text) is not None
