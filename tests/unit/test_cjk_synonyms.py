@@ -93,3 +93,10 @@ def test_where_a_part_and_its_surroundings_are_written_otherwise() -> None:
     assert "旁边" in synonym_terms("机器四周请各预留至少12厘米的散热空间")
     assert "零件" in synonym_terms("主要部件保修5年")
     assert "一次" in synonym_terms("每次入场最多可停留2小时")
+
+
+
+def test_clearing_a_count_is_returning_it_to_zero() -> None:
+    # "清零" asked, "归零" written: one verb, either way round
+    assert "清零" in synonym_terms("长按提醒键五秒，使用时间随即归零。")
+    assert "归零" in synonym_terms("换过滤芯后要把计时清零")

@@ -85,7 +85,9 @@ _INSTRUCTION = re.compile(
     r"|by\s+(?:calling|using|passing|setting|running|adding)|the\s+(?:easiest|simplest"
     r"|best|recommended|usual|standard)\s+way|in\s+order\s+to|make\s+sure"
     r"|is\s+done\s+(?:by|with))\b"
-    r"|使用|调用|运行|设置|执行|输入|可以通过|可以用|请|を使|を実行|を設定|してください|できます",
+    r"|使用|调用|运行|设置|执行|输入|可以通过|可以用|请|を使|を実行|を設定|してください|できます"
+    # a step a person takes with their hands or a phone: press, tap, dial, sign in
+    r"|长按|按住|按下|点击|点按|拨打|致电|登录|登入|扫码|扫描|拧开|拧下|取出|拔下|插入|首先|然后",
     re.IGNORECASE)
 #: A named thing to use: ``func()``, ``module.attr``, ``--option``, a code span.
 CODE_NAME = re.compile(r"\w\(\)|\b[a-z_]\w*\.[a-z_]\w*\b|(?<!\w)--?[a-z][\w-]+|`[^`]+`"
