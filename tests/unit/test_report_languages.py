@@ -75,7 +75,9 @@ def test_a_chinese_question_gets_a_chinese_report_quoting_its_sources(
     assert list(parts)[:2] == [CHINESE["contents"], CHINESE["summary"]], result.answer
     for key, text in ENGLISH.items():  # no English frame line anywhere in the report
         fixed = text.strip("_").split("{")[0].strip()
-        assert not fixed or fixed not in result.answer, (key, result.answer)
+        # (punctuation and abbreviations - ".", ": ", "p." - are no line of the frame)
+        assert not re.search(r"[A-Za-z]{3,}", fixed) or fixed not in result.answer, (
+            key, result.answer)
     titles = [entry.title for entry in result.outline]
     assert titles and all(not re.search(r"[A-Za-z]{3,}", t.replace("ttl", ""))
                           for t in titles), titles
