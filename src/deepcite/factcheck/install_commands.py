@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from deepcite.factcheck.judgement import Conflict, Judgement, Quote, quote_of_sentence
+from deepcite.factcheck.named_otherwise import first_named_otherwise
 from deepcite.factcheck.passages import Pool
 
 __all__ = ["Install", "install_against", "installs_in"]
@@ -60,16 +61,10 @@ def install_against(claim: str, pool: Pool) -> Judgement | None:
     mine = list(installs_in(claim))
     if not mine:
         return None
-    other: tuple[Install, Install, int] | None = None
-    for index, sentence in enumerate(pool.sentences):
-        for theirs in installs_in(sentence.text):
-            for install in mine:
-                if theirs.tool != install.tool:
-                    continue
-                if theirs.package == install.package:
-                    return None
-                if other is None and _related(install.package, theirs.package):
-                    other = (install, theirs, index)
+    other = first_named_otherwise(pool, mine, installs_in,
+                                  lambda my, theirs: my.tool == theirs.tool,
+                                  lambda my, theirs: my.package == theirs.package,
+                                  lambda my, theirs: _related(my.package, theirs.package))
     if other is None:
         return None
     install, theirs, index = other

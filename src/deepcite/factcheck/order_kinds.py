@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
+from deepcite.factcheck.named_otherwise import first_named_otherwise
 from deepcite.factcheck.passages import Pool
 from deepcite.factcheck.terms import terms_of
 
@@ -53,19 +54,12 @@ def order_kind_against(claim: str, pool: Pool) -> Judgement | None:
     mine = list(order_kinds(claim))
     if not mine:
         return None
-    other: tuple[int, int, int] | None = None
-    for index, sentence in enumerate(pool.sentences):
-        for kind, doing, start, end in order_kinds(sentence.text):
-            for my_kind, my_doing, _, _ in mine:
-                if not doing & my_doing:
-                    continue
-                if kind == my_kind:
-                    return None
-                if other is None:
-                    other = (index, start, end)
+    other = first_named_otherwise(pool, mine, order_kinds,
+                                  lambda my, theirs: bool(my[1] & theirs[1]),
+                                  lambda my, theirs: my[0] == theirs[0])
     if other is None:
         return None
-    index, start, end = other
+    _, (_, _, start, end), index = other
     sentence = pool.sentences[index]
     text = sentence.text
     # the clause the order is said in, from the sentence's start or its clause's

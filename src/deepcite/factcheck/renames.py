@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
+from deepcite.factcheck.named_otherwise import first_named_otherwise
 from deepcite.factcheck.passages import Pool
 
 __all__ = ["Rename", "renamed_otherwise", "renames_in"]
@@ -68,16 +69,9 @@ def renamed_otherwise(claim: str, pool: Pool) -> Judgement | None:
     mine = list(renames_in(claim))
     if not mine:
         return None
-    found: tuple[Rename, Rename, int] | None = None
-    for index, sentence in enumerate(pool.sentences):
-        for theirs in renames_in(sentence.text):
-            for rename in mine:
-                if theirs.old.lower() != rename.old.lower():
-                    continue
-                if theirs.new.lower() == rename.new.lower():
-                    return None
-                if found is None:
-                    found = (rename, theirs, index)
+    found = first_named_otherwise(pool, mine, renames_in,
+                                  lambda my, theirs: my.old.lower() == theirs.old.lower(),
+                                  lambda my, theirs: my.new.lower() == theirs.new.lower())
     if found is None:
         return None
     rename, theirs, index = found
