@@ -21,6 +21,20 @@ _WRITER = re.compile(r"(?<![/\w-])(?:we|us|our|ours|I|me|my)\b(?![/-])")
 _READER = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
+# a judgement of what was just said: ", which is brutal", ", which seems a bit steep" -
+# words of how the writer finds it, which no source states
+_JUDGEMENT = re.compile(
+    r"^\s*(?:is|was|seems|sounds|feels|looks)\s+(?:(?:a|an)\s+)?"
+    r"(?:(?:bit|little|lot|pretty|really|quite|very|rather|so|too|fairly|kind\s+of|sort\s+of|"
+    r"somewhat|super|honestly|frankly|just|absolutely|totally)\s+)*"
+    r"(?:brutal|great|handy|annoying|nice|useful|convenient|painful|awkward|lovely|perfect|"
+    r"ideal|helpful|frustrating|ridiculous|crazy|silly|harsh|generous|reasonable|fair|steep|"
+    r"pricey|amazing|awesome|fantastic|brilliant|excellent|terrible|awful|horrible|"
+    r"unfortunate|shame|pity|relief|bonus|plus|win|nightmare|hassle|pain|bargain|"
+    r"impressive|disappointing|weird|odd|strange|funny|cool|neat|smart|clever|sensible|"
+    r"tight|tough|rough|early|ungodly|insane|wild|decent|okay|ok|fine|good|bad|"
+    r"welcome|worrying|surprising|unusual|overkill|plenty|enough)\b",
+    re.IGNORECASE)
 # a name inside the comment: a capitalised word not all in capitals ("Lena", not "CI")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
@@ -34,6 +48,9 @@ def writer_comment(text: str, unknown: Callable[[str], bool] | None = None) -> i
     if match is None:
         return None
     rest = match.group("rest")
+    if match.group(0)[1:].lstrip().lower().startswith("which") and _JUDGEMENT.match(rest) \
+            and not any(char.isdigit() for char in rest):
+        return match.start()  # how the writer finds it: "..., which is brutal"
     if not _WRITER.search(rest) and not _READER.search(rest) and (unknown is None or not any(
             unknown(name.group(0)) for name in _NAME.finditer(rest))):
         return None

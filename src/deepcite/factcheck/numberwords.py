@@ -53,6 +53,16 @@ _CLOCK_WORD = re.compile(
     r"at\s+(?P<night>night))\b|"
     rf"\b(?P<past2>half|quarter)\s+past\s+(?P<hour2>1[0-2]|0?[1-9]|{_SMALL})\b|"
     rf"\b(?P<hour3>1[0-2]|0?[1-9]|{_SMALL})\s+o[\u2019']clock\b", re.IGNORECASE)
+# Minutes to or past an hour: "quarter to seven" (06:45) anywhere; "ten to six", "twenty
+# past eight" only after a word placing a time ("leaves at ten to six"): "from ten to
+# six" is a span of hours, "ten to twelve people" a range.
+_CLOCK_TO = re.compile(
+    rf"\b(?:(?:a\s+)?(?P<quarter>quarter)|(?<=\bat\s)(?P<few>five|ten|twenty|twenty-five)|"
+    rf"(?<=\bby\s)(?P<few2>five|ten|twenty|twenty-five))\s+(?P<rel>to|past)\s+"
+    rf"(?P<hour>1[0-2]|0?[1-9]|{_SMALL})(?!\s*(?:[-:.]\d|%|per\b))"
+    r"(?:\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night)))?\b",
+    re.IGNORECASE)
+_FEW_MINUTES = {"five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
 
 
 def word_number(words: str) -> float:
@@ -119,7 +129,7 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     as clock values in minutes after
     midnight, as "05:00" is; their places are added to ``taken``. An hour without a
     part of the day ("six o'clock") is read as written, as a bare "9" is."""
-    found: list[Value] = []
+    found: list[Value] = _clock_to_values(text, taken)
     for match in _CLOCK_WORD.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
@@ -135,6 +145,34 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         past = (match.group("past") or match.group("past2") or match.group("half")
                 or "").lower()
         minutes = hour * 60 + (30 if past == "half" else 15 if past == "quarter" else 0)
+        found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
+                           match.group(0), match.start(), match.end(), float(minutes),
+                           "clock", "clock"))
+        taken.append((match.start(), match.end()))
+    return found
+
+
+def _clock_to_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """The times ``text`` says as minutes to or past an hour ("quarter to seven" is
+    06:45, "at twenty past eight in the evening" 20:20); their places join ``taken``."""
+    found: list[Value] = []
+    for match in _CLOCK_TO.finditer(text):
+        if any(a < match.end() and match.start() < b for a, b in taken):
+            continue
+        said = match.group("hour")
+        hour = int(said) if said.isdigit() else _WORD_NUMBERS.get(said.lower(), 0)
+        if not 1 <= hour <= 12:
+            continue
+        part = (match.group("part") or match.group("night") or "").lower()
+        if part == "night":
+            hour = hour + 12 if hour >= 6 and hour != 12 else hour % 12
+        elif part:
+            hour = hour % 12 + _DAY_PARTS[part]
+        few = (match.group("few") or match.group("few2") or "").lower()
+        minutes_off = 15 if match.group("quarter") else _FEW_MINUTES[few]
+        minutes = hour * 60 + (minutes_off if match.group("rel").lower() == "past"
+                               else -minutes_off)
+        minutes %= 24 * 60
         found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
                            match.group(0), match.start(), match.end(), float(minutes),
                            "clock", "clock"))

@@ -234,6 +234,11 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
                 credited = (terms_of(value.text) & claim) - said_terms
             elif any(same_slot(value, other) for other in theirs):
                 said += weight / 2
+                # (and a measure's words, which the sentence's value of that measure says
+                # its own way: "quarter past seven" against "06:45", "an hour" against
+                # "55 minutes"; not a bound's, which is the claim's own)
+                if value.dimension:
+                    credited = (terms_of(value.text) & claim) - said_terms - _BOUND_TERMS
             else:
                 continue
             if value.bound:

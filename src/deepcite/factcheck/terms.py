@@ -97,6 +97,9 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("meet", "gather"),
     ("child", "children", "kid", "kiddi"),
     ("reduc", "cut", "lessen"),
+    # leaving and arriving, as a timetable and a person say them
+    ("depart", "departur", "leav"),
+    ("arriv", "arrival"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
