@@ -234,10 +234,11 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
                 credited = (terms_of(value.text) & claim) - said_terms
             elif any(same_slot(value, other) for other in theirs):
                 said += weight / 2
-                # (and a measure's words, which the sentence's value of that measure says
-                # its own way: "quarter past seven" against "06:45", "an hour" against
-                # "55 minutes"; not a bound's, which is the claim's own)
-                if value.dimension:
+                # (and the words of a time of day, which the sentence's time says its own
+                # way: "quarter past seven" against "06:45"; not a bound's, the claim's
+                # own, nor a measure's unit - "20 minutes" against another thing's "two
+                # hours" is another subject)
+                if value.dimension == "clock":
                     credited = (terms_of(value.text) & claim) - said_terms - _BOUND_TERMS
             else:
                 continue
