@@ -274,6 +274,9 @@ _SENTENCE_BREAK = re.compile(r"[.!?]\s")
 # "one" as a pronoun: after an article, a demonstrative or an ordinal
 _ONE_PRONOUN = re.compile(r"\b(?:the|this|that|each|which|another|other|same|first|second|"
                           r"third|last|next|new|old|older|newer)\s+$", re.IGNORECASE)
+# "way" after a number word: "one way" (a ticket, a trip; "one way or another") and
+# "two-way", "three-way" describe a thing, counting nothing
+_WAY = re.compile(r"[ \t-]ways?\b", re.IGNORECASE)
 _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 
 
@@ -404,6 +407,9 @@ def extract_values(text: str) -> list[Value]:
         number = word_number(match.group(0))
         if _ONE_PRONOUN.search(text, 0, match.start()) and match.group(0).lower() == "one":
             continue  # "the second one waits", "this one": no count
+        if _WAY.match(text, match.end()) and (match.group(0).lower() == "one"
+                                              or text.startswith("-", match.end())):
+            continue  # "one way", "a one-way ticket", "a two-way radio": no count of ways
         unit = _UNIT_WORD.match(text, match.end())
         if AGED_BOUND.search(text, 0, match.start()):
             # "children under sixteen may not", as "under 16" is: an age
