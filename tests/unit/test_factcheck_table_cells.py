@@ -113,3 +113,23 @@ def test_a_price_in_the_header_makes_a_bare_cell_money() -> None:
     kinds = {v.key: (v.kind, v.unit) for v, _ in read}
     assert kinds["24"] == ("money", "gbp")
     assert kinds["7"][0] == "number"
+
+
+_SETTINGS = ("## Settings\n\n"
+             "| Key | Default | Meaning |\n|---|---|---|\n"
+             "| `retries` | 3 | how often a failed upload is tried again |\n"
+             "| `listen_port` | 7070 | where the daemon listens |\n")
+
+
+def test_a_bare_cell_is_named_by_its_rows_first_cell_too() -> None:
+    verdict, conflicts = _judge("The daemon listens on port 9090 by default.", _SETTINGS)
+    assert verdict == "contradicted"
+    assert conflicts[0][1] == "7070"
+    verdict, _ = _judge("The daemon listens on port 7070 by default.", _SETTINGS)
+    assert verdict == "supported"
+
+
+def test_a_slash_after_an_amount_is_per() -> None:
+    values = extract_values("The Pro plan is $12/month.")
+    assert [(v.unit, v.amount) for v in values if v.dimension == "period"] == [
+        ("every", 2592000.0)]

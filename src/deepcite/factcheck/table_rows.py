@@ -123,9 +123,12 @@ def _column(header: str) -> _Column:
     return dataclasses.replace(column, before=stem(content[-1].lower()) if content else "")
 
 
-def _with_column(value: Value, column: _Column) -> list[Value]:
+def _with_column(value: Value, column: _Column, subject: str) -> list[Value]:
     """``value`` of a cell with what its column's header says of it: the header's unit
-    where the cell gives none, and the period it is per."""
+    where the cell gives none, and the period it is per. A number the header names by
+    a word only (no noun, unit or currency) is named by the row's ``subject`` too,
+    the last word of its first cell: "| `port` | 8080 |" under "| Key | Default |" is
+    the default and the port."""
     # (a year-like number counts the column's noun, "1500" of "Seats"; not a measure's:
     # "2019" of "Years" is a year)
     bare = not value.unit and not value.dimension and value.amount is not None and (
@@ -144,12 +147,16 @@ def _with_column(value: Value, column: _Column) -> list[Value]:
         value = Value("number", plain_key(amount), value.text, value.start, value.end,
                       amount * size, column.unit, dimension, value.before or column.before,
                       bound=value.bound)
-    elif not value.before and column.before:
-        value = dataclasses.replace(value, before=column.before)
+    read = [value]
+    if not value.before and (column.before or subject):
+        read = [dataclasses.replace(value, before=word)
+                for word in dict.fromkeys((column.before, subject)) if word]
+        if not (value.kind == "number" and not value.unit and not value.dimension):
+            read = read[:1]  # a unit or a kind of its own names it
     if not column.period or value.dimension == "period" \
             or value.kind not in ("number", "money"):
-        return [value]
-    return [value, Value("number", plain_key(column.period), column.text, value.start,
+        return read
+    return [*read, Value("number", plain_key(column.period), column.text, value.start,
                          value.end, column.period, "every", "period")]
 
 
@@ -158,8 +165,11 @@ def row_cells(row: str, header: str) -> tuple[tuple[Value, int], ...]:
     """The values of table row ``row`` under ``header``, each with its column's index;
     offsets are the row's."""
     heads = [header[a:b] for a, b in _cells(header)]
+    spans = _cells(row)
+    label = [w for w in _WORD.findall(row[spans[0][0]:spans[0][1]] if spans else "")
+             if w.lower() not in STOPWORDS and len(w) > 1]
     found: list[tuple[Value, int]] = []
-    for index, (start, end) in enumerate(_cells(row)):
+    for index, (start, end) in enumerate(spans):
         cell = row[start:end]
         if not cell or set(cell) <= set("-: "):
             continue
@@ -167,7 +177,8 @@ def row_cells(row: str, header: str) -> tuple[tuple[Value, int], ...]:
         for value in shared_units(cell, extract_values(cell), extract_values):
             moved = dataclasses.replace(value, start=value.start + start,
                                         end=value.end + start)
-            found += [(v, index) for v in _with_column(moved, column)]
+            subject = stem(label[-1].lower()) if label and index else ""
+            found += [(v, index) for v in _with_column(moved, column, subject)]
     return tuple(found)
 
 

@@ -132,8 +132,9 @@ _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 # "every half hour", "every quarter of an hour": how often, in parts of an hour
 _EVERY_PART = re.compile(r"\b(?:every|each)\s+(?:(?P<half>half)(?:\s+an|-)?\s*hour|"
                          r"quarter(?:\s+of\s+an|-)\s*hour)\b", re.IGNORECASE)
-_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|"
-                    r"fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
+# ("$12/month", "£9/day": a slash just after an amount is "per")
+_EVERY = re.compile(r"(?:\b(?:every|each|per|an?)\s+|(?<=\w)/)(?P<period>second|minute|hour|"
+                    r"day|week|fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
                     r"summer|autumn|winter)\b|\b(?P<adverb>hourly|daily|weekly|"
                     r"fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
@@ -461,7 +462,7 @@ def extract_values(text: str) -> list[Value]:
         base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
         if base is None:
             continue
-        head = match.group(0).split()[0].lower()
+        head = "per" if match.group(0).startswith("/") else match.group(0).split()[0].lower()
         if head in ("a", "an", "per") and not _after_amount(text, match.start(), values):
             # "lasts a week", "within a month": how long, one of the unit ("a day
             # ticket" is neither)
