@@ -133,3 +133,27 @@ def test_a_slash_after_an_amount_is_per() -> None:
     values = extract_values("The Pro plan is $12/month.")
     assert [(v.unit, v.amount) for v in values if v.dimension == "period"] == [
         ("every", 2592000.0)]
+
+
+_PASSES = ("## Passes\n\n"
+           "| Pass | Monthly | Annual |\n|---|---|---|\n"
+           "| Senior | £18 | £190 |\n\n"
+           "## Kayaks\n\n"
+           "| | Puffin | Gannet |\n|---|---|---|\n"
+           "| Paddlers | 1 | 3 |\n")
+
+
+def test_a_price_per_the_other_columns_period_contradicts() -> None:
+    verdict, conflicts = _judge("A senior pass is £190 a month.", _PASSES)
+    assert verdict == "contradicted"
+    assert conflicts == (("£190", "£18"),)
+    verdict, _ = _judge("A senior pass is £190 a year.", _PASSES)
+    assert verdict == "supported"
+
+
+def test_a_row_whose_first_cell_names_what_it_counts() -> None:
+    verdict, conflicts = _judge("The Gannet seats 2 paddlers.", _PASSES)
+    assert verdict == "contradicted"
+    assert conflicts == (("2 paddlers", "3"),)
+    verdict, _ = _judge("The Gannet seats 3 paddlers.", _PASSES)
+    assert verdict == "supported"

@@ -31,7 +31,7 @@ from functools import lru_cache
 from deepcite.factcheck.compound import plain_key
 from deepcite.factcheck.ranges import shared_units
 from deepcite.factcheck.terms import terms_of
-from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, unit_of
+from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, SAME_UNITS, unit_of
 from deepcite.factcheck.value import Value
 from deepcite.factcheck.values import extract_values
 from deepcite.text.stem import stem
@@ -95,16 +95,34 @@ def _cells(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _noun(words: list[str]) -> str:
+    """The unit of the first noun of ``words`` that counts things: a plural ("Summer
+    departures") or a word for people ("Capacity (people)"); "" without one."""
+    for word in words:
+        lower = word.lower()
+        if lower in STOPWORDS or len(lower) < 3:
+            continue
+        if lower in SAME_UNITS or (lower.endswith("s") and not lower.endswith(
+                ("ss", "us", "is"))):
+            return unit_of(lower)
+    return ""
+
+
+# the word of each period a header names ("Monthly" is "a month"), which a claim says
+_PERIOD_WORDS = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+                 "monthly": "month", "yearly": "year", "annual": "year"}
+
+
 @lru_cache(maxsize=1024)
 def _column(header: str) -> _Column:
     """A header cell read as what its column's values are."""
     period = _PERIOD.search(header)
-    seconds = _SECONDS.get((period.group("period") or period.group("adverb")).lower(),
-                           0.0) if period else 0.0
+    name = (period.group("period") or period.group("adverb")).lower() if period else ""
     # the words naming what is counted: not the period's ("departures/day")
     named = header[:period.start()] + header[period.end():] if period else header
     words = _WORD.findall(named)
-    column = _Column(terms_of(header), header, period=seconds)
+    column = _Column(terms_of(header) | terms_of(_PERIOD_WORDS.get(name, "")), header,
+                     period=_SECONDS.get(name, 0.0))
     for word in words:
         lower = word.lower()
         if lower in CURRENCIES:
@@ -115,11 +133,9 @@ def _column(header: str) -> _Column:
         # a measure's unit, written short ("Distance (km)") or whole ("Minutes")
         if (unit := unit_of(word)) in DIMENSIONS and (len(word) > 1 or word.islower()):
             return dataclasses.replace(column, unit=unit)
+    if noun := _noun(words):
+        return dataclasses.replace(column, unit=noun)
     content = [w for w in words if w.lower() not in STOPWORDS and len(w) > 2]
-    nouns = [w for w in content if w.lower().endswith("s") and not w.lower().endswith(
-        ("ss", "us", "is"))]
-    if nouns:
-        return dataclasses.replace(column, unit=unit_of(nouns[0]))
     return dataclasses.replace(column, before=stem(content[-1].lower()) if content else "")
 
 
@@ -168,12 +184,17 @@ def row_cells(row: str, header: str) -> tuple[tuple[Value, int], ...]:
     spans = _cells(row)
     label = [w for w in _WORD.findall(row[spans[0][0]:spans[0][1]] if spans else "")
              if w.lower() not in STOPWORDS and len(w) > 1]
+    # a row the first cell of which names what it counts ("| Passengers | 320 | 190 |"
+    # under the vessels' names): its values count that, where the header counts nothing
+    counted = _noun(label)
     found: list[tuple[Value, int]] = []
     for index, (start, end) in enumerate(spans):
         cell = row[start:end]
         if not cell or set(cell) <= set("-: "):
             continue
         column = _column(heads[index]) if index < len(heads) else _Column(frozenset(), "")
+        if counted and index and not (column.unit or column.currency or column.percent):
+            column = dataclasses.replace(column, unit=counted, before="")
         for value in shared_units(cell, extract_values(cell), extract_values):
             moved = dataclasses.replace(value, start=value.start + start,
                                         end=value.end + start)
@@ -192,7 +213,7 @@ def row_values(row: str, header: str, claim_terms: frozenset[str]) -> tuple[Valu
     whose header says most of the claim's words, where it says some ("in winter" of
     "Summer departures/day" and "Winter departures/day")."""
     read = row_cells(row, header)
-    heads = [terms_of(header[a:b]) for a, b in _cells(header)]
+    heads = [_column(header[a:b]).terms for a, b in _cells(header)]
     columns: dict[tuple[str, str], set[int]] = {}
     for value, index in read:
         columns.setdefault(_kind(value), set()).add(index)
