@@ -19,7 +19,7 @@ from deepcite.factcheck.continued import continued_against
 from deepcite.factcheck.named_before import counted_as
 from deepcite.factcheck.names import name_groups
 from deepcite.factcheck.negation import KEEPING, denied, negated, opposites
-from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, values_of
+from deepcite.factcheck.passages import OPPOSITE_TERMS, Sentence, sentence_values, values_of
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.units import FREE
 from deepcite.factcheck.values import Value
@@ -341,20 +341,38 @@ def decide(value: Value, claim: str, sentences: Sequence[Sentence],
     else, ``loose`` (the sentence saying the claim's subject), the first stating its
     count under another noun ("three vessels" for "three ships"), else None."""
     # each sentence's values, a count "of them" read as the claim's noun where it names it
-    counted = [(sentence, counted_as(value, values_of(sentence.text), sentence.text))
+    # (a table row's with its columns' headers, of the columns the claim names)
+    claim_terms = terms_of(claim)
+    counted = [(sentence, counted_as(value, sentence_values(sentence, claim_terms),
+                                     sentence.text))
                for sentence in sentences]
     for sentence, theirs in counted:
         if any(agrees(value, other) for other in theirs):
-            return sentence, _singled_out(value, claim, sentence, theirs, claim_values)
+            # (a row's cells are its columns', not owned by the words before them)
+            return sentence, None if sentence.header else _singled_out(
+                value, claim, sentence, theirs, claim_values)
     for sentence, theirs in counted:
         slot = [other for other in theirs if same_slot(value, other)
                 and not any(agrees(mine, other) for mine in claim_values if mine != value)]
+        if slot and sentence.header:
+            return sentence, _closest(value, slot)
         if slot:
             return sentence, _nearest(claim, value, sentence, slot)
     for sentence in sentences if loose else ():
-        if any(agrees_as_count(value, other) for other in values_of(sentence.text)):
+        if any(agrees_as_count(value, other)
+               for other in sentence_values(sentence, claim_terms)):
             return sentence, None
     return None
+
+
+def _closest(value: Value, candidates: list[Value]) -> Value:
+    """Of a table row's ``candidates`` for ``value``'s slot (the columns the claim
+    names), the one nearest it in amount: the cell the claim most likely misread."""
+    if value.amount is None:
+        return candidates[0]
+    mine = value.amount
+    return min(candidates, key=lambda c: abs((c.amount if c.amount is not None else mine)
+                                             - mine))
 
 
 def _singled_out(value: Value, claim: str, sentence: Sentence, theirs: Sequence[Value],
@@ -391,7 +409,7 @@ def slots(values: Sequence[Value], unknown_name: bool, sentence: Sentence,
            known: frozenset[str] | set[str], claim_terms: frozenset[str]) -> float:
     """The share of the claim's facts (values, and a name no passage has) for which the
     sentence states a fact of the same slot."""
-    theirs = values_of(sentence.text)
+    theirs = sentence_values(sentence, claim_terms)
     wanted = len(values) + unknown_name
     if not wanted:
         return 0.0

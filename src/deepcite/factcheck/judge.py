@@ -89,7 +89,14 @@ from deepcite.factcheck.outright import (
     denied_terms,
     limited,
 )
-from deepcite.factcheck.passages import Pool, Sentence, line_mate, share_said, values_of
+from deepcite.factcheck.passages import (
+    Pool,
+    Sentence,
+    line_mate,
+    sentence_values,
+    share_said,
+    values_of,
+)
 from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.priced import priced_elsewhere
 from deepcite.factcheck.renames import renamed_otherwise
@@ -495,7 +502,7 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
     # two or more of the claim's values, all in the one sentence, say it whatever
     # words carry them ("starts at 8:45 and finishes at 15:15", "runs from 8:45 to
     # 15:15")
-    best_values = values_of(best.text)
+    best_values = sentence_values(best, claim_terms)
     facts = [v for v in measured if v.dimension != "period"]  # "a month" only qualifies
     meant = best_meaning >= MEANING_SUPPORTED or (
         best_meaning >= MEANING_WITH_VALUES and bool(measured)

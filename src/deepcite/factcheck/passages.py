@@ -19,6 +19,7 @@ from functools import lru_cache
 from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.negation import OPPOSITES
 from deepcite.factcheck.ranges import shared_units
+from deepcite.factcheck.table_rows import header_of, row_values
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.units import FREE
 from deepcite.factcheck.values import Value, extract_values
@@ -26,7 +27,7 @@ from deepcite.text.sentences import sentence_spans
 from deepcite.text.stopwords import STOPWORDS
 
 __all__ = ["CONTEXT_WEIGHT", "OPPOSITE_TERMS", "Pool", "Sentence", "line_mate", "passage_spans",
-           "share_said", "terms_said", "values_of"]
+           "sentence_values", "share_said", "terms_said", "values_of"]
 
 #: A name the sentence does not repeat counts this much when its passage says it.
 CONTEXT_WEIGHT = 0.5
@@ -55,22 +56,13 @@ def _sentence_terms(text: str) -> frozenset[str]:
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 
 
-def _row_context(text: str, start: int) -> frozenset[str]:
+def _row_context(text: str, start: int, header: str) -> frozenset[str]:
     """The words a table's row says by its place: its table's header row and the
     heading over the table ("| `time` | `"02:30"` |" under "## [schedule]" and "| Key
     | Default |" is the schedule's default time). None for any other sentence."""
-    if not text.startswith("|", start):
+    if not header:
         return frozenset()
-    first = start
-    while first > 0:
-        above = text.rfind("\n", 0, first - 1) + 1
-        if not text.startswith("|", above):
-            break
-        first = above
-    if first == start:
-        return frozenset()  # the header row itself
-    header = text[first:text.find("\n", first) if "\n" in text[first:] else len(text)]
-    headings = _HEADING.findall(text, 0, first)
+    headings = _HEADING.findall(text, 0, start)
     return terms_of(header) | (terms_of(headings[-1]) if headings else frozenset())
 
 
@@ -85,6 +77,8 @@ class Sentence:
     end: int
     text: str
     terms: frozenset[str]
+    #: the header row of the table the sentence is a row of, else ""
+    header: str = ""
 
 
 @dataclass
@@ -104,9 +98,12 @@ class Pool:
         counts: dict[str, int] = {}
         for number, text in enumerate(self.texts):
             spans = passage_spans(text)
+            headers = [header_of(text, start) for start, _ in spans]
             mine = [Sentence(number, index, start, end, text[start:end],
-                              _sentence_terms(text[start:end]) | _row_context(text, start))
-                    for index, (start, end) in enumerate(spans)]
+                             _sentence_terms(text[start:end])
+                             | _row_context(text, start, header), header)
+                    for index, ((start, end), header) in enumerate(zip(spans, headers,
+                                                                       strict=True))]
             self.by_passage[number] = mine
             self.sentences += mine
             self.context.append(terms_of(text))
@@ -221,7 +218,7 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
         # a value is the claim's most particular word: stated, it counts as one; of the
         # same slot but another, it shows the sentence is on the subject, half as much
         weight = max(pool.weight(term) for term in claim)
-        theirs = values_of(sentence.text)
+        theirs = sentence_values(sentence, claim)
         for value in values:
             if value.unit == FREE:
                 continue  # "free" is one of the claim's words already, and a common one
@@ -269,6 +266,15 @@ def line_mate(sentence: Sentence, pool: Pool) -> Sentence | None:
             return Sentence(sentence.passage, sentence.index, first.start, second.end,
                             text[first.start:second.end], first.terms | second.terms)
     return None
+
+
+def sentence_values(sentence: Sentence, claim_terms: frozenset[str]) -> tuple[Value, ...]:
+    """The values ``sentence`` states, as a claim of ``claim_terms`` reads them: a table
+    row's with its columns' headers, of the columns the claim names
+    (:func:`~deepcite.factcheck.table_rows.row_values`)."""
+    if sentence.header:
+        return row_values(sentence.text, sentence.header, claim_terms)
+    return values_of(sentence.text)
 
 
 def values_of(text: str) -> tuple[Value, ...]:

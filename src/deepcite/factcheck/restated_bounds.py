@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from deepcite.factcheck.agreement import agrees
 from deepcite.factcheck.conflicts import decide
-from deepcite.factcheck.passages import Sentence, values_of
+from deepcite.factcheck.passages import Sentence, sentence_values, values_of
+from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.values import Value
 
 __all__ = ["decide_bounded", "restated_bound"]
@@ -51,7 +52,7 @@ def decide_bounded(value: Value, claim: str, sentences: Sequence[Sentence],
     if decided is None or decided[1] is not None:
         return decided
     if any(agrees(value, other) and other.bound == value.bound
-           for other in values_of(decided[0].text)):
+           for other in sentence_values(decided[0], terms_of(claim))):
         return decided  # the sentence states the very bound
     restated = restated_bound(value, on_subject, claim_values)
     return decided if restated is None else restated

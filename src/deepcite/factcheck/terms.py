@@ -150,6 +150,10 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\b(?:no\s+matter|regardless\s+of|irrespective\s+of)\s+(how|what|where|when|who)\b",
      r"\1ever"),
     (r"\bcar\s+parks?\b", "parking"),
+    # a ticket or trip "one way" is a single ("£38 one way", "a one-way ticket"); "one
+    # way or another", "one way to", "either way", "by the way" say no word of it
+    (r"\bone[\s-]way\b(?!\s+(?:or|to|of|is|that)\b)", "single"),
+    (r"\b(?:one|either|any|no|the\s+other)\s+way\b|\bby\s+the\s+way\b|\banyway\b", " "),
     # a work appearing in a journal or paper by name is published there ("appeared in
     # the New England Journal of Medicine", "was published in The Lancet")
     (r"\bappear(?:s|ed|ing)?\s+in(?=\s+(?:the\s+)?[A-Z])", "published in"),

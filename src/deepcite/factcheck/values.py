@@ -132,8 +132,9 @@ _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 # "every half hour", "every quarter of an hour": how often, in parts of an hour
 _EVERY_PART = re.compile(r"\b(?:every|each)\s+(?:(?P<half>half)(?:\s+an|-)?\s*hour|"
                          r"quarter(?:\s+of\s+an|-)\s*hour)\b", re.IGNORECASE)
-_EVERY = re.compile(r"\b(?:every|each|per|an?)\s+(?P<period>second|minute|hour|day|week|"
-                    r"fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
+# ("$12/month", "£9/day": a slash just after an amount is "per")
+_EVERY = re.compile(r"(?:\b(?:every|each|per|an?)\s+|(?<=\w)/)(?P<period>second|minute|hour|"
+                    r"day|week|fortnight|month|quarter|year)\b|\b(?:every|each)\s+(?P<season>spring|"
                     r"summer|autumn|winter)\b|\b(?P<adverb>hourly|daily|weekly|"
                     r"fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
@@ -274,6 +275,9 @@ _SENTENCE_BREAK = re.compile(r"[.!?]\s")
 # "one" as a pronoun: after an article, a demonstrative or an ordinal
 _ONE_PRONOUN = re.compile(r"\b(?:the|this|that|each|which|another|other|same|first|second|"
                           r"third|last|next|new|old|older|newer)\s+$", re.IGNORECASE)
+# "way" after a number word: "one way" (a ticket, a trip; "one way or another") and
+# "two-way", "three-way" describe a thing, counting nothing
+_WAY = re.compile(r"[ \t-]ways?\b", re.IGNORECASE)
 _JOINING = re.compile(r"\b(?:and|or|but|while|whereas)\b|[,;]", re.IGNORECASE)
 
 
@@ -404,6 +408,9 @@ def extract_values(text: str) -> list[Value]:
         number = word_number(match.group(0))
         if _ONE_PRONOUN.search(text, 0, match.start()) and match.group(0).lower() == "one":
             continue  # "the second one waits", "this one": no count
+        if _WAY.match(text, match.end()) and (match.group(0).lower() == "one"
+                                              or text.startswith("-", match.end())):
+            continue  # "one way", "a one-way ticket", "a two-way radio": no count of ways
         unit = _UNIT_WORD.match(text, match.end())
         if AGED_BOUND.search(text, 0, match.start()):
             # "children under sixteen may not", as "under 16" is: an age
@@ -455,7 +462,7 @@ def extract_values(text: str) -> list[Value]:
         base = _PERIODS.get(period.rstrip("s"), _PERIODS.get(period))
         if base is None:
             continue
-        head = match.group(0).split()[0].lower()
+        head = "per" if match.group(0).startswith("/") else match.group(0).split()[0].lower()
         if head in ("a", "an", "per") and not _after_amount(text, match.start(), values):
             # "lasts a week", "within a month": how long, one of the unit ("a day
             # ticket" is neither)
