@@ -65,3 +65,19 @@ def test_a_judged_claim_is_checked_without_the_judgement() -> None:
     verdict, _ = _judged("The first train on a weekday leaves at ten to six, which is "
                          "brutal, but nobody has to take it.")
     assert verdict == "supported"
+
+
+_FARES = ("Season tickets are sold at the station office. Students get a 15% discount on "
+          "season tickets with a valid card. Dogs travel free.")
+
+
+def test_a_price_cut_however_written_is_the_sources_discount() -> None:
+    for claim in ("Students knock 15% off a season ticket with their card.",
+                  "Students save 15% on season tickets with a valid card.",
+                  "Students get season tickets 15% cheaper with their card."):
+        verdict, _ = _judged(claim, _FARES)
+        assert verdict == "supported", claim
+    verdict, conflicts = _judged("Students get 25% off season tickets with their card.",
+                                 _FARES)
+    assert verdict == "contradicted"
+    assert conflicts == "25% / 15%"

@@ -171,6 +171,10 @@ def _own_scores(claim: str, value: Value, sentence: str,
     return [len(mine & owned[i]) for i in range(len(candidates))]
 
 
+# "off" after an amount is a price cut ("10% off", "£5 off"), no opposite of "on"
+_PRICE_CUT = re.compile(r"(?<=[%\d])\s*off\b", re.IGNORECASE)
+
+
 def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str, str] | None:
     """A pair of opposites the claim and a clause of the sentence on the claim's words
     take sides on ("on"/"off" of "TLS is supported but off by default"), or None; or
@@ -178,14 +182,14 @@ def opposed(claim: str, sentence: str, claim_terms: frozenset[str]) -> tuple[str
     ended = continued_against(claim, sentence)
     if ended is not None:
         return ended
-    claim_words = [w.lower() for w in WORDS_AND_NUMBERS.findall(claim)]
+    claim_words = [w.lower() for w in WORDS_AND_NUMBERS.findall(_PRICE_CUT.sub(" ", claim))]
     claim_values = values_of(claim)
     for piece in CLAUSE.split(sentence):
         # a clause on the claim's words, or stating one of its values ("8% more")
         if piece and (terms_of(piece) & claim_terms or any(
                 agrees(mine, theirs) for mine in claim_values
                 for theirs in values_of(piece))):
-            words = [w.lower() for w in WORDS_AND_NUMBERS.findall(piece)]
+            words = [w.lower() for w in WORDS_AND_NUMBERS.findall(_PRICE_CUT.sub(" ", piece))]
             pair = opposites(set(claim_words), set(words))
             # the two words must qualify the same thing ("on by default" and "off by
             # default"), not merely share a sentence ("at most" ... "least recently")

@@ -197,6 +197,12 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     # exception", "errors out"
     (r"\b(?:blows?|blew|blown|blowing)\s+up\b|\b(?:raises?|raised|raising|throws?|threw|"
      r"thrown|throwing)\s+(?:an?\s+)?(?:error|exception)s?\b|\berrors?\s+out\b", "fails"),
+    # a price cut, however written: "10% off", "knock 10% off", "save 10%", "a 10%
+    # reduction" are a discount
+    (r"\bknock(?:s|ed|ing)?\b(?=[^.;]{0,25}?%\s*off\b)", " "),
+    (r"(?<=%)\s*off\b", " discount"),
+    (r"\bsav(?:e|es|ed|ing)\s+(?=\d[\d.]*\s*%)", "discount "),
+    (r"(?<=%)\s+(?:reduction|cheaper)\b", " discount"),
     # going on: "the build carries on" is "continues"
     (r"\bcarr(?:y|ies|ied|ying)\s+on\b", "continues"),
     # a count equal to another, however written: "as many images ... as there are
