@@ -50,48 +50,71 @@ def _words(texts: Sequence[str]) -> set[str]:
             and not any(ch in FUNCTION_CHARS or ch in _NUMERALS for ch in w)}
 
 
-def _spread_in(word: str, run: str) -> bool:
-    """Whether ``run`` writes ``word``'s characters in order, apart, within
-    :data:`MAX_BETWEEN` characters between them in all."""
+def _stretch(word: str, run: str) -> str:
+    """The stretch of ``run`` that writes ``word``'s characters in order, apart, within
+    :data:`MAX_BETWEEN` characters between them in all; empty when none does."""
     gap = "".join(f"{re.escape(ch)}[^{re.escape(ch)}]{{0,{MAX_BETWEEN}}}?" for ch in word[:-1])
     for match in re.finditer(gap + re.escape(word[-1]), run):
         if len(match.group(0)) - len(word) <= MAX_BETWEEN:
-            return True
-    return False
+            return match.group(0)
+    return ""
+
+
+def _spread(question: str, texts: Sequence[str]) -> dict[str, str]:
+    """Each word of ``texts`` that ``question`` spreads out, with its stretch."""
+    runs = CJK_RUN.findall(_QUESTION_WORD.sub(" ", question))
+    found: dict[str, str] = {}
+    for word in sorted(_words(texts)):
+        if word in question:
+            continue
+        stretch = next((s for s in (_stretch(word, run) for run in runs) if s), "")
+        if stretch:
+            found[word] = stretch
+    return found
 
 
 def spread_words(question: str, texts: Sequence[str]) -> list[str]:
     """The words of ``texts`` (see :func:`_words`) that ``question`` spreads out: their
     characters in order within one short stretch of one CJK run, never together."""
-    runs = CJK_RUN.findall(_QUESTION_WORD.sub(" ", question))
-    return sorted(w for w in _words(texts) if w not in question
-                  and any(_spread_in(w, run) for run in runs))
+    return list(_spread(question, texts))
 
 
 def spread_chains(question: str, texts: Sequence[str],
                   held: Collection[str]) -> list[tuple[str, ...]]:
-    """The pairs of each word ``question`` spreads out (of ``texts``), one chain a word;
-    not a word any of whose pairs the question holds already (in ``held``)."""
-    chains = [tuple(word[i:i + 2] for i in range(len(word) - 1))
-              for word in spread_words(question, texts)]
-    return [chain for chain in chains if not any(p in held for p in chain)]
+    """The pairs of each word ``question`` spreads out (of ``texts``), one chain a word,
+    then the stretch it is spread over as one more chain ("年的卡"); not a word any of
+    whose pairs the question holds already (in ``held``)."""
+    found: list[tuple[str, ...]] = []
+    for word, stretch in _spread(question, texts).items():
+        chain = tuple(word[i:i + 2] for i in range(len(word) - 1))
+        if not any(p in held for p in chain):
+            found += [chain, (stretch,)]
+    return found
 
 
 def widened(weights: Weights, chains: Sequence[tuple[str, ...]],
             pool: Sequence[Sequence[str]]) -> Weights:
-    """``weights`` with ``chains`` (:func:`spread_chains`) as chains of the question's,
-    each pair weighted :data:`SPREAD_FACTOR` of its rarity over ``pool`` (terms per
-    sentence)."""
+    """``weights`` with each spread word of ``chains`` (:func:`spread_chains`: a word's
+    chain, then its stretch) as a chain of the question's, each pair weighted
+    :data:`SPREAD_FACTOR` of its rarity over ``pool`` (terms per sentence). A pair of
+    the question no source writes that holds a character of the stretch ("整年" of
+    "一整年的卡", the seam "卡要" after it) is the phrase the word stands for, no word
+    the sources miss: it is dropped."""
     if not chains:
         return weights
     total = max(len(pool), 1)
     added: dict[str, float] = {}
-    for chain in chains:
+    stretched = ""
+    words = list(chains[0::2])
+    for chain, stretch in zip(chains[0::2], chains[1::2], strict=True):
+        stretched += stretch[0]
         for pair in chain:
             df = sum(pair in terms for terms in pool)
             added[pair] = SPREAD_FACTOR * math.log(1 + (total - df + 0.5) / (df + 0.5))
-    return replace(weights, weight={**weights.weight, **added},
-                   cjk=weights.cjk | added.keys(), chains=(*weights.chains, *chains))
+    dropped = {t for t in weights.absent if set(t) & set(stretched)}
+    weight = {t: w for t, w in weights.weight.items() if t not in dropped}
+    return replace(weights, weight={**weight, **added}, absent=weights.absent - dropped,
+                   cjk=weights.cjk | added.keys(), chains=(*weights.chains, *words))
 
 
 __all__ = ["MAX_BETWEEN", "SPREAD_FACTOR", "spread_chains", "spread_words", "widened"]

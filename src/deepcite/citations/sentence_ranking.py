@@ -25,6 +25,7 @@ from deepcite.citations import answer_type as types
 from deepcite.citations import question_match, table_rows
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
+from deepcite.citations.cjk_howto import steps_by_other_words
 from deepcite.citations.cjk_limits import states_limit
 from deepcite.citations.cjk_ranges import case_in_range
 from deepcite.citations.cjk_spread import spread_chains, widened
@@ -195,6 +196,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     question. ``similarity=None`` ranks by the words alone.
     """
     sentences = [s for s in candidate_sentences(sources) if admissible(s)]
+    candidates = sentences
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
@@ -226,7 +228,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                    for s in sentences}
         # "一整年的卡" spreads out the "年卡" a source writes: counted, at less weight
         spread = spread_chains(question, [s.text for s in sentences], wanted)
-        wanted = wanted | {pair for chain in spread for pair in chain}
+        wanted = wanted | {pair for chain in spread[0::2] for pair in chain}
         # "多重" asks the weight (重量) of the thing named, which is the subject
         asked = cjk_answers.asked_dimension(question)
         dimension = {asked} if asked else set()
@@ -345,6 +347,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
+    if not ranked and intent is Intent.HOWTO and has_cjk(question):
+        return steps_by_other_words(question, candidates)  # "被偷了" asked, "遗失" written
     return ranked
 
 
