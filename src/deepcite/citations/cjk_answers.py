@@ -64,7 +64,10 @@ _KIND_WORDS: list[tuple[str, str]] = [
     ("amount", "期間[はがの]?(?:何|どの)"),  # "保証期間は何年": how long, not which year
     # money asked by its noun ("每年要付多少费用", "定价是多少"): an amount, not a count
     ("amount", "多少(?:的)?(?:费用|价钱|价格)"
-               "|(?:费用|价钱|价格|售价|定价)(?:是|为|要|大概|大约)*多少"),
+               "|(?:费用|价钱|价格|售价|定价)(?:是|为|要|大概|大约)*多少"
+               # "超时以后怎么收钱": how the charge is made is its price or rate, not
+               # steps (what the payer does, "怎么交费", stays a how-to)
+               "|(?:怎么|怎样|如何)(?:样)?(?:收|计|算|扣)(?:钱|费)|(?:怎么|怎样|如何)(?:收取|计价)"),
     ("date", "什么时候|何时|哪年|哪一年|哪天|哪一天|哪个月|几月|几号|几点|什么时间|いつ|何年|何月"
              "|何日|何時|何曜日"
              "|언제|몇\\s?년도|몇\\s?년에|몇\\s?월|몇\\s?시에|무슨\\s?요일"),

@@ -138,6 +138,11 @@ _CJK_CALL = re.compile(r"(?:拨打|致电|联系)[^。！？]{0,10}(?:\d[\d\s-]{
 _CJK_CALL_LURE = re.compile(r"立即|马上|立刻|尽快|火速|退款|退费|中奖|奖品|奖金|冻结|解冻|封禁|"
                             r"被盗|验证|转账|汇款|手续费|保证金|理赔|赔偿|补偿|账户|账号|银行卡|"
                             r"密码")
+#: What a manual's own number is called for: report a loss, book a repair or a visit,
+#: ask, complain (:func:`addressed_to_reader`).
+_CJK_SERVICE = re.compile(r"挂失|报修|预约|咨询|投诉")
+#: Marks that end a clause (NFKC has made the full-width comma and semicolon ASCII).
+_CLAUSE_MARKS = ",;。!?、"
 # Clicking a link is only an order to the reader with something it leads to; the bare
 # CJK click pattern above is too wide alone ("点击保存按钮" in a how-to), so it needs one.
 _CJK_CLICK = re.compile(r"(?:点击|点此|点这里)")
@@ -165,4 +170,13 @@ def addressed_to_reader(sentence: str) -> bool:
                 text, match.end(), match.end() + 6):
             continue
         return True
-    return bool(_CJK_CALL.search(text) and _CJK_CALL_LURE.search(text))
+    call = _CJK_CALL.search(text)
+    if call is None or not _CJK_CALL_LURE.search(text):
+        return False
+    # the call's own clause books an ordinary service ("拨打客服热线...办理挂失") with no
+    # lure in it: a lure word in another clause says what the service does
+    # ("挂失后卡内余额将被冻结"), not why to call
+    start = max(text.rfind(mark, 0, call.start()) for mark in _CLAUSE_MARKS) + 1
+    ends = [i for i in (text.find(mark, call.end()) for mark in _CLAUSE_MARKS) if i >= 0]
+    clause = text[start:min(ends, default=len(text))]
+    return not (_CJK_SERVICE.search(clause) and not _CJK_CALL_LURE.search(clause))

@@ -25,8 +25,10 @@ from deepcite.citations import answer_type as types
 from deepcite.citations import question_match, table_rows
 from deepcite.citations.candidates import Sentence, candidate_sentences
 from deepcite.citations.cjk_abbreviations import abbreviated_terms, defined
+from deepcite.citations.cjk_howto import steps_by_other_words
 from deepcite.citations.cjk_limits import states_limit
 from deepcite.citations.cjk_ranges import case_in_range
+from deepcite.citations.cjk_spread import spread_chains, widened
 from deepcite.citations.code_names import unwritten
 from deepcite.citations.injection import addressed_to_reader
 from deepcite.citations.intent import (
@@ -194,6 +196,7 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
     question. ``similarity=None`` ranks by the words alone.
     """
     sentences = [s for s in candidate_sentences(sources) if admissible(s)]
+    candidates = sentences
     wanted = question_terms(question)
     if not sentences or not wanted or off_topic(question, sentences):
         return []
@@ -223,11 +226,14 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
                            *cjk_variants(question, s.text, unsaid=unsaid,
                                          written=said)]  # 交费/缴费
                    for s in sentences}
+        # "一整年的卡" spreads out the "年卡" a source writes: counted, at less weight
+        spread = spread_chains(question, [s.text for s in sentences], wanted)
+        wanted = wanted | {pair for chain in spread[0::2] for pair in chain}
         # "多重" asks the weight (重量) of the thing named, which is the subject
         asked = cjk_answers.asked_dimension(question)
         dimension = {asked} if asked else set()
     else:
-        implied, dimension = {}, set()
+        implied, dimension, spread = {}, set(), []
     kind = types.answer_type(question)
     intent = Intent.OTHER if kind in FACTUAL_KINDS else question_intent(question)
     verb = action(question) if intent is Intent.HOWTO else ""
@@ -248,10 +254,9 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
             titles[sentence.rank] = source_titles[sentence.rank]
             held[sentence.rank] = set(titles[sentence.rank])
         held[sentence.rank].update(sentence.about, implied.get(id(sentence), []))
-    weights = question_match.weigh(question, [[*s.terms, *implied.get(id(s), [])]
-                                              for s in sentences],
-                                   titles={s.title for s in sources},
-                                   documents=list(held.values()))
+    pool = [[*s.terms, *implied.get(id(s), [])] for s in sentences]
+    weights = widened(question_match.weigh(question, pool, titles={s.title for s in sources},
+                                           documents=list(held.values())), spread, pool)
     total = len(sentences)
     average = sum(len(s.terms) for s in sentences) / total
     acted = term(verb) if shows and verb else ""
@@ -342,6 +347,8 @@ def rank_sentences(question: str, sources: Sequence[Source], *,
         meaning = MEANING_WEIGHT * max(cosine.get(id(sentence), 0.0), 0.0)
         sentence.score = (lexical[id(sentence)] / best + meaning) * (1 + cue) * prior
     ranked.sort(key=lambda s: (-s.score, s.rank, s.position))
+    if not ranked and intent is Intent.HOWTO and has_cjk(question):
+        return steps_by_other_words(question, candidates)  # "被偷了" asked, "遗失" written
     return ranked
 
 

@@ -224,6 +224,26 @@ def cjk_singles(question: str) -> list[str]:
     return found
 
 
+#: "一整年的卡": a word (年卡) a question writes in two with a particle between.
+_ACROSS_PARTICLE = re.compile(r"(?=([\u4e00-\u9fff])[的之]([\u4e00-\u9fff]))")
+
+
+def cjk_across(question: str) -> list[str]:
+    """The pairs ``question`` writes apart with 的 or 之 between ("一整**年的卡**" ->
+    ``年卡``), of two content characters, not numerals: a page names in one compound
+    what a person says in a phrase, and a search must look for the compound too
+    (:mod:`deepcite.collections.index.query`; ranking matches such words against the
+    sources' own, :mod:`deepcite.citations.cjk_spread`)."""
+    text = _QUESTION_WORD.sub(" ", question)
+    found: list[str] = []
+    for match in _ACROSS_PARTICLE.finditer(text):
+        pair = match.group(1) + match.group(2)
+        if (_content_pair(pair) and not _NUMERAL_CHARS.intersection(pair)
+                and pair not in found):
+            found.append(pair)
+    return found
+
+
 def cjk_variants(question: str, text: str, *, unsaid: Collection[str] | None = None,
                  written: Collection[str] | None = None) -> list[str]:
     """The question's two-character words that ``text`` writes with another first
@@ -294,6 +314,18 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
     return found if strict else [pair for pair in found if pair]
 
 
-__all__ = ["FUNCTION_CHARS", "KOREAN_ENDINGS", "KOREAN_FUNCTION_WORDS", "KOREAN_QUESTION_WORDS",
-           "PARTICLES", "QUESTION_WORDS", "RESULT_CHARS", "cjk_chains", "cjk_singles", "cjk_terms",
-           "cjk_variants", "korean_stem"]
+__all__ = [
+    "FUNCTION_CHARS",
+    "KOREAN_ENDINGS",
+    "KOREAN_FUNCTION_WORDS",
+    "KOREAN_QUESTION_WORDS",
+    "PARTICLES",
+    "QUESTION_WORDS",
+    "RESULT_CHARS",
+    "cjk_across",
+    "cjk_chains",
+    "cjk_singles",
+    "cjk_terms",
+    "cjk_variants",
+    "korean_stem",
+]

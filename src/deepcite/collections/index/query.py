@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from deepcite.collections.index.cjk import has_cjk, query_atoms
 from deepcite.text.cjk_synonyms import synonym_terms
-from deepcite.text.cjk_terms import cjk_singles
+from deepcite.text.cjk_terms import cjk_across, cjk_singles
 from deepcite.text.stopwords import CJK_PARTICLES, QUERY_STOPWORDS
 from deepcite.text.words import WORD_OR_CJK_RUN
 
@@ -38,6 +38,9 @@ def match_atoms(question: str) -> list[str]:
         # "客服" asked, "服务热线" written: the pairs of a word's near-synonyms, after
         # the question's own (which the cut below keeps first)
         atoms.extend(f'"{pair}"' for pair in synonym_terms(question)
+                     if f'"{pair}"' not in atoms)
+        # "一整年的卡" asked, "年卡" written: the pair across the particle, last
+        atoms.extend(f'"{pair}"' for pair in cjk_across(question)
                      if f'"{pair}"' not in atoms)
     return atoms[:MAX_QUERY_TERMS]
 
