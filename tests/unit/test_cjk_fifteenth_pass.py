@@ -122,3 +122,6 @@ def test_a_service_line_whose_consequence_freezes_a_balance_is_quoted() -> None:
         "卡片遗失后，请尽早拨打服务热线 400-800-1234 办理挂失，挂失后卡内余额将被冻结。")
     # a lure in the call's own clause still is one
     assert addressed_to_reader("拨打 400-800-1234 挂失即可解冻账户。")
+    # and so is one before the call: it says why to call
+    assert addressed_to_reader("您的账户异常，请立即拨打 400-800-1234 咨询。")
+    assert addressed_to_reader("账户异常，请拨打 400-800-1234 咨询。")

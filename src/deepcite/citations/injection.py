@@ -179,4 +179,6 @@ def addressed_to_reader(sentence: str) -> bool:
     start = max(text.rfind(mark, 0, call.start()) for mark in _CLAUSE_MARKS) + 1
     ends = [i for i in (text.find(mark, call.end()) for mark in _CLAUSE_MARKS) if i >= 0]
     clause = text[start:min(ends, default=len(text))]
-    return not (_CJK_SERVICE.search(clause) and not _CJK_CALL_LURE.search(clause))
+    # (a lure before the call is why to call: "账户异常，请拨打 ... 咨询")
+    return not (_CJK_SERVICE.search(clause) and not _CJK_CALL_LURE.search(clause)
+                and not _CJK_CALL_LURE.search(text, 0, start))
