@@ -80,6 +80,32 @@ ROOT = Path(__file__).resolve().parent
 _MARK = re.compile(r"\[(\d+)\]")
 
 
+_SOURCE_SIDE = re.compile(r"source \[\d+\]: ([^;]+)")
+
+
+def names_value(note: str, source_value: str) -> bool:
+    """Whether ``note`` names the source's value of a set whose ``source_value`` is a
+    phrase holding it ("default `--parallel` raised from 2 to 4" for a note "source [8]:
+    4"): the phrase itself, or a source side of the note whose values all agree with
+    the phrase's, or, stating no value, whose words the phrase all says. The exact
+    phrase alone is the stricter figure printed above it."""
+    from deepcite.factcheck.agreement import agrees
+    from deepcite.factcheck.passages import values_of
+    from deepcite.factcheck.terms import terms_of
+
+    if source_value.lower() in note.lower():
+        return True
+    theirs = values_of(source_value)
+    for side in _SOURCE_SIDE.findall(note):
+        mine = values_of(side)
+        if mine and all(any(agrees(v, t) for t in theirs) for v in mine):
+            return True
+        words = terms_of(side)
+        if not mine and words and words <= terms_of(source_value):
+            return True
+    return False
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dev_set", nargs="?", default=str(ROOT / "data" / "check_dev"))
@@ -99,7 +125,7 @@ def main() -> None:
             seconds = time.perf_counter() - started
     claims = result.claims
     confusion = {want: dict.fromkeys(VERDICTS, 0) for want in VERDICTS}
-    right = named = contradictions = 0
+    right = named = named_in_phrase = contradictions = 0
     unmatched = []
     for item in expected:
         claim = next((c for c in claims if item["claim"] in c.text), None)
@@ -112,6 +138,7 @@ def main() -> None:
         if item["verdict"] == "contradicted":
             contradictions += 1
             named += ok and item["source_value"].lower() in claim.note.lower()
+            named_in_phrase += ok and names_value(claim.note, item["source_value"])
         if args.show or not ok:
             print(f"{'ok  ' if ok else 'MISS'} {claim.verdict:17} (want {item['verdict']:17})"
                   f" {claim.text[:70]!r} -- {claim.note[:90]}")
@@ -126,6 +153,7 @@ def main() -> None:
         print(f"claims not in expected.json: {extra}")
     print(f"verdicts right: {right}/{len(expected)} ({100 * right / len(expected):.0f}%)")
     print(f"contradictions naming the source's value: {named}/{contradictions}")
+    print(f"  ... or the value inside the set's source phrase: {named_in_phrase}/{contradictions}")
     print(f"every [n] resolves: {cited <= numbers} ({len(numbers)} sources)")
     print("\nconfusion (rows: expected, columns: given)")
     print(" " * 18 + "".join(f"{VERDICT_LABELS[v][:12]:>14}" for v in VERDICTS))
