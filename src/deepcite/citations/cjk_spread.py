@@ -25,14 +25,12 @@ from dataclasses import replace
 
 from deepcite.citations.question_weights import Weights
 from deepcite.text.cjk import CJK_RUN
-from deepcite.text.cjk_terms import FUNCTION_CHARS, QUESTION_WORDS, cjk_chains
+from deepcite.text.cjk_terms import FUNCTION_CHARS, NUMERAL_CHARS, QUESTION_WORD, cjk_chains
 
 #: A spread word weighs this share of what it would weigh said outright.
 SPREAD_FACTOR = 0.6
 #: At most this many characters stand between the word's characters in the question.
 MAX_BETWEEN = 3
-_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万亿几半")
-_QUESTION_WORD = re.compile("|".join(map(re.escape, QUESTION_WORDS)))
 
 
 def _words(texts: Sequence[str]) -> set[str]:
@@ -47,7 +45,7 @@ def _words(texts: Sequence[str]) -> set[str]:
                   and chain[0][1] == chain[1][0]):
                 found.add(chain[0] + chain[1][1])
     return {w for w in found if CJK_RUN.fullmatch(w)
-            and not any(ch in FUNCTION_CHARS or ch in _NUMERALS for ch in w)}
+            and not any(ch in FUNCTION_CHARS or ch in NUMERAL_CHARS for ch in w)}
 
 
 def _stretch(word: str, run: str) -> str:
@@ -62,7 +60,7 @@ def _stretch(word: str, run: str) -> str:
 
 def _spread(question: str, texts: Sequence[str]) -> dict[str, str]:
     """Each word of ``texts`` that ``question`` spreads out, with its stretch."""
-    runs = CJK_RUN.findall(_QUESTION_WORD.sub(" ", question))
+    runs = CJK_RUN.findall(QUESTION_WORD.sub(" ", question))
     found: dict[str, str] = {}
     for word in sorted(_words(texts)):
         if word in question:

@@ -56,7 +56,8 @@ QUESTION_WORDS = (
     "いくら", "何人", "何回", "何個", "何年", "何日", "何時", "何分", "何秒", "何件", "何",
     "どこ", "だれ", "誰", "どれ", "どの", "なぜ", "どう", "ですか", "ますか",
 )
-_QUESTION_WORD = re.compile("|".join(map(re.escape, QUESTION_WORDS)))
+#: Any of :data:`QUESTION_WORDS`, to cut out of a question before its words are read.
+QUESTION_WORD = re.compile("|".join(map(re.escape, QUESTION_WORDS)))
 
 _HANGUL_WORD = re.compile("[\uac00-\ud7af]+")
 #: Korean particles and verb endings a word may end with, stripped longest first. A
@@ -190,7 +191,7 @@ RESULT_CHARS = frozenset("满完掉好")
 _DEGREE_CHARS = frozenset("最很更太挺还不真")
 #: Numerals, which a verb meets before its object's count ("装一个充电桩", "洗两次"):
 #: a pair with one is a number, not a word holding the verb.
-_NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千万亿几半")
+NUMERAL_CHARS = frozenset("零〇一二两三四五六七八九十百千万亿几半")
 
 
 def cjk_singles(question: str) -> list[str]:
@@ -201,20 +202,20 @@ def cjk_singles(question: str) -> list[str]:
     character itself is the term (:func:`deepcite.citations.question_match.question_terms`).
     Each occurrence counts: the "烤" of "一次能烤" stands alone though "烤箱" holds
     another, and so does a verb before a count ("**装**一个充电桩": a pair with a
-    numeral, :data:`_NUMERAL_CHARS`, is no word; a numeral is never such a word
+    numeral, :data:`NUMERAL_CHARS`, is no word; a numeral is never such a word
     itself). A verb closed by a complement of result (:data:`RESULT_CHARS`: "充满",
     "关掉") is such a word too: "从0%充到100%" and "关机后" write it without one.
     Question words are cut out first; kana and Hangul are left to their own rules."""
-    text = _QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
+    text = QUESTION_WORD.sub(" ", _HANGUL_WORD.sub(" ", question))
     found: list[str] = []
     for match in CJK_RUN.finditer(text):
         for segment in _segments(match.group(0)):
             for i, char in enumerate(segment):
                 if (_function(char) or _KANA.match(char) or char in found
-                        or char in _NUMERAL_CHARS):
+                        or char in NUMERAL_CHARS):
                     continue
                 paired = any(_content_pair(segment[j:j + 2])
-                             and not _NUMERAL_CHARS.intersection(segment[j:j + 2])
+                             and not NUMERAL_CHARS.intersection(segment[j:j + 2])
                              for j in (i - 1, i) if j >= 0 and j + 2 <= len(segment))
                 if not paired:  # this occurrence stands alone ("能烤" after "烤箱")
                     found.append(char)
@@ -234,11 +235,11 @@ def cjk_across(question: str) -> list[str]:
     what a person says in a phrase, and a search must look for the compound too
     (:mod:`deepcite.collections.index.query`; ranking matches such words against the
     sources' own, :mod:`deepcite.citations.cjk_spread`)."""
-    text = _QUESTION_WORD.sub(" ", question)
+    text = QUESTION_WORD.sub(" ", question)
     found: list[str] = []
     for match in _ACROSS_PARTICLE.finditer(text):
         pair = match.group(1) + match.group(2)
-        if (_content_pair(pair) and not _NUMERAL_CHARS.intersection(pair)
+        if (_content_pair(pair) and not NUMERAL_CHARS.intersection(pair)
                 and pair not in found):
             found.append(pair)
     return found
@@ -296,7 +297,7 @@ def _pairs(text: str, question: bool, *, strict: bool) -> list[str]:
             previous = word
         text = _HANGUL_WORD.sub(" ", text)
     if question:
-        text = _QUESTION_WORD.sub(" ", text)
+        text = QUESTION_WORD.sub(" ", text)
     for match in CJK_RUN.finditer(text):
         run = match.group(0)
         if len(run) == 1:
@@ -319,7 +320,9 @@ __all__ = [
     "KOREAN_ENDINGS",
     "KOREAN_FUNCTION_WORDS",
     "KOREAN_QUESTION_WORDS",
+    "NUMERAL_CHARS",
     "PARTICLES",
+    "QUESTION_WORD",
     "QUESTION_WORDS",
     "RESULT_CHARS",
     "cjk_across",
