@@ -134,22 +134,29 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
         said = match.group("hour") or match.group("hour2") or match.group("hour3")
-        hour = int(said) if said.isdigit() else _WORD_NUMBERS[said.lower()]
-        part = (match.group("part") or match.group("night") or "").lower()
-        if part == "night":
-            # "eleven at night" is 23:00, "two at night" 02:00
-            hour = hour + 12 if hour >= 6 and hour != 12 else hour % 12
-        elif part:
-            hour = hour % 12 + _DAY_PARTS[part]
+        hour = _in_part(int(said) if said.isdigit() else _WORD_NUMBERS[said.lower()], match)
         # ("half two in the morning": half past two, as British English says it)
         past = (match.group("past") or match.group("past2") or match.group("half")
                 or "").lower()
         minutes = hour * 60 + (30 if past == "half" else 15 if past == "quarter" else 0)
-        found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
-                           match.group(0), match.start(), match.end(), float(minutes),
-                           "clock", "clock"))
+        found.append(_clock(minutes, match))
         taken.append((match.start(), match.end()))
     return found
+
+
+def _in_part(hour: int, match: re.Match[str]) -> int:
+    """``hour`` in the part of the day ``match`` names ("part", "night"), if any:
+    "eleven at night" is 23, "two at night" 2, "seven in the evening" 19."""
+    part = (match.group("part") or match.group("night") or "").lower()
+    if part == "night":
+        return hour + 12 if hour >= 6 and hour != 12 else hour % 12
+    return hour % 12 + _DAY_PARTS[part] if part else hour
+
+
+def _clock(minutes: int, match: re.Match[str]) -> Value:
+    """The time ``minutes`` after midnight that ``match`` says, as "05:00" is read."""
+    return Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}", match.group(0),
+                 match.start(), match.end(), float(minutes), "clock", "clock")
 
 
 def _clock_to_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
@@ -163,19 +170,11 @@ def _clock_to_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         hour = int(said) if said.isdigit() else _WORD_NUMBERS.get(said.lower(), 0)
         if not 1 <= hour <= 12:
             continue
-        part = (match.group("part") or match.group("night") or "").lower()
-        if part == "night":
-            hour = hour + 12 if hour >= 6 and hour != 12 else hour % 12
-        elif part:
-            hour = hour % 12 + _DAY_PARTS[part]
         few = (match.group("few") or match.group("few2") or "").lower()
         minutes_off = 15 if match.group("quarter") else _FEW_MINUTES[few]
-        minutes = hour * 60 + (minutes_off if match.group("rel").lower() == "past"
-                               else -minutes_off)
-        minutes %= 24 * 60
-        found.append(Value("number", f"{minutes // 60:02d}:{minutes % 60:02d}",
-                           match.group(0), match.start(), match.end(), float(minutes),
-                           "clock", "clock"))
+        minutes = _in_part(hour, match) * 60 + (
+            minutes_off if match.group("rel").lower() == "past" else -minutes_off)
+        found.append(_clock(minutes % (24 * 60), match))
         taken.append((match.start(), match.end()))
     return found
 
