@@ -45,10 +45,6 @@ _WORD = re.compile(r"[A-Za-z\u00C0-\u024F]+|[$\u20ac\u00a3\u00a5%]")
 _PERIOD = re.compile(r"(?:/\s*|\bper\s+|\ba\s+|\ban\s+)(?P<period>hour|day|night|week|month|"
                      r"year)\b|\b(?P<adverb>hourly|daily|nightly|weekly|monthly|yearly|"
                      r"annual)\b", re.IGNORECASE)
-_SECONDS = {"hour": 3600.0, "day": 86400.0, "night": 86400.0, "week": 604800.0,
-            "month": 2592000.0, "year": 31536000.0, "hourly": 3600.0, "daily": 86400.0,
-            "nightly": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
-            "yearly": 31536000.0, "annual": 31536000.0}
 
 
 @dataclass(frozen=True)
@@ -121,8 +117,11 @@ def _column(header: str) -> _Column:
     # the words naming what is counted: not the period's ("departures/day")
     named = header[:period.start()] + header[period.end():] if period else header
     words = _WORD.findall(named)
+    word = _PERIOD_WORDS.get(name, name)
+    # (a night is counted as a day is: "per night" of a stay)
+    seconds = float(DIMENSIONS[unit_of("day" if word == "night" else word)][1]) if name else 0.0
     column = _Column(terms_of(header) | terms_of(_PERIOD_WORDS.get(name, "")), header,
-                     period=_SECONDS.get(name, 0.0))
+                     period=seconds)
     for word in words:
         lower = word.lower()
         if lower in CURRENCIES:
@@ -176,11 +175,18 @@ def _with_column(value: Value, column: _Column, subject: str) -> list[Value]:
                          value.end, column.period, "every", "period")]
 
 
+@lru_cache(maxsize=1024)
+def _heads(header: str) -> tuple[_Column, ...]:
+    """What each of ``header``'s cells says of its column (a header row is met again by
+    every row under it, and every claim)."""
+    return tuple(_column(header[a:b]) for a, b in _cells(header))
+
+
 @lru_cache(maxsize=2048)
 def row_cells(row: str, header: str) -> tuple[tuple[Value, int], ...]:
     """The values of table row ``row`` under ``header``, each with its column's index;
     offsets are the row's."""
-    heads = [header[a:b] for a, b in _cells(header)]
+    heads = _heads(header)
     spans = _cells(row)
     label = [w for w in _WORD.findall(row[spans[0][0]:spans[0][1]] if spans else "")
              if w.lower() not in STOPWORDS and len(w) > 1]
@@ -192,7 +198,7 @@ def row_cells(row: str, header: str) -> tuple[tuple[Value, int], ...]:
         cell = row[start:end]
         if not cell or set(cell) <= set("-: "):
             continue
-        column = _column(heads[index]) if index < len(heads) else _Column(frozenset(), "")
+        column = heads[index] if index < len(heads) else _Column(frozenset(), "")
         if counted and index and not (column.unit or column.currency or column.percent):
             column = dataclasses.replace(column, unit=counted, before="")
         for value in shared_units(cell, extract_values(cell), extract_values):
@@ -213,7 +219,7 @@ def row_values(row: str, header: str, claim_terms: frozenset[str]) -> tuple[Valu
     whose header says most of the claim's words, where it says some ("in winter" of
     "Summer departures/day" and "Winter departures/day")."""
     read = row_cells(row, header)
-    heads = [_column(header[a:b]).terms for a, b in _cells(header)]
+    heads = [column.terms for column in _heads(header)]
     columns: dict[tuple[str, str], set[int]] = {}
     for value, index in read:
         columns.setdefault(_kind(value), set()).add(index)
