@@ -98,6 +98,16 @@ _REMINDER = re.compile(
     r"^\W*(?:please\s+)?(?:note|remember|bear in mind|keep in mind|be aware|"
     r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?(?!\s*to\b)\s*",
     re.IGNORECASE)
+# The writer's belief a fact is so ("I think the last boat is at 22:30", "As far as I
+# know, Kestrel Lane opens on Sundays"): a hedged fact a source can confirm - when what
+# follows gives a value or a name; else it is an opinion ("I believe the cache is too
+# small"). The lead-in is no part of what a source must say.
+_BELIEF = re.compile(
+    r"^\W*(?:(?:i|we)\s+(?:think|believe|guess|suppose|reckon|understand|gather)(?:\s+that)?"
+    r"|(?:i'm|i am|we're|we are)\s+(?:pretty\s+|fairly\s+|quite\s+)?(?:sure|certain)"
+    r"(?:\s+that)?|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)"
+    r"|if\s+i\s+(?:remember|recall)(?:\s+(?:right|rightly|correctly))?)\s*,?\s+",
+    re.IGNORECASE)
 # A warning's lead-in before a colon ("One thing to be careful with:", "Heads up:",
 # "A word of warning:", "The catch:"): the writer's, no part of what a source must say.
 _HEADS_UP = re.compile(
@@ -136,7 +146,7 @@ def clean_claim(text: str) -> str:
     text = " ".join(_MARKUP.sub(" ", _LINK.sub(r"\1", text)).split())
     # "Bear in mind that ...", "Note that ...": the reminder's words are no part of
     # what a source must say (they would weigh as words of the claim)
-    reminder = _REMINDER.match(text) or _HEADS_UP.match(text)
+    reminder = _REMINDER.match(text) or _HEADS_UP.match(text) or _belief(text)
     return text[reminder.end():] if reminder and reminder.end() < len(text) else text
 
 
@@ -219,6 +229,18 @@ def _clauses(document: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(start, end)]
 
 
+def _belief(text: str) -> re.Match[str] | None:
+    """The lead-in of a belief (:data:`_BELIEF`) before a value or a name, if ``text``
+    opens with one."""
+    belief = _BELIEF.match(text)
+    if belief is None or belief.end() >= len(text):
+        return None
+    rest = text[belief.end():]
+    tokens = WORD.findall(rest)
+    named = any(token[0].isupper() and token.lower() not in STOPWORDS for token in tokens)
+    return belief if _AMOUNT.search(rest) or named else None
+
+
 def _checkable(text: str) -> bool:
     """Whether ``text`` asserts something a source could confirm (see the module docs)."""
     # (the writer's comment it ends with - "which would let us retire the cron jobs" -
@@ -232,6 +254,9 @@ def _checkable(text: str) -> bool:
         return False
     if bare.endswith((":", "\uff1a")):
         return False
+    belief = _belief(words)
+    if belief is not None:
+        return _checkable(words[belief.end():])
     if _OPINION.search(words) or _CJK_OPINION.search(words) or _GREETING.match(words) \
             or (_HEDGE.search(words) and not _AMOUNT.search(words)):
         return False
