@@ -180,11 +180,14 @@ def _clock_to_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
 
 
 # "a pound", "a flat dollar", "an extra euro": one of a currency said with the article
-# ("a pound of flour" is a weight; "a dollar sign" no amount)
+# ("a pound of flour" is a weight; "a dollar sign" no amount) - and the notes people
+# name: "a tenner" is £10, "a fiver" £5
 _ONE_CURRENCY = re.compile(
     r"\b(?P<article>an?)\s+(?:(?:flat|single|whole|extra|additional|full)\s+)?"
-    r"(?P<unit>pound|dollar|euro)(?![-\w])(?!\s+(?:of|sign|store|shop|coin|note|bill)s?\b)",
+    r"(?P<unit>pound|dollar|euro|quid|buck|tenner|fiver)(?![-\w])"
+    r"(?!\s+(?:of|sign|store|shop|coin|note|bill)s?\b)",
     re.IGNORECASE)
+_NOTES = {"tenner": 10, "fiver": 5}
 
 
 def one_currency_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
@@ -194,8 +197,10 @@ def one_currency_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     for match in _ONE_CURRENCY.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
-        currency = CURRENCIES[unit_of(match.group("unit"))]
-        found.append(Value("money", "1", match.group(0), match.start(), match.end(), 1.0,
-                           currency, "money"))
+        word = match.group("unit").lower()
+        amount = _NOTES.get(word, 1)
+        currency = "gbp" if word in _NOTES else CURRENCIES[unit_of(word)]
+        found.append(Value("money", str(amount), match.group(0), match.start(), match.end(),
+                           float(amount), currency, "money"))
         taken.append((match.start(), match.end()))
     return found

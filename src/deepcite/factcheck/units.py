@@ -12,7 +12,9 @@ from deepcite.text.stem import singular, stem
 __all__ = ["CURRENCIES", "DIMENSIONS", "FREE", "SAME_UNITS", "unit_of"]
 
 CURRENCIES = {"$": "usd", "dollar": "usd", "usd": "usd", "\u20ac": "eur", "euro": "eur",
-               "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp", "\u00a5": "jpy",
+               "eur": "eur", "\u00a3": "gbp", "pound": "gbp", "gbp": "gbp",
+               # what people say: "forty quid", "5 bucks"
+               "quid": "gbp", "buck": "usd", "\u00a5": "jpy",
                "yen": "jpy", "jpy": "jpy", "yuan": "cny", "cny": "cny", "rmb": "cny",
                "\u5143": "cny", "\u5186": "jpy", "\uc6d0": "krw"}
 # Units of one dimension, in a base unit: numbers of different units compare by size.
