@@ -12,6 +12,7 @@ and comparing change for different reasons.
 from __future__ import annotations
 
 from deepcite.factcheck.bounds import within
+from deepcite.factcheck.dates import day_of
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, FREE, SAME_UNITS
 from deepcite.factcheck.value import Value
 from deepcite.factcheck.versions import series_agrees
@@ -24,6 +25,10 @@ def same_slot(claim: Value, other: Value) -> bool:
     different one contradicts it: same dimension or unit, same currency, a year or date
     against a year or date."""
     if claim.kind in ("year", "date"):
+        if claim.key.startswith("---") or other.key.startswith("---"):
+            # a day of the month alone ("Thursday the 24th") against another day
+            return claim.kind == other.kind == "date" and day_of(claim.key) is not None \
+                and day_of(other.key) is not None
         if claim.key.startswith("--") or other.key.startswith("--"):
             return claim.kind == other.kind == "date"  # a month against a month
         return other.kind in ("year", "date")
@@ -60,6 +65,9 @@ def same_slot(claim: Value, other: Value) -> bool:
 def agrees(claim: Value, other: Value) -> bool:
     """Whether ``other`` states ``claim``'s value (a date agrees with its own year and
     month: "March 2021" with "5 March 2021")."""
+    if claim.key.startswith("---") or other.key.startswith("---"):
+        mine_day = day_of(claim.key) if claim.kind == "date" else None
+        return mine_day is not None and other.kind == "date" and mine_day == day_of(other.key)
     if claim.key.startswith("--") or other.key.startswith("--"):
         if claim.kind != "date" or other.kind != "date":
             return False

@@ -8,7 +8,7 @@ import re
 
 from deepcite.factcheck.value import Value, ValueKind
 
-__all__ = ["MONTHS", "date_values"]
+__all__ = ["MONTHS", "date_values", "day_of"]
 
 MONTHS = {name: index for index, names in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
@@ -31,7 +31,14 @@ _DATES = [re.compile(pattern, re.IGNORECASE) for pattern in (
 _MONTH_PREFIX = (r"\b(?:in|on|by|until|till|since|from|to|of|early|late|mid|before|after|"
                  r"every|each|through|during)\s+")
 _MONTH_ONLY = [re.compile(_MONTH_PREFIX + pattern + r"\b", re.IGNORECASE) for pattern in (
-    rf"{_DAY}\s+(?:of\s+)?{_MONTH}", rf"{_MONTH}(?:\s+{_DAY}(?!\d))?")]
+    rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}", rf"{_MONTH}(?:\s+{_DAY}(?!\d))?")]
+# A day of the month alone ("closes on Thursday the 24th", "by the 3rd, then"): the
+# ordinal after "the", where no noun follows ("the 3rd floor" is no date)
+_DAY_ONLY = re.compile(
+    r"\b(?:on|by|until|till|from|before|after|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday),?\s+the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\b"
+    r"(?=\s*(?:[,.;:!?)]|$|\s+(?:at|and|to|until|till|from|so|but|or|when|if|then)\b))",
+    re.IGNORECASE)
 
 
 # "the 1990s": a decade, which a year of it states ("1994") and another decade does not
@@ -92,4 +99,20 @@ def date_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         key = f"--{month:02d}" + (f"-{int(day):02d}" if day else "")
         values.append(Value("date", key, text[start:match.end()], start, match.end()))
         taken.append((start, match.end()))
+    for match in _DAY_ONLY.finditer(text):
+        start, end = match.start("day"), match.end()
+        if any(a < end and start < b for a, b in taken):
+            continue
+        values.append(Value("date", f"---{int(match.group('day')):02d}",
+                            text[start:end], start, end))
+        taken.append((start, end))
     return values
+
+
+def day_of(key: str) -> str | None:
+    """The day of the month a date's key gives ("24" of "2025-01-24", "--01-24" and
+    "---24"), or None for a month or a year."""
+    if key.startswith("---"):
+        return key[3:]
+    parts = key[2:].split("-") if key.startswith("--") else key.split("-")
+    return parts[-1] if len(parts) == (2 if key.startswith("--") else 3) else None

@@ -235,7 +235,9 @@ def share_said(claim: frozenset[str], names: frozenset[str], sentence: Sentence,
                 # way: "quarter past seven" against "06:45"; not a bound's, the claim's
                 # own, nor a measure's unit - "20 minutes" against another thing's "two
                 # hours" is another subject)
-                if value.dimension == "clock":
+                # (or of a date, which the sentence's date says: "in July" against "in
+                # August")
+                if value.dimension == "clock" or value.kind == "date":
                     credited = (terms_of(value.text) & claim) - said_terms - _BOUND_TERMS
             else:
                 continue
