@@ -15,13 +15,15 @@ the sentences chosen, the values decided (here), the names, negations and scopes
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 from collections.abc import Callable, Sequence
 
-from deepcite.factcheck.agreement import same_slot
+from deepcite.factcheck.agreement import agrees, same_slot
 from deepcite.factcheck.changes import claim_in_past, of_another_release
 from deepcite.factcheck.clauses import shown
 from deepcite.factcheck.judgement import NEAR_FLOOR, Conflict
-from deepcite.factcheck.passages import Pool, Sentence
+from deepcite.factcheck.passages import Pool, Sentence, sentence_values
 from deepcite.factcheck.releases import release_scope
 from deepcite.factcheck.restated_bounds import decide_bounded
 from deepcite.factcheck.superseded import current_value, superseded_by
@@ -71,9 +73,16 @@ def find_values(text: str, values: Sequence[Value], claim_terms: frozenset[str],
             return None
         return superseded_by(sentence, value, pool)
 
+    together = _stated_together(values, text, claim_terms, pool)
     for value in values:
-        decided = None
+        decided: tuple[Sentence, Value | None] | None = None
+        if id(value) in together:
+            # (a range of the claim's a sentence states as a range, "between 60 and 75
+            # credits", is stated there, whatever the sentence closest in words says)
+            decided = (together[id(value)], None)
         for sentences in ([at.best], at.close_by, at.on_subject):
+            if decided is not None:
+                break
             decided = decide_bounded(value, text, sentences, values, at.on_subject, at.best)
             if decided is not None:
                 break
@@ -108,6 +117,34 @@ def find_values(text: str, values: Sequence[Value], claim_terms: frozenset[str],
         else:
             found.missing.append(value.text)
     _date_release(text, claim_terms, pool, at.best, found, quote_of)
+    return found
+
+
+_JOINED = re.compile(r"\s*(?:and|to|or|-|\u2013|\u2014)\s*", re.IGNORECASE)
+
+
+def _ranges(values: Sequence[Value], text: str) -> list[tuple[Value, Value]]:
+    """The pairs of ``values`` written as one range or choice in ``text``: "between 60
+    and 75", "4 to 6", "12-14"."""
+    ordered = sorted(values, key=lambda v: v.start)
+    return [(one, two) for one, two in itertools.pairwise(ordered)
+            if _JOINED.fullmatch(text[one.end:two.start])]
+
+
+def _stated_together(values: Sequence[Value], text: str, claim_terms: frozenset[str],
+                     pool: Pool) -> dict[int, Sentence]:
+    """The sentence stating a range of the claim's values as a range too ("between 60 and
+    75 credits" in the claim and a sentence), for each of the two by ``id``. The range
+    places the sentence: the sentence closest to the claim in words may be one about
+    another value of the same unit ("Most modules are worth 15 credits"), whose number
+    must not contradict it."""
+    found: dict[int, Sentence] = {}
+    for one, two in _ranges([v for v in values if v.dimension != "period"], text):
+        for sentence in pool.sentences:
+            theirs = sentence_values(sentence, claim_terms)
+            if any(agrees(one, a) and agrees(two, b) for a, b in _ranges(theirs, sentence.text)):
+                found[id(one)] = found[id(two)] = sentence
+                break
     return found
 
 
