@@ -47,7 +47,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.continued import continued_against
-from deepcite.factcheck.hours import hours_among, hours_clash
+from deepcite.factcheck.hours import hours_among, hours_clash, hours_on_subject
 from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
     DENIAL_CANDIDATES,
@@ -423,11 +423,12 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
     for other in (best, *near) if not conflicts else ():
         # "open around the clock" against "operate from 6:00 to 23:00 only" (a
         # neighbour's hours only where the claim speaks of every one: "every station")
-        hours = hours_clash(text, other.text) if other is best or universal(text) else None
+        hours = hours_clash(text, other.text) if (other is best or universal(text)) and (
+            hours_on_subject(text, claim_terms, other, pool)) else None
         if hours is not None:
             conflicts.append(Conflict(hours[0], hours[1], quote_of(other)))
             break
-    among = None if conflicts else hours_among(text, claim_terms, scored, of_every(text))
+    among = None if conflicts else hours_among(text, claim_terms, scored, of_every(text), pool)
     if among is not None:
         # ... or of the next ranked sentences on its subject
         conflicts.append(Conflict(among[1][0], among[1][1], quote_of(among[0])))

@@ -51,17 +51,17 @@ def unfound(text: str, claim_terms: frozenset[str], values: Sequence[Value],
         or ended_outright(text, pool) \
         or other_licence(text, pool) \
         or denied_row(text, claim_terms, pool) \
-        or hours_outright(text, claim_terms, scored) \
+        or hours_outright(text, claim_terms, scored, pool) \
         or anchored(text, values, scored) \
         or Judgement("not_found", by_words[0][0])
 
 
 def hours_outright(text: str, claim_terms: frozenset[str],
-                    ranked: Sequence[tuple[float, Sentence]]) -> Judgement | None:
+                    ranked: Sequence[tuple[float, Sentence]], pool: Pool) -> Judgement | None:
     """"Open around the clock" against hours a sentence ranked next for the claim
     gives (:func:`~deepcite.factcheck.hours.hours_among`), the claim's subject said
     too loosely for any sentence to state it."""
-    among = hours_among(text, claim_terms, ranked, of_every(text))
+    among = hours_among(text, claim_terms, ranked, of_every(text), pool)
     if among is None:
         return None
     sentence, (draft, source) = among
