@@ -1,0 +1,106 @@
+"""Classes of claim a check judged wrongly in a student's chatty message about a
+university's rules (issue 48's sixteenth pass): money as people say it ("forty quid", "a
+tenner"), a date as "the 6th of January" or "Thursday the 24th", "up to a fortnight", a
+fact under "I think", two of a claim's values one sentence states together, a month
+against another month, and "open around the clock" against another thing's hours."""
+
+from __future__ import annotations
+
+from deepcite.factcheck.claims import clean_claim, split_claims
+from deepcite.factcheck.judge import judge
+from deepcite.factcheck.values import extract_values
+from tests.fakes import passage
+
+
+def _judged(claim: str, *sources: str) -> tuple[str, str]:
+    judgement = judge(claim, [passage(f"Source {n}", text) for n, text in enumerate(sources)])
+    return judgement.verdict, "; ".join(f"{c.draft} / {c.source}" for c in judgement.conflicts)
+
+
+def _money(text: str) -> list[tuple[str, str]]:
+    return [(v.key, v.unit) for v in extract_values(text) if v.kind == "money"]
+
+
+def test_money_as_people_say_it() -> None:
+    assert _money("It's thirty quid a night.") == [("30", "gbp")]
+    assert _money("They want 5 bucks for a coffee.") == [("5", "usd")]
+    assert _money("A new card costs a tenner.") == [("10", "gbp")]
+    assert _money("Lockers take a fiver.") == [("5", "gbp")]
+
+
+def test_a_price_in_slang_is_checked_against_the_source() -> None:
+    source = "Day parking costs £30. A replacement permit costs £10."
+    assert _judged("Parking for the day is thirty quid.", source)[0] == "supported"
+    verdict, conflicts = _judged("Parking for the day is thirty-five quid.", source)
+    assert verdict == "contradicted" and "£30" in conflicts
+    assert _judged("A replacement permit is a tenner.", source)[0] == "supported"
+
+
+def test_a_day_of_the_month_written_with_the() -> None:
+    dates = [v.key for v in extract_values("Bookings open on the 3rd of March.")
+             if v.kind == "date"]
+    assert dates == ["--03-03"]
+    assert [v.key for v in extract_values("It shuts on Tuesday the 14th at noon.")
+            if v.kind == "date"] == ["---14"]
+    # an ordinal before a noun is no date
+    assert not [v for v in extract_values("The office is on the 3rd floor.")
+                if v.kind == "date"]
+
+
+def test_a_day_of_the_month_meets_the_full_date() -> None:
+    source = "The enrolment window closes at 17:00 on Wednesday 14 May 2025."
+    verdict, conflicts = _judged("Enrolment closes on Tuesday the 14th.", source)
+    assert verdict == "contradicted" and "wednesday" in conflicts.lower()
+    assert _judged("Enrolment closes on Wednesday the 14th.", source)[0] == "supported"
+
+
+def test_up_to_a_fortnight_is_fourteen_days() -> None:
+    table = ("| Days late | Fine |\n|---|---|\n| Up to 7 days late | £20 |\n"
+             "| 8 to 14 days late | £35 |")
+    [value] = [v for v in extract_values("Leave it up to a fortnight.") if v.unit]
+    assert value.amount == 14 * 86400 and value.bound == "max"
+    verdict, conflicts = _judged("Leave it up to a fortnight and the fine jumps to £53.",
+                                 table)
+    assert verdict == "contradicted" and "£35" in conflicts
+
+
+def test_a_fact_the_writer_believes_is_a_claim() -> None:
+    document = ("I think the night bus leaves at 23:40. I believe the menu is too long. "
+                "As far as I know, Greyfield Library opens on Sundays.")
+    texts = [c.text for c in split_claims(document)]
+    assert texts == ["I think the night bus leaves at 23:40.",
+                     "As far as I know, Greyfield Library opens on Sundays."]
+    # the lead-in is no part of what a source must say
+    assert clean_claim(texts[0]) == "the night bus leaves at 23:40."
+    source = "The last night bus departs at 23:10."
+    verdict, conflicts = _judged(texts[0], source)
+    assert verdict == "contradicted" and "23:10" in conflicts
+
+
+def test_two_values_one_sentence_states_together_are_stated_there() -> None:
+    sources = ("A full-time learner enrols for between 20 and 24 hours of classes each week.",
+               "Most courses take up 4 hours of classes a week.")
+    verdict, _ = _judged("You need between 20 and 24 hours of classes a week, and most "
+                         "courses are 4 hours each.", *sources)
+    assert verdict != "contradicted"
+    # one of them otherwise is still contradicted
+    verdict, conflicts = _judged("A full-time learner enrols for between 20 and 30 hours "
+                                 "of classes each week.", *sources)
+    assert verdict == "contradicted" and "24" in conflicts
+
+
+def test_a_month_against_another_month() -> None:
+    source = "Repair workshops take place in September."
+    verdict, conflicts = _judged("Repairs are in June.", source)
+    assert verdict == "contradicted" and "september" in conflicts.lower()
+    assert _judged("Repairs are in September.", source)[0] == "supported"
+
+
+def test_around_the_clock_against_the_hours_of_another_thing() -> None:
+    sources = ("## Getting help\nThe reception desk is in Room 4. Opening hours are "
+               "08:00-18:00, Monday to Friday.",)
+    verdict, _ = _judged("The gym stays open around the clock in January.", *sources)
+    assert verdict != "contradicted"
+    # the thing's own hours still contradict it
+    verdict, _ = _judged("The reception desk stays open around the clock.", *sources)
+    assert verdict == "contradicted"
