@@ -120,7 +120,7 @@ _FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\
                          r"(?!\s+of\b)", re.IGNORECASE)
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
-    r"nearly|almost|only|just|up\s+to|at\s+(?:least|most))\s+$", re.IGNORECASE)
+    r"nearly|almost|only|just|at\s+(?:least|most))\s+$", re.IGNORECASE)
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
