@@ -430,8 +430,12 @@ def denial_of(claim: str, sentence: str, shared: frozenset[str]) -> tuple[str, s
     ("uses a camera" against "does not use a camera"), else None. Support withdrawn
     ("Support for PostgreSQL 11 was dropped") denies as "not supported" does."""
     said, says = as_denial(claim), as_denial(sentence)
-    mine = {t for words in denied(said) for t in terms_of(words)} & shared
-    theirs = {t for words in denied(says) for t in terms_of(words)} & shared
+    # (what a denial of permission denies by its subject - "Cash is not accepted" -
+    # only against a side denying nothing: "Cash isn't an option" says the same)
+    mine = {t for words in denied(said, subjects=not negated(says))
+            for t in terms_of(words)} & shared
+    theirs = {t for words in denied(says, subjects=not negated(said))
+              for t in terms_of(words)} & shared
     if theirs and not mine and says != sentence and not same_numbers(claim, denied(says)):
         # "Support for PostgreSQL 11 was dropped" denies 11, not "PostgreSQL 12 to 16"
         return None

@@ -107,11 +107,38 @@ DENIAL_REACH = 4
 DENIAL_SPAN = 8
 
 
-def denied(text: str) -> list[str]:
+# "Cash is not accepted", "Dogs aren't allowed inside", "Refunds are not available": a
+# denial of permission or offer whose subject is what it denies (the words after the
+# negation name only where: "at any office")
+_DENIED_SUBJECT = re.compile(
+    r"(?P<subject>[\w'\u2019-]+(?:\s+[\w'\u2019-]+){0,3}?)\s+(?:is|are|was|were|will|can|"
+    r"may|must|shall)(?:\s+not|n[\u2019']t)\s+(?:be\s+)?(?:(?:normally|usually|currently|"
+    r"generally)\s+)?(?:accepted|allowed|permitted|available|offered|provided|sold|"
+    r"refunded|refundable|included|possible|supported|served)\b|"
+    r"(?P<short>[\w'\u2019-]+(?:\s+[\w'\u2019-]+){0,3}?)\s+(?:isn[\u2019']t|aren[\u2019']t|"
+    r"won[\u2019']t\s+be|can[\u2019']t\s+be|cannot\s+be)\s+(?:accepted|allowed|permitted|"
+    r"available|offered|provided|sold|refunded|included|possible|supported|served)\b",
+    re.IGNORECASE)
+
+
+def _denied_subject(piece: str) -> str:
+    """The subject of a denial of permission or offer in ``piece`` (``"Cash"`` of "Cash
+    is not accepted at any office"), its last content words; else ""."""
+    match = _DENIED_SUBJECT.search(piece)
+    if match is None:
+        return ""
+    words = (match.group("subject") or match.group("short")).split()
+    content = [w for w in words if w.lower() not in STOPWORDS]
+    return " ".join(content[-2:])
+
+
+def denied(text: str, *, subjects: bool = True) -> list[str]:
     """What each negation of ``text`` denies: the words after it within its clause
     ("use a camera" of "does not use a camera, so ..."), :data:`DENIAL_REACH` content
     words of them, the small words between not counted ("may not be brought into the
-    laboratory" denies "laboratory"); bounds such as "no more than" are no negation."""
+    laboratory" denies "laboratory"); bounds such as "no more than" are no negation.
+    ``subjects``: a denial of permission or offer denies its subject too ("Cash is not
+    accepted" denies cash)."""
     found: list[str] = []
     for piece in _PIECE.findall(NOT_NEGATION.sub(" ", _INSTEAD.sub(" not ", text))):
         words = _PIECE_WORD.findall(piece)
@@ -121,7 +148,9 @@ def denied(text: str) -> list[str]:
                 if len(after) >= 2 and _REPEATED.fullmatch(after[1]):
                     # "no longer rebuilds twice": the repetition is denied, not the verb
                     after = after[1:]
-                found.append(" ".join(_reach(after)))
+                subject = _denied_subject(piece) if subjects else ""
+                found.append(" ".join([subject, *_reach(after)]) if subject
+                             else " ".join(_reach(after)))
         for match in _CJK_NEGATION.finditer(piece):
             found.append(piece[match.end():match.end() + DENIAL_REACH])
     return found
