@@ -120,7 +120,7 @@ _FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\
                          r"(?!\s+of\b)", re.IGNORECASE)
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
-    r"nearly|almost|only|just|at\s+(?:least|most))\s+$", re.IGNORECASE)
+    r"nearly|almost|only|just|up\s+to|at\s+(?:least|most))\s+$", re.IGNORECASE)
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
@@ -257,7 +257,8 @@ def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value |
     """A number word after "and", "or", "but" or a comma whose noun is the one an
     earlier number of the clause counts, with that number's unit; else None."""
     number = word_number(match.group(0))
-    if number < 2:
+    if number < 2 or _RANGE_AFTER.match(text, match.end()):
+        # ("four or five modules": the range's own noun, not the earlier number's)
         return None
     # (a clock time's key, "10:00", is no plain number: it counts nothing)
     earlier = [v for v in values if v.end <= match.start() and v.kind == "number" and v.unit
@@ -272,6 +273,9 @@ def _elided(text: str, match: re.Match[str], values: Sequence[Value]) -> Value |
 
 
 _SENTENCE_BREAK = re.compile(r"[.!?]\s")
+# "four or five modules", "six to eight weeks": a number word opening a range
+_RANGE_AFTER = re.compile(r"\s*(?:\s(?:or|to)\s|-|\u2013)\s*(?:\d|[a-z]+\s+[a-z])",
+                          re.IGNORECASE)
 # "one" as a pronoun: after an article, a demonstrative or an ordinal
 _ONE_PRONOUN = re.compile(r"\b(?:the|this|that|each|which|another|other|same|first|second|"
                           r"third|last|next|new|old|older|newer)\s+$", re.IGNORECASE)
