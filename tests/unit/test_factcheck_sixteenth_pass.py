@@ -101,3 +101,24 @@ def test_around_the_clock_against_the_hours_of_another_thing() -> None:
     # the thing's own hours still contradict it
     verdict, _ = _judged("The reception desk stays open around the clock.", *sources)
     assert verdict == "contradicted"
+
+
+def test_a_denial_of_permission_denies_its_subject() -> None:
+    source = ("Payment is by card through the app. Cash is not accepted at any office, "
+              "including the front desk.")
+    verdict, conflicts = _judged("They'll take cash at the front desk as well.", source)
+    assert verdict == "contradicted" and "Cash is not accepted" in conflicts
+    # a denial saying the same is no contradiction
+    assert _judged("Cash isn't an option: you pay by card.", source)[0] != "contradicted"
+    # nor is a sentence denying another thing of the subject
+    assert _judged("The pool is open in winter.", "The pool is not heated.")[0] \
+        != "contradicted"
+
+
+def test_a_number_word_opening_a_range_counts_the_range_noun() -> None:
+    values = extract_values("Take 60 credits, which works out at four or five modules.")
+    assert [v.unit for v in values if v.text == "four"] in ([], ["modul"])
+    verdict, _ = _judged("You need 60 credits, which is four or five modules.",
+                         "Full-time students take 60 credits. Most modules are worth 15 "
+                         "credits.")
+    assert verdict != "contradicted"
