@@ -100,6 +100,11 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     # leaving and arriving, as a timetable and a person say them
     ("depart", "departur", "leav"),
     ("arriv", "arrival"),
+    # a verb and its noun further apart than a suffix ("sign up" is register)
+    ("register", "registration", "enrol", "enroll"),
+    ("submit", "submission"),
+    ("complet", "completion"),
+    ("collect", "collection"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
@@ -208,6 +213,20 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     # a count equal to another, however written: "as many images ... as there are
     # cores", "how many images", "the number of images"
     (r"\bas\s+many\b(?=(?:\s+[\w-]+){1,6}\s+as\b)|\bhow\s+many\b", "number"),
+    # what people say for the word a notice writes (phrasal verbs and idioms): "sign up"
+    # is register, "turn up" arrive, "hand in" submit, "fill in" complete, "pick up"
+    # collect, "your money back" a refund, "goes live" opens, "take cash" accepts it,
+    # "kicks off" starts
+    (r"\bsign(?:s|ed|ing)?\s+up\b", "register"),
+    (r"\b(?:turn|show)(?:s|ed|ing)?\s+up\b", "arrive"),
+    (r"\bhand(?:s|ed|ing)?\s+(?:it\s+|them\s+)?in\b", "submit"),
+    (r"\bfill(?:s|ed|ing)?\s+(?:it\s+|them\s+)?(?:in|out)\b", "complete"),
+    (r"\bpick(?:s|ed|ing)?\s+(?:it\s+|them\s+)?up\b", "collect"),
+    (r"\b(?:(?:your|their|the|my|our|his|her)\s+)?money\s+back\b", "refund"),
+    (r"\b(?:go|goes|went|gone|going)\s+live\b", "opens"),
+    (r"\btak(?:e|es|ing)\s+(?=(?:cash|cards?|credit\s+cards?|debit\s+cards?|cheques?|"
+     r"checks?|payments?|bookings?|reservations?|walk-ins?|contactless)\b)", "accept "),
+    (r"\bkick(?:s|ed|ing)?\s+off\b", "starts"),
 ))
 
 
