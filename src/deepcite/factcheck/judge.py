@@ -113,6 +113,7 @@ from deepcite.factcheck.restrictions import (
 )
 from deepcite.factcheck.rows import row_denial
 from deepcite.factcheck.shortnames import short_form_in
+from deepcite.factcheck.switch_cells import switch_clash
 from deepcite.factcheck.terms import terms_of
 from deepcite.factcheck.unfound import of_every, unfound
 from deepcite.factcheck.units import FREE
@@ -170,7 +171,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         if changed is not None:
             return Judgement("contradicted", whole.score, (quote_of_sentence(changed[0]),),
                              (Conflict(changed[1].old, changed[2], 0),))
-    parts = claim_parts(text)
+    parts = _with_antecedents(claim_parts(text))
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):
         return whole
@@ -215,6 +216,25 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     verdict: Verdict = "supported" if not missing and all(
         one.verdict == "supported" for one in judged) else "partly_supported"
     return Judgement(verdict, max(one.score for one in judged), quotes, (), said, missing)
+
+
+_WHICH_VALUE = re.compile(r"^which\s+(?=(?:is|are|was|were)\s+(?:now\s+|still\s+|only\s+)?"
+                          r"(?:an?\s+|\d))", re.IGNORECASE)
+_TAIL_WORDS = re.compile(r"((?:[\w'-]+\s+){0,2}[\w'-]+)\W*$")
+
+
+def _with_antecedents(parts: list[str]) -> list[str]:
+    """``parts`` with a clause of a value, "which is a minute unless you change it",
+    saying what it is the value of: the last words of the part before ("the per-file
+    timeout, which is a minute" is "per-file timeout is a minute"), so that it is judged
+    as the fact it states."""
+    done = list(parts)
+    for index in range(1, len(done)):
+        which = _WHICH_VALUE.match(done[index])
+        tail = _TAIL_WORDS.search(parts[index - 1])
+        if which is not None and tail is not None:
+            done[index] = f"{tail.group(1)} {done[index][which.end():]}"
+    return done
 
 
 def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
@@ -366,7 +386,8 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
         if role is not None:
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     row = None if conflicts else row_denial(text, claim_terms, pool) \
-        or priced_elsewhere(text, claim_terms, pool, best)  # "Dogs ... for 2 pounds each"
+        or priced_elsewhere(text, claim_terms, pool, best) \
+        or switch_clash(text, claim_terms, pool)  # "switched on" against "| x | `false` |"
     if row is not None:  # "| Windows | Not supported |" against "runs on ... Windows"
         conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now

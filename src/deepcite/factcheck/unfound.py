@@ -30,6 +30,7 @@ from deepcite.factcheck.passages import Pool, Sentence
 from deepcite.factcheck.releases import released
 from deepcite.factcheck.restrictions import universal
 from deepcite.factcheck.rows import denied_row
+from deepcite.factcheck.switch_cells import switched_row
 from deepcite.factcheck.value import Value
 
 __all__ = ["hours_outright", "of_every", "unfound"]
@@ -51,6 +52,7 @@ def unfound(text: str, claim_terms: frozenset[str], values: Sequence[Value],
         or ended_outright(text, pool) \
         or other_licence(text, pool) \
         or denied_row(text, claim_terms, pool) \
+        or switched_row(text, claim_terms, pool) \
         or hours_outright(text, claim_terms, scored, pool) \
         or anchored(text, values, scored) \
         or Judgement("not_found", by_words[0][0])
