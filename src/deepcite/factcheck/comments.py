@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from deepcite.factcheck.values import extract_values
+
 __all__ = ["without_comment", "writer_comment"]
 
 _COMMENT = re.compile(
@@ -35,6 +37,11 @@ _JUDGEMENT = re.compile(
     r"tight|tough|rough|early|ungodly|insane|wild|decent|okay|ok|fine|good|bad|"
     r"welcome|worrying|surprising|unusual|overkill|plenty|enough)\b",
     re.IGNORECASE)
+# "which is a minute", "which was 30 days": the value of the thing before it
+_STATES_VALUE = re.compile(r"^\s*(?:is|are|was|were)\s+(?:now\s+|still\s+|only\s+|just\s+)?"
+                           r"(?:an?\s+|\d|one|two|three|four|five|six|seven|eight|nine|ten|"
+                           r"twelve|twenty|thirty|forty|fifty|sixty|ninety|hundred|half)",
+                           re.IGNORECASE)
 # a name inside the comment: a capitalised word not all in capitals ("Lena", not "CI")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
@@ -51,6 +58,11 @@ def writer_comment(text: str, unknown: Callable[[str], bool] | None = None) -> i
     if match.group(0)[1:].lstrip().lower().startswith("which") and _JUDGEMENT.match(rest) \
             and not any(char.isdigit() for char in rest):
         return match.start()  # how the writer finds it: "..., which is brutal"
+    if match.group(0)[1:].lstrip().lower().startswith("which") and _STATES_VALUE.match(rest) \
+            and extract_values(rest):
+        # "..., which is a minute unless you change it": the value of what it follows,
+        # told to the reader - a fact, no comment
+        return None
     if not _WRITER.search(rest) and not _READER.search(rest) and (unknown is None or not any(
             unknown(name.group(0)) for name in _NAME.finditer(rest))):
         return None

@@ -180,7 +180,9 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\bout\s+of\s+the\s+box\b|\bunless\s+(?:you|they|we|users?)\s+(?:set|choose|"
      r"pick|specify|select|change|say)\s+(?:it\s+|one\s+)?otherwise\b|"
      r"\bif\s+(?:you|they|we|users?)\s+(?:do\s+not|don't|doesn't|does\s+not|never)\s+"
-     r"(?:set|choose|pick|specify|select|give|change)\b[^,.;]*", "default"),
+     r"(?:set|choose|pick|specify|select|give|change)\b[^,.;]*|"
+     r"\bunless\s+(?:you|they|we|users?)\s+(?:change|override|configure|set|adjust)\s+"
+     r"(?:it|that|this|them)\b", "default"),
     # bags carried on board and bags handed in, however written
     (r"\b(?:hand|carry-on|cabin)\s+(?:luggage|baggage|bags?)\b", "cabin baggage"),
     (r"\b(?:checked(?:-in)?|hold|checked-in)\s+(?:luggage|baggage|bags?)\b", "hold baggage"),

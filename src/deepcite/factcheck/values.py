@@ -121,6 +121,12 @@ _FIRST_UNIT = re.compile(r"\bthe\s+first\s+(?P<unit>minute|hour|day|week|month)\
 _DURATION_BEFORE = re.compile(
     r"\b(?:lasts?|lasted|takes?|took|for|within|in|after|over|under|than|about|around|"
     r"nearly|almost|only|just|up\s+to|at\s+(?:least|most))\s+$", re.IGNORECASE)
+# "the timeout is a minute", "which was a week": how long, where no noun follows ("is a
+# day ticket" is a kind of ticket)
+_BEING = re.compile(r"\b(?:is|are|was|were|be|been)\s+$", re.IGNORECASE)
+_ENDS_PHRASE = re.compile(r"\s*(?:[,.;:)!?]|$|\s+(?:unless|until|and|or|but|if|when|so|by|"
+                          r"at|on|in|before|after|per|each|long|max|maximum)\b)",
+                          re.IGNORECASE)
 # "book a month in advance", "a week ahead", "a year ago": after it, how far off
 _DURATION_AFTER = re.compile(r"\s+(?:in advance|ahead|beforehand|before|earlier|ago|"
                              r"later|early)\b", re.IGNORECASE)
@@ -472,7 +478,9 @@ def extract_values(text: str) -> list[Value]:
             # ticket" is neither)
             if head in ("a", "an") and (_DURATION_BEFORE.search(
                     text[max(0, match.start() - 12):match.start()])
-                    or _DURATION_AFTER.match(text, match.end())):
+                    or _DURATION_AFTER.match(text, match.end())
+                    or (_BEING.search(text[max(0, match.start() - 8):match.start()])
+                        and _ENDS_PHRASE.match(text, match.end()))):
                 values.append(Value("number", "1", match.group(0), match.start(),
                                     match.end(), base, period, "time",
                                     _before(text, match.start())))
