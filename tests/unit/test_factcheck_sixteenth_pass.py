@@ -122,3 +122,31 @@ def test_a_number_word_opening_a_range_counts_the_range_noun() -> None:
                          "Full-time students take 60 credits. Most modules are worth 15 "
                          "credits.")
     assert verdict != "contradicted"
+
+
+_SETTINGS = ("| Key | Type | Default | Notes |\n|---|---|---|---|\n"
+             "| `prune_old` | bool | `false` | Remove snapshots past retention. |\n"
+             "| `verify` | bool | `true` | Check each file after upload. |\n"
+             "| `workers` | integer | `4` | Uploads at once, 1 to 32. |")
+
+
+def test_a_setting_on_or_off_against_its_table_cell() -> None:
+    verdict, conflicts = _judged("`prune_old` is switched on by default.", _SETTINGS)
+    assert verdict == "contradicted" and "false" in conflicts
+    verdict, conflicts = _judged("Verification is disabled by default: `verify` is off.",
+                                 _SETTINGS)
+    assert verdict == "contradicted" and "true" in conflicts
+    assert _judged("`verify` is on by default.", _SETTINGS)[0] == "supported"
+    # a claim naming no setting of the table is not judged by its rows
+    assert _judged("Colour output is switched on by default.", _SETTINGS)[0] \
+        != "contradicted"
+
+
+def test_a_value_in_a_which_clause_is_the_value_of_what_it_follows() -> None:
+    source = "`--timeout DURATION`: per-file upload timeout, default 30 seconds."
+    verdict, conflicts = _judged("Big files sometimes hit the per-file timeout, which is a "
+                                 "minute unless you change it.", source)
+    assert verdict == "contradicted" and "30 seconds" in conflicts
+    assert [v.key for v in extract_values("The limit is a week.") if v.unit] == ["1"]
+    # "is a day ticket" is a kind of ticket, no time
+    assert not [v for v in extract_values("This is a day ticket.") if v.unit]
