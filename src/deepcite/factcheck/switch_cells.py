@@ -25,19 +25,17 @@ _OFF = re.compile(r"\b(?:switched|turned|set|left)\s+off\b|\bdisabled\b|\binacti
                   r"\boff\s+by\s+default\b|\bfalse\b", re.IGNORECASE)
 _CELL_STATES = {"true": True, "yes": True, "on": True, "enabled": True,
                 "false": False, "no": False, "off": False, "disabled": False}
-_DEFAULT = frozenset({"default"})
 
 
 def claimed_state(text: str) -> tuple[str, bool] | None:
     """The words of ``text`` saying a setting is on or off, and which; None where it
     says neither or both. A negation turns it ("is not enabled" is off)."""
     on, off = _ON.search(text), _OFF.search(text)
-    if (on is None) == (off is None):
-        return None
-    match = on or off
-    assert match is not None
-    state = on is not None
-    return match.group(0), state != negated(text)
+    if on is not None and off is None:
+        return on.group(0), not negated(text)
+    if off is not None and on is None:
+        return off.group(0), negated(text)
+    return None
 
 
 def _cell_state(cell: str) -> bool | None:
@@ -67,7 +65,7 @@ def switch_clash(text: str, claim_terms: frozenset[str],
         if len(states) > 1:
             # the column the claim names ("by default"), else no one cell is its
             states = [(index, found) for index, found in states if index < len(heads)
-                      and terms_of(heads[index]) & (claim_terms | _DEFAULT) & claim_terms]
+                      and terms_of(heads[index]) & claim_terms]
         if len(states) != 1:
             continue
         index, found = states[0]
