@@ -150,3 +150,18 @@ def test_a_value_in_a_which_clause_is_the_value_of_what_it_follows() -> None:
     assert [v.key for v in extract_values("The limit is a week.") if v.unit] == ["1"]
     # "is a day ticket" is a kind of ticket, no time
     assert not [v for v in extract_values("This is a day ticket.") if v.unit]
+
+
+_FLAGS = ("## Global flags\n\n- `-o PATH`, `--output PATH`: where the report is written.\n"
+          "- `-q`, `--quiet`: print errors only.\n- `--jobs N`: how many files at once.")
+
+
+def test_a_flag_said_to_be_the_short_form_of_another() -> None:
+    assert _judged("`-q` is short for `--quiet`.", _FLAGS)[0] == "supported"
+    assert _judged("If the log is too noisy, `-q` is the short form of `--quiet`.",
+                   _FLAGS)[0] == "supported"
+    verdict, conflicts = _judged("`-q` is the short form of `--output`.", _FLAGS)
+    # (the note names the form the reference gives: `--output`'s short form is `-o`)
+    assert verdict == "contradicted" and ("--quiet" in conflicts or "-o" in conflicts)
+    # a flag the reference lists alone is neither
+    assert _judged("`-j` is short for `--jobs`.", _FLAGS)[0] != "supported"
