@@ -229,6 +229,9 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\btak(?:e|es|ing)\s+(?=(?:cash|cards?|credit\s+cards?|debit\s+cards?|cheques?|"
      r"checks?|payments?|bookings?|reservations?|walk-ins?|contactless)\b)", "accept "),
     (r"\bkick(?:s|ed|ing)?\s+off\b", "starts"),
+    # raising a setting, said loosely ("crank that up to 64", "bump it up to 16"): the
+    # value says what the verb adds
+    (r"\b(?:crank|bump)(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", " "),
 ))
 
 
