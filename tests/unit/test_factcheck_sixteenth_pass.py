@@ -165,3 +165,10 @@ def test_a_flag_said_to_be_the_short_form_of_another() -> None:
     assert verdict == "contradicted" and ("--quiet" in conflicts or "-o" in conflicts)
     # a flag the reference lists alone is neither
     assert _judged("`-j` is short for `--jobs`.", _FLAGS)[0] != "supported"
+
+
+def test_a_range_with_one_end_the_same_and_the_other_not() -> None:
+    source = "A `workers` value outside the range 1 to 32 is a configuration error."
+    verdict, conflicts = _judged("Workers accepts values from 1 to 48.", source)
+    assert verdict == "contradicted" and "32" in conflicts
+    assert _judged("Workers accepts values from 1 to 32.", source)[0] == "supported"

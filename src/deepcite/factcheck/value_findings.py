@@ -87,7 +87,15 @@ def find_values(text: str, values: Sequence[Value], claim_terms: frozenset[str],
             if decided is not None:
                 break
         if decided is None:
-            found.missing.append(value.text)
+            clash = _range_end_clash(value, values, text, claim_terms, [at.best, *at.close_by])
+            if clash is not None:
+                # "from 1 to 128" against "the range 1 to 64": one end the same, the other
+                # not - of one range, whatever words stand before the numbers
+                found.conflicts.append(Conflict(shown(value, text),
+                                                shown(clash[1], clash[0].text),
+                                                quote_of(clash[0])))
+            else:
+                found.missing.append(value.text)
         elif decided[1] is None and (end := ended(value, decided[0])) is not None:
             # a value the source says no longer holds ("was a flat £1 per ride. Per-minute
             # pricing replaced the flat charge"): what holds now, where a sentence on the
@@ -129,6 +137,30 @@ def _ranges(values: Sequence[Value], text: str) -> list[tuple[Value, Value]]:
     ordered = sorted(values, key=lambda v: v.start)
     return [(one, two) for one, two in itertools.pairwise(ordered)
             if _JOINED.fullmatch(text[one.end:two.start])]
+
+
+def _range_end_clash(value: Value, values: Sequence[Value], text: str,
+                     claim_terms: frozenset[str], sentences: Sequence[Sentence]
+                     ) -> tuple[Sentence, Value] | None:
+    """The sentence whose range has the same other end as the claim's range ``value``
+    ends, and its own end there when that differs ("from 1 to 128" against "the range 1
+    to 64": 64); None where no range of ``sentences`` shares an end with it."""
+    for one, two in _ranges(values, text):
+        if value is not one and value is not two:
+            continue
+        for sentence in sentences:
+            for first, second in _ranges(sentence_values(sentence, claim_terms), sentence.text):
+                same, mine, theirs = (one, two, second) if value is two else (two, one, first)
+                kept = first if value is two else second
+                if agrees(same, kept) and not agrees(mine, theirs) and _comparable(mine, theirs):
+                    return sentence, theirs
+    return None
+
+
+def _comparable(mine: Value, theirs: Value) -> bool:
+    """Whether two range ends count one thing: the same slot, or both bare numbers."""
+    bare = not (mine.unit or mine.dimension or theirs.unit or theirs.dimension)
+    return same_slot(mine, theirs) or (bare and mine.kind == theirs.kind == "number")
 
 
 def _stated_together(values: Sequence[Value], text: str, claim_terms: frozenset[str],
