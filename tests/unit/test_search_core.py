@@ -74,7 +74,11 @@ def test_http_refuses_private_targets(make_settings: Any) -> None:
         http.get_json("http://127.0.0.1:9200/_search")
 
 
-def test_rate_limit_spaces_requests(make_settings: Any, _instant_backoff: list[float]) -> None:
+def test_rate_limit_spaces_requests(make_settings: Any, _instant_backoff: list[float],
+                                    monkeypatch: Any) -> None:
+    # the clock stands still: on a loaded machine more than half a second may pass
+    # between two requests, and the third would then need no wait
+    monkeypatch.setattr("deepcite.search.http.time.monotonic", lambda: 1000.0)
     http = EngineHTTP("demo", make_settings(**{"engines.rate_per_second": {"demo": 2.0}}))
     with respx.mock:
         respx.get("https://api.example/r").mock(return_value=httpx.Response(200, json={}))
