@@ -13,9 +13,10 @@ import re
 from typing import NamedTuple
 
 from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
-from deepcite.factcheck.passages import Pool
+from deepcite.factcheck.passages import Pool, values_of
+from deepcite.factcheck.terms import terms_of
 
-__all__ = ["Alias", "alias_claimed", "judge_alias"]
+__all__ = ["Alias", "alias_claimed", "judge_alias", "only_alias"]
 
 _FLAG = r"-{1,2}[A-Za-z][\w-]*"
 _CLAIMED = re.compile(
@@ -70,3 +71,16 @@ def judge_alias(claim: str, pool: Pool) -> Judgement | None:
     sentence, said, found = other
     return Judgement("contradicted", 1.0, (quote_of_sentence(sentence),),
                      (Conflict(said, found, 0),))
+
+
+def only_alias(text: str) -> bool:
+    """Whether what ``text`` says beside the alias it claims is no more than a frame
+    ("If a job needs more throughput, ..."): no value and at most three content words."""
+    alias = alias_claimed(text)
+    if alias is None:
+        return False
+    rest = text.replace(alias.one, " ").replace(alias.two, " ")
+    return not values_of(rest) and len(terms_of(rest) - _ALIAS_WORDS) <= 3
+
+
+_ALIAS_WORDS = terms_of("short shorthand form version flag option abbreviation alias long")

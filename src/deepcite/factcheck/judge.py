@@ -47,7 +47,7 @@ from deepcite.factcheck.conflicts import (
     slots,
 )
 from deepcite.factcheck.continued import continued_against
-from deepcite.factcheck.flag_aliases import alias_claimed, judge_alias
+from deepcite.factcheck.flag_aliases import judge_alias, only_alias
 from deepcite.factcheck.hours import hours_among, hours_clash, hours_on_subject
 from deepcite.factcheck.install_commands import install_against
 from deepcite.factcheck.judgement import (
@@ -165,7 +165,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     if renamed is not None:
         return renamed
     alias = judge_alias(text, pool)
-    if alias is not None and (alias.verdict == "contradicted" or _only_alias(text)):
+    if alias is not None and (alias.verdict == "contradicted" or only_alias(text)):
         return alias  # "`-j` is the short form of `--concurrency`" against "`-j N`, ..."
     whole = _judge_text(text, pool, known, meaning, borrowed)
     if whole.verdict == "not_found":
@@ -222,17 +222,6 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     return Judgement(verdict, max(one.score for one in judged), quotes, (), said, missing)
 
 
-def _only_alias(text: str) -> bool:
-    """Whether what ``text`` says beside the alias it claims is no more than a frame
-    ("If a job needs more throughput, ..."): no value and at most three content words."""
-    alias = alias_claimed(text)
-    if alias is None:
-        return False
-    rest = text.replace(alias.one, " ").replace(alias.two, " ")
-    return not values_of(rest) and len(terms_of(rest) - _ALIAS_WORDS) <= 3
-
-
-_ALIAS_WORDS = terms_of("short shorthand form version flag option abbreviation alias long")
 _WHICH_VALUE = re.compile(r"^which\s+(?=(?:is|are|was|were)\s+(?:now\s+|still\s+|only\s+)?"
                           r"(?:an?\s+|\d))", re.IGNORECASE)
 _TAIL_WORDS = re.compile(r"((?:[\w'-]+\s+){0,2}[\w'-]+)\W*$")
