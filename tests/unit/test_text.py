@@ -15,6 +15,7 @@ from deepcite.text import (
     TITLE_STOPWORDS,
     content_words,
     cut_at_sentence,
+    markdown_cells,
     run_pairs,
     split_sentences,
     stem,
@@ -92,3 +93,12 @@ def test_cjk_runs_are_compared_by_pairs() -> None:
     assert run_pairs("自然语言") == ["自然", "然语", "语言"]
     assert run_pairs("语") == ["语"]
     assert lexical_tokens("自然语言 and models") == {"自然", "然语", "语言", "models"}
+
+
+def test_markdown_cells_keep_their_columns_whatever_the_row_is_indented_by() -> None:
+    """The check reads a setting's default from the cell under its column: a row
+    indented in a list item, or with an empty cell, must still line up."""
+    assert markdown_cells("  | `delete_removed` | bool | `false` |") == [
+        "`delete_removed`", "bool", "`false`"]
+    assert markdown_cells("| E4 |  | 检查进水阀 |") == ["E4", "", "检查进水阀"]
+    assert markdown_cells("no bars at all") == ["no bars at all"]

@@ -26,6 +26,7 @@ from deepcite.citations.table_cells import row_cells
 from deepcite.text.cjk import CJK_RUN, has_cjk
 from deepcite.text.sentences import split_sentences
 from deepcite.text.stopwords import STOPWORDS
+from deepcite.text.tables import markdown_cells
 from deepcite.types import Source
 
 MIN_WORDS, _MAX_WORDS, _MAX_SENTENCE_CHARS = 4, 120, 800
@@ -180,7 +181,7 @@ def table_row(line: str) -> str | None:
     and a question about it is answered by that row, not by the prose around it."""
     if not _TABLE_ROW.match(line) or _RULE.match(line):
         return None
-    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    cells = markdown_cells(line)
     if sum(1 for cell in cells if re.search(r"\w", cell)) < 2:
         return None
     return " ".join(line.strip().strip("|").split())

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from deepcite.citations.question_names import model_names
 from deepcite.text.cjk import has_cjk
+from deepcite.text.tables import markdown_cells
 
 #: A model's name in a table's first cell: letters and digits, a word or two.
 _MODEL_CELL = re.compile(r"[A-Za-z]{1,4}-?\d{1,4}(?:\s?[A-Za-z]{1,5})?")
@@ -60,7 +61,7 @@ def _model_tables(texts: Sequence[str]) -> list[list[tuple[str, list[str]]]]:
                 continue
             if _TABLE_RULE.match(line.lstrip("|")):
                 continue
-            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            cells = markdown_cells(line)
             if len(cells) >= 2 and _MODEL_CELL.fullmatch(cells[0]):
                 rows.append((cells[0], cells[1:]))
     return tables

@@ -13,6 +13,7 @@ from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
 from deepcite.factcheck.negation import denied, negated
 from deepcite.factcheck.passages import Pool, Sentence
 from deepcite.factcheck.terms import terms_of
+from deepcite.text.tables import markdown_cells
 
 __all__ = ["denied_row", "row_denial"]
 
@@ -35,7 +36,7 @@ def row_denial(text: str, claim_terms: frozenset[str],
     for sentence in pool.sentences:
         if not sentence.text.startswith("|"):
             continue
-        cells = [cell.strip() for cell in sentence.text.strip().strip("|").split("|")]
+        cells = markdown_cells(sentence.text)
         if len(cells) < 2 or set(cells[0]) <= set("-: "):
             continue
         named = terms_of(cells[0])

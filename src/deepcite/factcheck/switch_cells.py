@@ -16,6 +16,7 @@ from deepcite.factcheck.judgement import Conflict, Judgement, quote_of_sentence
 from deepcite.factcheck.negation import negated
 from deepcite.factcheck.passages import Pool, Sentence
 from deepcite.factcheck.terms import terms_of
+from deepcite.text.tables import markdown_cells
 
 __all__ = ["claimed_state", "switch_clash", "switched_row"]
 
@@ -55,11 +56,11 @@ def switch_clash(text: str, claim_terms: frozenset[str],
     for sentence in pool.sentences:
         if not sentence.text.lstrip().startswith("|"):
             continue
-        cells = [cell.strip() for cell in sentence.text.strip().strip("|").split("|")]
+        cells = markdown_cells(sentence.text)
         named = terms_of(cells[0]) if cells else frozenset()
         if len(cells) < 2 or not named or not named <= claim_terms:
             continue
-        heads = [cell.strip() for cell in sentence.header.strip().strip("|").split("|")]
+        heads = markdown_cells(sentence.header)
         states = [(index, found) for index, cell in enumerate(cells[1:], start=1)
                   if (found := _cell_state(cell)) is not None]
         if len(states) > 1:

@@ -8,7 +8,8 @@ how Chinese, Japanese and Korean runs are cut into comparable pairs
 (:mod:`~deepcite.text.cjk`) and which of those pairs carry meaning
 (:mod:`~deepcite.text.cjk_terms`), which language a question is in
 (:mod:`~deepcite.text.language`) and the frame of an answer in that language
-(:mod:`~deepcite.text.frames`). All of it is deterministic and needs no model or download.
+(:mod:`~deepcite.text.frames`), and the cells of a Markdown table row
+(:mod:`~deepcite.text.tables`). All of it is deterministic and needs no model or download.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from deepcite.text.stopwords import (
     STOPWORDS,
     TITLE_STOPWORDS,
 )
+from deepcite.text.tables import markdown_cells
 from deepcite.text.words import (
     ALNUM_WORD,
     ANY_WORD,
@@ -41,7 +43,7 @@ __all__ = [
     "ALNUM_WORD", "ANY_WORD", "CJK_CHARS", "CJK_RUN", "OVERLAP_STOPWORDS", "QUERY_STOPWORDS",
     "SEARCH_STOPWORDS", "SENTENCE_END", "STOPWORDS", "TERM", "TITLE_STOPWORDS", "WORD",
     "WORD_OR_CJK_RUN", "cjk_chains", "cjk_terms", "content_words", "cut_at_sentence",
-    "detect", "frame", "frame_for", "has_cjk", "normalised_words", "overlap", "run_pairs",
-    "run_tokens", "sentence_spans", "singular", "split_sentences", "stem", "stems", "term",
-    "variants",
+    "detect", "frame", "frame_for", "has_cjk", "markdown_cells", "normalised_words",
+    "overlap", "run_pairs", "run_tokens", "sentence_spans", "singular", "split_sentences",
+    "stem", "stems", "term", "variants",
 ]
