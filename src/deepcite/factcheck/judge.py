@@ -98,6 +98,7 @@ from deepcite.factcheck.passages import (
     share_said,
     values_of,
 )
+from deepcite.factcheck.paths import other_path
 from deepcite.factcheck.precedence import judge_order
 from deepcite.factcheck.priced import priced_elsewhere
 from deepcite.factcheck.renames import renamed_otherwise
@@ -391,7 +392,9 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
             conflicts.append(Conflict(role[0], role[1], quote_of(best)))
     row = None if conflicts else row_denial(text, claim_terms, pool) \
         or priced_elsewhere(text, claim_terms, pool, best) \
-        or switch_clash(text, claim_terms, pool)  # "switched on" against "| x | `false` |"
+        or switch_clash(text, claim_terms, pool) \
+        or other_path(text, (best, *near, *(s for _, s in scored[:DENIAL_CANDIDATES])),
+                      pool)  # "/var/lib/x/backups" against "/var/backups/x"
     if row is not None:  # "| Windows | Not supported |" against "runs on ... Windows"
         conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now
@@ -570,8 +573,12 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
         # what the claim says beyond its subject is a name no passage has ("also runs
         # courses in Rome"): nothing of it is stated
         return Judgement("not_found", best_score)
-    if verdict == "partly_supported" and subject_only and best_score < FOUND \
-            and best_meaning < MEANING_SUPPORTED:
+    # (or only names, where none of its other words is the sentence's: "Dr Nowak does
+    # sedation" against "Dr Tomasz Nowak - Associate Dentist")
+    named_only = bool(stated) and set(stated) <= set(groups) and not (
+        words - name_terms) & best.terms
+    if verdict == "partly_supported" and (subject_only or named_only) and (
+            best_score < FOUND or named_only) and best_meaning < MEANING_SUPPORTED:
         # a sentence close in meaning saying only the claim's subject by name ("Kestrel
         # Lane runs a cafe" against "Kestrel Lane Coffee is a small roastery"): none of
         # what the claim says of it is stated

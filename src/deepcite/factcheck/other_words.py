@@ -98,7 +98,11 @@ def _clause_about(claim: str, sentence: str) -> str:
     drum; all other waste goes into the red drum"): the claim's "red drum" for
     halogenated waste is the other clause's."""
     pieces = [p for p in CLAUSE.split(sentence) if p and p.strip()]
-    if len(pieces) < 2:
+    if len(pieces) < 2 or any(
+            len(words := WORDS_AND_NUMBERS.findall(p)) == 1 and _of_kind(words[0]) in _ALL_KINDS
+            for p in pieces):
+        # (a piece that is one word of the kinds is an item of a list - "Works Monday,
+        # Wednesday and Saturday" - which the list's clause says whole)
         return sentence
     kinds = frozenset().union(*_KINDS)
     wanted = terms_of(" ".join(w for w in WORDS_AND_NUMBERS.findall(claim)

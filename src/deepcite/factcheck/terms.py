@@ -105,6 +105,11 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("submit", "submission"),
     ("complet", "completion"),
     ("collect", "collection"),
+    # a comparative and the verb of making it so ("a longer period" is one lengthened)
+    ("longer", "lengthen"),
+    ("shorter", "shorten"),
+    # what a patient and a practice call one visit
+    ("exam", "examination", "checkup"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
