@@ -70,3 +70,67 @@ def test_a_claim_whose_only_stated_part_is_a_name_is_not_found() -> None:
                    source)[0] == "not_found"
     # a name with what the sentence says of it stays stated
     assert _judged("Dr Fischer works Mondays and Tuesdays.", source)[0] == "supported"
+
+
+HOURS = ("## Opening hours\n\n| Day | Hours |\n|---|---|\n| Monday | 09:00 – 17:30 |\n"
+         "| Friday | 09:00 – 16:00 |\n| Saturday | 10:00 – 13:00 |\n")
+
+
+def test_half_an_hour_as_british_english_says_it() -> None:
+    from deepcite.factcheck.passages import values_of
+
+    assert [v.key for v in values_of("They shut at half four.")] == ["04:30"]
+    assert [v.key for v in values_of("Call by half two.")] == ["02:30"]
+    # no time: a price, a duration
+    assert not values_of("Tickets are at half price.")
+    assert [v.key for v in values_of("It takes half four hours, roughly.")] != ["04:30"]
+
+
+def test_a_time_without_am_or_pm_meets_the_afternoon_of_a_table_row() -> None:
+    verdict, conflicts = _judged("Fridays they shut at half four.", HOURS)
+    # the afternoon end the claim misread, not the morning opening
+    assert verdict == "contradicted" and "16:00" in conflicts
+    assert _judged("On Fridays they close at 4:00.", HOURS)[0] == "supported"
+    assert _judged("On Fridays they shut at 4pm.", HOURS)[0] == "supported"
+    # written on the 24-hour clock, 04:00 is the night's
+    assert _judged("On Fridays they close at 04:00.", HOURS)[0] == "contradicted"
+
+
+def test_she_or_his_stands_for_the_person_named_last_even_in_a_remark() -> None:
+    from deepcite.factcheck.claims import split_claims
+    from deepcite.factcheck.persons import person_before
+    from deepcite.factcheck.referents import resolve_pronouns
+
+    draft = ("Our physio is great. Ines is lovely and very patient (thanks, Ines). "
+             "She works Tuesdays, Thursdays and Fridays.")
+    claims = split_claims(draft)
+    said = resolve_pronouns(draft, claims)
+    works = next(c for c in claims if c.text.startswith("She works"))
+    assert said[works.number].text.startswith("Ines works Tuesdays")
+    source = "**Ines Baptista** - Physiotherapist. Works Tuesday, Thursday and Saturday."
+    assert _judged(said[works.number].text, source)[0] == "contradicted"
+    # a sentence's subject before a place it names; a titled name first
+    biography = "Marie Curie was born in Warsaw in 1867. She won two Nobel Prizes."
+    assert person_before(biography, biography.index("She")) == "Marie Curie"
+    clinic = "We met Dr Ana Silva at the clinic in Leeds. Her clinic opens at nine."
+    assert person_before(clinic, clinic.index("Her")) == "Dr Ana Silva"
+    assert person_before("The weather was fine. She left.", 23) is None
+
+
+def test_a_line_of_names_that_the_next_line_goes_on_from_is_no_title() -> None:
+    from deepcite.factcheck.passages import passage_spans
+
+    text = ("Hearthline requires PostgreSQL 14 or later. MySQL and MariaDB are not\n"
+            "supported from version 4.0 onward.")
+    assert [text[a:b] for a, b in passage_spans(text)][-1].startswith("MySQL and MariaDB")
+    # a title line still stands alone
+    titled = "Release Notes\nThe 4.0 release drops MySQL."
+    assert [titled[a:b] for a, b in passage_spans(titled)] == [
+        "Release Notes", "The 4.0 release drops MySQL."]
+
+
+def test_a_decimal_written_the_same_is_the_same_release() -> None:
+    source = ("Hearthline requires PostgreSQL 14 or later. MySQL and MariaDB are not\n"
+              "supported from version 4.0 onward.")
+    judgement = judge("MySQL has been unsupported since 4.0.", [passage("S", source)])
+    assert "4.0" in judgement.stated and "4.0" not in judgement.missing

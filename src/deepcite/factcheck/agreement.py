@@ -11,6 +11,8 @@ and comparing change for different reasons.
 
 from __future__ import annotations
 
+import re
+
 from deepcite.factcheck.bounds import within
 from deepcite.factcheck.dates import day_of
 from deepcite.factcheck.units import CURRENCIES, DIMENSIONS, FREE, SAME_UNITS
@@ -91,10 +93,20 @@ def agrees(claim: Value, other: Value) -> bool:
             and 1 <= claim.amount <= 24 and other.amount % 60 == 0:
         # "from 9 to 1" says the hours "from 9 am to 1 pm" does
         return int(claim.amount) % 12 == int(other.amount // 60) % 12
+    if claim.dimension == "clock" == other.dimension and claim.amount is not None \
+            and other.amount is not None and (_twelve_hour(claim) or _twelve_hour(other)) \
+            and claim.amount % 720 == other.amount % 720:
+        # "shut at half four" (or "at 4:30") is the row's 16:30: a time of the
+        # 12-hour clock written without am or pm may be either
+        return True
     # the same number of the same unit is the same value, whatever word stands before
     # it ("Python 3.7", "version 3.7")
+    # (and a bare number with a decimal point written the same: "a no-go since 4.0" and
+    # "not supported from version 4.0 onward")
     loose = claim.kind == other.kind and claim.kind in ("number", "version") and (
-        claim.unit == other.unit or (bool(claim.before) and claim.before == other.before))
+        claim.unit == other.unit or (bool(claim.before) and claim.before == other.before)
+        or (_bare(claim) and _bare(other) and "." in claim.text
+            and claim.text.split()[0] == other.text.split()[0]))
     if not same_slot(claim, other):
         # only the very number: a bound ("up to 128 with --jobs") says nothing of a
         # smaller number of another thing ("release 3.2")
@@ -105,6 +117,19 @@ def agrees(claim: Value, other: Value) -> bool:
             return claim.key == other.key  # the number as written: "timeout=30"
         return within(claim, other)
     return claim.key == other.key
+
+
+#: What says which half of the day a time is in, or that it is written on the 24-hour
+#: clock ("08:30").
+_HALF_OF_DAY = re.compile(r"[ap]\.?m\b|morning|afternoon|evening|night|noon|midnight|"
+                          r"^0\d|^(?:1[3-9]|2\d)", re.IGNORECASE)
+
+
+def _twelve_hour(value: Value) -> bool:
+    """Whether ``value`` is a time of the clock written without its half of the day
+    ("4:30", "half four"): in the morning or in the afternoon alike."""
+    return value.amount is not None and value.amount < 13 * 60 \
+        and _HALF_OF_DAY.search(value.text.strip()) is None
 
 
 def _bare(value: Value) -> bool:

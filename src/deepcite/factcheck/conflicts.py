@@ -375,8 +375,11 @@ def _closest(value: Value, candidates: list[Value]) -> Value:
     if value.amount is None:
         return candidates[0]
     mine = value.amount
-    return min(candidates, key=lambda c: abs((c.amount if c.amount is not None else mine)
-                                             - mine))
+    # (a morning hour may be the afternoon's, written without pm: "shut at half four"
+    # against "08:30 - 16:00" misread 16:00, not 08:30)
+    readings = (mine, mine + 720) if value.dimension == "clock" and mine < 720 else (mine,)
+    return min(candidates, key=lambda c: min(
+        abs((c.amount if c.amount is not None else mine) - reading) for reading in readings))
 
 
 def _singled_out(value: Value, claim: str, sentence: Sentence, theirs: Sequence[Value],

@@ -52,7 +52,14 @@ _CLOCK_WORD = re.compile(
     r"(?:\s+o[\u2019']clock)?\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|"
     r"at\s+(?P<night>night))\b|"
     rf"\b(?P<past2>half|quarter)\s+past\s+(?P<hour2>1[0-2]|0?[1-9]|{_SMALL})\b|"
-    rf"\b(?P<hour3>1[0-2]|0?[1-9]|{_SMALL})\s+o[\u2019']clock\b", re.IGNORECASE)
+    rf"\b(?P<hour3>1[0-2]|0?[1-9]|{_SMALL})\s+o[\u2019']clock\b|"
+    # "shut at half four": half past, as British English says it, after a word placing
+    # a time (not "half four hours", nor "at half price")
+    r"(?:(?<=\bat\s)|(?<=\bby\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s)|"
+    r"(?<=\bbefore\s)|(?<=\bafter\s))"
+    rf"(?P<half4>half)\s+"
+    rf"(?P<hour4>1[0-2]|0?[1-9]|{_SMALL})\b(?!\s*(?:hours?|minutes?|days?|[-:.]\d))",
+    re.IGNORECASE)
 # Minutes to or past an hour: "quarter to seven" (06:45) anywhere; "ten to six", "twenty
 # past eight" only after a word placing a time ("leaves at ten to six"): "from ten to
 # six" is a span of hours, "ten to twelve people" a range.
@@ -133,11 +140,12 @@ def clock_word_values(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     for match in _CLOCK_WORD.finditer(text):
         if any(a < match.end() and match.start() < b for a, b in taken):
             continue
-        said = match.group("hour") or match.group("hour2") or match.group("hour3")
+        said = match.group("hour") or match.group("hour2") or match.group("hour3") \
+            or match.group("hour4")
         hour = _in_part(int(said) if said.isdigit() else _WORD_NUMBERS[said.lower()], match)
         # ("half two in the morning": half past two, as British English says it)
         past = (match.group("past") or match.group("past2") or match.group("half")
-                or "").lower()
+                or match.group("half4") or "").lower()
         minutes = hour * 60 + (30 if past == "half" else 15 if past == "quarter" else 0)
         found.append(_clock(minutes, match))
         taken.append((match.start(), match.end()))

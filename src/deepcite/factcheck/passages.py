@@ -138,8 +138,11 @@ def passage_spans(text: str) -> tuple[tuple[int, int], ...]:
         for index, (a, b) in enumerate(lines):
             line = text[a:b].strip()
             previous = text[lines[index - 1][0]:lines[index - 1][1]].strip() if index else ""
+            # (a title-cased line the next goes on from in lower case is wrapped prose:
+            # "MySQL and MariaDB are not" / "supported from version 4.0 onward")
             if not pieces or _LINE_MARK.match(line) or line.startswith("|") \
-                    or _RULE_LINE.fullmatch(line) or _own_line(previous):
+                    or _RULE_LINE.fullmatch(line) or (
+                        _own_line(previous) and not line[:1].islower()):
                 pieces.append([a, b])
             else:
                 pieces[-1][1] = b

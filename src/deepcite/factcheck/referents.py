@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepcite.factcheck.claims import Claim, clean_claim
+from deepcite.factcheck.persons import PERSON_PRONOUN, person_before
 
 __all__ = ["Referent", "resolve_pronouns"]
 
@@ -183,6 +184,14 @@ def resolve_pronouns(document: str, claims: Sequence[Claim]) -> dict[int, Refere
     current = singular = _heading_name(document)
     for claim in claims:
         text = clean_claim(claim.text)
+        person = PERSON_PRONOUN.match(text)
+        named = person_before(document, claim.start) if person is not None else None
+        if person is not None and named is not None:
+            # "She works Mondays ..." after "Sarah is lovely ...": the person named last
+            # (a remark naming someone is no claim, so the claims alone lack the name)
+            said = named + ("'s" if person.group(1).lower() in ("her", "his") else "")
+            resolved[claim.number] = Referent(said + text[person.end():], named)
+            continue
         match = _OPENING_PRONOUN.match(text)
         group = 0 if match is None else 1 if match.group(1) else 3
         if match is not None and match.group(group).lower() in ("it", "its"):

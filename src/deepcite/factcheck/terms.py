@@ -110,6 +110,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("shorter", "shorten"),
     # what a patient and a practice call one visit
     ("exam", "examination", "checkup"),
+    # the end of a day's opening, as a shop's door and a timetable say it
+    ("clos", "shut"),
 ) for word in group}
 # Verbs that say nothing of what is done ("uses" - "use" is a stop word already).
 _EMPTY = frozenset({"uses", "make", "makes", "made", "get", "gets", "got", "take", "takes",
@@ -234,6 +236,8 @@ _PHRASES = tuple((re.compile(pattern, re.IGNORECASE), word) for pattern, word in
     (r"\btak(?:e|es|ing)\s+(?=(?:cash|cards?|credit\s+cards?|debit\s+cards?|cheques?|"
      r"checks?|payments?|bookings?|reservations?|walk-ins?|contactless)\b)", "accept "),
     (r"\bkick(?:s|ed|ing)?\s+off\b", "starts"),
+    # the machine itself, as an address and as a word: "127.0.0.1:9102" is localhost
+    (r"(?<![\d.])127\.0\.0\.1(?![\d.])|\bloopback\b", " localhost "),
     # raising a setting, said loosely ("crank that up to 64", "bump it up to 16"): the
     # value says what the verb adds
     (r"\b(?:crank|bump)(?:s|ed|ing)?\s+(?:\w+\s+)?up\b", " "),
