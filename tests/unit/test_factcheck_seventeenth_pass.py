@@ -134,3 +134,62 @@ def test_a_decimal_written_the_same_is_the_same_release() -> None:
               "supported from version 4.0 onward.")
     judgement = judge("MySQL has been unsupported since 4.0.", [passage("S", source)])
     assert "4.0" in judgement.stated and "4.0" not in judgement.missing
+
+
+BRANCH_HOURS = ("## Opening hours\n\n| Branch | Monday to Friday | Saturday |\n|---|---|---|\n"
+                "| Eastbrook | 10:00 to 18:00 (Thursday until 19:30) | 10:00 to 16:00 |\n"
+                "| Westfield | 09:00 to 17:00 | Closed |\n")
+
+
+def test_a_time_the_source_gives_for_another_weekday() -> None:
+    verdict, conflicts = _judged(
+        "Eastbrook opening hours run until half seven on Wednesdays.", BRANCH_HOURS)
+    assert verdict == "contradicted" and "Thursday 19:30" in conflicts
+    assert _judged("Eastbrook opening hours run until half seven on Thursdays.",
+                   BRANCH_HOURS)[0] == "supported"
+
+
+def test_a_range_of_days_covers_the_claims_day() -> None:
+    from deepcite.factcheck.passages import Pool, values_of
+    from deepcite.factcheck.value_days import day_elsewhere
+
+    row = next(s for s in Pool(["Open Monday to Friday 10:00 to 19:30."]).sentences)
+    claim = "It is open on Wednesdays till half seven."
+    assert day_elsewhere(claim, values_of(claim), {"half seven": row}) is None
+
+
+def test_late_is_overdue() -> None:
+    from deepcite.factcheck.terms import terms_of
+
+    assert terms_of("late books") == terms_of("overdue books")
+    fines = ("## Overdue charges\n\n| Item | Charge per day, per item | Maximum |\n|---|---|---|\n"
+             "| Adult books | 20p | £6 |\n| DVDs | 50p | £6 |\n")
+    verdict, conflicts = _judged("Late books cost 25p a day each.", fines)
+    assert verdict == "contradicted" and "20p" in conflicts
+
+
+def test_i_m_is_no_subject_an_it_stands_for() -> None:
+    from deepcite.factcheck.claims import split_claims
+    from deepcite.factcheck.referents import resolve_pronouns
+
+    draft = ("I'm writing this from memory, so take it with a pinch of salt. "
+             "It's MIT-licensed and has over 5,000 stars on GitHub.")
+    said = resolve_pronouns(draft, split_claims(draft))
+    assert not any("I'm writing" in referent.text for referent in said.values())
+
+
+def test_the_writers_weighing_of_what_follows_is_no_part_of_the_claim() -> None:
+    from deepcite.factcheck.claims import clean_claim
+
+    assert clean_claim("The big one is that it no longer touches your originals.") == (
+        "it no longer touches your originals.")
+    assert clean_claim("The good news is the pool opens at 7.") == "the pool opens at 7."
+    # a superlative naming a thing states it
+    assert clean_claim("The best one in town is the pool on Mill Lane.").startswith("The best")
+
+
+def test_a_folder_is_a_directory() -> None:
+    flags = ("| Flag | Default | Meaning |\n|---|---|---|\n"
+             "| `--out-dir <path>` | `optimized/` | Output directory |\n"
+             "| `--in-place` | off | Overwrite the original files |\n")
+    assert _judged("The output folder defaults to `optimized/`.", flags)[0] == "supported"

@@ -121,6 +121,7 @@ from deepcite.factcheck.unfound import of_every, unfound
 from deepcite.factcheck.units import FREE
 from deepcite.factcheck.unless_default import unless_against
 from deepcite.factcheck.value import Value
+from deepcite.factcheck.value_days import day_elsewhere
 from deepcite.factcheck.value_findings import Candidates, find_values
 from deepcite.factcheck.values import bound_words
 from deepcite.types import SearchResult, Verdict
@@ -394,7 +395,8 @@ def _judge_words(text: str, pool: Pool, known: frozenset[str] | set[str],
         or priced_elsewhere(text, claim_terms, pool, best) \
         or switch_clash(text, claim_terms, pool) \
         or other_path(text, (best, *near, *(s for _, s in scored[:DENIAL_CANDIDATES])),
-                      pool)  # "/var/lib/x/backups" against "/var/backups/x"
+                      pool) \
+        or day_elsewhere(text, values, found_values.decided_by)  # Thursday's 19:30
     if row is not None:  # "| Windows | Not supported |" against "runs on ... Windows"
         conflicts.append(Conflict(row[1], row[2], quote_of(row[0])))
     # a value the source says was replaced, given as holding now

@@ -83,7 +83,8 @@ def _subject(text: str) -> _Subject | None:
     words = list(_WORD.finditer(text))
     for index, word in enumerate(words[:MAX_SUBJECT_WORDS + 1]):
         if word.group(0).lower() in _VERBS:
-            before = {w.group(0).lower() for w in words[:index]}
+            # ("I'm", "we've", "it's": the pronoun before its contraction)
+            before = {re.split(r"['\u2019]", w.group(0).lower())[0] for w in words[:index]}
             plural = word.group(0).lower() in _PLURAL_VERBS
             if before and not (_PRONOUNS | _JOINS) & before:
                 return _Subject(text[:word.start()].split(",")[0].strip(), plural)
@@ -121,7 +122,7 @@ def _third_person(words: Sequence[re.Match[str]], index: int, text: str) -> bool
     if not _VERB_ENDING.search(words[index].group(0)):
         return False
     before = [w.group(0) for w in words[:index]]
-    lowered = {w.lower() for w in before}
+    lowered = {re.split(r"['\u2019]", w.lower())[0] for w in before}
     if (_PRONOUNS | _JOINS | _OPENERS) & lowered or before[0].lower().endswith("ly"):
         return False
     if _NAME_RUN.fullmatch(text[:words[index].start()].strip()) or (

@@ -78,7 +78,7 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("ticket", "admission", "admiss", "entry", "entri", "entrance", "fare"),
     ("forbid", "forbidden", "prohibit", "bann", "ban"),
     ("price", "pric", "cost", "costs", "charg", "fee"),
-    ("late", "later"),
+    ("late", "later", "overdue"),
     ("need", "requir"),
     ("depend", "dependency", "dependenc"),
     ("base", "bas", "headquarter", "headquart", "locat", "seat"),
@@ -110,6 +110,8 @@ _SYNONYMS = {_norm(word): _norm(group[0]) for group in (
     ("shorter", "shorten"),
     # what a patient and a practice call one visit
     ("exam", "examination", "checkup"),
+    # where files live, as people and manuals say it
+    ("directory", "folder"),
     # the end of a day's opening, as a shop's door and a timetable say it
     ("clos", "shut"),
 ) for word in group}
