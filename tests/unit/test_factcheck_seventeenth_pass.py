@@ -193,3 +193,30 @@ def test_a_folder_is_a_directory() -> None:
              "| `--out-dir <path>` | `optimized/` | Output directory |\n"
              "| `--in-place` | off | Overwrite the original files |\n")
     assert _judged("The output folder defaults to `optimized/`.", flags)[0] == "supported"
+
+
+def test_a_condition_that_something_does_not_happen_denies_nothing() -> None:
+    from deepcite.factcheck.negation import negated
+
+    # "as long as nobody ..." is "unless someone ..."
+    assert not negated("you can renew them up to three times as long as nobody else "
+                       "has reserved them")
+    # what happens when the reader does not act
+    assert not negated("If you don't check in within 15 minutes they give the room away")
+    # a plain denial still is one
+    assert negated("You can't renew them once somebody has reserved them")
+    rooms = ("You must check in at the desk within **15 minutes** of the start of your "
+             "booking. If you do not, the booking is cancelled and the room is released "
+             "to other users.")
+    assert _judged("If you don't check in within 15 minutes of your slot they give the "
+                   "room to someone else.", rooms)[0] != "contradicted"
+
+
+def test_a_bound_says_nothing_of_a_value_of_another_scale() -> None:
+    from deepcite.factcheck.agreement import agrees
+    from deepcite.factcheck.passages import values_of
+
+    week = values_of("You can book rooms up to a week ahead.")[0]
+    assert not agrees(week, values_of("Check in within 15 minutes of your slot.")[0])
+    # a value under the bound, of its scale, is what the bound allows
+    assert agrees(week, values_of("Most people book 5 days ahead.")[0])

@@ -176,6 +176,12 @@ def _as_age(value: Value) -> Value:
                                amount=value.amount * size)
 
 
+#: A bound holds a value at most this many times smaller (or larger, for a lower bound)
+#: than itself: past that, the two are of other things ("up to a week ahead" and "within
+#: 15 minutes of the start").
+BOUND_SPREAD = 20.0
+
+
 def within(claim: Value, other: Value) -> bool:
     """Whether ``other``'s amount is within what the claim's bound allows."""
     mine, theirs = claim.amount, other.amount
@@ -187,6 +193,9 @@ def within(claim: Value, other: Value) -> bool:
         return False  # a rule's value: "must book a month ahead" is not "two weeks"
     if claim.bound and claim.bound == other.bound and claim.bound != "approx":
         return False  # "up to 1,000 notes" and "up to 500 notes" are two limits
+    if claim.bound in ("min", "max") and theirs and mine and max(
+            abs(mine / theirs), abs(theirs / mine)) > BOUND_SPREAD:
+        return False  # "up to a week ahead" is no bound on "within 15 minutes"
     if claim.bound == "min":
         return theirs > mine and other.bound != "max"
     if claim.bound == "max":

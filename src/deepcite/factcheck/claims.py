@@ -99,8 +99,8 @@ _REMINDER = re.compile(
     r"don't forget|do not forget|never forget)(?:\s+that\b|\s*,|\s*:)?(?!\s*to\b)\s*"
     # "The big one is that ...", "The best part is ...", "The good news is that ...":
     # the writer's weighing of what follows
-    r"|^\W*the\s+(?:big|biggest|main|best|good|great|nice|other|only|key|important|"
-    r"annoying|bad)\s+(?:one|thing|part|news|change|bit|difference|catch)\s+(?:is|was)"
+    r"|^\W*the\s+(?:big|biggest|main|best|good|great|nice|other|key|important|"
+    r"annoying|bad)\s+(?:one|thing|part|news|change|bit|difference)\s+(?:is|was)"
     r"(?:\s+that\b)?\s*:?\s*",
     re.IGNORECASE)
 # The writer's belief a fact is so ("I think the last boat is at 22:30", "As far as I

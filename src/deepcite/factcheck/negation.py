@@ -26,8 +26,19 @@ NOT_NEGATION = re.compile(
     r"\b(?:costs?|costing|charges?|pays?|paying)\s+(?:you\s+)?nothing\b|"
     # "if you don't set a quality": a condition (the default), which asserts no denial
     r"\b(?:if|when)\s+(?:you|they|one|users?)\s+(?:do\s+not|don[\u2019']t|does\s+not|"
-    r"doesn[\u2019']t)\s+(?=(?:set|specify|choose|pick|give|pass|select|configure|change)\b)",
-    re.IGNORECASE)
+    r"doesn[\u2019']t)\s+(?=(?:set|specify|choose|pick|give|pass|select|configure|change)\b)|"
+    # "as long as nobody else has reserved them", "provided no one objects": a
+    # condition that something does not happen, which "unless another member has
+    # reserved it" states too; no denial of what the claim says
+    r"\b(?:as|so)\s+long\s+as\s+(?:nobody|no\s+one|no-one|nothing|none)\b|"
+    r"\bprovided(?:\s+that)?\s+(?:nobody|no\s+one|no-one|nothing|none)\b|"
+    # "If you don't check in within 15 minutes, they give the room away": what
+    # happens when the reader does not act, against "You must check in ... If you do
+    # not, the room is released"; the condition denies nothing the source states
+    r"^\W*(?:if|when|unless)\s+(?:you|they|users?|members?|guests?|customers?|"
+    r"someone|anyone)\s+(?:do\s+not|don[\u2019']t|does\s+not|doesn[\u2019']t|"
+    r"did\s+not|didn[\u2019']t|fail\s+to|can\s*not|can[\u2019']t)\b",
+    re.IGNORECASE | re.MULTILINE)
 #: Keeping something against taking it away ("keeps the EXIF data" against "strips all
 #: metadata"): verbs whose object, not the word next to them, is what they qualify.
 KEEPING: tuple[tuple[str, str], ...] = (
