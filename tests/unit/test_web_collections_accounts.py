@@ -315,7 +315,9 @@ def _file(name: str, text: str) -> tuple[str, tuple[str, bytes, str]]:
 def _indexed(server: Server, who: str, name: str) -> dict[str, Any]:
     """``name``'s detail once its indexing has ended, as ``who`` sees it (polled)."""
     client = server.api(who)
-    deadline = time.monotonic() + 60
+    # (generous: indexing one file took over a minute once on a 2-core machine busy
+    # with other work; the poll ends as soon as indexing does)
+    deadline = time.monotonic() + 240
     while True:
         reply = client.get(f"/api/v1/collections/{name}")
         if reply.status_code == 200 and (reply.json()["indexing"] or {}).get("state") \
