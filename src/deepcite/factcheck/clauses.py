@@ -1,6 +1,7 @@
 """A claim's clauses: where a claim of several parts is cut ("... and is free for
-patients"), a clause it adds that no sentence says, and how a contradiction's note
-writes a bare number.
+patients"), a clause of a value given the noun it follows ("the timeout, which is a
+minute"), a clause it adds that no sentence says, and how a contradiction's note writes
+a bare number.
 
 Split from :mod:`~deepcite.factcheck.judge`, which uses them, to keep that module to
 its verdict rules.
@@ -19,7 +20,7 @@ from deepcite.factcheck.value import Value
 from deepcite.text.stopwords import STOPWORDS
 from deepcite.text.words import WORD
 
-__all__ = ["CLAUSE_MIN_TERMS", "claim_parts", "shown", "unsaid_clause"]
+__all__ = ["CLAUSE_MIN_TERMS", "claim_parts", "shown", "unsaid_clause", "with_antecedents"]
 
 _PARTS = re.compile(r",\s+(?:and\s+|but\s+|while\s+|whereas\s+)?|\s+(?:and|but|while|whereas)\s+"
                     r"|;\s*|\uff0c|\uff1b")
@@ -146,3 +147,22 @@ def word_and_next(text: str, word: str) -> str:
         return word
     match = re.search(r"\b" + re.escape(word) + r"\b(?:[ \t]+[\w-]+){0,2}", text, re.IGNORECASE)
     return match.group(0) if match is not None else word
+
+
+_WHICH_VALUE = re.compile(r"^which\s+(?=(?:is|are|was|were)\s+(?:now\s+|still\s+|only\s+)?"
+                          r"(?:an?\s+|\d))", re.IGNORECASE)
+_TAIL_WORDS = re.compile(r"((?:[\w'-]+\s+){0,2}[\w'-]+)\W*$")
+
+
+def with_antecedents(parts: list[str]) -> list[str]:
+    """``parts`` with a clause of a value, "which is a minute unless you change it",
+    saying what it is the value of: the last words of the part before ("the per-file
+    timeout, which is a minute" is "per-file timeout is a minute"), so that it is judged
+    as the fact it states."""
+    done = list(parts)
+    for index in range(1, len(done)):
+        which = _WHICH_VALUE.match(done[index])
+        tail = _TAIL_WORDS.search(parts[index - 1])
+        if which is not None and tail is not None:
+            done[index] = f"{tail.group(1)} {done[index][which.end():]}"
+    return done

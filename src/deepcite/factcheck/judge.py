@@ -36,6 +36,7 @@ from deepcite.factcheck.clauses import (
     claim_parts,
     quantified_elsewhere,
     unsaid_clause,
+    with_antecedents,
     word_and_next,
 )
 from deepcite.factcheck.comments import without_comment
@@ -177,7 +178,7 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
         if changed is not None:
             return Judgement("contradicted", whole.score, (quote_of_sentence(changed[0]),),
                              (Conflict(changed[1].old, changed[2], 0),))
-    parts = _with_antecedents(claim_parts(text))
+    parts = with_antecedents(claim_parts(text))
     if len(parts) < 2 or whole.verdict == "contradicted" or whole.scoped or (
             whole.verdict == "supported" and not whole.meant):
         return whole
@@ -222,25 +223,6 @@ def judge(claim: str, passages: Sequence[SearchResult], *,
     verdict: Verdict = "supported" if not missing and all(
         one.verdict == "supported" for one in judged) else "partly_supported"
     return Judgement(verdict, max(one.score for one in judged), quotes, (), said, missing)
-
-
-_WHICH_VALUE = re.compile(r"^which\s+(?=(?:is|are|was|were)\s+(?:now\s+|still\s+|only\s+)?"
-                          r"(?:an?\s+|\d))", re.IGNORECASE)
-_TAIL_WORDS = re.compile(r"((?:[\w'-]+\s+){0,2}[\w'-]+)\W*$")
-
-
-def _with_antecedents(parts: list[str]) -> list[str]:
-    """``parts`` with a clause of a value, "which is a minute unless you change it",
-    saying what it is the value of: the last words of the part before ("the per-file
-    timeout, which is a minute" is "per-file timeout is a minute"), so that it is judged
-    as the fact it states."""
-    done = list(parts)
-    for index in range(1, len(done)):
-        which = _WHICH_VALUE.match(done[index])
-        tail = _TAIL_WORDS.search(parts[index - 1])
-        if which is not None and tail is not None:
-            done[index] = f"{tail.group(1)} {done[index][which.end():]}"
-    return done
 
 
 def _judge_text(text: str, pool: Pool, known: frozenset[str] | set[str],
