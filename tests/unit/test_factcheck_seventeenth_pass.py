@@ -6,9 +6,17 @@ visit named as a patient names it, and a claim whose only stated part is a name.
 
 from __future__ import annotations
 
+from deepcite.factcheck.agreement import agrees
+from deepcite.factcheck.claims import clean_claim, split_claims
 from deepcite.factcheck.judge import judge
+from deepcite.factcheck.negation import negated
 from deepcite.factcheck.other_words import other_of_kind
+from deepcite.factcheck.passages import Pool, passage_spans, values_of
 from deepcite.factcheck.paths import paths_in
+from deepcite.factcheck.persons import person_before
+from deepcite.factcheck.referents import resolve_pronouns
+from deepcite.factcheck.terms import terms_of
+from deepcite.factcheck.value_days import day_elsewhere
 from tests.fakes import passage
 
 
@@ -77,8 +85,6 @@ HOURS = ("## Opening hours\n\n| Day | Hours |\n|---|---|\n| Monday | 09:00 – 1
 
 
 def test_half_an_hour_as_british_english_says_it() -> None:
-    from deepcite.factcheck.passages import values_of
-
     assert [v.key for v in values_of("They shut at half four.")] == ["04:30"]
     assert [v.key for v in values_of("Call by half two.")] == ["02:30"]
     # no time: a price, a duration
@@ -97,10 +103,6 @@ def test_a_time_without_am_or_pm_meets_the_afternoon_of_a_table_row() -> None:
 
 
 def test_she_or_his_stands_for_the_person_named_last_even_in_a_remark() -> None:
-    from deepcite.factcheck.claims import split_claims
-    from deepcite.factcheck.persons import person_before
-    from deepcite.factcheck.referents import resolve_pronouns
-
     draft = ("Our physio is great. Ines is lovely and very patient (thanks, Ines). "
              "She works Tuesdays, Thursdays and Fridays.")
     claims = split_claims(draft)
@@ -118,8 +120,6 @@ def test_she_or_his_stands_for_the_person_named_last_even_in_a_remark() -> None:
 
 
 def test_a_line_of_names_that_the_next_line_goes_on_from_is_no_title() -> None:
-    from deepcite.factcheck.passages import passage_spans
-
     text = ("Hearthline requires PostgreSQL 14 or later. MySQL and MariaDB are not\n"
             "supported from version 4.0 onward.")
     assert [text[a:b] for a, b in passage_spans(text)][-1].startswith("MySQL and MariaDB")
@@ -150,17 +150,12 @@ def test_a_time_the_source_gives_for_another_weekday() -> None:
 
 
 def test_a_range_of_days_covers_the_claims_day() -> None:
-    from deepcite.factcheck.passages import Pool, values_of
-    from deepcite.factcheck.value_days import day_elsewhere
-
     row = next(s for s in Pool(["Open Monday to Friday 10:00 to 19:30."]).sentences)
     claim = "It is open on Wednesdays till half seven."
     assert day_elsewhere(claim, values_of(claim), {"half seven": row}) is None
 
 
 def test_late_is_overdue() -> None:
-    from deepcite.factcheck.terms import terms_of
-
     assert terms_of("late books") == terms_of("overdue books")
     fines = ("## Overdue charges\n\n| Item | Charge per day, per item | Maximum |\n|---|---|---|\n"
              "| Adult books | 20p | £6 |\n| DVDs | 50p | £6 |\n")
@@ -169,9 +164,6 @@ def test_late_is_overdue() -> None:
 
 
 def test_i_m_is_no_subject_an_it_stands_for() -> None:
-    from deepcite.factcheck.claims import split_claims
-    from deepcite.factcheck.referents import resolve_pronouns
-
     draft = ("I'm writing this from memory, so take it with a pinch of salt. "
              "It's MIT-licensed and has over 5,000 stars on GitHub.")
     said = resolve_pronouns(draft, split_claims(draft))
@@ -179,8 +171,6 @@ def test_i_m_is_no_subject_an_it_stands_for() -> None:
 
 
 def test_the_writers_weighing_of_what_follows_is_no_part_of_the_claim() -> None:
-    from deepcite.factcheck.claims import clean_claim
-
     assert clean_claim("The big one is that it no longer touches your originals.") == (
         "it no longer touches your originals.")
     assert clean_claim("The good news is the pool opens at 7.") == "the pool opens at 7."
@@ -196,8 +186,6 @@ def test_a_folder_is_a_directory() -> None:
 
 
 def test_a_condition_that_something_does_not_happen_denies_nothing() -> None:
-    from deepcite.factcheck.negation import negated
-
     # "as long as nobody ..." is "unless someone ..."
     assert not negated("you can renew them up to three times as long as nobody else "
                        "has reserved them")
@@ -213,9 +201,6 @@ def test_a_condition_that_something_does_not_happen_denies_nothing() -> None:
 
 
 def test_a_bound_says_nothing_of_a_value_of_another_scale() -> None:
-    from deepcite.factcheck.agreement import agrees
-    from deepcite.factcheck.passages import values_of
-
     week = values_of("You can book rooms up to a week ahead.")[0]
     assert not agrees(week, values_of("Check in within 15 minutes of your slot.")[0])
     # a value under the bound, of its scale, is what the bound allows

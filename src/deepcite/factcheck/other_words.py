@@ -104,9 +104,8 @@ def _clause_about(claim: str, sentence: str) -> str:
         # (a piece that is one word of the kinds is an item of a list - "Works Monday,
         # Wednesday and Saturday" - which the list's clause says whole)
         return sentence
-    kinds = frozenset().union(*_KINDS)
     wanted = terms_of(" ".join(w for w in WORDS_AND_NUMBERS.findall(claim)
-                               if w.lower() not in kinds))
+                               if w.lower() not in _ALL_KINDS))
     said = [len(terms_of(piece) & wanted) for piece in pieces]
     best = max(said)
     return pieces[said.index(best)] if said.count(best) == 1 else sentence

@@ -21,12 +21,11 @@ __all__ = ["day_elsewhere"]
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\b", re.IGNORECASE)
-#: How far before a value its day may stand ("Thursday until 19:30").
-DAY_BEFORE = 20
-
-
+# a range of days: "Monday to Friday", "Tuesday-Saturday" (not a list: "Monday and Friday")
 _RANGE = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\s*(?:to|-|\u2013|until|through|thru)\s*("
                     + "|".join(_DAYS) + r")s?\b", re.IGNORECASE)
+#: How far before a value its day may stand ("Thursday until 19:30").
+DAY_BEFORE = 20
 
 
 def _days(text: str) -> set[str]:
